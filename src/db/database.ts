@@ -1,0 +1,92 @@
+/**
+ * The database component: Kysely over PGlite (embedded default) or PostgreSQL, with the
+ * driver's and pool's own events routed into the log backend as `slf4j` signals.
+ */
+import { mkdir } from 'node:fs/promises';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config.js';
+import type { LogBackend } from '../logging/logger.js';
+import { migrateToLatest } from './migrate.js';
+import { PGliteDialect } from './pglite-dialect.js';
+import type { DatabaseSchema } from './schema.js';
+
+export type DB = Kysely<DatabaseSchema>;
+
+export interface Database {
+  db: DB;
+  kind: 'pglite' | 'postgres';
+  /** resolves true when the database answers `select 1` within `timeoutMs` */
+  ping(timeoutMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+// bigint (int8) as string: ids and sequence numbers must not lose precision
+pg.types.setTypeParser(20, (v: string) => v);
+
+export async function openDatabase(config: Config, logs: LogBackend): Promise<Database> {
+  const log = logs.logger('saas.db');
+  let db: DB;
+  let kind: Database['kind'];
+  if (config.databaseUrl?.startsWith('postgres')) {
+    const driverLog = logs.logger('pg', 'slf4j');
+    const poolLog = logs.logger('pg-pool', 'slf4j');
+    const pool = new pg.Pool({
+      connectionString: config.databaseUrl,
+      max: config.pgPoolMax,
+      connectionTimeoutMillis: 3000,
+      idleTimeoutMillis: 30_000,
+    });
+    pool.on('connect', (client) => {
+      poolLog.debug('pg-pool/connect', 'Opened a database connection', { total: pool.totalCount });
+      client.on('notice', (n) => driverLog.info('pg/notice', n.message ?? 'notice', { severity: n.severity }));
+    });
+    pool.on('remove', () => poolLog.debug('pg-pool/remove', 'Closed a database connection', { total: pool.totalCount }));
+    // an idle client losing its server must not crash the process
+    pool.on('error', (err) => poolLog.error('pg-pool/error', `Idle connection error: ${err.message}`, { code: (err as { code?: string }).code }));
+    db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+    kind = 'postgres';
+  } else {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const inMemory = config.databaseUrl === 'memory://';
+    if (!inMemory) await mkdir(config.pgliteDir, { recursive: true });
+    const client = inMemory ? new PGlite() : new PGlite(config.pgliteDir);
+    db = new Kysely<DatabaseSchema>({ dialect: new PGliteDialect(client) });
+    kind = 'pglite';
+  }
+
+  try {
+    await migrateToLatest(db as unknown as Kysely<unknown>, log);
+  } catch (err) {
+    await db.destroy().catch(() => undefined);
+    throw err;
+  }
+  log.info('db/ready', `Database ready (${kind})`, { kind });
+
+  return {
+    db,
+    kind,
+    async ping(timeoutMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
+      try {
+        return await Promise.race([sql`select 1`.execute(db).then(() => true, () => false), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+
+/** True for errors that mean "the database is not there right now" (answered 503). */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: string }).code;
+  if (code && UNAVAILABLE_CODES.has(code)) return true;
+  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|PGlite is closed/i.test(err.message);
+}

@@ -1,0 +1,34 @@
+/**
+ * Versioned migrations, listed here in order. Kysely's migrator takes a PostgreSQL advisory
+ * lock for the run, so several instances starting together migrate once.
+ */
+import { Migrator, type Kysely, type MigrationProvider, type Migration } from 'kysely';
+import * as m0001 from './migrations/0001_accounts.js';
+import * as m0002 from './migrations/0002_refresh_tokens.js';
+import * as m0003 from './migrations/0003_payment_events.js';
+import type { Logger } from '../logging/logger.js';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_accounts': m0001,
+  '0002_refresh_tokens': m0002,
+  '0003_payment_events': m0003,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+/** Applies every pending migration; throws (after logging) if one fails. */
+export async function migrateToLatest(db: Kysely<unknown>, log: Logger): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  const applied: string[] = [];
+  for (const r of results ?? []) {
+    if (r.status === 'Success') {
+      applied.push(r.migrationName);
+      log.info('db/migrated', `Applied migration ${r.migrationName}`, { migration: r.migrationName });
+    } else if (r.status === 'Error') {
+      log.error('db/migration-failed', `Migration ${r.migrationName} failed`, { migration: r.migrationName });
+    }
+  }
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return applied;
+}

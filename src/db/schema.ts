@@ -1,0 +1,61 @@
+/** Table types for Kysely; the migrations in `migrations/` create exactly these. */
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+export type SubscriptionStatus = 'none' | 'trialing' | 'active' | 'past-due' | 'canceled';
+
+export interface AccountTable {
+  id: Generated<string>;
+  email: string;
+  name: string | null;
+  password_hash: string;
+  created_at: Generated<Date>;
+  payment_customer_id: string | null;
+  subscription_status: ColumnType<SubscriptionStatus, SubscriptionStatus | undefined, SubscriptionStatus>;
+  subscription_plan: string | null;
+  subscription_period_end: NullableTimestamp;
+}
+
+/** One log-in: every refresh token rotated from it belongs to this family. */
+export interface RefreshFamilyTable {
+  id: Generated<string>;
+  account_id: string;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface RefreshTokenTable {
+  id: Generated<string>;
+  family_id: string;
+  /** SHA-256 of the token, hex; the token itself is never stored */
+  token_hash: string;
+  created_at: Generated<Date>;
+  /** set when this token was exchanged for its successor */
+  rotated_at: NullableTimestamp;
+  replaced_by: string | null;
+}
+
+export interface PaymentEventTable {
+  provider: string;
+  event_id: string;
+  type: string;
+  account_id: string | null;
+  payload: ColumnType<unknown, string, string>;
+  created_at: Timestamp;
+  received_at: Generated<Date>;
+  /** monotonic order for cursor pagination */
+  seq: Generated<string>;
+}
+
+export interface DatabaseSchema {
+  account: AccountTable;
+  refresh_family: RefreshFamilyTable;
+  refresh_token: RefreshTokenTable;
+  payment_event: PaymentEventTable;
+}
+
+export type AccountRow = Selectable<AccountTable>;
+export type NewAccount = Insertable<AccountTable>;

@@ -1,0 +1,109 @@
+/**
+ * The Fastify application, assembled in layers: the defaults layer (cookies, forms,
+ * compression, security headers, docs), the pipeline, cross-cutting request checks (JWT,
+ * CSRF), the feature modules' route groups, then static files and the docs UI. The app
+ * does not listen; `system.ts` does.
+ */
+import fastifyCompress from '@fastify/compress';
+import fastifyCookie from '@fastify/cookie';
+import fastifyFormbody from '@fastify/formbody';
+import fastifyHelmet from '@fastify/helmet';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
+import type { Config } from '../config.js';
+import { installCsrfCheck, type CsrfService } from '../auth/csrf.js';
+import { fastifyLogger } from '../logging/third-party.js';
+import type { LogBackend } from '../logging/logger.js';
+import type { Redactor } from '../logging/redact.js';
+import { notFound } from './errors.js';
+import { ErrorBody } from './errors.js';
+import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
+import { contextServerFactory, installPipeline, requestIdOf, sendError } from './pipeline.js';
+import { registerRouteGroup, type AuthUser, type RouteGroup } from './routes.js';
+import { registerStatic } from './static.js';
+
+export interface Authenticator {
+  /**
+   * Decodes the request's access token. Returns the user for a valid token, a reason for a
+   * presented but invalid one, and nothing when no token came.
+   */
+  authenticate(request: FastifyRequest): Promise<{ user?: AuthUser; failure?: string }>;
+  /** cookies that carry credentials and so need the CSRF token on unsafe requests */
+  credentialCookies: readonly string[];
+}
+
+export interface AppDeps {
+  config: Config;
+  logs: LogBackend;
+  redact: Redactor;
+  csrf: CsrfService;
+  authenticator?: Authenticator;
+  /** named schemas: referenced by routes, listed under components.schemas */
+  schemas: TSchema[];
+  routeGroups: RouteGroup[];
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, logs } = deps;
+  const app = Fastify({
+    loggerInstance: fastifyLogger(logs),
+    // one api-call/response entry per request comes from the pipeline instead
+    logController: new LogController({ disableRequestLogging: true }),
+    serverFactory: contextServerFactory,
+    genReqId: requestIdOf,
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
+    return503OnClosing: true,
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    keepAliveTimeout: 72_000,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true } },
+  });
+
+  // --- defaults layer ---
+  await app.register(fastifyCookie, { secret: config.sessionSecret });
+  await app.register(fastifyHelmet, {
+    // Swagger UI and the client load only same-origin scripts; HSTS only makes sense behind TLS
+    hsts: config.env === 'prod',
+    contentSecurityPolicy: {
+      directives: { 'upgrade-insecure-requests': config.env === 'prod' ? [] : null },
+    },
+  });
+  await app.register(fastifyCompress, { global: true, encodings: ['br', 'gzip', 'deflate'] });
+  await registerOpenApi(app, { version: config.version });
+  for (const schema of [ErrorBody, ...deps.schemas]) app.addSchema(schema);
+
+  // --- pipeline ---
+  installPipeline(app, { log: logs.logger('saas.http'), redact: deps.redact, sharedSchemas: [ErrorBody, ...deps.schemas] });
+  await app.register(fastifyFormbody);
+
+  // --- request checks ---
+  if (deps.authenticator) {
+    const authenticator = deps.authenticator;
+    // JWT middleware: wraps the whole /api group; claims go into the log context
+    app.addHook('onRequest', async (request) => {
+      if (!request.url.startsWith('/api/')) return;
+      const { user, failure } = await authenticator.authenticate(request);
+      if (user) {
+        request.user = user;
+        request.logContext.user = { id: user.id, email: user.email };
+      } else if (failure) {
+        request.authFailure = failure;
+      }
+    });
+  }
+  installCsrfCheck(app, deps.csrf, deps.authenticator?.credentialCookies ?? []);
+
+  // --- routes ---
+  for (const group of deps.routeGroups) registerRouteGroup(app, group);
+  await registerOpenApiRoutes(app);
+  await registerStatic(app, { publicDir: config.publicDir, csrf: deps.csrf, secureCookies: config.env === 'prod' });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    if (app.isClientRoute(request)) return app.sendIndex(request, reply);
+    return sendError(reply, notFound(`No route for ${request.method} ${request.url.split('?')[0]}`));
+  });
+
+  return app;
+}

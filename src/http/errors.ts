@@ -1,0 +1,77 @@
+/**
+ * Errors as values: every error answer has one body shape `{type, message, ...}` and a
+ * status. Handlers throw an {@link HttpError} (through the helpers below) to exit early with
+ * the response it carries; anything else thrown becomes a 500 `exception` whose details stay
+ * in the log.
+ */
+import { Type, type Static } from 'typebox';
+
+export const ErrorBody = Type.Object(
+  {
+    type: Type.String({ description: 'machine-readable error kind, e.g. `request-coercion`' }),
+    message: Type.String({ description: 'human-readable explanation' }),
+  },
+  { $id: 'error', additionalProperties: true, description: 'Every error response has this shape, plus fields specific to its type.' },
+);
+export type ErrorBody = Static<typeof ErrorBody> & Record<string, unknown>;
+
+export class HttpError extends Error {
+  constructor(readonly status: number, readonly body: ErrorBody, readonly headers: Record<string, string> = {}) {
+    super(body.message);
+    this.name = 'HttpError';
+  }
+}
+
+/** Early exit with 400 and the given body (`{type, message, ...}`). */
+export function badRequest(body: ErrorBody): HttpError {
+  return new HttpError(400, body);
+}
+export function unauthorized(message = 'Authentication required', extra: Record<string, unknown> = {}): HttpError {
+  return new HttpError(401, { type: 'unauthorized', message, ...extra }, { 'www-authenticate': 'Bearer' });
+}
+export function forbidden(message = 'Forbidden', extra: Record<string, unknown> = {}): HttpError {
+  return new HttpError(403, { type: 'forbidden', message, ...extra });
+}
+export function notFound(message = 'Not found', extra: Record<string, unknown> = {}): HttpError {
+  return new HttpError(404, { type: 'not-found', message, ...extra });
+}
+export function conflict(message: string, extra: Record<string, unknown> = {}): HttpError {
+  return new HttpError(409, { type: 'conflict', message, ...extra });
+}
+export function tooManyRequests(retryAfterSeconds: number, message = 'Too many attempts; try again later'): HttpError {
+  const retry = Math.max(1, Math.ceil(retryAfterSeconds));
+  return new HttpError(429, { type: 'rate-limited', message, 'retry-after': retry }, { 'retry-after': String(retry) });
+}
+export function serviceUnavailable(message = 'The service is temporarily unavailable'): HttpError {
+  return new HttpError(503, { type: 'service-unavailable', message }, { 'retry-after': '1' });
+}
+export function malformedBody(message: string): HttpError {
+  return new HttpError(400, { type: 'malformed-body', message });
+}
+export function unsupportedMediaType(contentType: string, supported: readonly string[]): HttpError {
+  return new HttpError(415, {
+    type: 'unsupported-media-type',
+    message: `Content-Type ${contentType || '(none)'} is not supported; use one of ${supported.join(', ')}`,
+    supported: [...supported],
+  });
+}
+
+/** Thrown by response validation: the body is logged, never sent. */
+export class ResponseCoercionError extends Error {
+  constructor(readonly status: number, readonly errors: Array<{ path: string; message: string }>, readonly responseBody: unknown) {
+    super(`Response body for status ${status} does not match its schema`);
+    this.name = 'ResponseCoercionError';
+  }
+}
+
+const STATUS_TYPES: Record<number, string> = {
+  400: 'bad-request', 401: 'unauthorized', 403: 'forbidden', 404: 'not-found', 405: 'method-not-allowed',
+  406: 'not-acceptable', 408: 'request-timeout', 409: 'conflict', 413: 'payload-too-large',
+  414: 'uri-too-long', 415: 'unsupported-media-type', 429: 'rate-limited', 431: 'headers-too-large',
+  503: 'service-unavailable',
+};
+
+/** The error `type` for a status when nothing more specific is known. */
+export function typeForStatus(status: number): string {
+  return STATUS_TYPES[status] ?? (status >= 500 ? 'exception' : 'bad-request');
+}

@@ -1,0 +1,43 @@
+/**
+ * The OpenAPI 3.0 document, generated from the route data, at `/openapi/openapi.json`, and
+ * Swagger UI at `/openapi`, served from the app's own files (no CDN).
+ */
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+
+export interface OpenApiOptions {
+  version: string;
+  description?: string;
+}
+
+export async function registerOpenApi(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'SaaS API',
+        version: options.version,
+        description: options.description ??
+          'Bodies are negotiated between JSON (`application/json`), EDN (`application/edn`) and Transit-over-JSON ' +
+          '(`application/transit+json`) from `Content-Type` and `Accept`. In EDN and Transit every map key is a keyword. ' +
+          'Errors share one shape: `{type, message, ...}`.',
+      },
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      },
+    },
+    // named schemas (added with addSchema and an $id) become components.schemas/<$id>
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+}
+
+export async function registerOpenApiRoutes(app: FastifyInstance): Promise<void> {
+  app.get('/openapi/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/openapi',
+    staticCSP: true,
+    uiConfig: { deepLinking: true },
+  });
+}

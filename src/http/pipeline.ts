@@ -1,0 +1,282 @@
+/**
+ * The request pipeline, in the spec's order:
+ *  1. per request: a `req-id`, the start time and method/URI/server name in the log context
+ *     (done in the server factory, so the async context covers the whole request);
+ *  2. response format from `Accept`, request format from `Content-Type`;
+ *  3. body decoded by its format into `body-params` (raw bytes for routes that ask for them);
+ *  4. defaults layer: cookies, query, form parameters, static files (registered in app.ts);
+ *  5. `params` = path + query + form/body, logged redacted;
+ *  6. coercion of path, query and body against the route's schemas, exposed as `parameters`,
+ *     and the response body checked against the schema of its status;
+ *  7. every response body encoded in the negotiated format, errors included;
+ *  8. compression (@fastify/compress, app.ts);
+ *  9. one `api-call/response` entry per response.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
+import { isDatabaseUnavailable } from '../db/database.js';
+import { currentContext, runWithContext, type LogContext } from '../logging/context.js';
+import type { Logger } from '../logging/logger.js';
+import type { Redactor } from '../logging/redact.js';
+import {
+  HttpError, malformedBody, ResponseCoercionError, typeForStatus, unsupportedMediaType, type ErrorBody,
+} from './errors.js';
+import { DecodeError, FORMATS, formatForContentType, json, negotiateResponseFormat, type Format } from './formats.js';
+import type { AuthUser, RouteConfig } from './routes.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** format chosen for the response body from `Accept` */
+    responseFormat: Format;
+    /** the decoded body (the spec's `body-params`); undefined for raw-body routes */
+    bodyParams: unknown;
+    /** set by the JWT middleware when a valid access token came with the request */
+    user: AuthUser | undefined;
+    /** why a presented token was refused, for the 401 message */
+    authFailure: string | undefined;
+    /** the request's log context (also reachable through async context) */
+    logContext: LogContext;
+  }
+}
+
+const CONTEXT = Symbol('saas.logContext');
+const STARTED = Symbol('saas.startedAt');
+const LOGGED = Symbol('saas.responseLogged');
+const ERROR_BODY = Symbol('saas.errorBody');
+
+type TrackedMessage = IncomingMessage & { [CONTEXT]?: LogContext; [STARTED]?: bigint };
+
+function serverName(req: IncomingMessage): string {
+  const host = req.headers.host ?? '';
+  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0] || 'localhost';
+}
+
+/**
+ * A server factory that gives every request its log context before Fastify sees it, and
+ * runs the request inside that context, so all code for the request (ours, libraries',
+ * timers, database callbacks) logs with it.
+ */
+export function contextServerFactory(handler: (req: IncomingMessage, res: ServerResponse) => void): Server {
+  return createServer((req: TrackedMessage, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const ctx: LogContext = {
+      'req-id': randomUUID(),
+      'request-method': (req.method ?? 'GET').toLowerCase(),
+      uri: q >= 0 ? url.slice(0, q) : url,
+      'server-name': serverName(req),
+    };
+    req[CONTEXT] = ctx;
+    req[STARTED] = process.hrtime.bigint();
+    runWithContext(ctx, () => handler(req, res));
+  });
+}
+
+export function requestIdOf(req: IncomingMessage): string {
+  return (req as TrackedMessage)[CONTEXT]?.['req-id'] ?? randomUUID();
+}
+
+function elapsedMs(req: IncomingMessage): number {
+  const started = (req as TrackedMessage)[STARTED];
+  return started === undefined ? 0 : Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q >= 0 ? url.slice(0, q) : url;
+}
+
+function ajvPath(error: ErrorObject): string {
+  const missing = (error.params as { missingProperty?: string }).missingProperty;
+  const extra = (error.params as { additionalProperty?: string }).additionalProperty;
+  const base = error.instancePath || '';
+  if (missing) return `${base}/${missing}`;
+  if (extra) return `${base}/${extra}`;
+  return base || '/';
+}
+
+function ajvErrors(errors: readonly ErrorObject[] | null | undefined): Array<{ path: string; message: string }> {
+  return (errors ?? []).map((e) => ({
+    path: ajvPath(e),
+    message: (e.params as { additionalProperty?: string }).additionalProperty ? 'is not allowed' : e.message ?? 'is invalid',
+  }));
+}
+
+const COERCION_PLACE: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
+const SUPPORTED_REQUEST_TYPES = [...FORMATS.map((f) => f.mime), 'application/x-www-form-urlencoded'];
+
+export interface PipelineDeps {
+  log: Logger;
+  redact: Redactor;
+  /** shared schemas (with `$id`) that response schemas may reference */
+  sharedSchemas: TSchema[];
+}
+
+export interface ErrorResponse {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+}
+
+/** Maps anything thrown during a request to the one error body shape. */
+export function toErrorResponse(err: unknown): ErrorResponse {
+  if (err instanceof HttpError) return { status: err.status, body: err.body, headers: err.headers };
+  if (err instanceof DecodeError) return { status: 400, body: { type: 'malformed-body', message: err.message }, headers: {} };
+  if (err instanceof ResponseCoercionError) {
+    return { status: 500, body: { type: 'response-coercion', message: 'The response did not match its schema' }, headers: {} };
+  }
+  const fe = err as Partial<FastifyError> & { validation?: ErrorObject[]; validationContext?: string };
+  if (fe && Array.isArray(fe.validation)) {
+    const where = COERCION_PLACE[fe.validationContext ?? 'body'] ?? 'body';
+    return {
+      status: 400,
+      body: { type: 'request-coercion', message: `Invalid request ${where}`, in: where, errors: ajvErrors(fe.validation) },
+      headers: {},
+    };
+  }
+  switch (fe?.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, body: unsupportedMediaType('', SUPPORTED_REQUEST_TYPES).body, headers: {} };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, body: { type: 'payload-too-large', message: 'The request body is larger than allowed' }, headers: {} };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { status: 400, body: malformedBody(fe.message ?? 'Malformed body').body, headers: {} };
+  }
+  if (isDatabaseUnavailable(err)) {
+    return { status: 503, body: { type: 'service-unavailable', message: 'The database is not available; try again shortly' }, headers: { 'retry-after': '1' } };
+  }
+  const status = typeof fe?.statusCode === 'number' ? fe.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    return { status, body: { type: typeForStatus(status), message: fe?.message ?? 'Bad request' }, headers: {} };
+  }
+  const className = err instanceof Error ? err.constructor?.name || err.name : typeof err;
+  return { status: 500, body: { type: 'exception', message: 'Internal server error', class: className }, headers: {} };
+}
+
+/** Installs parsers, hooks and the error and not-found handlers on the root instance. */
+export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void {
+  const { log, redact } = deps;
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats.default(ajv);
+  for (const schema of deps.sharedSchemas) ajv.addSchema(schema);
+  const validators = new WeakMap<object, Map<number, ValidateFunction | null>>();
+
+  app.decorateRequest('responseFormat', null as unknown as Format);
+  app.decorateRequest('bodyParams', undefined);
+  app.decorateRequest('user', undefined);
+  app.decorateRequest('authFailure', undefined);
+  app.decorateRequest('logContext', null as unknown as LogContext);
+
+  // fatal: invalid UTF-8 is a malformed body, not text with replacement characters
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+  // --- body decoding: our three formats; form bodies come from @fastify/formbody --------
+  app.removeAllContentTypeParsers();
+  for (const format of FORMATS) {
+    app.addContentTypeParser(format.mime, { parseAs: 'buffer' }, (request, body, done) => {
+      if ((request.routeOptions.config as Partial<RouteConfig>).rawBody) return done(null, body);
+      try {
+        done(null, format.decode(utf8.decode(body as Buffer)));
+      } catch (err) {
+        done(err instanceof TypeError ? new DecodeError('Body is not valid UTF-8') : (err as Error), undefined);
+      }
+    });
+  }
+
+  // --- 1-2: context and negotiation ------------------------------------------------------
+  app.addHook('onRequest', async (request, reply) => {
+    request.logContext = (request.raw as TrackedMessage)[CONTEXT] ?? currentContext() ?? {};
+    const format = negotiateResponseFormat(request.headers.accept);
+    request.responseFormat = format;
+    // every object body, errors included, leaves through the negotiated encoder; a string is
+    // a body its sender already encoded (HTML, the OpenAPI JSON) and goes out as it is
+    reply.serializer((payload) => (typeof payload === 'string' ? payload : format.encode(payload)));
+  });
+
+  // --- 5: params merged and logged, redacted ---------------------------------------------
+  app.addHook('preValidation', async (request) => {
+    const raw = (request.routeOptions.config as Partial<RouteConfig>).rawBody === true;
+    request.bodyParams = raw ? undefined : request.body;
+    const body = !raw && request.body !== null && typeof request.body === 'object' && !Buffer.isBuffer(request.body) ? request.body : {};
+    const params = { ...(request.params as object), ...(request.query as object), ...(body as object) };
+    request.logContext.params = redact(params);
+    if (log.enabled('debug')) {
+      log.debug('api-call/request', `${request.method} ${pathOf(request.url)}`, {
+        headers: request.headers,
+        cookies: request.cookies,
+      });
+    }
+  });
+
+  // --- 6-7: response checked against its schema, then encoded ----------------------------
+  app.addHook('preSerialization', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const format = request.responseFormat ?? json;
+    if (!(reply as unknown as Record<symbol, boolean>)[ERROR_BODY]) {
+      const config = request.routeOptions.config as Partial<RouteConfig>;
+      const schema = config.responses?.[reply.statusCode];
+      if (schema !== undefined && config.responses) {
+        let perRoute = validators.get(config.responses);
+        if (!perRoute) validators.set(config.responses, (perRoute = new Map()));
+        let validate = perRoute.get(reply.statusCode);
+        if (validate === undefined) {
+          validate = schema === null ? null : ajv.compile(schema);
+          perRoute.set(reply.statusCode, validate);
+        }
+        if (validate && !validate(payload)) throw new ResponseCoercionError(reply.statusCode, ajvErrors(validate.errors), payload);
+      }
+    }
+    reply.type(format.mime);
+    return payload;
+  });
+
+  // Serialisation is the negotiated encoder's (onRequest); Fastify's compiled serializers
+  // would only be dead weight, and they drop fields instead of reporting them.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+
+  // --- errors, in the negotiated format --------------------------------------------------
+  app.setErrorHandler(async (err, request, reply) => {
+    const { status, body, headers } = toErrorResponse(err);
+    if (err instanceof ResponseCoercionError) {
+      log.error('http/response-coercion', `Response for ${request.method} ${pathOf(request.url)} broke its schema`, {
+        status: err.status, errors: err.errors, body: err.responseBody,
+      });
+    } else if (status >= 500) {
+      const e = err as Error;
+      log.error('http/exception', `${request.method} ${pathOf(request.url)} failed: ${e?.message ?? String(err)}`, {
+        class: body.class ?? body.type, message: e?.message, stack: e?.stack,
+      });
+    } else if (log.enabled('debug')) {
+      log.debug('http/client-error', body.message, { status, type: body.type });
+    }
+    (reply as unknown as Record<symbol, boolean>)[ERROR_BODY] = true;
+    return reply.code(status).headers(headers).send(body);
+  });
+
+  // --- 9: one entry per response, also for errors, 404s and aborted requests -------------
+  const logResponse = (request: FastifyRequest, status: number, contentType: unknown) => {
+    const tracked = request.raw as TrackedMessage & { [LOGGED]?: boolean };
+    if (tracked[LOGGED]) return;
+    tracked[LOGGED] = true;
+    const ms = Math.round(elapsedMs(request.raw) * 1000) / 1000;
+    log.info('api-call/response', `${request.method} ${pathOf(request.url)} => ${status}`,
+      { status, 'saas.logging/ms': ms, ...(contentType ? { 'content-type': String(contentType) } : {}) },
+      { ctx: request.logContext ?? tracked[CONTEXT] });
+  };
+  app.addHook('onResponse', async (request, reply) => logResponse(request, reply.statusCode, reply.getHeader('content-type')));
+  // 499: nginx's "client closed request"; the client went away before the answer
+  app.addHook('onRequestAbort', async (request) => logResponse(request, 499, undefined));
+}
+
+/** Sends an error body in the negotiated format (for handlers outside the route table). */
+export function sendError(reply: FastifyReply, error: HttpError): FastifyReply {
+  (reply as unknown as Record<symbol, boolean>)[ERROR_BODY] = true;
+  return reply.code(error.status).headers(error.headers).send(error.body);
+}
+
+export { formatForContentType };

@@ -1,0 +1,192 @@
+/**
+ * Routes are data. Each feature module declares its routes with {@link route} (method, path,
+ * summary, tags, auth requirement, schemas per input and per response status, handler) and
+ * hands them over as a {@link RouteGroup}; validation, response checking, auth and the
+ * OpenAPI document are all derived from that data. Data on a group (prefix, tags, auth)
+ * applies to each of its routes, as in reitit.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { Type, type Static, type TSchema } from 'typebox';
+import { ErrorBody, unauthorized } from './errors.js';
+import { FORMATS } from './formats.js';
+
+export type AuthRequirement = 'none' | 'optional' | 'required';
+
+export interface RouteSchemas {
+  params?: TSchema;
+  querystring?: TSchema;
+  body?: TSchema;
+  /** a schema per status; `null` for a status without a body (204) */
+  response: Record<number, TSchema | null>;
+}
+
+type StaticOr<T, Fallback> = T extends TSchema ? Static<T> : Fallback;
+type SuccessStatus = 200 | 201 | 202 | 204;
+
+/** The body type a handler returns: any of the route's 2xx responses. */
+export type SuccessBody<S extends RouteSchemas> = {
+  [K in keyof S['response'] & SuccessStatus]: S['response'][K] extends TSchema ? Static<S['response'][K]> : undefined;
+}[keyof S['response'] & SuccessStatus];
+
+/** What the pipeline decoded and validated, as the spec's `parameters`. */
+export interface Parameters<S extends RouteSchemas> {
+  path: StaticOr<S['params'], Record<string, never>>;
+  query: StaticOr<S['querystring'], Record<string, never>>;
+  body: StaticOr<S['body'], undefined>;
+}
+
+export interface AuthUser {
+  id: string;
+  email: string;
+}
+
+export interface HandlerContext<S extends RouteSchemas> {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  parameters: Parameters<S>;
+  /** the caller, when a valid access token came with the request */
+  user: AuthUser | undefined;
+}
+
+export interface RouteDefinition<S extends RouteSchemas> {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** relative to the group's prefix */
+  path: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  /** defaults to the group's; `required` answers 401 without a valid access token */
+  auth?: AuthRequirement;
+  /** the status of a normal return; defaults to the lowest 2xx in `response` */
+  status?: number;
+  schemas: S;
+  /** keep the body as raw bytes (Buffer) instead of decoding it: signature checks need them */
+  rawBody?: boolean;
+  /** false exempts the route from the CSRF check (webhooks: the caller is a server) */
+  csrf?: boolean;
+  handler(ctx: HandlerContext<S>): Promise<SuccessBody<S>>;
+}
+
+/** A route with its types erased, as groups hold them. */
+export interface Route {
+  method: RouteDefinition<RouteSchemas>['method'];
+  path: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  auth?: AuthRequirement;
+  status?: number;
+  schemas: RouteSchemas;
+  rawBody?: boolean;
+  csrf?: boolean;
+  handler(ctx: HandlerContext<RouteSchemas>): Promise<unknown>;
+}
+
+export interface RouteGroup {
+  prefix: string;
+  tags?: string[];
+  auth?: AuthRequirement;
+  routes: Route[];
+}
+
+/** Declares a route; the schemas type the handler's parameters and return value. */
+export function route<S extends RouteSchemas>(definition: RouteDefinition<S>): Route {
+  return definition as unknown as Route;
+}
+
+/** A reference to a named schema (registered with `addSchema`), typed as that schema. */
+export function ref<T extends TSchema>(schema: T): T {
+  const id = (schema as { $id?: string }).$id;
+  if (!id) throw new Error('ref() needs a schema with an $id');
+  return Type.Unsafe<Static<T>>({ $ref: `${id}#` }) as unknown as T;
+}
+
+/** Per-route data the pipeline reads back through `request.routeOptions.config`. */
+export interface RouteConfig {
+  auth: AuthRequirement;
+  rawBody: boolean;
+  csrf: boolean;
+  responses: Record<number, TSchema | null>;
+}
+
+const CONTENT_TYPES = FORMATS.map((f) => f.mime);
+const REQUEST_CONTENT_TYPES = [...CONTENT_TYPES, 'application/x-www-form-urlencoded'];
+const errorRef = { $ref: 'error#' };
+
+function validateDefinition(group: RouteGroup, r: Route): void {
+  const where = `${r.method} ${group.prefix}${r.path}`;
+  if (!r.summary) throw new Error(`Route ${where} needs a summary`);
+  if (!r.schemas?.response || Object.keys(r.schemas.response).length === 0) {
+    throw new Error(`Route ${where} must declare a response schema per status`);
+  }
+  if (!Object.keys(r.schemas.response).some((s) => Number(s) >= 200 && Number(s) < 300)) {
+    throw new Error(`Route ${where} must declare at least one 2xx response`);
+  }
+  if ((r.method === 'GET' || r.method === 'DELETE') && r.schemas.body) throw new Error(`Route ${where}: ${r.method} takes no body`);
+}
+
+/**
+ * Registers a group's routes on the app. Fails at start-up when a route's data is
+ * incomplete. Standard error responses (400 for input, 401 for auth, 500) are added to the
+ * documented responses of every route that can produce them.
+ */
+export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): void {
+  for (const r of group.routes) {
+    validateDefinition(group, r);
+    const auth = r.auth ?? group.auth ?? 'none';
+    const successStatus = r.status ?? Math.min(...Object.keys(r.schemas.response).map(Number).filter((s) => s >= 200 && s < 300));
+    const responses: Record<number, TSchema | null> = { ...r.schemas.response };
+    const hasInput = Boolean(r.schemas.body || r.schemas.querystring || r.schemas.params);
+    const docResponses: Record<string, unknown> = {};
+    for (const [status, schema] of Object.entries(responses)) {
+      docResponses[status] = schema === null ? { type: 'null', description: 'No content' } : schema;
+    }
+    const addError = (status: number, description: string) => {
+      if (!(status in responses)) docResponses[status] = { ...errorRef, description };
+    };
+    if (hasInput) addError(400, 'Malformed body or request coercion failed');
+    if (auth === 'required') addError(401, 'Missing, invalid or expired access token');
+    addError(500, 'Unexpected error (`exception`) or a response that broke its schema (`response-coercion`)');
+
+    const config: RouteConfig = { auth, rawBody: r.rawBody === true, csrf: r.csrf !== false, responses };
+    app.route({
+      method: r.method as HTTPMethods,
+      url: group.prefix + r.path,
+      config,
+      schema: {
+        summary: r.summary,
+        description: r.description,
+        tags: [...(group.tags ?? []), ...(r.tags ?? [])],
+        ...(r.schemas.params ? { params: r.schemas.params } : {}),
+        ...(r.schemas.querystring ? { querystring: r.schemas.querystring } : {}),
+        ...(r.schemas.body ? { body: r.schemas.body, consumes: r.rawBody ? ['application/json'] : REQUEST_CONTENT_TYPES } : {}),
+        produces: CONTENT_TYPES,
+        response: docResponses,
+        ...(auth === 'required' ? { security: [{ bearerAuth: [] }] } : {}),
+      },
+      preHandler: auth === 'required'
+        ? async (request) => {
+            if (!request.user) throw unauthorized(request.authFailure ?? 'Authentication required');
+          }
+        : undefined,
+      handler: async (request, reply) => {
+        const body = await r.handler({
+          request,
+          reply,
+          parameters: {
+            path: (request.params ?? {}) as never,
+            query: (request.query ?? {}) as never,
+            body: request.body as never,
+          },
+          user: request.user,
+        });
+        if (reply.sent) return reply;
+        reply.code(reply.statusCode !== 200 ? reply.statusCode : successStatus);
+        if (body === undefined) return reply.send();
+        return body;
+      },
+    });
+  }
+}
+
+export { ErrorBody };

@@ -1,0 +1,177 @@
+/**
+ * The prod JSON log file: one JSON object per line, rotated by interval and by size with
+ * the naming of telemere's file handler (see docs/logging.md):
+ *
+ *   logs/saas-app.json                       the live file, always
+ *   logs/saas-app.json-2026-11-22d.1.gz      newest archived part of that day
+ *
+ * Writes are queued and drained by one async loop, so request handling never waits on the
+ * disk, lines are never interleaved or torn, and rotation happens between whole lines.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import type { LogFileSettings, RotationInterval } from '../config.js';
+import type { Kind } from './levels.js';
+import type { LogEntry, LogHandler } from './logger.js';
+
+const SUFFIX: Record<RotationInterval, string> = { daily: 'd', weekly: 'w', monthly: 'm' };
+
+/** UTC start of the interval holding `date`, as `YYYY-MM-DD`. Weeks start on Monday. */
+export function intervalStart(date: Date, interval: RotationInterval): string {
+  const d = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
+  if (interval === 'weekly') d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7));
+  if (interval === 'monthly') d.setUTCDate(1);
+  return d.toISOString().slice(0, 10);
+}
+
+export function archivePath(livePath: string, start: string, interval: RotationInterval, part: number): string {
+  return `${livePath}-${start}${SUFFIX[interval]}.${part}.gz`;
+}
+
+export interface RotatingFileOptions extends LogFileSettings {
+  /** injectable for tests */
+  clock?: () => Date;
+}
+
+export class RotatingFileHandler implements LogHandler {
+  private queue: string[] = [];
+  private draining: Promise<void> | null = null;
+  private file: FileHandle | null = null;
+  private size = 0;
+  private fileInterval: string | null = null;
+  private readonly clock: () => Date;
+
+  constructor(private readonly options: RotatingFileOptions) {
+    this.clock = options.clock ?? (() => new Date());
+  }
+
+  write(entry: LogEntry, _kind: Kind): void {
+    this.writeLine(JSON.stringify(entry));
+  }
+
+  /** Queues one line (without its newline). */
+  writeLine(line: string): void {
+    this.queue.push(line + '\n');
+    if (!this.draining) this.draining = this.drain();
+  }
+
+  async flush(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    await this.file?.close();
+    this.file = null;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue;
+        this.queue = [];
+        try {
+          await this.writeBatch(batch);
+        } catch (err) {
+          process.stderr.write(`log file ${this.options.path}: ${String(err)}; ${batch.length} lines lost\n`);
+          await this.file?.close().catch(() => undefined);
+          this.file = null;
+        }
+      }
+    } finally {
+      this.draining = null;
+    }
+  }
+
+  private async ensureOpen(): Promise<FileHandle> {
+    if (this.file) return this.file;
+    await mkdir(dirname(this.options.path), { recursive: true });
+    try {
+      const st = await stat(this.options.path);
+      this.size = st.size;
+      this.fileInterval = intervalStart(st.mtime, this.options.interval);
+    } catch {
+      this.size = 0;
+      this.fileInterval = null;
+    }
+    this.file = await open(this.options.path, 'a');
+    return this.file;
+  }
+
+  private async writeBatch(lines: string[]): Promise<void> {
+    let file = await this.ensureOpen();
+    const current = intervalStart(this.clock(), this.options.interval);
+    if (this.size > 0 && this.fileInterval !== null && this.fileInterval !== current) {
+      await this.rotate(this.fileInterval);
+      await this.pruneIntervals();
+      file = await this.ensureOpen();
+    }
+    this.fileInterval = current;
+
+    let chunk: string[] = [];
+    let chunkBytes = 0;
+    for (const line of lines) {
+      const bytes = Buffer.byteLength(line);
+      if (this.size + chunkBytes > 0 && this.size + chunkBytes + bytes > this.options.maxFileSize) {
+        if (chunk.length) {
+          await file.appendFile(chunk.join(''));
+          this.size += chunkBytes;
+          chunk = [];
+          chunkBytes = 0;
+        }
+        await this.rotate(current);
+        file = await this.ensureOpen();
+      }
+      chunk.push(line);
+      chunkBytes += bytes;
+    }
+    if (chunk.length) {
+      await file.appendFile(chunk.join(''));
+      this.size += chunkBytes;
+    }
+  }
+
+  /** The live file becomes part 1 of `start`; older parts shift up, the one past the limit goes. */
+  private async rotate(start: string): Promise<void> {
+    const { path, interval, maxNumParts } = this.options;
+    await this.file?.close();
+    this.file = null;
+    for (let n = maxNumParts; n >= 1; n--) {
+      const from = archivePath(path, start, interval, n);
+      if (n === maxNumParts) await rm(from, { force: true });
+      else await rename(from, archivePath(path, start, interval, n + 1)).catch(ignoreMissing);
+    }
+    const pending = `${path}.${process.pid}.rotating`;
+    await rename(path, pending);
+    this.size = 0;
+    this.fileInterval = null;
+    await pipeline(createReadStream(pending), createGzip(), createWriteStream(archivePath(path, start, interval, 1)));
+    await rm(pending, { force: true });
+  }
+
+  /** Deletes every part of the archived intervals beyond the newest `maxNumIntervals`. */
+  private async pruneIntervals(): Promise<void> {
+    const { path, interval, maxNumIntervals } = this.options;
+    const dir = dirname(path);
+    const prefix = basename(path) + '-';
+    const pattern = new RegExp(`^(\\d{4}-\\d{2}-\\d{2})${SUFFIX[interval]}\\.(\\d+)\\.gz$`);
+    const byInterval = new Map<string, string[]>();
+    for (const name of await readdir(dir)) {
+      if (!name.startsWith(prefix)) continue;
+      const m = pattern.exec(name.slice(prefix.length));
+      if (!m) continue;
+      byInterval.set(m[1], [...(byInterval.get(m[1]) ?? []), name]);
+    }
+    const starts = [...byInterval.keys()].sort().reverse();
+    for (const old of starts.slice(maxNumIntervals)) {
+      for (const name of byInterval.get(old) ?? []) await rm(join(dir, name), { force: true });
+    }
+  }
+}
+
+function ignoreMissing(err: NodeJS.ErrnoException): void {
+  if (err.code !== 'ENOENT') throw err;
+}

@@ -1,0 +1,34 @@
+/** Builds the log backend from configuration: filter presets + overrides, handlers, redaction. */
+import type { Config } from '../config.js';
+import { ConsoleHandler } from './console-handler.js';
+import { RotatingFileHandler } from './file-handler.js';
+import { LevelFilter, parseLevelOverrides, presetRules } from './filter.js';
+import { LogBackend, type LogHandler } from './logger.js';
+import { createRedactor, type Redactor } from './redact.js';
+
+export interface Logging {
+  backend: LogBackend;
+  redact: Redactor;
+}
+
+export interface LoggingOptions {
+  /** injectable clock for tests of rotation */
+  clock?: () => Date;
+  /** extra handlers (tests) */
+  handlers?: LogHandler[];
+}
+
+export function createLogging(config: Config, options: LoggingOptions = {}): Logging {
+  let overrides;
+  try {
+    overrides = parseLevelOverrides(config.logLevels);
+  } catch (err) {
+    throw new Error(`Invalid configuration: ${(err as Error).message}`);
+  }
+  const filter = new LevelFilter([...presetRules(config.env), ...overrides]);
+  const handlers: LogHandler[] = [...(options.handlers ?? [])];
+  if (config.logConsole !== 'off') handlers.push(new ConsoleHandler(config.logConsole));
+  if (config.logFile) handlers.push(new RotatingFileHandler({ ...config.logFile, clock: options.clock }));
+  const redact = createRedactor(config.logRedactKeys);
+  return { backend: new LogBackend(filter, handlers, redact, options.clock), redact };
+}

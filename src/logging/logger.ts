@@ -1,0 +1,162 @@
+/**
+ * The one logging backend. Every signal, ours (`log`) and third-party (`slf4j`), passes the
+ * same level filter and reaches the same handlers. The filter runs first, so a signal that
+ * is filtered out costs a cached map lookup: no stack capture, no copy, no serialisation.
+ */
+import { findSourceMap } from 'node:module';
+import { currentContext, type LogContext } from './context.js';
+import type { LevelFilter } from './filter.js';
+import { LEVEL_VALUE, type Kind, type Level } from './levels.js';
+import type { Redactor } from './redact.js';
+
+/** One log entry, with exactly the spec's fields. */
+export interface LogEntry {
+  timestamp: string;
+  level: Level;
+  id: string;
+  msg: string;
+  ns: string;
+  line: number | null;
+  data: Record<string, unknown>;
+  ctx: LogContext;
+}
+
+export interface LogHandler {
+  /** Must not keep `entry` beyond the call: the context object goes on changing. */
+  write(entry: LogEntry, kind: Kind): void;
+  flush?(): Promise<void>;
+  close?(): Promise<void>;
+}
+
+export interface EmitOptions {
+  /** the request context to use when the caller runs outside the request's async context */
+  ctx?: LogContext;
+}
+
+export type LogData = Record<string, unknown>;
+
+// Source lines are looked up once per call site: V8 gives the position in the emitted JS,
+// the source map (tsx, or `node --enable-source-maps`) turns it into the TypeScript line.
+const lineCache = new Map<string, number | null>();
+
+function callerLine(below: Function): number | null {
+  const prevLimit = Error.stackTraceLimit;
+  const prevPrepare = Error.prepareStackTrace;
+  const holder: { stack?: NodeJS.CallSite[] } = {};
+  try {
+    Error.stackTraceLimit = 1;
+    Error.prepareStackTrace = (_err, sites) => sites;
+    Error.captureStackTrace(holder, below);
+    const site = holder.stack?.[0];
+    if (!site) return null;
+    const file = site.getFileName() ?? '';
+    const line = site.getLineNumber();
+    const col = site.getColumnNumber() ?? 1;
+    if (line === null) return null;
+    const key = `${file}:${line}:${col}`;
+    let mapped = lineCache.get(key);
+    if (mapped === undefined) {
+      mapped = line;
+      try {
+        const entry = file ? findSourceMap(file)?.findEntry(line - 1, col - 1) : undefined;
+        if (entry && 'originalLine' in entry && typeof entry.originalLine === 'number') mapped = entry.originalLine + 1;
+      } catch {
+        // no source map: the JS line is the best we have
+      }
+      lineCache.set(key, mapped);
+    }
+    return mapped;
+  } finally {
+    Error.prepareStackTrace = prevPrepare;
+    Error.stackTraceLimit = prevLimit;
+  }
+}
+
+export class LogBackend {
+  private readonly handlers: LogHandler[];
+
+  constructor(
+    readonly filter: LevelFilter,
+    handlers: LogHandler[],
+    private readonly redact: Redactor,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.handlers = [...handlers];
+  }
+
+  addHandler(handler: LogHandler): void {
+    this.handlers.push(handler);
+  }
+
+  /** A logger for a namespace; the project's own code uses `saas.<area>`. */
+  logger(ns: string, kind: Kind = 'log'): Logger {
+    return new Logger(this, ns, kind);
+  }
+
+  enabled(kind: Kind, ns: string, level: Level): boolean {
+    return LEVEL_VALUE[level] >= this.filter.minLevel(kind, ns);
+  }
+
+  /** Emits one signal. `caller` is the function whose caller's line is recorded. */
+  emit(kind: Kind, ns: string, level: Level, id: string, msg: string, data: LogData | undefined, options: EmitOptions | undefined, caller: Function): void {
+    if (LEVEL_VALUE[level] < this.filter.minLevel(kind, ns)) return;
+    const entry: LogEntry = {
+      timestamp: this.now().toISOString(),
+      level,
+      id,
+      msg,
+      ns,
+      line: callerLine(caller),
+      data: data ? (this.redact(data) as Record<string, unknown>) : {},
+      ctx: options?.ctx ?? currentContext() ?? {},
+    };
+    for (const handler of this.handlers) {
+      try {
+        handler.write(entry, kind);
+      } catch (err) {
+        // a broken handler must not take the request down with it
+        process.stderr.write(`log handler failed: ${String(err)}\n`);
+      }
+    }
+  }
+
+  async flush(): Promise<void> {
+    await Promise.all(this.handlers.map((h) => h.flush?.()));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.handlers.map((h) => h.close?.()));
+  }
+}
+
+/** A namespace-bound logger: `log.info('account/signed-up', 'Account created', {id})`. */
+export class Logger {
+  constructor(private readonly backend: LogBackend, readonly ns: string, readonly kind: Kind) {}
+
+  enabled(level: Level): boolean {
+    return this.backend.enabled(this.kind, this.ns, level);
+  }
+
+  child(ns: string): Logger {
+    return new Logger(this.backend, ns, this.kind);
+  }
+
+  trace(id: string, msg: string, data?: LogData, options?: EmitOptions): void {
+    this.backend.emit(this.kind, this.ns, 'trace', id, msg, data, options, Logger.prototype.trace);
+  }
+  debug(id: string, msg: string, data?: LogData, options?: EmitOptions): void {
+    this.backend.emit(this.kind, this.ns, 'debug', id, msg, data, options, Logger.prototype.debug);
+  }
+  info(id: string, msg: string, data?: LogData, options?: EmitOptions): void {
+    this.backend.emit(this.kind, this.ns, 'info', id, msg, data, options, Logger.prototype.info);
+  }
+  warn(id: string, msg: string, data?: LogData, options?: EmitOptions): void {
+    this.backend.emit(this.kind, this.ns, 'warn', id, msg, data, options, Logger.prototype.warn);
+  }
+  error(id: string, msg: string, data?: LogData, options?: EmitOptions): void {
+    this.backend.emit(this.kind, this.ns, 'error', id, msg, data, options, Logger.prototype.error);
+  }
+  fatal(id: string, msg: string, data?: LogData, options?: EmitOptions): void {
+    this.backend.emit(this.kind, this.ns, 'fatal', id, msg, data, options, Logger.prototype.fatal);
+  }
+}

@@ -1,0 +1,74 @@
+/** A small HTTP client for tests: real requests over the loopback, no automatic decompression. */
+import { request as httpRequest } from 'node:http';
+import { gunzipSync, brotliDecompressSync, inflateSync } from 'node:zlib';
+import { edn, json, transitJson, type Format } from '../../src/http/formats.js';
+
+export const FORMAT_BY_NAME: Record<'json' | 'edn' | 'transit', Format> = { json, edn, transit: transitJson };
+export const ALL_FORMATS = Object.values(FORMAT_BY_NAME);
+
+export interface TestResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** the bytes as received (compressed if the server compressed them) */
+  raw: Buffer;
+  text: string;
+  /** the body decoded by its Content-Type (JSON, EDN or Transit), or undefined */
+  body: any;
+}
+
+export interface RequestOptions {
+  headers?: Record<string, string>;
+  /** encoded with `format` (default JSON) unless a string or Buffer */
+  body?: unknown;
+  /** request and response format */
+  format?: Format;
+}
+
+export type TestClient = (method: string, path: string, options?: RequestOptions) => Promise<TestResponse>;
+
+function decompress(raw: Buffer, encoding: string | undefined): Buffer {
+  switch (encoding) {
+    case 'gzip': return gunzipSync(raw);
+    case 'br': return brotliDecompressSync(raw);
+    case 'deflate': return inflateSync(raw);
+    default: return raw;
+  }
+}
+
+export function decodeBody(text: string, contentType: string | undefined): any {
+  const mime = (contentType ?? '').split(';')[0].trim();
+  const format = ALL_FORMATS.find((f) => f.mime === mime);
+  if (!format || text === '') return undefined;
+  return format.decode(text);
+}
+
+export function makeClient(baseUrl: string): TestClient {
+  return (method, path, options = {}) =>
+    new Promise((resolve, reject) => {
+      const format = options.format ?? json;
+      const headers: Record<string, string> = { accept: format.mime, ...options.headers };
+      let payload: Buffer | undefined;
+      if (options.body !== undefined) {
+        payload = Buffer.isBuffer(options.body) ? options.body : Buffer.from(typeof options.body === 'string' ? options.body : format.encode(options.body));
+        if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = format.mime;
+      }
+      const req = httpRequest(new URL(path, baseUrl), { method, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          const text = decompress(raw, res.headers['content-encoding'] as string | undefined).toString('utf8');
+          let body: unknown;
+          try {
+            body = decodeBody(text, res.headers['content-type']);
+          } catch {
+            body = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, raw, text, body });
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+}
