@@ -7,7 +7,16 @@ import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { RouteGroup } from './http/routes.js';
 import type { Config } from './config.js';
+import { Redis } from 'ioredis';
+import { accountRoutes, REFRESH_COOKIE } from './account/routes.js';
+import { ACCOUNT_SCHEMAS } from './account/schemas.js';
+import { AccountService } from './account/service.js';
+import { AccessTokens } from './auth/access-tokens.js';
+import { bearerAuthenticator } from './auth/authenticator.js';
 import { CsrfService } from './auth/csrf.js';
+import { PasswordHasher } from './auth/passwords.js';
+import { LoginRateLimiter } from './auth/rate-limit.js';
+import { RefreshTokens } from './auth/refresh-tokens.js';
 import { openDatabase, type Database } from './db/database.js';
 import { healthRoutes } from './health/routes.js';
 import { HealthStatus } from './health/routes.js';
@@ -55,17 +64,44 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const database = await openDatabase(config, logs);
     stops.push(['database', () => database.close()]);
 
+    let redis: Redis | undefined;
+    if (config.redisUrl) {
+      const redisLog = logs.logger('ioredis', 'slf4j');
+      redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: false });
+      redis.on('error', (err: Error) => redisLog.warn('ioredis/error', err.message));
+      await redis.connect();
+      const client = redis;
+      stops.push(['redis', async () => { await client.quit(); }]);
+    }
+
     const startedAt = Date.now();
     const csrf = new CsrfService(config.sessionSecret);
+    const accessTokens = new AccessTokens({
+      secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience, ttl: config.accessTokenTtl,
+    });
+    const refreshTokens = new RefreshTokens(database.db, {
+      secret: config.jwtSecret, ttl: config.refreshTokenTtl, reuseGrace: config.refreshReuseGrace,
+    });
+    const accounts = new AccountService({
+      db: database.db,
+      passwords: new PasswordHasher(),
+      accessTokens,
+      refreshTokens,
+      loginLimiter: new LoginRateLimiter({ email: config.loginLimitEmail, address: config.loginLimitAddress }, redis),
+      log: logs.logger('saas.account'),
+    });
+    const secureCookies = config.env === 'prod';
 
     const app = await buildApp({
       config,
       logs,
       redact,
       csrf,
-      schemas: [HealthStatus, ...(options.extraSchemas ?? [])],
+      authenticator: bearerAuthenticator(accessTokens, [REFRESH_COOKIE]),
+      schemas: [HealthStatus, ...ACCOUNT_SCHEMAS, ...(options.extraSchemas ?? [])],
       routeGroups: [
         healthRoutes({ version: config.version, startedAt, pingDatabase: (ms) => database.ping(ms) }),
+        accountRoutes(accounts, { secureCookies }),
         ...(options.extraRouteGroups ?? []),
       ],
     });

@@ -32,6 +32,9 @@ export interface RefreshTokenTable {
   family_id: string;
   /** SHA-256 of the token, hex; the token itself is never stored */
   token_hash: string;
+  /** the token encrypted with a key derived from the server secret (AES-256-GCM), so the
+   * family's current token can be answered again inside the reuse grace window */
+  token_sealed: string;
   created_at: Generated<Date>;
   /** set when this token was exchanged for its successor */
   rotated_at: NullableTimestamp;

@@ -202,6 +202,8 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   // --- 5: params merged and logged, redacted ---------------------------------------------
   app.addHook('preValidation', async (request) => {
     const raw = (request.routeOptions.config as Partial<RouteConfig>).rawBody === true;
+    // no body at all is an empty map: the schema then names each missing field
+    if (request.body === undefined && !raw && request.routeOptions.schema?.body) request.body = {};
     request.bodyParams = raw ? undefined : request.body;
     const body = !raw && request.body !== null && typeof request.body === 'object' && !Buffer.isBuffer(request.body) ? request.body : {};
     const params = { ...(request.params as object), ...(request.query as object), ...(body as object) };

@@ -15,6 +15,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('id', 'uuid', (c) => c.primaryKey().defaultTo(sql`gen_random_uuid()`))
     .addColumn('family_id', 'uuid', (c) => c.notNull().references('refresh_family.id').onDelete('cascade'))
     .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+    .addColumn('token_sealed', 'text', (c) => c.notNull())
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('rotated_at', 'timestamptz')
     .addColumn('replaced_by', 'uuid')

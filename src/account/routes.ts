@@ -1,0 +1,93 @@
+/** The account API: every route of the `Account API` group, declared as data. */
+import type { FastifyReply } from 'fastify';
+import { ErrorBody, unauthorized } from '../http/errors.js';
+import { ref, route, type RouteGroup } from '../http/routes.js';
+import { CreateAccount, LogIn, LogInResponse, RefreshRequest, SignUpResponse, UserAccount } from './schemas.js';
+import type { AccountService, Session } from './service.js';
+
+export const REFRESH_COOKIE = 'refresh-token';
+const COOKIE_PATH = '/api/account';
+
+export interface AccountRouteOptions {
+  secureCookies: boolean;
+}
+
+export function accountRoutes(accounts: AccountService, options: AccountRouteOptions): RouteGroup {
+  const setRefreshCookie = (reply: FastifyReply, session: Session) => {
+    reply.setCookie(REFRESH_COOKIE, session.body['refresh-token'], {
+      path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies,
+      expires: session.refreshExpiresAt,
+    });
+  };
+  const refreshTokenOf = (body: { 'refresh-token'?: string } | undefined, cookies: Record<string, string | undefined>) =>
+    body?.['refresh-token'] ?? cookies[REFRESH_COOKIE];
+
+  return {
+    prefix: '/api/account',
+    tags: ['Account API'],
+    auth: 'optional',
+    routes: [
+      route({
+        method: 'POST',
+        path: '/sign-up',
+        summary: 'Create an account',
+        description: 'Creates an account. The email is stored lower-cased; 409 when it is taken.',
+        schemas: { body: ref(CreateAccount), response: { 201: ref(SignUpResponse), 409: ref(ErrorBody) } },
+        async handler({ parameters }) {
+          return { account: await accounts.signUp(parameters.body) };
+        },
+      }),
+      route({
+        method: 'POST',
+        path: '/log-in',
+        summary: 'Log in',
+        description: 'Exchanges credentials for an access token and a refresh token (also set as the HttpOnly `refresh-token` cookie). ' +
+          'Unknown email and wrong password get the same 401. Attempts are rate-limited per email and per client address (429).',
+        schemas: { body: ref(LogIn), response: { 200: ref(LogInResponse), 401: ref(ErrorBody), 429: ref(ErrorBody) } },
+        async handler({ parameters, request, reply }) {
+          const session = await accounts.logIn(parameters.body, request.ip);
+          setRefreshCookie(reply, session);
+          return session.body;
+        },
+      }),
+      route({
+        method: 'GET',
+        path: '/me',
+        summary: 'The current account',
+        description: 'The account of the caller, identified by the access token (`Authorization: Bearer <token>`).',
+        auth: 'required',
+        schemas: { response: { 200: ref(UserAccount) } },
+        async handler({ user }) {
+          const account = user && (await accounts.get(user.id));
+          if (!account) throw unauthorized('Account no longer exists');
+          return account;
+        },
+      }),
+      route({
+        method: 'POST',
+        path: '/refresh',
+        summary: 'Refresh the access token',
+        description: 'Rotates the refresh token (from the body or the `refresh-token` cookie) and returns a new pair. ' +
+          'A token presented again after rotation revokes its whole family, except within the reuse grace window.',
+        schemas: { body: ref(RefreshRequest), response: { 200: ref(LogInResponse), 401: ref(ErrorBody) } },
+        async handler({ parameters, request, reply }) {
+          const session = await accounts.refresh(refreshTokenOf(parameters.body, request.cookies));
+          setRefreshCookie(reply, session);
+          return session.body;
+        },
+      }),
+      route({
+        method: 'POST',
+        path: '/log-out',
+        summary: 'Log out',
+        description: 'Revokes the family of the refresh token given (body or cookie) and clears the cookie. Always 204.',
+        schemas: { body: ref(RefreshRequest), response: { 204: null } },
+        async handler({ parameters, request, reply }) {
+          await accounts.logOut(refreshTokenOf(parameters.body, request.cookies));
+          reply.clearCookie(REFRESH_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies });
+          return undefined;
+        },
+      }),
+    ],
+  };
+}

@@ -1,0 +1,69 @@
+/** The spec's named schemas for accounts; one source for validation, OpenAPI and types. */
+import { Type, type Static } from 'typebox';
+
+const Email = Type.String({ format: 'email', maxLength: 254, description: 'compared and stored lower-cased' });
+
+export const Subscription = Type.Object(
+  {
+    status: Type.Union([Type.Literal('none'), Type.Literal('trialing'), Type.Literal('active'), Type.Literal('past-due'), Type.Literal('canceled')]),
+    plan: Type.Union([Type.String(), Type.Null()]),
+    'current-period-end': Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { $id: 'subscription', additionalProperties: false },
+);
+
+export const UserAccount = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    email: Type.String(),
+    name: Type.Union([Type.String(), Type.Null()]),
+    'created-at': Type.String({ format: 'date-time' }),
+    subscription: Subscription,
+  },
+  { $id: 'user-account', additionalProperties: false },
+);
+export type UserAccount = Static<typeof UserAccount>;
+
+export const CreateAccount = Type.Object(
+  {
+    email: Email,
+    password: Type.String({ minLength: 8, maxLength: 128 }),
+    'confirm-password': Type.Optional(Type.String({ maxLength: 128, description: 'must equal `password` when given' })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { $id: 'create-account', additionalProperties: false },
+);
+export type CreateAccount = Static<typeof CreateAccount>;
+
+export const SignUpResponse = Type.Object(
+  { account: UserAccount },
+  { $id: 'sign-up-response', additionalProperties: false },
+);
+
+export const LogIn = Type.Object(
+  {
+    email: Type.String({ maxLength: 254 }),
+    password: Type.String({ maxLength: 128 }),
+  },
+  { $id: 'log-in', additionalProperties: false },
+);
+export type LogIn = Static<typeof LogIn>;
+
+export const LogInResponse = Type.Object(
+  {
+    'access-token': Type.String(),
+    'refresh-token': Type.String(),
+    'token-type': Type.Literal('Bearer'),
+    'expires-in': Type.Integer({ description: 'seconds until the access token expires' }),
+    account: UserAccount,
+  },
+  { $id: 'log-in-response', additionalProperties: false },
+);
+export type LogInResponse = Static<typeof LogInResponse>;
+
+export const RefreshRequest = Type.Object(
+  { 'refresh-token': Type.Optional(Type.String({ maxLength: 200, description: 'else the `refresh-token` cookie is used' })) },
+  { $id: 'refresh-request', additionalProperties: false },
+);
+
+export const ACCOUNT_SCHEMAS = [Subscription, UserAccount, CreateAccount, SignUpResponse, LogIn, LogInResponse, RefreshRequest];

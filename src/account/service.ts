@@ -1,0 +1,132 @@
+/**
+ * Accounts: sign-up, log-in, refresh, log-out and the current account. Handlers call this;
+ * it calls the database through Kysely and the auth components.
+ */
+import type { AccessTokens } from '../auth/access-tokens.js';
+import type { PasswordHasher } from '../auth/passwords.js';
+import type { LoginRateLimiter } from '../auth/rate-limit.js';
+import type { RefreshTokens } from '../auth/refresh-tokens.js';
+import type { DB } from '../db/database.js';
+import type { AccountRow } from '../db/schema.js';
+import { badRequest, conflict, unauthorized } from '../http/errors.js';
+import type { Logger } from '../logging/logger.js';
+import type { CreateAccount, LogIn, LogInResponse, UserAccount } from './schemas.js';
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function toUserAccount(row: AccountRow): UserAccount {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    'created-at': new Date(row.created_at).toISOString(),
+    subscription: {
+      status: row.subscription_status,
+      plan: row.subscription_plan,
+      'current-period-end': row.subscription_period_end ? new Date(row.subscription_period_end).toISOString() : null,
+    },
+  };
+}
+
+export interface AccountDeps {
+  db: DB;
+  passwords: PasswordHasher;
+  accessTokens: AccessTokens;
+  refreshTokens: RefreshTokens;
+  loginLimiter: LoginRateLimiter;
+  log: Logger;
+}
+
+/** A log-in result with the refresh token's absolute expiry, for the cookie. */
+export interface Session {
+  body: LogInResponse;
+  refreshExpiresAt: Date;
+}
+
+const BAD_CREDENTIALS = 'Invalid email or password';
+
+export class AccountService {
+  constructor(private readonly deps: AccountDeps) {}
+
+  async signUp(input: CreateAccount): Promise<UserAccount> {
+    if (input['confirm-password'] !== undefined && input['confirm-password'] !== input.password) {
+      throw badRequest({
+        type: 'request-coercion', message: 'Invalid request body', in: 'body',
+        errors: [{ path: '/confirm-password', message: 'must equal password' }],
+      });
+    }
+    const email = normalizeEmail(input.email);
+    const passwordHash = await this.deps.passwords.hash(input.password);
+    try {
+      const row = await this.deps.db.insertInto('account')
+        .values({ email, name: input.name ?? null, password_hash: passwordHash })
+        .returningAll().executeTakeFirstOrThrow();
+      this.deps.log.info('account/signed-up', 'Account created', { 'account-id': row.id });
+      return toUserAccount(row);
+    } catch (err) {
+      // the unique index decides, so two sign-ups racing for one email cannot both win
+      if ((err as { code?: string }).code === '23505') throw conflict('An account with this email already exists', { field: 'email' });
+      throw err;
+    }
+  }
+
+  async logIn(input: LogIn, clientAddress: string): Promise<Session> {
+    const email = normalizeEmail(input.email);
+    await this.deps.loginLimiter.attempt(email, clientAddress);
+    const row = await this.deps.db.selectFrom('account').selectAll().where('email', '=', email).executeTakeFirst();
+    const valid = row ? await this.deps.passwords.verify(row.password_hash, input.password) : await this.deps.passwords.verifyNothing(input.password);
+    if (!row || !valid) {
+      this.deps.log.info('account/log-in-failed', 'Log-in refused');
+      throw unauthorized(BAD_CREDENTIALS, { type: 'unauthorized' });
+    }
+    const refresh = await this.deps.refreshTokens.issue(row.id);
+    this.deps.log.info('account/logged-in', 'Logged in', { 'account-id': row.id });
+    return this.session(row, refresh.token, refresh.expiresAt);
+  }
+
+  async refresh(token: string | undefined): Promise<Session> {
+    if (!token) throw unauthorized('No refresh token given');
+    const result = await this.deps.refreshTokens.rotate(token);
+    switch (result.outcome) {
+      case 'invalid':
+        throw unauthorized('Invalid refresh token');
+      case 'expired':
+        throw unauthorized('Refresh token expired');
+      case 'reused':
+        this.deps.log.warn('account/refresh-token-reuse', 'A rotated refresh token was presented again; its family is revoked', {
+          'account-id': result.accountId, 'family-id': result.familyId,
+        });
+        throw unauthorized('Refresh token was already used');
+    }
+    const row = await this.deps.db.selectFrom('account').selectAll().where('id', '=', result.accountId).executeTakeFirst();
+    if (!row) throw unauthorized('Account no longer exists');
+    return this.session(row, result.token, result.expiresAt);
+  }
+
+  async logOut(token: string | undefined): Promise<void> {
+    if (token && (await this.deps.refreshTokens.revokeFamilyOf(token))) {
+      this.deps.log.info('account/logged-out', 'Logged out');
+    }
+  }
+
+  async get(id: string): Promise<UserAccount | undefined> {
+    const row = await this.deps.db.selectFrom('account').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toUserAccount(row) : undefined;
+  }
+
+  private async session(row: AccountRow, refreshToken: string, refreshExpiresAt: Date): Promise<Session> {
+    const account = toUserAccount(row);
+    return {
+      body: {
+        'access-token': await this.deps.accessTokens.issue({ id: account.id, email: account.email }),
+        'refresh-token': refreshToken,
+        'token-type': 'Bearer',
+        'expires-in': this.deps.accessTokens.ttl,
+        account,
+      },
+      refreshExpiresAt,
+    };
+  }
+}
