@@ -17,6 +17,14 @@ import { CsrfService } from './auth/csrf.js';
 import { PasswordHasher } from './auth/passwords.js';
 import { LoginRateLimiter } from './auth/rate-limit.js';
 import { RefreshTokens } from './auth/refresh-tokens.js';
+import { accountQueries } from './account/queries.js';
+import { ErrorBody } from './http/errors.js';
+import { paymentQueries, PaymentEventsPage } from './payments/queries.js';
+import { paymentRoutes, WebhookReceipt } from './payments/routes.js';
+import { PaymentService } from './payments/service.js';
+import { stripeProvider } from './payments/stripe.js';
+import { QueryRegistry } from './query/registry.js';
+import { queryRoutes } from './query/routes.js';
 import { openDatabase, type Database } from './db/database.js';
 import { healthRoutes } from './health/routes.js';
 import { HealthStatus } from './health/routes.js';
@@ -91,6 +99,9 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       log: logs.logger('saas.account'),
     });
     const secureCookies = config.env === 'prod';
+    const payments = new PaymentService(database.db, [stripeProvider(config.stripeWebhookSecrets)], logs.logger('saas.payments'));
+    const schemas = [HealthStatus, ...ACCOUNT_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...(options.extraSchemas ?? [])];
+    const queries = new QueryRegistry([...accountQueries(accounts), ...paymentQueries(payments)], [ErrorBody, ...schemas]);
 
     const app = await buildApp({
       config,
@@ -98,10 +109,12 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       redact,
       csrf,
       authenticator: bearerAuthenticator(accessTokens, [REFRESH_COOKIE]),
-      schemas: [HealthStatus, ...ACCOUNT_SCHEMAS, ...(options.extraSchemas ?? [])],
+      schemas,
       routeGroups: [
         healthRoutes({ version: config.version, startedAt, pingDatabase: (ms) => database.ping(ms) }),
         accountRoutes(accounts, { secureCookies }),
+        paymentRoutes(payments),
+        queryRoutes(queries),
         ...(options.extraRouteGroups ?? []),
       ],
     });

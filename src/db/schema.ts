@@ -46,6 +46,8 @@ export interface PaymentEventTable {
   event_id: string;
   type: string;
   account_id: string | null;
+  /** the provider's customer the event concerns, when it names one */
+  customer_id: string | null;
   payload: ColumnType<unknown, string, string>;
   created_at: Timestamp;
   received_at: Generated<Date>;

@@ -27,6 +27,11 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
       },
     },
+    // a route may document a richer body than it validates (the query endpoint: one schema per kind)
+    transform: ({ schema, url, route }) => {
+      const docs = (route.config as { docs?: { body?: unknown } } | undefined)?.docs;
+      return { schema: docs?.body && schema ? { ...schema, body: docs.body } : schema, url } as never;
+    },
     // named schemas (added with addSchema and an $id) become components.schemas/<$id>
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });

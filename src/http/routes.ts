@@ -64,6 +64,8 @@ export interface RouteDefinition<S extends RouteSchemas> {
   rawBody?: boolean;
   /** false exempts the route from the CSRF check (webhooks: the caller is a server) */
   csrf?: boolean;
+  /** schemas shown in the OpenAPI document instead of the validated ones (e.g. one per query kind) */
+  docs?: { body?: TSchema };
   handler(ctx: HandlerContext<S>): Promise<SuccessBody<S>>;
 }
 
@@ -79,6 +81,7 @@ export interface Route {
   schemas: RouteSchemas;
   rawBody?: boolean;
   csrf?: boolean;
+  docs?: { body?: TSchema };
   handler(ctx: HandlerContext<RouteSchemas>): Promise<unknown>;
 }
 
@@ -107,6 +110,7 @@ export interface RouteConfig {
   rawBody: boolean;
   csrf: boolean;
   responses: Record<number, TSchema | null>;
+  docs?: { body?: TSchema };
 }
 
 const CONTENT_TYPES = FORMATS.map((f) => f.mime);
@@ -148,7 +152,7 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
     if (auth === 'required') addError(401, 'Missing, invalid or expired access token');
     addError(500, 'Unexpected error (`exception`) or a response that broke its schema (`response-coercion`)');
 
-    const config: RouteConfig = { auth, rawBody: r.rawBody === true, csrf: r.csrf !== false, responses };
+    const config: RouteConfig = { auth, rawBody: r.rawBody === true, csrf: r.csrf !== false, responses, docs: r.docs };
     app.route({
       method: r.method as HTTPMethods,
       url: group.prefix + r.path,

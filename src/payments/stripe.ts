@@ -1,0 +1,115 @@
+/**
+ * Stripe: the `Stripe-Signature` scheme (`t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`,
+ * several v1 and several secrets for rotation, 300 s tolerance either way, constant-time
+ * comparison) and the mapping of the events this service acts on.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { SubscriptionStatus } from '../db/schema.js';
+import { InvalidEventError, InvalidSignatureError, type PaymentEffect, type PaymentEvent, type PaymentProvider } from './provider.js';
+
+export const STRIPE_TOLERANCE_SECONDS = 300;
+
+export interface ParsedSignatureHeader {
+  timestamp: number;
+  signatures: string[];
+}
+
+export function parseSignatureHeader(header: string | string[] | undefined): ParsedSignatureHeader {
+  if (typeof header !== 'string' || header.length === 0 || header.length > 4096) throw new InvalidSignatureError('Missing Stripe-Signature header');
+  let timestamp: number | undefined;
+  const signatures: string[] = [];
+  for (const part of header.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (key === 't' && /^\d{1,12}$/.test(value)) timestamp = Number(value);
+    else if (key === 'v1' && /^[0-9a-f]{64}$/i.test(value)) signatures.push(value.toLowerCase());
+  }
+  if (timestamp === undefined) throw new InvalidSignatureError('Stripe-Signature has no valid timestamp');
+  if (signatures.length === 0) throw new InvalidSignatureError('Stripe-Signature has no v1 signature');
+  return { timestamp, signatures };
+}
+
+/** Verifies a Stripe webhook signature; throws {@link InvalidSignatureError}. */
+export function verifyStripeSignature(rawBody: Buffer, header: string | string[] | undefined, secrets: readonly string[], now: Date, tolerance = STRIPE_TOLERANCE_SECONDS): void {
+  if (secrets.length === 0) throw new InvalidSignatureError('No webhook secret is configured (STRIPE_WEBHOOK_SECRET)');
+  const { timestamp, signatures } = parseSignatureHeader(header);
+  if (Math.abs(now.getTime() / 1000 - timestamp) > tolerance) throw new InvalidSignatureError('Stripe-Signature timestamp is outside the tolerance');
+  const given = signatures.map((s) => Buffer.from(s, 'hex'));
+  let match = false;
+  for (const secret of secrets) {
+    const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest();
+    // compare against every candidate without stopping early
+    for (const sig of given) if (sig.length === expected.length && timingSafeEqual(sig, expected)) match = true;
+  }
+  if (!match) throw new InvalidSignatureError('No Stripe-Signature matches the body');
+}
+
+const STATUS: Record<string, SubscriptionStatus> = {
+  trialing: 'trialing', active: 'active', past_due: 'past-due', unpaid: 'past-due',
+  canceled: 'canceled', incomplete_expired: 'canceled', paused: 'canceled', incomplete: 'none',
+};
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
+const idOf = (v: unknown): string | null => str(v) ?? (isObj(v) ? str(v.id) : null);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function firstItem(sub: Obj): Obj | undefined {
+  const items = isObj(sub.items) && Array.isArray(sub.items.data) ? sub.items.data : [];
+  return isObj(items[0]) ? items[0] : undefined;
+}
+
+/** The effect of a Stripe event (the `data.object` shapes of Stripe's API). */
+export function stripeEffect(type: string, object: Obj): PaymentEffect {
+  const customerId = idOf(object.customer);
+  switch (type) {
+    case 'checkout.session.completed': {
+      const accountId = str(object.client_reference_id);
+      if (customerId && accountId && UUID.test(accountId)) return { kind: 'link-customer', accountId: accountId.toLowerCase(), customerId };
+      return { kind: 'none', customerId };
+    }
+    case 'customer.subscription.created':
+    case 'customer.subscription.updated':
+    case 'customer.subscription.deleted': {
+      if (!customerId) return { kind: 'none', customerId };
+      const item = firstItem(object);
+      const plan = (item && isObj(item.price) ? str(item.price.id) : null) ?? (item && isObj(item.plan) ? str(item.plan.id) : null) ?? (isObj(object.plan) ? str(object.plan.id) : null);
+      // newer API versions moved the period to the items
+      const end = typeof object.current_period_end === 'number' ? object.current_period_end : typeof item?.current_period_end === 'number' ? item.current_period_end : null;
+      const status = type === 'customer.subscription.deleted' ? 'canceled' : STATUS[String(object.status)] ?? 'none';
+      return { kind: 'subscription', customerId, status, plan, periodEnd: end === null ? null : new Date(end * 1000) };
+    }
+    case 'invoice.payment_failed':
+      return customerId ? { kind: 'payment-failed', customerId } : { kind: 'none', customerId };
+    default:
+      return { kind: 'none', customerId };
+  }
+}
+
+export function stripeProvider(secrets: readonly string[]): PaymentProvider {
+  return {
+    name: 'stripe',
+    verify(rawBody: Buffer, headers: IncomingHttpHeaders, now: Date) {
+      verifyStripeSignature(rawBody, headers['stripe-signature'], secrets, now);
+    },
+    parse(rawBody: Buffer): PaymentEvent {
+      let json: unknown;
+      try {
+        json = JSON.parse(rawBody.toString('utf8'));
+      } catch {
+        throw new InvalidEventError('The body is not JSON');
+      }
+      if (!isObj(json) || !str(json.id) || !str(json.type)) throw new InvalidEventError('The body is not an event: it needs an id and a type');
+      const id = String(json.id);
+      const type = String(json.type);
+      if (id.length > 255 || type.length > 255) throw new InvalidEventError('Event id or type is too long');
+      const object = isObj(json.data) && isObj(json.data.object) ? json.data.object : {};
+      const created = typeof json.created === 'number' ? new Date(json.created * 1000) : new Date();
+      return { id, type, createdAt: Number.isNaN(created.getTime()) ? new Date() : created, effect: stripeEffect(type, object) };
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import Stripe from 'stripe';
+import { logIn, signUp } from '../support/auth.js';
+import { ALL_FORMATS, FORMAT_BY_NAME } from '../support/http.js';
+import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
+
+const stripe = new Stripe('sk_test_not_used');
+const SECRET = 'whsec_query_tests_0123';
+
+for (const db of testDatabases()) {
+  describe(`Query endpoint on ${db.name}`, () => {
+    let t: TestSystem;
+    let token: string;
+    let accountId: string;
+    const auth = () => ({ authorization: `Bearer ${token}` });
+
+    before(async () => {
+      t = await startSystem(db, { STRIPE_WEBHOOK_SECRET: SECRET });
+      const { email, id } = await signUp(t.client);
+      accountId = id;
+      token = (await logIn(t.client, email)).body['access-token'];
+      const base = Math.floor(Date.now() / 1000) - 100;
+      const deliver = (e: object) => {
+        const payload = JSON.stringify(e);
+        return t.client('POST', '/api/webhooks/stripe', { headers: { 'content-type': 'application/json', 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) }, body: payload });
+      };
+      await deliver({ id: 'evt_q0', type: 'checkout.session.completed', created: base, data: { object: { client_reference_id: id, customer: 'cus_q' } } });
+      for (let i = 1; i <= 4; i++) await deliver({ id: `evt_q${i}`, type: 'invoice.paid', created: base + i, data: { object: { customer: 'cus_q' } } });
+    });
+    after(async () => t?.stop());
+
+    for (const format of ALL_FORMATS) {
+      it(`runs account/me in ${format.name}`, async () => {
+        const res = await t.client('POST', '/api/cqrs/query', { format, headers: auth(), body: { 'query/kind': 'account/me' } });
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.headers['content-type'], format.mime);
+        assert.equal(res.body.id, accountId);
+        assert.equal(res.body.subscription.status, 'none');
+      });
+
+      it(`pages payments/events newest first in ${format.name}`, async () => {
+        const first = await t.client('POST', '/api/cqrs/query', { format, headers: auth(), body: { 'query/kind': 'payments/events', limit: 2 } });
+        assert.equal(first.status, 200, first.text);
+        assert.deepEqual(first.body.events.map((e: { id: string }) => e.id), ['evt_q4', 'evt_q3']);
+        assert.equal(first.body.events[0].type, 'invoice.paid');
+        const second = await t.client('POST', '/api/cqrs/query', { format, headers: auth(), body: { 'query/kind': 'payments/events', limit: 2, cursor: first.body['next-cursor'] } });
+        assert.deepEqual(second.body.events.map((e: { id: string }) => e.id), ['evt_q2', 'evt_q1']);
+        const last = await t.client('POST', '/api/cqrs/query', { format, headers: auth(), body: { 'query/kind': 'payments/events', limit: 2, cursor: second.body['next-cursor'] } });
+        assert.deepEqual(last.body.events.map((e: { id: string }) => e.id), ['evt_q0']);
+        assert.equal(last.body['next-cursor'], null);
+      });
+    }
+
+    it('takes query/kind as a keyword (EDN, Transit) or a string with or without the colon', async () => {
+      const edn = await t.client('POST', '/api/cqrs/query', { format: FORMAT_BY_NAME.edn, headers: auth(), body: '{:query/kind :account/me}' });
+      assert.equal(edn.status, 200, edn.text);
+      const transit = await t.client('POST', '/api/cqrs/query', { format: FORMAT_BY_NAME.transit, headers: auth(), body: '["^ ","~:query/kind","~:account/me"]' });
+      assert.equal(transit.status, 200, transit.text);
+      const colon = await t.client('POST', '/api/cqrs/query', { headers: auth(), body: { 'query/kind': ':account/me' } });
+      assert.equal(colon.status, 200);
+    });
+
+    it('answers an unknown kind with 400 listing the known ones', async () => {
+      const res = await t.client('POST', '/api/cqrs/query', { headers: auth(), body: { 'query/kind': 'billing/nothing' } });
+      assert.equal(res.status, 400);
+      assert.deepEqual(res.body, { type: 'unknown-query-kind', message: 'Unknown query kind "billing/nothing"', kind: 'billing/nothing', known: ['account/me', 'payments/events'] });
+      const missing = await t.client('POST', '/api/cqrs/query', { headers: auth(), body: {} });
+      assert.equal(missing.status, 400);
+      assert.equal(missing.body.type, 'request-coercion');
+    });
+
+    it('validates parameters and requires authentication where the kind says so', async () => {
+      for (const bad of [{ limit: 0 }, { limit: 101 }, { limit: 'ten' }, { surprise: true }, { cursor: 'not-a-cursor' }]) {
+        const res = await t.client('POST', '/api/cqrs/query', { headers: auth(), body: { 'query/kind': 'payments/events', ...bad } });
+        assert.equal(res.status, 400, JSON.stringify(bad));
+        assert.equal(res.body.type, 'request-coercion');
+      }
+      const anonymous = await t.client('POST', '/api/cqrs/query', { body: { 'query/kind': 'payments/events' } });
+      assert.equal(anonymous.status, 401);
+    });
+
+    it('documents every kind in the OpenAPI document', async () => {
+      const doc = JSON.parse((await t.client('GET', '/openapi/openapi.json')).text);
+      const body = doc.paths['/api/cqrs/query'].post.requestBody.content['application/json'].schema;
+      const kinds = body.anyOf.map((s: { properties: Record<string, { enum: string[] }> }) => s.properties['query/kind'].enum[0]);
+      assert.deepEqual(kinds.sort(), ['account/me', 'payments/events']);
+      assert.ok(doc.components.schemas['payment-events-page']);
+      assert.ok(doc.components.schemas['user-account']);
+    });
+  });
+}
