@@ -1,0 +1,24 @@
+// Builds the browser client into public/ and reports its gzipped sizes (the budget is 80 KB).
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build } from 'vite';
+
+await build({ configFile: new URL('../vite.config.ts', import.meta.url).pathname });
+
+const assets = join('public', 'assets');
+const sizes = {};
+let totalJs = 0;
+for (const name of await readdir(assets)) {
+  if (name.endsWith('.map')) continue;
+  const raw = await readFile(join(assets, name));
+  const gz = gzipSync(raw, { level: 9 }).length;
+  sizes[name] = { bytes: (await stat(join(assets, name))).size, gzip: gz };
+  if (name.endsWith('.js')) totalJs += gz;
+}
+await writeFile(join('public', 'bundle-sizes.json'), JSON.stringify({ totalJsGzip: totalJs, files: sizes }, null, 2));
+console.log(`client built: ${(totalJs / 1024).toFixed(1)} KB of JS gzipped`);
+if (totalJs > 80 * 1024) {
+  console.error('the client JS is over its 80 KB gzipped budget');
+  process.exit(1);
+}

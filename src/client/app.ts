@@ -1,0 +1,118 @@
+/**
+ * The single-page app: sign-up, log-in, the account page and log-out, on the event core and
+ * the request layer. Plain DOM, no UI library: the whole bundle stays small.
+ */
+import { EventCore, type EventVector } from './core.js';
+import { installHttp, type HttpFailure, type HttpLayerConfig } from './http.js';
+
+export type Route = 'log-in' | 'sign-up' | 'account';
+
+export interface Account {
+  id: string;
+  email: string;
+  name: string | null;
+  'created-at': string;
+  subscription: { status: string; plan: string | null; 'current-period-end': string | null };
+}
+
+export interface AppState {
+  route: Route;
+  token?: string;
+  account?: Account;
+  toasts: Array<{ id: number; message: string }>;
+  busy: boolean;
+  /** false until the start-up session check answered */
+  ready: boolean;
+}
+
+export const PATHS: Record<Route, string> = { 'log-in': '/log-in', 'sign-up': '/sign-up', account: '/account' };
+
+export function routeOf(path: string): Route {
+  const found = (Object.entries(PATHS) as Array<[Route, string]>).find(([, p]) => p === path);
+  return found ? found[0] : 'account';
+}
+
+interface LogInResponse {
+  'access-token': string;
+  account: Account;
+}
+
+let toastIds = 0;
+
+/** Registers the app's events on a core; `navigate` changes the browser's location. */
+export function registerApp(core: EventCore<AppState>, http: Omit<HttpLayerConfig, 'getToken' | 'setToken'>, navigate: (path: string) => void): void {
+  installHttp(core, {
+    ...http,
+    loginRoute: 'log-in',
+    getToken: () => core.state.token,
+    // synchronous, so a request retried after a refresh sees the new token at once
+    setToken: (token) => core.dispatchSync(['auth/token', token]),
+  });
+  core.regFx('navigate', (path: string) => navigate(path));
+  core.regFx('later', ({ ms, event }: { ms: number; event: EventVector }) => { setTimeout(() => core.dispatch(event), ms); });
+
+  core
+    .regEvent('app/start', ({ state }) => ({
+      db: { ...state, busy: true },
+      // a page load has no access token: the refresh-token cookie may restore the session
+      'http/api': { url: 'account/refresh', method: 'post', body: {}, onSuccess: ['auth/logged-in', { quiet: true }], onFailure: ['auth/no-session'] },
+    }))
+    .regEvent('auth/no-session', ({ state }) => ({
+      db: { ...state, busy: false, ready: true },
+      dispatch: state.route === 'account' ? ['router/navigate', { route: 'log-in' }] : undefined,
+    }))
+    .regEvent('auth/token', ({ state }, [, token]) => ({ db: { ...state, token: token as string | undefined } }))
+    .regEvent('auth/logged-in', ({ state }, [, _opts, response]) => {
+      const r = response as LogInResponse;
+      return {
+        db: { ...state, token: r['access-token'], account: r.account, busy: false, ready: true },
+        dispatch: state.route === 'account' ? undefined : ['router/navigate', { route: 'account' }],
+      };
+    })
+    .regEvent('log-in/submit', ({ state }, [, form]) => ({
+      db: { ...state, busy: true },
+      'http/api': { url: 'account/log-in', method: 'post', body: form, onSuccess: ['auth/logged-in', {}], onFailureN: [['request/failed'], ['app/idle']] },
+    }))
+    .regEvent('sign-up/submit', ({ state }, [, form]) => {
+      const f = form as { email: string; password: string; 'confirm-password': string; name?: string };
+      return {
+        db: { ...state, busy: true },
+        'http/api': {
+          url: 'account/sign-up', method: 'post', body: f,
+          onSuccess: ['log-in/submit', { email: f.email, password: f.password }],
+          onFailureN: [['request/failed'], ['app/idle']],
+        },
+      };
+    })
+    .regEvent('account/load', () => ({
+      'http/auth-api': { url: 'account/me', onSuccess: ['account/loaded'], onFailure: ['request/failed'] },
+    }))
+    .regEvent('account/loaded', ({ state }, [, account]) => ({ db: { ...state, account: account as Account } }))
+    .regEvent('log-out', ({ state }) => ({
+      db: { ...state, busy: true },
+      'http/api': { url: 'account/log-out', method: 'post', body: {}, onSuccess: ['auth/logged-out'], onFailureN: [['auth/logged-out']] },
+    }))
+    .regEvent('auth/logged-out', ({ state }) => ({
+      db: { ...state, token: undefined, account: undefined, busy: false },
+      dispatch: ['router/navigate', { route: 'log-in' }],
+    }))
+    .regEvent('app/idle', ({ state }) => ({ db: { ...state, busy: false } }))
+    .regEvent('router/navigate', ({ state }, [, arg]) => {
+      const route = (arg as { route: Route }).route;
+      return { db: { ...state, route, busy: false }, navigate: PATHS[route] };
+    })
+    .regEvent('router/changed', ({ state }, [, path]) => ({ db: { ...state, route: routeOf(path as string) } }))
+    .regEvent('request/failed', (_ctx, [, failure]) => {
+      const f = failure as Partial<HttpFailure> & { type?: string; errors?: Array<{ path: string; message: string }> };
+      const detail = f.errors?.length ? `: ${f.errors.map((e) => `${e.path.replace(/^\//, '')} ${e.message}`).join(', ')}` : '';
+      return { dispatch: ['toast/error', { message: `${f.message ?? 'Request failed'}${detail}` }] };
+    })
+    .regEvent('toast/error', ({ state }, [, arg]) => {
+      const id = ++toastIds;
+      return {
+        db: { ...state, toasts: [...state.toasts, { id, message: (arg as { message: string }).message }] },
+        later: { ms: 6000, event: ['toast/dismiss', id] },
+      };
+    })
+    .regEvent('toast/dismiss', ({ state }, [, id]) => ({ db: { ...state, toasts: state.toasts.filter((t) => t.id !== id) } }));
+}
