@@ -35,11 +35,16 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
       connectionString: config.databaseUrl,
       max: config.pgPoolMax,
       connectionTimeoutMillis: 3000,
+      // a database that stops answering fails requests with 503 instead of holding them forever
+      query_timeout: 10_000,
       idleTimeoutMillis: 30_000,
     });
     pool.on('connect', (client) => {
       poolLog.debug('pg-pool/connect', 'Opened a database connection', { total: pool.totalCount });
       client.on('notice', (n) => driverLog.info('pg/notice', n.message ?? 'notice', { severity: n.severity }));
+      // a connection lost while checked out emits 'error' on the client; unheard, it would crash
+      // the process on a database restart. The query in progress gets the error as well.
+      client.on('error', (err) => driverLog.error('pg/connection-error', `Database connection lost: ${err.message}`, { code: (err as { code?: string }).code }));
     });
     pool.on('remove', () => poolLog.debug('pg-pool/remove', 'Closed a database connection', { total: pool.totalCount }));
     // an idle client losing its server must not crash the process
@@ -88,5 +93,5 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: string }).code;
   if (code && UNAVAILABLE_CODES.has(code)) return true;
-  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|PGlite is closed/i.test(err.message);
+  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Query read timeout|PGlite is closed/i.test(err.message);
 }

@@ -22,6 +22,8 @@ export interface RequestOptions {
   body?: unknown;
   /** request and response format */
   format?: Format;
+  /** a connection of its own instead of a pooled keep-alive one */
+  freshConnection?: boolean;
 }
 
 export type TestClient = (method: string, path: string, options?: RequestOptions) => Promise<TestResponse>;
@@ -52,7 +54,7 @@ export function makeClient(baseUrl: string): TestClient {
         payload = Buffer.isBuffer(options.body) ? options.body : Buffer.from(typeof options.body === 'string' ? options.body : format.encode(options.body));
         if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = format.mime;
       }
-      const req = httpRequest(new URL(path, baseUrl), { method, headers }, (res) => {
+      const req = httpRequest(new URL(path, baseUrl), { method, headers, ...(options.freshConnection ? { agent: false } : {}) }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
