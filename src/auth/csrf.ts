@@ -51,19 +51,25 @@ export function ensureSession(request: FastifyRequest, reply: FastifyReply, secu
 
 /** Registers the CSRF check on every unsafe request under `/api` (routes may opt out). */
 export function installCsrfCheck(app: FastifyInstance, csrf: CsrfService, credentialCookies: readonly string[]): void {
-  app.addHook('onRequest', async (request) => {
-    if (SAFE_METHODS.has(request.method)) return;
+  const check = (request: FastifyRequest): Error | undefined => {
     const config = request.routeOptions.config as Partial<RouteConfig> | undefined;
-    if (config?.csrf === false) return;
-    if (request.headers['sec-fetch-site'] === 'cross-site') throw forbidden('Cross-site request refused', { reason: 'cross-site' });
-    if (!request.url.startsWith('/api/') && request.url !== '/api') return;
+    if (config?.csrf === false) return undefined;
+    if (request.headers['sec-fetch-site'] === 'cross-site') return forbidden('Cross-site request refused', { reason: 'cross-site' });
+    if (!request.url.startsWith('/api/') && request.url !== '/api') return undefined;
     const cookies = request.cookies ?? {};
     const carriesCredentials = cookies[SESSION_COOKIE] !== undefined || credentialCookies.some((name) => cookies[name] !== undefined);
-    if (!carriesCredentials) return;
+    if (!carriesCredentials) return undefined;
     const token = request.headers[CSRF_HEADER];
     const sessionId = sessionIdOf(request);
     if (typeof token !== 'string' || !sessionId || !csrf.verify(sessionId, token)) {
-      throw forbidden('Missing or invalid CSRF token', { reason: 'csrf' });
+      return forbidden('Missing or invalid CSRF token', { reason: 'csrf' });
     }
+    return undefined;
+  };
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (SAFE_METHODS.has(request.method)) return done();
+    const refused = check(request);
+    if (refused) done(refused);
+    else done();
   });
 }

@@ -22,8 +22,29 @@ export interface HealthDeps {
 
 /** How long the database gets to answer before the service reports itself degraded. */
 export const DB_PING_TIMEOUT_MS = 1000;
+/** How long one ping's answer serves later health checks: probes must not load the database. */
+export const DB_PING_MAX_AGE_MS = 500;
+
+/**
+ * Shares one in-flight ping among concurrent checks and reuses its answer for `maxAgeMs`, so a
+ * flood of probes costs the database one query per half second while a dead database still
+ * shows within the second.
+ */
+export function cachedPing(ping: (timeoutMs: number) => Promise<boolean>, maxAgeMs = DB_PING_MAX_AGE_MS, now = () => Date.now()) {
+  let last: { at: number; up: boolean } | undefined;
+  let inFlight: Promise<boolean> | undefined;
+  return (timeoutMs: number): Promise<boolean> => {
+    if (last && now() - last.at < maxAgeMs) return Promise.resolve(last.up);
+    inFlight ??= ping(timeoutMs).then((up) => {
+      last = { at: now(), up };
+      return up;
+    }).finally(() => { inFlight = undefined; });
+    return inFlight;
+  };
+}
 
 export function healthRoutes(deps: HealthDeps): RouteGroup {
+  const pingDatabase = cachedPing(deps.pingDatabase);
   return {
     prefix: '/api',
     tags: ['Health'],
@@ -33,10 +54,11 @@ export function healthRoutes(deps: HealthDeps): RouteGroup {
         method: 'GET',
         path: '/health',
         summary: 'Service health',
-        description: '200 when the service and its database answer; 503 `degraded` when the database does not answer within 1 s.',
+        description: '200 when the service and its database answer; 503 `degraded` when the database does not answer within 1 s. ' +
+          'The database is asked at most every 500 ms; concurrent checks share one ask.',
         schemas: { response: { 200: HealthStatus, 503: HealthStatus } },
         async handler({ reply }) {
-          const dbUp = await deps.pingDatabase(DB_PING_TIMEOUT_MS);
+          const dbUp = await pingDatabase(DB_PING_TIMEOUT_MS);
           if (!dbUp) reply.code(503);
           return {
             status: dbUp ? 'ok' : 'degraded',

@@ -7,7 +7,6 @@
 import fastifyCompress from '@fastify/compress';
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
-import fastifyHelmet from '@fastify/helmet';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Config } from '../config.js';
@@ -18,6 +17,7 @@ import type { Redactor } from '../logging/redact.js';
 import { notFound } from './errors.js';
 import { ErrorBody } from './errors.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
+import { computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
 import { contextServerFactory, installPipeline, requestIdOf, sendError } from './pipeline.js';
 import { registerRouteGroup, type AuthUser, type RouteGroup } from './routes.js';
 import { registerStatic } from './static.js';
@@ -63,34 +63,32 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // --- defaults layer ---
   await app.register(fastifyCookie, { secret: config.sessionSecret });
-  await app.register(fastifyHelmet, {
-    // Swagger UI and the client load only same-origin scripts; HSTS only makes sense behind TLS
-    hsts: config.env === 'prod',
-    contentSecurityPolicy: {
-      directives: { 'upgrade-insecure-requests': config.env === 'prod' ? [] : null },
-    },
-  });
+  const securityHeaders = computeSecurityHeaders(securityHeaderOptions(config.env === 'prod'));
   await app.register(fastifyCompress, { global: true, encodings: ['br', 'gzip', 'deflate'] });
   await registerOpenApi(app, { version: config.version });
   for (const schema of [ErrorBody, ...deps.schemas]) app.addSchema(schema);
 
   // --- pipeline ---
-  installPipeline(app, { log: logs.logger('saas.http'), redact: deps.redact, sharedSchemas: [ErrorBody, ...deps.schemas] });
+  installPipeline(app, {
+    log: logs.logger('saas.http'), redact: deps.redact, sharedSchemas: [ErrorBody, ...deps.schemas], responseHeaders: securityHeaders,
+  });
   await app.register(fastifyFormbody);
 
   // --- request checks ---
   if (deps.authenticator) {
     const authenticator = deps.authenticator;
     // JWT middleware: wraps the whole /api group; claims go into the log context
-    app.addHook('onRequest', async (request) => {
-      if (!request.url.startsWith('/api/')) return;
-      const { user, failure } = await authenticator.authenticate(request);
-      if (user) {
-        request.user = user;
-        request.logContext.user = { id: user.id, email: user.email };
-      } else if (failure) {
-        request.authFailure = failure;
-      }
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (!request.headers.authorization || !request.url.startsWith('/api/')) return done();
+      authenticator.authenticate(request).then(({ user, failure }) => {
+        if (user) {
+          request.user = user;
+          request.logContext.user = { id: user.id, email: user.email };
+        } else if (failure) {
+          request.authFailure = failure;
+        }
+        done();
+      }, done);
     });
   }
   installCsrfCheck(app, deps.csrf, deps.authenticator?.credentialCookies ?? []);

@@ -14,8 +14,17 @@ export function formatForContentType(contentType: string | undefined): Format | 
 }
 
 /** The response format for an `Accept` header (q-values honoured); JSON when nothing usable. */
+const negotiated = new Map<string, Format>();
+
 export function negotiateResponseFormat(accept: string | undefined): Format {
   if (!accept) return json;
-  const chosen = new Negotiator({ headers: { accept } }).mediaType(MIMES);
-  return (chosen && BY_MIME.get(chosen)) || json;
+  // clients send few distinct Accept values: remember the answers (bounded)
+  let format = negotiated.get(accept);
+  if (!format) {
+    const chosen = new Negotiator({ headers: { accept } }).mediaType(MIMES);
+    format = (chosen && BY_MIME.get(chosen)) || json;
+    if (negotiated.size >= 500) negotiated.clear();
+    negotiated.set(accept, format);
+  }
+  return format;
 }

@@ -114,6 +114,8 @@ export interface PipelineDeps {
   redact: Redactor;
   /** shared schemas (with `$id`) that response schemas may reference */
   sharedSchemas: TSchema[];
+  /** headers set on every response (security headers); routes may override them */
+  responseHeaders?: Record<string, string>;
 }
 
 export interface ErrorResponse {
@@ -190,17 +192,23 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   }
 
   // --- 1-2: context and negotiation ------------------------------------------------------
-  app.addHook('onRequest', async (request, reply) => {
+  // every object body, errors included, leaves through the negotiated encoder; a string is a
+  // body its sender already encoded (HTML, the OpenAPI JSON) and goes out as it is
+  const serializers = new Map(FORMATS.map((f) => [f, (payload: unknown) => (typeof payload === 'string' ? payload : f.encode(payload))]));
+  const headers = deps.responseHeaders ?? {};
+  // Hooks on the hot path are callback-style: an async hook costs a promise per request,
+  // and every promise is tracked for the async context.
+  app.addHook('onRequest', (request, reply, done) => {
     request.logContext = (request.raw as TrackedMessage)[CONTEXT] ?? currentContext() ?? {};
     const format = negotiateResponseFormat(request.headers.accept);
     request.responseFormat = format;
-    // every object body, errors included, leaves through the negotiated encoder; a string is
-    // a body its sender already encoded (HTML, the OpenAPI JSON) and goes out as it is
-    reply.serializer((payload) => (typeof payload === 'string' ? payload : format.encode(payload)));
+    reply.serializer(serializers.get(format)!);
+    reply.headers(headers);
+    done();
   });
 
   // --- 5: params merged and logged, redacted ---------------------------------------------
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const raw = (request.routeOptions.config as Partial<RouteConfig>).rawBody === true;
     // no body at all is an empty map: the schema then names each missing field
     if (request.body === undefined && !raw && request.routeOptions.schema?.body) request.body = {};
@@ -214,10 +222,11 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
         cookies: request.cookies,
       });
     }
+    done();
   });
 
   // --- 6-7: response checked against its schema, then encoded ----------------------------
-  app.addHook('preSerialization', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  app.addHook('preSerialization', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, value?: unknown) => void) => {
     const format = request.responseFormat ?? json;
     if (!(reply as unknown as Record<symbol, boolean>)[ERROR_BODY]) {
       const config = request.routeOptions.config as Partial<RouteConfig>;
@@ -230,11 +239,11 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
           validate = schema === null ? null : ajv.compile(schema);
           perRoute.set(reply.statusCode, validate);
         }
-        if (validate && !validate(payload)) throw new ResponseCoercionError(reply.statusCode, ajvErrors(validate.errors), payload);
+        if (validate && !validate(payload)) return done(new ResponseCoercionError(reply.statusCode, ajvErrors(validate.errors), payload));
       }
     }
     reply.type(format.mime);
-    return payload;
+    done(null, payload);
   });
 
   // Serialisation is the negotiated encoder's (onRequest); Fastify's compiled serializers
@@ -270,9 +279,15 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
       { status, 'saas.logging/ms': ms, ...(contentType ? { 'content-type': String(contentType) } : {}) },
       { ctx: request.logContext ?? tracked[CONTEXT] });
   };
-  app.addHook('onResponse', async (request, reply) => logResponse(request, reply.statusCode, reply.getHeader('content-type')));
+  app.addHook('onResponse', (request, reply, done) => {
+    logResponse(request, reply.statusCode, reply.getHeader('content-type'));
+    done();
+  });
   // 499: nginx's "client closed request"; the client went away before the answer
-  app.addHook('onRequestAbort', async (request) => logResponse(request, 499, undefined));
+  app.addHook('onRequestAbort', (request, done) => {
+    logResponse(request, 499, undefined);
+    done();
+  });
 }
 
 /** Sends an error body in the negotiated format (for handlers outside the route table). */

@@ -60,7 +60,11 @@ export async function registerStatic(app: FastifyInstance, options: StaticOption
   app.get('/', { schema: { hide: true } }, sendIndex);
   app.get('/index.html', { schema: { hide: true } }, sendIndex);
 
-  await app.register(fastifyStatic, { root, index: false, wildcard: true, serve: true, decorateReply: false });
+  await app.register(fastifyStatic, {
+    root, index: false, wildcard: true, serve: true, decorateReply: false,
+    // API and docs paths are never files: answer their 404 without touching the disk
+    allowedPath: (path) => !path.startsWith('/api/') && !path.startsWith('/openapi/'),
+  });
 
   app.decorate('isClientRoute', (request: FastifyRequest): boolean => {
     if (request.method !== 'GET') return false;

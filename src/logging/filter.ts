@@ -63,14 +63,13 @@ function matches(pattern: string, ns: string): boolean {
 }
 
 export class LevelFilter {
-  private readonly cache = new Map<string, number>();
+  private readonly cache: Record<Kind, Map<string, number>> = { log: new Map(), slf4j: new Map() };
 
   constructor(private readonly rules: readonly LevelRule[]) {}
 
   /** The minimum level value that passes for this kind and namespace. */
   minLevel(kind: Kind, ns: string): number {
-    const key = kind + '\u0000' + ns;
-    let min = this.cache.get(key);
+    let min = this.cache[kind].get(ns);
     if (min === undefined) {
       min = LEVEL_VALUE[DEFAULT_LEVEL];
       for (let i = this.rules.length - 1; i >= 0; i--) {
@@ -80,7 +79,7 @@ export class LevelFilter {
           break;
         }
       }
-      this.cache.set(key, min);
+      this.cache[kind].set(ns, min);
     }
     return min;
   }

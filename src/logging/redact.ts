@@ -29,6 +29,15 @@ export type Redactor = (value: unknown) => unknown;
 /** Builds a redactor for the default keys plus `extraKeys`. The input is never modified. */
 export function createRedactor(extraKeys: readonly string[] = []): Redactor {
   const keys = new Set([...DEFAULT_REDACT_KEYS, ...DEFAULT_REDACT_HEADERS, ...extraKeys].map(normalizeKey));
+  const memo = new Map<string, boolean>();
+  const sensitive = (key: string): boolean => {
+    let hit = memo.get(key);
+    if (hit === undefined) {
+      hit = keys.has(normalizeKey(key));
+      if (memo.size < 10_000) memo.set(key, hit);
+    }
+    return hit;
+  };
   const walk = (value: unknown, depth: number, seen: WeakSet<object>): unknown => {
     if (value === null || typeof value !== 'object') return value;
     if (seen.has(value)) return '[CIRCULAR]';
@@ -48,7 +57,7 @@ export function createRedactor(extraKeys: readonly string[] = []): Redactor {
         if (n++ >= MAX_ITEMS) { out['…'] = '[TRUNCATED]'; break; }
         const v = (value as Record<string, unknown>)[key];
         Object.defineProperty(out, key, {
-          value: keys.has(normalizeKey(key)) && v !== undefined && v !== null ? REDACTED : walk(v, depth + 1, seen),
+          value: sensitive(key) && v !== undefined && v !== null ? REDACTED : walk(v, depth + 1, seen),
           enumerable: true, writable: true, configurable: true,
         });
       }
@@ -57,5 +66,14 @@ export function createRedactor(extraKeys: readonly string[] = []): Redactor {
       seen.delete(value);
     }
   };
-  return (value) => walk(value, 0, new WeakSet());
+  // most log data is a flat map of harmless keys and primitives: pass it through uncopied
+  const needsWalk = (value: unknown): boolean => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return true;
+    for (const key in value) {
+      const v = (value as Record<string, unknown>)[key];
+      if ((v !== null && typeof v === 'object') || sensitive(key)) return true;
+    }
+    return false;
+  };
+  return (value) => (needsWalk(value) ? walk(value, 0, new WeakSet()) : value);
 }

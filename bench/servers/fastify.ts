@@ -1,0 +1,8 @@
+// Peers (b) and (c): bare Fastify, without a logger or with its default pino logger writing to a file.
+import Fastify from 'fastify';
+const file = process.env.LOG_TO;
+const app = Fastify({ logger: file ? { level: 'info', file } : false });
+const started = Date.now();
+app.get('/api/health', async () => ({ status: 'ok', db: 'ok', version: '0.1.0', 'uptime-s': Math.round((Date.now() - started) / 1000) }));
+await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
+console.log('ready');

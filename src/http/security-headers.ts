@@ -1,0 +1,30 @@
+/**
+ * Security headers (helmet's defaults, adjusted for this app). helmet derives its headers on
+ * every request, which measured at ~74 µs per request here (a third of the whole pipeline),
+ * while for this app they never change: so they are computed once, by helmet itself, and set
+ * as a block on each response. Routes that need their own policy (Swagger UI) override them.
+ */
+import helmet, { type HelmetOptions } from 'helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Runs helmet once against a recording response and returns the headers it set. */
+export function computeSecurityHeaders(options: HelmetOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const recorder = {
+    setHeader(name: string, value: string | number | readonly string[]) { headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value); },
+    removeHeader(name: string) { delete headers[name.toLowerCase()]; },
+    getHeader(name: string) { return headers[name.toLowerCase()]; },
+  };
+  let failure: unknown;
+  helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, (err?: unknown) => { failure = err; });
+  if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
+  return headers;
+}
+
+export function securityHeaderOptions(prod: boolean): HelmetOptions {
+  return {
+    // HSTS only makes sense behind TLS
+    strictTransportSecurity: prod,
+    contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': prod ? [] : null } },
+  };
+}
