@@ -17,7 +17,7 @@ import type { Redactor } from '../logging/redact.js';
 import { notFound } from './errors.js';
 import { ErrorBody } from './errors.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
-import { computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
+import { apiSecurityHeaders, computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
 import { contextServerFactory, installPipeline, requestIdOf, sendError } from './pipeline.js';
 import { registerRouteGroup, type AuthUser, type RouteGroup } from './routes.js';
 import { registerStatic } from './static.js';
@@ -70,7 +70,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // --- pipeline ---
   installPipeline(app, {
-    log: logs.logger('saas.http'), redact: deps.redact, sharedSchemas: [ErrorBody, ...deps.schemas], responseHeaders: securityHeaders,
+    log: logs.logger('saas.http'), redact: deps.redact, sharedSchemas: [ErrorBody, ...deps.schemas],
+    responseHeaders: securityHeaders, apiResponseHeaders: apiSecurityHeaders(config.env === 'prod'),
   });
   await app.register(fastifyFormbody);
 

@@ -114,8 +114,10 @@ export interface PipelineDeps {
   redact: Redactor;
   /** shared schemas (with `$id`) that response schemas may reference */
   sharedSchemas: TSchema[];
-  /** headers set on every response (security headers); routes may override them */
+  /** headers set on every response outside `/api` (security headers); routes may override them */
   responseHeaders?: Record<string, string>;
+  /** headers set on every response under `/api` */
+  apiResponseHeaders?: Record<string, string>;
 }
 
 export interface ErrorResponse {
@@ -195,7 +197,8 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   // every object body, errors included, leaves through the negotiated encoder; a string is a
   // body its sender already encoded (HTML, the OpenAPI JSON) and goes out as it is
   const serializers = new Map(FORMATS.map((f) => [f, (payload: unknown) => (typeof payload === 'string' ? payload : f.encode(payload))]));
-  const headers = deps.responseHeaders ?? {};
+  const documentHeaders = deps.responseHeaders ?? {};
+  const apiHeaders = deps.apiResponseHeaders ?? documentHeaders;
   // Hooks on the hot path are callback-style: an async hook costs a promise per request,
   // and every promise is tracked for the async context.
   app.addHook('onRequest', (request, reply, done) => {
@@ -203,7 +206,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     const format = negotiateResponseFormat(request.headers.accept);
     request.responseFormat = format;
     reply.serializer(serializers.get(format)!);
-    reply.headers(headers);
+    reply.headers(request.url.startsWith('/api/') ? apiHeaders : documentHeaders);
     done();
   });
 

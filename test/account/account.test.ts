@@ -196,11 +196,16 @@ for (const db of testDatabases()) {
       assert.equal(crossSite.status, 403);
     });
 
-    it('sends security headers', async () => {
-      const res = await t.client('GET', '/api/health');
-      assert.equal(res.headers['x-content-type-options'], 'nosniff');
-      assert.ok(res.headers['content-security-policy']);
-      assert.equal(res.headers['x-frame-options'], 'SAMEORIGIN');
+    it('sends security headers: the API set on /api, helmet\'s document set on pages', async () => {
+      const api = await t.client('GET', '/api/health');
+      assert.equal(api.headers['x-content-type-options'], 'nosniff');
+      assert.equal(api.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'");
+      assert.equal(api.headers['x-frame-options'], 'DENY');
+      assert.equal(api.headers['cache-control'], 'no-store');
+      const page = await t.client('GET', '/', { headers: { accept: 'text/html' } });
+      assert.match(String(page.headers['content-security-policy']), /default-src 'self'/);
+      assert.equal(page.headers['x-frame-options'], 'SAMEORIGIN');
+      assert.equal(page.headers['x-content-type-options'], 'nosniff');
     });
 
     it('never logs or echoes a password, token or hash', async () => {
