@@ -102,7 +102,9 @@ interface Running { url: string; child: ChildProcess; stop(): Promise<void> }
 
 async function startServer(script: string, env: Record<string, string>): Promise<Running> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // the project runs as `npm start` runs it: compiled, with source maps for log lines
+  const args = script.startsWith('dist/') ? ['--enable-source-maps', script] : ['--import', 'tsx', script];
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     try {
@@ -158,7 +160,7 @@ async function measurePeer(name: string, script: string, env: Record<string, str
 }
 
 async function measureProject(name: string, databaseUrl: string) {
-  const server = await startServer('src/server.ts', projectEnv(databaseUrl));
+  const server = await startServer('dist/server.js', projectEnv(databaseUrl));
   const out: Record<string, unknown> = {};
   const show = (label: string, r: Load) => console.log(`  ${`${name} ${label}`.padEnd(34)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms${r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : ''}`);
   out.health = await load(`${server.url}/api/health`);
