@@ -20,12 +20,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
-import { edn, json, transitJson, type Format } from '../src/http/codecs.js';
-import { runWithContext } from '../src/logging/context.js';
-import { RotatingFileHandler } from '../src/logging/file-handler.js';
-import { LevelFilter, presetRules } from '../src/logging/filter.js';
-import { LogBackend } from '../src/logging/logger.js';
-import { createRedactor } from '../src/logging/redact.js';
+import type { Format } from '../src/http/codecs.js';
+
+// the compiled modules (`npm run bench` builds first): production code, as `npm start` runs it
+const compiled = <T>(path: string): Promise<T> => import(new URL(`../dist/${path}`, import.meta.url).href) as Promise<T>;
+const { edn, json, transitJson } = await compiled<typeof import('../src/http/codecs.js')>('http/codecs.js');
+const { runWithContext } = await compiled<typeof import('../src/logging/context.js')>('logging/context.js');
+const { RotatingFileHandler } = await compiled<typeof import('../src/logging/file-handler.js')>('logging/file-handler.js');
+const { LevelFilter, presetRules } = await compiled<typeof import('../src/logging/filter.js')>('logging/filter.js');
+const { LogBackend } = await compiled<typeof import('../src/logging/logger.js')>('logging/logger.js');
+const { createRedactor } = await compiled<typeof import('../src/logging/redact.js')>('logging/redact.js');
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);

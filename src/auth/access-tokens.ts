@@ -19,12 +19,19 @@ export interface AccessTokenSettings {
 
 export type VerifyResult = { ok: true; user: AuthUser } | { ok: false; reason: string };
 
+const CACHE_MAX = 10_000;
+
 export class AccessTokens {
-  private readonly key: Uint8Array;
+  // imported once: handing jose the raw bytes makes it import a CryptoKey on every call,
+  // which measured at most of a verification's cost
+  private readonly key: Promise<CryptoKey>;
+  // A client presents the same token for its whole life: verified tokens are remembered until
+  // they expire. The key is the whole token, signature included, so a changed token never hits.
+  private readonly verified = new Map<string, { user: AuthUser; exp: number }>();
 
   constructor(private readonly settings: AccessTokenSettings) {
     if (settings.secret.length < 32) throw new Error('The JWT secret must be at least 32 characters');
-    this.key = new TextEncoder().encode(settings.secret);
+    this.key = crypto.subtle.importKey('raw', new TextEncoder().encode(settings.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   }
 
   get ttl(): number {
@@ -41,20 +48,29 @@ export class AccessTokens {
       .setIssuer(this.settings.issuer)
       .setAudience(this.settings.audience)
       .setJti(randomUUID())
-      .sign(this.key);
+      .sign(await this.key);
   }
 
   async verify(token: string): Promise<VerifyResult> {
     if (token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'Access token is too large' };
+    const known = this.verified.get(token);
+    if (known) {
+      if (known.exp * 1000 > Date.now()) return { ok: true, user: known.user };
+      this.verified.delete(token);
+      return { ok: false, reason: 'Access token expired' };
+    }
     try {
-      const { payload } = await jwtVerify(token, this.key, {
+      const { payload } = await jwtVerify(token, await this.key, {
         algorithms: ['HS256'],
         issuer: this.settings.issuer,
         audience: this.settings.audience,
         requiredClaims: ['sub', 'exp', 'iat', 'jti'],
       });
       if (typeof payload.sub !== 'string' || typeof payload.email !== 'string') return { ok: false, reason: 'Access token is missing claims' };
-      return { ok: true, user: { id: payload.sub, email: payload.email } };
+      const user = { id: payload.sub, email: payload.email };
+      if (this.verified.size >= CACHE_MAX) this.verified.delete(this.verified.keys().next().value as string);
+      this.verified.set(token, { user, exp: payload.exp! });
+      return { ok: true, user };
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) return { ok: false, reason: 'Access token expired' };
       return { ok: false, reason: 'Invalid access token' };

@@ -1,0 +1,87 @@
+/**
+ * The hand-written EDN and Transit codecs against the reference libraries (edn-data,
+ * transit-js) on generated data: what we write, they read back identically, and what they
+ * write, we read back identically.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseEDNString, toEDNStringFromSimpleObject } from 'edn-data';
+import fc from 'fast-check';
+import transit from 'transit-js';
+import { readEdn, writeEdn } from '../../src/http/edn.js';
+import { readTransit, writeTransit } from '../../src/http/transit.js';
+
+const SEED = Number(process.env.FC_SEED ?? Date.now() % 1_000_000);
+const RUNS = 300;
+const params = { seed: SEED, numRuns: RUNS };
+
+const keywordKey = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}(\/[a-z][a-z0-9-]{0,8})?$/);
+const anyKey = fc.string({ maxLength: 12 }).filter((k) => !['__proto__', 'constructor', 'prototype'].includes(k));
+const number = fc.oneof(fc.integer({ min: -(2 ** 53) + 1, max: 2 ** 53 - 1 }), fc.double({ noNaN: true, noDefaultInfinity: true }).filter((d) => !Object.is(d, -0)));
+const leaf = fc.oneof(fc.string({ maxLength: 20 }), fc.string({ unit: 'grapheme', maxLength: 10 }), number, fc.boolean(), fc.constant(null), fc.constantFrom('~x', '^y', '`z', '~:kw'));
+const data = (key: fc.Arbitrary<string>) => fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('value'), { maxLength: 5 }), fc.dictionary(key, tie('value'), { maxKeys: 5, noNullPrototype: true })),
+})).value.map((v) => ({ root: v }));
+
+/** transit-js with plain objects and keywords as names: the reference reader. */
+const referenceReader = transit.reader('json', {
+  mapBuilder: { init: () => ({}), add: (m: Record<string, unknown>, k: unknown, v: unknown) => { m[String(k)] = v; return m; }, finalize: (m: unknown) => m },
+  handlers: { ':': (rep: string) => rep },
+} as never);
+const referenceWriter = transit.writer('json');
+function toReferenceTransit(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(toReferenceTransit);
+  if (v !== null && typeof v === 'object') return transit.map(Object.entries(v).flatMap(([k, x]) => [transit.keyword(k), toReferenceTransit(x)]));
+  return v;
+}
+const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (_k, x) => (transit.isInteger(x) ? Number(String(x)) : x)));
+
+describe(`codecs against the reference libraries (seed ${SEED})`, () => {
+  it('Transit: transit-js reads what we write', () => {
+    fc.assert(fc.property(data(anyKey), (v) => {
+      assert.deepEqual(plain(referenceReader.read(writeTransit(v))), v);
+    }), params);
+  });
+
+  it('Transit: we read what transit-js writes, and our own output', () => {
+    fc.assert(fc.property(data(anyKey), (v) => {
+      assert.deepEqual(readTransit(referenceWriter.write(toReferenceTransit(v))), v);
+      assert.deepEqual(readTransit(writeTransit(v)), v);
+    }), params);
+  });
+
+  it('Transit: the key cache survives more than 44 * 44 distinct keys', () => {
+    const big = Array.from({ length: 2500 }, (_, i) => ({ [`key-${i}`]: i, shared: i }));
+    assert.deepEqual(plain(referenceReader.read(writeTransit(big))), big);
+    assert.deepEqual(readTransit(writeTransit(big)), big);
+  });
+
+  it('EDN: edn-data reads what we write', () => {
+    fc.assert(fc.property(data(keywordKey), (v) => {
+      const parsed = parseEDNString(writeEdn(v), { mapAs: 'object', keywordAs: 'string', listAs: 'array' });
+      assert.deepEqual(parsed, v);
+    }), params);
+  });
+
+  it('EDN: we read what edn-data writes, and our own output with any keys', () => {
+    fc.assert(fc.property(data(keywordKey), (v) => {
+      assert.deepEqual(readEdn(toEDNStringFromSimpleObject(v as never)), v);
+    }), params);
+    fc.assert(fc.property(data(anyKey), (v) => {
+      assert.deepEqual(readEdn(writeEdn(v)), v);
+    }), params);
+  });
+
+  it('EDN: reads the rest of the notation', () => {
+    assert.deepEqual(
+      readEdn('{:a 1, :b [1 2 #{3}] ; comment\n :c #inst "2020-01-01T00:00:00Z" #_ :x :d \\c :e (1 "two") :f \\newline :h #uuid "3b6b1b5e-0000-4000-8000-000000000000" :i -5 :j 1.5e3 :k :ns/kw :l sym :m 42N :n "\\u00e9\\t"}'),
+      { a: 1, b: [1, 2, [3]], c: '2020-01-01T00:00:00.000Z', d: 'c', e: [1, 'two'], f: '\n', h: '3b6b1b5e-0000-4000-8000-000000000000', i: -5, j: 1500, k: 'ns/kw', l: 'sym', m: 42, n: 'é\t' },
+    );
+  });
+
+  it('EDN: refuses malformed input', () => {
+    for (const bad of ['{:n 1', '{:n 1}}', '[1 2', '{:a 1} {:b 2}', '"abc', '{:a}', '1 ]', '', '   ', '{:__proto__ 1}', '#inst 5', '1x', '"\\q"', ':', '#_']) {
+      assert.throws(() => readEdn(bad), Error, bad);
+    }
+  });
+});
