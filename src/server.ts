@@ -1,5 +1,10 @@
-/** Entry point: read config (and `.env` in dev), build the system, listen, stop on signals. */
+/**
+ * Entry point: read config (and `.env` in dev), build the system, listen, stop on signals.
+ * With WEB_CONCURRENCY > 1 this process becomes the cluster's primary (`cluster.ts`).
+ */
+import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
+import { clusterProblem, runPrimary } from './cluster.js';
 import { loadConfig, ConfigError } from './config.js';
 import { buildSystem } from './system.js';
 
@@ -19,7 +24,19 @@ try {
   throw err;
 }
 
-const system = await buildSystem(config).catch((err: Error) => {
+const problem = clusterProblem(config);
+if (problem) {
+  process.stderr.write(`Invalid configuration: ${problem}\n`);
+  process.exit(1);
+}
+if (config.webConcurrency > 1 && cluster.isPrimary) {
+  await runPrimary(config).then(() => process.exit(0), (err: Error) => {
+    process.stderr.write(`Cluster failed: ${err.message}\n`);
+    process.exit(1);
+  });
+}
+
+const system = await buildSystem(config, { clusterWorker: cluster.isWorker }).catch((err: Error) => {
   process.stderr.write(`Start-up failed: ${err.message}\n`);
   process.exit(1);
 });

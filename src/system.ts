@@ -44,6 +44,8 @@ export interface System {
 }
 
 export interface SystemOptions extends LoggingOptions {
+  /** this process is a cluster worker (WEB_CONCURRENCY > 1) */
+  clusterWorker?: boolean;
   /** more route groups (and the named schemas they use), e.g. probes in tests */
   extraRouteGroups?: RouteGroup[];
   extraSchemas?: TSchema[];
@@ -95,7 +97,10 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       passwords: new PasswordHasher(),
       accessTokens,
       refreshTokens,
-      loginLimiter: new LoginRateLimiter({ email: config.loginLimitEmail, address: config.loginLimitAddress }, redis),
+      loginLimiter: new LoginRateLimiter(
+        { email: config.loginLimitEmail, address: config.loginLimitAddress },
+        redis ? { redis } : options.clusterWorker ? 'cluster' : 'memory',
+      ),
       log: logs.logger('saas.account'),
     });
     const secureCookies = config.env === 'prod';
@@ -128,7 +133,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       app,
       async listen() {
         const address = await app.listen({ port: config.port, host: config.host });
-        log.info('system/listening', `Listening on ${address}`, { address, env: config.env, db: database.kind });
+        log.info('system/listening', `Listening on ${address}`, { address, env: config.env, db: database.kind, pid: process.pid });
         return address;
       },
       async stop() {

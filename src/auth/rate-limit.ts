@@ -3,7 +3,7 @@
  * instance, or in Redis (REDIS_URL) so that every instance counts against the same limit.
  */
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimitSetting } from '../config.js';
 import { tooManyRequests } from '../http/errors.js';
 
@@ -12,19 +12,24 @@ export interface LoginLimits {
   address: RateLimitSetting | null;
 }
 
-function limiter(name: string, setting: RateLimitSetting | null, redis: Redis | undefined): RateLimiterAbstract | null {
+/** Where the counters live: Redis (all instances), the cluster's primary (its workers), or here. */
+export type LimiterStore = { redis: Redis } | 'cluster' | 'memory';
+
+function limiter(name: string, setting: RateLimitSetting | null, store: LimiterStore): RateLimiterAbstract | null {
   if (!setting) return null;
   const options = { keyPrefix: `login-${name}`, points: setting.count, duration: setting.seconds };
-  return redis ? new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true }) : new RateLimiterMemory(options);
+  if (store === 'memory') return new RateLimiterMemory(options);
+  if (store === 'cluster') return new RateLimiterCluster({ ...options, timeoutMs: 3000 });
+  return new RateLimiterRedis({ ...options, storeClient: store.redis, rejectIfRedisNotReady: true });
 }
 
 export class LoginRateLimiter {
   private readonly byEmail: RateLimiterAbstract | null;
   private readonly byAddress: RateLimiterAbstract | null;
 
-  constructor(limits: LoginLimits, redis?: Redis) {
-    this.byEmail = limiter('email', limits.email, redis);
-    this.byAddress = limiter('address', limits.address, redis);
+  constructor(limits: LoginLimits, store: LimiterStore = 'memory') {
+    this.byEmail = limiter('email', limits.email, store);
+    this.byAddress = limiter('address', limits.address, store);
   }
 
   /** Counts one attempt; throws a 429 with Retry-After when a limit is exceeded. */

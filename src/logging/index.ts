@@ -4,6 +4,7 @@ import { ConsoleHandler } from './console-handler.js';
 import { RotatingFileHandler } from './file-handler.js';
 import { LevelFilter, parseLevelOverrides, presetRules } from './filter.js';
 import { LogBackend, type LogHandler } from './logger.js';
+import { PrimaryFileHandler } from './primary-file-handler.js';
 import { createRedactor, type Redactor } from './redact.js';
 
 export interface Logging {
@@ -16,6 +17,8 @@ export interface LoggingOptions {
   clock?: () => Date;
   /** extra handlers (tests) */
   handlers?: LogHandler[];
+  /** a cluster worker: the JSON file is the primary's, lines go there */
+  clusterWorker?: boolean;
 }
 
 export function createLogging(config: Config, options: LoggingOptions = {}): Logging {
@@ -28,7 +31,9 @@ export function createLogging(config: Config, options: LoggingOptions = {}): Log
   const filter = new LevelFilter([...presetRules(config.env), ...overrides]);
   const handlers: LogHandler[] = [...(options.handlers ?? [])];
   if (config.logConsole !== 'off') handlers.push(new ConsoleHandler(config.logConsole));
-  if (config.logFile) handlers.push(new RotatingFileHandler({ ...config.logFile, clock: options.clock }));
+  if (config.logFile) {
+    handlers.push(options.clusterWorker ? new PrimaryFileHandler() : new RotatingFileHandler({ ...config.logFile, clock: options.clock }));
+  }
   const redact = createRedactor(config.logRedactKeys);
   return { backend: new LogBackend(filter, handlers, redact, options.clock), redact };
 }
