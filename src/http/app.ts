@@ -18,7 +18,7 @@ import { notFound } from './errors.js';
 import { ErrorBody } from './errors.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
-import { contextServerFactory, installPipeline, requestIdOf, sendError } from './pipeline.js';
+import { contextServerFactory, frameworkErrorHandler, installPipeline, requestIdOf, sendError } from './pipeline.js';
 import { registerRouteGroup, type AuthUser, type RouteGroup } from './routes.js';
 import { registerStatic } from './static.js';
 
@@ -45,7 +45,9 @@ export interface AppDeps {
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, logs } = deps;
+  const apiHeaders = apiSecurityHeaders(config.env === 'prod');
   const app = Fastify({
+    frameworkErrors: frameworkErrorHandler(logs.logger('saas.http'), apiHeaders),
     loggerInstance: fastifyLogger(logs),
     // one api-call/response entry per request comes from the pipeline instead
     logController: new LogController({ disableRequestLogging: true }),
@@ -71,7 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // --- pipeline ---
   installPipeline(app, {
     log: logs.logger('saas.http'), redact: deps.redact, sharedSchemas: [ErrorBody, ...deps.schemas],
-    responseHeaders: securityHeaders, apiResponseHeaders: apiSecurityHeaders(config.env === 'prod'),
+    responseHeaders: securityHeaders, apiResponseHeaders: apiHeaders,
   });
   await app.register(fastifyFormbody);
 

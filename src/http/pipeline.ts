@@ -293,6 +293,23 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   });
 }
 
+/**
+ * Errors the router raises before any route or hook runs (a malformed URL, a path parameter
+ * over the length limit): answered in the one error shape, in the negotiated format, with the
+ * API headers, and logged like any response.
+ */
+export function frameworkErrorHandler(log: Logger, headers: Record<string, string>) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
+    const format = negotiateResponseFormat(request.headers.accept);
+    const body = { type: typeForStatus(status), message: status === 414 ? 'A path segment is too long' : 'Malformed request URL' };
+    const ctx = (request.raw as TrackedMessage)[CONTEXT] ?? {};
+    reply.raw.once('finish', () => log.info('api-call/response', `${request.method} ${pathOf(request.url)} => ${status}`,
+      { status, 'saas.logging/ms': Math.round(elapsedMs(request.raw) * 1000) / 1000, 'content-type': format.mime }, { ctx }));
+    reply.code(status).headers(headers).type(format.mime).serializer(() => format.encode(body)).send(body);
+  };
+}
+
 /** Sends an error body in the negotiated format (for handlers outside the route table). */
 export function sendError(reply: FastifyReply, error: HttpError): FastifyReply {
   (reply as unknown as Record<symbol, boolean>)[ERROR_BODY] = true;

@@ -123,8 +123,14 @@ const reader = transit.reader('json', {
 
 /** Reads Transit JSON into plain data. */
 export function readTransit(text: string): unknown {
-  const value = reader.read(text);
-  return normalize(value);
+  try {
+    return normalize(reader.read(text));
+  } finally {
+    // transit-js clears its key cache only after a read that succeeds: a read that throws
+    // (a forbidden key, a broken cache code) would leave it to the next read, which would then
+    // decode its cache codes into the previous input's keys
+    (reader as unknown as { cache: { clear(): void } }).cache.clear();
+  }
 }
 
 // values transit-js still returns as its own types (big integers, decimals, unknown tags)

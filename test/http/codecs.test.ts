@@ -56,6 +56,15 @@ describe(`codecs against the reference libraries (seed ${SEED})`, () => {
     assert.deepEqual(readTransit(writeTransit(big)), big);
   });
 
+  it('Transit: a read that fails cannot change how the next one reads', () => {
+    const valid = '["^ ","~:type","x","~:message","m","~:errors",[["^ ","~:path","/a","^1","b"]]]';
+    const expected = { type: 'x', message: 'm', errors: [{ path: '/a', message: 'b' }] };
+    for (const hostile of ['["^ ","~:prototype",1,"~:__proto__",2]', '["^ ","~:aaaa",1,"~:__proto__",2]', '["^ ","~:aaaa",1,"~:bbbb",["^ ","~:__proto__",1]]']) {
+      assert.throws(() => readTransit(hostile));
+      assert.deepEqual(readTransit(valid), expected);
+    }
+  });
+
   it('EDN: edn-data reads what we write', () => {
     fc.assert(fc.property(data(keywordKey), (v) => {
       const parsed = parseEDNString(writeEdn(v), { mapAs: 'object', keywordAs: 'string', listAs: 'array' });

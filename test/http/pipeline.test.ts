@@ -105,6 +105,14 @@ for (const db of testDatabases()) {
       });
     }
 
+    it('answers router errors (an over-long path parameter) in the error shape and the negotiated format', async () => {
+      const res = await t.client('POST', `/api/webhooks/${'x'.repeat(300)}`, { format: FORMAT_BY_NAME.edn });
+      assert.equal(res.status, 414);
+      assert.equal(res.headers['content-type'], 'application/edn');
+      assert.deepEqual(res.body, { type: 'uri-too-long', message: 'A path segment is too long' });
+      assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    });
+
     it('refuses prototype-pollution keys in every format', async () => {
       const bodies = [
         ['json', '{"n":1,"name":"x","__proto__":{"polluted":true}}'],
