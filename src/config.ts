@@ -57,6 +57,10 @@ export interface Config {
   trustProxy: boolean | string;
   shutdownTimeoutMs: number;
   webConcurrency: number;
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  idleTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -181,5 +185,10 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy,
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0),
     webConcurrency: int(env, 'WEB_CONCURRENCY', 1, 1, 256),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
+    headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 100),
+    // above the 60 s idle timeout of common load balancers, so they close first
+    keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 100),
+    idleTimeoutMs: int(env, 'IDLE_TIMEOUT_MS', 120_000, 100),
   };
 }

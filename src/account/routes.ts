@@ -26,6 +26,8 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
     prefix: '/api/account',
     tags: ['Account API'],
     auth: 'optional',
+    // credentials and tokens are small: a large body here is an attack, not a user
+    bodyLimit: 16 * 1024,
     routes: [
       route({
         method: 'POST',

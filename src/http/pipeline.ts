@@ -60,8 +60,37 @@ function serverName(req: IncomingMessage): string {
  * runs the request inside that context, so all code for the request (ours, libraries',
  * timers, database callbacks) logs with it.
  */
-export function contextServerFactory(handler: (req: IncomingMessage, res: ServerResponse) => void): Server {
-  return createServer((req: TrackedMessage, res) => {
+export interface ServerTimeouts {
+  /** the whole request, headers and body, ms */
+  requestTimeoutMs: number;
+  /** the request headers, ms */
+  headersTimeoutMs: number;
+  /** an idle keep-alive connection, ms */
+  keepAliveTimeoutMs: number;
+  /** a socket with no activity at all, ms */
+  idleTimeoutMs: number;
+}
+
+/**
+ * The server factory. Fastify applies its timeouts only to servers it creates itself, so they
+ * are applied here: a client that sends its headers or body slowly, or never finishes, is
+ * dropped when its time is up, checked every second.
+ */
+export function contextServerFactory(timeouts: ServerTimeouts) {
+  return (handler: (req: IncomingMessage, res: ServerResponse) => void): Server => {
+    const server = createServer({
+      requestTimeout: timeouts.requestTimeoutMs,
+      headersTimeout: Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs),
+      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+      connectionsCheckingInterval: 1000,
+    }, contextHandler(handler));
+    server.setTimeout(timeouts.idleTimeoutMs);
+    return server;
+  };
+}
+
+function contextHandler(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  return (req: TrackedMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const ctx: LogContext = {
@@ -73,7 +102,7 @@ export function contextServerFactory(handler: (req: IncomingMessage, res: Server
     req[CONTEXT] = ctx;
     req[STARTED] = process.hrtime.bigint();
     runWithContext(ctx, () => handler(req, res));
-  });
+  };
 }
 
 export function requestIdOf(req: IncomingMessage): string {

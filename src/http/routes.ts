@@ -64,6 +64,8 @@ export interface RouteDefinition<S extends RouteSchemas> {
   rawBody?: boolean;
   /** false exempts the route from the CSRF check (webhooks: the caller is a server) */
   csrf?: boolean;
+  /** the largest body this route takes, bytes; defaults to the group's, then BODY_LIMIT */
+  bodyLimit?: number;
   /** schemas shown in the OpenAPI document instead of the validated ones (e.g. one per query kind) */
   docs?: { body?: TSchema };
   handler(ctx: HandlerContext<S>): Promise<SuccessBody<S>>;
@@ -81,6 +83,7 @@ export interface Route {
   schemas: RouteSchemas;
   rawBody?: boolean;
   csrf?: boolean;
+  bodyLimit?: number;
   docs?: { body?: TSchema };
   handler(ctx: HandlerContext<RouteSchemas>): Promise<unknown>;
 }
@@ -89,6 +92,8 @@ export interface RouteGroup {
   prefix: string;
   tags?: string[];
   auth?: AuthRequirement;
+  /** the largest body the group's routes take, bytes */
+  bodyLimit?: number;
   routes: Route[];
 }
 
@@ -157,6 +162,7 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
       method: r.method as HTTPMethods,
       url: group.prefix + r.path,
       config,
+      ...(r.bodyLimit ?? group.bodyLimit ? { bodyLimit: r.bodyLimit ?? group.bodyLimit } : {}),
       schema: {
         summary: r.summary,
         description: r.description,

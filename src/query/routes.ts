@@ -15,6 +15,7 @@ export function queryRoutes(registry: QueryRegistry): RouteGroup {
     prefix: '/api/cqrs',
     tags: ['Query'],
     auth: 'optional',
+    bodyLimit: 64 * 1024,
     routes: [
       route({
         method: 'POST',
