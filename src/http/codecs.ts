@@ -49,30 +49,23 @@ export const json: Format = {
 
 // ---- EDN and Transit ------------------------------------------------------------------
 
-export const edn: Format = {
-  name: 'edn',
-  mime: 'application/edn',
-  encode: (value) => writeEdn(value),
-  decode(text) {
-    try {
-      return readEdn(text);
-    } catch (err) {
-      throw new DecodeError(`Malformed EDN: ${(err as Error).message}`);
-    }
-  },
-};
+/** A format whose reader throws on bad input: the error becomes a {@link DecodeError}. */
+function strictFormat(name: Format['name'], mime: string, label: string, write: (v: unknown) => string, read: (text: string) => unknown): Format {
+  return {
+    name,
+    mime,
+    encode: write,
+    decode(text) {
+      try {
+        return read(text);
+      } catch (err) {
+        throw new DecodeError(`Malformed ${label}: ${(err as Error).message}`);
+      }
+    },
+  };
+}
 
-export const transitJson: Format = {
-  name: 'transit',
-  mime: 'application/transit+json',
-  encode: (value) => writeTransit(value),
-  decode(text) {
-    try {
-      return readTransit(text);
-    } catch (err) {
-      throw new DecodeError(`Malformed Transit: ${(err as Error).message}`);
-    }
-  },
-};
+export const edn = strictFormat('edn', 'application/edn', 'EDN', writeEdn, readEdn);
+export const transitJson = strictFormat('transit', 'application/transit+json', 'Transit', writeTransit, readTransit);
 
 export const FORMATS: readonly Format[] = [json, edn, transitJson];

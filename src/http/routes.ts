@@ -72,21 +72,9 @@ export interface RouteDefinition<S extends RouteSchemas> {
 }
 
 /** A route with its types erased, as groups hold them. */
-export interface Route {
-  method: RouteDefinition<RouteSchemas>['method'];
-  path: string;
-  summary: string;
-  description?: string;
-  tags?: string[];
-  auth?: AuthRequirement;
-  status?: number;
-  schemas: RouteSchemas;
-  rawBody?: boolean;
-  csrf?: boolean;
-  bodyLimit?: number;
-  docs?: { body?: TSchema };
+export type Route = Omit<RouteDefinition<RouteSchemas>, 'handler'> & {
   handler(ctx: HandlerContext<RouteSchemas>): Promise<unknown>;
-}
+};
 
 export interface RouteGroup {
   prefix: string;

@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import Stripe from 'stripe';
+import { freePort } from '../support/net.js';
 import { makeClient, type TestClient } from '../support/http.js';
 import { testDatabases } from '../support/system.js';
 
@@ -17,14 +17,6 @@ const pgUrl = process.env.TEST_DATABASE_URL;
 const SECRET = 'whsec_crash_0123';
 const stripe = new Stripe('sk_test_not_used');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; client: TestClient }> {
   const port = await freePort();

@@ -4,13 +4,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Stripe from 'stripe';
 import { logIn, signUp } from '../support/auth.js';
+import { freePort } from '../support/net.js';
 import { makeClient } from '../support/http.js';
 import { startSystem, testDatabases, type TestDatabase, type TestSystem } from '../support/system.js';
 
@@ -87,14 +87,6 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
   });
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('WEB_CONCURRENCY', () => {
   it('refuses the embedded database with a clear message', async () => {
