@@ -5,19 +5,47 @@
  */
 import { Algorithm, hash, verify } from '@node-rs/argon2';
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 
 const OPTIONS = { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
+/**
+ * At most `limit` hashes at once. argon2 is CPU-bound: more concurrent hashes than cores add
+ * no throughput, only 19 MiB each and contention for libuv's pool (which file I/O shares).
+ */
+class Semaphore {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.active++;
+    try {
+      return await task();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
 export class PasswordHasher {
   private dummy: Promise<string> | undefined;
+  private readonly slots: Semaphore;
+
+  constructor(concurrency = Math.max(1, availableParallelism())) {
+    this.slots = new Semaphore(concurrency);
+  }
 
   hash(password: string): Promise<string> {
-    return hash(password, OPTIONS);
+    return this.slots.run(() => hash(password, OPTIONS));
   }
 
   async verify(passwordHash: string, password: string): Promise<boolean> {
     try {
-      return await verify(passwordHash, password);
+      return await this.slots.run(() => verify(passwordHash, password));
     } catch {
       return false;
     }
