@@ -210,7 +210,15 @@ const peers = {
   express: await measurePeer('(d) Express 5', 'bench/servers/express.ts'),
 };
 results.peers = peers;
-const project: Record<string, unknown> = { pglite: await measureProject('pglite', 'memory://') };
+// the same server with logging off: no file, no console, every signal filtered out
+async function healthWithoutLogging(): Promise<Load> {
+  const server = await startServer('dist/server.js', { ...projectEnv('memory://'), LOG_FILE: 'off', LOG_CONSOLE: 'off', LOG_LEVELS: '*=fatal' });
+  const r = await load(`${server.url}/api/health`);
+  await server.stop();
+  console.log(`  ${'pglite GET /api/health, logging off'.padEnd(34)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms`);
+  return r;
+}
+const project: Record<string, unknown> = { pglite: await measureProject('pglite', 'memory://'), 'pglite-logging-off': { health: await healthWithoutLogging() } };
 if (process.env.BENCH_DATABASE_URL) project.postgres = await measureProject('postgres', process.env.BENCH_DATABASE_URL);
 results.project = project;
 
@@ -221,6 +229,7 @@ const ratios: Record<string, number> = {
   'health-vs-fastify-pino-file': +(rps((project.pglite as Record<string, unknown>).health) / rps(peers['fastify-pino-file'])).toFixed(2),
   'health-vs-express': +(rps((project.pglite as Record<string, unknown>).health) / rps(peers.express)).toFixed(2),
   'me-vs-own-health': +(rps((ours as Record<string, unknown>)['me-json']) / rps((ours as Record<string, unknown>).health)).toFixed(2),
+  'health-file-logging-on-vs-off': +(rps((project.pglite as Record<string, unknown>).health) / rps((project['pglite-logging-off'] as Record<string, unknown>).health)).toFixed(2),
 };
 results.ratios = ratios;
 console.log('ratios', ratios);
