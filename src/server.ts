@@ -42,6 +42,17 @@ const system = await buildSystem(config, { clusterWorker: cluster.isWorker }).ca
 });
 await system.listen();
 
+// a bug that escapes every handler is logged through the one backend, flushed, and ends the
+// process (its state is unknown); the supervisor (or the cluster's primary) starts a new one
+const crashLog = system.logs.logger('saas.system');
+const die = (id: string, err: unknown) => {
+  const e = err instanceof Error ? err : new Error(String(err));
+  crashLog.fatal(id, `${e.constructor?.name ?? 'Error'}: ${e.message}`, { class: e.constructor?.name, stack: e.stack });
+  void system.logs.flush().finally(() => process.exit(1));
+};
+process.on('uncaughtException', (err) => die('system/uncaught-exception', err));
+process.on('unhandledRejection', (reason) => die('system/unhandled-rejection', reason));
+
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {

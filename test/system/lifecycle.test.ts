@@ -115,3 +115,29 @@ describe('PostgreSQL connection cut', { skip: pgUrl ? false : 'TEST_DATABASE_URL
     assert.equal((await t.client('POST', '/api/account/sign-up', { body: { email: 'cut@example.com', password: 'password123' } })).status, 201);
   });
 });
+
+describe('a bug that escapes every handler', () => {
+  it('is logged as fatal through the backend, and the process exits 1', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'saas-crash-'));
+    const logFile = join(dir, 'saas-app.json');
+    // a preloaded module throws an uncaught exception shortly after the server starts listening
+    const preload = 'import http from "node:http"; const listen = http.Server.prototype.listen; ' +
+      'http.Server.prototype.listen = function (...args) { this.once("listening", () => setTimeout(() => { throw new RangeError("escaped"); }, 300)); return listen.apply(this, args); };';
+    const child = spawn(process.execPath, ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(preload)}`, 'src/server.ts'], {
+      env: { ...process.env, APP_ENV: 'test', DATABASE_URL: 'memory://', PORT: '0', LOG_FILE: logFile },
+      stdio: 'ignore',
+    });
+    try {
+      const code = await new Promise((resolve) => child.on('exit', resolve));
+      assert.equal(code, 1);
+      const entries = (await readFile(logFile, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; level: string; msg: string });
+      const fatal = entries.find((e) => e.id === 'system/uncaught-exception');
+      assert.ok(fatal);
+      assert.equal(fatal.level, 'fatal');
+      assert.equal(fatal.msg, 'RangeError: escaped');
+    } finally {
+      child.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
