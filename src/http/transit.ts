@@ -2,11 +2,11 @@
  * Transit-over-JSON for the API's data. Writing is done here: plain data maps straight onto
  * Transit's JSON forms (maps as `["^ ", k, v, ...]`, keyword keys `~:k`, the key cache `^0`,
  * escaped strings), then `JSON.stringify` does the rest; transit-js's writer measured 7.8x
- * JSON's time, most of it spent wrapping every key in a Keyword object. Reading uses
- * transit-js's reader with a builder that makes plain objects directly. The tests check both
+ * JSON's time, most of it spent wrapping every key in a Keyword object. Reading is also done
+ * here, on top of JSON.parse: transit-js's reader is most of the browser client's size, and
+ * kept its key cache from a failed read for the next one. The tests check both directions
  * against transit-js on generated data.
  */
-import transit from 'transit-js';
 
 const MAX_CACHE_ENTRIES = 44 * 44;
 const BASE = 48;
@@ -83,74 +83,136 @@ export class TransitShapeError extends Error {
   }
 }
 
-const reader = transit.reader('json', {
-  mapBuilder: {
-    init: () => ({}),
-    add: (m: Record<string, unknown>, k: unknown, v: unknown) => {
-      if (typeof k !== 'string' && typeof k !== 'number') throw new TransitShapeError('Transit map keys must be keywords or strings');
-      const name = String(k);
-      if (FORBIDDEN_KEYS.has(name)) throw new TransitShapeError(`Forbidden key "${name}"`);
-      m[name] = v;
-      return m;
-    },
-    finalize: (m: Record<string, unknown>) => m,
-  },
-  arrayBuilder: {
-    init: () => [],
-    add: (a: unknown[], v: unknown) => { a.push(v); return a; },
-    finalize: (a: unknown[]) => a,
-  },
-  handlers: {
-    ':': (rep: string) => rep, // keyword -> its name
-    $: (rep: string) => rep, // symbol -> its name
-    u: (rep: unknown) => (typeof rep === 'string' ? rep : String(transit.uuid(rep as string))),
-    m: (rep: string | number) => new Date(Number(rep)).toISOString(),
-    t: (rep: string) => new Date(rep).toISOString(),
-    set: (rep: unknown[]) => rep,
-    list: (rep: unknown[]) => rep,
-    cmap: (rep: unknown[]) => {
-      const out: Record<string, unknown> = {};
-      for (let i = 0; i < rep.length; i += 2) {
-        const k = rep[i];
-        if (typeof k !== 'string' && typeof k !== 'number') throw new TransitShapeError('Transit map keys must be keywords or strings');
-        if (FORBIDDEN_KEYS.has(String(k))) throw new TransitShapeError(`Forbidden key "${String(k)}"`);
-        out[String(k)] = rep[i + 1];
-      }
-      return out;
-    },
-  } as never,
-} as never);
+/** A tag (`~#set`) as it sits in the read cache: distinct from any string value. */
+class Tag {
+  constructor(readonly name: string) {}
+}
 
-/** Reads Transit JSON into plain data. */
-export function readTransit(text: string): unknown {
-  try {
-    return normalize(reader.read(text));
-  } finally {
-    // transit-js clears its key cache only after a read that succeeds: a read that throws
-    // (a forbidden key, a broken cache code) would leave it to the next read, which would then
-    // decode its cache codes into the previous input's keys
-    (reader as unknown as { cache: { clear(): void } }).cache.clear();
+function isCacheCode(s: string): boolean {
+  return s.charCodeAt(0) === 94 && s !== '^ ' && (s.length === 2 || s.length === 3);
+}
+
+function cacheIndex(code: string): number {
+  return code.length === 2 ? code.charCodeAt(1) - BASE : (code.charCodeAt(1) - BASE) * 44 + (code.charCodeAt(2) - BASE);
+}
+
+function decodeScalarString(s: string): unknown {
+  if (s.charCodeAt(0) !== 126 || s.length < 2) return s; // not ~-encoded
+  const rest = s.slice(2);
+  switch (s[1]) {
+    case '~': case '^': case '`': return s.slice(1); // escaped
+    case ':': case '$': return rest; // keyword, symbol: their names
+    case '#': return new Tag(rest);
+    case 'i': case 'n': case 'd': case 'f': return Number(rest); // big ints read as the nearest double, as JSON.parse does
+    case 'z': return rest === 'NaN' ? NaN : rest === 'INF' ? Infinity : rest === '-INF' ? -Infinity : fail(`bad special number ${s}`);
+    case 'm': return new Date(Number(rest)).toISOString();
+    case 't': return new Date(rest).toISOString();
+    case '?': return rest === 't';
+    case '_': return null;
+    default: return rest; // u (uuid), r (uri), c (char), b (bytes) and unknown scalar tags: their text
   }
 }
 
-// values transit-js still returns as its own types (big integers, decimals, unknown tags)
-function normalize(v: unknown): unknown {
-  if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) { const x = v[i]; if (x !== null && typeof x === 'object') v[i] = normalize(x); }
-    return v;
-  }
-  // big integers read as the nearest double, as JSON.parse reads them
-  if (transit.isInteger(v)) return Number(String(v));
-  if (transit.isBigDec(v)) return Number((v as { rep: string }).rep);
-  if (transit.isTaggedValue(v)) {
-    const rep = (v as { rep: unknown }).rep;
-    return typeof rep === 'object' ? normalize(rep) : rep;
-  }
-  if (Object.getPrototypeOf(v) === Object.prototype) {
-    const obj = v as Record<string, unknown>;
-    for (const k in obj) { const x = obj[k]; if (x !== null && typeof x === 'object') obj[k] = normalize(x); }
-    return obj;
-  }
-  throw new TransitShapeError('Unsupported Transit value');
+function fail(message: string): never {
+  throw new TransitShapeError(message);
+}
+
+/**
+ * Reads Transit JSON into plain data: maps to objects, keywords and symbols to their names,
+ * sets and lists to arrays, dates to ISO strings, UUIDs and URIs to strings. The key cache is
+ * the read's own, so nothing carries over from one read to the next.
+ */
+export function readTransit(text: string): unknown {
+  const root: unknown = JSON.parse(text);
+  const cache: unknown[] = [];
+  let next = 0;
+
+  const remember = (value: unknown): unknown => {
+    if (next === MAX_CACHE_ENTRIES) next = 0;
+    cache[next++] = value;
+    return value;
+  };
+
+  const str = (s: string, asKey: boolean): unknown => {
+    if (isCacheCode(s)) {
+      const index = cacheIndex(s);
+      if (!(index in cache)) fail(`unknown cache code ${s}`);
+      return cache[index];
+    }
+    const value = decodeScalarString(s);
+    if (s.length > 3 && (asKey || (s.charCodeAt(0) === 126 && (s[1] === ':' || s[1] === '$' || s[1] === '#')))) remember(value);
+    return value;
+  };
+
+  const key = (raw: unknown): string => {
+    const k = typeof raw === 'string' ? str(raw, true) : decode(raw);
+    if (typeof k !== 'string' && typeof k !== 'number') fail('map keys must be keywords, strings or numbers');
+    const name = String(k);
+    if (FORBIDDEN_KEYS.has(name)) fail(`forbidden key "${name}"`);
+    return name;
+  };
+
+  const pairs = (items: unknown[], from: number, keyOf: (raw: unknown) => string): Record<string, unknown> => {
+    if ((items.length - from) % 2) fail('map with an odd number of entries');
+    const out: Record<string, unknown> = {};
+    for (let i = from; i < items.length; i += 2) {
+      const k = keyOf(items[i]);
+      out[k] = decode(items[i + 1]);
+    }
+    return out;
+  };
+
+  const tagged = (tag: string, rep: unknown): unknown => {
+    switch (tag) {
+      case 'cmap': {
+        if (!Array.isArray(rep)) fail('cmap needs an array');
+        return pairs(rep, 0, (raw) => {
+          const k = decode(raw);
+          if (typeof k !== 'string' && typeof k !== 'number') fail('map keys must be keywords, strings or numbers');
+          if (FORBIDDEN_KEYS.has(String(k))) fail(`forbidden key "${String(k)}"`);
+          return String(k);
+        });
+      }
+      case 'u': {
+        if (Array.isArray(rep)) fail('UUIDs as two longs are not supported');
+        return decode(rep);
+      }
+      default: {
+        const value = decode(rep);
+        if (tag === 'm') return new Date(Number(value)).toISOString();
+        if (tag === 't') return new Date(String(value)).toISOString();
+        return value; // ', set, list, and tags we do not know: their representation
+      }
+    }
+  };
+
+  const decode = (node: unknown): unknown => {
+    if (typeof node === 'string') return str(node, false);
+    if (Array.isArray(node)) {
+      if (node.length === 0) return node;
+      if (node[0] === '^ ') return pairs(node, 1, key);
+      if (node.length === 2 && typeof node[0] === 'string') {
+        const head = str(node[0], false);
+        if (head instanceof Tag) return tagged(head.name, node[1]);
+        return [head, decode(node[1])];
+      }
+      return node.map(decode);
+    }
+    if (node !== null && typeof node === 'object') {
+      const entries = Object.entries(node);
+      // verbose form: a tagged value is a one-entry map whose key is a tag
+      if (entries.length === 1 && entries[0][0].startsWith('~#')) {
+        const head = str(entries[0][0], true);
+        if (head instanceof Tag) return tagged(head.name, entries[0][1]);
+      }
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of entries) out[key(k)] = decode(v);
+      return out;
+    }
+    return node;
+  };
+
+  const value = decode(root);
+  if (value instanceof Tag) fail('a tag without a value');
+  return value;
 }

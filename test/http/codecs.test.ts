@@ -56,6 +56,29 @@ describe(`codecs against the reference libraries (seed ${SEED})`, () => {
     assert.deepEqual(readTransit(writeTransit(big)), big);
   });
 
+  it('Transit: reads the tagged forms transit-js writes', () => {
+    const w = transit.writer('json');
+    const verbose = transit.writer('json-verbose');
+    const uuid = '3b6b1b5e-8c1d-4b7a-9d2e-000000000001';
+    const value = transit.map([
+      transit.keyword('set'), transit.set([1, 2]),
+      transit.keyword('list'), transit.list(['a', 'b']),
+      transit.keyword('uuid'), transit.uuid(uuid),
+      transit.keyword('at'), new Date(Date.UTC(2026, 10, 22, 10, 0, 0)),
+      transit.keyword('sym'), transit.symbol('a-symbol'),
+      transit.keyword('int-keys'), transit.map([1, 'one', 2, 'two']),
+      transit.keyword('composite-keys'), transit.map([transit.keyword('k'), 1, 'plain', 2]),
+    ]);
+    const expected = {
+      set: [1, 2], list: ['a', 'b'], uuid, at: '2026-11-22T10:00:00.000Z', sym: 'a-symbol',
+      'int-keys': { 1: 'one', 2: 'two' }, 'composite-keys': { k: 1, plain: 2 },
+    };
+    assert.deepEqual(readTransit(w.write(value)), expected);
+    assert.deepEqual(readTransit(verbose.write(value)), expected);
+    for (const scalar of ['text', 42, true, null, '~tilde']) assert.deepEqual(readTransit(w.write(scalar)), scalar);
+    assert.equal(readTransit(writeTransit('~tilde')), '~tilde');
+  });
+
   it('Transit: a read that fails cannot change how the next one reads', () => {
     const valid = '["^ ","~:type","x","~:message","m","~:errors",[["^ ","~:path","/a","^1","b"]]]';
     const expected = { type: 'x', message: 'm', errors: [{ path: '/a', message: 'b' }] };
