@@ -8,7 +8,7 @@ import type { LoginRateLimiter } from '../auth/rate-limit.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { DB } from '../db/database.js';
 import type { AccountRow } from '../db/schema.js';
-import { badRequest, conflict, unauthorized } from '../http/errors.js';
+import { conflict, requestCoercion, unauthorized } from '../http/errors.js';
 import type { Logger } from '../logging/logger.js';
 import type { CreateAccount, LogIn, LogInResponse, UserAccount } from './schemas.js';
 
@@ -52,10 +52,7 @@ export class AccountService {
 
   async signUp(input: CreateAccount): Promise<UserAccount> {
     if (input['confirm-password'] !== undefined && input['confirm-password'] !== input.password) {
-      throw badRequest({
-        type: 'request-coercion', message: 'Invalid request body', in: 'body',
-        errors: [{ path: '/confirm-password', message: 'must equal password' }],
-      });
+      throw requestCoercion('body', [{ path: '/confirm-password', message: 'must equal password' }]);
     }
     const email = normalizeEmail(input.email);
     const passwordHash = await this.deps.passwords.hash(input.password);

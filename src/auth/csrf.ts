@@ -17,10 +17,6 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export class CsrfService {
   constructor(private readonly secret: string) {}
 
-  newSessionId(): string {
-    return randomBytes(24).toString('base64url');
-  }
-
   tokenFor(sessionId: string): string {
     return createHmac('sha256', this.secret).update(`csrf:${sessionId}`).digest('base64url');
   }

@@ -167,8 +167,7 @@ export function readEdn(text: string): unknown {
     }
   };
 
-  const readCollection = (close: number, kind: 'vector' | 'list' | 'set' | 'map'): unknown => {
-    if (kind === 'map') return readMap();
+  const readCollection = (close: number, kind: 'vector' | 'list' | 'set'): unknown[] => {
     i++; // opening bracket
     const items: unknown[] = [];
     for (;;) {
@@ -220,7 +219,7 @@ export function readEdn(text: string): unknown {
     const c = text.charCodeAt(i);
     switch (c) {
       case 34: return readString();
-      case 123: return readCollection(125, 'map');
+      case 123: return readMap();
       case 91: return readCollection(93, 'vector');
       case 40: return readCollection(41, 'list');
       case 41: case 93: case 125: return fail(`unexpected "${text[i]}"`);

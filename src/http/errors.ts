@@ -4,6 +4,7 @@
  * the response it carries; anything else thrown becomes a 500 `exception` whose details stay
  * in the log.
  */
+import type { ErrorObject } from 'ajv';
 import { Type, type Static } from 'typebox';
 
 export const ErrorBody = Type.Object(
@@ -56,9 +57,31 @@ export function unsupportedMediaType(contentType: string, supported: readonly st
   });
 }
 
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** Ajv's errors as `{path, message}` with JSON-pointer paths naming the field (`/email`). */
+export function ajvErrors(errors: readonly ErrorObject[] | null | undefined): FieldError[] {
+  return (errors ?? []).map((e) => {
+    const { missingProperty, additionalProperty } = e.params as { missingProperty?: string; additionalProperty?: string };
+    const field = missingProperty ?? additionalProperty;
+    return {
+      path: field ? `${e.instancePath}/${field}` : e.instancePath || '/',
+      message: additionalProperty ? 'is not allowed' : e.message ?? 'is invalid',
+    };
+  });
+}
+
+/** 400 `request-coercion`: the input at `where` failed its schema. */
+export function requestCoercion(where: 'body' | 'query' | 'path' | 'headers', errors: FieldError[], message = `Invalid request ${where}`): HttpError {
+  return new HttpError(400, { type: 'request-coercion', message, in: where, errors });
+}
+
 /** Thrown by response validation: the body is logged, never sent. */
 export class ResponseCoercionError extends Error {
-  constructor(readonly status: number, readonly errors: Array<{ path: string; message: string }>, readonly responseBody: unknown) {
+  constructor(readonly status: number, readonly errors: FieldError[], readonly responseBody: unknown) {
     super(`Response body for status ${status} does not match its schema`);
     this.name = 'ResponseCoercionError';
   }

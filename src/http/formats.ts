@@ -7,12 +7,6 @@ export { DecodeError, edn, FORMATS, json, transitJson, type Format } from './cod
 const BY_MIME = new Map(FORMATS.map((f) => [f.mime, f]));
 const MIMES = FORMATS.map((f) => f.mime);
 
-/** The format of a `Content-Type` header value, or undefined when it is none of ours. */
-export function formatForContentType(contentType: string | undefined): Format | undefined {
-  if (!contentType) return undefined;
-  return BY_MIME.get(contentType.split(';')[0].trim().toLowerCase());
-}
-
 /** The response format for an `Accept` header (q-values honoured); JSON when nothing usable. */
 const negotiated = new Map<string, Format>();
 

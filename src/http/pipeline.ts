@@ -23,9 +23,9 @@ import { currentContext, runWithContext, type LogContext } from '../logging/cont
 import type { Logger } from '../logging/logger.js';
 import type { Redactor } from '../logging/redact.js';
 import {
-  HttpError, malformedBody, ResponseCoercionError, typeForStatus, unsupportedMediaType, type ErrorBody,
+  ajvErrors, HttpError, malformedBody, requestCoercion, ResponseCoercionError, typeForStatus, unsupportedMediaType, type ErrorBody,
 } from './errors.js';
-import { DecodeError, FORMATS, formatForContentType, json, negotiateResponseFormat, type Format } from './formats.js';
+import { DecodeError, FORMATS, json, negotiateResponseFormat, type Format } from './formats.js';
 import type { AuthUser, RouteConfig } from './routes.js';
 
 declare module 'fastify' {
@@ -119,23 +119,7 @@ function pathOf(url: string): string {
   return q >= 0 ? url.slice(0, q) : url;
 }
 
-function ajvPath(error: ErrorObject): string {
-  const missing = (error.params as { missingProperty?: string }).missingProperty;
-  const extra = (error.params as { additionalProperty?: string }).additionalProperty;
-  const base = error.instancePath || '';
-  if (missing) return `${base}/${missing}`;
-  if (extra) return `${base}/${extra}`;
-  return base || '/';
-}
-
-function ajvErrors(errors: readonly ErrorObject[] | null | undefined): Array<{ path: string; message: string }> {
-  return (errors ?? []).map((e) => ({
-    path: ajvPath(e),
-    message: (e.params as { additionalProperty?: string }).additionalProperty ? 'is not allowed' : e.message ?? 'is invalid',
-  }));
-}
-
-const COERCION_PLACE: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
+const COERCION_PLACE: Record<string, 'body' | 'query' | 'path' | 'headers'> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
 const SUPPORTED_REQUEST_TYPES = [...FORMATS.map((f) => f.mime), 'application/x-www-form-urlencoded'];
 
 export interface PipelineDeps {
@@ -164,12 +148,8 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   }
   const fe = err as Partial<FastifyError> & { validation?: ErrorObject[]; validationContext?: string };
   if (fe && Array.isArray(fe.validation)) {
-    const where = COERCION_PLACE[fe.validationContext ?? 'body'] ?? 'body';
-    return {
-      status: 400,
-      body: { type: 'request-coercion', message: `Invalid request ${where}`, in: where, errors: ajvErrors(fe.validation) },
-      headers: {},
-    };
+    const { status, body, headers } = requestCoercion(COERCION_PLACE[fe.validationContext ?? 'body'] ?? 'body', ajvErrors(fe.validation));
+    return { status, body, headers };
   }
   switch (fe?.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -345,4 +325,3 @@ export function sendError(reply: FastifyReply, error: HttpError): FastifyReply {
   return reply.code(error.status).headers(error.headers).send(error.body);
 }
 
-export { formatForContentType };

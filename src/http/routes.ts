@@ -187,4 +187,3 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
   }
 }
 
-export { ErrorBody };

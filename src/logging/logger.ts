@@ -39,7 +39,6 @@ export type LogData = Record<string, unknown>;
 // `node --enable-source-maps`) turns it into the TypeScript line. Capturing a stack costs
 // ~30 µs inside a busy server, so the line is resolved once per signal (namespace, id and
 // level): a signal id names one call site, as the `<group>/<name>` convention intends.
-const lineCache = new Map<string, number | null>();
 const signalLines = new Map<string, number | null>();
 
 function callerLine(below: Function): number | null {
@@ -56,19 +55,13 @@ function callerLine(below: Function): number | null {
     const line = site.getLineNumber();
     const col = site.getColumnNumber() ?? 1;
     if (line === null) return null;
-    const key = `${file}:${line}:${col}`;
-    let mapped = lineCache.get(key);
-    if (mapped === undefined) {
-      mapped = line;
-      try {
-        const entry = file ? findSourceMap(file)?.findEntry(line - 1, col - 1) : undefined;
-        if (entry && 'originalLine' in entry && typeof entry.originalLine === 'number') mapped = entry.originalLine + 1;
-      } catch {
-        // no source map: the JS line is the best we have
-      }
-      lineCache.set(key, mapped);
+    try {
+      const entry = file ? findSourceMap(file)?.findEntry(line - 1, col - 1) : undefined;
+      if (entry && 'originalLine' in entry && typeof entry.originalLine === 'number') return entry.originalLine + 1;
+    } catch {
+      // no source map: the JS line is the best we have
     }
-    return mapped;
+    return line;
   } finally {
     Error.prepareStackTrace = prevPrepare;
     Error.stackTraceLimit = prevLimit;

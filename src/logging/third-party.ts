@@ -33,26 +33,35 @@ function pinoArgs(args: unknown[], bindings: LogData): { data: LogData; msg: str
   return { data, msg };
 }
 
-/** A pino-compatible logger for Fastify whose output goes through the backend as `slf4j`. */
+/**
+ * A pino-compatible logger for Fastify whose output goes through the backend as `slf4j`.
+ * Fastify makes a child per request, so a child is one small object; the methods live on the
+ * prototype, and each names itself as the caller whose caller's line is recorded.
+ */
+class FastifyLogAdapter {
+  level = 'trace';
+
+  constructor(private readonly backend: LogBackend, private readonly ns: string, private readonly bindings: LogData) {}
+
+  private log(level: Level, args: unknown[], caller: Function): void {
+    if (!this.backend.enabled('slf4j', this.ns, level)) return;
+    const { data, msg } = pinoArgs(args, this.bindings);
+    this.backend.emit('slf4j', this.ns, level, `${this.ns}/${level}`, msg, data, undefined, caller);
+  }
+
+  fatal(...args: unknown[]): void { this.log('fatal', args, FastifyLogAdapter.prototype.fatal); }
+  error(...args: unknown[]): void { this.log('error', args, FastifyLogAdapter.prototype.error); }
+  warn(...args: unknown[]): void { this.log('warn', args, FastifyLogAdapter.prototype.warn); }
+  info(...args: unknown[]): void { this.log('info', args, FastifyLogAdapter.prototype.info); }
+  debug(...args: unknown[]): void { this.log('debug', args, FastifyLogAdapter.prototype.debug); }
+  trace(...args: unknown[]): void { this.log('trace', args, FastifyLogAdapter.prototype.trace); }
+  silent(): void {}
+
+  child(childBindings: Record<string, unknown>): FastifyLogAdapter {
+    return new FastifyLogAdapter(this.backend, this.ns, { ...this.bindings, ...childBindings });
+  }
+}
+
 export function fastifyLogger(backend: LogBackend, ns = 'fastify', bindings: LogData = {}): FastifyBaseLogger {
-  const method = (level: Level) => {
-    const fn = (...args: unknown[]): void => {
-      if (!backend.enabled('slf4j', ns, level)) return;
-      const { data, msg } = pinoArgs(args, bindings);
-      backend.emit('slf4j', ns, level, `${ns}/${level}`, msg, data, undefined, fn);
-    };
-    return fn;
-  };
-  const logger = {
-    level: 'trace',
-    fatal: method('fatal'),
-    error: method('error'),
-    warn: method('warn'),
-    info: method('info'),
-    debug: method('debug'),
-    trace: method('trace'),
-    silent: () => undefined,
-    child: (childBindings: Record<string, unknown>) => fastifyLogger(backend, ns, { ...bindings, ...childBindings }),
-  };
-  return logger as unknown as FastifyBaseLogger;
+  return new FastifyLogAdapter(backend, ns, bindings) as unknown as FastifyBaseLogger;
 }

@@ -4,13 +4,14 @@
  * the stored row (the primary key decides) and changes nothing.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DB } from '../db/database.js';
-import { badRequest, notFound } from '../http/errors.js';
+import type { DatabaseSchema } from '../db/schema.js';
+import { badRequest, notFound, requestCoercion } from '../http/errors.js';
 import type { Logger } from '../logging/logger.js';
 import { InvalidEventError, InvalidSignatureError, type PaymentEffect, type PaymentEvent, type PaymentProvider } from './provider.js';
 
-type Trx = Parameters<Parameters<ReturnType<DB['transaction']>['execute']>[0]>[0];
+type Trx = Transaction<DatabaseSchema>;
 
 export interface ReceiveResult {
   received: true;
@@ -138,7 +139,7 @@ export class PaymentService {
     let after: { createdAt: Date; seq: string } | undefined;
     if (cursor) {
       const m = /^(\d{13})\.(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-      if (!m) throw badRequest({ type: 'request-coercion', message: 'Invalid request body', in: 'body', errors: [{ path: '/cursor', message: 'is not a cursor this service issued' }] });
+      if (!m) throw requestCoercion('body', [{ path: '/cursor', message: 'is not a cursor this service issued' }]);
       after = { createdAt: new Date(Number(m[1])), seq: m[2] };
     }
     let query = this.db.selectFrom('payment_event').select(['event_id', 'type', 'created_at', 'seq'])

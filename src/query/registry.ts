@@ -7,7 +7,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { Type, type Static, type TObject, type TSchema } from 'typebox';
-import { badRequest, ResponseCoercionError, unauthorized } from '../http/errors.js';
+import { ajvErrors, badRequest, requestCoercion, ResponseCoercionError, unauthorized } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
 
 export interface QueryContext<P extends TObject> {
@@ -78,17 +78,11 @@ export class QueryRegistry {
     if (entry.def.auth === 'required' && !user) throw unauthorized();
     const { 'query/kind': _kind, ...params } = body;
     if (!entry.params(params)) {
-      throw badRequest({
-        type: 'request-coercion', message: `Invalid parameters for ${entry.def.kind}`, in: 'body',
-        errors: (entry.params.errors ?? []).map((e) => ({
-          path: e.instancePath + ((e.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ? `/${(e.params as { missingProperty: string }).missingProperty}` : (e.params as { additionalProperty?: string }).additionalProperty ? `/${(e.params as { additionalProperty: string }).additionalProperty}` : '') || '/',
-          message: (e.params as { additionalProperty?: string }).additionalProperty ? 'is not allowed' : e.message ?? 'is invalid',
-        })),
-      });
+      throw requestCoercion('body', ajvErrors(entry.params.errors), `Invalid parameters for ${entry.def.kind}`);
     }
     const result = await entry.def.run({ user, params });
     if (!entry.result(result)) {
-      throw new ResponseCoercionError(200, (entry.result.errors ?? []).map((e) => ({ path: e.instancePath || '/', message: e.message ?? 'is invalid' })), result);
+      throw new ResponseCoercionError(200, ajvErrors(entry.result.errors), result);
     }
     return result;
   }
