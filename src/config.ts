@@ -34,6 +34,8 @@ export interface Config {
   databaseUrl: string | undefined;
   pgliteDir: string;
   pgPoolMax: number;
+  /** send parameterised queries as named prepared statements (PostgreSQL only) */
+  pgPreparedStatements: boolean;
   jwtSecret: string;
   /** true when no JWT_SECRET was given and a random one was made (tokens die with the process) */
   jwtSecretGenerated: boolean;
@@ -164,6 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     pgliteDir: str(env, 'PGLITE_DIR', './data/pglite'),
     pgPoolMax: int(env, 'PG_POOL_MAX', 10, 1, 1000),
+    pgPreparedStatements: oneOf(env, 'PG_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on') === 'on',
     jwtSecret,
     jwtSecretGenerated,
     jwtIssuer: str(env, 'JWT_ISSUER', 'saas-app'),

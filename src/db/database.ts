@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import type { LogBackend } from '../logging/logger.js';
 import { migrateToLatest } from './migrate.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { PreparedStatementClient } from './prepared-client.js';
 import type { DatabaseSchema } from './schema.js';
 
 export type DB = Kysely<DatabaseSchema>;
@@ -38,6 +39,7 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
       // a database that stops answering fails requests with 503 instead of holding them forever
       query_timeout: 10_000,
       idleTimeoutMillis: 30_000,
+      ...(config.pgPreparedStatements ? { Client: PreparedStatementClient } : {}),
     });
     pool.on('connect', (client) => {
       poolLog.debug('pg-pool/connect', 'Opened a database connection', { total: pool.totalCount });

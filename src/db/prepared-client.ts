@@ -1,0 +1,69 @@
+/**
+ * A pg client that sends every parameterised query as a named prepared statement: PostgreSQL
+ * parses and plans each distinct SQL text once per connection instead of on every execution.
+ * Kysely generates a handful of texts (one per query shape), so the set stays small; past
+ * `MAX_NAMED_TEXTS` distinct texts, new ones go unnamed, as before.
+ *
+ * Measured (docs/performance.md): PostgreSQL's CPU for `GET /api/account/me` halves.
+ *
+ * A table changed by another instance's migration while this one runs invalidates a statement
+ * that selects `*` from it ("cached plan must not change result type"). Outside a transaction
+ * the query is re-sent once under a fresh name; inside one the error stands, as the transaction
+ * is already aborted, and the next transaction uses the fresh name.
+ */
+import pg from 'pg';
+
+const MAX_NAMED_TEXTS = 1000;
+/** PostgreSQL's `feature_not_supported`, raised when a prepared plan's result type changed. */
+const CACHED_PLAN_CHANGED = '0A000';
+
+let generation = 0;
+const names = new Map<string, string>();
+
+function statementName(text: string): string | undefined {
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_NAMED_TEXTS) {
+    name = `k${generation}_${names.size}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
+/** Forgets every name, so the next execution of each text prepares it again. */
+function renameAll(): void {
+  generation++;
+  names.clear();
+}
+
+interface ReadyForQuery { status: string }
+type QueryResult = pg.QueryResult<Record<string, unknown>>;
+
+export class PreparedStatementClient extends pg.Client {
+  /** from PostgreSQL's last ReadyForQuery: I idle, T in a transaction, E in a failed one */
+  private transactionStatus = 'I';
+
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    (this as unknown as { connection: NodeJS.EventEmitter }).connection
+      .on('readyForQuery', (msg: ReadyForQuery) => { this.transactionStatus = msg.status; });
+  }
+
+  // Kysely calls query(text, values) and expects a promise; every other form (query configs,
+  // cursors, callbacks) goes to pg unchanged.
+  override query(...args: unknown[]): never {
+    const [text, values, callback] = args;
+    const send = super.query.bind(this) as (...a: unknown[]) => Promise<QueryResult>;
+    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || callback !== undefined) {
+      return send(...args) as never;
+    }
+    const name = statementName(text);
+    if (name === undefined) return send(text, values) as never;
+    const idleBefore = this.transactionStatus === 'I';
+    return send({ name, text, values }).catch((err: { code?: string }) => {
+      if (err?.code !== CACHED_PLAN_CHANGED) throw err;
+      renameAll();
+      if (!idleBefore) throw err;
+      return send({ name: statementName(text), text, values });
+    }) as never;
+  }
+}
