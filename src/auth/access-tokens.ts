@@ -51,14 +51,22 @@ export class AccessTokens {
       .sign(await this.key);
   }
 
-  async verify(token: string): Promise<VerifyResult> {
+  /**
+   * The answer for a token that needs no cryptography: one verified before (valid or now
+   * expired) or one too large to parse. Undefined means: call {@link verify}.
+   */
+  verifyKnown(token: string): VerifyResult | undefined {
     if (token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'Access token is too large' };
     const known = this.verified.get(token);
-    if (known) {
-      if (known.exp * 1000 > Date.now()) return { ok: true, user: known.user };
-      this.verified.delete(token);
-      return { ok: false, reason: 'Access token expired' };
-    }
+    if (!known) return undefined;
+    if (known.exp * 1000 > Date.now()) return { ok: true, user: known.user };
+    this.verified.delete(token);
+    return { ok: false, reason: 'Access token expired' };
+  }
+
+  async verify(token: string): Promise<VerifyResult> {
+    const known = this.verifyKnown(token);
+    if (known) return known;
     try {
       const { payload } = await jwtVerify(token, await this.key, {
         algorithms: ['HS256'],

@@ -21,12 +21,18 @@ import { contextServerFactory, frameworkErrorHandler, installPipeline, requestId
 import { registerRouteGroup, type AuthUser, type RouteGroup } from './routes.js';
 import { registerStatic } from './static.js';
 
+/** The user for a valid token, a reason for a presented but invalid one, nothing without one. */
+export interface AuthResult {
+  user?: AuthUser;
+  failure?: string;
+}
+
 export interface Authenticator {
   /**
    * Decodes the request's access token. Returns the user for a valid token, a reason for a
    * presented but invalid one, and nothing when no token came.
    */
-  authenticate(request: FastifyRequest): Promise<{ user?: AuthUser; failure?: string }>;
+  authenticate(request: FastifyRequest): AuthResult | Promise<AuthResult>;
   /** cookies that carry credentials and so need the CSRF token on unsafe requests */
   credentialCookies: readonly string[];
 }
@@ -84,7 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // JWT middleware: wraps the whole /api group; claims go into the log context
     app.addHook('onRequest', (request, _reply, done) => {
       if (!request.headers.authorization || !request.url.startsWith('/api/')) return done();
-      authenticator.authenticate(request).then(({ user, failure }) => {
+      const apply = ({ user, failure }: AuthResult) => {
         if (user) {
           request.user = user;
           request.logContext.user = { id: user.id, email: user.email };
@@ -92,7 +98,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           request.authFailure = failure;
         }
         done();
-      }, done);
+      };
+      const result = authenticator.authenticate(request);
+      if (result instanceof Promise) result.then(apply, done);
+      else apply(result);
     });
   }
   installCsrfCheck(app, deps.csrf, deps.authenticator?.credentialCookies ?? []);
