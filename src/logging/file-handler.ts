@@ -8,7 +8,7 @@
  * Writes are queued and drained by one async loop, so request handling never waits on the
  * disk, lines are never interleaved or torn, and rotation happens between whole lines.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { appendFileSync, createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -42,6 +42,8 @@ export class RotatingFileHandler implements LogHandler {
   private file: FileHandle | null = null;
   private size = 0;
   private fileInterval: string | null = null;
+  /** set by close(): lines that still come (a request finishing during shutdown) are appended synchronously */
+  private closed = false;
   private readonly clock: () => Date;
 
   constructor(private readonly options: RotatingFileOptions) {
@@ -54,6 +56,14 @@ export class RotatingFileHandler implements LogHandler {
 
   /** Queues one line (without its newline). */
   writeLine(line: string): void {
+    if (this.closed && !this.draining) {
+      try {
+        appendFileSync(this.options.path, line + '\n');
+      } catch (err) {
+        process.stderr.write(`log file ${this.options.path}: ${String(err)}; 1 line lost\n`);
+      }
+      return;
+    }
     this.queue.push(line + '\n');
     if (!this.draining) this.draining = this.drain();
   }
@@ -63,9 +73,12 @@ export class RotatingFileHandler implements LogHandler {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    // lines queued meanwhile are drained through the open file before it closes
     await this.flush();
-    await this.file?.close();
+    const file = this.file;
     this.file = null;
+    await file?.close();
   }
 
   private async drain(): Promise<void> {

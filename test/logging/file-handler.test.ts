@@ -33,6 +33,27 @@ describe('rotating JSON file', () => {
   before(async () => { dir = await mkdtemp(join(tmpdir(), 'rot-')); });
   after(async () => rm(dir, { recursive: true, force: true }));
 
+  it('loses no line written while it closes or after it closed (requests finishing during shutdown)', async () => {
+    const sub = join(dir, 'closing');
+    const path = join(sub, 'saas-app.json');
+    const handler = new RotatingFileHandler({ path, interval: 'daily', maxFileSize: 1e6, maxNumParts: 3, maxNumIntervals: 3 });
+    for (let i = 0; i < 50; i++) handler.writeLine(JSON.stringify({ phase: 'before', i }));
+    const closing = handler.close();
+    // lines from code that runs while the file is being closed: microtasks, then the next turns
+    for (let i = 0; i < 5; i++) {
+      await Promise.resolve();
+      handler.writeLine(JSON.stringify({ phase: 'closing', i }));
+      await new Promise((r) => setImmediate(r));
+      handler.writeLine(JSON.stringify({ phase: 'closing-later', i }));
+    }
+    await closing;
+    handler.writeLine(JSON.stringify({ phase: 'after', i: 0 }));
+    const lines = (await allLines(sub)).map((l) => JSON.parse(l) as { phase: string; i: number });
+    assert.equal(lines.length, 50 + 10 + 1);
+    assert.deepEqual(lines.slice(0, 50).map((l) => l.i), [...Array(50).keys()], 'the queued lines first, in order');
+    assert.equal(lines.at(-1)!.phase, 'after');
+  });
+
   it('rotates by size into numbered gzipped parts, keeps max-num-parts, and loses or tears no line under concurrent writes', async () => {
     const sub = join(dir, 'size');
     const path = join(sub, 'saas-app.json');
