@@ -102,12 +102,17 @@ async function freePort(): Promise<number> {
   });
 }
 
+// the project runs with the node flags of `npm start`, read from package.json so they cannot drift
+const startScript = (JSON.parse(await readFile('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
+const START_FLAGS = /node ((?:--\S+ )*)dist\/server\.js/.exec(startScript)?.[1].trim().split(' ').filter(Boolean);
+if (!START_FLAGS) throw new Error(`bench: cannot find "node [flags] dist/server.js" in the start script: ${startScript}`);
+
 interface Running { url: string; child: ChildProcess; stop(): Promise<void> }
 
 async function startServer(script: string, env: Record<string, string>): Promise<Running> {
   const port = await freePort();
-  // the project runs as `npm start` runs it: compiled, with source maps for log lines
-  const args = script.startsWith('dist/') ? ['--enable-source-maps', script] : ['--import', 'tsx', script];
+  // the project runs as `npm start` runs it: compiled, with the same node flags
+  const args = script.startsWith('dist/') ? [...START_FLAGS!, script] : ['--import', 'tsx', script];
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {

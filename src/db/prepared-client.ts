@@ -37,33 +37,34 @@ function renameAll(): void {
 
 interface ReadyForQuery { status: string }
 type QueryResult = pg.QueryResult<Record<string, unknown>>;
+/** from PostgreSQL's last ReadyForQuery: I idle, T in a transaction, E in a failed one */
+const TRANSACTION_STATUS = Symbol('transactionStatus');
 
 export class PreparedStatementClient extends pg.Client {
-  /** from PostgreSQL's last ReadyForQuery: I idle, T in a transaction, E in a failed one */
-  private transactionStatus = 'I';
+  [TRANSACTION_STATUS] = 'I';
 
   constructor(config?: string | pg.ClientConfig) {
     super(config);
     (this as unknown as { connection: NodeJS.EventEmitter }).connection
-      .on('readyForQuery', (msg: ReadyForQuery) => { this.transactionStatus = msg.status; });
-  }
-
-  // Kysely calls query(text, values) and expects a promise; every other form (query configs,
-  // cursors, callbacks) goes to pg unchanged.
-  override query(...args: unknown[]): never {
-    const [text, values, callback] = args;
-    const send = super.query.bind(this) as (...a: unknown[]) => Promise<QueryResult>;
-    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || callback !== undefined) {
-      return send(...args) as never;
-    }
-    const name = statementName(text);
-    if (name === undefined) return send(text, values) as never;
-    const idleBefore = this.transactionStatus === 'I';
-    return send({ name, text, values }).catch((err: { code?: string }) => {
-      if (err?.code !== CACHED_PLAN_CHANGED) throw err;
-      renameAll();
-      if (!idleBefore) throw err;
-      return send({ name: statementName(text), text, values });
-    }) as never;
+      .on('readyForQuery', (msg: ReadyForQuery) => { this[TRANSACTION_STATUS] = msg.status; });
   }
 }
+
+// Assigned rather than declared, so callers keep pg's overloads. Kysely calls query(text,
+// values) and expects a promise; every other form (configs, cursors, callbacks) goes to pg as is.
+const send = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => Promise<QueryResult>;
+PreparedStatementClient.prototype.query = function query(this: PreparedStatementClient, ...args: unknown[]) {
+  const [text, values, callback] = args;
+  if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || callback !== undefined) {
+    return send.apply(this, args);
+  }
+  const name = statementName(text);
+  if (name === undefined) return send.call(this, text, values);
+  const idleBefore = this[TRANSACTION_STATUS] === 'I';
+  return send.call(this, { name, text, values }).catch((err: { code?: string }) => {
+    if (err?.code !== CACHED_PLAN_CHANGED) throw err;
+    renameAll();
+    if (!idleBefore) throw err;
+    return send.call(this, { name: statementName(text), text, values });
+  });
+} as typeof pg.Client.prototype.query;
