@@ -88,6 +88,29 @@ function isDelimiter(c: number): boolean {
   return c < 128 && DELIMITER[c] === 1;
 }
 
+// Map keys repeat (every account in a list has the same ones): a key read before is found by
+// comparing in place and reused, which saves slicing a new string and V8 interning it again
+// when it becomes a property name. Content-addressed (a hit is the same characters), so sharing
+// it between requests changes no result; bounded, so hostile input cannot grow it.
+const KEY_CACHE_MAX = 2048;
+const keyCache = new Map<number, string[]>();
+let keyCacheSize = 0;
+
+function cachedKey(text: string, start: number, end: number): string {
+  const bucket = (end - start) * 65536 + text.charCodeAt(start);
+  const candidates = keyCache.get(bucket);
+  if (candidates) {
+    for (const key of candidates) if (text.startsWith(key, start)) return key;
+  }
+  const key = text.slice(start, end);
+  if (keyCacheSize < KEY_CACHE_MAX && (candidates?.length ?? 0) < 8) {
+    if (candidates) candidates.push(key);
+    else keyCache.set(bucket, [key]);
+    keyCacheSize++;
+  }
+  return key;
+}
+
 /** Reads exactly one EDN value. Throws {@link EdnSyntaxError}. */
 export function readEdn(text: string): unknown {
   let i = 0;
@@ -156,7 +179,7 @@ export function readEdn(text: string): unknown {
       const c = text.charCodeAt(i);
       if (c === 125) { i++; return out; }
       if (c === 41 || c === 93) fail(`unexpected "${text[i]}"`);
-      const key = read();
+      const key = c === 58 && text.charCodeAt(i + 1) !== 58 ? readKeywordKey() : read();
       skip();
       if (i >= n) fail('unclosed map');
       if (text.charCodeAt(i) === 125) fail('map with an odd number of forms');
@@ -165,6 +188,14 @@ export function readEdn(text: string): unknown {
       if (FORBIDDEN_KEYS.has(name)) fail(`forbidden key "${name}"`);
       out[name] = read();
     }
+  };
+
+  // the common key: a keyword, read as its name
+  const readKeywordKey = (): string => {
+    const start = ++i;
+    while (i < n && !isDelimiter(text.charCodeAt(i))) i++;
+    if (i === start || (i === start + 1 && text.charCodeAt(start) === 47)) { i = start - 1; fail('bad keyword'); }
+    return cachedKey(text, start, i);
   };
 
   const readCollection = (close: number, kind: 'vector' | 'list' | 'set'): unknown[] => {

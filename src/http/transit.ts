@@ -30,23 +30,35 @@ function encodeNumber(v: number): unknown {
   return v;
 }
 
+// `~:name` for each key name, remembered: the same few keys are written over and over.
+// Content-addressed and bounded, so sharing it between requests changes no output.
+const keywordSpelling = new Map<string, string>();
+function keyword(name: string): string {
+  let spelled = keywordSpelling.get(name);
+  if (spelled === undefined) {
+    spelled = `~:${name}`;
+    if (keywordSpelling.size < 10_000) keywordSpelling.set(name, spelled);
+  }
+  return spelled;
+}
+
 /** Writes plain data as Transit JSON, map keys as keywords, with Transit's key cache. */
 export function writeTransit(value: unknown): string {
+  // per write, by key name: the cache codes of this document
   const cache = new Map<string, string>();
   let next = 0;
   // map keys longer than 3 characters (with their `~:`) are cached: first use writes the
   // key, later uses its code, as transit-js's reader expects
   const key = (name: string): string => {
-    const encoded = `~:${name}`;
-    if (encoded.length <= 3) return encoded;
-    const hit = cache.get(encoded);
+    if (name.length <= 1) return keyword(name);
+    const hit = cache.get(name);
     if (hit !== undefined) return hit;
     if (next === MAX_CACHE_ENTRIES) {
       cache.clear();
       next = 0;
     }
-    cache.set(encoded, cacheCode(next++));
-    return encoded;
+    cache.set(name, cacheCode(next++));
+    return keyword(name);
   };
   const encode = (v: unknown): unknown => {
     if (v === null || v === undefined) return null;

@@ -111,6 +111,21 @@ describe(`codecs against the reference libraries (seed ${SEED})`, () => {
     );
   });
 
+  it('EDN: map keys read through the shared key cache stay exact, however many look alike', () => {
+    // same length and first character: one cache bucket, compared in place
+    const keys = Array.from({ length: 40 }, (_, i) => `k${String(i).padStart(3, '0')}`);
+    const expected = Object.fromEntries(keys.map((k, i) => [k, i]));
+    const text = `{${keys.map((k, i) => `:${k} ${i}`).join(' ')}}`;
+    assert.deepEqual(readEdn(text), expected);
+    // thousands of distinct keys fill the bounded cache; reads stay exact before and after
+    for (let round = 0; round < 5; round++) {
+      const many = Array.from({ length: 1000 }, (_, i) => `x${round}-${i}`);
+      assert.deepEqual(readEdn(`{${many.map((k) => `:${k} 1`).join(' ')}}`), Object.fromEntries(many.map((k) => [k, 1])));
+    }
+    assert.deepEqual(readEdn(text), expected);
+    assert.deepEqual(readEdn('{:k000 1 :k0001 2 :k00 3}'), { k000: 1, k0001: 2, k00: 3 }, 'a cached key is not a prefix match');
+  });
+
   it('EDN: refuses malformed input', () => {
     for (const bad of ['{:n 1', '{:n 1}}', '[1 2', '{:a 1} {:b 2}', '"abc', '{:a}', '1 ]', '', '   ', '{:__proto__ 1}', '#inst 5', '1x', '"\\q"', ':', '#_']) {
       assert.throws(() => readEdn(bad), Error, bad);
