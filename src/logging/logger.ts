@@ -70,6 +70,9 @@ function callerLine(below: Function): number | null {
 
 export class LogBackend {
   private readonly handlers: LogHandler[];
+  // formatting a timestamp costs ~1 µs; under load many entries share a millisecond
+  private lastMs = Number.NaN;
+  private lastTimestamp = '';
 
   constructor(
     readonly filter: LevelFilter,
@@ -97,7 +100,7 @@ export class LogBackend {
   emit(kind: Kind, ns: string, level: Level, id: string, msg: string, data: LogData | undefined, options: EmitOptions | undefined, caller: Function): void {
     if (LEVEL_VALUE[level] < this.filter.minLevel(kind, ns)) return;
     const entry: LogEntry = {
-      timestamp: this.now().toISOString(),
+      timestamp: this.timestamp(),
       level,
       id,
       msg,
@@ -114,6 +117,16 @@ export class LogBackend {
         process.stderr.write(`log handler failed: ${String(err)}\n`);
       }
     }
+  }
+
+  private timestamp(): string {
+    const now = this.now();
+    const ms = now.getTime();
+    if (ms !== this.lastMs) {
+      this.lastMs = ms;
+      this.lastTimestamp = now.toISOString();
+    }
+    return this.lastTimestamp;
   }
 
   private lineOf(ns: string, level: Level, id: string, caller: Function): number | null {
