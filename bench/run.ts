@@ -9,7 +9,8 @@
  *     logger to a file), bare Express 5, and this project in prod configuration (file logging,
  *     compression, JWT middleware) on PGlite, and on PostgreSQL when BENCH_DATABASE_URL is set
  *  3. this project: /api/account/me, the query endpoint and log-in in JSON and Transit, and the
- *     latency of /api/health while log-ins run flat out; peak RSS per server
+ *     latency of /api/health while log-ins run flat out; peak RSS per server; the server's CPU
+ *     time per request (from /proc, Linux), the steadiest figure on a noisy machine
  *
  * BENCH_DURATION (seconds per measurement, default 5) and BENCH_CONNECTIONS (default 50).
  */
@@ -127,6 +128,13 @@ async function startServer(script: string, env: Record<string, string>): Promise
   };
 }
 
+/** one table row: requests/s, latency, the server's CPU per request, and anything extra */
+function report(label: string, r: Load, extra = ''): void {
+  const cpu = r['server-cpu-us-per-request'] ? `  cpu ${r['server-cpu-us-per-request']} µs/req` : '';
+  const failures = r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : '';
+  console.log(`  ${label.padEnd(34)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms${cpu}${extra}${failures}`);
+}
+
 async function peakRssMb(pid: number | undefined): Promise<number | null> {
   try {
     const m = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
@@ -136,19 +144,34 @@ async function peakRssMb(pid: number | undefined): Promise<number | null> {
   }
 }
 
-interface Load { rps: number; p50: number; p99: number; non2xx: number; errors: number }
+/** the CPU time (user + system) a process has used so far, µs; null off Linux */
+async function cpuUs(pid: number | undefined): Promise<number | null> {
+  try {
+    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 1e6 / 100; // clock ticks of 1/100 s
+  } catch {
+    return null;
+  }
+}
 
-async function load(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; connections?: number; duration?: number } = {}): Promise<Load> {
+interface Load { rps: number; p50: number; p99: number; non2xx: number; errors: number; 'server-cpu-us-per-request'?: number | null }
+
+/** Loads `url` from an autocannon process; with `pid`, also the server's CPU per request. */
+async function load(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; connections?: number; duration?: number; pid?: number } = {}): Promise<Load> {
   const args = ['-j', '-c', String(options.connections ?? CONNECTIONS), '-d', String(options.duration ?? DURATION), '-m', options.method ?? 'GET'];
   for (const [k, v] of Object.entries(options.headers ?? {})) args.push('-H', `${k}=${v}`);
   if (options.body) args.push('-b', options.body);
   args.push(url);
+  const cpuBefore = options.pid ? await cpuUs(options.pid) : null;
   const child = spawn(join('node_modules', '.bin', 'autocannon'), args, { stdio: ['ignore', 'pipe', 'ignore'] });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   await new Promise((resolve) => child.on('exit', resolve));
-  const r = JSON.parse(out) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
-  return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  const cpuAfter = options.pid ? await cpuUs(options.pid) : null;
+  const r = JSON.parse(out) as { requests: { average: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
+  const result: Load = { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  if (cpuBefore !== null && cpuAfter !== null && r.requests.total > 0) result['server-cpu-us-per-request'] = Math.round((cpuAfter - cpuBefore) / r.requests.total);
+  return result;
 }
 
 function projectEnv(databaseUrl: string): Record<string, string> {
@@ -161,18 +184,18 @@ function projectEnv(databaseUrl: string): Record<string, string> {
 
 async function measurePeer(name: string, script: string, env: Record<string, string> = {}) {
   const server = await startServer(script, env);
-  const health = await load(`${server.url}/api/health`);
+  const health = await load(`${server.url}/api/health`, { pid: server.child.pid });
   const rss = await peakRssMb(server.child.pid);
   await server.stop();
-  console.log(`  ${name.padEnd(34)} ${String(health.rps).padStart(7)} req/s  p50 ${health.p50} ms  p99 ${health.p99} ms  rss ${rss} MB`);
+  report(name, health, `  rss ${rss} MB`);
   return { ...health, 'peak-rss-mb': rss };
 }
 
 async function measureProject(name: string, databaseUrl: string) {
   const server = await startServer('dist/server.js', projectEnv(databaseUrl));
   const out: Record<string, unknown> = {};
-  const show = (label: string, r: Load) => console.log(`  ${`${name} ${label}`.padEnd(34)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms${r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : ''}`);
-  out.health = await load(`${server.url}/api/health`);
+  const show = (label: string, r: Load) => report(`${name} ${label}`, r);
+  out.health = await load(`${server.url}/api/health`, { pid: server.child.pid });
   show('GET /api/health', out.health as Load);
 
   const email = `bench-${Date.now()}@example.com`;
@@ -182,9 +205,9 @@ async function measureProject(name: string, databaseUrl: string) {
   const auth = { authorization: `Bearer ${login['access-token']}` };
   for (const format of [json, transitJson]) {
     const h = { ...auth, accept: format.mime, 'content-type': format.mime };
-    out[`me-${format.name}`] = await load(`${server.url}/api/account/me`, { headers: { ...auth, accept: format.mime } });
+    out[`me-${format.name}`] = await load(`${server.url}/api/account/me`, { headers: { ...auth, accept: format.mime }, pid: server.child.pid });
     show(`GET /me (${format.name})`, out[`me-${format.name}`] as Load);
-    out[`query-${format.name}`] = await load(`${server.url}/api/cqrs/query`, { method: 'POST', headers: h, body: format.encode({ 'query/kind': 'account/me' }) });
+    out[`query-${format.name}`] = await load(`${server.url}/api/cqrs/query`, { method: 'POST', headers: h, body: format.encode({ 'query/kind': 'account/me' }), pid: server.child.pid });
     show(`query account/me (${format.name})`, out[`query-${format.name}`] as Load);
     out[`log-in-${format.name}`] = await load(`${server.url}/api/account/log-in`, { method: 'POST', headers: { accept: format.mime, 'content-type': format.mime }, body: format.encode({ email, password }), connections: 20 });
     show(`POST /log-in (${format.name})`, out[`log-in-${format.name}`] as Load);
@@ -218,9 +241,9 @@ results.peers = peers;
 // the same server with logging off: no file, no console, every signal filtered out
 async function healthWithoutLogging(): Promise<Load> {
   const server = await startServer('dist/server.js', { ...projectEnv('memory://'), LOG_FILE: 'off', LOG_CONSOLE: 'off', LOG_LEVELS: '*=fatal' });
-  const r = await load(`${server.url}/api/health`);
+  const r = await load(`${server.url}/api/health`, { pid: server.child.pid });
   await server.stop();
-  console.log(`  ${'pglite GET /api/health, logging off'.padEnd(34)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms`);
+  report('pglite GET /api/health, logging off', r);
   return r;
 }
 const project: Record<string, unknown> = { pglite: await measureProject('pglite', 'memory://'), 'pglite-logging-off': { health: await healthWithoutLogging() } };
@@ -228,13 +251,22 @@ if (process.env.BENCH_DATABASE_URL) project.postgres = await measureProject('pos
 results.project = project;
 
 const rps = (x: unknown) => (x as { rps: number }).rps;
-const ours = project.postgres ?? project.pglite;
-const ratios: Record<string, number> = {
-  'health-vs-fastify-bare': +(rps((project.pglite as Record<string, unknown>).health) / rps(peers['fastify-bare'])).toFixed(2),
-  'health-vs-fastify-pino-file': +(rps((project.pglite as Record<string, unknown>).health) / rps(peers['fastify-pino-file'])).toFixed(2),
-  'health-vs-express': +(rps((project.pglite as Record<string, unknown>).health) / rps(peers.express)).toFixed(2),
-  'me-vs-own-health': +(rps((ours as Record<string, unknown>)['me-json']) / rps((ours as Record<string, unknown>).health)).toFixed(2),
-  'health-file-logging-on-vs-off': +(rps((project.pglite as Record<string, unknown>).health) / rps((project['pglite-logging-off'] as Record<string, unknown>).health)).toFixed(2),
+// the peers are compared with the production setup: PostgreSQL when it is there (PGlite, the
+// development default, runs the database on the server's own thread); PGlite's ratios are kept too
+const ours = (project.postgres ?? project.pglite) as Record<string, unknown>;
+const pglite = project.pglite as Record<string, unknown>;
+const ratio = (a: unknown, b: unknown) => +(rps(a) / rps(b)).toFixed(2);
+const ratios: Record<string, number | string> = {
+  'compared-setup': project.postgres ? 'postgres' : 'pglite',
+  'health-vs-fastify-bare': ratio(ours.health, peers['fastify-bare']),
+  'health-vs-fastify-pino-file': ratio(ours.health, peers['fastify-pino-file']),
+  'health-vs-express': ratio(ours.health, peers.express),
+  'fastify-bare-vs-express': ratio(peers['fastify-bare'], peers.express),
+  'me-vs-own-health': ratio(ours['me-json'], ours.health),
+  'pglite-health-vs-fastify-bare': ratio(pglite.health, peers['fastify-bare']),
+  'pglite-health-vs-fastify-pino-file': ratio(pglite.health, peers['fastify-pino-file']),
+  'pglite-health-vs-express': ratio(pglite.health, peers.express),
+  'health-file-logging-on-vs-off': ratio(pglite.health, (project['pglite-logging-off'] as Record<string, unknown>).health),
 };
 results.ratios = ratios;
 console.log('ratios', ratios);
