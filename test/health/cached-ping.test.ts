@@ -17,4 +17,17 @@ describe('health ping cache', () => {
     assert.equal(await ping(1000), false, 'asked again after the max age');
     assert.equal(calls, 2);
   });
+
+  it('knows the answer without asking while it is fresh, and nothing before the first or after the max age', async () => {
+    let now = 0;
+    let calls = 0;
+    const ping = cachedPing(async () => { calls++; return false; }, 500, () => now);
+    assert.equal(ping.known(), undefined, 'no answer yet');
+    assert.equal(await ping(1000), false);
+    now = 499;
+    assert.equal(ping.known(), false, 'a fresh "down" is known too');
+    now = 500;
+    assert.equal(ping.known(), undefined, 'stale: the handler must ask');
+    assert.equal(calls, 1, 'known() never asks');
+  });
 });

@@ -43,6 +43,17 @@ const probes: RouteGroup = {
         throw new TypeError('internal detail that must not leave');
       },
     }),
+    // handlers that answer without a promise take the same pipeline
+    route({
+      method: 'GET', path: '/sync/:case', summary: 'Answers synchronously',
+      schemas: { params: Type.Object({ case: Type.String() }), response: { 200: EchoResult, 201: EchoResult } },
+      handler({ parameters, reply }) {
+        if (parameters.path.case === 'throws') throw new TypeError('internal detail that must not leave');
+        if (parameters.path.case === 'bad') return { n: 'not a number', name: 'x', limit: 1 } as never;
+        if (parameters.path.case === 'created') reply.code(201);
+        return { n: 1, name: parameters.path.case, limit: 2 };
+      },
+    }),
     route({
       method: 'GET', path: '/early-exit', summary: 'Early exit',
       schemas: { response: { 200: EchoResult } },
@@ -186,6 +197,23 @@ for (const db of testDatabases()) {
         assert.equal(res.headers['content-type'], format.mime);
         assert.deepEqual(res.body, { type: 'exception', message: 'Internal server error', class: 'TypeError' });
         assert.ok(!res.text.includes('internal detail'));
+      }
+    });
+
+    it('takes handlers that answer synchronously through the same pipeline: body, status, schema check, exceptions', async () => {
+      for (const format of ALL_FORMATS) {
+        const ok = await t.client('GET', '/api/probe/sync/fine', { format });
+        assert.equal(ok.status, 200);
+        assert.equal(ok.headers['content-type'], format.mime);
+        assert.deepEqual(ok.body, { n: 1, name: 'fine', limit: 2 });
+        assert.equal((await t.client('GET', '/api/probe/sync/created', { format })).status, 201);
+        const bad = await t.client('GET', '/api/probe/sync/bad', { format });
+        assert.equal(bad.status, 500);
+        assert.equal(bad.body.type, 'response-coercion');
+        const thrown = await t.client('GET', '/api/probe/sync/throws', { format });
+        assert.equal(thrown.status, 500);
+        assert.deepEqual(thrown.body, { type: 'exception', message: 'Internal server error', class: 'TypeError' });
+        assert.ok(!thrown.text.includes('internal detail'));
       }
     });
 
