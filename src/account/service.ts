@@ -16,7 +16,14 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export function toUserAccount(row: AccountRow): UserAccount {
+/**
+ * The columns an account's API shape needs: named rather than `*`, so the password hash is not
+ * read where it is not needed and a column added later does not change these queries' results.
+ */
+export const ACCOUNT_COLUMNS = ['id', 'email', 'name', 'created_at', 'subscription_status', 'subscription_plan', 'subscription_period_end'] as const;
+type AccountColumns = Pick<AccountRow, (typeof ACCOUNT_COLUMNS)[number]>;
+
+export function toUserAccount(row: AccountColumns): UserAccount {
   return {
     id: row.id,
     email: row.email,
@@ -59,7 +66,7 @@ export class AccountService {
     try {
       const row = await this.deps.db.insertInto('account')
         .values({ email, name: input.name ?? null, password_hash: passwordHash })
-        .returningAll().executeTakeFirstOrThrow();
+        .returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow();
       this.deps.log.info('account/signed-up', 'Account created', { 'account-id': row.id });
       return toUserAccount(row);
     } catch (err) {
@@ -72,7 +79,7 @@ export class AccountService {
   async logIn(input: LogIn, clientAddress: string): Promise<Session> {
     const email = normalizeEmail(input.email);
     await this.deps.loginLimiter.attempt(email, clientAddress);
-    const row = await this.deps.db.selectFrom('account').selectAll().where('email', '=', email).executeTakeFirst();
+    const row = await this.deps.db.selectFrom('account').select([...ACCOUNT_COLUMNS, 'password_hash']).where('email', '=', email).executeTakeFirst();
     const valid = row ? await this.deps.passwords.verify(row.password_hash, input.password) : await this.deps.passwords.verifyNothing(input.password);
     if (!row || !valid) {
       this.deps.log.info('account/log-in-failed', 'Log-in refused');
@@ -97,7 +104,7 @@ export class AccountService {
         });
         throw unauthorized('Refresh token was already used');
     }
-    const row = await this.deps.db.selectFrom('account').selectAll().where('id', '=', result.accountId).executeTakeFirst();
+    const row = await this.deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', result.accountId).executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
     return this.session(row, result.token, result.expiresAt);
   }
@@ -109,11 +116,11 @@ export class AccountService {
   }
 
   async get(id: string): Promise<UserAccount | undefined> {
-    const row = await this.deps.db.selectFrom('account').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', id).executeTakeFirst();
     return row ? toUserAccount(row) : undefined;
   }
 
-  private async session(row: AccountRow, refreshToken: string, refreshExpiresAt: Date): Promise<Session> {
+  private async session(row: AccountColumns, refreshToken: string, refreshExpiresAt: Date): Promise<Session> {
     const account = toUserAccount(row);
     return {
       body: {
