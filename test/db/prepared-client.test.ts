@@ -6,10 +6,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
+import { loadConfig } from '../../src/config.js';
 import { PreparedStatementClient } from '../../src/db/prepared-client.js';
 import { testDatabases } from '../support/system.js';
 
 const postgres = testDatabases().find((d) => d.name === 'postgres');
+
+describe('PG_PREPARED_STATEMENTS', () => {
+  it('is on by default, can be turned off, and refuses anything else naming the variable', () => {
+    assert.equal(loadConfig({}).pgPreparedStatements, true);
+    assert.equal(loadConfig({ PG_PREPARED_STATEMENTS: 'off' }).pgPreparedStatements, false);
+    assert.throws(() => loadConfig({ PG_PREPARED_STATEMENTS: 'yes' }), /PG_PREPARED_STATEMENTS/);
+  });
+});
 
 describe('PreparedStatementClient', { skip: postgres ? false : 'TEST_DATABASE_URL not set' }, () => {
   let database: { url: string; drop(): Promise<void> };
