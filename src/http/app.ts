@@ -30,7 +30,8 @@ export interface AuthResult {
 export interface Authenticator {
   /**
    * Decodes the request's access token. Returns the user for a valid token, a reason for a
-   * presented but invalid one, and nothing when no token came.
+   * presented but invalid one, and nothing when no token came; directly when it needs no
+   * cryptography (a token verified before), so the common request makes no promise.
    */
   authenticate(request: FastifyRequest): AuthResult | Promise<AuthResult>;
   /** cookies that carry credentials and so need the CSRF token on unsafe requests */
