@@ -158,14 +158,15 @@ interface Load { rps: number; p50: number; p99: number; non2xx: number; errors: 
 
 /** Loads `url` from an autocannon process; with `pid`, also the server's CPU per request. */
 async function load(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; connections?: number; duration?: number; pid?: number } = {}): Promise<Load> {
-  const args = ['-j', '-c', String(options.connections ?? CONNECTIONS), '-d', String(options.duration ?? DURATION), '-m', options.method ?? 'GET'];
-  for (const [k, v] of Object.entries(options.headers ?? {})) args.push('-H', `${k}=${v}`);
-  if (options.body) args.push('-b', options.body);
-  args.push(url);
+  const request = ['-c', String(options.connections ?? CONNECTIONS), '-m', options.method ?? 'GET'];
+  for (const [k, v] of Object.entries(options.headers ?? {})) request.push('-H', `${k}=${v}`);
+  if (options.body) request.push('-b', options.body);
+  request.push(url);
+  const autocannon = join('node_modules', '.bin', 'autocannon');
   // one second first, not counted: the JIT and the connection pool warm up for every server alike
-  await new Promise((resolve) => spawn(join('node_modules', '.bin', 'autocannon'), [...args.slice(0, 3), '-d', '1', ...args.slice(5)], { stdio: 'ignore' }).on('exit', resolve));
+  await new Promise((resolve) => spawn(autocannon, ['-d', '1', ...request], { stdio: 'ignore' }).on('exit', resolve));
   const cpuBefore = options.pid ? await cpuUs(options.pid) : null;
-  const child = spawn(join('node_modules', '.bin', 'autocannon'), args, { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(autocannon, ['-j', '-d', String(options.duration ?? DURATION), ...request], { stdio: ['ignore', 'pipe', 'ignore'] });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   await new Promise((resolve) => child.on('exit', resolve));

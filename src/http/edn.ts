@@ -9,6 +9,8 @@
  * forms per map. Keywords and symbols read as their names (`:account/me` -> "account/me").
  */
 
+import { boundedMemo } from './memo.js';
+
 export class EdnSyntaxError extends Error {
   constructor(message: string, readonly position: number) {
     super(`${message} at position ${position}`);
@@ -32,16 +34,8 @@ function writeNumber(n: number): string {
   return String(n);
 }
 
-// the written form of each map key, remembered: APIs repeat few keys many times
-const keySpelling = new Map<string, string>();
-function writeKey(key: string): string {
-  let spelled = keySpelling.get(key);
-  if (spelled === undefined) {
-    spelled = KEYWORD_NAME.test(key) ? `:${key} ` : `${writeString(key)} `;
-    if (keySpelling.size < 10_000) keySpelling.set(key, spelled);
-  }
-  return spelled;
-}
+// the written form of each map key: a keyword where it can be one
+const writeKey = boundedMemo((key) => (KEYWORD_NAME.test(key) ? `:${key} ` : `${writeString(key)} `));
 
 function writeValue(v: unknown): string {
   if (v === null || v === undefined) return 'nil';
@@ -179,7 +173,7 @@ export function readEdn(text: string): unknown {
       const c = text.charCodeAt(i);
       if (c === 125) { i++; return out; }
       if (c === 41 || c === 93) fail(`unexpected "${text[i]}"`);
-      const key = c === 58 && text.charCodeAt(i + 1) !== 58 ? readKeywordKey() : read();
+      const key = c === 58 && text.charCodeAt(i + 1) !== 58 ? readKeyword() : read();
       skip();
       if (i >= n) fail('unclosed map');
       if (text.charCodeAt(i) === 125) fail('map with an odd number of forms');
@@ -190,8 +184,8 @@ export function readEdn(text: string): unknown {
     }
   };
 
-  // the common key: a keyword, read as its name
-  const readKeywordKey = (): string => {
+  // a keyword (the common map key) reads as its name
+  const readKeyword = (): string => {
     const start = ++i;
     while (i < n && !isDelimiter(text.charCodeAt(i))) i++;
     if (i === start || (i === start + 1 && text.charCodeAt(start) === 47)) { i = start - 1; fail('bad keyword'); }
@@ -214,12 +208,7 @@ export function readEdn(text: string): unknown {
 
   const readAtom = (): unknown => {
     const start = i;
-    if (text.charCodeAt(i) === 58 && text.charCodeAt(i + 1) !== 58) { // a keyword: its name
-      i++;
-      const name = token();
-      if (name === '' || name === '/') { i = start; fail('bad keyword'); }
-      return name;
-    }
+    if (text.charCodeAt(i) === 58 && text.charCodeAt(i + 1) !== 58) return readKeyword();
     const t = token();
     if (t === '') fail(`unexpected "${text[i]}"`);
     if (t === 'nil') return null;

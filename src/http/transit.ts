@@ -8,6 +8,8 @@
  * against transit-js on generated data.
  */
 
+import { boundedMemo } from './memo.js';
+
 const MAX_CACHE_ENTRIES = 44 * 44;
 const BASE = 48;
 
@@ -30,17 +32,8 @@ function encodeNumber(v: number): unknown {
   return v;
 }
 
-// `~:name` for each key name, remembered: the same few keys are written over and over.
-// Content-addressed and bounded, so sharing it between requests changes no output.
-const keywordSpelling = new Map<string, string>();
-function keyword(name: string): string {
-  let spelled = keywordSpelling.get(name);
-  if (spelled === undefined) {
-    spelled = `~:${name}`;
-    if (keywordSpelling.size < 10_000) keywordSpelling.set(name, spelled);
-  }
-  return spelled;
-}
+// `~:name` for each key name
+const keyword = boundedMemo((name) => `~:${name}`);
 
 /** Writes plain data as Transit JSON, map keys as keywords, with Transit's key cache. */
 export function writeTransit(value: unknown): string {
