@@ -3,6 +3,7 @@
  * logs through the application's backend as the third-party `watcher` namespace, so its
  * output obeys the same filters (dev shows its warnings; `LOG_LEVELS=watcher=info` shows restarts).
  */
+import '../src/runtime/node-version.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, watch } from 'node:fs';
 import { loadConfig } from '../src/config.js';

@@ -2,6 +2,7 @@
  * Entry point: read config (and `.env` in dev), build the system, listen, stop on signals.
  * With WEB_CONCURRENCY > 1 this process becomes the cluster's primary (`cluster.ts`).
  */
+import './runtime/node-version.js';
 import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { clusterProblem, runPrimary } from './cluster.js';

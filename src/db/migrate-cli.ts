@@ -1,4 +1,5 @@
 /** `npm run migrate`: applies pending migrations to the configured database and exits. */
+import '../runtime/node-version.js';
 import { loadConfig } from '../config.js';
 import { createLogging } from '../logging/index.js';
 import { openDatabase } from './database.js';
