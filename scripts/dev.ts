@@ -17,7 +17,7 @@ let child: ChildProcess | undefined;
 let restartTimer: NodeJS.Timeout | undefined;
 
 function start(): void {
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { stdio: 'inherit', env: process.env });
+  child = spawn(process.execPath, ['--liftoff-only', '--import', 'tsx', 'src/server.ts'], { stdio: 'inherit', env: process.env });
   child.on('exit', (code, signal) => {
     if (signal !== 'SIGTERM' && code !== 0) log.warn('watcher/server-exited', `The server exited with ${signal ?? code}; waiting for a change`);
   });

@@ -25,6 +25,14 @@ export interface Database {
 // bigint (int8) as string: ids and sequence numbers must not lose precision
 pg.types.setTypeParser(20, (v: string) => v);
 
+/**
+ * PostgreSQL settings for the embedded database, chosen for a small machine: PGlite's default
+ * 128 MB of shared buffers is most of its resident memory after start, and one process with one
+ * connection gains nothing from it (the operating system caches the files anyway). Measured in
+ * docs/performance.md ("The embedded database's footprint").
+ */
+export const PGLITE_SETTINGS = ['shared_buffers=16MB'];
+
 export async function openDatabase(config: Config, logs: LogBackend): Promise<Database> {
   const log = logs.logger('saas.db');
   let db: DB;
@@ -57,7 +65,7 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
     const { PGlite } = await import('@electric-sql/pglite');
     const inMemory = config.databaseUrl === 'memory://';
     if (!inMemory) await mkdir(config.pgliteDir, { recursive: true });
-    const client = inMemory ? new PGlite() : new PGlite(config.pgliteDir);
+    const client = new PGlite({ ...(inMemory ? {} : { dataDir: config.pgliteDir }), postgresqlconf: PGLITE_SETTINGS });
     db = new Kysely<DatabaseSchema>({ dialect: new PGliteDialect(client) });
     kind = 'pglite';
   }
