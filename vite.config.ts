@@ -5,6 +5,8 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   root: fileURLToPath(new URL('./src/client', import.meta.url)),
   publicDir: false,
+  // JSX/TSX through Vite's own transform (Oxc), with Preact's automatic runtime: no plugin needed
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {
     outDir: fileURLToPath(new URL('./public', import.meta.url)),
     emptyOutDir: true,

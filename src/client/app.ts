@@ -1,11 +1,16 @@
 /**
- * The single-page app: sign-up, log-in, the account page and log-out, on the event core and
- * the request layer. Plain DOM, no UI library: the whole bundle stays small.
+ * The app shell: routes, state, and the auth events (sign-up, log-in, the account page, log-out,
+ * toasts, navigation), on the event core and the request layer. The account lifecycle's events
+ * live in account/events.ts; the views (Preact) in view.tsx and account/pages.tsx.
  */
+import type { AccountPagesState } from './account/events.js';
 import { EventCore, type EventVector } from './core.js';
 import { installHttp, type HttpFailure, type HttpLayerConfig } from './http.js';
 
-export type Route = 'log-in' | 'sign-up' | 'account';
+export type Route =
+  | 'log-in' | 'sign-up' | 'account'
+  | 'forgot-password' | 'reset-password' | 'verify-email' | 'confirm-email'
+  | 'settings' | 'sessions' | 'delete-account';
 
 export interface Account {
   id: string;
@@ -13,22 +18,43 @@ export interface Account {
   name: string | null;
   'created-at': string;
   subscription: { status: string; plan: string | null; 'current-period-end': string | null };
+  /** absent from servers that predate the account lifecycle */
+  'email-verified'?: boolean;
 }
 
-export interface AppState {
+export interface AppState extends AccountPagesState {
   route: Route;
   token?: string;
   account?: Account;
-  toasts: Array<{ id: number; message: string }>;
+  toasts: Array<{ id: number; message: string; kind?: 'error' | 'info' }>;
   busy: boolean;
   /** false until the start-up session check answered */
   ready: boolean;
 }
 
-export const PATHS: Record<Route, string> = { 'log-in': '/log-in', 'sign-up': '/sign-up', account: '/account' };
+export const PATHS: Record<Route, string> = {
+  'log-in': '/log-in',
+  'sign-up': '/sign-up',
+  account: '/account',
+  'forgot-password': '/forgot-password',
+  'reset-password': '/reset-password',
+  'verify-email': '/verify-email',
+  'confirm-email': '/confirm-email',
+  settings: '/settings',
+  sessions: '/settings/sessions',
+  'delete-account': '/settings/delete',
+};
 
+/** Pages only a signed-in user sees; a visitor without a session is sent to log in. */
+export const SIGNED_IN_ROUTES: ReadonlySet<Route> = new Set<Route>(['account', 'settings', 'sessions', 'delete-account']);
+
+/** Pages a signed-in user has no business on: a log-in from there goes to the account page. */
+const ENTRY_ROUTES: ReadonlySet<Route> = new Set<Route>(['log-in', 'sign-up']);
+
+/** The route of a location's path (no query); a trailing slash is ignored; unknown paths: the account. */
 export function routeOf(path: string): Route {
-  const found = (Object.entries(PATHS) as Array<[Route, string]>).find(([, p]) => p === path);
+  const clean = path.length > 1 ? path.replace(/\/+$/, '') : path;
+  const found = (Object.entries(PATHS) as Array<[Route, string]>).find(([, p]) => p === clean);
   return found ? found[0] : 'account';
 }
 
@@ -66,7 +92,8 @@ export function registerApp(core: EventCore<AppState>, http: Omit<HttpLayerConfi
       const r = response as LogInResponse;
       return {
         db: { ...state, token: r['access-token'], account: r.account, busy: false, ready: true },
-        dispatch: state.route === 'account' ? undefined : ['router/navigate', { route: 'account' }],
+        // a session restored on a link page (verify-email, settings, ...) stays there
+        dispatch: ENTRY_ROUTES.has(state.route) ? ['router/navigate', { route: 'account' }] : undefined,
       };
     })
     .regEvent('log-in/submit', ({ state }, [, form]) => ({
@@ -107,12 +134,12 @@ export function registerApp(core: EventCore<AppState>, http: Omit<HttpLayerConfi
       const detail = f.errors?.length ? `: ${f.errors.map((e) => `${e.path.replace(/^\//, '')} ${e.message}`).join(', ')}` : '';
       return { dispatch: ['toast/error', { message: `${f.message ?? 'Request failed'}${detail}` }] };
     })
-    .regEvent('toast/error', ({ state }, [, arg]) => {
-      const id = ++toastIds;
-      return {
-        db: { ...state, toasts: [...state.toasts, { id, message: (arg as { message: string }).message }] },
-        later: { ms: 6000, event: ['toast/dismiss', id] },
-      };
-    })
+    .regEvent('toast/error', ({ state }, [, arg]) => addToast(state, (arg as { message: string }).message, 'error'))
+    .regEvent('toast/info', ({ state }, [, arg]) => addToast(state, (arg as { message: string }).message, 'info'))
     .regEvent('toast/dismiss', ({ state }, [, id]) => ({ db: { ...state, toasts: state.toasts.filter((t) => t.id !== id) } }));
+}
+
+function addToast(state: AppState, message: string, kind: 'error' | 'info') {
+  const id = ++toastIds;
+  return { db: { ...state, toasts: [...state.toasts, { id, message, kind }] }, later: { ms: 6000, event: ['toast/dismiss', id] } };
 }

@@ -15,7 +15,7 @@ import { edn, json, transitJson } from '../http/codecs.js';
 import type { EventCore, EventVector } from './core.js';
 
 export type ContentType = 'transit-json' | 'json' | 'form-encoded' | 'text' | 'html' | 'edn';
-export type Method = 'get' | 'post' | 'put' | 'delete' | 'head';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head';
 
 export interface HttpOptions {
   url: string;

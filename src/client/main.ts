@@ -1,7 +1,9 @@
-/** Browser entry: one core, the app's events, rendering on every state change, history routing. */
+/** Browser entry: one core, the app's and the account lifecycle's events, the Preact root, history routing. */
+import { h, render } from 'preact';
+import { registerAccount } from './account/events.js';
 import { registerApp, routeOf, type AppState } from './app.js';
 import { EventCore } from './core.js';
-import { render } from './view.js';
+import { Root } from './view.js';
 import './style.css';
 
 const root = document.getElementById('app')!;
@@ -10,7 +12,18 @@ const core = new EventCore<AppState>({ route: routeOf(location.pathname), toasts
 registerApp(core, {}, (path) => {
   if (location.pathname !== path) history.pushState(null, '', path);
 });
-core.subscribe(() => render(root, core));
+registerAccount(core, {
+  replaceUrl: (path) => history.replaceState(history.state, '', path),
+  download: ({ filename, type, text }) => {
+    const url = URL.createObjectURL(new Blob([text], { type }));
+    const a = Object.assign(document.createElement('a'), { href: url, download: filename });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    // the download has started once click() returns; a moment later the URL can go
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  },
+});
 window.addEventListener('popstate', () => core.dispatch(['router/changed', location.pathname]));
-render(root, core);
+render(h(Root, { core }), root);
 core.dispatch(['app/start']);
