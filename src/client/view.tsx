@@ -85,9 +85,9 @@ function Nav() {
   return (
     <header>
       <nav aria-label="Account">
-        <Link to="account">Account</Link>
-        <Link to="settings">Settings</Link>
-        <Link to="sessions">Sessions</Link>
+        <Link to="account" id="nav-account">Account</Link>
+        <Link to="settings" id="nav-settings">Settings</Link>
+        <Link to="sessions" id="nav-sessions">Sessions</Link>
         <button id="log-out" type="button" class="secondary" disabled={state.busy} onClick={() => dispatch(['log-out'])}>Log out</button>
       </nav>
     </header>

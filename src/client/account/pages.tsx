@@ -124,7 +124,7 @@ export function SettingsPage() {
         <p>
           <button id="export" type="button" class="secondary" disabled={state.busy} onClick={() => dispatch(['account/export'])}>Download my data (JSON)</button>
         </p>
-        <p><Link to="sessions">Your sessions</Link> · <Link to="delete-account" id="delete-account-link">Delete account…</Link></p>
+        <p><Link to="delete-account" id="delete-account-link">Delete account…</Link></p>
       </section>
     </>
   );
