@@ -67,7 +67,7 @@ export async function smtpServer(port?: number): Promise<TestSmtpServer> {
     logger: false,
     closeTimeout: 200,
     onAuth(auth, _session, cb) {
-      state.auths.push({ username: auth.username, password: auth.password });
+      state.auths.push({ username: auth.username ?? undefined, password: auth.password ?? undefined });
       cb(null, { user: auth.username });
     },
     onRcptTo(_address, _session, cb) {
