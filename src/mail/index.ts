@@ -40,7 +40,6 @@ export interface Mail {
   worker: MailWorker;
   /** `smtp` when MAIL_URL is set, `mailbox` otherwise */
   transport: 'smtp' | 'mailbox';
-  outbox: Outbox;
 }
 
 export function createMail(config: Config, db: Kysely<DatabaseSchema>, logs: LogBackend): Mail {
@@ -64,6 +63,5 @@ export function createMail(config: Config, db: Kysely<DatabaseSchema>, logs: Log
     mailbox: { list: (options) => outbox.list(options), get: (id) => outbox.get(id) },
     worker,
     transport: transport.name,
-    outbox,
   };
 }

@@ -166,17 +166,6 @@ export class Outbox {
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
-
-  /** How many messages wait (pending or being sent) and how many failed: for health and metrics. */
-  async depth(): Promise<{ waiting: number; failed: number }> {
-    const row = await this.db.selectFrom('mail_outbox')
-      .select([
-        sql<string>`count(*) filter (where status in ('pending', 'sending'))`.as('waiting'),
-        sql<string>`count(*) filter (where status = 'failed')`.as('failed'),
-      ])
-      .executeTakeFirstOrThrow();
-    return { waiting: Number(row.waiting), failed: Number(row.failed) };
-  }
 }
 
 function toMailboxMessage(r: {

@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { Outbox } from '../../src/mail/outbox.js';
 import { ALL_FORMATS } from '../support/http.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { waitFor } from './smtp.js';
@@ -104,6 +106,17 @@ describe('the mailbox outside dev', () => {
       // a browser gets the client app's index like for any unknown page, never the mailbox
       const html = await s.client('GET', '/dev/mailbox', { headers: { accept: 'text/html' } });
       assert.ok(!html.text.includes('Mailbox'));
+
+      // retention: sent and failed messages older than 30 days go; recent or waiting ones stay
+      const db = s.system.database.db;
+      const outbox = new Outbox(db, 'SaaS <no-reply@localhost>', { appUrl: 'http://x', product: 'SaaS' });
+      const old = await Promise.all(['sent', 'failed', 'pending'].map(async (status) => {
+        const oldId = await outbox.insert(db, { kind: 'password-changed-notice', to: `${status}@example.com`, data: { name: null } });
+        await db.updateTable('mail_outbox').set({ status: status as 'sent', created_at: sql<Date>`now() - interval '31 days'`, next_attempt_at: sql<Date>`now() + interval '1 day'` }).where('id', '=', oldId).execute();
+        return oldId;
+      }));
+      assert.equal(await outbox.purge(), 2);
+      assert.deepEqual((await s.system.mail.mailbox.list()).map((m) => m.id).sort(), [id, old[2]].sort());
     } finally {
       await s.stop();
     }
