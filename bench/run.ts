@@ -179,7 +179,7 @@ async function load(url: string, options: { method?: string; headers?: Record<st
 
 function projectEnv(databaseUrl: string): Record<string, string> {
   return {
-    APP_ENV: 'prod', JWT_SECRET: 'bench-secret-0123456789abcdefghijklmnop', DATABASE_URL: databaseUrl,
+    APP_ENV: 'prod', JWT_SECRET: 'bench-secret-0123456789abcdefghijklmnop', DATABASE_URL: databaseUrl, MAIL_URL: 'smtp://127.0.0.1:2525',
     LOG_FILE: join(dir, `saas-app-${Math.random().toString(36).slice(2)}.json`), LOG_CONSOLE: 'off',
     LOGIN_LIMIT_EMAIL: '0', LOGIN_LIMIT_ADDRESS: '0', PUBLIC_DIR: join(dir, 'public'),
   };

@@ -25,11 +25,31 @@ export interface LogFileSettings {
   maxNumIntervals: number;
 }
 
+/** Email delivery (src/mail/, docs/email.md). */
+export interface MailSettings {
+  /** `smtp://` or `smtps://` URL; undefined: the local mailbox (dev and test only) */
+  url: string | undefined;
+  /** the From header, e.g. `SaaS <no-reply@localhost>` */
+  from: string;
+  /** how often the worker looks for due messages, ms */
+  pollMs: number;
+  /** first retry delay, ms; doubled per attempt up to `retryMaxMs` */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** a message still not delivered this long after it was queued ends `failed`, ms */
+  giveUpMs: number;
+  /** how long a claimed message belongs to the instance sending it, ms */
+  leaseMs: number;
+}
+
 export interface Config {
   env: AppEnv;
   version: string;
   port: number;
   host: string;
+  /** the public base URL (an origin: no path, no trailing slash): links in messages, Origin checks */
+  appUrl: string;
+  mail: MailSettings;
   /** `postgres://...` for PostgreSQL, `memory://` for an in-memory PGlite, undefined for PGlite in `pgliteDir` */
   databaseUrl: string | undefined;
   pgliteDir: string;
@@ -120,6 +140,55 @@ function packageVersion(): string {
   }
 }
 
+/** `APP_URL`: an http(s) origin; a trailing `/` is dropped, any other path or a query is refused. */
+export function parseAppUrl(raw: string | undefined, host: string, port: number): string {
+  if (raw === undefined || raw.trim() === '') {
+    return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConfigError('APP_URL', `must be an http:// or https:// URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('APP_URL', `must be an http:// or https:// URL, got "${raw}"`);
+  if (url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError('APP_URL', `must be a bare origin such as https://app.example.com (no path, query or credentials), got "${raw}"`);
+  }
+  return url.origin;
+}
+
+function mailSettings(env: Env, prod: boolean): MailSettings {
+  const url = env.MAIL_URL?.trim() || undefined;
+  if (url) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') || !parsed.hostname) {
+      throw new ConfigError('MAIL_URL', 'must be smtp://user:pass@host:port or smtps://user:pass@host:port');
+    }
+  } else if (prod) {
+    throw new ConfigError('MAIL_URL', 'is required when APP_ENV=prod (smtp://user:pass@host:port or smtps://...)');
+  }
+  const from = str(env, 'MAIL_FROM', 'SaaS <no-reply@localhost>').trim();
+  if (!/^([^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(from)) {
+    throw new ConfigError('MAIL_FROM', `must be an address or "Name <address>", got "${from}"`);
+  }
+  const retryBaseMs = int(env, 'MAIL_RETRY_BASE_MS', 30_000, 1);
+  return {
+    url,
+    from,
+    pollMs: int(env, 'MAIL_POLL_MS', 1000, 10, 3_600_000),
+    retryBaseMs,
+    retryMaxMs: Math.max(retryBaseMs, int(env, 'MAIL_RETRY_MAX_MS', 3_600_000, 1)),
+    giveUpMs: int(env, 'MAIL_GIVE_UP_MS', 86_400_000, 1),
+    leaseMs: int(env, 'MAIL_LEASE_MS', 300_000, 100),
+  };
+}
+
 /** Reads and validates the configuration. Throws {@link ConfigError} naming the bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const appEnv = oneOf(env, 'APP_ENV', ['dev', 'prod', 'test'] as const, 'dev');
@@ -158,11 +227,16 @@ export function loadConfig(env: Env = process.env): Config {
   const trustRaw = env.TRUST_PROXY?.trim();
   const trustProxy = !trustRaw || trustRaw === 'false' ? false : trustRaw === 'true' ? true : trustRaw;
 
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const host = str(env, 'HOST', '127.0.0.1');
+
   return {
     env: appEnv,
     version: packageVersion(),
-    port: int(env, 'PORT', 3000, 0, 65535),
-    host: str(env, 'HOST', '127.0.0.1'),
+    port,
+    host,
+    appUrl: parseAppUrl(env.APP_URL, host, port),
+    mail: mailSettings(env, prod),
     databaseUrl,
     pgliteDir: str(env, 'PGLITE_DIR', './data/pglite'),
     pgPoolMax: int(env, 'PG_POOL_MAX', 10, 1, 1000),

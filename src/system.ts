@@ -30,12 +30,16 @@ import { healthRoutes } from './health/routes.js';
 import { HealthStatus } from './health/routes.js';
 import { buildApp } from './http/app.js';
 import { createLogging, type LoggingOptions } from './logging/index.js';
+import { createMail, type Mail } from './mail/index.js';
+import { mailboxRoutes } from './mail/routes.js';
 import type { LogBackend } from './logging/logger.js';
 
 export interface System {
   config: Config;
   logs: LogBackend;
   database: Database;
+  /** email: `mail.enqueue(trx, message)` in services; `mail.mailbox` to read what was written */
+  mail: Mail;
   app: FastifyInstance;
   /** listens on config.host:config.port; resolves to the base URL */
   listen(): Promise<string>;
@@ -84,6 +88,11 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       stops.push(['redis', async () => { await client.quit(); }]);
     }
 
+    // stopped after the HTTP server (requests may still queue mail), before the database
+    const mail = createMail(config, database.db, logs);
+    mail.worker.start();
+    stops.push(['mail', () => mail.worker.stop(config.shutdownTimeoutMs)]);
+
     const startedAt = Date.now();
     const csrf = new CsrfService(config.sessionSecret);
     const accessTokens = new AccessTokens({
@@ -120,6 +129,8 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
         accountRoutes(accounts, { secureCookies }),
         paymentRoutes(payments),
         queryRoutes(queries),
+        // the mailbox shows live tokens: never outside dev
+        ...(config.env === 'dev' ? [mailboxRoutes(mail.mailbox, mail.transport)] : []),
         ...(options.extraRouteGroups ?? []),
       ],
     });
@@ -130,6 +141,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       config,
       logs,
       database,
+      mail,
       app,
       async listen() {
         const address = await app.listen({ port: config.port, host: config.host });

@@ -55,11 +55,36 @@ export interface PaymentEventTable {
   seq: Generated<string>;
 }
 
+export type MailStatus = 'pending' | 'sending' | 'sent' | 'failed';
+
+/** One message of the outbox (src/mail/): rendered when queued, delivered by the worker. */
+export interface MailOutboxTable {
+  id: Generated<string>;
+  kind: string;
+  to_address: string;
+  from_address: string;
+  subject: string;
+  /** null once delivered over SMTP (the bodies carry live tokens) */
+  html_body: string | null;
+  text_body: string | null;
+  status: ColumnType<MailStatus, MailStatus | undefined, MailStatus>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** while `sending`: the instance in `locked_by` owns the message until then */
+  locked_until: NullableTimestamp;
+  locked_by: string | null;
+  /** the last delivery failure, without secrets */
+  last_error: string | null;
+  created_at: Generated<Date>;
+  sent_at: NullableTimestamp;
+}
+
 export interface DatabaseSchema {
   account: AccountTable;
   refresh_family: RefreshFamilyTable;
   refresh_token: RefreshTokenTable;
   payment_event: PaymentEventTable;
+  mail_outbox: MailOutboxTable;
 }
 
 export type AccountRow = Selectable<AccountTable>;

@@ -126,7 +126,7 @@ describe('request logging', () => {
 
 describe('logging configuration', () => {
   it('prod writes the JSON file at logs/saas-app.json with the spec limits', () => {
-    const config = loadConfig({ APP_ENV: 'prod', JWT_SECRET: 'x'.repeat(32) });
+    const config = loadConfig({ APP_ENV: 'prod', JWT_SECRET: 'x'.repeat(32), MAIL_URL: 'smtp://127.0.0.1:2525' });
     assert.deepEqual(config.logFile, { path: 'logs/saas-app.json', interval: 'daily', maxFileSize: 104_857_600, maxNumParts: 10, maxNumIntervals: 30 });
     assert.equal(config.logConsole, 'json');
     assert.equal(loadConfig({ APP_ENV: 'dev' }).logFile, undefined);

@@ -15,7 +15,7 @@ describe('graceful shutdown of the real process', () => {
     const dir = await mkdtemp(join(tmpdir(), 'saas-shutdown-'));
     const logFile = join(dir, 'saas-app.json');
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { ...process.env, APP_ENV: 'prod', JWT_SECRET: 'x'.repeat(40), DATABASE_URL: 'memory://', PORT: '0', LOG_FILE: logFile, LOG_CONSOLE: 'json', LOGIN_LIMIT_ADDRESS: '0', LOGIN_LIMIT_EMAIL: '0' },
+      env: { ...process.env, APP_ENV: 'prod', JWT_SECRET: 'x'.repeat(40), MAIL_URL: 'smtp://127.0.0.1:2525', DATABASE_URL: 'memory://', PORT: '0', LOG_FILE: logFile, LOG_CONSOLE: 'json', LOGIN_LIMIT_ADDRESS: '0', LOGIN_LIMIT_EMAIL: '0' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     try {

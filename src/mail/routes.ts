@@ -1,0 +1,118 @@
+/**
+ * `GET /dev/mailbox[/:id]`: the messages the system wrote, for a developer. Registered in dev
+ * only (system.ts): the bodies carry live tokens. A browser (Accept: text/html) gets pages with
+ * clickable links; anything else the data in the negotiated format (JSON, EDN, Transit).
+ */
+import Negotiator from 'negotiator';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { ErrorBody, notFound } from '../http/errors.js';
+import { FORMATS } from '../http/formats.js';
+import { ref, route, type RouteGroup } from '../http/routes.js';
+import type { Mailbox } from './index.js';
+import { linksOf, mailboxListPage, mailboxMessagePage, MESSAGE_HTML_CSP, messageHtmlDocument } from './mailbox-page.js';
+import type { MailboxMessage } from './outbox.js';
+import { MAIL_KINDS } from './templates.js';
+
+const MailboxEntry = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  kind: Type.String(),
+  to: Type.String(),
+  from: Type.String(),
+  subject: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('sending'), Type.Literal('sent'), Type.Literal('failed')]),
+  attempts: Type.Integer({ minimum: 0 }),
+  'last-error': Type.Union([Type.String(), Type.Null()]),
+  'created-at': Type.String({ format: 'date-time' }),
+  'sent-at': Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  links: Type.Array(Type.String(), { description: 'the links in the text part, tokens included' }),
+}, { additionalProperties: false });
+
+const MailboxList = Type.Object({ messages: Type.Array(MailboxEntry) }, { additionalProperties: false });
+const MailboxMessageBody = Type.Object({
+  ...MailboxEntry.properties,
+  html: Type.Union([Type.String(), Type.Null()]),
+  text: Type.Union([Type.String(), Type.Null()]),
+}, { additionalProperties: false });
+
+const Html = Type.String({ description: 'an HTML page (Accept: text/html)' });
+const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+const DATA_TYPES = FORMATS.map((f) => f.mime);
+
+/** True when the caller prefers HTML to the data formats (a browser). */
+function wantsHtml(request: FastifyRequest): boolean {
+  const accept = request.headers.accept;
+  if (!accept) return false;
+  return new Negotiator({ headers: { accept } }).mediaType([...DATA_TYPES, 'text/html']) === 'text/html';
+}
+
+function sendHtml(reply: FastifyReply, body: string, csp?: string): string {
+  reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+  if (csp) reply.header('content-security-policy', csp);
+  return body;
+}
+
+function entry(m: MailboxMessage): Static<typeof MailboxEntry> {
+  return {
+    id: m.id, kind: m.kind, to: m.to, from: m.from, subject: m.subject, status: m.status, attempts: m.attempts,
+    'last-error': m.lastError, 'created-at': m.createdAt.toISOString(), 'sent-at': m.sentAt?.toISOString() ?? null, links: linksOf(m),
+  };
+}
+
+export function mailboxRoutes(mailbox: Mailbox, transport: 'smtp' | 'mailbox'): RouteGroup {
+  const find = async (id: string) => {
+    const message = await mailbox.get(id);
+    if (!message) throw notFound(`No message ${id}`);
+    return message;
+  };
+  return {
+    prefix: '/dev/mailbox',
+    tags: ['Dev mailbox'],
+    auth: 'none',
+    routes: [
+      route({
+        method: 'GET',
+        path: '',
+        summary: 'The messages the system wrote (dev only)',
+        description: 'Newest first. A browser gets an HTML page with the links ready to click; other clients the data.',
+        schemas: {
+          querystring: Type.Object({
+            to: Type.Optional(Type.String({ maxLength: 254 })),
+            kind: Type.Optional(Type.Union(MAIL_KINDS.map((k) => Type.Literal(k)))),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+          }, { additionalProperties: false }),
+          response: { 200: Type.Union([MailboxList, Html]) },
+        },
+        async handler({ parameters, request, reply }) {
+          const { to, kind, limit } = parameters.query;
+          const messages = await mailbox.list({ to, kind, limit });
+          if (wantsHtml(request)) return sendHtml(reply, mailboxListPage(messages, { to }, transport));
+          return { messages: messages.map(entry) };
+        },
+      }),
+      route({
+        method: 'GET',
+        path: '/:id',
+        summary: 'One message with its HTML and text parts (dev only)',
+        schemas: { params: IdParams, response: { 200: Type.Union([MailboxMessageBody, Html]), 404: ref(ErrorBody) } },
+        async handler({ parameters, request, reply }) {
+          const message = await find(parameters.path.id);
+          if (wantsHtml(request)) return sendHtml(reply, mailboxMessagePage(message));
+          return { ...entry(message), html: message.html, text: message.text };
+        },
+      }),
+      route({
+        method: 'GET',
+        path: '/:id/html',
+        summary: 'The HTML part of one message, as sent (dev only)',
+        description: 'Served sandboxed (no scripts); links open in the top window.',
+        schemas: { params: IdParams, response: { 200: Html, 404: ref(ErrorBody) } },
+        async handler({ parameters, reply }) {
+          const message = await find(parameters.path.id);
+          return sendHtml(reply, messageHtmlDocument(message), MESSAGE_HTML_CSP);
+        },
+      }),
+    ],
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Every message the system sends, in one place: each kind is a function of its typed data
+ * returning the subject and the HTML and text parts. To change a message, change it here;
+ * to add one, add its data type to {@link MailTemplates} and its function to {@link TEMPLATES}
+ * (the compiler then asks for both). Values are escaped by the `html` tag; links are built
+ * from APP_URL with the token in the query, as the client's pages expect.
+ */
+import { button, frame, paragraph, textFrame, type Html } from './layout.js';
+
+/** The data each kind of message needs. */
+export interface MailTemplates {
+  'verify-email': { name: string | null; token: string };
+  'reset-password': { name: string | null; token: string };
+  /** sent to the new address */
+  'confirm-email-change': { name: string | null; newEmail: string; token: string };
+  /** sent to the old address when a change is asked for */
+  'email-changed-notice': { name: string | null; newEmail: string };
+  'password-changed-notice': { name: string | null };
+  invitation: { inviter: string; organization: string; role: 'owner' | 'admin' | 'member'; token: string };
+  'trial-will-end': { organization: string; plan: string | null; trialEndsAt: Date };
+}
+
+export type MailKind = keyof MailTemplates;
+
+export const MAIL_KINDS = [
+  'verify-email', 'reset-password', 'confirm-email-change', 'email-changed-notice', 'password-changed-notice', 'invitation', 'trial-will-end',
+] as const satisfies readonly MailKind[];
+
+/**
+ * How long each emailed token is valid, seconds (DESIGN.md, Email). The messages state it, so
+ * the code that issues the tokens should take its lifetimes from here.
+ */
+export const LINK_LIFETIME_SECONDS = {
+  'verify-email': 24 * 3600,
+  'reset-password': 3600,
+  'confirm-email-change': 24 * 3600,
+  invitation: 7 * 24 * 3600,
+} as const;
+
+export interface RenderedMail {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+export interface TemplateContext {
+  /** the public base URL, an origin without a trailing slash */
+  appUrl: string;
+  /** the product's name, from MAIL_FROM's display name */
+  product: string;
+}
+
+/** `APP_URL<path>?token=<token>`, the token URL-encoded. */
+export function tokenLink(ctx: TemplateContext, path: string, token: string): string {
+  return `${ctx.appUrl}${path}?token=${encodeURIComponent(token)}`;
+}
+
+function lifetime(seconds: number): string {
+  if (seconds % 86400 === 0) return seconds === 86400 ? '24 hours' : `${seconds / 86400} days`;
+  if (seconds % 3600 === 0) return seconds === 3600 ? '1 hour' : `${seconds / 3600} hours`;
+  return `${Math.round(seconds / 60)} minutes`;
+}
+
+const greeting = (name: string | null): string => (name ? `Hi ${name},` : 'Hello,');
+
+const longDate = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' });
+
+/** Builds both parts from one list of blocks, so the HTML and the text cannot drift apart. */
+type Block = { text: string } | { action: string; href: string };
+
+function compose(ctx: TemplateContext, subject: string, preheader: string, blocks: Block[]): RenderedMail {
+  const body: Html[] = blocks.map((b) => ('action' in b ? button(b.action, b.href) : paragraph(b.text)));
+  const text = blocks.map((b) => ('action' in b ? `${b.action}:\n${b.href}` : b.text));
+  // a name or an organization with a line break must not start a new header line
+  const oneLine = subject.replace(/[\r\n]+/g, ' ');
+  return { subject: oneLine, html: frame({ product: ctx.product, preheader, body }), text: textFrame(ctx.product, text) };
+}
+
+type Templates = { [K in MailKind]: (data: MailTemplates[K], ctx: TemplateContext) => RenderedMail };
+
+export const TEMPLATES: Templates = {
+  'verify-email': (d, ctx) => compose(ctx, `Verify your email address for ${ctx.product}`, 'Confirm that this address is yours.', [
+    { text: greeting(d.name) },
+    { text: `Please confirm that this is your email address to finish setting up your ${ctx.product} account.` },
+    { action: 'Verify email address', href: tokenLink(ctx, '/verify-email', d.token) },
+    { text: `The link expires in ${lifetime(LINK_LIFETIME_SECONDS['verify-email'])}. If you did not create an account, you can ignore this message.` },
+  ]),
+
+  'reset-password': (d, ctx) => compose(ctx, `Reset your ${ctx.product} password`, 'A link to choose a new password.', [
+    { text: greeting(d.name) },
+    { text: `Someone asked to reset the password of your ${ctx.product} account. If it was you, choose a new password:` },
+    { action: 'Choose a new password', href: tokenLink(ctx, '/reset-password', d.token) },
+    { text: `The link expires in ${lifetime(LINK_LIFETIME_SECONDS['reset-password'])} and works once. Resetting the password logs out every session. If you did not ask for this, ignore this message: your password stays as it is.` },
+  ]),
+
+  'confirm-email-change': (d, ctx) => compose(ctx, `Confirm your new email address for ${ctx.product}`, 'Confirm the change of your account\'s address.', [
+    { text: greeting(d.name) },
+    { text: `Please confirm that ${d.newEmail} should become the email address of your ${ctx.product} account.` },
+    { action: 'Confirm new address', href: tokenLink(ctx, '/confirm-email', d.token) },
+    { text: `The link expires in ${lifetime(LINK_LIFETIME_SECONDS['confirm-email-change'])}. Until then your account keeps its current address. If you did not ask for this, ignore this message.` },
+  ]),
+
+  'email-changed-notice': (d, ctx) => compose(ctx, `Your ${ctx.product} email address is being changed`, 'A change of your account\'s address was requested.', [
+    { text: greeting(d.name) },
+    { text: `Someone asked to change the email address of your ${ctx.product} account to ${d.newEmail}. The change takes effect once it is confirmed from the new address.` },
+    { text: 'If this was you, there is nothing to do. If it was not, change your password now: whoever asked knows it.' },
+    { action: 'Reset your password', href: `${ctx.appUrl}/forgot-password` },
+  ]),
+
+  'password-changed-notice': (d, ctx) => compose(ctx, `Your ${ctx.product} password was changed`, 'Your password was just changed.', [
+    { text: greeting(d.name) },
+    { text: `The password of your ${ctx.product} account was just changed, and your other sessions were logged out.` },
+    { text: 'If this was you, there is nothing to do. If it was not, reset your password at once:' },
+    { action: 'Reset your password', href: `${ctx.appUrl}/forgot-password` },
+  ]),
+
+  invitation: (d, ctx) => compose(ctx, `${d.inviter} invited you to ${d.organization} on ${ctx.product}`, `Join ${d.organization} as ${d.role}.`, [
+    { text: 'Hello,' },
+    { text: `${d.inviter} invited you to join the organization ${d.organization} on ${ctx.product} as ${d.role === 'admin' ? 'an admin' : `a ${d.role}`}.` },
+    { action: 'Accept the invitation', href: tokenLink(ctx, '/invitations/accept', d.token) },
+    { text: `The invitation expires in ${lifetime(LINK_LIFETIME_SECONDS.invitation)}. Sign in (or sign up) with this email address to accept it. If you do not know the sender, ignore this message.` },
+  ]),
+
+  'trial-will-end': (d, ctx) => compose(ctx, `The ${ctx.product} trial of ${d.organization} ends on ${longDate.format(d.trialEndsAt)}`, 'Your trial is ending soon.', [
+    { text: 'Hello,' },
+    { text: `The trial${d.plan ? ` of the ${d.plan} plan` : ''} for ${d.organization} ends on ${longDate.format(d.trialEndsAt)}. After that the subscription continues with the payment method on file, or ends if there is none.` },
+    { action: 'Manage billing', href: `${ctx.appUrl}/billing` },
+  ]),
+};
+
+/** Renders a message of `kind` from its data. */
+export function renderMail<K extends MailKind>(kind: K, data: MailTemplates[K], ctx: TemplateContext): RenderedMail {
+  return (TEMPLATES[kind] as (d: MailTemplates[K], c: TemplateContext) => RenderedMail)(data, ctx);
+}

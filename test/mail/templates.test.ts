@@ -1,0 +1,61 @@
+/** Templates: every kind renders subject, HTML and text; values are escaped; links come from APP_URL. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { escapeHtml } from '../../src/mail/layout.js';
+import { MAIL_KINDS, renderMail, TEMPLATES, type MailTemplates } from '../../src/mail/templates.js';
+
+const ctx = { appUrl: 'https://app.example.com', product: 'Acme' };
+const evil = `<script>alert("x")</script> & 'quotes'`;
+const token = 'a+b/c=d&e';
+
+const samples: { [K in keyof MailTemplates]: MailTemplates[K] } = {
+  'verify-email': { name: evil, token },
+  'reset-password': { name: evil, token },
+  'confirm-email-change': { name: evil, newEmail: 'new@example.com', token },
+  'email-changed-notice': { name: evil, newEmail: `x${evil}@example.com` },
+  'password-changed-notice': { name: evil },
+  invitation: { inviter: evil, organization: evil, role: 'member', token },
+  'trial-will-end': { organization: evil, plan: evil, trialEndsAt: new Date('2026-11-22T10:00:00Z') },
+};
+
+const linkPaths: Partial<Record<keyof MailTemplates, string>> = {
+  'verify-email': '/verify-email', 'reset-password': '/reset-password', 'confirm-email-change': '/confirm-email', invitation: '/invitations/accept',
+};
+
+describe('mail templates', () => {
+  it('cover every kind', () => {
+    assert.deepEqual(Object.keys(TEMPLATES).sort(), [...MAIL_KINDS].sort());
+  });
+
+  for (const kind of MAIL_KINDS) {
+    it(`${kind}: subject, HTML and text, every value escaped in the HTML`, () => {
+      const mail = renderMail(kind, samples[kind] as never, ctx);
+      assert.ok(mail.subject.length > 0 && !/[\r\n]/.test(mail.subject));
+      assert.ok(mail.html.startsWith('<!doctype html>'));
+      assert.ok(!mail.html.includes('<script>'), 'no value reaches the HTML unescaped');
+      assert.ok(mail.html.includes(escapeHtml(evil)), 'the value is there, escaped');
+      assert.ok(mail.text.includes(evil), 'the text part has the value as it is');
+      assert.ok(!mail.text.includes('<p'), 'the text part has no markup');
+      const path = linkPaths[kind];
+      if (path) {
+        const link = `https://app.example.com${path}?token=${encodeURIComponent(token)}`;
+        assert.ok(mail.text.includes(link), `text has ${link}`);
+        assert.ok(mail.html.includes(`href="${escapeHtml(link)}"`), `HTML has ${link}`);
+      } else {
+        assert.ok(!mail.text.includes('token='));
+      }
+    });
+  }
+
+  it('states each link lifetime, and the trial end date', () => {
+    assert.match(renderMail('verify-email', samples['verify-email'], ctx).text, /expires in 24 hours/);
+    assert.match(renderMail('reset-password', samples['reset-password'], ctx).text, /expires in 1 hour/);
+    assert.match(renderMail('invitation', samples.invitation, ctx).text, /expires in 7 days/);
+    assert.match(renderMail('trial-will-end', samples['trial-will-end'], ctx).subject, /November 22, 2026/);
+  });
+
+  it('keeps a line break in a value out of the subject', () => {
+    const mail = renderMail('invitation', { inviter: 'Eve\r\nBcc: victim@example.com', organization: 'Org', role: 'admin', token }, ctx);
+    assert.ok(!/[\r\n]/.test(mail.subject));
+  });
+});
