@@ -44,7 +44,7 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
     assert.equal((await a.client('GET', '/api/health')).status, 200);
     assert.equal((await b.client('GET', '/api/health')).status, 200);
     const migrations = await a.system.database.db.selectFrom('kysely_migration' as never).selectAll().execute();
-    assert.equal(migrations.length, 3);
+    assert.equal(migrations.length, 4);
   });
 
   it('signs up on one and logs in on the other; tokens work on both', async () => {
