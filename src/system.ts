@@ -90,7 +90,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     // ended sessions, so access tokens of a logged-out session are refused on every instance
     const revokedSessions = new RevokedSessions({
       db: database.db, accessTtl: config.accessTokenTtl, log: logs.logger('saas.auth'),
-      listenUrl: database.kind === 'postgres' ? config.databaseUrl : undefined,
+      listenUrl: database.kind === 'postgres' ? config.databaseListenUrl : undefined,
     });
     await revokedSessions.start();
     stops.push(['revoked-sessions', () => revokedSessions.stop()]);

@@ -151,6 +151,17 @@ describe('A restarted instance on PGlite loads the ended sessions', () => {
   });
 });
 
+describe('DATABASE_LISTEN_URL', () => {
+  it('defaults to DATABASE_URL on PostgreSQL, is unset on PGlite, and refuses anything else naming the variable', () => {
+    const pgDb = 'postgres://u@db:5432/app';
+    assert.equal(loadConfig({ DATABASE_URL: pgDb }).databaseListenUrl, pgDb);
+    assert.equal(loadConfig({ DATABASE_URL: pgDb, DATABASE_LISTEN_URL: 'postgres://u@direct:5432/app' }).databaseListenUrl, 'postgres://u@direct:5432/app');
+    assert.equal(loadConfig({ DATABASE_URL: 'memory://' }).databaseListenUrl, undefined);
+    assert.throws(() => loadConfig({ DATABASE_URL: pgDb, DATABASE_LISTEN_URL: 'mysql://x' }), /DATABASE_LISTEN_URL/);
+    assert.throws(() => loadConfig({ DATABASE_URL: 'memory://', DATABASE_LISTEN_URL: pgDb }), /DATABASE_LISTEN_URL/);
+  });
+});
+
 describe('RevokedSessions', () => {
   it('forgets a session once no access token of it can still be valid', () => {
     mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
