@@ -52,6 +52,8 @@ export interface Config {
   mail: MailSettings;
   /** `postgres://...` for PostgreSQL, `memory://` for an in-memory PGlite, undefined for PGlite in `pgliteDir` */
   databaseUrl: string | undefined;
+  /** PostgreSQL: where the session-revocation listener connects (a direct, session-mode connection); default databaseUrl */
+  databaseListenUrl: string | undefined;
   pgliteDir: string;
   pgPoolMax: number;
   /** send parameterised queries as named prepared statements (PostgreSQL only) */
@@ -198,6 +200,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !/^(postgres(ql)?:\/\/|memory:\/\/)/.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL', `must be a postgres:// URL or memory://, got "${databaseUrl.replace(/:[^:@/]*@/, ':***@')}"`);
   }
+  const databaseListenUrl = env.DATABASE_LISTEN_URL?.trim() || undefined;
+  if (databaseListenUrl && !(/^postgres(ql)?:\/\//.test(databaseListenUrl) && databaseUrl?.startsWith('postgres'))) {
+    throw new ConfigError('DATABASE_LISTEN_URL', 'must be a postgres:// URL, and is only used with a postgres:// DATABASE_URL');
+  }
 
   let jwtSecret = env.JWT_SECRET ?? '';
   let jwtSecretGenerated = false;
@@ -238,6 +244,7 @@ export function loadConfig(env: Env = process.env): Config {
     appUrl: parseAppUrl(env.APP_URL, host, port),
     mail: mailSettings(env, prod),
     databaseUrl,
+    databaseListenUrl: databaseListenUrl ?? (databaseUrl?.startsWith('postgres') ? databaseUrl : undefined),
     pgliteDir: str(env, 'PGLITE_DIR', './data/pglite'),
     pgPoolMax: int(env, 'PG_POOL_MAX', 10, 1, 1000),
     pgPreparedStatements: oneOf(env, 'PG_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on') === 'on',

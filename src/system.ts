@@ -17,6 +17,7 @@ import { CsrfService } from './auth/csrf.js';
 import { PasswordHasher } from './auth/passwords.js';
 import { LoginRateLimiter } from './auth/rate-limit.js';
 import { RefreshTokens } from './auth/refresh-tokens.js';
+import { RevokedSessions } from './auth/revoked-sessions.js';
 import { accountQueries } from './account/queries.js';
 import { ErrorBody } from './http/errors.js';
 import { paymentQueries, PaymentEventsPage } from './payments/queries.js';
@@ -95,12 +96,19 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
 
     const startedAt = Date.now();
     const csrf = new CsrfService(config.sessionSecret);
+    // ended sessions, so access tokens of a logged-out session are refused on every instance
+    const revokedSessions = new RevokedSessions({
+      db: database.db, accessTtl: config.accessTokenTtl, log: logs.logger('saas.auth'),
+      listenUrl: database.kind === 'postgres' ? config.databaseListenUrl : undefined,
+    });
+    await revokedSessions.start();
+    stops.push(['revoked-sessions', () => revokedSessions.stop()]);
     const accessTokens = new AccessTokens({
       secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience, ttl: config.accessTokenTtl,
-    });
+    }, revokedSessions);
     const refreshTokens = new RefreshTokens(database.db, {
       secret: config.jwtSecret, ttl: config.refreshTokenTtl, reuseGrace: config.refreshReuseGrace,
-    });
+    }, revokedSessions);
     const accounts = new AccountService({
       db: database.db,
       passwords: new PasswordHasher(),

@@ -5,7 +5,7 @@
 import type { AccessTokens } from '../auth/access-tokens.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { LoginRateLimiter } from '../auth/rate-limit.js';
-import type { RefreshTokens } from '../auth/refresh-tokens.js';
+import type { IssuedRefreshToken, RefreshTokens } from '../auth/refresh-tokens.js';
 import type { DB } from '../db/database.js';
 import type { AccountRow } from '../db/schema.js';
 import { conflict, requestCoercion, unauthorized } from '../http/errors.js';
@@ -87,7 +87,7 @@ export class AccountService {
     }
     const refresh = await this.deps.refreshTokens.issue(row.id);
     this.deps.log.info('account/logged-in', 'Logged in', { 'account-id': row.id });
-    return this.session(row, refresh.token, refresh.expiresAt);
+    return this.session(row, refresh);
   }
 
   async refresh(token: string | undefined): Promise<Session> {
@@ -106,13 +106,13 @@ export class AccountService {
     }
     const row = await this.deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', result.accountId).executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
-    return this.session(row, result.token, result.expiresAt);
+    return this.session(row, result);
   }
 
   async logOut(token: string | undefined): Promise<void> {
-    if (token && (await this.deps.refreshTokens.revokeFamilyOf(token))) {
-      this.deps.log.info('account/logged-out', 'Logged out');
-    }
+    // the family's access tokens are refused from now on, on every instance (see revoked-sessions.ts)
+    const familyId = token ? await this.deps.refreshTokens.revokeFamilyOf(token) : undefined;
+    if (familyId) this.deps.log.info('account/logged-out', 'Logged out', { 'family-id': familyId });
   }
 
   async get(id: string): Promise<UserAccount | undefined> {
@@ -120,17 +120,18 @@ export class AccountService {
     return row ? toUserAccount(row) : undefined;
   }
 
-  private async session(row: AccountColumns, refreshToken: string, refreshExpiresAt: Date): Promise<Session> {
+  /** The response of a log-in or refresh: the access token names the refresh family as its session (`sid`). */
+  private async session(row: AccountColumns, refresh: IssuedRefreshToken): Promise<Session> {
     const account = toUserAccount(row);
     return {
       body: {
-        'access-token': await this.deps.accessTokens.issue({ id: account.id, email: account.email }),
-        'refresh-token': refreshToken,
+        'access-token': await this.deps.accessTokens.issue({ id: account.id, email: account.email, sessionId: refresh.familyId }),
+        'refresh-token': refresh.token,
         'token-type': 'Bearer',
         'expires-in': this.deps.accessTokens.ttl,
         account,
       },
-      refreshExpiresAt,
+      refreshExpiresAt: refresh.expiresAt,
     };
   }
 }

@@ -2,6 +2,10 @@
  * JWT access tokens (HS256 via jose). The verifier pins the algorithm, issuer and audience
  * and refuses oversized tokens before parsing them, so `alg: none`, key confusion, foreign
  * tokens and header bombs all fail the same way.
+ *
+ * Every token names its session (`sid`, the refresh family). A token whose session has ended
+ * is refused, cached or not: the check is one lookup in the in-memory set of ended sessions
+ * (see revoked-sessions.ts), so it costs no database query.
  */
 import { randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
@@ -19,6 +23,13 @@ export interface AccessTokenSettings {
 
 export type VerifyResult = { ok: true; user: AuthUser } | { ok: false; reason: string };
 
+/** Answers whether a session has ended; called on every authenticated request, so it must be cheap. */
+export interface SessionRevocationCheck {
+  isRevoked(sessionId: string): boolean;
+}
+
+export const SESSION_ENDED = 'Access token revoked: its session has ended';
+
 const CACHE_MAX = 10_000;
 
 export class AccessTokens {
@@ -29,7 +40,7 @@ export class AccessTokens {
   // they expire. The key is the whole token, signature included, so a changed token never hits.
   private readonly verified = new Map<string, { user: AuthUser; exp: number }>();
 
-  constructor(private readonly settings: AccessTokenSettings) {
+  constructor(private readonly settings: AccessTokenSettings, private readonly sessions: SessionRevocationCheck) {
     if (settings.secret.length < 32) throw new Error('The JWT secret must be at least 32 characters');
     this.key = crypto.subtle.importKey('raw', new TextEncoder().encode(settings.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   }
@@ -40,7 +51,7 @@ export class AccessTokens {
 
   async issue(user: AuthUser): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({ email: user.email })
+    return new SignJWT({ email: user.email, sid: user.sessionId })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(user.id)
       .setIssuedAt(now)
@@ -59,9 +70,12 @@ export class AccessTokens {
     if (token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'Access token is too large' };
     const known = this.verified.get(token);
     if (!known) return undefined;
-    if (known.exp * 1000 > Date.now()) return { ok: true, user: known.user };
-    this.verified.delete(token);
-    return { ok: false, reason: 'Access token expired' };
+    if (known.exp * 1000 <= Date.now()) {
+      this.verified.delete(token);
+      return { ok: false, reason: 'Access token expired' };
+    }
+    // kept in the cache when revoked: presenting it again stays as cheap as this lookup
+    return this.sessions.isRevoked(known.user.sessionId) ? { ok: false, reason: SESSION_ENDED } : { ok: true, user: known.user };
   }
 
   async verify(token: string): Promise<VerifyResult> {
@@ -74,11 +88,14 @@ export class AccessTokens {
         audience: this.settings.audience,
         requiredClaims: ['sub', 'exp', 'iat', 'jti'],
       });
-      if (typeof payload.sub !== 'string' || typeof payload.email !== 'string') return { ok: false, reason: 'Access token is missing claims' };
-      const user = { id: payload.sub, email: payload.email };
+      // a token without `sid` (issued before sessions were named) cannot be revoked: refused
+      if (typeof payload.sub !== 'string' || typeof payload.email !== 'string' || typeof payload.sid !== 'string' || payload.sid === '') {
+        return { ok: false, reason: 'Access token is missing claims' };
+      }
+      const user: AuthUser = { id: payload.sub, email: payload.email, sessionId: payload.sid };
       if (this.verified.size >= CACHE_MAX) this.verified.delete(this.verified.keys().next().value as string);
       this.verified.set(token, { user, exp: payload.exp! });
-      return { ok: true, user };
+      return this.sessions.isRevoked(user.sessionId) ? { ok: false, reason: SESSION_ENDED } : { ok: true, user };
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) return { ok: false, reason: 'Access token expired' };
       return { ok: false, reason: 'Invalid access token' };

@@ -7,10 +7,16 @@
  * with the family's current token (two tabs refreshing at once both stay logged in); any
  * other reuse revokes the whole family. The presented token's row is locked (`for update`)
  * for the decision, so the rule holds across connections and instances.
+ *
+ * Ending a session (log-out, reuse, and the account-wide revocations) sets the family's
+ * `revoked_at` and notifies `session_revoked` in the same statement, so every instance hears
+ * of it exactly when it commits; this process records it at once (see revoked-sessions.ts).
  */
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/database.js';
+import type { DatabaseSchema } from '../db/schema.js';
+import { REVOCATION_CHANNEL } from './revoked-sessions.js';
 
 export interface RefreshSettings {
   secret: string;
@@ -20,12 +26,19 @@ export interface RefreshSettings {
   reuseGrace: number;
 }
 
+/** Where this process records the sessions it ended, once the revocation has committed. */
+export interface RevocationSink {
+  markRevoked(familyIds: Iterable<string>): void;
+}
+
 export type RotateResult =
-  | { outcome: 'rotated' | 'grace'; accountId: string; token: string; expiresAt: Date }
+  | { outcome: 'rotated' | 'grace'; accountId: string; familyId: string; token: string; expiresAt: Date }
   | { outcome: 'invalid' | 'expired' }
   | { outcome: 'reused'; accountId: string; familyId: string };
 
 export interface IssuedRefreshToken {
+  /** the new family: the session the access tokens name (`sid`) */
+  familyId: string;
   token: string;
   expiresAt: Date;
 }
@@ -37,7 +50,7 @@ export function hashToken(token: string): string {
 export class RefreshTokens {
   private readonly sealKey: Buffer;
 
-  constructor(private readonly db: DB, private readonly settings: RefreshSettings) {
+  constructor(private readonly db: DB, private readonly settings: RefreshSettings, private readonly revocations: RevocationSink) {
     this.sealKey = Buffer.from(hkdfSync('sha256', settings.secret, 'saas-refresh-token', 'seal', 32));
   }
 
@@ -59,16 +72,17 @@ export class RefreshTokens {
   async issue(accountId: string): Promise<IssuedRefreshToken> {
     const expiresAt = new Date(Date.now() + this.settings.ttl * 1000);
     const token = randomBytes(32).toString('base64url');
-    await this.db.transaction().execute(async (trx) => {
+    const familyId = await this.db.transaction().execute(async (trx) => {
       const family = await trx.insertInto('refresh_family').values({ account_id: accountId, expires_at: expiresAt }).returning('id').executeTakeFirstOrThrow();
       await trx.insertInto('refresh_token').values({ family_id: family.id, token_hash: hashToken(token), token_sealed: this.seal(token) }).execute();
+      return family.id;
     });
-    return { token, expiresAt };
+    return { familyId, token, expiresAt };
   }
 
   /** Exchanges a token for its successor, applying the reuse rules. */
   async rotate(token: string): Promise<RotateResult> {
-    return this.db.transaction().execute(async (trx) => {
+    const result = await this.db.transaction().execute(async (trx): Promise<RotateResult> => {
       const row = await trx
         .selectFrom('refresh_token as t')
         .innerJoin('refresh_family as f', 'f.id', 't.family_id')
@@ -85,7 +99,7 @@ export class RefreshTokens {
           .values({ family_id: row.family_id, token_hash: hashToken(next), token_sealed: this.seal(next) })
           .returning('id').executeTakeFirstOrThrow();
         await trx.updateTable('refresh_token').set({ rotated_at: sql`now()`, replaced_by: inserted.id }).where('id', '=', row.id).execute();
-        return { outcome: 'rotated' as const, accountId: row.account_id, token: next, expiresAt: row.expires_at };
+        return { outcome: 'rotated' as const, accountId: row.account_id, familyId: row.family_id, token: next, expiresAt: row.expires_at };
       }
 
       // Reuse. Inside the grace window, the immediate parent of the family's current token
@@ -95,19 +109,55 @@ export class RefreshTokens {
         const current = await trx.selectFrom('refresh_token').select(['token_sealed', 'rotated_at'])
           .where('id', '=', row.replaced_by).executeTakeFirst();
         if (current && !current.rotated_at) {
-          return { outcome: 'grace' as const, accountId: row.account_id, token: this.unseal(current.token_sealed), expiresAt: row.expires_at };
+          return { outcome: 'grace' as const, accountId: row.account_id, familyId: row.family_id, token: this.unseal(current.token_sealed), expiresAt: row.expires_at };
         }
       }
-      await trx.updateTable('refresh_family').set({ revoked_at: sql`now()` }).where('id', '=', row.family_id).execute();
+      await revokeWhere(trx, sql`id = ${row.family_id}`);
       return { outcome: 'reused' as const, accountId: row.account_id, familyId: row.family_id };
     });
+    if (result.outcome === 'reused') this.revocations.markRevoked([result.familyId]);
+    return result;
   }
 
-  /** Revokes the family of a token (log-out). Unknown tokens are ignored. */
-  async revokeFamilyOf(token: string): Promise<boolean> {
+  /** Revokes the family of a token (log-out). Unknown tokens are ignored; returns the family. */
+  async revokeFamilyOf(token: string): Promise<string | undefined> {
     const row = await this.db.selectFrom('refresh_token').select('family_id').where('token_hash', '=', hashToken(token)).executeTakeFirst();
-    if (!row) return false;
-    await this.db.updateTable('refresh_family').set({ revoked_at: sql`now()` }).where('id', '=', row.family_id).where('revoked_at', 'is', null).execute();
-    return true;
+    if (!row) return undefined;
+    await this.revokeFamily(row.family_id);
+    return row.family_id;
   }
+
+  /** Ends one session ("end session"): its refresh tokens stop working and its access tokens are refused everywhere. */
+  async revokeFamily(familyId: string): Promise<boolean> {
+    const revoked = await revokeWhere(this.db, sql`id = ${familyId}`);
+    this.revocations.markRevoked(revoked);
+    return revoked.length > 0;
+  }
+
+  /**
+   * Ends every session of an account (password reset, account deletion), or every one but
+   * `exceptFamilyId` (the caller's own, e.g. "log out my other devices"). Returns the families ended.
+   */
+  async revokeAllForAccount(accountId: string, exceptFamilyId?: string): Promise<string[]> {
+    const except = exceptFamilyId === undefined ? sql`` : sql` and id <> ${exceptFamilyId}`;
+    const revoked = await revokeWhere(this.db, sql`account_id = ${accountId}${except}`);
+    this.revocations.markRevoked(revoked);
+    return revoked;
+  }
+}
+
+/**
+ * Sets `revoked_at` on the matching unrevoked families and notifies each one's id on
+ * `session_revoked`, in one statement: the notifications are delivered when it commits, and
+ * not at all if it rolls back. The timestamp is the statement's clock, not the transaction's start.
+ */
+async function revokeWhere(executor: Kysely<DatabaseSchema>, condition: RawBuilder<unknown>): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    with revoked as (
+      update refresh_family set revoked_at = clock_timestamp()
+      where ${condition} and revoked_at is null
+      returning id
+    )
+    select id, pg_notify(${REVOCATION_CHANNEL}, id::text) from revoked`.execute(executor);
+  return rows.map((r) => r.id);
 }

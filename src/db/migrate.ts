@@ -7,13 +7,15 @@ import * as m0001 from './migrations/0001_accounts.js';
 import * as m0002 from './migrations/0002_refresh_tokens.js';
 import * as m0003 from './migrations/0003_payment_events.js';
 import * as m0004 from './migrations/0004_mail_outbox.js';
+import * as m0005 from './migrations/0005_refresh_family_revoked.js';
 import type { Logger } from '../logging/logger.js';
 
-const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Record<string, Migration> = {
   '0001_accounts': m0001,
   '0002_refresh_tokens': m0002,
   '0003_payment_events': m0003,
   '0004_mail_outbox': m0004,
+  '0005_refresh_family_revoked': m0005,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

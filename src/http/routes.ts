@@ -38,6 +38,8 @@ export interface Parameters<S extends RouteSchemas> {
 export interface AuthUser {
   id: string;
   email: string;
+  /** the session (refresh family) the access token belongs to: its `sid` claim */
+  sessionId: string;
 }
 
 export interface HandlerContext<S extends RouteSchemas> {

@@ -89,7 +89,8 @@ for (const db of testDatabases()) {
     it('requires a valid access token for /me and refuses every forged one', async () => {
       const { email, id } = await signUp(t.client);
       const now = Math.floor(Date.now() / 1000);
-      const claims = { email };
+      // any session id: only ended sessions are refused
+      const claims = { email, sid: '00000000-0000-4000-8000-00000000000a' };
       const base = () => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject(id).setJti('j').setIssuer('saas-app').setAudience('saas-app');
       const valid = await base().setIssuedAt(now).setExpirationTime(now + 60).sign(key(TEST_JWT_SECRET));
       const [h, p, s] = valid.split('.');
@@ -107,6 +108,8 @@ for (const db of testDatabases()) {
         'wrong audience': await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject(id).setJti('j').setIssuer('saas-app').setAudience('other').setIssuedAt(now).setExpirationTime(now + 60).sign(key(TEST_JWT_SECRET)),
         oversized: await new SignJWT({ ...claims, pad: 'x'.repeat(5000) }).setProtectedHeader({ alg: 'HS256' }).setSubject(id).setJti('j').setIssuer('saas-app').setAudience('saas-app').setIssuedAt(now).setExpirationTime(now + 60).sign(key(TEST_JWT_SECRET)),
         garbage: 'not.a.jwt',
+        // issued before access tokens named their session: it could not be revoked
+        'no session (sid)': await new SignJWT({ email }).setProtectedHeader({ alg: 'HS256' }).setSubject(id).setJti('j').setIssuer('saas-app').setAudience('saas-app').setIssuedAt(now).setExpirationTime(now + 60).sign(key(TEST_JWT_SECRET)),
       };
       assert.equal((await t.client('GET', '/api/account/me', { headers: { authorization: `Bearer ${valid}` } })).status, 200);
       assert.equal((await t.client('GET', '/api/account/me')).status, 401);
