@@ -6,7 +6,6 @@
  */
 import fastifyCompress from '@fastify/compress';
 import fastifyCookie from '@fastify/cookie';
-import fastifyFormbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Config } from '../config.js';
@@ -83,7 +82,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     log: logs.logger('saas.http'), redact: deps.redact, sharedSchemas: [ErrorBody, ...deps.schemas],
     responseHeaders: securityHeaders, apiResponseHeaders: apiHeaders,
   });
-  await app.register(fastifyFormbody);
 
   // --- request checks ---
   if (deps.authenticator) {

@@ -9,11 +9,13 @@
  * forms per map. Keywords and symbols read as their names (`:account/me` -> "account/me").
  */
 
-import { boundedMemo } from './memo.js';
+import { FORBIDDEN_KEYS } from './forbidden-keys.js';
+import { boundedMemo, MAX_MEMO_KEY_LENGTH, ownCopy } from './memo.js';
 
 export class EdnSyntaxError extends Error {
-  constructor(message: string, readonly position: number) {
-    super(`${message} at position ${position}`);
+  /** `reason` names what was wrong, never the input itself */
+  constructor(readonly reason: string, readonly position: number) {
+    super(`${reason} at position ${position}`);
     this.name = 'EdnSyntaxError';
   }
 }
@@ -72,7 +74,6 @@ export function writeEdn(value: unknown): string {
 
 const CHAR_NAMES: Record<string, string> = { newline: '\n', space: ' ', tab: '\t', return: '\r', backspace: '\b', formfeed: '\f' };
 const ESCAPES: Record<string, string> = { t: '\t', r: '\r', n: '\n', b: '\b', f: '\f', '\\': '\\', '"': '"' };
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 // whitespace, comma, ( ) [ ] { } " ; as a lookup table
 const DELIMITER = new Uint8Array(128);
@@ -85,7 +86,8 @@ function isDelimiter(c: number): boolean {
 // Map keys repeat (every account in a list has the same ones): a key read before is found by
 // comparing in place and reused, which saves slicing a new string and V8 interning it again
 // when it becomes a property name. Content-addressed (a hit is the same characters), so sharing
-// it between requests changes no result; bounded, so hostile input cannot grow it.
+// it between requests changes no result; bounded in count and key length, and each kept key is
+// a copy of its own (a slice would keep the whole body alive), so hostile input cannot grow it.
 const KEY_CACHE_MAX = 2048;
 const keyCache = new Map<number, string[]>();
 let keyCacheSize = 0;
@@ -97,12 +99,12 @@ function cachedKey(text: string, start: number, end: number): string {
     for (const key of candidates) if (text.startsWith(key, start)) return key;
   }
   const key = text.slice(start, end);
-  if (keyCacheSize < KEY_CACHE_MAX && (candidates?.length ?? 0) < 8) {
-    if (candidates) candidates.push(key);
-    else keyCache.set(bucket, [key]);
-    keyCacheSize++;
-  }
-  return key;
+  if (end - start > MAX_MEMO_KEY_LENGTH || keyCacheSize >= KEY_CACHE_MAX || (candidates?.length ?? 0) >= 8) return key;
+  const own = ownCopy(key);
+  if (candidates) candidates.push(own);
+  else keyCache.set(bucket, [own]);
+  keyCacheSize++;
+  return own;
 }
 
 /** Reads exactly one EDN value. Throws {@link EdnSyntaxError}. */
@@ -172,14 +174,14 @@ export function readEdn(text: string): unknown {
       if (i >= n) fail('unclosed map');
       const c = text.charCodeAt(i);
       if (c === 125) { i++; return out; }
-      if (c === 41 || c === 93) fail(`unexpected "${text[i]}"`);
+      if (c === 41 || c === 93) fail('unexpected closing bracket');
       const key = c === 58 && text.charCodeAt(i + 1) !== 58 ? readKeyword() : read();
       skip();
       if (i >= n) fail('unclosed map');
       if (text.charCodeAt(i) === 125) fail('map with an odd number of forms');
       if (typeof key !== 'string' && typeof key !== 'number') fail('map keys must be keywords, strings or numbers');
       const name = String(key);
-      if (FORBIDDEN_KEYS.has(name)) fail(`forbidden key "${name}"`);
+      if (FORBIDDEN_KEYS.has(name)) fail(`forbidden key "${name}"`); // one of three fixed names
       out[name] = read();
     }
   };
@@ -200,7 +202,7 @@ export function readEdn(text: string): unknown {
       if (i >= n) fail(`unclosed ${kind}`);
       if (text.charCodeAt(i) === close) { i++; break; }
       const c = text.charCodeAt(i);
-      if (c === 41 || c === 93 || c === 125) fail(`unexpected "${text[i]}"`);
+      if (c === 41 || c === 93 || c === 125) fail('unexpected closing bracket');
       items.push(read());
     }
     return items;
@@ -210,7 +212,7 @@ export function readEdn(text: string): unknown {
     const start = i;
     if (text.charCodeAt(i) === 58 && text.charCodeAt(i + 1) !== 58) return readKeyword();
     const t = token();
-    if (t === '') fail(`unexpected "${text[i]}"`);
+    if (t === '') fail('unexpected character');
     if (t === 'nil') return null;
     if (t === 'true') return true;
     if (t === 'false') return false;
@@ -228,7 +230,7 @@ export function readEdn(text: string): unknown {
       if (/^[+-]?\d+(\.\d*)?([eE][+-]?\d+)?M?$/.test(t)) return Number(t.replace(/M$/, ''));
       if (/^[+-]?\d+\/\d+$/.test(t)) { const [a, b] = t.split('/'); return Number(a) / Number(b); }
       i = start;
-      return fail(`bad number "${t}"`);
+      return fail('bad number');
     }
     return t; // a symbol reads as its name
   };
@@ -242,7 +244,7 @@ export function readEdn(text: string): unknown {
       case 123: return readMap();
       case 91: return readCollection(93, 'vector');
       case 40: return readCollection(41, 'list');
-      case 41: case 93: case 125: return fail(`unexpected "${text[i]}"`);
+      case 41: case 93: case 125: return fail('unexpected closing bracket');
       case 92: { // character
         i++;
         const start = i;
@@ -252,7 +254,7 @@ export function readEdn(text: string): unknown {
         if (name.length === 1) return name;
         if (name in CHAR_NAMES) return CHAR_NAMES[name];
         if (/^u[0-9a-fA-F]{4}$/.test(name)) return String.fromCharCode(parseInt(name.slice(1), 16));
-        return fail(`bad character "\\${name}"`);
+        return fail('bad character');
       }
       case 35: { // dispatch
         const next = text.charCodeAt(i + 1);
@@ -263,7 +265,7 @@ export function readEdn(text: string): unknown {
           if (t === 'Inf') return Infinity;
           if (t === '-Inf') return -Infinity;
           if (t === 'NaN') return NaN;
-          return fail(`bad symbolic value "##${t}"`);
+          return fail('bad symbolic value');
         }
         i++;
         const tag = token();

@@ -13,6 +13,7 @@
  *  9. one `api-call/response` entry per response.
  */
 import { randomUUID } from 'node:crypto';
+import { parse as parseQueryString } from 'node:querystring';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -25,6 +26,8 @@ import type { Redactor } from '../logging/redact.js';
 import {
   ajvErrors, HttpError, malformedBody, requestCoercion, ResponseCoercionError, typeForStatus, unsupportedMediaType, type ErrorBody,
 } from './errors.js';
+import { forbiddenKey } from './codecs.js';
+import { FORBIDDEN_KEYS } from './forbidden-keys.js';
 import { DecodeError, FORMATS, json, negotiateResponseFormat, type Format } from './formats.js';
 import type { AuthUser, RouteConfig } from './routes.js';
 
@@ -119,8 +122,17 @@ function pathOf(url: string): string {
   return q >= 0 ? url.slice(0, q) : url;
 }
 
+const FORM_MIME = 'application/x-www-form-urlencoded';
+
+/** Form keys are flat (`user[password]` is one key); the prototype keys are refused like in every format. */
+function decodeForm(text: string): Record<string, string | string[]> {
+  const fields = parseQueryString(text, '&', '=', { maxKeys: 0 });
+  for (const key in fields) if (FORBIDDEN_KEYS.has(key)) throw forbiddenKey(key);
+  return fields as Record<string, string | string[]>;
+}
+
 const COERCION_PLACE: Record<string, 'body' | 'query' | 'path' | 'headers'> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
-const SUPPORTED_REQUEST_TYPES = [...FORMATS.map((f) => f.mime), 'application/x-www-form-urlencoded'];
+const SUPPORTED_REQUEST_TYPES = [...FORMATS.map((f) => f.mime), FORM_MIME];
 
 export interface PipelineDeps {
   log: Logger;
@@ -139,6 +151,11 @@ export interface ErrorResponse {
   headers: Record<string, string>;
 }
 
+const CLIENT_ERROR_MESSAGES: Record<number, string> = {
+  400: 'Bad request', 404: 'Not found', 405: 'Method not allowed', 408: 'Request timeout', 413: 'The request body is larger than allowed',
+  414: 'The request URI is too long', 415: 'Unsupported media type', 431: 'The request headers are too large',
+};
+
 /** Maps anything thrown during a request to the one error body shape. */
 export function toErrorResponse(err: unknown): ErrorResponse {
   if (err instanceof HttpError) return { status: err.status, body: err.body, headers: err.headers };
@@ -156,17 +173,21 @@ export function toErrorResponse(err: unknown): ErrorResponse {
       return { status: 415, body: unsupportedMediaType('', SUPPORTED_REQUEST_TYPES).body, headers: {} };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, body: { type: 'payload-too-large', message: 'The request body is larger than allowed' }, headers: {} };
+    // Fastify's own messages are replaced: ours never quote the request
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, body: malformedBody('The body is empty').body, headers: {} };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, body: malformedBody('The body does not match its Content-Length').body, headers: {} };
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return { status: 400, body: malformedBody(fe.message ?? 'Malformed body').body, headers: {} };
+      return { status: 400, body: malformedBody('Malformed JSON').body, headers: {} };
   }
   if (isDatabaseUnavailable(err)) {
     return { status: 503, body: { type: 'service-unavailable', message: 'The database is not available; try again shortly' }, headers: { 'retry-after': '1' } };
   }
   const status = typeof fe?.statusCode === 'number' ? fe.statusCode : 500;
   if (status >= 400 && status < 500) {
-    return { status, body: { type: typeForStatus(status), message: fe?.message ?? 'Bad request' }, headers: {} };
+    // a framework or library message may quote the request: the status says enough
+    return { status, body: { type: typeForStatus(status), message: CLIENT_ERROR_MESSAGES[status] ?? 'Bad request' }, headers: {} };
   }
   const className = err instanceof Error ? err.constructor?.name || err.name : typeof err;
   return { status: 500, body: { type: 'exception', message: 'Internal server error', class: className }, headers: {} };
@@ -189,13 +210,18 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   // fatal: invalid UTF-8 is a malformed body, not text with replacement characters
   const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-  // --- body decoding: our three formats; form bodies come from @fastify/formbody --------
+  // --- body decoding: our three formats and forms ---------------------------------------
+  // A request for no route is answered 404 without decoding its body: its bytes are read
+  // (within the body limit) and dropped, so nothing of it reaches a decoder, the redactor or
+  // their caches (issue 14, item 1).
   app.removeAllContentTypeParsers();
-  for (const format of FORMATS) {
-    app.addContentTypeParser(format.mime, { parseAs: 'buffer' }, (request, body, done) => {
+  const decoders: [string, (text: string) => unknown][] = [...FORMATS.map((f) => [f.mime, f.decode] as [string, (text: string) => unknown]), [FORM_MIME, decodeForm]];
+  for (const [mime, decode] of decoders) {
+    app.addContentTypeParser(mime, { parseAs: 'buffer' }, (request, body, done) => {
+      if (request.is404) return done(null, undefined);
       if ((request.routeOptions.config as Partial<RouteConfig>).rawBody) return done(null, body);
       try {
-        done(null, format.decode(utf8.decode(body as Buffer)));
+        done(null, decode(utf8.decode(body as Buffer)));
       } catch (err) {
         done(err instanceof TypeError ? new DecodeError('Body is not valid UTF-8') : (err as Error), undefined);
       }
@@ -221,6 +247,10 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
 
   // --- 5: params merged and logged, redacted ---------------------------------------------
   app.addHook('preValidation', (request, _reply, done) => {
+    if (request.is404) return done();
+    for (const key in request.query as object) {
+      if (FORBIDDEN_KEYS.has(key)) return done(requestCoercion('query', [{ path: `/${key}`, message: 'is not allowed' }]));
+    }
     const raw = (request.routeOptions.config as Partial<RouteConfig>).rawBody === true;
     // no body at all is an empty map: the schema then names each missing field
     if (request.body === undefined && !raw && request.routeOptions.schema?.body) request.body = {};
@@ -230,6 +260,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     request.logContext.params = redact(params);
     if (log.enabled('debug')) {
       log.debug('api-call/request', `${request.method} ${pathOf(request.url)}`, {
+        // both redacted: the cookie header whole, the cookies' values (their names stay)
         headers: request.headers,
         cookies: request.cookies,
       });

@@ -8,6 +8,7 @@
  * against transit-js on generated data.
  */
 
+import { FORBIDDEN_KEYS } from './forbidden-keys.js';
 import { boundedMemo } from './memo.js';
 
 const MAX_CACHE_ENTRIES = 44 * 44;
@@ -79,7 +80,6 @@ export function writeTransit(value: unknown): string {
   return JSON.stringify(top !== null && typeof top === 'object' ? top : ['~#\'', top]);
 }
 
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 export class TransitShapeError extends Error {
   constructor(message: string) {
@@ -109,7 +109,7 @@ function decodeScalarString(s: string): unknown {
     case ':': case '$': return rest; // keyword, symbol: their names
     case '#': return new Tag(rest);
     case 'i': case 'n': case 'd': case 'f': return Number(rest); // big ints read as the nearest double, as JSON.parse does
-    case 'z': return rest === 'NaN' ? NaN : rest === 'INF' ? Infinity : rest === '-INF' ? -Infinity : fail(`bad special number ${s}`);
+    case 'z': return rest === 'NaN' ? NaN : rest === 'INF' ? Infinity : rest === '-INF' ? -Infinity : fail('bad special number');
     case 'm': return new Date(Number(rest)).toISOString();
     case 't': return new Date(rest).toISOString();
     case '?': return rest === 't';
@@ -141,7 +141,7 @@ export function readTransit(text: string): unknown {
   const str = (s: string, asKey: boolean): unknown => {
     if (isCacheCode(s)) {
       const index = cacheIndex(s);
-      if (!(index in cache)) fail(`unknown cache code ${s}`);
+      if (!(index in cache)) fail('unknown cache code');
       return cache[index];
     }
     const value = decodeScalarString(s);

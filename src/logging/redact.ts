@@ -1,42 +1,67 @@
 /**
- * Redaction of sensitive values by key name, at any depth. Keys are compared
- * case-insensitively and without separators or namespace (`Access_Token`, `accessToken`,
- * `:user/password` all match), so a client's spelling cannot smuggle a secret into a log.
+ * Redaction of sensitive values by key name, at any depth. A key is sensitive when its
+ * normalised form (Unicode NFKC, lower-cased, every character but a-z and 0-9 removed, so a
+ * `:user/password` keyword, `user[password]` form key, `pass word`, `Access_Token` all count)
+ * contains one of the patterns: a client's spelling cannot smuggle a secret into a log.
  */
 
 export const REDACTED = '[REDACTED]';
 
-/** The spec's default keys (Logging rules, item 7). */
+/**
+ * Substrings that make a key sensitive (in normalised form). Each is also a key name the tests
+ * plant secrets under.
+ */
 export const DEFAULT_REDACT_KEYS: readonly string[] = [
-  'authorization', 'password', 'token', 'secret', 'secret-key', 'secret-token', 'refresh-token',
-  'confirm-password', 'access-token', 'id-token', 'csrf-token',
+  'password', 'passwd', 'passphrase', 'secret', 'token', 'authorization', 'cookie', 'apikey',
+  'privatekey', 'signature', 'csrf',
 ];
-
-/** Headers that carry credentials or signatures. */
-export const DEFAULT_REDACT_HEADERS: readonly string[] = ['authorization', 'cookie', 'set-cookie', 'x-csrf-token', 'stripe-signature'];
 
 const MAX_DEPTH = 20;
 const MAX_ITEMS = 200;
+// the memo keeps only short keys (real ones are): a long one is normalised every time, so
+// request input cannot pile up in it (issue 14, item 1)
+const MAX_MEMO_KEY_LENGTH = 128;
+const MAX_MEMO_KEYS = 10_000;
 
 export function normalizeKey(key: string): string {
-  const name = key.startsWith(':') ? key.slice(1) : key;
-  const slash = name.lastIndexOf('/');
-  return (slash >= 0 ? name.slice(slash + 1) : name).toLowerCase().replace(/[-_]/g, '');
+  return key.normalize('NFKC').toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
 export type Redactor = (value: unknown) => unknown;
 
-/** Builds a redactor for the default keys plus `extraKeys`. The input is never modified. */
+/**
+ * Builds a redactor for the default patterns plus `extraKeys` (`LOG_REDACT_KEYS`), which match
+ * the same way: as substrings of the normalised key. The input is never modified.
+ */
 export function createRedactor(extraKeys: readonly string[] = []): Redactor {
-  const keys = new Set([...DEFAULT_REDACT_KEYS, ...DEFAULT_REDACT_HEADERS, ...extraKeys].map(normalizeKey));
+  // an extra that normalises to nothing ("--") would match every key
+  const patterns = [...new Set([...DEFAULT_REDACT_KEYS, ...extraKeys].map(normalizeKey))].filter((p) => p !== '');
+  const matches = (key: string): boolean => {
+    const normal = normalizeKey(key);
+    for (const pattern of patterns) if (normal.includes(pattern)) return true;
+    return false;
+  };
   const memo = new Map<string, boolean>();
   const sensitive = (key: string): boolean => {
+    if (key.length > MAX_MEMO_KEY_LENGTH) return matches(key);
     let hit = memo.get(key);
     if (hit === undefined) {
-      hit = keys.has(normalizeKey(key));
-      if (memo.size < 10_000) memo.set(key, hit);
+      hit = matches(key);
+      // a copy: a key sliced from a body would keep the whole body alive
+      if (memo.size < MAX_MEMO_KEYS) memo.set(key.length < 13 ? key : key.split('').join(''), hit);
     }
     return hit;
+  };
+  // under a sensitive key, a map keeps its own keys (cookie names, say) and every value is replaced
+  const blank = (value: unknown): unknown => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || Buffer.isBuffer(value)) return REDACTED;
+    const out: Record<string, unknown> = {};
+    let n = 0;
+    for (const key of Object.keys(value)) {
+      if (n++ >= MAX_ITEMS) { out['…'] = '[TRUNCATED]'; break; }
+      Object.defineProperty(out, key, { value: REDACTED, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
   };
   const walk = (value: unknown, depth: number, seen: WeakSet<object>): unknown => {
     if (value === null || typeof value !== 'object') return value;
@@ -57,7 +82,7 @@ export function createRedactor(extraKeys: readonly string[] = []): Redactor {
         if (n++ >= MAX_ITEMS) { out['…'] = '[TRUNCATED]'; break; }
         const v = (value as Record<string, unknown>)[key];
         Object.defineProperty(out, key, {
-          value: sensitive(key) && v !== undefined && v !== null ? REDACTED : walk(v, depth + 1, seen),
+          value: sensitive(key) && v !== undefined && v !== null ? blank(v) : walk(v, depth + 1, seen),
           enumerable: true, writable: true, configurable: true,
         });
       }

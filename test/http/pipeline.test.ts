@@ -137,6 +137,40 @@ for (const db of testDatabases()) {
       }
     });
 
+    it('refuses the prototype keys after decoding: escaped spellings, EDN and Transit keywords, forms, query strings', async () => {
+      const bodies = [
+        ['json', '{"n":1,"name":"x","\\u005f_proto__":{"polluted":true}}'],
+        ['json', '{"n":1,"name":"x","constructo\\u0072":{"prototype":{"polluted":true}}}'],
+        ['json', '{"n":1,"name":"x","nested":[{"prot\\u006ftype":1}]}'],
+        ['json', '{"n":1,"name":"x","constructor":1}'],
+        ['edn', '{:n 1 :name "x" "\\u005f_proto__" {:polluted true}}'],
+        ['edn', '{:n 1 :name "x" :constructor {:prototype {:polluted true}}}'],
+        ['edn', '{:n 1 :name "x" :nested [{:prototype 1}]}'],
+        ['transit', '["^ ","~:n",1,"~:name","x","~:\\u005f_proto__",["^ ","~:polluted",true]]'],
+        ['transit', '["^ ","~:n",1,"~:name","x","~:constructor",1]'],
+        ['transit', '{"n":1,"name":"x","__proto__":{"polluted":true}}'],
+        ['transit', '["~#cmap",["prototype",1]]'],
+      ] as const;
+      for (const [name, body] of bodies) {
+        const res = await t.client('POST', '/api/probe/echo/abc', { format: FORMAT_BY_NAME[name], body });
+        assert.equal(res.status, 400, `${name}: ${body}: ${res.text}`);
+        assert.equal(res.body.type, 'malformed-body', `${name}: ${body}: ${res.text}`);
+        assert.match(res.body.message, /Forbidden key|forbidden key/);
+      }
+      for (const form of ['n=1&name=x&__proto__=1', 'n=1&name=x&constructor=1', 'n=1&name=x&%5f%5fproto%5f%5f=1', 'n=1&name=x&prototype=1']) {
+        const res = await t.client('POST', '/api/probe/echo/abc', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+        assert.equal(res.status, 400, `${form}: ${res.text}`);
+        assert.equal(res.body.type, 'malformed-body', `${form}: ${res.text}`);
+      }
+      for (const query of ['__proto__=1', 'constructor=1', '%5F%5Fproto%5F%5F=1', 'prototype=2']) {
+        const res = await t.client('POST', `/api/probe/echo/abc?limit=3&${query}`, { body: { n: 1, name: 'x' } });
+        assert.equal(res.status, 400, `${query}: ${res.text}`);
+        assert.equal(res.body.type, 'request-coercion');
+        assert.equal(res.body.in, 'query');
+      }
+      assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    });
+
     it('reports query and path coercion failures with where they happened', async () => {
       const q = await t.client('POST', '/api/probe/echo/abc?limit=lots', { body: { n: 1, name: 'x' } });
       assert.equal(q.status, 400);

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from 'typebox';
 import { loadConfig } from '../../src/config.js';
-import { formatPretty } from '../../src/logging/console-handler.js';
+import { ConsoleHandler, formatPretty } from '../../src/logging/console-handler.js';
 import { DEFAULT_REDACT_KEYS } from '../../src/logging/redact.js';
 import { route, type RouteGroup } from '../../src/http/routes.js';
 import { logIn, signUp } from '../support/auth.js';
@@ -139,6 +139,25 @@ describe('logging configuration', () => {
       ns: 'saas.http', line: 42, data: { status: 200 }, ctx: { 'req-id': '0123456789abcdef' },
     }, false);
     assert.equal(line, '10:11:12.345 INFO  saas.http:42 api-call/response GET /api/health => 200 {"status":200} [01234567]\n');
+  });
+
+  it('escapes control characters in every console field, so input cannot forge a line or colour the terminal', () => {
+    const hostile = 'x\n11:59:59.999 WARN  saas.account:1 account/forged It happened\r\x1b[31mred\u2028sep\x7f\x9b\u202e';
+    const entry = {
+      timestamp: '2026-11-22T10:11:12.345Z', level: 'info' as const, id: `api-call/response${hostile}`, msg: `GET /a${hostile}`,
+      ns: `saas.http${hostile}`, line: 42, data: { [`key${hostile}`]: `value${hostile}` }, ctx: { 'req-id': '0123\n6789abcdef' },
+    };
+    for (const line of [formatPretty(entry, false), formatPretty(entry, true)]) {
+      assert.equal(line.indexOf('\n'), line.length - 1, 'one line, ended by its own newline');
+      // the only ESC left is the level's own colour
+      assert.doesNotMatch(line.replace(/\x1b\[\d+m/g, ''), /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202e]/);
+      assert.ok(line.includes('GET /ax\\n11:59:59.999 WARN') && line.includes('\\r\\u001b[31mred\\u2028sep\\u007f\\u009b\\u202e'), line);
+    }
+    const lines: string[] = [];
+    new ConsoleHandler('json', { write: (s: string) => lines.push(s) } as unknown as NodeJS.WritableStream).write(entry, 'log');
+    assert.equal(lines[0].indexOf('\n'), lines[0].length - 1);
+    assert.doesNotMatch(lines[0].slice(0, -1), /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202e]/);
+    assert.deepEqual(JSON.parse(lines[0]).msg, entry.msg, 'still JSON, with the same content');
   });
 
   it('rejects bad configuration naming the variable', () => {
