@@ -23,6 +23,11 @@ const HINT = /(token|code|key)(=|%3d)/i;
  * // => 'open https://app.example.com/verify-email?token=[REDACTED]&x=1'
  */
 export function redactLinkTokens(text: string): string {
-  if (!HINT.test(text)) return text;
+  if (!mayHoldLinkToken(text)) return text;
   return text.replace(PARAM, (_match, name: string) => `${name}${REDACTED}`);
+}
+
+/** True when `text` may hold a link token: the cheap test before {@link redactLinkTokens}. */
+export function mayHoldLinkToken(text: string): boolean {
+  return HINT.test(text);
 }

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { redactLinkTokens } from '../../src/logging/redact-links.js';
+import { createRedactor } from '../../src/logging/redact.js';
 
 describe('redactLinkTokens', () => {
   it('redacts token, code and key parameters and their *_token / *_key forms', () => {
@@ -23,5 +24,17 @@ describe('redactLinkTokens', () => {
     for (const text of [
       'GET /api/account/me => 200', 'token expired', 'https://x/?monkey=banana&passcode=1', 'a=1&b=2', '/keys?sort=asc', 'code: 550 refused', '',
     ]) assert.equal(redactLinkTokens(text), text);
+  });
+});
+
+describe('the redactor', () => {
+  it('redacts link tokens in string values at any depth, and leaves other strings alone', () => {
+    const redact = createRedactor();
+    const link = 'https://app.example.com/reset-password?token=s3cr3t-v4lue&x=1';
+    const out = redact({ msg: `open ${link}`, nested: { referer: link, list: [link] }, plain: 'no link here' }) as Record<string, any>;
+    const text = JSON.stringify(out);
+    assert.ok(!text.includes('s3cr3t-v4lue'), text);
+    assert.equal(out.plain, 'no link here');
+    assert.equal(out.nested.referer, 'https://app.example.com/reset-password?token=[REDACTED]&x=1');
   });
 });
