@@ -111,7 +111,7 @@ describe('Unsafe API requests from another origin', () => {
   });
 
   it('refuses log-in CSRF by Origin, by Referer, and from an opaque origin, setting no cookie', async () => {
-    for (const headers of [{ origin: 'https://evil.example' }, { referer: 'https://evil.example/login.html' }, { origin: 'null' },
+    for (const headers of <Array<Record<string, string>>>[{ origin: 'https://evil.example' }, { referer: 'https://evil.example/login.html' }, { origin: 'null' },
       { origin: 'https://app.example.evil.example' }, { referer: 'not a url' }]) {
       const res = await formLogIn(headers);
       assert.equal(res.status, 403, JSON.stringify(headers));
@@ -125,7 +125,7 @@ describe('Unsafe API requests from another origin', () => {
 
   it('takes the app\'s own origin (APP_URL, ALLOWED_ORIGINS, the Host it was sent to) and requests without one', async () => {
     const host = new URL(t.url).host;
-    for (const headers of [{ origin: 'https://app.example' }, { origin: 'https://admin.example' }, { referer: 'https://app.example/account' },
+    for (const headers of <Array<Record<string, string>>>[{ origin: 'https://app.example' }, { origin: 'https://admin.example' }, { referer: 'https://app.example/account' },
       { origin: `http://${host}` }, {}]) {
       const res = await formLogIn(headers);
       assert.equal(res.status, 200, `${JSON.stringify(headers)}: ${res.text}`);
