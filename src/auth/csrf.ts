@@ -99,7 +99,9 @@ export function installCsrfCheck(app: FastifyInstance, csrf: CsrfService, option
     if (request.headers['sec-fetch-site'] === 'cross-site') return forbidden('Cross-site request refused', { reason: 'cross-site' });
     if (!isApiRoute(request)) return undefined;
     const origin = claimedOrigin(request);
-    if (origin !== undefined && !allowed.has(origin) && !sameHost(origin, request.headers.host)) return forbidden('Request from another origin refused', { reason: 'origin' });
+    if (origin !== undefined && !allowed.has(origin) && !sameHost(origin, request.headers.host)) {
+      return forbidden('Request from another origin refused', { reason: 'origin' });
+    }
     const cookies = request.cookies ?? {};
     const carriesCredentials = cookies[SESSION_COOKIE] !== undefined || credentialCookies.some((name) => cookies[name] !== undefined);
     if (!carriesCredentials) return undefined;
