@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 
 export type AppEnv = 'dev' | 'prod' | 'test';
 export type RotationInterval = 'daily' | 'weekly' | 'monthly';
@@ -47,8 +48,6 @@ export interface Config {
   version: string;
   port: number;
   host: string;
-  /** the public base URL (an origin: no path, no trailing slash): links in messages, Origin checks */
-  appUrl: string;
   mail: MailSettings;
   /** `postgres://...` for PostgreSQL, `memory://` for an in-memory PGlite, undefined for PGlite in `pgliteDir` */
   databaseUrl: string | undefined;
@@ -77,8 +76,14 @@ export interface Config {
   bodyLimit: number;
   loginLimitEmail: RateLimitSetting | null;
   loginLimitAddress: RateLimitSetting | null;
+  signupLimitAddress: RateLimitSetting | null;
+  /** the app's public origin (`https://app.example.com`): links, and the Origin unsafe API requests may come from */
+  appUrl: string;
+  /** more origins (besides `appUrl`) whose unsafe API requests are accepted */
+  allowedOrigins: string[];
   publicDir: string;
-  trustProxy: boolean | string;
+  /** false: the socket's address; a number: that many proxies in front; a list: the proxies' addresses / CIDRs */
+  trustProxy: false | number | string[];
   shutdownTimeoutMs: number;
   webConcurrency: number;
   requestTimeoutMs: number;
@@ -133,6 +138,54 @@ function list(raw: string | undefined): string[] {
   return (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
+const PROXY_ADDRESS_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * `TRUST_PROXY`: unset, `false` or `0` = the socket's address; a hop count (`1`); or the proxies'
+ * addresses / CIDRs, comma-separated. `true` is refused: it trusts every `X-Forwarded-For` entry,
+ * so the left-most one, which the client writes itself, would become its address.
+ */
+export function parseTrustProxy(raw: string | undefined): false | number | string[] {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value === 'false' || value === '0') return false;
+  if (value === 'true') {
+    throw new ConfigError('TRUST_PROXY', 'must not be "true": that trusts every X-Forwarded-For entry, so any client could pick its own ' +
+      'address (and escape the per-address limits). Give the number of proxies in front of the app (e.g. 1) or their addresses / CIDRs ' +
+      '(e.g. 10.0.0.0/8); see docs/deployment.md');
+  }
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 10) throw new ConfigError('TRUST_PROXY', `hop count must be between 0 and 10, got ${hops}`);
+    return hops;
+  }
+  const entries = list(value);
+  for (const entry of entries) {
+    if (PROXY_ADDRESS_NAMES.has(entry)) continue;
+    const [address, prefix, ...rest] = entry.split('/');
+    const version = isIP(address);
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 6 ? 128 : 32));
+    if (version === 0 || !prefixOk || rest.length > 0) {
+      throw new ConfigError('TRUST_PROXY', `must be false, a hop count (e.g. 1) or comma-separated proxy addresses / CIDRs (e.g. 10.0.0.0/8), got "${entry}"`);
+    }
+  }
+  return entries;
+}
+
+/** An origin (`scheme://host[:port]`) from an http(s) URL with no path, query or fragment. */
+function parseOrigin(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an http(s) URL such as https://app.example.com, got "${raw}"`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
+    throw new ConfigError(name, `must be an http(s) URL without credentials, such as https://app.example.com, got "${raw}"`);
+  }
+  if (url.pathname !== '/' || url.search || url.hash) throw new ConfigError(name, `must be an origin only (no path, query or fragment), got "${raw}"`);
+  return url.origin;
+}
+
 function packageVersion(): string {
   try {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
@@ -140,24 +193,6 @@ function packageVersion(): string {
   } catch {
     return '0.0.0';
   }
-}
-
-/** `APP_URL`: an http(s) origin; a trailing `/` is dropped, any other path or a query is refused. */
-export function parseAppUrl(raw: string | undefined, host: string, port: number): string {
-  if (raw === undefined || raw.trim() === '') {
-    return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  }
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw new ConfigError('APP_URL', `must be an http:// or https:// URL, got "${raw}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('APP_URL', `must be an http:// or https:// URL, got "${raw}"`);
-  if (url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
-    throw new ConfigError('APP_URL', `must be a bare origin such as https://app.example.com (no path, query or credentials), got "${raw}"`);
-  }
-  return url.origin;
 }
 
 function mailSettings(env: Env, prod: boolean): MailSettings {
@@ -230,18 +265,18 @@ export function loadConfig(env: Env = process.env): Config {
       }
     : undefined;
 
-  const trustRaw = env.TRUST_PROXY?.trim();
-  const trustProxy = !trustRaw || trustRaw === 'false' ? false : trustRaw === 'true' ? true : trustRaw;
-
   const port = int(env, 'PORT', 3000, 0, 65535);
   const host = str(env, 'HOST', '127.0.0.1');
+  // a wildcard listen address is no origin a browser could send
+  const urlHost = host === '0.0.0.0' || host === '::' ? 'localhost' : isIP(host) === 6 ? `[${host}]` : host;
+  const appUrl = parseOrigin('APP_URL', str(env, 'APP_URL', `http://${urlHost}:${port}`).trim());
+  const allowedOrigins = list(env.ALLOWED_ORIGINS).map((origin) => parseOrigin('ALLOWED_ORIGINS', origin));
 
   return {
     env: appEnv,
     version: packageVersion(),
     port,
     host,
-    appUrl: parseAppUrl(env.APP_URL, host, port),
     mail: mailSettings(env, prod),
     databaseUrl,
     databaseListenUrl: databaseListenUrl ?? (databaseUrl?.startsWith('postgres') ? databaseUrl : undefined),
@@ -265,8 +300,11 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: int(env, 'BODY_LIMIT', 1_048_576, 1),
     loginLimitEmail: parseRateLimit('LOGIN_LIMIT_EMAIL', env.LOGIN_LIMIT_EMAIL, { count: 10, seconds: 900 }),
     loginLimitAddress: parseRateLimit('LOGIN_LIMIT_ADDRESS', env.LOGIN_LIMIT_ADDRESS, { count: 100, seconds: 900 }),
+    signupLimitAddress: parseRateLimit('SIGNUP_LIMIT_ADDRESS', env.SIGNUP_LIMIT_ADDRESS, { count: 20, seconds: 3600 }),
+    appUrl,
+    allowedOrigins,
     publicDir: str(env, 'PUBLIC_DIR', 'public'),
-    trustProxy,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0),
     webConcurrency: int(env, 'WEB_CONCURRENCY', 1, 1, 256),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),

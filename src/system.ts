@@ -15,7 +15,7 @@ import { AccessTokens } from './auth/access-tokens.js';
 import { bearerAuthenticator } from './auth/authenticator.js';
 import { CsrfService } from './auth/csrf.js';
 import { PasswordHasher } from './auth/passwords.js';
-import { LoginRateLimiter } from './auth/rate-limit.js';
+import { LoginRateLimiter, SignUpRateLimiter } from './auth/rate-limit.js';
 import { RefreshTokens } from './auth/refresh-tokens.js';
 import { RevokedSessions } from './auth/revoked-sessions.js';
 import { accountQueries } from './account/queries.js';
@@ -109,15 +109,14 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const refreshTokens = new RefreshTokens(database.db, {
       secret: config.jwtSecret, ttl: config.refreshTokenTtl, reuseGrace: config.refreshReuseGrace,
     }, revokedSessions);
+    const limiterStore = redis ? { redis } : options.clusterWorker ? 'cluster' as const : 'memory' as const;
     const accounts = new AccountService({
       db: database.db,
       passwords: new PasswordHasher(),
       accessTokens,
       refreshTokens,
-      loginLimiter: new LoginRateLimiter(
-        { email: config.loginLimitEmail, address: config.loginLimitAddress },
-        redis ? { redis } : options.clusterWorker ? 'cluster' : 'memory',
-      ),
+      loginLimiter: new LoginRateLimiter({ email: config.loginLimitEmail, address: config.loginLimitAddress }, limiterStore),
+      signUpLimiter: new SignUpRateLimiter(config.signupLimitAddress, limiterStore),
       log: logs.logger('saas.account'),
     });
     const secureCookies = config.env === 'prod';

@@ -33,10 +33,11 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         method: 'POST',
         path: '/sign-up',
         summary: 'Create an account',
-        description: 'Creates an account. The email is stored lower-cased; 409 when it is taken.',
-        schemas: { body: ref(CreateAccount), response: { 201: ref(SignUpResponse), 409: ref(ErrorBody) } },
-        async handler({ parameters }) {
-          return { account: await accounts.signUp(parameters.body) };
+        description: 'Creates an account. The email is stored lower-cased; 409 when it is taken. ' +
+          'Sign-ups are rate-limited per client address (429).',
+        schemas: { body: ref(CreateAccount), response: { 201: ref(SignUpResponse), 409: ref(ErrorBody), 429: ref(ErrorBody) } },
+        async handler({ parameters, request }) {
+          return { account: await accounts.signUp(parameters.body, request.ip) };
         },
       }),
       route({
@@ -44,7 +45,8 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         path: '/log-in',
         summary: 'Log in',
         description: 'Exchanges credentials for an access token and a refresh token (also set as the HttpOnly `refresh-token` cookie). ' +
-          'Unknown email and wrong password get the same 401. Attempts are rate-limited per email and per client address (429).',
+          'Unknown email and wrong password get the same 401. Failed attempts are rate-limited per email + client address and per client address (429); ' +
+          'successful ones do not count.',
         schemas: { body: ref(LogIn), response: { 200: ref(LogInResponse), 401: ref(ErrorBody), 429: ref(ErrorBody) } },
         async handler({ parameters, request, reply }) {
           const session = await accounts.logIn(parameters.body, request.ip);

@@ -4,7 +4,7 @@
  */
 import type { AccessTokens } from '../auth/access-tokens.js';
 import type { PasswordHasher } from '../auth/passwords.js';
-import type { LoginRateLimiter } from '../auth/rate-limit.js';
+import type { LoginRateLimiter, SignUpRateLimiter } from '../auth/rate-limit.js';
 import type { IssuedRefreshToken, RefreshTokens } from '../auth/refresh-tokens.js';
 import type { DB } from '../db/database.js';
 import type { AccountRow } from '../db/schema.js';
@@ -43,6 +43,7 @@ export interface AccountDeps {
   accessTokens: AccessTokens;
   refreshTokens: RefreshTokens;
   loginLimiter: LoginRateLimiter;
+  signUpLimiter: SignUpRateLimiter;
   log: Logger;
 }
 
@@ -53,15 +54,24 @@ export interface Session {
 }
 
 const BAD_CREDENTIALS = 'Invalid email or password';
+const emailTaken = () => conflict('An account with this email already exists', { field: 'email' });
 
 export class AccountService {
   constructor(private readonly deps: AccountDeps) {}
 
-  async signUp(input: CreateAccount): Promise<UserAccount> {
+  /**
+   * A taken email is answered 409 before any hashing: the 409 itself says the email is taken, so
+   * spending a hash to hide it in the timing would hide nothing, and would only let a flood of
+   * sign-ups for one email take the hashing slots log-in waits on (docs/security.md).
+   */
+  async signUp(input: CreateAccount, clientAddress: string): Promise<UserAccount> {
+    await this.deps.signUpLimiter.attempt(clientAddress);
     if (input['confirm-password'] !== undefined && input['confirm-password'] !== input.password) {
       throw requestCoercion('body', [{ path: '/confirm-password', message: 'must equal password' }]);
     }
     const email = normalizeEmail(input.email);
+    const taken = await this.deps.db.selectFrom('account').select('id').where('email', '=', email).executeTakeFirst();
+    if (taken) throw emailTaken();
     const passwordHash = await this.deps.passwords.hash(input.password);
     try {
       const row = await this.deps.db.insertInto('account')
@@ -71,20 +81,30 @@ export class AccountService {
       return toUserAccount(row);
     } catch (err) {
       // the unique index decides, so two sign-ups racing for one email cannot both win
-      if ((err as { code?: string }).code === '23505') throw conflict('An account with this email already exists', { field: 'email' });
+      if ((err as { code?: string }).code === '23505') throw emailTaken();
       throw err;
     }
   }
 
   async logIn(input: LogIn, clientAddress: string): Promise<Session> {
     const email = normalizeEmail(input.email);
-    await this.deps.loginLimiter.attempt(email, clientAddress);
-    const row = await this.deps.db.selectFrom('account').select([...ACCOUNT_COLUMNS, 'password_hash']).where('email', '=', email).executeTakeFirst();
-    const valid = row ? await this.deps.passwords.verify(row.password_hash, input.password) : await this.deps.passwords.verifyNothing(input.password);
+    // counts as a failure unless the password turns out right (src/auth/rate-limit.ts)
+    const attempt = await this.deps.loginLimiter.begin(email, clientAddress);
+    let row: (AccountColumns & { password_hash: string }) | undefined;
+    let valid: boolean;
+    try {
+      row = await this.deps.db.selectFrom('account').select([...ACCOUNT_COLUMNS, 'password_hash']).where('email', '=', email).executeTakeFirst();
+      valid = row ? await this.deps.passwords.verify(row.password_hash, input.password) : await this.deps.passwords.verifyNothing(input.password);
+    } catch (err) {
+      // the database failing is not a wrong password
+      await attempt.refund();
+      throw err;
+    }
     if (!row || !valid) {
       this.deps.log.info('account/log-in-failed', 'Log-in refused');
       throw unauthorized(BAD_CREDENTIALS, { type: 'unauthorized' });
     }
+    await attempt.refund();
     const refresh = await this.deps.refreshTokens.issue(row.id);
     this.deps.log.info('account/logged-in', 'Logged in', { 'account-id': row.id });
     return this.session(row, refresh);

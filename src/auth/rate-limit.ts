@@ -1,47 +1,97 @@
 /**
- * Log-in attempt limits per email and per client address. Counters live in memory for one
- * instance, or in Redis (REDIS_URL) so that every instance counts against the same limit.
+ * Attempt limits for log-in and sign-up. Counters live in memory for one instance, in the
+ * cluster's primary for its workers, or in Redis (REDIS_URL) so that every instance counts
+ * against the same limit.
+ *
+ * Log-in counts failures only, so that no one can lock another person out: the hard limits are
+ * per email + client address and per client address, never per email alone (OWASP, Authentication
+ * Cheat Sheet, "Account lockout"). A point is taken before the password is checked and given back
+ * when it was right: taking it first is atomic in every store, so a burst of concurrent guesses
+ * cannot all pass a check made before any of them failed (docs/security.md, "Rate limits").
  */
 import type { Redis } from 'ioredis';
 import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimitSetting } from '../config.js';
 import { tooManyRequests } from '../http/errors.js';
 
-export interface LoginLimits {
-  email: RateLimitSetting | null;
-  address: RateLimitSetting | null;
-}
-
 /** Where the counters live: Redis (all instances), the cluster's primary (its workers), or here. */
 export type LimiterStore = { redis: Redis } | 'cluster' | 'memory';
 
-function limiter(name: string, setting: RateLimitSetting | null, store: LimiterStore): RateLimiterAbstract | null {
+/** One counter per key with a fixed window; `null` when the setting turns it off. */
+function counter(keyPrefix: string, setting: RateLimitSetting | null, store: LimiterStore): RateLimiterAbstract | null {
   if (!setting) return null;
-  const options = { keyPrefix: `login-${name}`, points: setting.count, duration: setting.seconds };
+  const options = { keyPrefix, points: setting.count, duration: setting.seconds };
   if (store === 'memory') return new RateLimiterMemory(options);
   if (store === 'cluster') return new RateLimiterCluster({ ...options, timeoutMs: 3000 });
   return new RateLimiterRedis({ ...options, storeClient: store.redis, rejectIfRedisNotReady: true });
 }
 
+/** Takes one point from `key`; a 429 with Retry-After when the key has none left. */
+async function take(limiter: RateLimiterAbstract, key: string): Promise<void> {
+  try {
+    await limiter.consume(key);
+  } catch (err) {
+    if (err instanceof RateLimiterRes) throw tooManyRequests(err.msBeforeNext / 1000);
+    throw err;
+  }
+}
+
+export interface LoginLimits {
+  /** failures per email + client address (LOGIN_LIMIT_EMAIL) */
+  email: RateLimitSetting | null;
+  /** failures per client address, whatever the email (LOGIN_LIMIT_ADDRESS) */
+  address: RateLimitSetting | null;
+}
+
+/** What {@link LoginRateLimiter.begin} hands back: say how the attempt ended. */
+export interface LoginAttempt {
+  /** gives the attempt's points back: it did not fail (the password was right, or the check could not run) */
+  refund(): Promise<void>;
+}
+
 export class LoginRateLimiter {
-  private readonly byEmail: RateLimiterAbstract | null;
+  private readonly byEmailAndAddress: RateLimiterAbstract | null;
   private readonly byAddress: RateLimiterAbstract | null;
 
   constructor(limits: LoginLimits, store: LimiterStore = 'memory') {
-    this.byEmail = limiter('email', limits.email, store);
-    this.byAddress = limiter('address', limits.address, store);
+    // prefixes name what the key is: the counters keyed by email alone are gone
+    this.byEmailAndAddress = counter('login-failures-email-address', limits.email, store);
+    this.byAddress = counter('login-failures-address', limits.address, store);
   }
 
-  /** Counts one attempt; throws a 429 with Retry-After when a limit is exceeded. */
-  async attempt(email: string, address: string): Promise<void> {
-    for (const [limiter, key] of [[this.byAddress, address], [this.byEmail, email]] as const) {
+  /**
+   * Starts an attempt: throws a 429 (Retry-After) when this email from this address, or this
+   * address, has used up its failures. The attempt counts as a failure unless
+   * {@link LoginAttempt.refund} is called.
+   */
+  async begin(email: string, address: string): Promise<LoginAttempt> {
+    const taken: Array<[RateLimiterAbstract, string]> = [];
+    const giveBack = () => Promise.all(taken.map(([limiter, key]) => limiter.reward(key))).then(() => undefined);
+    // the address's own key first: a refusal there leaves the shared address counter untouched
+    for (const [limiter, key] of [[this.byEmailAndAddress, `${address} ${email}`], [this.byAddress, address]] as const) {
       if (!limiter) continue;
       try {
-        await limiter.consume(key);
+        await take(limiter, key);
       } catch (err) {
-        if (err instanceof RateLimiterRes) throw tooManyRequests(err.msBeforeNext / 1000);
+        await giveBack();
         throw err;
       }
+      taken.push([limiter, key]);
     }
+    return { refund: giveBack };
+  }
+}
+
+/** Sign-ups per client address (SIGNUP_LIMIT_ADDRESS); every attempt counts. */
+export class SignUpRateLimiter {
+  private readonly byAddress: RateLimiterAbstract | null;
+
+  constructor(limit: RateLimitSetting | null, store: LimiterStore = 'memory') {
+    this.byAddress = counter('signup-address', limit, store);
+  }
+
+  /** Counts one sign-up; throws a 429 with Retry-After when the address is over its limit. */
+  async attempt(address: string): Promise<void> {
+    if (this.byAddress) await take(this.byAddress, address);
   }
 }

@@ -17,7 +17,7 @@ import { ErrorBody, notFound } from './errors.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
 import { contextServerFactory, frameworkErrorHandler, installPipeline, requestIdOf, sendError } from './pipeline.js';
-import { registerRouteGroup, type AuthUser, type RouteGroup } from './routes.js';
+import { isApiRoute, registerRouteGroup, type AuthUser, type RouteGroup } from './routes.js';
 import { registerStatic } from './static.js';
 
 /** The user for a valid token, a reason for a presented but invalid one, nothing without one. */
@@ -48,6 +48,16 @@ export interface AppDeps {
   routeGroups: RouteGroup[];
 }
 
+/**
+ * Fastify's trust setting for TRUST_PROXY. A hop count becomes a function: Fastify takes a bare
+ * number as "trust nothing"; proxy-addr's rule is that hop `i` (0 = the socket) is trusted when
+ * `i < hops`, so the address is the entry `hops` from the right of X-Forwarded-For.
+ */
+function trustProxyOf(setting: Config['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting !== 'number') return setting;
+  return (_address, hop) => hop < setting;
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, logs } = deps;
   const apiHeaders = apiSecurityHeaders(config.env === 'prod');
@@ -64,7 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOf(config.trustProxy),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true } },
@@ -88,7 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const authenticator = deps.authenticator;
     // JWT middleware: wraps the whole /api group; claims go into the log context
     app.addHook('onRequest', (request, _reply, done) => {
-      if (!request.headers.authorization || !request.url.startsWith('/api/')) return done();
+      if (!request.headers.authorization || !isApiRoute(request)) return done();
       const apply = ({ user, failure }: AuthResult) => {
         if (user) {
           request.user = user;
@@ -103,7 +113,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       else apply(result);
     });
   }
-  installCsrfCheck(app, deps.csrf, deps.authenticator?.credentialCookies ?? []);
+  installCsrfCheck(app, deps.csrf, {
+    credentialCookies: deps.authenticator?.credentialCookies ?? [],
+    allowedOrigins: [config.appUrl, ...config.allowedOrigins],
+  });
 
   // --- routes ---
   for (const group of deps.routeGroups) registerRouteGroup(app, group);
@@ -112,6 +125,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.setNotFoundHandler(async (request, reply) => {
     if (app.isClientRoute(request)) return app.sendIndex(request, reply);
+    // an error body, not a document: the API's headers (no-store) whatever path was asked for
+    reply.headers(apiHeaders);
     return sendError(reply, notFound(`No route for ${request.method} ${request.url.split('?')[0]}`));
   });
 

@@ -30,6 +30,7 @@ import { forbiddenKey } from './codecs.js';
 import { FORBIDDEN_KEYS } from './forbidden-keys.js';
 import { DecodeError, FORMATS, json, negotiateResponseFormat, type Format } from './formats.js';
 import type { AuthUser, RouteConfig } from './routes.js';
+import { isApiRoute } from './routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -241,7 +242,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     const format = negotiateResponseFormat(request.headers.accept);
     request.responseFormat = format;
     reply.serializer(serializers.get(format)!);
-    reply.headers(request.url.startsWith('/api/') ? apiHeaders : documentHeaders);
+    reply.headers(isApiRoute(request) ? apiHeaders : documentHeaders);
     done();
   });
 

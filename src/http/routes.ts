@@ -105,12 +105,25 @@ export function ref<T extends TSchema>(schema: T): T {
 
 /** Per-route data the pipeline reads back through `request.routeOptions.config`. */
 export interface RouteConfig {
+  /** under `/api` (from the group's prefix): API headers, the JWT middleware, the CSRF and origin checks */
+  api: boolean;
   auth: AuthRequirement;
   rawBody: boolean;
   csrf: boolean;
   responses: Record<number, TSchema | null>;
   docs?: { body?: TSchema };
 }
+
+/**
+ * Whether the matched route is an API route. Security decisions read this, never the raw URL:
+ * the router decodes `/%61pi/…` and takes `http://host/api/…` as `/api/…`, a prefix test on
+ * `request.url` does neither. Unmatched requests (404), static files and the docs are not API routes.
+ */
+export function isApiRoute(request: FastifyRequest): boolean {
+  return (request.routeOptions.config as Partial<RouteConfig> | undefined)?.api === true;
+}
+
+const isApiPrefix = (prefix: string) => prefix === '/api' || prefix.startsWith('/api/');
 
 const CONTENT_TYPES = FORMATS.map((f) => f.mime);
 const REQUEST_CONTENT_TYPES = [...CONTENT_TYPES, 'application/x-www-form-urlencoded'];
@@ -151,7 +164,7 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
     if (auth === 'required') addError(401, 'Missing, invalid or expired access token');
     addError(500, 'Unexpected error (`exception`) or a response that broke its schema (`response-coercion`)');
 
-    const config: RouteConfig = { auth, rawBody: r.rawBody === true, csrf: r.csrf !== false, responses, docs: r.docs };
+    const config: RouteConfig = { api: isApiPrefix(group.prefix), auth, rawBody: r.rawBody === true, csrf: r.csrf !== false, responses, docs: r.docs };
     app.route({
       method: r.method as HTTPMethods,
       url: group.prefix + r.path,

@@ -13,6 +13,20 @@ import { InvalidEventError, InvalidSignatureError, type PaymentEffect, type Paym
 
 type Trx = Transaction<DatabaseSchema>;
 
+/** PostgreSQL's bigint (the `seq` column) ends here; a larger number would fail the cast. */
+const BIGINT_MAX = 9_223_372_036_854_775_807n;
+
+/**
+ * A `next-cursor` back to its position: 13 digits of milliseconds (up to the year 2286, well
+ * inside both Date's and PostgreSQL's range) and the row's `seq`, which must fit a bigint. A
+ * cursor that only looks right is refused here, not by PostgreSQL as a 500.
+ */
+function parseCursor(cursor: string): { createdAt: Date; seq: string } {
+  const m = /^(\d{13})\.(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m || BigInt(m[2]) > BIGINT_MAX) throw requestCoercion('body', [{ path: '/cursor', message: 'is not a cursor this service issued' }]);
+  return { createdAt: new Date(Number(m[1])), seq: m[2] };
+}
+
 export interface ReceiveResult {
   received: true;
   duplicate: boolean;
@@ -138,9 +152,7 @@ export class PaymentService {
   async listEvents(accountId: string, limit: number, cursor: string | undefined): Promise<EventPage> {
     let after: { createdAt: Date; seq: string } | undefined;
     if (cursor) {
-      const m = /^(\d{13})\.(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-      if (!m) throw requestCoercion('body', [{ path: '/cursor', message: 'is not a cursor this service issued' }]);
-      after = { createdAt: new Date(Number(m[1])), seq: m[2] };
+      after = parseCursor(cursor);
     }
     let query = this.db.selectFrom('payment_event').select(['event_id', 'type', 'created_at', 'seq'])
       .where('account_id', '=', accountId);

@@ -58,6 +58,21 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 
 const idOf = (v: unknown): string | null => str(v) ?? (isObj(v) ? str(v.id) : null);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * The latest Unix time (seconds) an event may carry: 9999-12-31T23:59:59Z. Later ones are no real
+ * Stripe time, and PostgreSQL refuses to store years past 294276 (a 500 that Stripe would retry
+ * for days); an event carrying one is invalid (400), so Stripe stops.
+ */
+export const LATEST_UNIX_TIME = 253_402_300_799;
+
+/** A Stripe timestamp (whole seconds since 1970, up to {@link LATEST_UNIX_TIME}) as a Date. */
+function unixTime(value: unknown, field: string): Date {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > LATEST_UNIX_TIME) {
+    throw new InvalidEventError(`The event's ${field} is not a Unix time between 1970 and 9999`);
+  }
+  return new Date(value * 1000);
+}
+
 function firstItem(sub: Obj): Obj | undefined {
   const items = isObj(sub.items) && Array.isArray(sub.items.data) ? sub.items.data : [];
   return isObj(items[0]) ? items[0] : undefined;
@@ -81,7 +96,7 @@ export function stripeEffect(type: string, object: Obj): PaymentEffect {
       // newer API versions moved the period to the items
       const end = typeof object.current_period_end === 'number' ? object.current_period_end : typeof item?.current_period_end === 'number' ? item.current_period_end : null;
       const status = type === 'customer.subscription.deleted' ? 'canceled' : STATUS[String(object.status)] ?? 'none';
-      return { kind: 'subscription', customerId, status, plan, periodEnd: end === null ? null : new Date(end * 1000) };
+      return { kind: 'subscription', customerId, status, plan, periodEnd: end === null ? null : unixTime(end, 'current_period_end') };
     }
     case 'invoice.payment_failed':
       return customerId ? { kind: 'payment-failed', customerId } : { kind: 'none', customerId };
@@ -108,8 +123,8 @@ export function stripeProvider(secrets: readonly string[]): PaymentProvider {
       const type = String(json.type);
       if (id.length > 255 || type.length > 255) throw new InvalidEventError('Event id or type is too long');
       const object = isObj(json.data) && isObj(json.data.object) ? json.data.object : {};
-      const created = typeof json.created === 'number' ? new Date(json.created * 1000) : new Date();
-      return { id, type, createdAt: Number.isNaN(created.getTime()) ? new Date() : created, effect: stripeEffect(type, object) };
+      const created = typeof json.created === 'number' ? unixTime(json.created, 'created') : new Date();
+      return { id, type, createdAt: created, effect: stripeEffect(type, object) };
     },
   };
 }

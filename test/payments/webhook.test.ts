@@ -73,6 +73,25 @@ for (const db of testDatabases()) {
       assert.equal(await storedEvents('evt_no_type'), 0);
     });
 
+    it('refuses signed events whose times no calendar holds with 400 invalid-event, so Stripe stops retrying', async () => {
+      const cases: Array<[string, Record<string, unknown>]> = [
+        ['created 8.6e12', event('charge.succeeded', {}, 8.6e12)],
+        ['created past 9999', event('charge.succeeded', {}, 253_402_300_800)],
+        ['created negative', event('charge.succeeded', {}, -1)],
+        ['created fractional', event('charge.succeeded', {}, 1_700_000_000.5)],
+        ['period end 8.6e12', event('customer.subscription.updated', { customer: 'cus_time', status: 'active', current_period_end: 8.6e12 })],
+        ['item period end 1e300', event('customer.subscription.updated', { customer: 'cus_time', status: 'active', items: { data: [{ current_period_end: 1e300 }] } })],
+      ];
+      for (const [name, e] of cases) {
+        const res = await deliver(JSON.stringify(e));
+        assert.equal(res.status, 400, `${name}: ${res.text}`);
+        assert.equal(res.body.type, 'invalid-event', name);
+        assert.equal(await storedEvents(e.id as string), 0, name);
+      }
+      // the last second of 9999 is still a time
+      assert.equal((await deliver(JSON.stringify(event('charge.succeeded', {}, 253_402_300_799)))).status, 200);
+    });
+
     it('answers an unknown provider with 404, and needs no CSRF token', async () => {
       assert.equal((await t.client('POST', '/api/webhooks/paypal', { body: '{}' })).status, 404);
       const browser = await browserSession(t.client);

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+const refused = (env: Record<string, string>, variable: string, message: RegExp) =>
+  assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && err.variable === variable && message.test(err.message));
+
+describe('TRUST_PROXY', () => {
+  it('is off by default and with false or 0', () => {
+    for (const value of [undefined, '', 'false', '0']) assert.equal(loadConfig(value === undefined ? {} : { TRUST_PROXY: value }).trustProxy, false);
+  });
+
+  it('refuses true, saying why and what to use instead', () => {
+    refused({ TRUST_PROXY: 'true' }, 'TRUST_PROXY', /any client could pick its own address.*number of proxies.*\(e\.g\. 1\).*CIDRs/);
+  });
+
+  it('takes a hop count', () => {
+    assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1);
+    assert.equal(loadConfig({ TRUST_PROXY: ' 2 ' }).trustProxy, 2);
+    refused({ TRUST_PROXY: '11' }, 'TRUST_PROXY', /hop count/);
+  });
+
+  it('takes proxy addresses and CIDRs, IPv4 and IPv6', () => {
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,2001:db8::/32,loopback' }).trustProxy,
+      ['10.0.0.0/8', '192.168.1.7', '2001:db8::/32', 'loopback']);
+  });
+
+  it('refuses anything else, naming the entry', () => {
+    for (const value of ['yes', '10.0.0.0/33', '10.0.0/8', 'proxy.example.com', '10.0.0.1/8/8', '2001:db8::/129', '-1']) {
+      refused({ TRUST_PROXY: value }, 'TRUST_PROXY', /hop count|proxy addresses/);
+    }
+  });
+});
+
+describe('SIGNUP_LIMIT_ADDRESS', () => {
+  it('defaults to 20 an hour; 0 turns it off; garbage is refused', () => {
+    assert.deepEqual(loadConfig({}).signupLimitAddress, { count: 20, seconds: 3600 });
+    assert.deepEqual(loadConfig({ SIGNUP_LIMIT_ADDRESS: '5/60' }).signupLimitAddress, { count: 5, seconds: 60 });
+    assert.equal(loadConfig({ SIGNUP_LIMIT_ADDRESS: '0' }).signupLimitAddress, null);
+    refused({ SIGNUP_LIMIT_ADDRESS: 'lots' }, 'SIGNUP_LIMIT_ADDRESS', /<count>\/<seconds>/);
+  });
+});
+
+describe('APP_URL and ALLOWED_ORIGINS', () => {
+  it('defaults to the listen address, a wildcard one as localhost', () => {
+    assert.equal(loadConfig({}).appUrl, 'http://127.0.0.1:3000');
+    assert.equal(loadConfig({ HOST: '0.0.0.0', PORT: '8080' }).appUrl, 'http://localhost:8080');
+    assert.equal(loadConfig({ HOST: '::1', PORT: '8080' }).appUrl, 'http://[::1]:8080');
+  });
+
+  it('keeps the origin of an http(s) URL', () => {
+    assert.equal(loadConfig({ APP_URL: 'https://App.Example.com/' }).appUrl, 'https://app.example.com');
+    assert.equal(loadConfig({ APP_URL: 'https://app.example.com:443' }).appUrl, 'https://app.example.com');
+    assert.deepEqual(loadConfig({ ALLOWED_ORIGINS: 'https://admin.example.com, http://localhost:5173' }).allowedOrigins,
+      ['https://admin.example.com', 'http://localhost:5173']);
+    assert.deepEqual(loadConfig({}).allowedOrigins, []);
+  });
+
+  it('refuses what is not an origin', () => {
+    refused({ APP_URL: 'app.example.com' }, 'APP_URL', /http\(s\) URL/);
+    refused({ APP_URL: 'ftp://app.example.com' }, 'APP_URL', /http\(s\) URL/);
+    refused({ APP_URL: 'https://user:pw@app.example.com' }, 'APP_URL', /without credentials/);
+    refused({ APP_URL: 'https://app.example.com/app' }, 'APP_URL', /origin only/);
+    refused({ ALLOWED_ORIGINS: 'https://ok.example, *' }, 'ALLOWED_ORIGINS', /http\(s\) URL/);
+  });
+});
