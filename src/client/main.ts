@@ -1,5 +1,5 @@
 /** Browser entry: one core, the app's events, rendering on every state change, history routing. */
-import { registerApp, routeOf, type AppState } from './app.js';
+import { hasSessionHint, registerApp, routeOf, type AppState } from './app.js';
 import { EventCore } from './core.js';
 import { render } from './view.js';
 import './style.css';
@@ -13,4 +13,4 @@ registerApp(core, {}, (path) => {
 core.subscribe(() => render(root, core));
 window.addEventListener('popstate', () => core.dispatch(['router/changed', location.pathname]));
 render(root, core);
-core.dispatch(['app/start']);
+core.dispatch(['app/start', { sessionHint: hasSessionHint(document.cookie) }]);

@@ -19,7 +19,9 @@ import { Server as NetServer, type Socket } from 'node:net';
  */
 export const IDLE_GRACE_MS = 1000;
 
-/** The longest the listener keeps accepting once the drain begins, while connections keep coming. */
+/** Once the drain begins, the listener closes when no connection has come for this long... */
+export const QUIET_MS = 100;
+/** ...or this long after the drain began, while connections keep coming. */
 export const MAX_ACCEPT_MS = 5000;
 
 interface Connection {
@@ -43,14 +45,17 @@ export class ConnectionDrain {
   #draining = false;
   #sweepTimer: NodeJS.Timeout | undefined;
   #onEmpty: (() => void) | undefined;
-  /** connections accepted so far */
+  /** connections accepted so far, and when the last one was (ms) */
   #accepted = 0;
+  #lastAcceptAt = 0;
 
   constructor(server: Server, options: { idleGraceMs?: number } = {}) {
     this.#server = server;
     this.#idleGraceMs = options.idleGraceMs ?? IDLE_GRACE_MS;
     server.on('connection', (socket: Socket) => {
-      this.#connections.set(socket, { responses: new Set(), idleSince: Date.now() }); this.#accepted++;
+      this.#connections.set(socket, { responses: new Set(), idleSince: Date.now() });
+      this.#accepted++;
+      this.#lastAcceptAt = Date.now();
       socket.once('close', () => {
         this.#connections.delete(socket);
         if (this.#connections.size === 0) this.#onEmpty?.();
@@ -115,20 +120,22 @@ export class ConnectionDrain {
   }
 
   /**
-   * Closing a listening socket resets the connections still in the kernel's accept queue: their
-   * clients saw the connection open and sent a request. So the listener closes in the check
-   * phase of a loop turn whose poll phase accepted nothing (the queue was empty a moment ago),
-   * after `maxMs` at the latest. While traffic still comes (the load balancer has not yet seen
-   * readiness turn 503), it is accepted and answered with `Connection: close`.
+   * Closing a listening socket resets the connections still in the kernel's accept queue (or,
+   * in a cluster, on their way from the primary to a worker): their clients saw the connection
+   * open and sent a request. So the listener stays open, accepting and answering with
+   * `Connection: close`, until no connection has come for `QUIET_MS` — the load balancer has
+   * seen readiness turn 503 and sends no more — and a last loop turn has accepted what was
+   * queued; `maxMs` after the drain began at the latest.
    */
   async #closeListener(maxMs: number): Promise<void> {
     const until = Date.now() + maxMs;
-    const loopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-    await loopTurn();
-    // pending immediates make the poll phase non-blocking: each turn accepts what is queued
-    for (let before = -1; before !== this.#accepted && Date.now() < until;) {
-      before = this.#accepted;
-      await loopTurn();
+    for (;;) {
+      const wait = Math.min(this.#lastAcceptAt + QUIET_MS, until) - Date.now();
+      if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait));
+      const before = this.#accepted;
+      // a poll phase runs before the check phase: what is queued is accepted first
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.#accepted === before || Date.now() >= until) break;
     }
     // only the listening socket: http.Server's close() would also destroy connections
     // whose request has not arrived yet
