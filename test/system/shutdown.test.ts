@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { loadConfig } from '../../src/config.js';
 import { freePort } from '../support/net.js';
 import { testDatabases } from '../support/system.js';
 
@@ -61,16 +62,23 @@ async function startServer(env: Record<string, string>, listeners: number): Prom
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    let listening = 0;
-    const timer = setTimeout(() => reject(new Error('the server did not start')), 60_000);
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (!line.startsWith('{')) return;
-      const entry = JSON.parse(line) as { id: string };
-      if (entry.id === 'system/listening' && ++listening === listeners) { clearTimeout(timer); resolve(); }
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let listening = 0;
+      // generous: start-up compiles TypeScript, and a shared machine may be slow
+      const timer = setTimeout(() => reject(new Error('the server did not start')), 120_000);
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        if (!line.startsWith('{')) return;
+        const entry = JSON.parse(line) as { id: string };
+        if (entry.id === 'system/listening' && ++listening === listeners) { clearTimeout(timer); resolve(); }
+      });
+      void exited.then(() => { clearTimeout(timer); reject(new Error('the server exited during start-up')); });
     });
-    void exited.then(() => reject(new Error('the server exited during start-up')));
-  });
+  } catch (err) {
+    child.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
   return {
     child, port, logFile, exited,
     async dispose() {
@@ -92,10 +100,11 @@ async function sigtermUnderLoad(server: Server, opts: { newConnectionClients: nu
   let routing = true;
   let answered = 0;
   const outcomes: Outcome[] = [];
+  const probes: Array<number | string | undefined> = [];
   const prober = (async () => {
     for (let i = 0; i < 10_000 && routing; i++) {
       const probe = await send(server.port, '/api/health/ready', false, !signalled);
-      if (probe.status !== 200) routing = false;
+      if (probe.status !== 200) { routing = false; probes.push(probe.status ?? probe.error); }
       else await sleep(5);
     }
   })();
@@ -127,7 +136,7 @@ async function sigtermUnderLoad(server: Server, opts: { newConnectionClients: nu
   const code = await Promise.race([server.exited, sleep(30_000).then(() => 'still running')]);
   routing = false;
   await Promise.all([...clients, prober]);
-  return { code, outcomes, answeredAfterSignal: answered - answeredBeforeSignal };
+  return { code, outcomes, answeredAfterSignal: answered - answeredBeforeSignal, probes };
 }
 
 function check(code: unknown, outcomes: Outcome[], answeredAfterSignal: number) {
@@ -150,8 +159,9 @@ describe('SIGTERM under load, one process', () => {
     it(`answers every accepted request and every request on an open keep-alive connection (round ${round})`, async () => {
       const server = await startServer({ DATABASE_URL: 'memory://' }, 1);
       try {
-        const { code, outcomes, answeredAfterSignal } = await sigtermUnderLoad(server, { newConnectionClients: 16, keepAliveClients: 8, warmUp: 300, maxRequests: 5000 });
+        const { code, outcomes, answeredAfterSignal, probes } = await sigtermUnderLoad(server, { newConnectionClients: 16, keepAliveClients: 8, warmUp: 300, maxRequests: 5000 });
         check(code, outcomes, answeredAfterSignal);
+        assert.deepEqual(probes, [503], 'readiness turned 503 before the listener closed');
         const after = await send(server.port, '/api/health/live', false, false);
         assert.equal(after.error, 'ECONNREFUSED', 'the listener is closed');
         const entries = await logEntries(server.logFile);
@@ -184,6 +194,16 @@ describe('SIGTERM under load, one process', () => {
     } finally {
       await server.dispose();
     }
+  });
+});
+
+describe('SHUTDOWN_TIMEOUT', () => {
+  it('is read in seconds, SHUTDOWN_TIMEOUT_MS in milliseconds, not both', () => {
+    assert.equal(loadConfig({ APP_ENV: 'test' }).shutdownTimeoutMs, 10_000);
+    assert.equal(loadConfig({ APP_ENV: 'test', SHUTDOWN_TIMEOUT: '3' }).shutdownTimeoutMs, 3000);
+    assert.equal(loadConfig({ APP_ENV: 'test', SHUTDOWN_TIMEOUT_MS: '250' }).shutdownTimeoutMs, 250);
+    assert.throws(() => loadConfig({ APP_ENV: 'test', SHUTDOWN_TIMEOUT: '3', SHUTDOWN_TIMEOUT_MS: '250' }), /SHUTDOWN_TIMEOUT/);
+    assert.throws(() => loadConfig({ APP_ENV: 'test', SHUTDOWN_TIMEOUT: '1.5' }), /SHUTDOWN_TIMEOUT must be a whole number/);
   });
 });
 
