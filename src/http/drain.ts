@@ -29,6 +29,8 @@ interface Connection {
   responses: Set<ServerResponse>;
   /** when it was accepted or its last response ended (ms) */
   idleSince: number;
+  /** bytes read by then: more means a request is on its way (not yet a 'request' event) */
+  bytesAtIdle: number;
 }
 
 export interface DrainResult {
@@ -53,7 +55,7 @@ export class ConnectionDrain {
     this.#server = server;
     this.#idleGraceMs = options.idleGraceMs ?? IDLE_GRACE_MS;
     server.on('connection', (socket: Socket) => {
-      this.#connections.set(socket, { responses: new Set(), idleSince: Date.now() });
+      this.#connections.set(socket, { responses: new Set(), idleSince: Date.now(), bytesAtIdle: 0 });
       this.#accepted++;
       this.#lastAcceptAt = Date.now();
       socket.once('close', () => {
@@ -71,6 +73,7 @@ export class ConnectionDrain {
       res.once('close', () => {
         connection.responses.delete(res);
         connection.idleSince = Date.now();
+        connection.bytesAtIdle = req.socket.bytesRead;
         if (this.#draining) this.#sweep();
       });
     });
@@ -148,11 +151,24 @@ export class ConnectionDrain {
     this.#sweepTimer = undefined;
     const now = Date.now();
     let next = Infinity;
+    const silent: Array<[Socket, Connection]> = [];
     for (const [socket, connection] of this.#connections) {
-      if (connection.responses.size > 0) continue;
+      if (socket.destroyed || connection.responses.size > 0) continue;
       const closeAt = connection.idleSince + this.#idleGraceMs;
-      if (closeAt <= now) socket.destroy();
+      // part of a request has come: it is answered (the deadline and the headers time-out bound it)
+      if (socket.bytesRead > connection.bytesAtIdle) next = Math.min(next, Math.max(closeAt, now + this.#idleGraceMs));
+      else if (closeAt <= now) silent.push([socket, connection]);
       else next = Math.min(next, closeAt);
+    }
+    if (silent.length > 0) {
+      // after a poll phase: a request already in the socket's buffer (the loop may have been
+      // busy) is read first, and its connection is no longer silent
+      setImmediate(() => {
+        for (const [socket, connection] of silent) {
+          if (connection.responses.size === 0 && socket.bytesRead === connection.bytesAtIdle) socket.destroy();
+        }
+        if (this.#draining) this.#sweep();
+      });
     }
     if (next !== Infinity) this.#sweepTimer = setTimeout(() => this.#sweep(), next - now);
   }
