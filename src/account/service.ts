@@ -6,6 +6,8 @@ import type { AccessTokens } from '../auth/access-tokens.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { LoginRateLimiter } from '../auth/rate-limit.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
+import type { CompiledQuery } from 'kysely';
+import { compiledOnce } from '../db/compiled-once.js';
 import type { DB } from '../db/database.js';
 import type { AccountRow } from '../db/schema.js';
 import { conflict, requestCoercion, unauthorized } from '../http/errors.js';
@@ -55,7 +57,12 @@ export interface Session {
 const BAD_CREDENTIALS = 'Invalid email or password';
 
 export class AccountService {
-  constructor(private readonly deps: AccountDeps) {}
+  /** the hot lookup of `GET /me` and `account/me`, compiled once (always read fresh) */
+  private readonly accountById: (id: string) => CompiledQuery<AccountColumns>;
+
+  constructor(private readonly deps: AccountDeps) {
+    this.accountById = compiledOnce(1, (param) => deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', param(0)));
+  }
 
   async signUp(input: CreateAccount): Promise<UserAccount> {
     if (input['confirm-password'] !== undefined && input['confirm-password'] !== input.password) {
@@ -116,8 +123,8 @@ export class AccountService {
   }
 
   async get(id: string): Promise<UserAccount | undefined> {
-    const row = await this.deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', id).executeTakeFirst();
-    return row ? toUserAccount(row) : undefined;
+    const { rows } = await this.deps.db.executeQuery(this.accountById(id));
+    return rows.length > 0 ? toUserAccount(rows[0]) : undefined;
   }
 
   private async session(row: AccountColumns, refreshToken: string, refreshExpiresAt: Date): Promise<Session> {
