@@ -28,6 +28,8 @@ export interface Database {
  * two keep both cores' worth of batching while one is busy reading (docs/performance.md).
  */
 const SHARED_CONNECTIONS = 2;
+/** how the shared connections show in pg_stat_activity */
+export const PIPELINED_APPLICATION_NAME = 'saas-pipelined';
 
 // bigint (int8) as string: ids and sequence numbers must not lose precision
 pg.types.setTypeParser(20, (v: string) => v);
@@ -61,7 +63,7 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
     // single statements share a few pipelined connections; transactions take one from the pool
     db = new Kysely<DatabaseSchema>({
       dialect: new PipelinedDialect({
-        client: { connectionString: config.databaseUrl, connectionTimeoutMillis: 3000 },
+        client: { connectionString: config.databaseUrl, connectionTimeoutMillis: 3000, application_name: PIPELINED_APPLICATION_NAME },
         sharedConnections: SHARED_CONNECTIONS,
         pool,
         preparedStatements: config.pgPreparedStatements,
@@ -116,5 +118,5 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: string }).code;
   if (code && UNAVAILABLE_CODES.has(code)) return true;
-  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Query read timeout|PGlite is closed/i.test(err.message);
+  return /timeout exceeded when trying to connect|Connection terminated|not queryable|connect ECONNREFUSED|Query read timeout|PGlite is closed/i.test(err.message);
 }
