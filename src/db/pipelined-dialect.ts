@@ -43,14 +43,16 @@ function toKysely<R>(result: pg.QueryResult<Rows>): QueryResult<R> {
   return { rows: (result.rows ?? []) as R[], numAffectedRows: affected ? BigInt(result.rowCount ?? 0) : undefined };
 }
 
+/** statements sent on one client and not yet answered, and when the last answer (or first send) was seen */
+interface Progress { outstanding: number; lastProgress: number }
+
 /** One shared, pipelined connection; replaced by a new one when it drops. */
 class SharedConnection {
   private client: pg.Client | undefined;
   private ready = false;
   private opening: Promise<pg.Client> | undefined;
-  /** statements sent and not yet answered, and when the last answer (or first send) was seen */
-  private outstanding = 0;
-  private lastProgress = 0;
+  /** per client, so the late failures of a lost client do not count against its replacement */
+  private progress: Progress = { outstanding: 0, lastProgress: 0 };
 
   constructor(private readonly options: PipelinedDialectOptions, private readonly slot: number) {}
 
@@ -60,11 +62,12 @@ class SharedConnection {
   }
 
   private write(client: pg.Client, text: string, values: readonly unknown[], callback: Callback): void {
-    if (this.outstanding++ === 0) this.lastProgress = Date.now();
+    const progress = this.progress;
+    if (progress.outstanding++ === 0) progress.lastProgress = Date.now();
     this.cork(client);
     const done: Callback = (err, result) => {
-      this.outstanding--;
-      this.lastProgress = Date.now();
+      progress.outstanding--;
+      progress.lastProgress = Date.now();
       callback(err, result);
     };
     const name = this.options.preparedStatements && values.length > 0 ? statementName(text) : undefined;
@@ -113,7 +116,7 @@ class SharedConnection {
       this.client = undefined;
       this.ready = false;
       this.opening = undefined;
-      this.outstanding = 0;
+      this.progress = { outstanding: 0, lastProgress: 0 };
       this.options.onConnectionError?.(err, this.slot);
     };
     // an unheard 'error' would crash the process; pg fails the statements on the connection itself
@@ -136,7 +139,8 @@ class SharedConnection {
 
   /** closes the connection when statements are outstanding and nothing came back for too long */
   checkStalled(now: number): void {
-    if (this.ready && this.outstanding > 0 && now - this.lastProgress > this.options.stallTimeoutMs) {
+    const { outstanding, lastProgress } = this.progress;
+    if (this.ready && outstanding > 0 && now - lastProgress > this.options.stallTimeoutMs) {
       const client = this.client!;
       this.options.onConnectionError?.(new Error(`No answer for ${this.options.stallTimeoutMs} ms`), this.slot);
       (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
