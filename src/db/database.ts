@@ -3,12 +3,13 @@
  * driver's and pool's own events routed into the log backend as `slf4j` signals.
  */
 import { mkdir } from 'node:fs/promises';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import type { LogBackend } from '../logging/logger.js';
 import { migrateToLatest } from './migrate.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { PipelinedDialect } from './pipelined-dialect.js';
 import { PreparedStatementClient } from './prepared-client.js';
 import type { DatabaseSchema } from './schema.js';
 
@@ -21,6 +22,14 @@ export interface Database {
   ping(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/**
+ * Shared pipelined connections for single statements (besides PG_POOL_MAX for transactions):
+ * two keep both cores' worth of batching while one is busy reading (docs/performance.md).
+ */
+const SHARED_CONNECTIONS = 2;
+/** how the shared connections show in pg_stat_activity */
+export const PIPELINED_APPLICATION_NAME = 'saas-pipelined';
 
 // bigint (int8) as string: ids and sequence numbers must not lose precision
 pg.types.setTypeParser(20, (v: string) => v);
@@ -59,7 +68,21 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
     pool.on('remove', () => poolLog.debug('pg-pool/remove', 'Closed a database connection', { total: pool.totalCount }));
     // an idle client losing its server must not crash the process
     pool.on('error', (err) => poolLog.error('pg-pool/error', `Idle connection error: ${err.message}`, { code: (err as { code?: string }).code }));
-    db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+    // single statements share a few pipelined connections; transactions take one from the pool
+    db = new Kysely<DatabaseSchema>({
+      dialect: new PipelinedDialect({
+        client: { connectionString: config.databaseUrl, connectionTimeoutMillis: 3000, application_name: PIPELINED_APPLICATION_NAME },
+        sharedConnections: SHARED_CONNECTIONS,
+        pool,
+        preparedStatements: config.pgPreparedStatements,
+        stallTimeoutMs: 10_000,
+        onConnect(client, slot) {
+          driverLog.debug('pg/connect', 'Opened a shared database connection', { slot });
+          client.on('notice', (n) => driverLog.info('pg/notice', n.message ?? 'notice', { severity: n.severity }));
+        },
+        onConnectionError: (err, slot) => driverLog.error('pg/connection-error', `Shared database connection lost: ${err.message}`, { code: (err as { code?: string }).code, slot }),
+      }),
+    });
     kind = 'postgres';
   } else {
     const { PGlite } = await import('@electric-sql/pglite');
@@ -103,5 +126,5 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: string }).code;
   if (code && UNAVAILABLE_CODES.has(code)) return true;
-  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Query read timeout|PGlite is closed/i.test(err.message);
+  return /timeout exceeded when trying to connect|Connection terminated|not queryable|connect ECONNREFUSED|Query read timeout|PGlite is closed/i.test(err.message);
 }
