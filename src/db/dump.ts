@@ -12,11 +12,32 @@ import type { Config } from '../config.js';
 import { DUMP_ARGS } from './dump-sql.js';
 import { DirectoryLockedError, requestDump } from './lock.js';
 
-/** Dumps an open PGlite instance; the caller keeps every other user off it meanwhile. */
+const SESSION_SETTINGS_SQL = "select name, setting from pg_catalog.pg_settings where source = 'session'";
+
+/**
+ * Dumps an open PGlite instance; the caller keeps every other user off it meanwhile.
+ * pg_dump expects to end by disconnecting, which PGlite's one session never does: its
+ * read-only snapshot transaction stays open (every later write would fail) and its session
+ * settings (row_security, extra_float_digits, timeouts...) stay changed. Both are undone here.
+ */
 export async function dumpPglite(pglite: PGlite): Promise<string> {
   const { pgDump } = await import('@electric-sql/pglite-tools/pg_dump');
-  const file = await pgDump({ pg: pglite, args: DUMP_ARGS });
-  return file.text();
+  const before = new Map((await pglite.query<{ name: string; setting: string }>(SESSION_SETTINGS_SQL)).rows.map((r) => [r.name, r.setting]));
+  try {
+    const file = await pgDump({ pg: pglite, args: DUMP_ARGS });
+    return await file.text();
+  } finally {
+    if (pglite.isInTransaction()) await pglite.exec('rollback');
+    for (const { name } of (await pglite.query<{ name: string }>(SESSION_SETTINGS_SQL)).rows) {
+      const previous = before.get(name);
+      if (previous === undefined) await pglite.query(`reset ${quoteIdent(name)}`);
+      else await pglite.query('select pg_catalog.set_config($1, $2, false)', [name, previous]);
+    }
+  }
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
 }
 
 /** Runs `pg_dump` on a postgres:// URL; the password goes by environment, not the command line. */
