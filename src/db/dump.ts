@@ -46,14 +46,14 @@ export async function dumpPostgres(databaseUrl: string): Promise<string> {
   const password = decodeURIComponent(url.password);
   url.password = '';
   const env = { ...process.env, ...(password ? { PGPASSWORD: password } : {}) };
-  const child = spawn(process.env.PG_DUMP ?? 'pg_dump', [...DUMP_ARGS, `--dbname=${url.toString()}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('pg_dump', [...DUMP_ARGS, `--dbname=${url.toString()}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const out: Buffer[] = [];
   let err = '';
   child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => { err += chunk; });
   const code = await new Promise<number | null>((resolve, reject) => {
     child.on('error', (e: NodeJS.ErrnoException) => reject(e.code === 'ENOENT'
-      ? new Error('pg_dump is not installed (or not on PATH; PG_DUMP names it): install the PostgreSQL client, e.g. apt-get install postgresql-client')
+      ? new Error('pg_dump is not installed (or not on PATH): install the PostgreSQL client, e.g. apt-get install postgresql-client')
       : e));
     child.on('close', resolve);
   });

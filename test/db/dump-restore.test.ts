@@ -120,6 +120,11 @@ describe('dump and restore', { skip: postgres ? false : 'TEST_DATABASE_URL not s
     assert.match(refused.stderr, new RegExp(`The PGlite directory ${pgliteDir} is not empty`));
     const forced = await runProcess('src/db/restore-cli.ts', [dumpFile, '--force'], databaseEnv({ pgliteDir }));
     assert.equal(forced.code, 0, forced.stderr);
+    // with no server running, the dump command opens the directory itself
+    const againFile = join(work, 'from-pglite-dir.sql');
+    const dumpAgain = await runProcess('src/db/dump-cli.ts', [againFile], databaseEnv({ pgliteDir }));
+    assert.equal(dumpAgain.code, 0, dumpAgain.stderr);
+    for (const email of fixture.emails) assert.ok((await readFile(againFile, 'utf8')).includes(email));
 
     const t = await startSystem(PGLITE_DIRECTORY, { ...systemEnv, PGLITE_DIR: pgliteDir });
     try {
