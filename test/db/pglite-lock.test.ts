@@ -36,6 +36,10 @@ describe('one PGlite directory, one process', () => {
     assert.notEqual(migrate.code, 0);
     assert.ok(migrate.stdout.includes(`${dir} is in use by process ${first.child.pid}`), migrate.stdout + migrate.stderr);
 
+    const dev = await runProcess('scripts/dev.ts', [], env);
+    assert.notEqual(dev.code, 0);
+    assert.ok(dev.stderr.includes(`${dir} is in use by process ${first.child.pid}`), dev.stdout + dev.stderr);
+
     for (let i = 0; i < 5; i++) accounts.push(await signUp(client));
     assert.equal(await first.stop(), 0);
     first = undefined;
