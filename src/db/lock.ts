@@ -84,7 +84,13 @@ export async function lockDirectory(dir: string, strategy: LockStrategy = defaul
       throw new DirectoryLockedError(realDir, await ask(address).catch(() => holderFromFile(lockFile)));
     }
     // informational for people, and the dump token for the CLI; the socket is the lock
-    await writeFile(lockFile, JSON.stringify(self), { mode: 0o600 });
+    try {
+      await rm(lockFile, { force: true }); // a previous holder's file may belong to another user
+      await writeFile(lockFile, JSON.stringify(self), { mode: 0o600 });
+    } catch (err) {
+      server.close();
+      throw err;
+    }
   } else {
     await listen(server, { host: '127.0.0.1', port: 0, exclusive: true });
     self.port = (server.address() as net.AddressInfo).port;
