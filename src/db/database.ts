@@ -3,10 +3,13 @@
  * driver's and pool's own events routed into the log backend as `slf4j` signals.
  */
 import { mkdir } from 'node:fs/promises';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import type { LogBackend } from '../logging/logger.js';
+import { dumpPglite } from './dump.js';
+import { lockDirectory, type DirectoryLock } from './lock.js';
 import { migrateToLatest } from './migrate.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { PipelinedDialect } from './pipelined-dialect.js';
@@ -46,6 +49,8 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
   const log = logs.logger('saas.db');
   let db: DB;
   let kind: Database['kind'];
+  let lock: DirectoryLock | undefined;
+  let pglite: PGlite | undefined;
   if (config.databaseUrl?.startsWith('postgres')) {
     const driverLog = logs.logger('pg', 'slf4j');
     const poolLog = logs.logger('pg-pool', 'slf4j');
@@ -85,11 +90,13 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
     });
     kind = 'postgres';
   } else {
-    const { PGlite } = await import('@electric-sql/pglite');
-    const inMemory = config.databaseUrl === 'memory://';
-    if (!inMemory) await mkdir(config.pgliteDir, { recursive: true });
-    const client = new PGlite({ ...(inMemory ? {} : { dataDir: config.pgliteDir }), postgresqlconf: PGLITE_SETTINGS });
-    db = new Kysely<DatabaseSchema>({ dialect: new PGliteDialect(client) });
+    if (config.databaseUrl === 'memory://') {
+      const { PGlite } = await import('@electric-sql/pglite');
+      pglite = new PGlite({ postgresqlconf: PGLITE_SETTINGS });
+    } else {
+      ({ pglite, lock } = await openPgliteDirectory(config.pgliteDir));
+    }
+    db = new Kysely<DatabaseSchema>({ dialect: new PGliteDialect(pglite) });
     kind = 'pglite';
   }
 
@@ -97,7 +104,13 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
     await migrateToLatest(db as unknown as Kysely<unknown>, log);
   } catch (err) {
     await db.destroy().catch(() => undefined);
+    await lock?.release();
     throw err;
+  }
+  if (lock && pglite) {
+    const client = pglite;
+    // the dump holds PGlite's one connection: requests wait for it, and see no half-dumped state
+    lock.serveDumps(() => db.connection().execute(() => dumpPglite(client)));
   }
   log.info('db/ready', `Database ready (${kind})`, { kind });
 
@@ -114,9 +127,32 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
       }
     },
     async close() {
-      await db.destroy();
+      try {
+        await db.destroy();
+      } finally {
+        await lock?.release();
+      }
     },
   };
+}
+
+/**
+ * Opens a PGlite directory (created if missing) after taking its lock: throws
+ * DirectoryLockedError naming the process that has it open. Closing the PGlite instance does not
+ * release the lock; the caller releases it after.
+ */
+export async function openPgliteDirectory(dir: string): Promise<{ pglite: PGlite; lock: DirectoryLock }> {
+  await mkdir(dir, { recursive: true });
+  const lock = await lockDirectory(dir);
+  try {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const pglite = new PGlite({ dataDir: dir, postgresqlconf: PGLITE_SETTINGS });
+    await pglite.waitReady;
+    return { pglite, lock };
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
 }
 
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
