@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import type { LogBackend } from '../logging/logger.js';
 import { dumpPglite } from './dump.js';
 import { lockDirectory, type DirectoryLock } from './lock.js';
+import { initializePgliteDirectory, needsInitdb } from './pglite-init.js';
 import { migrateToLatest } from './migrate.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { PipelinedDialect } from './pipelined-dialect.js';
@@ -145,6 +146,7 @@ export async function openPgliteDirectory(dir: string): Promise<{ pglite: PGlite
   await mkdir(dir, { recursive: true });
   const lock = await lockDirectory(dir);
   try {
+    if (needsInitdb(dir)) await initializePgliteDirectory(dir, PGLITE_SETTINGS);
     const { PGlite } = await import('@electric-sql/pglite');
     const pglite = new PGlite({ dataDir: dir, postgresqlconf: PGLITE_SETTINGS });
     await pglite.waitReady;
