@@ -57,6 +57,8 @@ export interface Config {
   pgPoolMax: number;
   /** send parameterised queries as named prepared statements (PostgreSQL only) */
   pgPreparedStatements: boolean;
+  /** serve the OpenAPI document and Swagger UI (`/openapi`); off hides the API's shape from the public */
+  openapiDocs: boolean;
   jwtSecret: string;
   /** true when no JWT_SECRET was given and a random one was made (tokens die with the process) */
   jwtSecretGenerated: boolean;
@@ -291,6 +293,7 @@ export function loadConfig(env: Env = process.env): Config {
     pgliteDir: str(env, 'PGLITE_DIR', './data/pglite'),
     pgPoolMax: int(env, 'PG_POOL_MAX', 10, 1, 1000),
     pgPreparedStatements: oneOf(env, 'PG_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on') === 'on',
+    openapiDocs: oneOf(env, 'OPENAPI_DOCS', ['on', 'off'] as const, 'on') === 'on',
     jwtSecret,
     jwtSecretGenerated,
     jwtIssuer: str(env, 'JWT_ISSUER', 'saas-app'),

@@ -123,7 +123,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // --- routes ---
   for (const group of deps.routeGroups) registerRouteGroup(app, group);
-  await registerOpenApiRoutes(app);
+  // the document describes every route; public by default (a starter's users read it), and
+  // OPENAPI_DOCS=off for deployments that would rather not publish the API's shape
+  if (config.openapiDocs) await registerOpenApiRoutes(app);
   await registerStatic(app, { publicDir: config.publicDir, csrf: deps.csrf, secureCookies: config.env === 'prod' });
 
   app.setNotFoundHandler(async (request, reply) => {
