@@ -35,7 +35,7 @@ import { buildApp } from './http/app.js';
 import { ConnectionDrain } from './http/drain.js';
 import { createLogging, type LoggingOptions } from './logging/index.js';
 import { createMail, type Mail } from './mail/index.js';
-import { mailboxRoutes } from './mail/routes.js';
+import { mailboxHosts, mailboxRoutes } from './mail/routes.js';
 import type { LogBackend, Logger } from './logging/logger.js';
 
 export interface System {
@@ -153,7 +153,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
         paymentRoutes(payments),
         queryRoutes(queries),
         // the mailbox shows live tokens: never outside dev
-        ...(config.env === 'dev' ? [mailboxRoutes(mail.mailbox, mail.transport)] : []),
+        ...(config.env === 'dev' ? [mailboxRoutes(mail.mailbox, mail.transport, mailboxHosts([config.appUrl, ...config.allowedOrigins]))] : []),
         ...(options.extraRouteGroups ?? []),
       ],
     });

@@ -9,6 +9,7 @@
  * when it was right: taking it first is atomic in every store, so a burst of concurrent guesses
  * cannot all pass a check made before any of them failed (docs/security.md, "Rate limits").
  */
+import ipaddr from 'ipaddr.js';
 import type { Redis } from 'ioredis';
 import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimitSetting } from '../config.js';
@@ -26,10 +27,28 @@ function counter(keyPrefix: string, setting: RateLimitSetting | null, store: Lim
   return new RateLimiterRedis({ ...options, storeClient: store.redis, rejectIfRedisNotReady: true });
 }
 
-/** Takes one point from `key`; a 429 with Retry-After when the key has none left. */
-async function take(limiter: RateLimiterAbstract, key: string): Promise<void> {
+/**
+ * The key a client address counts under. An IPv6 client is given a whole /64 (one customer's
+ * network: any address in it is the client's to pick), so its per-address limits cover the
+ * /64; an IPv4-mapped IPv6 address counts as its IPv4 address.
+ */
+export function addressKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
+  return `${v6.parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
+}
+
+/**
+ * Takes one point from `key`; a 429 with Retry-After when the key has none left. Resolves to
+ * the time the key's current window ends.
+ */
+async function take(limiter: RateLimiterAbstract, key: string): Promise<number> {
   try {
-    await limiter.consume(key);
+    const res = await limiter.consume(key);
+    return Date.now() + res.msBeforeNext;
   } catch (err) {
     if (err instanceof RateLimiterRes) throw tooManyRequests(err.msBeforeNext / 1000);
     throw err;
@@ -65,18 +84,21 @@ export class LoginRateLimiter {
    * {@link LoginAttempt.refund} is called.
    */
   async begin(email: string, address: string): Promise<LoginAttempt> {
-    const taken: Array<[RateLimiterAbstract, string]> = [];
-    const giveBack = () => Promise.all(taken.map(([limiter, key]) => limiter.reward(key))).then(() => undefined);
+    const client = addressKey(address);
+    const taken: Array<[RateLimiterAbstract, string, number]> = [];
+    // a point is given back only into the window it was taken from: a refund landing after
+    // that window ended would start the next one below zero (extra attempts)
+    const giveBack = () => Promise.all(taken.filter(([, , windowEnd]) => Date.now() < windowEnd)
+      .map(([limiter, key]) => limiter.reward(key))).then(() => undefined);
     // the address's own key first: a refusal there leaves the shared address counter untouched
-    for (const [limiter, key] of [[this.byEmailAndAddress, `${address} ${email}`], [this.byAddress, address]] as const) {
+    for (const [limiter, key] of [[this.byEmailAndAddress, `${client} ${email}`], [this.byAddress, client]] as const) {
       if (!limiter) continue;
       try {
-        await take(limiter, key);
+        taken.push([limiter, key, await take(limiter, key)]);
       } catch (err) {
         await giveBack();
         throw err;
       }
-      taken.push([limiter, key]);
     }
     return { refund: giveBack };
   }
@@ -92,6 +114,6 @@ export class SignUpRateLimiter {
 
   /** Counts one sign-up; throws a 429 with Retry-After when the address is over its limit. */
   async attempt(address: string): Promise<void> {
-    if (this.byAddress) await take(this.byAddress, address);
+    if (this.byAddress) await take(this.byAddress, addressKey(address));
   }
 }

@@ -2,7 +2,7 @@
  * The database component: Kysely over PGlite (embedded default) or PostgreSQL, with the
  * driver's and pool's own events routed into the log backend as `slf4j` signals.
  */
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
 import pg from 'pg';
@@ -143,7 +143,10 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
  * release the lock; the caller releases it after.
  */
 export async function openPgliteDirectory(dir: string): Promise<{ pglite: PGlite; lock: DirectoryLock }> {
-  await mkdir(dir, { recursive: true });
+  // the database files are the owner's alone (PGlite writes them world-readable, 0666): as
+  // PostgreSQL insists on for its data directory
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
   const lock = await lockDirectory(dir);
   try {
     if (needsInitdb(dir)) await initializePgliteDirectory(dir, PGLITE_SETTINGS);

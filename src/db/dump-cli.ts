@@ -14,7 +14,8 @@ await runCommand('db:dump', async () => {
   const dump = await dumpConfiguredDatabase(config);
   const partial = `${file}.partial-${process.pid}`;
   try {
-    await writeFile(partial, dump, { mode: 0o600 });
+    // never through a link someone placed at the name (flag wx: create, and only if absent)
+    await writeFile(partial, dump, { mode: 0o600, flag: 'wx' });
     await rename(partial, file);
   } finally {
     await rm(partial, { force: true });

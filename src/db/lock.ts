@@ -10,11 +10,13 @@
  *   holder listens on; a file whose holder no longer answers is stale and taken over.
  *
  * The holder's socket also serves the dump of the running database (`npm run db:dump`), so the
- * directory is never opened by a second process. A dump request must present the token the
- * holder wrote to `<dir>/.saas-lock.json` (mode 0600): only who can read the directory's files
- * can read the database through the socket, as before.
+ * directory is never opened by a second process. Both sides of a dump prove they know the token
+ * the holder wrote to `<dir>/.saas-lock.json` (HMACs over a fresh nonce; the token itself never
+ * crosses the socket), and the directory is the owner's alone (0700): only who can read the
+ * directory's files can read the database through the socket, and a process squatting the
+ * socket's name can neither learn the token nor pass off its own SQL as a dump.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { link, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -56,8 +58,23 @@ interface LockFile extends LockHolder {
   port?: number;
 }
 
-type Request = { op: 'who' } | { op: 'dump'; token: string };
-type Header = ({ ok: true } & LockHolder) | { ok: false; error: string };
+// A dump request proves it knows the holder's token without sending it (auth), and the holder
+// proves it knows the token too (proof): a process squatting the socket's name learns nothing
+// and cannot pass its own SQL off as the database's dump.
+type Request = { op: 'who' } | { op: 'dump'; nonce: string; auth: string };
+type Header = ({ ok: true; proof?: string } & LockHolder) | { ok: false; error: string };
+
+const MAX_CONNECTIONS = 16;
+
+function mac(token: string, role: 'client' | 'holder', nonce: string): string {
+  return createHmac('sha256', token).update(`${role}:${nonce}`).digest('base64url');
+}
+
+function sameMac(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
 
 export function defaultLockStrategy(): LockStrategy {
   return process.platform === 'linux' ? 'abstract-socket' : 'lock-file';
@@ -72,6 +89,7 @@ export async function lockDirectory(dir: string, strategy: LockStrategy = defaul
   const self: LockFile = { pid: process.pid, command: commandLine(), token: randomBytes(24).toString('base64url') };
   let dumpHandler: DumpHandler | undefined;
   const server = net.createServer((socket) => serveConnection(socket, self, () => dumpHandler));
+  server.maxConnections = MAX_CONNECTIONS;
   server.unref();
   const lockFile = join(realDir, LOCK_FILE);
 
@@ -131,8 +149,12 @@ export async function requestDump(dir: string, strategy: LockStrategy = defaultL
   const file = await readLockFile(join(realDir, LOCK_FILE));
   if (!file) throw new Error(`${realDir} is locked but ${LOCK_FILE} cannot be read: run the dump as the user that runs the server`);
   const target = strategy === 'abstract-socket' ? socketAddress(realDir) : { host: '127.0.0.1', port: file.port ?? 0 };
-  const { header, body } = await exchange(target, { op: 'dump', token: file.token }, 0);
+  const nonce = randomBytes(16).toString('base64url');
+  const { header, body } = await exchange(target, { op: 'dump', nonce, auth: mac(file.token, 'client', nonce) }, 0);
   if (!header.ok) throw new Error(`The process holding ${realDir} did not dump it: ${header.error}`);
+  if (typeof header.proof !== 'string' || !sameMac(header.proof, mac(file.token, 'holder', nonce))) {
+    throw new Error(`The process answering for ${realDir} could not prove it holds the directory: its answer is not used`);
+  }
   return body;
 }
 
@@ -167,10 +189,16 @@ function serveConnection(socket: net.Socket, self: LockFile, handler: () => Dump
     const newline = input.indexOf('\n');
     if (newline < 0) return;
     socket.removeAllListeners('data');
+    // a dump may take longer than the timeout to produce; the timeout is armed again for the
+    // answer, so a peer that never closes its side does not hold the connection
     socket.setTimeout(0);
+    const done = (text: string) => {
+      socket.setTimeout(ASK_TIMEOUT_MS);
+      socket.end(text);
+    };
     void answer(input.slice(0, newline)).then(
-      ({ header, body }) => socket.end(`${JSON.stringify(header)}\n${body}`),
-      (err: Error) => socket.end(`${JSON.stringify({ ok: false, error: err.message } satisfies Header)}\n`),
+      ({ header, body }) => done(`${JSON.stringify(header)}\n${body}`),
+      (err: Error) => done(`${JSON.stringify({ ok: false, error: err.message } satisfies Header)}\n`),
     );
   });
 
@@ -179,10 +207,12 @@ function serveConnection(socket: net.Socket, self: LockFile, handler: () => Dump
     const request = JSON.parse(line) as Request;
     if (request.op === 'who') return { header: { ok: true, ...holder }, body: '' };
     if (request.op !== 'dump') throw new Error('unknown request');
-    if (request.token !== self.token) throw new Error(`wrong token (read it from ${LOCK_FILE} in the directory)`);
+    if (typeof request.nonce !== 'string' || typeof request.auth !== 'string' || !sameMac(request.auth, mac(self.token, 'client', request.nonce))) {
+      throw new Error(`not authorised (the token is in ${LOCK_FILE} in the directory)`);
+    }
     const dump = handler();
     if (!dump) throw new Error(`process ${self.pid} (${self.command}) does not serve dumps; wait until it has finished`);
-    return { header: { ok: true, ...holder }, body: await dump() };
+    return { header: { ok: true, ...holder, proof: mac(self.token, 'holder', request.nonce) }, body: await dump() };
   }
 }
 

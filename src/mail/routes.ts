@@ -6,7 +6,7 @@
 import Negotiator from 'negotiator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { ErrorBody, notFound } from '../http/errors.js';
+import { ErrorBody, forbidden, notFound } from '../http/errors.js';
 import { FORMATS } from '../http/formats.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
 import type { Mailbox } from './index.js';
@@ -60,7 +60,26 @@ function entry(m: MailboxMessage): Static<typeof MailboxEntry> {
   };
 }
 
-export function mailboxRoutes(mailbox: Mailbox, transport: 'smtp' | 'mailbox'): RouteGroup {
+/** The host names a developer's browser may reach the mailbox by: the app's own origins and loopback. */
+export function mailboxHosts(origins: readonly string[]): Set<string> {
+  return new Set(['localhost', '127.0.0.1', '[::1]', ...origins.map((o) => new URL(o).hostname)]);
+}
+
+function hostnameOf(host: string | undefined): string {
+  if (!host) return '';
+  const h = host.toLowerCase();
+  return h.startsWith('[') ? h.slice(0, h.indexOf(']') + 1) : h.split(':')[0];
+}
+
+/**
+ * `hosts`: the host names the page answers to. Anything else is refused: a web page on another
+ * site that rebinds its own name to this machine (DNS rebinding) would otherwise read the
+ * mailbox, tokens included, from the developer's browser.
+ */
+export function mailboxRoutes(mailbox: Mailbox, transport: 'smtp' | 'mailbox', hosts: ReadonlySet<string>): RouteGroup {
+  const checkHost = (request: FastifyRequest) => {
+    if (!hosts.has(hostnameOf(request.headers.host))) throw forbidden('The mailbox answers only to the app\'s own host names', { reason: 'host' });
+  };
   const find = async (id: string) => {
     const message = await mailbox.get(id);
     if (!message) throw notFound(`No message ${id}`);
@@ -82,9 +101,10 @@ export function mailboxRoutes(mailbox: Mailbox, transport: 'smtp' | 'mailbox'): 
             kind: Type.Optional(Type.Union(MAIL_KINDS.map((k) => Type.Literal(k)))),
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
           }, { additionalProperties: false }),
-          response: { 200: Type.Union([MailboxList, Html]) },
+          response: { 200: Type.Union([MailboxList, Html]), 403: ref(ErrorBody) },
         },
         async handler({ parameters, request, reply }) {
+          checkHost(request);
           const { to, kind, limit } = parameters.query;
           const messages = await mailbox.list({ to, kind, limit });
           if (wantsHtml(request)) return sendHtml(reply, mailboxListPage(messages, { to }, transport));
@@ -95,8 +115,9 @@ export function mailboxRoutes(mailbox: Mailbox, transport: 'smtp' | 'mailbox'): 
         method: 'GET',
         path: '/:id',
         summary: 'One message with its HTML and text parts (dev only)',
-        schemas: { params: IdParams, response: { 200: Type.Union([MailboxMessageBody, Html]), 404: ref(ErrorBody) } },
+        schemas: { params: IdParams, response: { 200: Type.Union([MailboxMessageBody, Html]), 403: ref(ErrorBody), 404: ref(ErrorBody) } },
         async handler({ parameters, request, reply }) {
+          checkHost(request);
           const message = await find(parameters.path.id);
           if (wantsHtml(request)) return sendHtml(reply, mailboxMessagePage(message));
           return { ...entry(message), html: message.html, text: message.text };
@@ -107,8 +128,9 @@ export function mailboxRoutes(mailbox: Mailbox, transport: 'smtp' | 'mailbox'): 
         path: '/:id/html',
         summary: 'The HTML part of one message, as sent (dev only)',
         description: 'Served sandboxed (no scripts); links open in the top window.',
-        schemas: { params: IdParams, response: { 200: Html, 404: ref(ErrorBody) } },
-        async handler({ parameters, reply }) {
+        schemas: { params: IdParams, response: { 200: Html, 403: ref(ErrorBody), 404: ref(ErrorBody) } },
+        async handler({ parameters, request, reply }) {
+          checkHost(request);
           const message = await find(parameters.path.id);
           return sendHtml(reply, messageHtmlDocument(message), MESSAGE_HTML_CSP);
         },

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { DirectoryLockedError, LOCK_FILE, lockDirectory, lockHolder, type LockStrategy } from '../../src/db/lock.js';
+import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import net from 'node:net';
+import { openPgliteDirectory } from '../../src/db/database.js';
+import { DirectoryLockedError, LOCK_FILE, lockDirectory, lockHolder, requestDump, type LockStrategy } from '../../src/db/lock.js';
 import { logIn, signUp } from '../support/auth.js';
 import { makeClient } from '../support/http.js';
 import { databaseEnv, runProcess, startServer, type ServerProcess } from './processes.js';
@@ -68,6 +72,39 @@ describe('one PGlite directory, one process', () => {
   });
 });
 
+describe('a process squatting the lock socket', { skip: process.platform !== 'linux' ? 'Linux only' : false }, () => {
+  it('cannot pass its own SQL off as the dump: its answer carries no proof and is not used', async () => {
+    const dir = await realpath(await mkdtemp(join(tmpdir(), 'saas-squat-')));
+    const squatter = net.createServer((socket) => {
+      socket.once('data', () => socket.end(`${JSON.stringify({ ok: true, pid: 1, command: 'fake' })}\nCREATE TABLE evil (x int);\n`));
+    });
+    try {
+      await new Promise<void>((resolve) => squatter.listen({ path: `\0saas-pglite-${createHash('sha256').update(dir).digest('hex')}` }, resolve));
+      // the stale file a killed holder left behind
+      await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid: 4_194_305, command: 'gone', token: 'stale-token' }), { mode: 0o600 });
+      await assert.rejects(requestDump(dir, 'abstract-socket'), /could not prove it holds the directory/);
+    } finally {
+      squatter.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the embedded database directory', () => {
+  it('is the owner\'s alone (0700), also when it existed with wider permissions', async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'saas-mode-')), 'data');
+    await import('node:fs/promises').then((fs) => fs.mkdir(dir, { mode: 0o755 }));
+    const { pglite, lock } = await openPgliteDirectory(dir);
+    try {
+      assert.equal((await stat(dir)).mode & 0o777, 0o700);
+    } finally {
+      await pglite.close();
+      await lock.release();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 for (const strategy of ['abstract-socket', 'lock-file'] as LockStrategy[]) {
   describe(`the directory lock (${strategy})`, { skip: strategy === 'abstract-socket' && process.platform !== 'linux' ? 'Linux only' : false }, () => {
     let dir: string;
@@ -89,6 +126,29 @@ for (const strategy of ['abstract-socket', 'lock-file'] as LockStrategy[]) {
       assert.equal(await lockHolder(dir, strategy), undefined);
       const again = await lockDirectory(dir, strategy);
       await again.release();
+    });
+
+    it('serves a dump only to a client that proves it knows the token, and the client checks the holder', async () => {
+      const lock = await lockDirectory(dir, strategy);
+      try {
+        lock.serveDumps(async () => '-- the dump\n');
+        assert.equal(await requestDump(dir, strategy), '-- the dump\n');
+        // a local user who cannot read the lock file sends a made-up proof: refused
+        const address = strategy === 'abstract-socket'
+          ? { path: `\0saas-pglite-${createHash('sha256').update(dir).digest('hex')}` }
+          : { host: '127.0.0.1', port: (JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')) as { port: number }).port };
+        const answer = await new Promise<string>((resolve, reject) => {
+          const socket = net.connect(address, () => socket.end(`${JSON.stringify({ op: 'dump', nonce: 'n', auth: 'guess' })}\n`));
+          let text = '';
+          socket.on('data', (c) => { text += c; });
+          socket.on('end', () => resolve(text));
+          socket.on('error', reject);
+        });
+        assert.match(answer, /"ok":false.*not authorised/);
+        assert.ok(!answer.includes('the dump'));
+      } finally {
+        await lock.release();
+      }
     });
 
     it('takes over a lock file left by a process that is gone', async () => {

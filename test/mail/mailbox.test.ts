@@ -80,6 +80,15 @@ describe('the local mailbox in dev', () => {
     assert.ok(part.text.includes(`href="http://localhost:5173/invitations/accept?token=${secret}"`));
   });
 
+  it('answers only to the app\'s own host names (a rebound foreign name gets 403)', async () => {
+    for (const path of ['/dev/mailbox', '/dev/mailbox/00000000-0000-4000-8000-000000000000', '/dev/mailbox/00000000-0000-4000-8000-000000000000/html']) {
+      const res = await s.client('GET', path, { headers: { host: 'rebind.attacker.example' } });
+      assert.equal(res.status, 403, path);
+      assert.equal(res.body?.reason, 'host', path);
+    }
+    assert.equal((await s.client('GET', '/dev/mailbox', { headers: { host: 'localhost:3000' } })).status, 200);
+  });
+
   it('answers 404 in the error shape for an unknown or malformed id', async () => {
     for (const path of ['/dev/mailbox/00000000-0000-0000-0000-000000000000', '/dev/mailbox/not-a-uuid', '/dev/mailbox/not-a-uuid/html']) {
       const res = await s.client('GET', path);
