@@ -3,11 +3,12 @@
  * driver's and pool's own events routed into the log backend as `slf4j` signals.
  */
 import { mkdir } from 'node:fs/promises';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import type { LogBackend } from '../logging/logger.js';
 import { migrateToLatest } from './migrate.js';
+import { observeDialect, type QueryAround } from './observed-dialect.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { PreparedStatementClient } from './prepared-client.js';
 import type { DatabaseSchema } from './schema.js';
@@ -19,7 +20,14 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   /** resolves true when the database answers `select 1` within `timeoutMs` */
   ping(timeoutMs: number): Promise<boolean>;
+  /** PostgreSQL: the pool's connections (open, idle) and waiting callers, for metrics */
+  poolStats?: () => { total: number; idle: number; waiting: number };
   close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** run around every statement (tracing's query spans, src/observability/) */
+  aroundQuery?: QueryAround;
 }
 
 // bigint (int8) as string: ids and sequence numbers must not lose precision
@@ -33,10 +41,12 @@ pg.types.setTypeParser(20, (v: string) => v);
  */
 export const PGLITE_SETTINGS = ['shared_buffers=16MB'];
 
-export async function openDatabase(config: Config, logs: LogBackend): Promise<Database> {
+export async function openDatabase(config: Config, logs: LogBackend, options: OpenDatabaseOptions = {}): Promise<Database> {
   const log = logs.logger('saas.db');
+  const observed = (dialect: Dialect): Dialect => (options.aroundQuery ? observeDialect(dialect, options.aroundQuery) : dialect);
   let db: DB;
   let kind: Database['kind'];
+  let poolStats: Database['poolStats'];
   if (config.databaseUrl?.startsWith('postgres')) {
     const driverLog = logs.logger('pg', 'slf4j');
     const poolLog = logs.logger('pg-pool', 'slf4j');
@@ -59,14 +69,15 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
     pool.on('remove', () => poolLog.debug('pg-pool/remove', 'Closed a database connection', { total: pool.totalCount }));
     // an idle client losing its server must not crash the process
     pool.on('error', (err) => poolLog.error('pg-pool/error', `Idle connection error: ${err.message}`, { code: (err as { code?: string }).code }));
-    db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+    db = new Kysely<DatabaseSchema>({ dialect: observed(new PostgresDialect({ pool })) });
     kind = 'postgres';
+    poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
   } else {
     const { PGlite } = await import('@electric-sql/pglite');
     const inMemory = config.databaseUrl === 'memory://';
     if (!inMemory) await mkdir(config.pgliteDir, { recursive: true });
     const client = new PGlite({ ...(inMemory ? {} : { dataDir: config.pgliteDir }), postgresqlconf: PGLITE_SETTINGS });
-    db = new Kysely<DatabaseSchema>({ dialect: new PGliteDialect(client) });
+    db = new Kysely<DatabaseSchema>({ dialect: observed(new PGliteDialect(client)) });
     kind = 'pglite';
   }
 
@@ -81,6 +92,7 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
   return {
     db,
     kind,
+    poolStats,
     async ping(timeoutMs) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
