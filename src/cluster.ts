@@ -7,11 +7,29 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
-import type { Config } from './config.js';
+import type { Config, MetricsSettings } from './config.js';
 import { openDatabase } from './db/database.js';
 import { RotatingFileHandler } from './logging/file-handler.js';
 import { createLogging } from './logging/index.js';
+import type { Logger } from './logging/logger.js';
 import { isLogMessage } from './logging/primary-file-handler.js';
+import type { MetricsServer } from './observability/metrics-server.js';
+
+/**
+ * METRICS_PORT in a cluster: the primary listens and answers each scrape with every worker's
+ * registry, aggregated by prom-client (counters and histograms summed; the outbox depth, which
+ * every worker reads from the same table, by maximum). Workers do not listen themselves.
+ */
+async function serveClusterMetrics(settings: MetricsSettings, log: Logger): Promise<MetricsServer> {
+  const { AggregatorRegistry } = await import('prom-client');
+  const { startMetricsServer } = await import('./observability/metrics-server.js');
+  const aggregator = new AggregatorRegistry();
+  const server = await startMetricsServer(settings.host, settings.port, {
+    contentType: aggregator.contentType, body: () => aggregator.clusterMetrics(),
+  }, (err) => log.error('metrics/scrape-failed', `Collecting the workers' metrics failed: ${err.message}`));
+  log.info('metrics/listening', `Metrics of all workers on ${server.url}/metrics`, { address: server.url });
+  return server;
+}
 
 export function clusterProblem(config: Config): string | undefined {
   if (config.webConcurrency <= 1) return undefined;
@@ -46,6 +64,8 @@ export async function runPrimary(config: Config): Promise<void> {
     });
     return worker;
   };
+  // before the workers: a metrics port already taken stops start-up with nothing left running
+  const metricsServer = config.metrics ? await serveClusterMetrics(config.metrics, log) : undefined;
   for (let i = 0; i < config.webConcurrency; i++) fork(i);
   log.info('cluster/started', `Started ${config.webConcurrency} workers`, { workers: config.webConcurrency });
 
@@ -66,6 +86,7 @@ export async function runPrimary(config: Config): Promise<void> {
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   });
+  await metricsServer?.close();
   log.info('cluster/stopped', 'All workers stopped');
   await backend.close();
 }

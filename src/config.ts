@@ -92,6 +92,27 @@ export interface Config {
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
   idleTimeoutMs: number;
+  /** the Prometheus `/metrics` listener (src/observability/); undefined: off */
+  metrics: MetricsSettings | undefined;
+  /** OpenTelemetry traces (src/observability/tracing.ts); undefined: off */
+  tracing: TracingSettings | undefined;
+}
+
+/** `METRICS_PORT` / `METRICS_HOST`: where `/metrics` is served, apart from the public port. */
+export interface MetricsSettings {
+  port: number;
+  host: string;
+}
+
+/** The `OTEL_*` settings this project reads (docs/observability.md). */
+export interface TracingSettings {
+  /** OTLP/HTTP base URL, e.g. `http://127.0.0.1:4318`; traces go to `<endpoint>/v1/traces` */
+  endpoint: string;
+  /** extra headers for the exporter (an API key of a hosted backend) */
+  headers: Record<string, string>;
+  serviceName: string;
+  /** share of new traces recorded, 0..1; a continued trace follows its parent's decision */
+  sampleRatio: number;
 }
 
 export class ConfigError extends Error {
@@ -236,6 +257,50 @@ function mailSettings(env: Env, prod: boolean): MailSettings {
   };
 }
 
+function metricsSettings(env: Env, appHost: string, appPort: number): MetricsSettings | undefined {
+  const raw = env.METRICS_PORT?.trim();
+  if (!raw) return undefined;
+  const port = int(env, 'METRICS_PORT', 0, 1, 65535);
+  const host = str(env, 'METRICS_HOST', '127.0.0.1').trim();
+  if (host !== 'localhost' && isIP(host) === 0) throw new ConfigError('METRICS_HOST', `must be an IP address or localhost, got "${host}"`);
+  // the public listener would answer /metrics' port first, or the two would fight over it
+  if (port === appPort && (host === appHost || appHost === '0.0.0.0' || appHost === '::')) {
+    throw new ConfigError('METRICS_PORT', `must differ from PORT (${appPort}): metrics are never served on the public listener`);
+  }
+  return { port, host };
+}
+
+function tracingSettings(env: Env): TracingSettings | undefined {
+  const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  if (!endpoint) return undefined;
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new ConfigError('OTEL_EXPORTER_OTLP_ENDPOINT', `must be an http(s) URL such as http://127.0.0.1:4318, got "${endpoint}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError('OTEL_EXPORTER_OTLP_ENDPOINT', `must be an http(s) URL (OTLP over HTTP), got "${url.protocol}"`);
+  }
+  const headers: Record<string, string> = {};
+  for (const pair of list(env.OTEL_EXPORTER_OTLP_HEADERS)) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new ConfigError('OTEL_EXPORTER_OTLP_HEADERS', 'must be comma-separated key=value pairs');
+    headers[decodeURIComponent(pair.slice(0, eq).trim())] = decodeURIComponent(pair.slice(eq + 1).trim());
+  }
+  const ratioRaw = env.OTEL_TRACES_SAMPLER_ARG?.trim();
+  const sampleRatio = ratioRaw ? Number(ratioRaw) : 1;
+  if (ratioRaw && !(/^(\d+\.?\d*|\.\d+)$/.test(ratioRaw) && sampleRatio <= 1)) {
+    throw new ConfigError('OTEL_TRACES_SAMPLER_ARG', `must be a number from 0 to 1 (the share of traces recorded), got "${ratioRaw}"`);
+  }
+  return {
+    endpoint: url.toString().replace(/\/+$/, ''),
+    headers,
+    serviceName: str(env, 'OTEL_SERVICE_NAME', 'saas-app').trim(),
+    sampleRatio,
+  };
+}
+
 /** Reads and validates the configuration. Throws {@link ConfigError} naming the bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const appEnv = oneOf(env, 'APP_ENV', ['dev', 'prod', 'test'] as const, 'dev');
@@ -323,5 +388,7 @@ export function loadConfig(env: Env = process.env): Config {
     // above the 60 s idle timeout of common load balancers, so they close first
     keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 100),
     idleTimeoutMs: int(env, 'IDLE_TIMEOUT_MS', 120_000, 100),
+    metrics: metricsSettings(env, host, port),
+    tracing: tracingSettings(env),
   };
 }

@@ -36,6 +36,7 @@ import { ConnectionDrain } from './http/drain.js';
 import { createLogging, type LoggingOptions } from './logging/index.js';
 import { createMail, type Mail } from './mail/index.js';
 import { mailboxHosts, mailboxRoutes } from './mail/routes.js';
+import { appObservability, createMetrics, startTracing, type Metrics, type Tracing } from './observability/index.js';
 import type { LogBackend, Logger } from './logging/logger.js';
 
 export interface System {
@@ -45,7 +46,13 @@ export interface System {
   /** email: `mail.enqueue(trx, message)` in services; `mail.mailbox` to read what was written */
   mail: Mail;
   app: FastifyInstance;
-  /** listens on config.host:config.port; resolves to the base URL */
+  /** Prometheus metrics, when METRICS_PORT is set */
+  metrics: Metrics | undefined;
+  /** OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set */
+  tracing: Tracing | undefined;
+  /** `http://host:port` of the `/metrics` listener once listening (not in a cluster worker: the primary serves) */
+  metricsUrl: string | undefined;
+  /** listens on config.host:config.port (and METRICS_HOST:METRICS_PORT); resolves to the base URL */
   listen(): Promise<string>;
   /** true from the moment `stop()` is called: readiness answers 503 */
   readonly draining: boolean;
@@ -85,8 +92,13 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     if (config.jwtSecretGenerated) {
       log.warn('system/generated-jwt-secret', 'JWT_SECRET is not set: using a random secret; tokens will not survive a restart');
     }
-    const database = await openDatabase(config, logs);
+    // stopped last but logging, so the spans of the shutdown are exported
+    const tracing = await startTracing(config);
+    if (tracing) stops.push(['tracing', () => tracing.shutdown()]);
+    const database = await openDatabase(config, logs, { aroundQuery: tracing?.aroundQuery });
     stops.push(['database', () => database.close()]);
+    const metrics = await createMetrics(config, database);
+    if (metrics && options.clusterWorker) metrics.shareWithClusterPrimary();
 
     let redis: Redis | undefined;
     if (config.redisUrl) {
@@ -99,7 +111,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     }
 
     // stopped after the HTTP server (requests may still queue mail), before the database
-    const mail = createMail(config, database.db, logs);
+    const mail = createMail(config, database.db, logs, { onDelivery: metrics && ((outcome) => metrics.mailDelivery(outcome)) });
     mail.worker.start();
     stops.push(['mail', () => mail.worker.stop(config.shutdownTimeoutMs)]);
 
@@ -128,9 +140,12 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       loginLimiter: new LoginRateLimiter({ email: config.loginLimitEmail, address: config.loginLimitAddress }, limiterStore),
       signUpLimiter: new SignUpRateLimiter(config.signupLimitAddress, limiterStore),
       log: logs.logger('saas.account'),
+      onLogIn: metrics && ((outcome) => metrics.logIn(outcome)),
     });
     const secureCookies = config.env === 'prod';
-    const payments = new PaymentService(database.db, [stripeProvider(config.stripeWebhookSecrets)], logs.logger('saas.payments'));
+    const payments = new PaymentService(database.db, [stripeProvider(config.stripeWebhookSecrets)], logs.logger('saas.payments'), {
+      onWebhook: metrics && ((provider, type, outcome) => metrics.webhook(provider, type, outcome)),
+    });
     const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...(options.extraSchemas ?? [])];
     const queries = new QueryRegistry([...accountQueries(accounts), ...paymentQueries(payments)], [ErrorBody, ...schemas]);
 
@@ -141,6 +156,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       csrf,
       authenticator: bearerAuthenticator(accessTokens, [REFRESH_COOKIE]),
       schemas,
+      observability: appObservability(metrics, tracing),
       routeGroups: [
         healthRoutes({
           version: config.version,
@@ -161,13 +177,26 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     stops.push(['http', () => closeApp(app, drain, config.shutdownTimeoutMs, log)]);
     await app.ready();
 
-    return {
+    const system: System = {
       config,
       logs,
       database,
       mail,
       app,
+      metrics,
+      tracing,
+      metricsUrl: undefined,
       async listen() {
+        if (metrics && config.metrics && !options.clusterWorker) {
+          const { startMetricsServer } = await import('./observability/metrics-server.js');
+          const metricsLog = logs.logger('saas.metrics');
+          const server = await startMetricsServer(config.metrics.host, config.metrics.port, {
+            contentType: metrics.contentType, body: () => metrics.scrape(),
+          }, (err) => metricsLog.error('metrics/scrape-failed', `Collecting the metrics failed: ${err.message}`));
+          stops.push(['metrics', () => server.close()]);
+          system.metricsUrl = server.url;
+          metricsLog.info('metrics/listening', `Metrics on ${server.url}/metrics`, { address: server.url });
+        }
         const address = await app.listen({ port: config.port, host: config.host });
         log.info('system/listening', `Listening on ${address}`, { address, env: config.env, db: database.kind, pid: process.pid });
         return address;
@@ -181,6 +210,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
         await stopAll();
       },
     };
+    return system;
   } catch (err) {
     log.error('system/start-failed', `Start-up failed: ${(err as Error).message}`, { class: (err as Error).constructor?.name });
     await stopAll();

@@ -4,14 +4,15 @@
  */
 import type { AccessTokens } from '../auth/access-tokens.js';
 import type { PasswordHasher } from '../auth/passwords.js';
-import type { LoginRateLimiter, SignUpRateLimiter } from '../auth/rate-limit.js';
+import type { LoginAttempt, LoginRateLimiter, SignUpRateLimiter } from '../auth/rate-limit.js';
 import type { IssuedRefreshToken, RefreshTokens } from '../auth/refresh-tokens.js';
 import type { CompiledQuery } from 'kysely';
 import { compiledOnce } from '../db/compiled-once.js';
 import type { DB } from '../db/database.js';
 import type { AccountRow } from '../db/schema.js';
-import { conflict, requestCoercion, unauthorized } from '../http/errors.js';
+import { conflict, HttpError, requestCoercion, unauthorized } from '../http/errors.js';
 import type { Logger } from '../logging/logger.js';
+import type { LogInOutcome } from '../observability/events.js';
 import type { CreateAccount, LogIn, LogInResponse, UserAccount } from './schemas.js';
 
 export function normalizeEmail(email: string): string {
@@ -47,6 +48,8 @@ export interface AccountDeps {
   loginLimiter: LoginRateLimiter;
   signUpLimiter: SignUpRateLimiter;
   log: Logger;
+  /** told how each log-in ended (metrics, src/observability/) */
+  onLogIn?: (outcome: LogInOutcome) => void;
 }
 
 /** A log-in result with the refresh token's absolute expiry, for the cookie. */
@@ -96,7 +99,13 @@ export class AccountService {
   async logIn(input: LogIn, clientAddress: string): Promise<Session> {
     const email = normalizeEmail(input.email);
     // counts as a failure unless the password turns out right (src/auth/rate-limit.ts)
-    const attempt = await this.deps.loginLimiter.begin(email, clientAddress);
+    let attempt: LoginAttempt;
+    try {
+      attempt = await this.deps.loginLimiter.begin(email, clientAddress);
+    } catch (err) {
+      if (err instanceof HttpError && err.status === 429) this.deps.onLogIn?.('rate-limited');
+      throw err;
+    }
     let row: (AccountColumns & { password_hash: string }) | undefined;
     let valid: boolean;
     try {
@@ -109,11 +118,13 @@ export class AccountService {
     }
     if (!row || !valid) {
       this.deps.log.info('account/log-in-failed', 'Log-in refused');
+      this.deps.onLogIn?.('failure');
       throw unauthorized(BAD_CREDENTIALS, { type: 'unauthorized' });
     }
     await attempt.refund();
     const refresh = await this.deps.refreshTokens.issue(row.id);
     this.deps.log.info('account/logged-in', 'Logged in', { 'account-id': row.id });
+    this.deps.onLogIn?.('success');
     return this.session(row, refresh);
   }
 

@@ -4,7 +4,7 @@
  */
 import { chmod, mkdir } from 'node:fs/promises';
 import type { PGlite } from '@electric-sql/pglite';
-import { Kysely, sql } from 'kysely';
+import { Kysely, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import type { LogBackend } from '../logging/logger.js';
@@ -12,6 +12,7 @@ import { dumpPglite } from './dump.js';
 import { lockDirectory, type DirectoryLock } from './lock.js';
 import { initializePgliteDirectory, needsInitdb } from './pglite-init.js';
 import { migrateToLatest } from './migrate.js';
+import { observeDialect, type QueryAround } from './observed-dialect.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { PipelinedDialect } from './pipelined-dialect.js';
 import { PreparedStatementClient } from './prepared-client.js';
@@ -24,6 +25,8 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   /** resolves true when the database answers `select 1` within `timeoutMs` */
   ping(timeoutMs: number): Promise<boolean>;
+  /** PostgreSQL: the pool's connections (open, idle) and waiting callers, for metrics */
+  poolStats?: () => { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -34,6 +37,11 @@ export interface Database {
 const SHARED_CONNECTIONS = 2;
 /** how the shared connections show in pg_stat_activity */
 export const PIPELINED_APPLICATION_NAME = 'saas-pipelined';
+
+export interface OpenDatabaseOptions {
+  /** run around every statement (tracing's query spans, src/observability/) */
+  aroundQuery?: QueryAround;
+}
 
 // bigint (int8) as string: ids and sequence numbers must not lose precision
 pg.types.setTypeParser(20, (v: string) => v);
@@ -46,12 +54,14 @@ pg.types.setTypeParser(20, (v: string) => v);
  */
 export const PGLITE_SETTINGS = ['shared_buffers=16MB'];
 
-export async function openDatabase(config: Config, logs: LogBackend): Promise<Database> {
+export async function openDatabase(config: Config, logs: LogBackend, options: OpenDatabaseOptions = {}): Promise<Database> {
   const log = logs.logger('saas.db');
+  const observed = (dialect: Dialect): Dialect => (options.aroundQuery ? observeDialect(dialect, options.aroundQuery) : dialect);
   let db: DB;
   let kind: Database['kind'];
   let lock: DirectoryLock | undefined;
   let pglite: PGlite | undefined;
+  let poolStats: Database['poolStats'];
   if (config.databaseUrl?.startsWith('postgres')) {
     const driverLog = logs.logger('pg', 'slf4j');
     const poolLog = logs.logger('pg-pool', 'slf4j');
@@ -76,7 +86,7 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
     pool.on('error', (err) => poolLog.error('pg-pool/error', `Idle connection error: ${err.message}`, { code: (err as { code?: string }).code }));
     // single statements share a few pipelined connections; transactions take one from the pool
     db = new Kysely<DatabaseSchema>({
-      dialect: new PipelinedDialect({
+      dialect: observed(new PipelinedDialect({
         client: { connectionString: config.databaseUrl, connectionTimeoutMillis: 3000, application_name: PIPELINED_APPLICATION_NAME },
         sharedConnections: SHARED_CONNECTIONS,
         pool,
@@ -87,9 +97,10 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
           client.on('notice', (n) => driverLog.info('pg/notice', n.message ?? 'notice', { severity: n.severity }));
         },
         onConnectionError: (err, slot) => driverLog.error('pg/connection-error', `Shared database connection lost: ${err.message}`, { code: (err as { code?: string }).code, slot }),
-      }),
+      })),
     });
     kind = 'postgres';
+    poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
   } else {
     if (config.databaseUrl === 'memory://') {
       const { PGlite } = await import('@electric-sql/pglite');
@@ -97,7 +108,7 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
     } else {
       ({ pglite, lock } = await openPgliteDirectory(config.pgliteDir));
     }
-    db = new Kysely<DatabaseSchema>({ dialect: new PGliteDialect(pglite) });
+    db = new Kysely<DatabaseSchema>({ dialect: observed(new PGliteDialect(pglite)) });
     kind = 'pglite';
   }
 
@@ -118,6 +129,7 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
   return {
     db,
     kind,
+    poolStats,
     async ping(timeoutMs) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });

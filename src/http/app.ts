@@ -13,6 +13,7 @@ import { installCsrfCheck, type CsrfService } from '../auth/csrf.js';
 import { fastifyLogger } from '../logging/third-party.js';
 import type { LogBackend } from '../logging/logger.js';
 import type { Redactor } from '../logging/redact.js';
+import { installHttpObservers, type HttpObservers, type RequestWrapper } from '../observability/http.js';
 import { ErrorBody, notFound } from './errors.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
@@ -46,6 +47,13 @@ export interface AppDeps {
   /** named schemas: referenced by routes, listed under components.schemas */
   schemas: TSchema[];
   routeGroups: RouteGroup[];
+  /** metrics and tracing (src/observability/); absent when both are off */
+  observability?: AppObservability;
+}
+
+export interface AppObservability extends HttpObservers {
+  /** the request span around each request (tracing on) */
+  aroundRequest?: RequestWrapper;
 }
 
 /**
@@ -71,7 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       headersTimeoutMs: config.headersTimeoutMs,
       keepAliveTimeoutMs: config.keepAliveTimeoutMs,
       idleTimeoutMs: config.idleTimeoutMs,
-    }),
+    }, deps.observability?.aroundRequest),
     genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,
     trustProxy: trustProxyOf(config.trustProxy),
@@ -95,6 +103,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     log: logs.logger('saas.http'), redact: deps.redact, sharedSchemas: [ErrorBody, ...deps.schemas],
     responseHeaders: securityHeaders, apiResponseHeaders: apiHeaders,
   });
+
+  if (deps.observability) installHttpObservers(app, deps.observability);
 
   // --- request checks ---
   if (deps.authenticator) {

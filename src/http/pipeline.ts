@@ -23,6 +23,7 @@ import { isDatabaseUnavailable } from '../db/database.js';
 import { currentContext, runWithContext, type LogContext } from '../logging/context.js';
 import type { Logger } from '../logging/logger.js';
 import type { Redactor } from '../logging/redact.js';
+import type { RequestWrapper } from '../observability/http.js';
 import {
   ajvErrors, HttpError, malformedBody, requestCoercion, ResponseCoercionError, typeForStatus, unsupportedMediaType, type ErrorBody,
 } from './errors.js';
@@ -80,20 +81,21 @@ export interface ServerTimeouts {
  * are applied here: a client that sends its headers or body slowly, or never finishes, is
  * dropped when its time is up, checked every second.
  */
-export function contextServerFactory(timeouts: ServerTimeouts) {
+export function contextServerFactory(timeouts: ServerTimeouts, around?: RequestWrapper) {
   return (handler: (req: IncomingMessage, res: ServerResponse) => void): Server => {
     const server = createServer({
       requestTimeout: timeouts.requestTimeoutMs,
       headersTimeout: Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs),
       keepAliveTimeout: timeouts.keepAliveTimeoutMs,
       connectionsCheckingInterval: 1000,
-    }, contextHandler(handler));
+    }, contextHandler(handler, around));
     server.setTimeout(timeouts.idleTimeoutMs);
     return server;
   };
 }
 
-function contextHandler(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+/** `around`: the request span when tracing is on (src/observability/tracing.ts); off, one check. */
+function contextHandler(handler: (req: IncomingMessage, res: ServerResponse) => void, around: RequestWrapper | undefined) {
   return (req: TrackedMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -105,7 +107,8 @@ function contextHandler(handler: (req: IncomingMessage, res: ServerResponse) => 
     };
     req[CONTEXT] = ctx;
     req[STARTED] = process.hrtime.bigint();
-    runWithContext(ctx, () => handler(req, res));
+    if (around) runWithContext(ctx, () => around(req, res, ctx, () => handler(req, res)));
+    else runWithContext(ctx, () => handler(req, res));
   };
 }
 

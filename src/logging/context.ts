@@ -30,3 +30,23 @@ export function addToContext(patch: Partial<LogContext>): void {
   const ctx = storage.getStore();
   if (ctx) Object.assign(ctx, patch);
 }
+
+/** The active span's ids; installed by the tracing component, undefined while tracing is off. */
+export type TraceIdsSource = () => { traceId: string; spanId: string } | undefined;
+
+let traceIdsSource: TraceIdsSource | undefined;
+
+export function setTraceIds(source: TraceIdsSource | undefined): void {
+  traceIdsSource = source;
+}
+
+/**
+ * The context an entry is written with: `ctx`, plus `trace-id` and `span-id` of the span active
+ * where the entry is made (a query's, an SMTP send's), when tracing is on. Off, it is `ctx`.
+ */
+export function withTraceIds(ctx: LogContext): LogContext {
+  if (traceIdsSource === undefined) return ctx;
+  const ids = traceIdsSource();
+  if (!ids || (ctx['span-id'] === ids.spanId && ctx['trace-id'] === ids.traceId)) return ctx;
+  return { ...ctx, 'trace-id': ids.traceId, 'span-id': ids.spanId };
+}

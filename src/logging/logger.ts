@@ -4,7 +4,7 @@
  * is filtered out costs a cached map lookup: no stack capture, no copy, no serialisation.
  */
 import { findSourceMap } from 'node:module';
-import { currentContext, type LogContext } from './context.js';
+import { currentContext, withTraceIds, type LogContext } from './context.js';
 import type { LevelFilter } from './filter.js';
 import { LEVEL_VALUE, type Kind, type Level } from './levels.js';
 import type { Redactor } from './redact.js';
@@ -107,7 +107,7 @@ export class LogBackend {
       ns,
       line: this.lineOf(ns, level, id, caller),
       data: data ? (this.redact(data) as Record<string, unknown>) : {},
-      ctx: options?.ctx ?? currentContext() ?? {},
+      ctx: withTraceIds(options?.ctx ?? currentContext() ?? {}),
     };
     for (const handler of this.handlers) {
       try {

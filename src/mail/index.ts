@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import type { LogBackend } from '../logging/logger.js';
+import type { MailDeliveryOutcome } from '../observability/events.js';
 import { Outbox, type MailboxMessage, type MailExecutor, type MailMessage } from './outbox.js';
 import type { MailKind } from './templates.js';
 import { displayNameOf, mailboxTransport, smtpTransport } from './transport.js';
@@ -42,7 +43,12 @@ export interface Mail {
   transport: 'smtp' | 'mailbox';
 }
 
-export function createMail(config: Config, db: Kysely<DatabaseSchema>, logs: LogBackend): Mail {
+export interface MailOptions {
+  /** told how each delivery attempt ended (metrics) */
+  onDelivery?: (outcome: MailDeliveryOutcome) => void;
+}
+
+export function createMail(config: Config, db: Kysely<DatabaseSchema>, logs: LogBackend, options: MailOptions = {}): Mail {
   const settings = config.mail;
   const transport = settings.url ? smtpTransport({ url: settings.url }) : mailboxTransport();
   const outbox = new Outbox(db, settings.from, { appUrl: config.appUrl, product: displayNameOf(settings.from) ?? 'SaaS' });
@@ -53,6 +59,7 @@ export function createMail(config: Config, db: Kysely<DatabaseSchema>, logs: Log
     pollMs: settings.pollMs,
     leaseMs: settings.leaseMs,
     retry: { baseMs: settings.retryBaseMs, maxMs: settings.retryMaxMs, giveUpMs: settings.giveUpMs },
+    onDelivery: options.onDelivery,
   });
   return {
     async enqueue(executor, message) {

@@ -5,6 +5,7 @@
  */
 import nodemailer from 'nodemailer';
 import { redactLinkTokens } from '../logging/redact-links.js';
+import { withSpan } from '../observability/spans.js';
 
 export interface OutgoingMail {
   id: string;
@@ -58,10 +59,13 @@ export function smtpTransport(options: SmtpOptions): MailTransport {
     disableFileAccess: true,
     disableUrlAccess: true,
   });
+  const server = new URL(options.url);
+  // the host and port only: the URL's credentials never reach a span
+  const spanAttributes = { 'server.address': server.hostname, 'server.port': Number(server.port || (server.protocol === 'smtps:' ? 465 : 587)) };
   return {
     name: 'smtp',
     async send(mail) {
-      await transporter.sendMail({
+      await withSpan('smtp send', { ...spanAttributes, 'mail.kind': mail.kind }, () => transporter.sendMail({
         from: mail.from,
         to: mail.to,
         subject: mail.subject,
@@ -70,7 +74,7 @@ export function smtpTransport(options: SmtpOptions): MailTransport {
         // stable across retries, so a receiver can drop the duplicate of a resend after a crash
         messageId: `<${mail.id}@${addressOf(mail.from).split('@')[1] ?? 'localhost'}>`,
         headers: { 'Auto-Submitted': 'auto-generated', 'X-Mail-Kind': mail.kind },
-      });
+      }));
     },
     async close() {
       transporter.close();

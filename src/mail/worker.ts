@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logging/logger.js';
+import type { MailDeliveryOutcome } from '../observability/events.js';
 import type { ClaimedMail, Outbox, RetryPolicy } from './outbox.js';
 import { describeSendError, type MailTransport } from './transport.js';
 
@@ -18,6 +19,8 @@ export interface MailWorkerOptions {
   retry: RetryPolicy;
   /** messages claimed per pass, sent concurrently */
   batchSize?: number;
+  /** told how each delivery attempt ended (metrics, src/observability/) */
+  onDelivery?: (outcome: MailDeliveryOutcome) => void;
 }
 
 /** After a nudge: look again after 2, 4, 8 ... ms, for this long at most. */
@@ -130,7 +133,7 @@ export class MailWorker {
   }
 
   private async deliver(mail: ClaimedMail, claimId: string): Promise<void> {
-    const { outbox, transport, log, retry } = this.options;
+    const { outbox, transport, log, retry, onDelivery } = this.options;
     const about = { id: mail.id, kind: mail.kind, attempts: mail.attempts };
     let failure: string | undefined;
     try {
@@ -140,12 +143,14 @@ export class MailWorker {
     }
     try {
       if (failure === undefined) {
+        onDelivery?.('sent');
         const recorded = await outbox.markSent(mail.id, claimId, transport.name === 'smtp');
         if (recorded) log.info('mail/sent', `Sent ${mail.kind} message ${mail.id}`, { ...about, transport: transport.name });
         else log.warn('mail/lease-lost', `Sent ${mail.kind} message ${mail.id} after its lease ran out; another instance may send it again`, about);
         return;
       }
       const outcome = await outbox.markAttemptFailed(mail.id, claimId, mail.attempts, failure, retry);
+      onDelivery?.(outcome?.status === 'failed' ? 'failed' : 'retry');
       if (!outcome) {
         log.warn('mail/lease-lost', `Sending ${mail.kind} message ${mail.id} failed after its lease ran out`, { ...about, error: failure });
       } else if (outcome.status === 'failed') {

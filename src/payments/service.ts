@@ -9,6 +9,7 @@ import type { DB } from '../db/database.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { badRequest, notFound, requestCoercion } from '../http/errors.js';
 import type { Logger } from '../logging/logger.js';
+import type { WebhookOutcome } from '../observability/events.js';
 import { InvalidEventError, InvalidSignatureError, type PaymentEffect, type PaymentEvent, type PaymentProvider } from './provider.js';
 
 type Trx = Transaction<DatabaseSchema>;
@@ -37,11 +38,21 @@ export interface EventPage {
   'next-cursor': string | null;
 }
 
+export interface PaymentServiceOptions {
+  clock?: () => Date;
+  /** told how each webhook delivery ended (metrics, src/observability/); `type` is `unknown` until verified */
+  onWebhook?: (provider: string, type: string, outcome: WebhookOutcome) => void;
+}
+
 export class PaymentService {
   private readonly providers: Map<string, PaymentProvider>;
+  private readonly clock: () => Date;
+  private readonly onWebhook: PaymentServiceOptions['onWebhook'];
 
-  constructor(private readonly db: DB, providers: PaymentProvider[], private readonly log: Logger, private readonly clock: () => Date = () => new Date()) {
+  constructor(private readonly db: DB, providers: PaymentProvider[], private readonly log: Logger, options: PaymentServiceOptions = {}) {
     this.providers = new Map(providers.map((p) => [p.name, p]));
+    this.clock = options.clock ?? (() => new Date());
+    this.onWebhook = options.onWebhook;
   }
 
   get providerNames(): string[] {
@@ -57,10 +68,14 @@ export class PaymentService {
       event = provider.parse(rawBody);
     } catch (err) {
       if (err instanceof InvalidSignatureError) {
+        this.onWebhook?.(provider.name, 'unknown', 'invalid-signature');
         this.log.warn('payments/invalid-signature', `Refused a ${provider.name} webhook: ${err.message}`);
         throw badRequest({ type: 'invalid-signature', message: 'The webhook signature is missing, invalid or stale' });
       }
-      if (err instanceof InvalidEventError) throw badRequest({ type: 'invalid-event', message: err.message });
+      if (err instanceof InvalidEventError) {
+        this.onWebhook?.(provider.name, 'unknown', 'invalid-event');
+        throw badRequest({ type: 'invalid-event', message: err.message });
+      }
       throw err;
     }
 
@@ -83,6 +98,7 @@ export class PaymentService {
     this.log.info(duplicate ? 'payments/duplicate-event' : 'payments/event', `${provider.name} ${event.type} ${event.id}${duplicate ? ' (already received)' : ''}`, {
       provider: provider.name, 'event-id': event.id, type: event.type,
     });
+    this.onWebhook?.(provider.name, event.type, duplicate ? 'duplicate' : 'received');
     return { received: true, duplicate };
   }
 

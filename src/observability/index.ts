@@ -1,0 +1,50 @@
+/**
+ * The observability component: Prometheus metrics (METRICS_PORT) and OpenTelemetry traces
+ * (OTEL_EXPORTER_OTLP_ENDPOINT). Each is loaded only when it is on: with both off, neither
+ * prom-client nor OpenTelemetry is imported, and a request pays one boolean check.
+ * See docs/observability.md.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import type { DatabaseSchema } from '../db/schema.js';
+import type { AppObservability } from '../http/app.js';
+import type { Metrics } from './metrics.js';
+import type { Tracing } from './tracing.js';
+
+export type { Metrics } from './metrics.js';
+export type { Tracing } from './tracing.js';
+
+/** Starts tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set; undefined otherwise. */
+export async function startTracing(config: Config): Promise<Tracing | undefined> {
+  if (!config.tracing) return undefined;
+  const { Tracing } = await import('./tracing.js');
+  const tracing = new Tracing(config.tracing, { version: config.version });
+  tracing.start();
+  return tracing;
+}
+
+/** The number of outbox messages waiting to be sent: the partial index on pending rows answers it. */
+function outboxPending(db: Kysely<DatabaseSchema>): () => Promise<number> {
+  return async () => {
+    const { rows } = await sql<{ n: string | number }>`select count(*) as n from mail_outbox where status = 'pending'`.execute(db);
+    return Number(rows[0]?.n ?? 0);
+  };
+}
+
+/** Metrics when METRICS_PORT is set; undefined otherwise. */
+export async function createMetrics(config: Config, database: Database): Promise<Metrics | undefined> {
+  if (!config.metrics) return undefined;
+  const { Metrics } = await import('./metrics.js');
+  return new Metrics({ outboxPending: outboxPending(database.db), pool: database.poolStats });
+}
+
+/** What the HTTP app needs of metrics and tracing; undefined when both are off. */
+export function appObservability(metrics: Metrics | undefined, tracing: Tracing | undefined): AppObservability | undefined {
+  if (!metrics && !tracing) return undefined;
+  return {
+    request: metrics ? (method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds) : undefined,
+    route: tracing ? (req, route) => tracing.setRoute(req, route) : undefined,
+    aroundRequest: tracing?.wrapRequest,
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Prometheus metrics (prom-client), one registry per system. Labels are bounded: HTTP requests
+ * by method, route TEMPLATE (never the raw URL) and status; outcomes by a fixed set of names.
+ * Gauges that need a query (outbox depth) or a pool's state are read when Prometheus scrapes.
+ */
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { AppEvents, LogInOutcome, MailDeliveryOutcome, WebhookOutcome } from './events.js';
+
+export interface PoolStats {
+  /** open connections */
+  total: number;
+  /** open and not checked out */
+  idle: number;
+  /** callers waiting for a connection */
+  waiting: number;
+}
+
+export interface MetricsSources {
+  /** messages waiting in the outbox (pending), read at each scrape */
+  outboxPending?: () => Promise<number>;
+  /** the PostgreSQL pool's state; absent for PGlite (one in-process session, no pool) */
+  pool?: () => PoolStats;
+}
+
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+interface RequestSeries {
+  count: Counter.Internal;
+  duration: Histogram.Internal<'method' | 'route' | 'status'>;
+}
+
+export class Metrics implements AppEvents {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly durations: Histogram<'method' | 'route' | 'status'>;
+  private readonly logIns: Counter<'outcome'>;
+  private readonly webhooks: Counter<'provider' | 'type' | 'outcome'>;
+  private readonly mail: Counter<'outcome'>;
+  // a label set's children, looked up once: prom-client hashes the label object on every call
+  private readonly series = new Map<string, RequestSeries>();
+
+  constructor(sources: MetricsSources = {}) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: 'http_requests_total', help: 'HTTP requests answered, by method, route template and status', labelNames: ['method', 'route', 'status'], registers,
+    });
+    this.durations = new Histogram({
+      name: 'http_request_duration_seconds', help: 'Time from the request arriving to the response finishing, by method, route template and status',
+      labelNames: ['method', 'route', 'status'], buckets: DURATION_BUCKETS, registers,
+    });
+    this.logIns = new Counter({ name: 'saas_log_ins_total', help: 'Log-in attempts by outcome: success, failure (wrong email or password), rate-limited', labelNames: ['outcome'], registers });
+    for (const outcome of ['success', 'failure', 'rate-limited'] satisfies LogInOutcome[]) this.logIns.labels(outcome).inc(0);
+    this.webhooks = new Counter({
+      name: 'saas_webhook_events_total', help: 'Payment webhook deliveries by provider, event type (unknown before the signature is verified) and outcome',
+      labelNames: ['provider', 'type', 'outcome'], registers,
+    });
+    this.mail = new Counter({ name: 'saas_mail_deliveries_total', help: 'Outbox delivery attempts by outcome: sent, retry (failed, tried again later), failed (given up)', labelNames: ['outcome'], registers });
+    for (const outcome of ['sent', 'retry', 'failed'] satisfies MailDeliveryOutcome[]) this.mail.labels(outcome).inc(0);
+
+    const outboxPending = sources.outboxPending;
+    if (outboxPending) {
+      new Gauge({
+        name: 'saas_mail_outbox_pending', help: 'Messages waiting in the outbox to be sent (read at scrape time)', registers,
+        // every worker of a cluster reads the same table: the aggregate is one reading, not their sum
+        aggregator: 'max',
+        async collect() {
+          this.set(await outboxPending());
+        },
+      });
+    }
+    const pool = sources.pool;
+    if (pool) {
+      new Gauge({
+        name: 'saas_db_pool_connections', help: 'PostgreSQL pool connections by state: idle, in-use', labelNames: ['state'], registers,
+        collect() {
+          const stats = pool();
+          this.labels('idle').set(stats.idle);
+          this.labels('in-use').set(stats.total - stats.idle);
+        },
+      });
+      new Gauge({
+        name: 'saas_db_pool_waiting', help: 'Queries waiting for a free PostgreSQL pool connection', registers,
+        collect() {
+          this.set(pool().waiting);
+        },
+      });
+    }
+  }
+
+  /** One answered request; `route` is the template (`/api/account/:id`) or `not-found` (src/observability/http.ts). */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${status} ${route}`;
+    let series = this.series.get(key);
+    if (!series) {
+      const labels = { method, route, status: String(status) };
+      series = { count: this.requests.labels(labels), duration: this.durations.labels(labels) };
+      this.series.set(key, series);
+    }
+    series.count.inc();
+    series.duration.observe(seconds);
+  }
+
+  logIn(outcome: LogInOutcome): void {
+    this.logIns.labels(outcome).inc();
+  }
+
+  webhook(provider: string, type: string, outcome: WebhookOutcome): void {
+    this.webhooks.labels(provider, type, outcome).inc();
+  }
+
+  mailDelivery(outcome: MailDeliveryOutcome): void {
+    this.mail.labels(outcome).inc();
+  }
+
+  /**
+   * In a cluster worker: answer the primary's requests for this registry, so it serves every
+   * worker's metrics aggregated on METRICS_PORT (src/cluster.ts).
+   */
+  shareWithClusterPrimary(): void {
+    // the constructor installs prom-client's worker-side message listener
+    new AggregatorRegistry();
+    AggregatorRegistry.setRegistries([this.registry]);
+  }
+
+  /** The scrape body, Prometheus text format. */
+  scrape(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
