@@ -21,9 +21,10 @@ describe('Log-in and sign-up limits shared through Redis', { skip: redisUrl ? fa
     await b?.stop();
   });
 
-  // Redis outlives a test run: addresses of this run only (documentation prefix 2001:db8::/32)
-  const run = randomBytes(4).toString('hex');
-  const address = (n: number) => `2001:db8:${run.slice(0, 4)}:${run.slice(4)}::${n}`;
+  // Redis outlives a test run: clients of this run only (documentation prefix 2001:db8::/32; a
+  // client is a /64, so each n is a /64 of its own)
+  const run = randomBytes(3).toString('hex');
+  const address = (n: number) => `2001:db8:${run.slice(0, 4)}:${run.slice(4)}${n.toString(16).padStart(2, '0')}::1`;
   const from = (n: number) => ({ 'x-forwarded-for': address(n) });
   // each instance has a database of its own; Redis is what they share
   const signUpOnBoth = async () => {
