@@ -148,10 +148,12 @@ describe('Pipelined PostgreSQL driver', { skip: postgres ? false : 'TEST_DATABAS
     // statements held on the wire behind a sleeping one on each connection
     const sleeping = [sql`select pg_sleep(5)`.execute(db), sql`select pg_sleep(5)`.execute(db)];
     const queued = Array.from({ length: 20 }, (_, i) => db.selectFrom('item').select('id').where('id', '=', i + 1).executeTakeFirst());
+    // observed from now on: they fail while the termination below is still being answered
+    const settled = Promise.allSettled([...sleeping, ...queued]);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const killed = await admin.query(`select pg_terminate_backend(pid) as done from unnest($1::int[]) pid`, [sharedPids]);
     assert.deepEqual(killed.rows.map((r) => r.done), [true, true]);
-    const outcomes = await settles(Promise.allSettled([...sleeping, ...queued]), 'statements on a terminated connection');
+    const outcomes = await settles(settled, 'statements on a terminated connection');
     for (const o of outcomes) {
       assert.equal(o.status, 'rejected');
       assert.ok(isDatabaseUnavailable((o as PromiseRejectedResult).reason), `answered as unavailable: ${(o as PromiseRejectedResult).reason}`);
