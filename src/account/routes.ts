@@ -12,6 +12,11 @@ export interface AccountRouteOptions {
   secureCookies: boolean;
 }
 
+/** Clears the cookies of a session that ended (log-out, account deletion). */
+export function clearSessionCookies(reply: FastifyReply, options: AccountRouteOptions): void {
+  reply.clearCookie(REFRESH_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies });
+}
+
 export function accountRoutes(accounts: AccountService, options: AccountRouteOptions): RouteGroup {
   const setRefreshCookie = (reply: FastifyReply, session: Session) => {
     reply.setCookie(REFRESH_COOKIE, session.body['refresh-token'], {
@@ -49,7 +54,7 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
           'successful ones do not count.',
         schemas: { body: ref(LogIn), response: { 200: ref(LogInResponse), 401: ref(ErrorBody), 429: ref(ErrorBody) } },
         async handler({ parameters, request, reply }) {
-          const session = await accounts.logIn(parameters.body, request.ip);
+          const session = await accounts.logIn(parameters.body, { ip: request.ip, userAgent: request.headers['user-agent'] });
           setRefreshCookie(reply, session);
           return session.body;
         },
@@ -88,7 +93,7 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         schemas: { body: ref(RefreshRequest), response: { 204: null } },
         async handler({ parameters, request, reply }) {
           await accounts.logOut(refreshTokenOf(parameters.body, request.cookies));
-          reply.clearCookie(REFRESH_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies });
+          clearSessionCookies(reply, options);
           return undefined;
         },
       }),

@@ -18,7 +18,7 @@ import { tooManyRequests } from '../http/errors.js';
 export type LimiterStore = { redis: Redis } | 'cluster' | 'memory';
 
 /** One counter per key with a fixed window; `null` when the setting turns it off. */
-function counter(keyPrefix: string, setting: RateLimitSetting | null, store: LimiterStore): RateLimiterAbstract | null {
+export function counter(keyPrefix: string, setting: RateLimitSetting | null, store: LimiterStore): RateLimiterAbstract | null {
   if (!setting) return null;
   const options = { keyPrefix, points: setting.count, duration: setting.seconds };
   if (store === 'memory') return new RateLimiterMemory(options);
@@ -27,7 +27,7 @@ function counter(keyPrefix: string, setting: RateLimitSetting | null, store: Lim
 }
 
 /** Takes one point from `key`; a 429 with Retry-After when the key has none left. */
-async function take(limiter: RateLimiterAbstract, key: string): Promise<void> {
+export async function take(limiter: RateLimiterAbstract, key: string): Promise<void> {
   try {
     await limiter.consume(key);
   } catch (err) {
