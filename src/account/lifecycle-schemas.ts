@@ -25,7 +25,7 @@ export const ChangeEmail = Type.Object(
 );
 
 export const UpdateAccount = Type.Object(
-  { name: Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], { description: 'null clears the name' }) },
+  { name: Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], { description: 'trimmed; null or an empty string clears the name' }) },
   { $id: 'update-account', additionalProperties: false },
 );
 

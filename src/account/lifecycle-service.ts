@@ -165,8 +165,10 @@ export class AccountLifecycle {
     }
   }
 
+  /** Sets the name, trimmed; an empty one (or null) clears it. */
   async updateProfile(user: AuthUser, input: { name: string | null }): Promise<UserAccount> {
-    const row = await this.deps.db.updateTable('account').set({ name: input.name })
+    const name = input.name?.trim() || null;
+    const row = await this.deps.db.updateTable('account').set({ name })
       .where('id', '=', user.id).returning(ACCOUNT_COLUMNS).executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
     return toUserAccount(row);
