@@ -2,6 +2,7 @@
  * The account lifecycle's routes, as data: verification, password reset and change, email
  * change, the name. Sessions, export and deletion are in session-routes.ts. See docs/api.md.
  */
+import { finished } from 'node:stream/promises';
 import { ErrorBody, unauthorized } from '../http/errors.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
 import type { AccountLifecycle } from './lifecycle-service.js';
@@ -54,8 +55,10 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         description: 'Always 202 with the same body, in the same time, whether an account uses the email or not; ' +
           'when one does, a reset link (1 h, single use) is emailed. Rate-limited per email and per client address (429).',
         schemas: { body: ref(ForgotPassword), response: { 202: ref(Accepted), 429: error } },
-        async handler({ parameters, request }) {
-          await lifecycle.forgotPassword(parameters.body.email, request.ip);
+        async handler({ parameters, request, reply }) {
+          // the work starts once the answer is out (finished or the connection closed)
+          const answered = finished(reply.raw).catch(() => undefined);
+          await lifecycle.forgotPassword(parameters.body.email, request.ip, answered);
           return { message: FORGOT_PASSWORD_ANSWER };
         },
       }),

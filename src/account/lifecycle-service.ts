@@ -3,6 +3,7 @@
  * password, change password, change email and its confirmation, and the name. Every message is
  * queued in the transaction of the change that causes it (src/mail). See docs/api.md.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { AuthUser } from '../http/routes.js';
@@ -20,6 +21,9 @@ export interface LifecycleDeps extends PasswordCheckDeps {
   mail: Pick<Mail, 'enqueue'>;
   limits: LifecycleRateLimiter;
 }
+
+/** the pause between forgot-password's answer and its work, ms */
+const AFTER_ANSWER_MS = 20;
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 const emailTaken = () => conflict('An account with this email already exists', { field: 'new-email' });
@@ -61,15 +65,18 @@ export class AccountLifecycle {
 
   /**
    * Answers the same, in the same time, whether the email has an account or not: the limits are
-   * counted and a token is made and hashed in both cases, and the caller is answered before the
-   * database is asked anything; the lookup, the token row and the message are written after the
-   * response (tracked so that a stop waits for them, failures logged). See docs/api.md.
+   * counted and a token is made and hashed in both cases, and nothing else is awaited before
+   * the answer. The lookup, the token row and the message are written once the answer has been
+   * handed to the socket (`answered`) and a short pause has passed, so the work never competes
+   * with the answer's delivery (PGlite runs its queries on this thread). The work is tracked, so
+   * a stop waits for it; a failure is logged. See docs/api.md.
    */
-  async forgotPassword(email: string, clientAddress: string): Promise<void> {
+  async forgotPassword(email: string, clientAddress: string, answered: Promise<unknown>): Promise<void> {
     const address = normalizeEmail(email);
     await this.deps.limits.forgotPassword(address, clientAddress);
     const { token, hash } = newActionToken();
-    const work = new Promise<void>((resolve) => setImmediate(resolve))
+    const work: Promise<void> = answered
+      .then(() => sleep(AFTER_ANSWER_MS))
       .then(() => this.sendReset(address, token, hash))
       .catch((err: Error) => this.deps.log.error('account/forgot-password-failed', `Could not queue a password reset: ${err.message}`, { class: err.constructor?.name }))
       .finally(() => this.pending.delete(work));
