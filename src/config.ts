@@ -79,6 +79,12 @@ export interface Config {
   loginLimitEmail: RateLimitSetting | null;
   loginLimitAddress: RateLimitSetting | null;
   signupLimitAddress: RateLimitSetting | null;
+  /** verification resends per account (RESEND_LIMIT_ACCOUNT) and per client address (RESEND_LIMIT_ADDRESS) */
+  resendLimitAccount: RateLimitSetting | null;
+  resendLimitAddress: RateLimitSetting | null;
+  /** forgot-password requests per email (FORGOT_PASSWORD_LIMIT_EMAIL) and per client address (FORGOT_PASSWORD_LIMIT_ADDRESS) */
+  forgotPasswordLimitEmail: RateLimitSetting | null;
+  forgotPasswordLimitAddress: RateLimitSetting | null;
   /** the app's public origin (`https://app.example.com`): links, and the Origin unsafe API requests may come from */
   appUrl: string;
   /** more origins (besides `appUrl`) whose unsafe API requests are accepted */
@@ -377,6 +383,10 @@ export function loadConfig(env: Env = process.env): Config {
     loginLimitEmail: parseRateLimit('LOGIN_LIMIT_EMAIL', env.LOGIN_LIMIT_EMAIL, { count: 10, seconds: 900 }),
     loginLimitAddress: parseRateLimit('LOGIN_LIMIT_ADDRESS', env.LOGIN_LIMIT_ADDRESS, { count: 100, seconds: 900 }),
     signupLimitAddress: parseRateLimit('SIGNUP_LIMIT_ADDRESS', env.SIGNUP_LIMIT_ADDRESS, { count: 20, seconds: 3600 }),
+    resendLimitAccount: parseRateLimit('RESEND_LIMIT_ACCOUNT', env.RESEND_LIMIT_ACCOUNT, { count: 5, seconds: 3600 }),
+    resendLimitAddress: parseRateLimit('RESEND_LIMIT_ADDRESS', env.RESEND_LIMIT_ADDRESS, { count: 20, seconds: 3600 }),
+    forgotPasswordLimitEmail: parseRateLimit('FORGOT_PASSWORD_LIMIT_EMAIL', env.FORGOT_PASSWORD_LIMIT_EMAIL, { count: 5, seconds: 3600 }),
+    forgotPasswordLimitAddress: parseRateLimit('FORGOT_PASSWORD_LIMIT_ADDRESS', env.FORGOT_PASSWORD_LIMIT_ADDRESS, { count: 20, seconds: 3600 }),
     appUrl,
     allowedOrigins,
     publicDir: str(env, 'PUBLIC_DIR', 'public'),

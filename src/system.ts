@@ -12,6 +12,13 @@ import { Redis } from 'ioredis';
 import { accountRoutes, REFRESH_COOKIE } from './account/routes.js';
 import { ACCOUNT_SCHEMAS } from './account/schemas.js';
 import { AccountService } from './account/service.js';
+import { AccountData } from './account/account-data.js';
+import { LIFECYCLE_SCHEMAS } from './account/lifecycle-schemas.js';
+import { lifecycleRoutes } from './account/lifecycle-routes.js';
+import { AccountLifecycle } from './account/lifecycle-service.js';
+import { LifecycleRateLimiter } from './account/limits.js';
+import { sessionRoutes } from './account/session-routes.js';
+import { AccountSessions } from './account/sessions.js';
 import { AccessTokens } from './auth/access-tokens.js';
 import { bearerAuthenticator } from './auth/authenticator.js';
 import { CsrfService } from './auth/csrf.js';
@@ -132,21 +139,36 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       secret: config.jwtSecret, ttl: config.refreshTokenTtl, reuseGrace: config.refreshReuseGrace,
     }, revokedSessions);
     const limiterStore = redis ? { redis } : options.clusterWorker ? 'cluster' as const : 'memory' as const;
+    const passwords = new PasswordHasher();
+    const loginLimiter = new LoginRateLimiter({ email: config.loginLimitEmail, address: config.loginLimitAddress }, limiterStore);
+    const accountLog = logs.logger('saas.account');
     const accounts = new AccountService({
       db: database.db,
-      passwords: new PasswordHasher(),
+      passwords,
       accessTokens,
       refreshTokens,
-      loginLimiter: new LoginRateLimiter({ email: config.loginLimitEmail, address: config.loginLimitAddress }, limiterStore),
+      loginLimiter,
       signUpLimiter: new SignUpRateLimiter(config.signupLimitAddress, limiterStore),
-      log: logs.logger('saas.account'),
+      mail,
+      log: accountLog,
       onLogIn: metrics && ((outcome) => metrics.logIn(outcome)),
     });
+    const lifecycle = new AccountLifecycle({
+      db: database.db, passwords, refreshTokens, mail, loginLimiter, log: accountLog,
+      limits: new LifecycleRateLimiter({
+        resendAccount: config.resendLimitAccount, resendAddress: config.resendLimitAddress,
+        forgotEmail: config.forgotPasswordLimitEmail, forgotAddress: config.forgotPasswordLimitAddress,
+      }, limiterStore),
+    });
+    // forgot-password work answered before it finished: done before the database closes
+    stops.push(['account-lifecycle', () => lifecycle.settle()]);
+    const accountSessions = new AccountSessions(database.db, refreshTokens, accountLog);
+    const accountData = new AccountData({ db: database.db, passwords, loginLimiter, refreshTokens, sessions: accountSessions, log: accountLog });
     const secureCookies = config.env === 'prod';
     const payments = new PaymentService(database.db, [stripeProvider(config.stripeWebhookSecrets)], logs.logger('saas.payments'), {
       onWebhook: metrics && ((provider, type, outcome) => metrics.webhook(provider, type, outcome)),
     });
-    const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...(options.extraSchemas ?? [])];
+    const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, ...LIFECYCLE_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...(options.extraSchemas ?? [])];
     const queries = new QueryRegistry([...accountQueries(accounts), ...paymentQueries(payments)], [ErrorBody, ...schemas]);
 
     const app = await buildApp({
@@ -166,6 +188,8 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
           draining: () => draining,
         }),
         accountRoutes(accounts, { secureCookies }),
+        lifecycleRoutes(lifecycle),
+        sessionRoutes(accountSessions, accountData, { secureCookies }),
         paymentRoutes(payments),
         queryRoutes(queries),
         // the mailbox shows live tokens: never outside dev

@@ -18,6 +18,12 @@ export interface AccountRouteOptions {
   secureCookies: boolean;
 }
 
+/** Clears the cookies of a session that ended (log-out, account deletion). */
+export function clearSessionCookies(reply: FastifyReply, options: AccountRouteOptions): void {
+  reply.clearCookie(REFRESH_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies });
+  reply.clearCookie(SESSION_HINT_COOKIE, { path: '/', sameSite: 'strict', secure: options.secureCookies });
+}
+
 export function accountRoutes(accounts: AccountService, options: AccountRouteOptions): RouteGroup {
   const setRefreshCookie = (reply: FastifyReply, session: Session) => {
     reply.setCookie(REFRESH_COOKIE, session.body['refresh-token'], {
@@ -25,10 +31,6 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
       expires: session.refreshExpiresAt,
     });
     reply.setCookie(SESSION_HINT_COOKIE, '1', { path: '/', sameSite: 'strict', secure: options.secureCookies, expires: session.refreshExpiresAt });
-  };
-  const clearRefreshCookie = (reply: FastifyReply) => {
-    reply.clearCookie(REFRESH_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies });
-    reply.clearCookie(SESSION_HINT_COOKIE, { path: '/', sameSite: 'strict', secure: options.secureCookies });
   };
   const refreshTokenOf = (body: { 'refresh-token'?: string } | undefined, cookies: Record<string, string | undefined>) =>
     body?.['refresh-token'] ?? cookies[REFRESH_COOKIE];
@@ -60,7 +62,7 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
           'successful ones do not count.',
         schemas: { body: ref(LogIn), response: { 200: ref(LogInResponse), 401: ref(ErrorBody), 429: ref(ErrorBody) } },
         async handler({ parameters, request, reply }) {
-          const session = await accounts.logIn(parameters.body, request.ip);
+          const session = await accounts.logIn(parameters.body, { ip: request.ip, userAgent: request.headers['user-agent'] });
           setRefreshCookie(reply, session);
           return session.body;
         },
@@ -91,7 +93,7 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
             session = await accounts.refresh(refreshTokenOf(parameters.body, request.cookies));
           } catch (err) {
             // a refresh token that no longer works is gone for good: so are its cookies
-            if (err instanceof HttpError && err.status === 401) clearRefreshCookie(reply);
+            if (err instanceof HttpError && err.status === 401) clearSessionCookies(reply, options);
             throw err;
           }
           setRefreshCookie(reply, session);
@@ -106,7 +108,7 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         schemas: { body: ref(RefreshRequest), response: { 204: null } },
         async handler({ parameters, request, reply }) {
           await accounts.logOut(refreshTokenOf(parameters.body, request.cookies));
-          clearRefreshCookie(reply);
+          clearSessionCookies(reply, options);
           return undefined;
         },
       }),

@@ -1,7 +1,7 @@
 /** The spec's named schemas for accounts; one source for validation, OpenAPI and types. */
 import { Type, type Static } from 'typebox';
 
-const Email = Type.String({ format: 'email', maxLength: 254, description: 'compared and stored lower-cased' });
+export const Email = Type.String({ format: 'email', maxLength: 254, description: 'compared and stored lower-cased' });
 
 export const Subscription = Type.Object(
   {
@@ -18,16 +18,20 @@ export const UserAccount = Type.Object(
     email: Type.String(),
     name: Type.Union([Type.String(), Type.Null()]),
     'created-at': Type.String({ format: 'date-time' }),
+    'email-verified': Type.Boolean({ description: 'the owner opened a verification link sent to `email`' }),
     subscription: Subscription,
   },
   { $id: 'user-account', additionalProperties: false },
 );
 export type UserAccount = Static<typeof UserAccount>;
 
+/** A new password: 8..128 characters, hashed whole. */
+export const NewPassword = Type.String({ minLength: 8, maxLength: 128 });
+
 export const CreateAccount = Type.Object(
   {
     email: Email,
-    password: Type.String({ minLength: 8, maxLength: 128 }),
+    password: NewPassword,
     'confirm-password': Type.Optional(Type.String({ maxLength: 128, description: 'must equal `password` when given' })),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   },

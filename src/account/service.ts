@@ -5,7 +5,7 @@
 import type { AccessTokens } from '../auth/access-tokens.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { LoginAttempt, LoginRateLimiter, SignUpRateLimiter } from '../auth/rate-limit.js';
-import type { IssuedRefreshToken, RefreshTokens } from '../auth/refresh-tokens.js';
+import type { IssuedRefreshToken, RefreshTokens, SessionClient } from '../auth/refresh-tokens.js';
 import type { CompiledQuery } from 'kysely';
 import { compiledOnce } from '../db/compiled-once.js';
 import type { DB } from '../db/database.js';
@@ -13,6 +13,8 @@ import type { AccountRow } from '../db/schema.js';
 import { conflict, HttpError, requestCoercion, unauthorized } from '../http/errors.js';
 import type { Logger } from '../logging/logger.js';
 import type { LogInOutcome } from '../observability/events.js';
+import type { Mail } from '../mail/index.js';
+import { newActionToken, storeActionToken } from './action-tokens.js';
 import type { CreateAccount, LogIn, LogInResponse, UserAccount } from './schemas.js';
 
 export function normalizeEmail(email: string): string {
@@ -23,8 +25,10 @@ export function normalizeEmail(email: string): string {
  * The columns an account's API shape needs: named rather than `*`, so the password hash is not
  * read where it is not needed and a column added later does not change these queries' results.
  */
-export const ACCOUNT_COLUMNS = ['id', 'email', 'name', 'created_at', 'subscription_status', 'subscription_plan', 'subscription_period_end'] as const;
-type AccountColumns = Pick<AccountRow, (typeof ACCOUNT_COLUMNS)[number]>;
+export const ACCOUNT_COLUMNS = [
+  'id', 'email', 'name', 'created_at', 'email_verified', 'subscription_status', 'subscription_plan', 'subscription_period_end',
+] as const;
+export type AccountColumns = Pick<AccountRow, (typeof ACCOUNT_COLUMNS)[number]>;
 
 export function toUserAccount(row: AccountColumns): UserAccount {
   return {
@@ -32,6 +36,7 @@ export function toUserAccount(row: AccountColumns): UserAccount {
     email: row.email,
     name: row.name,
     'created-at': new Date(row.created_at).toISOString(),
+    'email-verified': row.email_verified,
     subscription: {
       status: row.subscription_status,
       plan: row.subscription_plan,
@@ -47,6 +52,7 @@ export interface AccountDeps {
   refreshTokens: RefreshTokens;
   loginLimiter: LoginRateLimiter;
   signUpLimiter: SignUpRateLimiter;
+  mail: Pick<Mail, 'enqueue'>;
   log: Logger;
   /** told how each log-in ended (metrics, src/observability/) */
   onLogIn?: (outcome: LogInOutcome) => void;
@@ -84,9 +90,16 @@ export class AccountService {
     if (taken) throw emailTaken();
     const passwordHash = await this.deps.passwords.hash(input.password);
     try {
-      const row = await this.deps.db.insertInto('account')
-        .values({ email, name: input.name ?? null, password_hash: passwordHash })
-        .returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow();
+      const { token, hash } = newActionToken();
+      const row = await this.deps.db.transaction().execute(async (trx) => {
+        const inserted = await trx.insertInto('account')
+          .values({ email, name: input.name ?? null, password_hash: passwordHash })
+          .returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow();
+        // the verification link is sent if and only if the account exists
+        await storeActionToken(trx, { purpose: 'verify-email', hash, accountId: inserted.id, email });
+        await this.deps.mail.enqueue(trx, { kind: 'verify-email', to: email, data: { name: inserted.name, token } });
+        return inserted;
+      });
       this.deps.log.info('account/signed-up', 'Account created', { 'account-id': row.id });
       return toUserAccount(row);
     } catch (err) {
@@ -96,12 +109,13 @@ export class AccountService {
     }
   }
 
-  async logIn(input: LogIn, clientAddress: string): Promise<Session> {
+  /** `client.ip` is the client address the failure limits count by; it and the User-Agent are kept on the session. */
+  async logIn(input: LogIn, client: SessionClient & { ip: string }): Promise<Session> {
     const email = normalizeEmail(input.email);
     // counts as a failure unless the password turns out right (src/auth/rate-limit.ts)
     let attempt: LoginAttempt;
     try {
-      attempt = await this.deps.loginLimiter.begin(email, clientAddress);
+      attempt = await this.deps.loginLimiter.begin(email, client.ip);
     } catch (err) {
       if (err instanceof HttpError && err.status === 429) this.deps.onLogIn?.('rate-limited');
       throw err;
@@ -122,7 +136,7 @@ export class AccountService {
       throw unauthorized(BAD_CREDENTIALS, { type: 'unauthorized' });
     }
     await attempt.refund();
-    const refresh = await this.deps.refreshTokens.issue(row.id);
+    const refresh = await this.deps.refreshTokens.issue(row.id, client);
     this.deps.log.info('account/logged-in', 'Logged in', { 'account-id': row.id });
     this.deps.onLogIn?.('success');
     return this.session(row, refresh);

@@ -19,7 +19,7 @@ import { tooManyRequests } from '../http/errors.js';
 export type LimiterStore = { redis: Redis } | 'cluster' | 'memory';
 
 /** One counter per key with a fixed window; `null` when the setting turns it off. */
-function counter(keyPrefix: string, setting: RateLimitSetting | null, store: LimiterStore): RateLimiterAbstract | null {
+export function counter(keyPrefix: string, setting: RateLimitSetting | null, store: LimiterStore): RateLimiterAbstract | null {
   if (!setting) return null;
   const options = { keyPrefix, points: setting.count, duration: setting.seconds };
   if (store === 'memory') return new RateLimiterMemory(options);
@@ -45,7 +45,7 @@ export function addressKey(address: string): string {
  * Takes one point from `key`; a 429 with Retry-After when the key has none left. Resolves to
  * the time the key's current window ends.
  */
-async function take(limiter: RateLimiterAbstract, key: string): Promise<number> {
+export async function take(limiter: RateLimiterAbstract, key: string): Promise<number> {
   try {
     const res = await limiter.consume(key);
     return Date.now() + res.msBeforeNext;

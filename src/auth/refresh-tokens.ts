@@ -43,6 +43,15 @@ export interface IssuedRefreshToken {
   expiresAt: Date;
 }
 
+/** Where a log-in came from, kept on its family for the sessions page. */
+export interface SessionClient {
+  userAgent?: string;
+  ip?: string;
+}
+
+/** A User-Agent is the client's to write: kept to this many characters. */
+export const USER_AGENT_MAX = 256;
+
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
@@ -69,11 +78,14 @@ export class RefreshTokens {
   }
 
   /** Starts a family for a log-in and returns its first token. */
-  async issue(accountId: string): Promise<IssuedRefreshToken> {
+  async issue(accountId: string, client: SessionClient = {}): Promise<IssuedRefreshToken> {
     const expiresAt = new Date(Date.now() + this.settings.ttl * 1000);
     const token = randomBytes(32).toString('base64url');
     const familyId = await this.db.transaction().execute(async (trx) => {
-      const family = await trx.insertInto('refresh_family').values({ account_id: accountId, expires_at: expiresAt }).returning('id').executeTakeFirstOrThrow();
+      const family = await trx.insertInto('refresh_family').values({
+        account_id: accountId, expires_at: expiresAt, last_used_at: sql`now()`,
+        user_agent: client.userAgent ? client.userAgent.slice(0, USER_AGENT_MAX) : null, ip: client.ip ?? null,
+      }).returning('id').executeTakeFirstOrThrow();
       await trx.insertInto('refresh_token').values({ family_id: family.id, token_hash: hashToken(token), token_sealed: this.seal(token) }).execute();
       return family.id;
     });
@@ -90,7 +102,8 @@ export class RefreshTokens {
         .where('t.token_hash', '=', hashToken(token))
         .forUpdate('t')
         .executeTakeFirst();
-      if (!row || row.revoked_at) return { outcome: 'invalid' as const };
+      // a family without an account belongs to a deleted one and is always revoked
+      if (!row || row.revoked_at || !row.account_id) return { outcome: 'invalid' as const };
       if (row.expires_at.getTime() <= Date.now()) return { outcome: 'expired' as const };
 
       if (!row.rotated_at) {
@@ -99,6 +112,7 @@ export class RefreshTokens {
           .values({ family_id: row.family_id, token_hash: hashToken(next), token_sealed: this.seal(next) })
           .returning('id').executeTakeFirstOrThrow();
         await trx.updateTable('refresh_token').set({ rotated_at: sql`now()`, replaced_by: inserted.id }).where('id', '=', row.id).execute();
+        await trx.updateTable('refresh_family').set({ last_used_at: sql`now()` }).where('id', '=', row.family_id).execute();
         return { outcome: 'rotated' as const, accountId: row.account_id, familyId: row.family_id, token: next, expiresAt: row.expires_at };
       }
 

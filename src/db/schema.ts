@@ -16,15 +16,40 @@ export interface AccountTable {
   subscription_status: ColumnType<SubscriptionStatus, SubscriptionStatus | undefined, SubscriptionStatus>;
   subscription_plan: string | null;
   subscription_period_end: NullableTimestamp;
+  /** set when the owner opened a verification (or email-change) link sent to `email` */
+  email_verified: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 /** One log-in: every refresh token rotated from it belongs to this family. */
 export interface RefreshFamilyTable {
   id: Generated<string>;
-  account_id: string;
+  /** null once the account is deleted: the revoked family stays so every instance keeps refusing its access tokens */
+  account_id: string | null;
   created_at: Generated<Date>;
   expires_at: Timestamp;
   revoked_at: NullableTimestamp;
+  /** the log-in's User-Agent, truncated; shown on the sessions page */
+  user_agent: string | null;
+  /** the client address of the log-in */
+  ip: string | null;
+  /** the last log-in or refresh of the family */
+  last_used_at: NullableTimestamp;
+}
+
+export type ActionTokenPurpose = 'verify-email' | 'reset-password' | 'email-change' | 'invitation';
+
+/** A single-use emailed token (verification, reset, email change); only its hash is stored. */
+export interface ActionTokenTable {
+  id: Generated<string>;
+  purpose: ActionTokenPurpose;
+  /** SHA-256 of the token, hex */
+  token_hash: string;
+  account_id: string;
+  /** the address the link was sent to (for email-change: the new address) */
+  email: string;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
 }
 
 export interface RefreshTokenTable {
@@ -82,6 +107,7 @@ export interface MailOutboxTable {
 export interface DatabaseSchema {
   account: AccountTable;
   refresh_family: RefreshFamilyTable;
+  action_token: ActionTokenTable;
   refresh_token: RefreshTokenTable;
   payment_event: PaymentEventTable;
   mail_outbox: MailOutboxTable;

@@ -27,6 +27,10 @@ export class HttpError extends Error {
 export function badRequest(body: ErrorBody): HttpError {
   return new HttpError(400, body);
 }
+/** 400 `invalid-token`: an emailed link's token that is unknown, already used or expired (one answer for all three). */
+export function invalidToken(message = 'This link is invalid, was already used or has expired'): HttpError {
+  return new HttpError(400, { type: 'invalid-token', message });
+}
 export function unauthorized(message = 'Authentication required', extra: Record<string, unknown> = {}): HttpError {
   return new HttpError(401, { type: 'unauthorized', message, ...extra }, { 'www-authenticate': 'Bearer' });
 }

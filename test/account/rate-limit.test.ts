@@ -108,6 +108,7 @@ for (const db of testDatabases()) {
         refreshTokens: new RefreshTokens(t.system.database.db, { secret: TEST_JWT_SECRET, ttl: 3600, reuseGrace: 0 }, { markRevoked: () => undefined }),
         loginLimiter: new LoginRateLimiter({ email: null, address: null }),
         signUpLimiter: new SignUpRateLimiter(null),
+        mail: t.system.mail,
         log: t.system.logs.logger('test'),
       });
       const email = uniqueEmail();

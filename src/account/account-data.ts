@@ -1,0 +1,68 @@
+/**
+ * The account's data as a whole: the export (GDPR access) and the deletion (erasure).
+ *
+ * Deletion leaves no row that names the account except what payment law needs: its payment
+ * events stay, unlinked (`account_id` null; the provider's customer id and payload stay, as
+ * the provider keeps them). Sessions are revoked first, so their access tokens are refused on
+ * every instance; the revoked families stay unlinked and without metadata (see migration 0006),
+ * because instances that start or poll learn of revocations from them.
+ */
+import { sql } from 'kysely';
+import type { RefreshTokens } from '../auth/refresh-tokens.js';
+import { unauthorized } from '../http/errors.js';
+import type { AuthUser } from '../http/routes.js';
+import type { AccountExport } from './lifecycle-schemas.js';
+import { confirmPassword, type PasswordCheckDeps } from './password-check.js';
+import type { AccountSessions } from './sessions.js';
+import { ACCOUNT_COLUMNS, toUserAccount } from './service.js';
+
+export interface AccountDataDeps extends PasswordCheckDeps {
+  refreshTokens: RefreshTokens;
+  sessions: AccountSessions;
+}
+
+export class AccountData {
+  constructor(private readonly deps: AccountDataDeps) {}
+
+  async export(user: AuthUser): Promise<AccountExport> {
+    const row = await this.deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', user.id).executeTakeFirst();
+    if (!row) throw unauthorized('Account no longer exists');
+    const events = await this.deps.db.selectFrom('payment_event')
+      .select(['provider', 'event_id', 'type', 'created_at', 'received_at', 'payload'])
+      .where('account_id', '=', user.id).orderBy('seq', 'desc').execute();
+    return {
+      'exported-at': new Date().toISOString(),
+      account: toUserAccount(row),
+      sessions: await this.deps.sessions.list(user.id, user.sessionId),
+      'payment-events': events.map((e) => ({
+        provider: e.provider,
+        id: e.event_id,
+        type: e.type,
+        'created-at': e.created_at.toISOString(),
+        'received-at': e.received_at.toISOString(),
+        payload: e.payload,
+      })),
+    };
+  }
+
+  /** Deletes the account once `password` is its password (403 otherwise). */
+  async delete(user: AuthUser, password: string, clientAddress: string): Promise<void> {
+    const account = await confirmPassword(this.deps, user.id, password, clientAddress, 'password');
+    // first: from here on no instance accepts the account's access tokens
+    const ended = await this.deps.refreshTokens.revokeAllForAccount(account.id);
+    await this.deps.db.transaction().execute(async (trx) => {
+      const pendingAddresses = await trx.selectFrom('action_token').select('email')
+        .where('account_id', '=', account.id).where('purpose', '=', 'email-change').execute();
+      // messages to the account's addresses (their bodies carry its name and live links)
+      await trx.deleteFrom('mail_outbox')
+        .where('to_address', 'in', [account.email, ...pendingAddresses.map((r) => r.email)]).execute();
+      const families = trx.selectFrom('refresh_family').select('id').where('account_id', '=', account.id);
+      await trx.deleteFrom('refresh_token').where('family_id', 'in', families).execute();
+      await trx.updateTable('refresh_family').set({ user_agent: null, ip: null, revoked_at: sql`coalesce(revoked_at, clock_timestamp())` })
+        .where('account_id', '=', account.id).execute();
+      // cascades: action tokens; set null: refresh families, payment events
+      await trx.deleteFrom('account').where('id', '=', account.id).execute();
+    });
+    this.deps.log.info('account/deleted', 'Account deleted', { 'account-id': account.id, sessions: ended.length });
+  }
+}

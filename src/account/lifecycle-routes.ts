@@ -1,0 +1,123 @@
+/**
+ * The account lifecycle's routes, as data: verification, password reset and change, email
+ * change, the name. Sessions, export and deletion are in session-routes.ts. See docs/api.md.
+ */
+import { finished } from 'node:stream/promises';
+import { ErrorBody, unauthorized } from '../http/errors.js';
+import { ref, route, type RouteGroup } from '../http/routes.js';
+import type { AccountLifecycle } from './lifecycle-service.js';
+import {
+  Accepted, ChangeEmail, ChangePassword, ForgotPassword, NoBody, ResetPassword, TokenRequest, UpdateAccount,
+} from './lifecycle-schemas.js';
+import { UserAccount } from './schemas.js';
+
+const error = ref(ErrorBody);
+const requireUser = <U>(user: U | undefined): U => {
+  if (!user) throw unauthorized();
+  return user;
+};
+
+/** The one answer of forgot-password, whatever the address. */
+export const FORGOT_PASSWORD_ANSWER = 'If an account uses this address, a link to reset its password is on its way. It expires in 1 hour.';
+
+export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
+  return {
+    prefix: '/api/account',
+    tags: ['Account API'],
+    auth: 'optional',
+    bodyLimit: 16 * 1024,
+    routes: [
+      route({
+        method: 'POST',
+        path: '/verify-email',
+        summary: 'Verify the email address',
+        description: 'Takes the token of the emailed verification link (24 h, single use). 400 `invalid-token` when it is unknown, used or expired.',
+        schemas: { body: ref(TokenRequest), response: { 200: ref(UserAccount), 400: error } },
+        handler: ({ parameters }) => lifecycle.verifyEmail(parameters.body.token),
+      }),
+      route({
+        method: 'POST',
+        path: '/resend-verification',
+        summary: 'Send a new verification link',
+        description: 'Emails a new verification link to the caller\'s address (nothing when it is verified already). ' +
+          'Rate-limited per account and per client address (429).',
+        auth: 'required',
+        schemas: { body: ref(NoBody), response: { 202: ref(Accepted), 429: error } },
+        async handler({ user, request }) {
+          await lifecycle.resendVerification(requireUser(user), request.ip);
+          return { message: 'A verification link is on its way, unless the address is verified already.' };
+        },
+      }),
+      route({
+        method: 'POST',
+        path: '/forgot-password',
+        summary: 'Ask for a password reset link',
+        description: 'Always 202 with the same body, in the same time, whether an account uses the email or not; ' +
+          'when one does, a reset link (1 h, single use) is emailed. Rate-limited per email and per client address (429).',
+        schemas: { body: ref(ForgotPassword), response: { 202: ref(Accepted), 429: error } },
+        async handler({ parameters, request, reply }) {
+          // the work starts once the answer is out (finished or the connection closed)
+          const answered = finished(reply.raw).catch(() => undefined);
+          await lifecycle.forgotPassword(parameters.body.email, request.ip, answered);
+          return { message: FORGOT_PASSWORD_ANSWER };
+        },
+      }),
+      route({
+        method: 'POST',
+        path: '/reset-password',
+        summary: 'Set a new password from a reset link',
+        description: 'Takes the reset link\'s token and the new password. Every session of the account ends ' +
+          '(refresh tokens and access tokens). 400 `invalid-token` when the token is unknown, used or expired.',
+        schemas: { body: ref(ResetPassword), response: { 204: null, 400: error } },
+        async handler({ parameters }) {
+          await lifecycle.resetPassword(parameters.body.token, parameters.body.password);
+          return undefined;
+        },
+      }),
+      route({
+        method: 'POST',
+        path: '/change-password',
+        summary: 'Change the password',
+        description: 'Needs the current password (403 `forbidden` when wrong; wrong ones count against the log-in failure limits, 429). ' +
+          'Every other session ends; the caller\'s stays. A notice is emailed.',
+        auth: 'required',
+        schemas: { body: ref(ChangePassword), response: { 204: null, 403: error, 429: error } },
+        async handler({ parameters, user, request }) {
+          await lifecycle.changePassword(requireUser(user), parameters.body, request.ip);
+          return undefined;
+        },
+      }),
+      route({
+        method: 'POST',
+        path: '/change-email',
+        summary: 'Ask to change the email address',
+        description: 'Needs the password (403 when wrong). Emails a confirmation link (24 h) to the new address and a notice to the old one; ' +
+          'the address changes when the link is opened. 409 `conflict` when the new address is taken.',
+        auth: 'required',
+        schemas: { body: ref(ChangeEmail), response: { 202: ref(Accepted), 403: error, 409: error, 429: error } },
+        async handler({ parameters, user, request }) {
+          await lifecycle.changeEmail(requireUser(user), parameters.body, request.ip);
+          return { message: 'A confirmation link is on its way to the new address; the address changes when it is opened.' };
+        },
+      }),
+      route({
+        method: 'POST',
+        path: '/confirm-email',
+        summary: 'Confirm an email change',
+        description: 'Takes the token of the link sent to the new address: the account gets the new address, verified. ' +
+          '400 `invalid-token` when the token is unknown, used or expired; 409 when another account took the address meanwhile.',
+        schemas: { body: ref(TokenRequest), response: { 200: ref(UserAccount), 400: error, 409: error } },
+        handler: ({ parameters }) => lifecycle.confirmEmail(parameters.body.token),
+      }),
+      route({
+        method: 'PATCH',
+        path: '/me',
+        summary: 'Update the current account',
+        description: 'Sets the name (`null` clears it). The email changes through `change-email`, the password through `change-password`.',
+        auth: 'required',
+        schemas: { body: ref(UpdateAccount), response: { 200: ref(UserAccount) } },
+        handler: ({ parameters, user }) => lifecycle.updateProfile(requireUser(user), parameters.body),
+      }),
+    ],
+  };
+}

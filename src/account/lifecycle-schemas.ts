@@ -1,0 +1,86 @@
+/** Named schemas of the account lifecycle routes (DESIGN.md, "Account lifecycle"). */
+import { Type, type Static } from 'typebox';
+import { Email, NewPassword, UserAccount } from './schemas.js';
+
+/** An emailed link's token: 43 characters as issued; anything far longer is not one. */
+const LinkToken = Type.String({ minLength: 1, maxLength: 200, description: 'the `token` query parameter of the emailed link' });
+const CurrentPassword = Type.String({ maxLength: 128 });
+
+export const TokenRequest = Type.Object({ token: LinkToken }, { $id: 'token-request', additionalProperties: false });
+
+export const NoBody = Type.Object({}, { $id: 'empty-request', additionalProperties: false, description: 'an empty map (or no body)' });
+
+export const ForgotPassword = Type.Object({ email: Type.String({ maxLength: 254 }) }, { $id: 'forgot-password', additionalProperties: false });
+
+export const ResetPassword = Type.Object({ token: LinkToken, password: NewPassword }, { $id: 'reset-password', additionalProperties: false });
+
+export const ChangePassword = Type.Object(
+  { 'current-password': CurrentPassword, password: NewPassword },
+  { $id: 'change-password', additionalProperties: false },
+);
+
+export const ChangeEmail = Type.Object(
+  { password: CurrentPassword, 'new-email': Email },
+  { $id: 'change-email', additionalProperties: false },
+);
+
+export const UpdateAccount = Type.Object(
+  { name: Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], { description: 'trimmed; null or an empty string clears the name' }) },
+  { $id: 'update-account', additionalProperties: false },
+);
+
+export const DeleteAccount = Type.Object({ password: CurrentPassword }, { $id: 'delete-account', additionalProperties: false });
+
+export const Accepted = Type.Object(
+  { message: Type.String() },
+  { $id: 'accepted', additionalProperties: false, description: 'the request was taken; what happens next is emailed' },
+);
+export type Accepted = Static<typeof Accepted>;
+
+export const AccountSession = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    'created-at': Type.String({ format: 'date-time', description: 'the log-in' }),
+    'last-used-at': Type.String({ format: 'date-time', description: 'the last log-in or refresh' }),
+    'user-agent': Type.Union([Type.String(), Type.Null()]),
+    ip: Type.Union([Type.String(), Type.Null()]),
+    current: Type.Boolean({ description: 'the session of the access token that asked' }),
+  },
+  { $id: 'account-session', additionalProperties: false },
+);
+export type AccountSession = Static<typeof AccountSession>;
+
+export const AccountSessions = Type.Object(
+  { sessions: Type.Array(AccountSession) },
+  { $id: 'account-sessions', additionalProperties: false },
+);
+
+export const SessionId = Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
+
+export const ExportedPaymentEvent = Type.Object(
+  {
+    provider: Type.String(),
+    id: Type.String(),
+    type: Type.String(),
+    'created-at': Type.String({ format: 'date-time' }),
+    'received-at': Type.String({ format: 'date-time' }),
+    payload: Type.Unknown({ description: 'the event as the provider sent it' }),
+  },
+  { $id: 'exported-payment-event', additionalProperties: false },
+);
+
+export const AccountExport = Type.Object(
+  {
+    'exported-at': Type.String({ format: 'date-time' }),
+    account: UserAccount,
+    sessions: Type.Array(AccountSession),
+    'payment-events': Type.Array(ExportedPaymentEvent),
+  },
+  { $id: 'account-export', additionalProperties: false, description: 'everything the service keeps about the account (GDPR access)' },
+);
+export type AccountExport = Static<typeof AccountExport>;
+
+export const LIFECYCLE_SCHEMAS = [
+  TokenRequest, NoBody, ForgotPassword, ResetPassword, ChangePassword, ChangeEmail, UpdateAccount, DeleteAccount, Accepted,
+  AccountSession, AccountSessions, ExportedPaymentEvent, AccountExport,
+];

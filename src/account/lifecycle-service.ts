@@ -1,0 +1,183 @@
+/**
+ * The account lifecycle around the password and the address: verification, forgot / reset
+ * password, change password, change email and its confirmation, and the name. Every message is
+ * queued in the transaction of the change that causes it (src/mail). See docs/api.md.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RefreshTokens } from '../auth/refresh-tokens.js';
+import type { PasswordHasher } from '../auth/passwords.js';
+import type { AuthUser } from '../http/routes.js';
+import { conflict, invalidToken, requestCoercion, unauthorized } from '../http/errors.js';
+import type { Mail } from '../mail/index.js';
+import { newActionToken, retireTokens, storeActionToken, findUsableToken, useToken } from './action-tokens.js';
+import type { LifecycleRateLimiter } from './limits.js';
+import { confirmPassword, type PasswordCheckDeps } from './password-check.js';
+import type { UserAccount } from './schemas.js';
+import { ACCOUNT_COLUMNS, normalizeEmail, toUserAccount } from './service.js';
+
+export interface LifecycleDeps extends PasswordCheckDeps {
+  passwords: PasswordHasher;
+  refreshTokens: RefreshTokens;
+  mail: Pick<Mail, 'enqueue'>;
+  limits: LifecycleRateLimiter;
+}
+
+/** the pause between forgot-password's answer and its work, ms */
+const AFTER_ANSWER_MS = 20;
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+const emailTaken = () => conflict('An account with this email already exists', { field: 'new-email' });
+
+export class AccountLifecycle {
+  /** forgot-password work still running after its answer was sent (see forgotPassword) */
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(private readonly deps: LifecycleDeps) {}
+
+  async verifyEmail(token: string): Promise<UserAccount> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const used = await useToken(trx, 'verify-email', token);
+      if (!used) throw invalidToken();
+      // a link sent to an address the account no longer has verifies nothing
+      const row = await trx.updateTable('account').set({ email_verified: true })
+        .where('id', '=', used.accountId).where('email', '=', used.email)
+        .returning(ACCOUNT_COLUMNS).executeTakeFirst();
+      if (!row) throw invalidToken();
+      await retireTokens(trx, row.id, 'verify-email');
+      this.deps.log.info('account/email-verified', 'Email verified', { 'account-id': row.id });
+      return toUserAccount(row);
+    });
+  }
+
+  /** Sends a new verification link, unless the address is verified already (then nothing is sent). */
+  async resendVerification(user: AuthUser, clientAddress: string): Promise<void> {
+    await this.deps.limits.resend(user.id, clientAddress);
+    const account = await this.deps.db.selectFrom('account').select(['id', 'email', 'name', 'email_verified'])
+      .where('id', '=', user.id).executeTakeFirst();
+    if (!account) throw unauthorized('Account no longer exists');
+    if (account.email_verified) return;
+    const { token, hash } = newActionToken();
+    await this.deps.db.transaction().execute(async (trx) => {
+      await storeActionToken(trx, { purpose: 'verify-email', hash, accountId: account.id, email: account.email });
+      await this.deps.mail.enqueue(trx, { kind: 'verify-email', to: account.email, data: { name: account.name, token } });
+    });
+  }
+
+  /**
+   * Answers the same, in the same time, whether the email has an account or not: the limits are
+   * counted and a token is made and hashed in both cases, and nothing else is awaited before
+   * the answer. The lookup, the token row and the message are written once the answer has been
+   * handed to the socket (`answered`) and a short pause has passed, so the work never competes
+   * with the answer's delivery (PGlite runs its queries on this thread). The work is tracked, so
+   * a stop waits for it; a failure is logged. See docs/api.md.
+   */
+  async forgotPassword(email: string, clientAddress: string, answered: Promise<unknown>): Promise<void> {
+    const address = normalizeEmail(email);
+    await this.deps.limits.forgotPassword(address, clientAddress);
+    const { token, hash } = newActionToken();
+    const work: Promise<void> = answered
+      .then(() => sleep(AFTER_ANSWER_MS))
+      .then(() => this.sendReset(address, token, hash))
+      .catch((err: Error) => this.deps.log.error('account/forgot-password-failed', `Could not queue a password reset: ${err.message}`, { class: err.constructor?.name }))
+      .finally(() => this.pending.delete(work));
+    this.pending.add(work);
+  }
+
+  private async sendReset(email: string, token: string, hash: string): Promise<void> {
+    const account = await this.deps.db.selectFrom('account').select(['id', 'email', 'name']).where('email', '=', email).executeTakeFirst();
+    if (!account) return;
+    await this.deps.db.transaction().execute(async (trx) => {
+      await storeActionToken(trx, { purpose: 'reset-password', hash, accountId: account.id, email: account.email });
+      await this.deps.mail.enqueue(trx, { kind: 'reset-password', to: account.email, data: { name: account.name, token } });
+    });
+    this.deps.log.info('account/reset-requested', 'Password reset link queued', { 'account-id': account.id });
+  }
+
+  /** Waits for forgot-password work answered but not finished (on stop, and in tests). */
+  async settle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  /** Sets a new password from a reset link and ends every session of the account. */
+  async resetPassword(token: string, password: string): Promise<void> {
+    // checked before hashing, so a bad token costs no hash; used atomically below
+    if (!(await findUsableToken(this.deps.db, 'reset-password', token))) throw invalidToken();
+    const passwordHash = await this.deps.passwords.hash(password);
+    const accountId = await this.deps.db.transaction().execute(async (trx) => {
+      const used = await useToken(trx, 'reset-password', token);
+      if (!used) throw invalidToken();
+      const row = await trx.updateTable('account').set({ password_hash: passwordHash })
+        .where('id', '=', used.accountId).returning(['id', 'email']).executeTakeFirstOrThrow();
+      // the link reached the address the account still has: it is the owner's
+      if (row.email === used.email) await trx.updateTable('account').set({ email_verified: true }).where('id', '=', row.id).execute();
+      await retireTokens(trx, row.id, 'reset-password');
+      return row.id;
+    });
+    const ended = await this.deps.refreshTokens.revokeAllForAccount(accountId);
+    this.deps.log.info('account/password-reset', 'Password reset; every session ended', { 'account-id': accountId, sessions: ended.length });
+  }
+
+  /** Changes the password; every other session ends, the caller's (`sid`) stays; a notice is emailed. */
+  async changePassword(user: AuthUser, input: { 'current-password': string; password: string }, clientAddress: string): Promise<void> {
+    const account = await confirmPassword(this.deps, user.id, input['current-password'], clientAddress, 'current-password');
+    const passwordHash = await this.deps.passwords.hash(input.password);
+    await this.deps.db.transaction().execute(async (trx) => {
+      await trx.updateTable('account').set({ password_hash: passwordHash }).where('id', '=', account.id).execute();
+      // a reset link mailed before the change must not undo it
+      await retireTokens(trx, account.id, 'reset-password');
+      await this.deps.mail.enqueue(trx, { kind: 'password-changed-notice', to: account.email, data: { name: account.name } });
+    });
+    const ended = await this.deps.refreshTokens.revokeAllForAccount(account.id, user.sessionId);
+    this.deps.log.info('account/password-changed', 'Password changed; other sessions ended', { 'account-id': account.id, sessions: ended.length });
+  }
+
+  /** Asks for an email change: a confirmation link to the new address, a notice to the old one. */
+  async changeEmail(user: AuthUser, input: { password: string; 'new-email': string }, clientAddress: string): Promise<void> {
+    const account = await confirmPassword(this.deps, user.id, input.password, clientAddress, 'password');
+    const newEmail = normalizeEmail(input['new-email']);
+    if (newEmail === account.email) throw requestCoercion('body', [{ path: '/new-email', message: 'is already the account\'s address' }]);
+    const taken = await this.deps.db.selectFrom('account').select('id').where('email', '=', newEmail).executeTakeFirst();
+    if (taken) throw emailTaken();
+    const { token, hash } = newActionToken();
+    await this.deps.db.transaction().execute(async (trx) => {
+      // only the latest request can be confirmed
+      await retireTokens(trx, account.id, 'email-change');
+      await storeActionToken(trx, { purpose: 'email-change', hash, accountId: account.id, email: newEmail });
+      await this.deps.mail.enqueue(trx, { kind: 'confirm-email-change', to: newEmail, data: { name: account.name, newEmail, token } });
+      await this.deps.mail.enqueue(trx, { kind: 'email-changed-notice', to: account.email, data: { name: account.name, newEmail } });
+    });
+    this.deps.log.info('account/email-change-requested', 'Email change requested', { 'account-id': account.id });
+  }
+
+  /** Confirms an email change from the link sent to the new address: the new address, verified. */
+  async confirmEmail(token: string): Promise<UserAccount> {
+    try {
+      return await this.deps.db.transaction().execute(async (trx) => {
+        const used = await useToken(trx, 'email-change', token);
+        if (!used) throw invalidToken();
+        const taken = await trx.selectFrom('account').select('id').where('email', '=', used.email).where('id', '<>', used.accountId).executeTakeFirst();
+        if (taken) throw emailTaken();
+        const row = await trx.updateTable('account').set({ email: used.email, email_verified: true })
+          .where('id', '=', used.accountId).returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow();
+        // links sent to the old address verify or reset nothing any more
+        await retireTokens(trx, row.id, 'verify-email');
+        await retireTokens(trx, row.id, 'reset-password');
+        this.deps.log.info('account/email-changed', 'Email changed', { 'account-id': row.id });
+        return toUserAccount(row);
+      });
+    } catch (err) {
+      // the unique index decides when two confirmations race for one address
+      if (isUniqueViolation(err)) throw emailTaken();
+      throw err;
+    }
+  }
+
+  /** Sets the name, trimmed; an empty one (or null) clears it. */
+  async updateProfile(user: AuthUser, input: { name: string | null }): Promise<UserAccount> {
+    const name = input.name?.trim() || null;
+    const row = await this.deps.db.updateTable('account').set({ name })
+      .where('id', '=', user.id).returning(ACCOUNT_COLUMNS).executeTakeFirst();
+    if (!row) throw unauthorized('Account no longer exists');
+    return toUserAccount(row);
+  }
+}

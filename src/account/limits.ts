@@ -1,0 +1,59 @@
+/**
+ * Limits on the lifecycle's unauthenticated or mail-sending requests: verification resends per
+ * account and per client address, forgot-password per email and per client address. Every
+ * request counts (each one may send a message). The counters live where the log-in limits'
+ * do (memory, the cluster's primary, or Redis; src/auth/rate-limit.ts).
+ */
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateLimitSetting } from '../config.js';
+import { addressKey, counter, take, type LimiterStore } from '../auth/rate-limit.js';
+
+export interface LifecycleLimits {
+  /** RESEND_LIMIT_ACCOUNT */
+  resendAccount: RateLimitSetting | null;
+  /** RESEND_LIMIT_ADDRESS */
+  resendAddress: RateLimitSetting | null;
+  /** FORGOT_PASSWORD_LIMIT_EMAIL */
+  forgotEmail: RateLimitSetting | null;
+  /** FORGOT_PASSWORD_LIMIT_ADDRESS */
+  forgotAddress: RateLimitSetting | null;
+}
+
+/** Takes a point from each counter in order; a refusal gives back the points already taken. */
+async function takeEach(pairs: Array<[RateLimiterAbstract | null, string]>): Promise<void> {
+  const taken: Array<[RateLimiterAbstract, string]> = [];
+  for (const [limiter, key] of pairs) {
+    if (!limiter) continue;
+    try {
+      await take(limiter, key);
+    } catch (err) {
+      await Promise.all(taken.map(([l, k]) => l.reward(k)));
+      throw err;
+    }
+    taken.push([limiter, key]);
+  }
+}
+
+export class LifecycleRateLimiter {
+  private readonly resendByAccount: RateLimiterAbstract | null;
+  private readonly resendByAddress: RateLimiterAbstract | null;
+  private readonly forgotByEmail: RateLimiterAbstract | null;
+  private readonly forgotByAddress: RateLimiterAbstract | null;
+
+  constructor(limits: LifecycleLimits, store: LimiterStore = 'memory') {
+    this.resendByAccount = counter('resend-account', limits.resendAccount, store);
+    this.resendByAddress = counter('resend-address', limits.resendAddress, store);
+    this.forgotByEmail = counter('forgot-password-email', limits.forgotEmail, store);
+    this.forgotByAddress = counter('forgot-password-address', limits.forgotAddress, store);
+  }
+
+  /** One verification resend; 429 with Retry-After over either limit. */
+  resend(accountId: string, address: string): Promise<void> {
+    return takeEach([[this.resendByAccount, accountId], [this.resendByAddress, addressKey(address)]]);
+  }
+
+  /** One forgot-password request, counted the same whether the email has an account or not. */
+  forgotPassword(email: string, address: string): Promise<void> {
+    return takeEach([[this.forgotByEmail, email], [this.forgotByAddress, addressKey(address)]]);
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The password re-entered to confirm a sensitive change (change password, change email, delete
+ * the account). Wrong passwords count against the log-in failure limits (per email + client
+ * address, per address), so a stolen access token cannot be used to guess the password.
+ * A wrong one is 403, not 401: 401 means "refresh your access token and retry" to the client.
+ */
+import type { LoginRateLimiter } from '../auth/rate-limit.js';
+import type { PasswordHasher } from '../auth/passwords.js';
+import type { DB } from '../db/database.js';
+import { forbidden, unauthorized } from '../http/errors.js';
+import type { Logger } from '../logging/logger.js';
+import { ACCOUNT_COLUMNS, type AccountColumns } from './service.js';
+
+export interface PasswordCheckDeps {
+  db: DB;
+  passwords: PasswordHasher;
+  loginLimiter: LoginRateLimiter;
+  log: Logger;
+}
+
+/**
+ * The caller's account once `password` is its password; 403 `forbidden` (with a field error on
+ * `field`) when it is not, 401 when the account is gone, 429 over the limits.
+ */
+export async function confirmPassword(
+  deps: PasswordCheckDeps, accountId: string, password: string, clientAddress: string, field: string,
+): Promise<AccountColumns> {
+  const row = await deps.db.selectFrom('account').select([...ACCOUNT_COLUMNS, 'password_hash']).where('id', '=', accountId).executeTakeFirst();
+  if (!row) throw unauthorized('Account no longer exists');
+  const attempt = await deps.loginLimiter.begin(row.email, clientAddress);
+  let valid: boolean;
+  try {
+    valid = await deps.passwords.verify(row.password_hash, password);
+  } catch (err) {
+    await attempt.refund();
+    throw err;
+  }
+  if (!valid) {
+    deps.log.info('account/password-check-failed', 'Wrong password given to confirm a change', { 'account-id': accountId });
+    throw forbidden('The password is wrong', { errors: [{ path: `/${field}`, message: 'is wrong' }] });
+  }
+  await attempt.refund();
+  const { password_hash: _hash, ...account } = row;
+  return account;
+}

@@ -1,0 +1,69 @@
+/** The account's sessions, its export and its deletion, as data. See docs/api.md. */
+import { ErrorBody, unauthorized } from '../http/errors.js';
+import { ref, route, type RouteGroup } from '../http/routes.js';
+import type { AccountData } from './account-data.js';
+import { AccountExport, AccountSessions as AccountSessionsBody, DeleteAccount, SessionId } from './lifecycle-schemas.js';
+import { clearSessionCookies, type AccountRouteOptions } from './routes.js';
+import type { AccountSessions } from './sessions.js';
+
+const error = ref(ErrorBody);
+const requireUser = <U>(user: U | undefined): U => {
+  if (!user) throw unauthorized();
+  return user;
+};
+
+export function sessionRoutes(sessions: AccountSessions, data: AccountData, options: AccountRouteOptions): RouteGroup {
+  return {
+    prefix: '/api/account',
+    tags: ['Account API'],
+    auth: 'required',
+    bodyLimit: 16 * 1024,
+    routes: [
+      route({
+        method: 'GET',
+        path: '/sessions',
+        summary: 'The account\'s sessions',
+        description: 'One per live log-in (refresh-token family: not ended, not expired), most recently used first; ' +
+          '`current` marks the session of the access token that asks.',
+        schemas: { response: { 200: ref(AccountSessionsBody) } },
+        async handler({ user }) {
+          const u = requireUser(user);
+          return { sessions: await sessions.list(u.id, u.sessionId) };
+        },
+      }),
+      route({
+        method: 'DELETE',
+        path: '/sessions/:id',
+        summary: 'End a session',
+        description: 'Revokes the session\'s refresh-token family: its refresh token stops working and its access tokens are refused ' +
+          'on every instance within a second. 404 for an id that is not a live session of the caller\'s account.',
+        schemas: { params: SessionId, response: { 204: null, 404: error } },
+        async handler({ parameters, user }) {
+          await sessions.end(requireUser(user), parameters.path.id);
+          return undefined;
+        },
+      }),
+      route({
+        method: 'GET',
+        path: '/export',
+        summary: 'Export the account\'s data',
+        description: 'Everything kept about the account: the account, its live sessions and its payment events (GDPR access).',
+        schemas: { response: { 200: ref(AccountExport) } },
+        handler: ({ user }) => data.export(requireUser(user)),
+      }),
+      route({
+        method: 'POST',
+        path: '/delete',
+        summary: 'Delete the account',
+        description: 'Needs the password (403 `forbidden` when wrong; counted like log-in failures). Ends every session first, then deletes ' +
+          'the account, its tokens and its sessions; payment events stay, unlinked. Clears the refresh cookie.',
+        schemas: { body: ref(DeleteAccount), response: { 204: null, 403: error, 429: error } },
+        async handler({ parameters, user, request, reply }) {
+          await data.delete(requireUser(user), parameters.body.password, request.ip);
+          clearSessionCookies(reply, options);
+          return undefined;
+        },
+      }),
+    ],
+  };
+}

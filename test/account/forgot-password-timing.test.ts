@@ -1,0 +1,129 @@
+/**
+ * Forgot-password answers in the same time whether the email has an account or not (issue 17).
+ *
+ * The rule: 40 requests for an existing account and 40 for an unknown email, interleaved in
+ * random order within each pair, each timed at the client. The two samples are compared with a
+ * two-sided Mann-Whitney U test (normal approximation): |z| > 3.29 (p < 0.001) says the medians
+ * differ. No wall-clock bound is asserted. The same rule is first shown to catch a
+ * hash-vs-no-hash difference on this machine, in this run: forgot-password against a failed
+ * log-in (one argon2id verification), so a pass is not the rule being blind.
+ * Between requests the test waits for the work done after the previous answer (the lookup, the
+ * reset message and its delivery) to finish: the client runs in the server's process, so that
+ * work would otherwise fall into the next sample's time.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { signUp, uniqueEmail } from '../support/auth.js';
+import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
+
+const SAMPLES = 40;
+const Z_CRITICAL = 3.29;
+
+/** Mann-Whitney U's z score of `a` against `b` (ties get mid-ranks). */
+export function mannWhitneyZ(a: number[], b: number[]): number {
+  const all = [...a.map((v) => ({ v, g: 0 })), ...b.map((v) => ({ v, g: 1 }))].sort((x, y) => x.v - y.v);
+  const ranks = new Array<number>(all.length);
+  for (let i = 0; i < all.length;) {
+    let j = i;
+    while (j + 1 < all.length && all[j + 1].v === all[i].v) j++;
+    for (let k = i; k <= j; k++) ranks[k] = (i + j) / 2 + 1;
+    i = j + 1;
+  }
+  const rankSumA = all.reduce((sum, x, i) => (x.g === 0 ? sum + ranks[i] : sum), 0);
+  const n1 = a.length;
+  const n2 = b.length;
+  const u = rankSumA - (n1 * (n1 + 1)) / 2;
+  return (u - (n1 * n2) / 2) / Math.sqrt((n1 * n2 * (n1 + n2 + 1)) / 12);
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((x, y) => x - y);
+  return (s[Math.floor((s.length - 1) / 2)] + s[Math.ceil((s.length - 1) / 2)]) / 2;
+};
+
+for (const db of testDatabases()) {
+  describe(`Forgot-password timing on ${db.name}`, () => {
+    let t: TestSystem;
+    before(async () => {
+      t = await startSystem(db, {
+        FORGOT_PASSWORD_LIMIT_EMAIL: '0', FORGOT_PASSWORD_LIMIT_ADDRESS: '0', LOGIN_LIMIT_EMAIL: '0', LOGIN_LIMIT_ADDRESS: '0',
+      });
+    });
+    after(async () => t?.stop());
+
+    /** Waits for the work queued after the answer (it starts 20 ms after it; the mail worker then delivers the message), then until the outbox is idle. */
+    const quiet = async () => {
+      await sleep(120);
+      for (let i = 0; i < 100; i++) {
+        const busy = await t.system.database.db.selectFrom('mail_outbox').select('id').where('status', 'in', ['pending', 'sending']).execute();
+        if (busy.length === 0) break;
+        await sleep(10);
+      }
+    };
+
+    const timed = async (path: string, body: unknown): Promise<{ ms: number; status: number; text: string }> => {
+      const started = performance.now();
+      const res = await t.client('POST', path, { body });
+      const ms = performance.now() - started;
+      await quiet();
+      return { ms, status: res.status, text: res.text };
+    };
+
+    /** `SAMPLES` timings of each, interleaved, the order inside each pair random. */
+    const interleaved = async (a: () => Promise<{ ms: number }>, b: () => Promise<{ ms: number }>) => {
+      const as: number[] = [];
+      const bs: number[] = [];
+      for (let i = 0; i < SAMPLES; i++) {
+        if (Math.random() < 0.5) {
+          as.push((await a()).ms);
+          bs.push((await b()).ms);
+        } else {
+          bs.push((await b()).ms);
+          as.push((await a()).ms);
+        }
+      }
+      return { as, bs, z: mannWhitneyZ(as, bs) };
+    };
+
+    it('answers an existing and an unknown email with the same body, status and time', async (ctx) => {
+      const { email } = await signUp(t.client);
+      // warm-up: the first requests of a route compile its validators and serializers
+      for (let i = 0; i < 5; i++) await timed('/api/account/forgot-password', { email: uniqueEmail('warm') });
+
+      // the rule sees a hash: forgot-password against a failed log-in (argon2id)
+      const power = await interleaved(
+        () => timed('/api/account/forgot-password', { email: uniqueEmail('nobody') }),
+        () => timed('/api/account/log-in', { email, password: 'wrong password!' }),
+      );
+      assert.ok(Math.abs(power.z) > Z_CRITICAL,
+        `the rule must detect one argon2id verification: z = ${power.z.toFixed(2)}, medians ${median(power.as).toFixed(2)} vs ${median(power.bs).toFixed(2)} ms`);
+
+      const bodies = new Set<string>();
+      const statuses = new Set<number>();
+      const record = (r: { ms: number; status: number; text: string }) => {
+        bodies.add(r.text);
+        statuses.add(r.status);
+        return r;
+      };
+      const cmp = await interleaved(
+        async () => record(await timed('/api/account/forgot-password', { email })),
+        async () => record(await timed('/api/account/forgot-password', { email: uniqueEmail('nobody') })),
+      );
+      ctx.diagnostic(`power check z = ${power.z.toFixed(2)}; existing vs unknown z = ${cmp.z.toFixed(2)}, medians ${median(cmp.as).toFixed(2)} / ${median(cmp.bs).toFixed(2)} ms`);
+      assert.deepEqual([...statuses], [202]);
+      assert.equal(bodies.size, 1, 'one body for both');
+      assert.ok(Math.abs(cmp.z) <= Z_CRITICAL,
+        `existing vs unknown differ: z = ${cmp.z.toFixed(2)}, medians ${median(cmp.as).toFixed(2)} vs ${median(cmp.bs).toFixed(2)} ms`);
+      // the existing account did get its messages
+      for (let i = 0; ; i++) {
+        const sent = (await t.system.mail.mailbox.list({ to: email, kind: 'reset-password', limit: 500 })).length;
+        if (sent === SAMPLES || i === 100) {
+          assert.equal(sent, SAMPLES);
+          break;
+        }
+        await sleep(30);
+      }
+    });
+  });
+}
