@@ -3,18 +3,25 @@
  * gives ratios (machines are noisy; ratios from one run are what mean something).
  *
  *  1. micro: one log entry with request context vs a plain pino call; a filtered-out signal;
- *     encoding and decoding a 100-account list in JSON, EDN and Transit
- *  2. HTTP, each server in its own process, loaded by autocannon from another process with the
- *     same connections and duration: raw node:http, bare Fastify (no logger; default pino
- *     logger to a file), bare Express 5, and this project in prod configuration (file logging,
- *     compression, JWT middleware) on PGlite, and on PostgreSQL when BENCH_DATABASE_URL is set
- *  3. this project: /api/account/me, the query endpoint and log-in in JSON and Transit, and the
- *     latency of /api/health while log-ins run flat out; peak RSS per server; the server's CPU
- *     time per request (from /proc, Linux), the steadiest figure on a noisy machine
+ *     encoding and decoding a 100-account list in JSON, EDN and Transit; with PostgreSQL, the
+ *     database path alone (bench/db-path.ts)
+ *  2. HTTP, each server in its own process on this process's Node (24), loaded by autocannon
+ *     from another process with the same connections and duration: raw node:http, bare Fastify
+ *     (no logger; default pino logger to a file), bare Express 5, and this project in prod
+ *     configuration (file logging, compression, JWT middleware) on PostgreSQL when
+ *     BENCH_DATABASE_URL is set, on PGlite, and on PGlite with logging off. All servers run for
+ *     the whole run and are loaded in turn, round after round; medians over the rounds
+ *  3. this project: /api/account/me and the query endpoint in JSON and Transit each round;
+ *     then log-in and the latency of /api/health while log-ins run flat out; RSS per server;
+ *     the server's CPU time per request (from /proc, Linux), the steadiest figure on a noisy
+ *     machine
  *
- * BENCH_DURATION (seconds per measurement, default 5) and BENCH_CONNECTIONS (default 50).
+ * BENCH_DURATION (seconds per measurement, default 5), BENCH_CONNECTIONS (default 50),
+ * BENCH_ROUNDS (default 3); BENCH_ONLY=fastify-bare,postgres runs only those servers' rounds
+ * (no micro-benchmarks), for a quick A/B while working.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -34,6 +41,8 @@ const { createRedactor } = await compiled<typeof import('../src/logging/redact.j
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ONLY = process.env.BENCH_ONLY?.split(',');
 const dir = await mkdtemp(join(tmpdir(), 'saas-bench-'));
 const results: Record<string, unknown> = { machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, duration: DURATION, connections: CONNECTIONS };
 
@@ -72,6 +81,30 @@ async function loggingMicro() {
   };
 }
 
+/**
+ * What the request context costs the promises of a request now: a chain of 20 awaits (about
+ * one database query through Kysely) with and without an AsyncLocalStorage store around it.
+ * Node 20 tracked every promise with promise hooks once a store was in use; Node 24 keeps the
+ * context in AsyncContextFrame instead.
+ */
+async function asyncContextMicro() {
+  const storage = new AsyncLocalStorage<{ id: number }>();
+  const chain = async () => { for (let i = 0; i < 20; i++) await null; };
+  const time = async (withStore: boolean) => {
+    const n = 20_000;
+    let best = Infinity;
+    for (let round = 0; round < 3; round++) {
+      const start = process.hrtime.bigint();
+      for (let i = 0; i < n; i++) await (withStore ? storage.run({ id: i }, chain) : chain());
+      best = Math.min(best, Number(process.hrtime.bigint() - start) / n);
+    }
+    return best;
+  };
+  const without = await time(false);
+  const withStore = await time(true);
+  return { 'twenty-awaits-us': +(without / 1000).toFixed(2), 'twenty-awaits-in-a-context-us': +(withStore / 1000).toFixed(2), 'context-cost-us': +((withStore - without) / 1000).toFixed(2) };
+}
+
 function codecMicro() {
   const accounts = Array.from({ length: 100 }, (_, i) => ({
     id: `3b6b1b5e-8c1d-4b7a-9d2e-${String(i).padStart(12, '0')}`, email: `user${i}@example.com`, name: i % 3 ? `User ${i}` : null,
@@ -108,6 +141,12 @@ const startScript = (JSON.parse(await readFile('package.json', 'utf8')) as { scr
 const START_FLAGS = /node ((?:--\S+ )*)dist\/server\.js/.exec(startScript)?.[1].trim().split(' ').filter(Boolean);
 if (!START_FLAGS) throw new Error(`bench: cannot find "node [flags] dist/server.js" in the start script: ${startScript}`);
 
+// every server runs on this process's own node binary (npm scripts put node_modules/.bin/node,
+// Node 24, first on PATH); its version is asked of that binary and reported
+const serverNode = execFileSync(process.execPath, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
+if (Number(/^v(\d+)/.exec(serverNode)?.[1]) < 24) throw new Error(`bench: the servers would run on Node ${serverNode}; run it as \`npm run bench\` (Node 24)`);
+(results.machine as Record<string, unknown>)['server-node'] = serverNode;
+
 interface Running { url: string; child: ChildProcess; stop(): Promise<void> }
 
 async function startServer(script: string, env: Record<string, string>): Promise<Running> {
@@ -128,16 +167,9 @@ async function startServer(script: string, env: Record<string, string>): Promise
   };
 }
 
-/** one table row: requests/s, latency, the server's CPU per request, and anything extra */
-function report(label: string, r: Load, extra = ''): void {
-  const cpu = r['server-cpu-us-per-request'] ? `  cpu ${r['server-cpu-us-per-request']} µs/req` : '';
-  const failures = r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : '';
-  console.log(`  ${label.padEnd(34)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms${cpu}${extra}${failures}`);
-}
-
-async function peakRssMb(pid: number | undefined): Promise<number | null> {
+async function procStatusMb(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): Promise<number | null> {
   try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(await readFile(`/proc/${pid}/status`, 'utf8'));
     return m ? Math.round(Number(m[1]) / 1024) : null;
   } catch {
     return null;
@@ -155,16 +187,17 @@ async function cpuUs(pid: number | undefined): Promise<number | null> {
 }
 
 interface Load { rps: number; p50: number; p99: number; non2xx: number; errors: number; 'server-cpu-us-per-request'?: number | null }
+interface LoadOptions { method?: string; headers?: Record<string, string>; body?: string; connections?: number; duration?: number; pid?: number; warmUp?: boolean }
 
 /** Loads `url` from an autocannon process; with `pid`, also the server's CPU per request. */
-async function load(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; connections?: number; duration?: number; pid?: number } = {}): Promise<Load> {
+async function load(url: string, options: LoadOptions = {}): Promise<Load> {
   const request = ['-c', String(options.connections ?? CONNECTIONS), '-m', options.method ?? 'GET'];
   for (const [k, v] of Object.entries(options.headers ?? {})) request.push('-H', `${k}=${v}`);
   if (options.body) request.push('-b', options.body);
   request.push(url);
   const autocannon = join('node_modules', '.bin', 'autocannon');
   // one second first, not counted: the JIT and the connection pool warm up for every server alike
-  await new Promise((resolve) => spawn(autocannon, ['-d', '1', ...request], { stdio: 'ignore' }).on('exit', resolve));
+  if (options.warmUp !== false) await new Promise((resolve) => spawn(autocannon, ['-d', '1', ...request], { stdio: 'ignore' }).on('exit', resolve));
   const cpuBefore = options.pid ? await cpuUs(options.pid) : null;
   const child = spawn(autocannon, ['-j', '-d', String(options.duration ?? DURATION), ...request], { stdio: ['ignore', 'pipe', 'ignore'] });
   let out = '';
@@ -185,95 +218,181 @@ function projectEnv(databaseUrl: string): Record<string, string> {
   };
 }
 
-async function measurePeer(name: string, script: string, env: Record<string, string> = {}) {
-  const server = await startServer(script, env);
-  const health = await load(`${server.url}/api/health`, { pid: server.child.pid });
-  const rss = await peakRssMb(server.child.pid);
-  await server.stop();
-  report(name, health, `  rss ${rss} MB`);
-  return { ...health, 'peak-rss-mb': rss };
+/** one server under test and the loads measured on it every round */
+interface Subject {
+  key: string;
+  label: string;
+  server: Running;
+  loads: Array<{ key: string; label: string; path: string; options: LoadOptions }>;
+  /** the project's account, for the log-in measurements after the rounds */
+  account?: { email: string; password: string };
 }
 
-async function measureProject(name: string, databaseUrl: string) {
-  const server = await startServer('dist/server.js', projectEnv(databaseUrl));
-  const out: Record<string, unknown> = {};
-  const show = (label: string, r: Load) => report(`${name} ${label}`, r);
-  out.health = await load(`${server.url}/api/health`, { pid: server.child.pid });
-  show('GET /api/health', out.health as Load);
+const health = { key: 'health', label: 'GET /api/health', path: '/api/health', options: {} };
 
+async function peer(key: string, label: string, script: string, env: Record<string, string> = {}): Promise<Subject> {
+  return { key, label, server: await startServer(script, env), loads: [health] };
+}
+
+async function project(key: string, label: string, databaseUrl: string): Promise<Subject> {
+  const server = await startServer('dist/server.js', projectEnv(databaseUrl));
   const email = `bench-${Date.now()}@example.com`;
   const password = 'bench password 123';
   await fetch(`${server.url}/api/account/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
   const login = await (await fetch(`${server.url}/api/account/log-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) })).json() as { 'access-token': string };
   const auth = { authorization: `Bearer ${login['access-token']}` };
+  const loads: Subject['loads'] = [health];
   for (const format of [json, transitJson]) {
-    const h = { ...auth, accept: format.mime, 'content-type': format.mime };
-    out[`me-${format.name}`] = await load(`${server.url}/api/account/me`, { headers: { ...auth, accept: format.mime }, pid: server.child.pid });
-    show(`GET /me (${format.name})`, out[`me-${format.name}`] as Load);
-    out[`query-${format.name}`] = await load(`${server.url}/api/cqrs/query`, { method: 'POST', headers: h, body: format.encode({ 'query/kind': 'account/me' }), pid: server.child.pid });
-    show(`query account/me (${format.name})`, out[`query-${format.name}`] as Load);
-    out[`log-in-${format.name}`] = await load(`${server.url}/api/account/log-in`, { method: 'POST', headers: { accept: format.mime, 'content-type': format.mime }, body: format.encode({ email, password }), connections: 20 });
-    show(`POST /log-in (${format.name})`, out[`log-in-${format.name}`] as Load);
+    loads.push({ key: `me-${format.name}`, label: `GET /me (${format.name})`, path: '/api/account/me', options: { headers: { ...auth, accept: format.mime } } });
+    loads.push({
+      key: `query-${format.name}`, label: `query account/me (${format.name})`, path: '/api/cqrs/query',
+      options: { method: 'POST', headers: { ...auth, accept: format.mime, 'content-type': format.mime }, body: format.encode({ 'query/kind': 'account/me' }) },
+    });
+  }
+  return { key, label, server, loads, account: { email, password } };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** the median of each figure over the rounds, and the per-round CPU figures beside it */
+function summarize(samples: Load[]): Load & { rounds: number; 'cpu-per-round': Array<number | null | undefined> } {
+  const pick = (f: (l: Load) => number) => median(samples.map(f));
+  const cpu = samples.map((l) => l['server-cpu-us-per-request']).filter((x): x is number => typeof x === 'number');
+  return {
+    rps: pick((l) => l.rps), p50: pick((l) => l.p50), p99: pick((l) => l.p99),
+    non2xx: samples.reduce((n, l) => n + l.non2xx, 0), errors: samples.reduce((n, l) => n + l.errors, 0),
+    'server-cpu-us-per-request': cpu.length ? median(cpu) : null,
+    rounds: samples.length, 'cpu-per-round': samples.map((l) => l['server-cpu-us-per-request']),
+  };
+}
+
+/** one table row: requests/s, latency, the server's CPU per request, and anything extra */
+function report(label: string, r: Load, extra = ''): void {
+  const cpu = r['server-cpu-us-per-request'] ? `  cpu ${r['server-cpu-us-per-request']} µs/req` : '';
+  const failures = r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : '';
+  console.log(`  ${label.padEnd(44)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms${cpu}${extra}${failures}`);
+}
+
+// ---- 3. the run -----------------------------------------------------------------------------
+
+console.log(`servers on Node ${serverNode} (bench on ${process.version}), ${(results.machine as { cpus: number }).cpus} cores`);
+const pgUrl = process.env.BENCH_DATABASE_URL;
+if (!ONLY) {
+  console.log('micro-benchmarks');
+  results.logging = await loggingMicro();
+  console.log(' ', results.logging);
+  results.codecs = codecMicro();
+  console.log(' ', JSON.stringify(results.codecs));
+  results['async-context'] = await asyncContextMicro();
+  console.log('  request context and promises:', results['async-context']);
+}
+if (pgUrl && !ONLY) {
+  const { dbPath } = await import('./db-path.js');
+  results['db-path'] = await dbPath(pgUrl, { rounds: 3, total: 8000 });
+  console.log('  database path alone (this process, 50 queries in flight):', results['db-path']);
+}
+
+// Every server is started once and loaded in turn, round after round (a b c d e, a b c d e, ...),
+// so that a slow minute of a shared machine lands on all of them alike; medians are reported.
+const starts: Array<[string, () => Promise<Subject>]> = [
+  ['node-http', () => peer('node-http', '(a) node:http', 'bench/servers/node-http.ts')],
+  ['fastify-bare', () => peer('fastify-bare', '(b) Fastify, no logger', 'bench/servers/fastify.ts')],
+  ['fastify-pino-file', () => peer('fastify-pino-file', '(c) Fastify + pino to a file', 'bench/servers/fastify.ts', { LOG_TO: join(dir, 'fastify.log') })],
+  ['express', () => peer('express', '(d) Express 5', 'bench/servers/express.ts')],
+  ...(pgUrl ? [['postgres', () => project('postgres', 'postgres', pgUrl)] as [string, () => Promise<Subject>]] : []),
+  ['pglite', () => project('pglite', 'pglite', 'memory://')],
+  // the same server with logging off: no file, no console, every signal filtered out
+  ['pglite-logging-off', () => peer('pglite-logging-off', 'pglite, logging off', 'dist/server.js', { ...projectEnv('memory://'), LOG_FILE: 'off', LOG_CONSOLE: 'off', LOG_LEVELS: '*=fatal' })],
+];
+const subjects: Subject[] = [];
+for (const [key, start] of starts) if (!ONLY || ONLY.includes(key)) subjects.push(await start());
+const samples = new Map<string, Load[]>();
+console.log(`HTTP (${CONNECTIONS} connections, ${DURATION} s each, ${ROUNDS} interleaved rounds)`);
+for (let round = 0; round < ROUNDS; round++) {
+  for (const s of subjects) {
+    for (const l of s.loads) {
+      const r = await load(`${s.server.url}${l.path}`, { ...l.options, pid: s.server.child.pid, warmUp: round === 0 });
+      const key = `${s.key} ${l.key}`;
+      samples.set(key, [...(samples.get(key) ?? []), r]);
+      report(`r${round + 1} ${s.label} ${l.label}`, r);
+    }
+  }
+}
+
+const byServer: Record<string, Record<string, unknown>> = {};
+console.log('medians');
+for (const s of subjects) {
+  const out: Record<string, unknown> = {};
+  for (const l of s.loads) {
+    out[l.key] = summarize(samples.get(`${s.key} ${l.key}`)!);
+    report(`${s.label} ${l.label}`, out[l.key] as Load);
+  }
+  out['rss-after-load-mb'] = await procStatusMb(s.server.child.pid, 'VmRSS');
+  byServer[s.key] = out;
+}
+
+// log-in (argon2id) and health latency while log-ins run flat out: once per project server
+for (const s of subjects.filter((x) => x.account)) {
+  const out = byServer[s.key];
+  const { email, password } = s.account!;
+  for (const format of [json, transitJson]) {
+    out[`log-in-${format.name}`] = await load(`${s.server.url}/api/account/log-in`, { method: 'POST', headers: { accept: format.mime, 'content-type': format.mime }, body: format.encode({ email, password }), connections: 20, pid: s.server.child.pid });
+    report(`${s.label} POST /log-in (${format.name})`, out[`log-in-${format.name}`] as Load);
   }
   // the event loop must keep answering while argon2 runs flat out on the thread pool
-  const flood = load(`${server.url}/api/account/log-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }), connections: 40 });
+  const flood = load(`${s.server.url}/api/account/log-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }), connections: 40, warmUp: false });
   await sleep(500);
-  out['health-during-log-in-flood'] = await load(`${server.url}/api/health`, { connections: 5, duration: Math.max(2, DURATION - 1) });
+  out['health-during-log-in-flood'] = await load(`${s.server.url}/api/health`, { connections: 5, duration: Math.max(2, DURATION - 1), warmUp: false });
   await flood;
-  show('health during log-in flood', out['health-during-log-in-flood'] as Load);
-  out['peak-rss-mb'] = await peakRssMb(server.child.pid);
-  console.log(`  ${name} peak RSS ${out['peak-rss-mb']} MB`);
-  await server.stop();
-  return out;
+  report(`${s.label} health during log-in flood`, out['health-during-log-in-flood'] as Load);
 }
-
-console.log('micro-benchmarks');
-results.logging = await loggingMicro();
-console.log(' ', results.logging);
-results.codecs = codecMicro();
-console.log(' ', JSON.stringify(results.codecs));
-
-console.log(`HTTP (${CONNECTIONS} connections, ${DURATION} s each)`);
-const peers = {
-  'node-http': await measurePeer('(a) node:http', 'bench/servers/node-http.ts'),
-  'fastify-bare': await measurePeer('(b) Fastify, no logger', 'bench/servers/fastify.ts'),
-  'fastify-pino-file': await measurePeer('(c) Fastify + pino to a file', 'bench/servers/fastify.ts', { LOG_TO: join(dir, 'fastify.log') }),
-  express: await measurePeer('(d) Express 5', 'bench/servers/express.ts'),
-};
-results.peers = peers;
-// the same server with logging off: no file, no console, every signal filtered out
-async function healthWithoutLogging(): Promise<Load> {
-  const server = await startServer('dist/server.js', { ...projectEnv('memory://'), LOG_FILE: 'off', LOG_CONSOLE: 'off', LOG_LEVELS: '*=fatal' });
-  const r = await load(`${server.url}/api/health`, { pid: server.child.pid });
-  await server.stop();
-  report('pglite GET /api/health, logging off', r);
-  return r;
+for (const s of subjects) {
+  byServer[s.key]['peak-rss-mb'] = await procStatusMb(s.server.child.pid, 'VmHWM');
+  console.log(`  ${s.label.padEnd(30)} peak RSS ${byServer[s.key]['peak-rss-mb']} MB, after the load rounds ${byServer[s.key]['rss-after-load-mb']} MB`);
+  await s.server.stop();
 }
-const project: Record<string, unknown> = { pglite: await measureProject('pglite', 'memory://'), 'pglite-logging-off': { health: await healthWithoutLogging() } };
-if (process.env.BENCH_DATABASE_URL) project.postgres = await measureProject('postgres', process.env.BENCH_DATABASE_URL);
-results.project = project;
+results.servers = byServer;
 
-const rps = (x: unknown) => (x as { rps: number }).rps;
+const h = (key: string) => byServer[key]?.health as Load | undefined;
+const cpu = (l: unknown) => (l as Load)['server-cpu-us-per-request'] ?? NaN;
+const rps = (l: unknown) => (l as Load).rps;
+/** throughput ratio a / b, and CPU per request as b / a: both read "a is x times as good as b" */
+const both = (a: unknown, b: unknown) => (a && b ? { throughput: +(rps(a) / rps(b)).toFixed(2), cpu: +(cpu(b) / cpu(a)).toFixed(2) } : null);
 // the peers are compared with the production setup: PostgreSQL when it is there (PGlite, the
 // development default, runs the database on the server's own thread); PGlite's ratios are kept too
-const ours = (project.postgres ?? project.pglite) as Record<string, unknown>;
-const pglite = project.pglite as Record<string, unknown>;
-const ratio = (a: unknown, b: unknown) => +(rps(a) / rps(b)).toFixed(2);
-const ratios: Record<string, number | string> = {
-  'compared-setup': project.postgres ? 'postgres' : 'pglite',
-  'health-vs-fastify-bare': ratio(ours.health, peers['fastify-bare']),
-  'health-vs-fastify-pino-file': ratio(ours.health, peers['fastify-pino-file']),
-  'health-vs-express': ratio(ours.health, peers.express),
-  'fastify-bare-vs-express': ratio(peers['fastify-bare'], peers.express),
-  'me-vs-own-health': ratio(ours['me-json'], ours.health),
-  'pglite-health-vs-fastify-bare': ratio(pglite.health, peers['fastify-bare']),
-  'pglite-health-vs-fastify-pino-file': ratio(pglite.health, peers['fastify-pino-file']),
-  'pglite-health-vs-express': ratio(pglite.health, peers.express),
-  'health-file-logging-on-vs-off': ratio(pglite.health, (project['pglite-logging-off'] as Record<string, unknown>).health),
+const oursKey = byServer.postgres ? 'postgres' : 'pglite';
+const ours = byServer[oursKey] ?? {};
+const ratios: Record<string, unknown> = {
+  'compared-setup': oursKey,
+  'health-vs-fastify-bare': both(h(oursKey), h('fastify-bare')),
+  'health-vs-fastify-pino-file': both(h(oursKey), h('fastify-pino-file')),
+  'health-vs-express': both(h(oursKey), h('express')),
+  'fastify-bare-vs-express': both(h('fastify-bare'), h('express')),
+  'me-json-vs-own-health': both(ours['me-json'], ours.health),
+  'query-json-vs-own-health': both(ours['query-json'], ours.health),
+  'me-transit-vs-own-health': both(ours['me-transit'], ours.health),
+  'query-transit-vs-own-health': both(ours['query-transit'], ours.health),
+  'pglite-health-vs-fastify-bare': both(h('pglite'), h('fastify-bare')),
+  'pglite-me-json-vs-own-health': both(byServer.pglite?.['me-json'], h('pglite')),
+  'pglite-health-file-logging-on-vs-off': both(h('pglite'), h('pglite-logging-off')),
 };
 results.ratios = ratios;
-console.log('ratios', ratios);
+// the targets: health against bare Fastify in throughput and CPU per request; the account reads
+// against the project's own health in CPU per request (throughput shown beside it)
+const target = (r: unknown, by: 'both' | 'cpu') => {
+  if (!r) return 'not measured';
+  const { throughput, cpu: c } = r as { throughput: number; cpu: number };
+  const met = c >= 0.5 && (by === 'cpu' || throughput >= 0.5);
+  return `${c} x CPU per request, ${throughput} x throughput: ${met ? 'met' : 'MISSED'}`;
+};
+results.targets = {
+  'health >= 0.5 x bare Fastify (throughput and CPU)': target(ratios['health-vs-fastify-bare'], 'both'),
+  [`/me >= 0.5 x own health, CPU (${oursKey})`]: target(ratios['me-json-vs-own-health'], 'cpu'),
+  [`query account/me >= 0.5 x own health, CPU (${oursKey})`]: target(ratios['query-json-vs-own-health'], 'cpu'),
+};
+console.log('ratios (throughput a/b; CPU per request b/a)', ratios);
+console.log('targets', results.targets);
 results['finished-at'] = new Date().toISOString();
-await writeFile('bench/results.json', JSON.stringify(results, null, 2) + '\n');
+if (!ONLY) await writeFile('bench/results.json', JSON.stringify(results, null, 2) + '\n');
 await rm(dir, { recursive: true, force: true });
-console.log('wrote bench/results.json');
+if (!ONLY) console.log('wrote bench/results.json');

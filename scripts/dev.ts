@@ -5,13 +5,26 @@
  */
 import '../src/runtime/node-version.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, watch } from 'node:fs';
+import { existsSync, realpathSync, watch } from 'node:fs';
 import { loadConfig } from '../src/config.js';
+import { DirectoryLockedError, lockHolder } from '../src/db/lock.js';
 import { createLogging } from '../src/logging/index.js';
 
 if (existsSync('.env')) (await import('dotenv')).config({ quiet: true });
-const { backend } = createLogging(loadConfig());
+const config = loadConfig();
+const { backend } = createLogging(config);
 const log = backend.logger('watcher', 'slf4j');
+
+// the server takes the PGlite directory's lock itself; checking here as well makes a second
+// `npm run dev` stop at once instead of watching for changes with no server
+if (!config.databaseUrl && existsSync(config.pgliteDir)) {
+  const holder = await lockHolder(config.pgliteDir);
+  if (holder) {
+    process.stderr.write(`${new DirectoryLockedError(realpathSync(config.pgliteDir), holder).message}\n`);
+    await backend.close();
+    process.exit(1);
+  }
+}
 
 let child: ChildProcess | undefined;
 let restartTimer: NodeJS.Timeout | undefined;

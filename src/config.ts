@@ -121,6 +121,14 @@ function int(env: Env, name: string, fallback: number, min: number, max = Number
   return n;
 }
 
+/** SHUTDOWN_TIMEOUT in seconds (DESIGN.md); SHUTDOWN_TIMEOUT_MS, in ms, still works. */
+function shutdownTimeoutMs(env: Env): number {
+  const seconds = env.SHUTDOWN_TIMEOUT !== undefined && env.SHUTDOWN_TIMEOUT !== '';
+  const ms = env.SHUTDOWN_TIMEOUT_MS !== undefined && env.SHUTDOWN_TIMEOUT_MS !== '';
+  if (seconds && ms) throw new ConfigError('SHUTDOWN_TIMEOUT', 'is set together with SHUTDOWN_TIMEOUT_MS: set one (seconds, or milliseconds with _MS)');
+  return ms ? int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0) : int(env, 'SHUTDOWN_TIMEOUT', 10, 0, 3600) * 1000;
+}
+
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -315,7 +323,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowedOrigins,
     publicDir: str(env, 'PUBLIC_DIR', 'public'),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
-    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0),
+    shutdownTimeoutMs: shutdownTimeoutMs(env),
     webConcurrency: int(env, 'WEB_CONCURRENCY', 1, 1, 256),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
     headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 100),

@@ -4,6 +4,7 @@
  * builds one, listens, and stops it on SIGTERM/SIGINT.
  */
 import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
 import type { TSchema } from 'typebox';
 import type { RouteGroup } from './http/routes.js';
 import type { Config } from './config.js';
@@ -34,13 +35,15 @@ import { stripeProvider } from './payments/stripe.js';
 import { QueryRegistry } from './query/registry.js';
 import { queryRoutes } from './query/routes.js';
 import { openDatabase, type Database } from './db/database.js';
+import { pendingMigrations } from './db/migrate.js';
 import { healthRoutes } from './health/routes.js';
-import { HealthStatus } from './health/routes.js';
+import { HealthLive, HealthReady, HealthStatus } from './health/routes.js';
 import { buildApp } from './http/app.js';
+import { ConnectionDrain } from './http/drain.js';
 import { createLogging, type LoggingOptions } from './logging/index.js';
 import { createMail, type Mail } from './mail/index.js';
 import { mailboxRoutes } from './mail/routes.js';
-import type { LogBackend } from './logging/logger.js';
+import type { LogBackend, Logger } from './logging/logger.js';
 
 export interface System {
   config: Config;
@@ -51,7 +54,13 @@ export interface System {
   app: FastifyInstance;
   /** listens on config.host:config.port; resolves to the base URL */
   listen(): Promise<string>;
-  /** graceful: stop accepting, finish in-flight requests (bounded), close the database, flush logs */
+  /** true from the moment `stop()` is called: readiness answers 503 */
+  readonly draining: boolean;
+  /**
+   * Graceful: readiness turns 503 at once; stop accepting; answer every accepted request and
+   * every request arriving on an open connection (`Connection: close`); close idle connections;
+   * at SHUTDOWN_TIMEOUT cut what is left (logged with a count); then Redis, the database, logs.
+   */
   stop(): Promise<void>;
 }
 
@@ -102,6 +111,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     stops.push(['mail', () => mail.worker.stop(config.shutdownTimeoutMs)]);
 
     const startedAt = Date.now();
+    let draining = false;
     const csrf = new CsrfService(config.sessionSecret);
     // ended sessions, so access tokens of a logged-out session are refused on every instance
     const revokedSessions = new RevokedSessions({
@@ -143,7 +153,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const accountData = new AccountData({ db: database.db, passwords, loginLimiter, refreshTokens, sessions: accountSessions, log: accountLog });
     const secureCookies = config.env === 'prod';
     const payments = new PaymentService(database.db, [stripeProvider(config.stripeWebhookSecrets)], logs.logger('saas.payments'));
-    const schemas = [HealthStatus, ...ACCOUNT_SCHEMAS, ...LIFECYCLE_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...(options.extraSchemas ?? [])];
+    const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, ...LIFECYCLE_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...(options.extraSchemas ?? [])];
     const queries = new QueryRegistry([...accountQueries(accounts), ...paymentQueries(payments)], [ErrorBody, ...schemas]);
 
     const app = await buildApp({
@@ -154,7 +164,13 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       authenticator: bearerAuthenticator(accessTokens, [REFRESH_COOKIE]),
       schemas,
       routeGroups: [
-        healthRoutes({ version: config.version, startedAt, pingDatabase: (ms) => database.ping(ms) }),
+        healthRoutes({
+          version: config.version,
+          startedAt,
+          pingDatabase: (ms) => database.ping(ms),
+          pendingMigrations: () => pendingMigrations(database.db as unknown as Kysely<unknown>),
+          draining: () => draining,
+        }),
         accountRoutes(accounts, { secureCookies }),
         lifecycleRoutes(lifecycle),
         sessionRoutes(accountSessions, accountData, { secureCookies }),
@@ -165,7 +181,8 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
         ...(options.extraRouteGroups ?? []),
       ],
     });
-    stops.push(['http', () => closeApp(app, config.shutdownTimeoutMs)]);
+    const drain = new ConnectionDrain(app.server);
+    stops.push(['http', () => closeApp(app, drain, config.shutdownTimeoutMs, log)]);
     await app.ready();
 
     return {
@@ -179,7 +196,11 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
         log.info('system/listening', `Listening on ${address}`, { address, env: config.env, db: database.kind, pid: process.pid });
         return address;
       },
+      get draining() {
+        return draining;
+      },
       async stop() {
+        draining = true;
         log.info('system/stopping', 'Shutting down');
         await stopAll();
       },
@@ -191,19 +212,17 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
   }
 }
 
-/** Closes the app; requests still running after `timeoutMs` have their connections cut. */
-async function closeApp(app: FastifyInstance, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      app.server.closeAllConnections?.();
-      resolve();
-    }, timeoutMs);
-    timer.unref();
-  });
-  try {
-    await Promise.race([app.close(), deadline]);
-  } finally {
-    clearTimeout(timer);
+/**
+ * Drains the HTTP server (see http/drain.ts), then closes the app (its onClose hooks). What is
+ * still open after `timeoutMs` is cut and logged with a count.
+ */
+async function closeApp(app: FastifyInstance, drain: ConnectionDrain, timeoutMs: number, log: Logger): Promise<void> {
+  const { cut, cutInFlight } = await drain.drain(timeoutMs);
+  if (cut > 0) {
+    log.warn('system/shutdown-deadline', `SHUTDOWN_TIMEOUT (${timeoutMs} ms) reached: cut ${cut} connections, ${cutInFlight} with a request in flight`,
+      { cut, 'cut-in-flight': cutInFlight, 'timeout-ms': timeoutMs });
+  } else {
+    log.info('system/drained', 'Every connection answered and closed');
   }
+  await app.close();
 }

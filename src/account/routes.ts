@@ -1,11 +1,17 @@
 /** The account API: every route of the `Account API` group, declared as data. */
 import type { FastifyReply } from 'fastify';
-import { ErrorBody, unauthorized } from '../http/errors.js';
+import { ErrorBody, HttpError, unauthorized } from '../http/errors.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
 import { CreateAccount, LogIn, LogInResponse, RefreshRequest, SignUpResponse, UserAccount } from './schemas.js';
 import type { AccountService, Session } from './service.js';
 
 export const REFRESH_COOKIE = 'refresh-token';
+/**
+ * Not a credential: tells the browser client that a refresh cookie may exist (it cannot read
+ * the HttpOnly one), so a first visit makes no refresh request bound to fail. Set and cleared
+ * together with the refresh cookie, with the same expiry.
+ */
+export const SESSION_HINT_COOKIE = 'has-session';
 const COOKIE_PATH = '/api/account';
 
 export interface AccountRouteOptions {
@@ -23,6 +29,11 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
       path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies,
       expires: session.refreshExpiresAt,
     });
+    reply.setCookie(SESSION_HINT_COOKIE, '1', { path: '/', sameSite: 'strict', secure: options.secureCookies, expires: session.refreshExpiresAt });
+  };
+  const clearRefreshCookie = (reply: FastifyReply) => {
+    reply.clearCookie(REFRESH_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies });
+    reply.clearCookie(SESSION_HINT_COOKIE, { path: '/', sameSite: 'strict', secure: options.secureCookies });
   };
   const refreshTokenOf = (body: { 'refresh-token'?: string } | undefined, cookies: Record<string, string | undefined>) =>
     body?.['refresh-token'] ?? cookies[REFRESH_COOKIE];
@@ -76,11 +87,18 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         method: 'POST',
         path: '/refresh',
         summary: 'Refresh the access token',
-        description: 'Rotates the refresh token (from the body or the `refresh-token` cookie) and returns a new pair. ' +
+        description: 'Rotates the refresh token (from the body or the `refresh-token` cookie) and returns a new pair; a 401 clears both cookies. ' +
           'A token presented again after rotation revokes its whole family, except within the reuse grace window.',
         schemas: { body: ref(RefreshRequest), response: { 200: ref(LogInResponse), 401: ref(ErrorBody) } },
         async handler({ parameters, request, reply }) {
-          const session = await accounts.refresh(refreshTokenOf(parameters.body, request.cookies));
+          let session: Session;
+          try {
+            session = await accounts.refresh(refreshTokenOf(parameters.body, request.cookies));
+          } catch (err) {
+            // a refresh token that no longer works is gone for good: so are its cookies
+            if (err instanceof HttpError && err.status === 401) clearRefreshCookie(reply);
+            throw err;
+          }
           setRefreshCookie(reply, session);
           return session.body;
         },
@@ -89,11 +107,15 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         method: 'POST',
         path: '/log-out',
         summary: 'Log out',
-        description: 'Revokes the family of the refresh token given (body or cookie) and clears the cookie. Always 204.',
+        description: 'Revokes the family of the refresh token given (body or cookie) and clears its cookie and the `has-session` hint. Always 204.',
         schemas: { body: ref(RefreshRequest), response: { 204: null } },
         async handler({ parameters, request, reply }) {
           await accounts.logOut(refreshTokenOf(parameters.body, request.cookies));
+<<<<<<< HEAD
           clearSessionCookies(reply, options);
+=======
+          clearRefreshCookie(reply);
+>>>>>>> main
           return undefined;
         },
       }),

@@ -5,7 +5,13 @@
 import type { AccessTokens } from '../auth/access-tokens.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { LoginRateLimiter, SignUpRateLimiter } from '../auth/rate-limit.js';
+<<<<<<< HEAD
 import type { IssuedRefreshToken, RefreshTokens, SessionClient } from '../auth/refresh-tokens.js';
+=======
+import type { IssuedRefreshToken, RefreshTokens } from '../auth/refresh-tokens.js';
+import type { CompiledQuery } from 'kysely';
+import { compiledOnce } from '../db/compiled-once.js';
+>>>>>>> main
 import type { DB } from '../db/database.js';
 import type { AccountRow } from '../db/schema.js';
 import { conflict, requestCoercion, unauthorized } from '../http/errors.js';
@@ -63,7 +69,12 @@ const BAD_CREDENTIALS = 'Invalid email or password';
 const emailTaken = () => conflict('An account with this email already exists', { field: 'email' });
 
 export class AccountService {
-  constructor(private readonly deps: AccountDeps) {}
+  /** the hot lookup of `GET /me` and `account/me`, compiled once (always read fresh) */
+  private readonly accountById: (id: string) => CompiledQuery<AccountColumns>;
+
+  constructor(private readonly deps: AccountDeps) {
+    this.accountById = compiledOnce(1, (param) => deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', param(0)));
+  }
 
   /**
    * A taken email is answered 409 before any hashing: the 409 itself says the email is taken, so
@@ -150,8 +161,8 @@ export class AccountService {
   }
 
   async get(id: string): Promise<UserAccount | undefined> {
-    const row = await this.deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', id).executeTakeFirst();
-    return row ? toUserAccount(row) : undefined;
+    const { rows } = await this.deps.db.executeQuery(this.accountById(id));
+    return rows.length > 0 ? toUserAccount(rows[0]) : undefined;
   }
 
   /** The response of a log-in or refresh: the access token names the refresh family as its session (`sid`). */

@@ -63,6 +63,17 @@ interface LogInResponse {
   account: Account;
 }
 
+/**
+ * The server sets this readable cookie with the HttpOnly refresh-token cookie and clears the
+ * two together: without it a refresh cannot succeed, so a first visit does not ask.
+ */
+export const SESSION_HINT_COOKIE = 'has-session';
+
+/** true when `document.cookie` (given) carries the session hint */
+export function hasSessionHint(cookies: string): boolean {
+  return cookies.split(';').some((c) => c.trim() === `${SESSION_HINT_COOKIE}=1`);
+}
+
 let toastIds = 0;
 
 /** Registers the app's events on a core; `navigate` changes the browser's location. */
@@ -78,11 +89,15 @@ export function registerApp(core: EventCore<AppState>, http: Omit<HttpLayerConfi
   core.regFx('later', ({ ms, event }: { ms: number; event: EventVector }) => { setTimeout(() => core.dispatch(event), ms); });
 
   core
-    .regEvent('app/start', ({ state }) => ({
-      db: { ...state, busy: true },
-      // a page load has no access token: the refresh-token cookie may restore the session
-      'http/api': { url: 'account/refresh', method: 'post', body: {}, onSuccess: ['auth/logged-in', { quiet: true }], onFailure: ['auth/no-session'] },
-    }))
+    .regEvent('app/start', ({ state }, [, arg]) => {
+      // a page load has no access token: the refresh-token cookie may restore the session,
+      // if there is one (a first visit has none, and asks nothing)
+      if (!(arg as { sessionHint?: boolean } | undefined)?.sessionHint) return { dispatch: ['auth/no-session'] };
+      return {
+        db: { ...state, busy: true },
+        'http/api': { url: 'account/refresh', method: 'post', body: {}, onSuccess: ['auth/logged-in', { quiet: true }], onFailure: ['auth/no-session'] },
+      };
+    })
     .regEvent('auth/no-session', ({ state }) => ({
       db: { ...state, busy: false, ready: true },
       dispatch: state.route === 'account' ? ['router/navigate', { route: 'log-in' }] : undefined,

@@ -1,7 +1,7 @@
 /** Browser entry: one core, the app's and the account lifecycle's events, the Preact root, history routing. */
 import { h, render } from 'preact';
 import { registerAccount } from './account/events.js';
-import { registerApp, routeOf, type AppState } from './app.js';
+import { hasSessionHint, registerApp, routeOf, type AppState } from './app.js';
 import { EventCore } from './core.js';
 import { Root } from './view.js';
 import './style.css';
@@ -26,4 +26,4 @@ registerAccount(core, {
 });
 window.addEventListener('popstate', () => core.dispatch(['router/changed', location.pathname]));
 render(h(Root, { core }), root);
-core.dispatch(['app/start']);
+core.dispatch(['app/start', { sessionHint: hasSessionHint(document.cookie) }]);

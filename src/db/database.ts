@@ -3,12 +3,17 @@
  * driver's and pool's own events routed into the log backend as `slf4j` signals.
  */
 import { mkdir } from 'node:fs/promises';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import type { PGlite } from '@electric-sql/pglite';
+import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import type { LogBackend } from '../logging/logger.js';
+import { dumpPglite } from './dump.js';
+import { lockDirectory, type DirectoryLock } from './lock.js';
+import { initializePgliteDirectory, needsInitdb } from './pglite-init.js';
 import { migrateToLatest } from './migrate.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { PipelinedDialect } from './pipelined-dialect.js';
 import { PreparedStatementClient } from './prepared-client.js';
 import type { DatabaseSchema } from './schema.js';
 
@@ -21,6 +26,14 @@ export interface Database {
   ping(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/**
+ * Shared pipelined connections for single statements (besides PG_POOL_MAX for transactions):
+ * two keep both cores' worth of batching while one is busy reading (docs/performance.md).
+ */
+const SHARED_CONNECTIONS = 2;
+/** how the shared connections show in pg_stat_activity */
+export const PIPELINED_APPLICATION_NAME = 'saas-pipelined';
 
 // bigint (int8) as string: ids and sequence numbers must not lose precision
 pg.types.setTypeParser(20, (v: string) => v);
@@ -37,6 +50,8 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
   const log = logs.logger('saas.db');
   let db: DB;
   let kind: Database['kind'];
+  let lock: DirectoryLock | undefined;
+  let pglite: PGlite | undefined;
   if (config.databaseUrl?.startsWith('postgres')) {
     const driverLog = logs.logger('pg', 'slf4j');
     const poolLog = logs.logger('pg-pool', 'slf4j');
@@ -59,14 +74,30 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
     pool.on('remove', () => poolLog.debug('pg-pool/remove', 'Closed a database connection', { total: pool.totalCount }));
     // an idle client losing its server must not crash the process
     pool.on('error', (err) => poolLog.error('pg-pool/error', `Idle connection error: ${err.message}`, { code: (err as { code?: string }).code }));
-    db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+    // single statements share a few pipelined connections; transactions take one from the pool
+    db = new Kysely<DatabaseSchema>({
+      dialect: new PipelinedDialect({
+        client: { connectionString: config.databaseUrl, connectionTimeoutMillis: 3000, application_name: PIPELINED_APPLICATION_NAME },
+        sharedConnections: SHARED_CONNECTIONS,
+        pool,
+        preparedStatements: config.pgPreparedStatements,
+        stallTimeoutMs: 10_000,
+        onConnect(client, slot) {
+          driverLog.debug('pg/connect', 'Opened a shared database connection', { slot });
+          client.on('notice', (n) => driverLog.info('pg/notice', n.message ?? 'notice', { severity: n.severity }));
+        },
+        onConnectionError: (err, slot) => driverLog.error('pg/connection-error', `Shared database connection lost: ${err.message}`, { code: (err as { code?: string }).code, slot }),
+      }),
+    });
     kind = 'postgres';
   } else {
-    const { PGlite } = await import('@electric-sql/pglite');
-    const inMemory = config.databaseUrl === 'memory://';
-    if (!inMemory) await mkdir(config.pgliteDir, { recursive: true });
-    const client = new PGlite({ ...(inMemory ? {} : { dataDir: config.pgliteDir }), postgresqlconf: PGLITE_SETTINGS });
-    db = new Kysely<DatabaseSchema>({ dialect: new PGliteDialect(client) });
+    if (config.databaseUrl === 'memory://') {
+      const { PGlite } = await import('@electric-sql/pglite');
+      pglite = new PGlite({ postgresqlconf: PGLITE_SETTINGS });
+    } else {
+      ({ pglite, lock } = await openPgliteDirectory(config.pgliteDir));
+    }
+    db = new Kysely<DatabaseSchema>({ dialect: new PGliteDialect(pglite) });
     kind = 'pglite';
   }
 
@@ -74,7 +105,13 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
     await migrateToLatest(db as unknown as Kysely<unknown>, log);
   } catch (err) {
     await db.destroy().catch(() => undefined);
+    await lock?.release();
     throw err;
+  }
+  if (lock && pglite) {
+    const client = pglite;
+    // the dump holds PGlite's one connection: requests wait for it, and see no half-dumped state
+    lock.serveDumps(() => db.connection().execute(() => dumpPglite(client)));
   }
   log.info('db/ready', `Database ready (${kind})`, { kind });
 
@@ -91,9 +128,33 @@ export async function openDatabase(config: Config, logs: LogBackend): Promise<Da
       }
     },
     async close() {
-      await db.destroy();
+      try {
+        await db.destroy();
+      } finally {
+        await lock?.release();
+      }
     },
   };
+}
+
+/**
+ * Opens a PGlite directory (created if missing) after taking its lock: throws
+ * DirectoryLockedError naming the process that has it open. Closing the PGlite instance does not
+ * release the lock; the caller releases it after.
+ */
+export async function openPgliteDirectory(dir: string): Promise<{ pglite: PGlite; lock: DirectoryLock }> {
+  await mkdir(dir, { recursive: true });
+  const lock = await lockDirectory(dir);
+  try {
+    if (needsInitdb(dir)) await initializePgliteDirectory(dir, PGLITE_SETTINGS);
+    const { PGlite } = await import('@electric-sql/pglite');
+    const pglite = new PGlite({ dataDir: dir, postgresqlconf: PGLITE_SETTINGS });
+    await pglite.waitReady;
+    return { pglite, lock };
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
 }
 
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
@@ -103,5 +164,5 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: string }).code;
   if (code && UNAVAILABLE_CODES.has(code)) return true;
-  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Query read timeout|PGlite is closed/i.test(err.message);
+  return /timeout exceeded when trying to connect|Connection terminated|not queryable|connect ECONNREFUSED|Query read timeout|PGlite is closed/i.test(err.message);
 }

@@ -38,3 +38,10 @@ export async function migrateToLatest(db: Kysely<unknown>, log: Logger): Promise
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return applied;
 }
+
+/** The migrations this code knows that the database has not applied (readiness asks). */
+export async function pendingMigrations(db: Kysely<unknown>): Promise<string[]> {
+  const applied = await (db as Kysely<{ kysely_migration: { name: string } }>).selectFrom('kysely_migration').select('name').execute();
+  const names = new Set(applied.map((row) => row.name));
+  return Object.keys(MIGRATIONS).filter((name) => !names.has(name));
+}

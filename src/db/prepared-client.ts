@@ -20,7 +20,8 @@ const CACHED_PLAN_CHANGED = '0A000';
 let generation = 0;
 const names = new Map<string, string>();
 
-function statementName(text: string): string | undefined {
+/** The name a parameterised text is prepared under (shared by every connection of the process). */
+export function statementName(text: string): string | undefined {
   let name = names.get(text);
   if (name === undefined && names.size < MAX_NAMED_TEXTS) {
     name = `k${generation}_${names.size}`;
@@ -29,26 +30,21 @@ function statementName(text: string): string | undefined {
   return name;
 }
 
-/** Forgets every name, so the next execution of each text prepares it again. */
-function renameAll(): void {
+/**
+ * True when `err` says a prepared statement's plan no longer fits its table. Forgets every name
+ * then, so the next execution of each text prepares it again under a fresh one.
+ */
+export function planChanged(err: unknown): boolean {
+  if ((err as { code?: string } | null)?.code !== CACHED_PLAN_CHANGED) return false;
   generation++;
   names.clear();
+  return true;
 }
 
-interface ReadyForQuery { status: string }
 type QueryResult = pg.QueryResult<Record<string, unknown>>;
-/** from PostgreSQL's last ReadyForQuery: I idle, T in a transaction, E in a failed one */
-const TRANSACTION_STATUS = Symbol('transactionStatus');
 
-export class PreparedStatementClient extends pg.Client {
-  [TRANSACTION_STATUS] = 'I';
-
-  constructor(config?: string | pg.ClientConfig) {
-    super(config);
-    (this as unknown as { connection: NodeJS.EventEmitter }).connection
-      .on('readyForQuery', (msg: ReadyForQuery) => { this[TRANSACTION_STATUS] = msg.status; });
-  }
-}
+/** A pooled client (transactions) preparing its statements; see the file comment. */
+export class PreparedStatementClient extends pg.Client {}
 
 // Assigned rather than declared, so callers keep pg's overloads. Kysely calls query(text,
 // values) and expects a promise; every other form (configs, cursors, callbacks) goes to pg as is.
@@ -60,11 +56,10 @@ PreparedStatementClient.prototype.query = function query(this: PreparedStatement
   }
   const name = statementName(text);
   if (name === undefined) return send.call(this, text, values);
-  const idleBefore = this[TRANSACTION_STATUS] === 'I';
-  return send.call(this, { name, text, values }).catch((err: { code?: string }) => {
-    if (err?.code !== CACHED_PLAN_CHANGED) throw err;
-    renameAll();
-    if (!idleBefore) throw err;
+  // pg keeps the status of PostgreSQL's last ReadyForQuery: I idle, T in a transaction, E failed
+  const idleBefore = this.getTransactionStatus() !== 'T' && this.getTransactionStatus() !== 'E';
+  return send.call(this, { name, text, values }).catch((err: unknown) => {
+    if (!planChanged(err) || !idleBefore) throw err;
     return send.call(this, { name: statementName(text), text, values });
   });
 } as typeof pg.Client.prototype.query;

@@ -1,4 +1,7 @@
-/** `GET /api/health`: liveness and readiness in one, with the database's state. */
+/**
+ * Health: `GET /api/health` (the service and its database, for people and simple monitors),
+ * and the orchestrator's probes `GET /api/health/live` and `GET /api/health/ready`.
+ */
 import { Type, type Static } from 'typebox';
 import { route, type RouteGroup } from '../http/routes.js';
 
@@ -13,11 +16,28 @@ export const HealthStatus = Type.Object(
 );
 export type HealthStatus = Static<typeof HealthStatus>;
 
+export const HealthLive = Type.Object({ status: Type.Literal('ok') }, { $id: 'health-live', additionalProperties: false });
+export type HealthLive = Static<typeof HealthLive>;
+
+export const HealthReady = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ok'), Type.Literal('draining'), Type.Literal('degraded')]),
+    db: Type.Union([Type.Literal('ok'), Type.Literal('down')]),
+    migrations: Type.Union([Type.Literal('applied'), Type.Literal('pending'), Type.Literal('unknown')]),
+  },
+  { $id: 'health-ready', additionalProperties: false },
+);
+export type HealthReady = Static<typeof HealthReady>;
+
 export interface HealthDeps {
   version: string;
   startedAt: number;
   /** true when the database answers within `timeoutMs` */
   pingDatabase(timeoutMs: number): Promise<boolean>;
+  /** names of the migrations the code knows and the database has not applied */
+  pendingMigrations(): Promise<string[]>;
+  /** true from the moment the process was told to stop */
+  draining(): boolean;
 }
 
 /** How long the database gets to answer before the service reports itself degraded. */
@@ -49,6 +69,15 @@ export function cachedPing(ping: (timeoutMs: number) => Promise<boolean>, maxAge
 
 export function healthRoutes(deps: HealthDeps): RouteGroup {
   const pingDatabase = cachedPing(deps.pingDatabase);
+  // the same cache as the ping: a flood of readiness probes costs one query per half second
+  const migrationsApplied = cachedPing((timeoutMs) => withTimeout(
+    deps.pendingMigrations().then((pending) => pending.length === 0, () => false), timeoutMs,
+  ));
+  const ready = (reply: { code(status: number): unknown }, dbUp: boolean, applied: boolean): HealthReady => {
+    const status = deps.draining() ? 'draining' : dbUp && applied ? 'ok' : 'degraded';
+    if (status !== 'ok') reply.code(503);
+    return { status, db: dbUp ? 'ok' : 'down', migrations: !dbUp ? 'unknown' : applied ? 'applied' : 'pending' };
+  };
   return {
     prefix: '/api',
     tags: ['Health'],
@@ -75,6 +104,38 @@ export function healthRoutes(deps: HealthDeps): RouteGroup {
           return known === undefined ? pingDatabase(DB_PING_TIMEOUT_MS).then(status) : status(known);
         },
       }),
+      route({
+        method: 'GET',
+        path: '/health/live',
+        summary: 'Liveness probe',
+        description: '200 while the process answers, also while it drains. A failing liveness probe restarts the process: ' +
+          'it says nothing about the database, whose outage a restart does not fix.',
+        schemas: { response: { 200: HealthLive } },
+        handler: () => ({ status: 'ok' as const }),
+      }),
+      route({
+        method: 'GET',
+        path: '/health/ready',
+        summary: 'Readiness probe',
+        description: '200 when the database answers within 1 s, every migration is applied and the process is not stopping; ' +
+          '503 `draining` from the moment it receives SIGTERM (so the load balancer stops sending before the listener closes), ' +
+          '503 `degraded` otherwise. Answers are cached for 500 ms.',
+        schemas: { response: { 200: HealthReady, 503: HealthReady } },
+        handler({ reply }) {
+          if (deps.draining()) return ready(reply, pingDatabase.known() ?? true, migrationsApplied.known() ?? true);
+          const dbUp = pingDatabase.known();
+          const applied = migrationsApplied.known();
+          if (dbUp !== undefined && applied !== undefined) return ready(reply, dbUp, applied);
+          return Promise.all([pingDatabase(DB_PING_TIMEOUT_MS), migrationsApplied(DB_PING_TIMEOUT_MS)])
+            .then(([up, done]) => ready(reply, up, up && done));
+        },
+      }),
     ],
   };
+}
+
+function withTimeout(answer: Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
+  return Promise.race([answer, timeout]).finally(() => clearTimeout(timer));
 }

@@ -75,7 +75,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,
     trustProxy: trustProxyOf(config.trustProxy),
-    return503OnClosing: true,
+    // the drain (http/drain.ts) answers requests arriving while the server stops, and closes
+    // connections itself: Fastify would answer them 503, and destroy connections not yet read
+    return503OnClosing: false,
+    forceCloseConnections: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true } },
   });

@@ -58,7 +58,7 @@ const probes: RouteGroup = {
 const db = testDatabases()[0];
 for (const [profile, env] of [
   ['dev at debug', { APP_ENV: 'dev', LOG_LEVELS: 'saas.*=debug', LOG_CONSOLE: 'off' }],
-  ['prod', { APP_ENV: 'prod', LOG_CONSOLE: 'off' }],
+  ['prod', { APP_ENV: 'prod', LOG_CONSOLE: 'off', MAIL_URL: 'smtp://127.0.0.1:9' }],
 ] as const) {
   describe(`no secret in the log or an error body (${profile})`, () => {
     let t: TestSystem;
