@@ -21,6 +21,7 @@ export interface AccountRouteOptions {
 /** Clears the cookies of a session that ended (log-out, account deletion). */
 export function clearSessionCookies(reply: FastifyReply, options: AccountRouteOptions): void {
   reply.clearCookie(REFRESH_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies });
+  reply.clearCookie(SESSION_HINT_COOKIE, { path: '/', sameSite: 'strict', secure: options.secureCookies });
 }
 
 export function accountRoutes(accounts: AccountService, options: AccountRouteOptions): RouteGroup {
@@ -30,10 +31,6 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
       expires: session.refreshExpiresAt,
     });
     reply.setCookie(SESSION_HINT_COOKIE, '1', { path: '/', sameSite: 'strict', secure: options.secureCookies, expires: session.refreshExpiresAt });
-  };
-  const clearRefreshCookie = (reply: FastifyReply) => {
-    reply.clearCookie(REFRESH_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies });
-    reply.clearCookie(SESSION_HINT_COOKIE, { path: '/', sameSite: 'strict', secure: options.secureCookies });
   };
   const refreshTokenOf = (body: { 'refresh-token'?: string } | undefined, cookies: Record<string, string | undefined>) =>
     body?.['refresh-token'] ?? cookies[REFRESH_COOKIE];
@@ -96,7 +93,7 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
             session = await accounts.refresh(refreshTokenOf(parameters.body, request.cookies));
           } catch (err) {
             // a refresh token that no longer works is gone for good: so are its cookies
-            if (err instanceof HttpError && err.status === 401) clearRefreshCookie(reply);
+            if (err instanceof HttpError && err.status === 401) clearSessionCookies(reply, options);
             throw err;
           }
           setRefreshCookie(reply, session);
@@ -111,11 +108,7 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         schemas: { body: ref(RefreshRequest), response: { 204: null } },
         async handler({ parameters, request, reply }) {
           await accounts.logOut(refreshTokenOf(parameters.body, request.cookies));
-<<<<<<< HEAD
           clearSessionCookies(reply, options);
-=======
-          clearRefreshCookie(reply);
->>>>>>> main
           return undefined;
         },
       }),

@@ -5,13 +5,9 @@
 import type { AccessTokens } from '../auth/access-tokens.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { LoginRateLimiter, SignUpRateLimiter } from '../auth/rate-limit.js';
-<<<<<<< HEAD
 import type { IssuedRefreshToken, RefreshTokens, SessionClient } from '../auth/refresh-tokens.js';
-=======
-import type { IssuedRefreshToken, RefreshTokens } from '../auth/refresh-tokens.js';
 import type { CompiledQuery } from 'kysely';
 import { compiledOnce } from '../db/compiled-once.js';
->>>>>>> main
 import type { DB } from '../db/database.js';
 import type { AccountRow } from '../db/schema.js';
 import { conflict, requestCoercion, unauthorized } from '../http/errors.js';
