@@ -105,7 +105,6 @@ export class OrganizationService {
   /** Changes a member's role: admins change admins and members; making or unmaking an owner takes an owner. */
   async updateMember(caller: Membership, accountId: string, role: OrgRole): Promise<Member> {
     return this.roleChange(caller, accountId, async (trx, state) => {
-      if (state.target.role === 'owner' && role !== 'owner' && state.owners === 1) throw lastOwner();
       if ((state.target.role === 'owner' || role === 'owner') && state.callerRole !== 'owner') {
         throw forbidden('Only an owner can make or unmake owners', { 'required-role': 'owner', role: state.callerRole });
       }
@@ -116,6 +115,8 @@ export class OrganizationService {
         'organization-id': caller.organizationId, 'account-id': accountId, role, 'by-account-id': caller.accountId,
       });
       return member;
+    }, (target, owners) => {
+      if (target.role === 'owner' && role !== 'owner' && owners === 1) throw lastOwner();
     });
   }
 
@@ -123,7 +124,6 @@ export class OrganizationService {
   async removeMember(caller: Membership, accountId: string): Promise<void> {
     const leaving = accountId === caller.accountId;
     await this.roleChange(caller, accountId, async (trx, state) => {
-      if (state.target.role === 'owner' && state.owners === 1) throw lastOwner();
       if (!leaving) {
         const needed: OrgRole = state.target.role === 'owner' ? 'owner' : 'admin';
         if (!hasRole(state.callerRole, needed)) {
@@ -136,6 +136,8 @@ export class OrganizationService {
       this.log.info(leaving ? 'orgs/member-left' : 'orgs/member-removed', leaving ? 'Member left' : 'Member removed', {
         'organization-id': caller.organizationId, 'account-id': accountId, 'by-account-id': caller.accountId,
       });
+    }, (target, owners) => {
+      if (target.role === 'owner' && owners === 1) throw lastOwner();
     });
   }
 
@@ -146,6 +148,7 @@ export class OrganizationService {
   private async roleChange<T>(
     caller: Membership, accountId: string,
     change: (trx: Trx, state: { target: { role: OrgRole }; callerRole: OrgRole; owners: number }) => Promise<T>,
+    lastOwnerRule: (target: { role: OrgRole }, owners: number) => void,
   ): Promise<T> {
     try {
       return await this.db.transaction().execute(async (trx) => {
@@ -155,11 +158,14 @@ export class OrganizationService {
           .where('organization_id', '=', caller.organizationId)
           .where((eb) => eb.or([eb('role', '=', 'owner'), eb('account_id', 'in', [accountId, caller.accountId])]))
           .execute();
-        const callerRow = rows.find((r) => r.account_id === caller.accountId);
-        if (!callerRow) throw notFound('No such organization');
         const target = rows.find((r) => r.account_id === accountId);
         if (!target) throw notFound('No such member', { 'account-id': accountId });
-        return change(trx, { target, callerRole: callerRow.role, owners: rows.filter((r) => r.role === 'owner').length });
+        const owners = rows.filter((r) => r.role === 'owner').length;
+        // first: the answer to a change that would leave no owner is 409, also for a caller a concurrent change just demoted or removed
+        lastOwnerRule(target, owners);
+        const callerRow = rows.find((r) => r.account_id === caller.accountId);
+        if (!callerRow) throw notFound('No such organization');
+        return change(trx, { target, callerRole: callerRow.role, owners });
       });
     } catch (err) {
       if (isOwnerRuleViolation(err)) throw lastOwner();
