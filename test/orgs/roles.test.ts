@@ -4,6 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import Fastify from 'fastify';
+import { Type } from 'typebox';
+import { registerRouteGroup, route } from '../../src/http/routes.js';
 import { uniqueEmail } from '../support/auth.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { account, addMember, as, createOrg, type TestAccount } from './support.js';
@@ -114,6 +117,13 @@ for (const db of testDatabases()) {
       assert.deepEqual(missing.body, foreign.body);
     });
 
+    it('answers 400 for an organization id that is not a UUID, before any lookup', async () => {
+      const res = await as(t, actors.owner, 'GET', '/api/orgs/not-a-uuid/members');
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.body.type, 'request-coercion');
+      assert.equal(res.body.in, 'path');
+    });
+
     it('documents the role of each organization route in the OpenAPI document', async () => {
       const doc = (await t.client('GET', '/openapi/openapi.json')).body;
       assert.equal(doc.paths['/api/orgs/{id}'].get['x-org-role'], 'member');
@@ -127,3 +137,21 @@ for (const db of testDatabases()) {
     });
   });
 }
+
+describe('orgRole route data', () => {
+  const definition = (path: string, auth?: 'none' | 'required') => route({
+    method: 'GET', path, summary: 'probe', orgRole: 'admin', ...(auth ? { auth } : {}),
+    schemas: { params: Type.Object({ id: Type.String(), org: Type.String() }), response: { 200: Type.Object({}) } },
+    handler: () => ({}),
+  });
+  const resolver = async () => undefined;
+
+  it('refuses at start-up a route without the organization parameter, without a resolver, or not requiring auth', () => {
+    assert.throws(() => registerRouteGroup(Fastify(), { prefix: '/api', memberships: resolver, routes: [definition('/things')] }), /needs the path parameter :id/);
+    assert.throws(() => registerRouteGroup(Fastify(), { prefix: '/api', routes: [definition('/orgs/:id')] }), /memberships resolver/);
+    assert.throws(() => registerRouteGroup(Fastify(), { prefix: '/api', memberships: resolver, routes: [definition('/orgs/:id', 'none')] }), /requires authentication/);
+    assert.doesNotThrow(() => registerRouteGroup(Fastify(), {
+      prefix: '/api', memberships: resolver, routes: [{ ...definition('/x/:org'), orgParam: 'org' }],
+    }));
+  });
+});
