@@ -45,6 +45,12 @@ import { createMail, type Mail } from './mail/index.js';
 import { mailboxHosts, mailboxRoutes } from './mail/routes.js';
 import { appObservability, createMetrics, startTracing, type Metrics, type Tracing } from './observability/index.js';
 import type { LogBackend, Logger } from './logging/logger.js';
+import { membershipResolver } from './orgs/data.js';
+import { InvitationService } from './orgs/invitations.js';
+import { orgQueries } from './orgs/queries.js';
+import { orgRoutes } from './orgs/routes.js';
+import { ORG_SCHEMAS } from './orgs/schemas.js';
+import { OrganizationService } from './orgs/service.js';
 
 export interface System {
   config: Config;
@@ -168,8 +174,13 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const payments = new PaymentService(database.db, [stripeProvider(config.stripeWebhookSecrets)], logs.logger('saas.payments'), {
       onWebhook: metrics && ((provider, type, outcome) => metrics.webhook(provider, type, outcome)),
     });
-    const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, ...LIFECYCLE_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...(options.extraSchemas ?? [])];
-    const queries = new QueryRegistry([...accountQueries(accounts), ...paymentQueries(payments)], [ErrorBody, ...schemas]);
+    const orgLog = logs.logger('saas.orgs');
+    const orgs = new OrganizationService(database.db, orgLog);
+    const invitations = new InvitationService({ db: database.db, mail, log: orgLog });
+    const memberships = membershipResolver(database.db);
+    // embedded named schemas come before the ones that embed them (organization: subscription; account-export: exported-membership)
+    const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, ...ORG_SCHEMAS, ...LIFECYCLE_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...(options.extraSchemas ?? [])];
+    const queries = new QueryRegistry([...accountQueries(accounts), ...orgQueries(orgs, memberships), ...paymentQueries(payments)], [ErrorBody, ...schemas]);
 
     const app = await buildApp({
       config,
@@ -190,6 +201,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
         accountRoutes(accounts, { secureCookies }),
         lifecycleRoutes(lifecycle),
         sessionRoutes(accountSessions, accountData, { secureCookies }),
+        orgRoutes(orgs, invitations, memberships),
         paymentRoutes(payments),
         queryRoutes(queries),
         // the mailbox shows live tokens: never outside dev

@@ -1,5 +1,6 @@
 /** Named schemas of the account lifecycle routes (DESIGN.md, "Account lifecycle"). */
 import { Type, type Static } from 'typebox';
+import { ExportedMembership } from '../orgs/schemas.js';
 import { Email, NewPassword, UserAccount } from './schemas.js';
 
 /** An emailed link's token: 43 characters as issued; anything far longer is not one. */
@@ -74,6 +75,7 @@ export const AccountExport = Type.Object(
     'exported-at': Type.String({ format: 'date-time' }),
     account: UserAccount,
     sessions: Type.Array(AccountSession),
+    memberships: Type.Array(ExportedMembership, { description: 'the organizations the account belongs to, with its role' }),
     'payment-events': Type.Array(ExportedPaymentEvent),
   },
   { $id: 'account-export', additionalProperties: false, description: 'everything the service keeps about the account (GDPR access)' },

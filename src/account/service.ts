@@ -14,6 +14,7 @@ import { conflict, HttpError, requestCoercion, unauthorized } from '../http/erro
 import type { Logger } from '../logging/logger.js';
 import type { LogInOutcome } from '../observability/events.js';
 import type { Mail } from '../mail/index.js';
+import { createPersonalOrganization } from '../orgs/data.js';
 import { newActionToken, storeActionToken } from './action-tokens.js';
 import type { CreateAccount, LogIn, LogInResponse, UserAccount } from './schemas.js';
 
@@ -95,6 +96,7 @@ export class AccountService {
         const inserted = await trx.insertInto('account')
           .values({ email, name: input.name ?? null, password_hash: passwordHash })
           .returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow();
+        await createPersonalOrganization(trx, inserted);
         // the verification link is sent if and only if the account exists
         await storeActionToken(trx, { purpose: 'verify-email', hash, accountId: inserted.id, email });
         await this.deps.mail.enqueue(trx, { kind: 'verify-email', to: email, data: { name: inserted.name, token } });

@@ -4,13 +4,15 @@
  * live in account/events.ts; the views (Preact) in view.tsx and account/pages.tsx.
  */
 import type { AccountPagesState } from './account/events.js';
+import type { OrgsState } from './orgs/events.js';
 import { EventCore, type EventVector } from './core.js';
 import { installHttp, type HttpFailure, type HttpLayerConfig } from './http.js';
 
 export type Route =
   | 'log-in' | 'sign-up' | 'account'
   | 'forgot-password' | 'reset-password' | 'verify-email' | 'confirm-email'
-  | 'settings' | 'sessions' | 'delete-account';
+  | 'settings' | 'sessions' | 'delete-account'
+  | 'orgs' | 'org' | 'accept-invitation';
 
 export interface Account {
   id: string;
@@ -22,7 +24,7 @@ export interface Account {
   'email-verified'?: boolean;
 }
 
-export interface AppState extends AccountPagesState {
+export interface AppState extends AccountPagesState, OrgsState {
   route: Route;
   token?: string;
   account?: Account;
@@ -43,10 +45,14 @@ export const PATHS: Record<Route, string> = {
   settings: '/settings',
   sessions: '/settings/sessions',
   'delete-account': '/settings/delete',
+  orgs: '/orgs',
+  /** `/orgs/<id>`: navigate with `{route: 'org', path}` */
+  org: '/orgs',
+  'accept-invitation': '/invitations/accept',
 };
 
 /** Pages only a signed-in user sees; a visitor without a session is sent to log in. */
-export const SIGNED_IN_ROUTES: ReadonlySet<Route> = new Set<Route>(['account', 'settings', 'sessions', 'delete-account']);
+export const SIGNED_IN_ROUTES: ReadonlySet<Route> = new Set<Route>(['account', 'settings', 'sessions', 'delete-account', 'orgs', 'org']);
 
 /** Pages a signed-in user has no business on: a log-in from there goes to the account page. */
 const ENTRY_ROUTES: ReadonlySet<Route> = new Set<Route>(['log-in', 'sign-up']);
@@ -54,6 +60,7 @@ const ENTRY_ROUTES: ReadonlySet<Route> = new Set<Route>(['log-in', 'sign-up']);
 /** The route of a location's path (no query); a trailing slash is ignored; unknown paths: the account. */
 export function routeOf(path: string): Route {
   const clean = path.length > 1 ? path.replace(/\/+$/, '') : path;
+  if (/^\/orgs\/[^/]+$/.test(clean)) return 'org';
   const found = (Object.entries(PATHS) as Array<[Route, string]>).find(([, p]) => p === clean);
   return found ? found[0] : 'account';
 }
@@ -140,8 +147,9 @@ export function registerApp(core: EventCore<AppState>, http: Omit<HttpLayerConfi
     }))
     .regEvent('app/idle', ({ state }) => ({ db: { ...state, busy: false } }))
     .regEvent('router/navigate', ({ state }, [, arg]) => {
-      const route = (arg as { route: Route }).route;
-      return { db: { ...state, route, busy: false }, navigate: PATHS[route] };
+      // `path` for a route with a parameter (`/orgs/<id>`)
+      const { route, path } = arg as { route: Route; path?: string };
+      return { db: { ...state, route, busy: false }, navigate: path ?? PATHS[route] };
     })
     .regEvent('router/changed', ({ state }, [, path]) => ({ db: { ...state, route: routeOf(path as string) } }))
     .regEvent('request/failed', (_ctx, [, failure]) => {

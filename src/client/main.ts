@@ -3,6 +3,7 @@ import { h, render } from 'preact';
 import { registerAccount } from './account/events.js';
 import { hasSessionHint, registerApp, routeOf, type AppState } from './app.js';
 import { EventCore } from './core.js';
+import { registerOrgs } from './orgs/events.js';
 import { Root } from './view.js';
 import './style.css';
 
@@ -24,6 +25,15 @@ registerAccount(core, {
     setTimeout(() => URL.revokeObjectURL(url), 1000);
   },
 });
+registerOrgs(core, {
+  // storage that is switched off (a privacy mode) keeps nothing: the app works without it
+  storage: {
+    getItem: (key) => { try { return localStorage.getItem(key); } catch { return null; } },
+    setItem: (key, value) => { try { localStorage.setItem(key, value); } catch { /* not kept */ } },
+    removeItem: (key) => { try { localStorage.removeItem(key); } catch { /* not kept */ } },
+  },
+});
+core.dispatchSync(['orgs/init']);
 window.addEventListener('popstate', () => core.dispatch(['router/changed', location.pathname]));
 render(h(Root, { core }), root);
 core.dispatch(['app/start', { sessionHint: hasSessionHint(document.cookie) }]);

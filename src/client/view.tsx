@@ -8,6 +8,7 @@ import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import { SIGNED_IN_ROUTES, type AppState, type Route } from './app.js';
 import { ConfirmEmailPage, DeleteAccountPage, ForgotPasswordPage, ResetPasswordPage, SessionsPage, SettingsPage, VerifyEmailPage } from './account/pages.js';
 import type { EventCore } from './core.js';
+import { AcceptInvitationPage, OrgPage, OrgSwitcher, OrgsPage } from './orgs/pages.js';
 import { App, Field, Form, Link, Submit, useApp } from './ui.js';
 
 function LogInPage() {
@@ -77,6 +78,9 @@ const PAGES: Record<Route, FunctionComponent> = {
   settings: SettingsPage,
   sessions: SessionsPage,
   'delete-account': DeleteAccountPage,
+  orgs: OrgsPage,
+  org: OrgPage,
+  'accept-invitation': AcceptInvitationPage,
 };
 
 /** Navigation between the signed-in pages, and log-out. */
@@ -88,6 +92,8 @@ function Nav() {
         <Link to="account" id="nav-account">Account</Link>
         <Link to="settings" id="nav-settings">Settings</Link>
         <Link to="sessions" id="nav-sessions">Sessions</Link>
+        <Link to="orgs" id="nav-orgs">Organizations</Link>
+        <OrgSwitcher />
         <button id="log-out" type="button" class="secondary" disabled={state.busy} onClick={() => dispatch(['log-out'])}>Log out</button>
       </nav>
     </header>
@@ -146,7 +152,10 @@ export function Root({ core }: { core: EventCore<AppState> }) {
   const allowed = !SIGNED_IN_ROUTES.has(state.route) || Boolean(state.token);
   useEffect(() => {
     if (!state.ready) return;
-    if (allowed) dispatch(['page/enter', state.route, location.search]);
+    if (allowed) {
+      dispatch(['page/enter', state.route, location.search]);
+      dispatch(['orgs/page-enter', state.route, location.search]);
+    }
     else dispatch(['router/navigate', { route: 'log-in' }]);
   }, [state.route, state.ready, allowed]);
 

@@ -9,6 +9,7 @@ import * as m0003 from './migrations/0003_payment_events.js';
 import * as m0004 from './migrations/0004_mail_outbox.js';
 import * as m0005 from './migrations/0005_refresh_family_revoked.js';
 import * as m0006 from './migrations/0006_account_lifecycle.js';
+import * as m0007 from './migrations/0007_organizations.js';
 import type { Logger } from '../logging/logger.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0004_mail_outbox': m0004,
   '0005_refresh_family_revoked': m0005,
   '0006_account_lifecycle': m0006,
+  '0007_organizations': m0007,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -253,6 +253,9 @@ class PipelinedDriver implements Driver {
 
   private async endTransaction(conn: PipelinedConnection, statement: 'commit' | 'rollback'): Promise<void> {
     const client = conn.pinned;
+    // Kysely rolls back after a failed commit (a deferred constraint refused at commit): the
+    // commit gave the connection back already, and its error is the one to report
+    if (!client && statement === 'rollback') return;
     if (!client) throw new Error(`${statement} outside a transaction`);
     try {
       await client.query(statement);

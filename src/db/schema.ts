@@ -104,7 +104,52 @@ export interface MailOutboxTable {
   sent_at: NullableTimestamp;
 }
 
+export type OrgRole = 'owner' | 'admin' | 'member';
+
+/** A workspace; every account has a personal one (`personal_account_id`) and may belong to shared ones. */
+export interface OrganizationTable {
+  id: Generated<string>;
+  name: string;
+  /** unique, `[a-z0-9-]`, for URLs */
+  slug: string;
+  personal: ColumnType<boolean, boolean | undefined, boolean>;
+  /** the account whose personal organization this is; null for a shared one */
+  personal_account_id: string | null;
+  created_at: Generated<Date>;
+  subscription_status: ColumnType<SubscriptionStatus, SubscriptionStatus | undefined, SubscriptionStatus>;
+  subscription_plan: string | null;
+  subscription_period_end: NullableTimestamp;
+}
+
+/** An account's role in an organization; at least one owner per organization (checked at commit). */
+export interface MembershipTable {
+  organization_id: string;
+  account_id: string;
+  role: OrgRole;
+  joined_at: Generated<Date>;
+}
+
+/** An emailed invitation; pending while neither accepted nor revoked (one pending per organization and address). */
+export interface InvitationTable {
+  id: Generated<string>;
+  organization_id: string;
+  /** lower-cased */
+  email: string;
+  role: OrgRole;
+  /** SHA-256 of the link's token, hex */
+  token_hash: string;
+  invited_by: string | null;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+  accepted_at: NullableTimestamp;
+  accepted_by: string | null;
+  revoked_at: NullableTimestamp;
+}
+
 export interface DatabaseSchema {
+  organization: OrganizationTable;
+  membership: MembershipTable;
+  invitation: InvitationTable;
   account: AccountTable;
   refresh_family: RefreshFamilyTable;
   action_token: ActionTokenTable;

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
-import { ErrorBody, unauthorized } from './errors.js';
+import { ErrorBody, forbidden, notFound, unauthorized } from './errors.js';
 import { FORMATS } from './formats.js';
 
 export type AuthRequirement = 'none' | 'optional' | 'required';
@@ -42,12 +42,35 @@ export interface AuthUser {
   sessionId: string;
 }
 
+/** An organization role; each includes the ones below it (owner > admin > member). */
+export type OrgRole = 'owner' | 'admin' | 'member';
+
+const ROLE_RANK: Record<OrgRole, number> = { member: 1, admin: 2, owner: 3 };
+
+/** true when `role` is `required` or above it */
+export function hasRole(role: OrgRole, required: OrgRole): boolean {
+  return ROLE_RANK[role] >= ROLE_RANK[required];
+}
+
+/** The caller's membership of the organization a route's path names. */
+export interface Membership {
+  organizationId: string;
+  accountId: string;
+  role: OrgRole;
+  joinedAt: Date;
+}
+
+/** Finds an account's membership of an organization with one query; undefined for a non-member or a missing organization. */
+export type MembershipResolver = (organizationId: string, accountId: string) => Promise<Membership | undefined>;
+
 export interface HandlerContext<S extends RouteSchemas> {
   request: FastifyRequest;
   reply: FastifyReply;
   parameters: Parameters<S>;
   /** the caller, when a valid access token came with the request */
   user: AuthUser | undefined;
+  /** the caller's membership of the route's organization, on routes with `orgRole` */
+  membership: Membership | undefined;
 }
 
 export interface RouteDefinition<S extends RouteSchemas> {
@@ -71,6 +94,15 @@ export interface RouteDefinition<S extends RouteSchemas> {
   /** schemas shown in the OpenAPI document instead of the validated ones (e.g. one per query kind) */
   docs?: { body?: TSchema };
   /**
+   * The role the caller needs in the organization named by the path parameter `orgParam`
+   * (default `id`). Implies `auth: 'required'`; the caller's membership is looked up once
+   * (the group's `memberships`): 404 for a non-member or a missing organization, 403 for a
+   * lower role; the handler gets it as `membership`.
+   */
+  orgRole?: OrgRole;
+  /** the path parameter naming the organization, for `orgRole`; default `id` */
+  orgParam?: string;
+  /**
    * Returns the body (or a promise of it). A handler that can answer without waiting may
    * return the body directly: no promise is made for the request (see docs/performance.md).
    */
@@ -88,6 +120,8 @@ export interface RouteGroup {
   auth?: AuthRequirement;
   /** the largest body the group's routes take, bytes */
   bodyLimit?: number;
+  /** looks up memberships for the group's `orgRole` routes (required when one has it) */
+  memberships?: MembershipResolver;
   routes: Route[];
 }
 
@@ -112,6 +146,9 @@ export interface RouteConfig {
   csrf: boolean;
   responses: Record<number, TSchema | null>;
   docs?: { body?: TSchema };
+  /** the role needed in the organization named by the path parameter `orgParam` */
+  orgRole?: OrgRole;
+  orgParam?: string;
 }
 
 /**
@@ -139,6 +176,41 @@ function validateDefinition(group: RouteGroup, r: Route): void {
     throw new Error(`Route ${where} must declare at least one 2xx response`);
   }
   if ((r.method === 'GET' || r.method === 'DELETE') && r.schemas.body) throw new Error(`Route ${where}: ${r.method} takes no body`);
+  if (r.orgRole) {
+    const param = r.orgParam ?? 'id';
+    if (!r.path.split('/').includes(`:${param}`)) throw new Error(`Route ${where}: orgRole needs the path parameter :${param}`);
+    if (!group.memberships) throw new Error(`Route ${where}: orgRole needs the group's memberships resolver`);
+    if (r.auth && r.auth !== 'required') throw new Error(`Route ${where}: orgRole requires authentication`);
+  }
+}
+
+const MEMBERSHIP = Symbol('saas.membership');
+type WithMembership = FastifyRequest & { [MEMBERSHIP]?: Membership };
+
+const ROLE_SENTENCE: Record<OrgRole, string> = {
+  member: 'Needs membership of the organization (any role).',
+  admin: 'Needs the role `admin` or `owner` in the organization.',
+  owner: 'Needs the role `owner` in the organization.',
+};
+
+/**
+ * The preHandler of an `orgRole` route: the access token first (401), then one membership
+ * lookup: a non-member gets the same 404 as a missing organization (nothing tells the two
+ * apart), a member below the role 403.
+ */
+function orgRoleCheck(resolve: MembershipResolver, required: OrgRole, param: string) {
+  return async (request: FastifyRequest): Promise<void> => {
+    if (!request.user) throw unauthorized(request.authFailure ?? 'Authentication required');
+    const organizationId = (request.params as Record<string, string>)[param];
+    const membership = await resolve(organizationId, request.user.id);
+    if (!membership) throw notFound('No such organization');
+    if (!hasRole(membership.role, required)) {
+      throw forbidden(`This needs the role ${required}${required === 'owner' ? '' : ' or above'} in the organization; yours is ${membership.role}`, {
+        'required-role': required, role: membership.role,
+      });
+    }
+    (request as WithMembership)[MEMBERSHIP] = membership;
+  };
 }
 
 /**
@@ -149,7 +221,7 @@ function validateDefinition(group: RouteGroup, r: Route): void {
 export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): void {
   for (const r of group.routes) {
     validateDefinition(group, r);
-    const auth = r.auth ?? group.auth ?? 'none';
+    const auth = r.orgRole ? 'required' : r.auth ?? group.auth ?? 'none';
     const successStatus = r.status ?? Math.min(...Object.keys(r.schemas.response).map(Number).filter((s) => s >= 200 && s < 300));
     const responses: Record<number, TSchema | null> = { ...r.schemas.response };
     const hasInput = Boolean(r.schemas.body || r.schemas.querystring || r.schemas.params);
@@ -162,9 +234,17 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
     };
     if (hasInput) addError(400, 'Malformed body or request coercion failed');
     if (auth === 'required') addError(401, 'Missing, invalid or expired access token');
+    if (r.orgRole) {
+      addError(403, 'The caller\'s role in the organization is below the one the route needs');
+      addError(404, 'No such organization, or the caller is not a member');
+    }
     addError(500, 'Unexpected error (`exception`) or a response that broke its schema (`response-coercion`)');
 
-    const config: RouteConfig = { api: isApiPrefix(group.prefix), auth, rawBody: r.rawBody === true, csrf: r.csrf !== false, responses, docs: r.docs };
+    const config: RouteConfig = {
+      api: isApiPrefix(group.prefix), auth, rawBody: r.rawBody === true, csrf: r.csrf !== false, responses, docs: r.docs,
+      ...(r.orgRole ? { orgRole: r.orgRole, orgParam: r.orgParam ?? 'id' } : {}),
+    };
+    const description = r.orgRole ? [r.description, ROLE_SENTENCE[r.orgRole]].filter(Boolean).join(' ') : r.description;
     app.route({
       method: r.method as HTTPMethods,
       url: group.prefix + r.path,
@@ -172,7 +252,8 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
       ...(r.bodyLimit ?? group.bodyLimit ? { bodyLimit: r.bodyLimit ?? group.bodyLimit } : {}),
       schema: {
         summary: r.summary,
-        description: r.description,
+        description,
+        ...(r.orgRole ? { 'x-org-role': r.orgRole } : {}),
         tags: [...(group.tags ?? []), ...(r.tags ?? [])],
         ...(r.schemas.params ? { params: r.schemas.params } : {}),
         ...(r.schemas.querystring ? { querystring: r.schemas.querystring } : {}),
@@ -181,9 +262,11 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
         response: docResponses,
         ...(auth === 'required' ? { security: [{ bearerAuth: [] }] } : {}),
       },
-      preHandler: auth === 'required'
-        ? (request, _reply, done) => done(request.user ? undefined : unauthorized(request.authFailure ?? 'Authentication required'))
-        : undefined,
+      preHandler: r.orgRole
+        ? orgRoleCheck(group.memberships!, r.orgRole, r.orgParam ?? 'id')
+        : auth === 'required'
+          ? (request, _reply, done) => done(request.user ? undefined : unauthorized(request.authFailure ?? 'Authentication required'))
+          : undefined,
       // Without a promise when the route's handler answers at once: Fastify sends a plain
       // return value itself, and a promise per request is measurable (docs/performance.md).
       handler: (request, reply) => {
@@ -205,6 +288,7 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
             body: request.body as never,
           },
           user: request.user,
+          membership: (request as WithMembership)[MEMBERSHIP],
         });
         return result instanceof Promise ? result.then(finish) : finish(result);
       },

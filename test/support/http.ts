@@ -53,9 +53,11 @@ export function makeClient(baseUrl: string): TestClient {
       if (options.body !== undefined) {
         payload = Buffer.isBuffer(options.body) ? options.body : Buffer.from(typeof options.body === 'string' ? options.body : format.encode(options.body));
         if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = format.mime;
-        // Node's client frames a DELETE (or GET) body with neither Content-Length nor chunking:
-        // the server would read the body as the start of the next request
-        if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) headers['content-length'] = String(payload.length);
+        // framed: Node's client sends a GET or DELETE body unframed (no chunking by default), and the
+        // server then reads those bytes as the start of a next request
+        if (!Object.keys(headers).some((h) => ['content-length', 'transfer-encoding'].includes(h.toLowerCase()))) {
+          headers['content-length'] = String(payload.length);
+        }
       }
       const req = httpRequest(new URL(path, baseUrl), { method, headers, ...(options.freshConnection ? { agent: false } : {}) }, (res) => {
         const chunks: Buffer[] = [];

@@ -1,0 +1,271 @@
+/**
+ * Organizations in the client: the list (for the switcher and the organizations page), the
+ * current organization (kept in localStorage), an organization's page (members, roles,
+ * invitations), and the invitation landing page. An invitation opened without a session is
+ * remembered (localStorage, so the verification link may open in another tab) and accepted once
+ * the visitor has logged in or signed up and comes to the account page.
+ */
+import type { AppState, Route } from '../app.js';
+import type { EventCore } from '../core.js';
+
+export type OrgRole = 'owner' | 'admin' | 'member';
+
+export interface Organization {
+  id: string;
+  name: string;
+  slug: string;
+  personal: boolean;
+  'created-at': string;
+  role: OrgRole;
+}
+
+export interface Member {
+  'account-id': string;
+  email: string;
+  name: string | null;
+  role: OrgRole;
+  'joined-at': string;
+}
+
+export interface PendingInvitation {
+  id: string;
+  email: string;
+  role: OrgRole;
+  'expires-at': string;
+}
+
+export type InvitationStatus = 'needs-session' | 'accepting' | 'unverified' | 'mismatch' | 'failed';
+
+export interface OrgsState {
+  /** the caller's organizations; undefined until loaded for `orgsFor` */
+  orgs?: Organization[];
+  /** the account the list belongs to (a log-in as someone else reloads it) */
+  orgsFor?: string;
+  /** the organization picked in the switcher */
+  currentOrg?: string;
+  /** the organization page's data, for the id in the path */
+  orgPage?: { id: string; status: 'loading' | 'ready' | 'missing'; org?: Organization; members?: Member[]; invitations?: PendingInvitation[] };
+  /** the invitation landing page */
+  invitationPage?: { status: InvitationStatus; message?: string };
+  /** an invitation token waiting for a session */
+  pendingInvitation?: string;
+  /** success counts of the organization forms (a form is keyed by it, so a success clears it) */
+  orgFormResets?: Partial<Record<'create-org' | 'invite', number>>;
+}
+
+export interface OrgsIo {
+  storage: Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
+}
+
+export const CURRENT_ORG_KEY = 'current-org';
+export const PENDING_INVITATION_KEY = 'pending-invitation';
+
+interface Failure {
+  type?: string;
+  reason?: string;
+  message?: string;
+}
+
+/** `/orgs/<id>` -> the id */
+export function orgIdOf(path: string): string | undefined {
+  return /^\/orgs\/([0-9a-f-]{36})\/?$/i.exec(path)?.[1];
+}
+
+export const orgPath = (id: string) => `/orgs/${id}`;
+
+const resetForm = (state: AppState, form: 'create-org' | 'invite'): AppState =>
+  ({ ...state, busy: false, orgFormResets: { ...state.orgFormResets, [form]: (state.orgFormResets?.[form] ?? 0) + 1 } });
+
+/** The invitation page's state after a failed acceptance; a token that cannot work any more is forgotten. */
+export function invitationFailure(failure: Failure): { status: InvitationStatus; message: string; forget: boolean } {
+  if (failure.reason === 'email-unverified') {
+    return { status: 'unverified', message: 'Verify your email address first: open the link we sent you, then come back here.', forget: false };
+  }
+  if (failure.reason === 'email-mismatch') {
+    return { status: 'mismatch', message: failure.message ?? 'This invitation was sent to another email address.', forget: false };
+  }
+  if (failure.type === 'invalid-token') {
+    return { status: 'failed', message: 'This invitation is invalid, was already used, was revoked or has expired.', forget: true };
+  }
+  return { status: 'failed', message: failure.message ?? 'The invitation could not be accepted.', forget: false };
+}
+
+export function registerOrgs(core: EventCore<AppState>, io: OrgsIo): void {
+  core.regFx('storage/set', ({ key, value }: { key: string; value: string | undefined }) => {
+    if (value === undefined) io.storage.removeItem(key);
+    else io.storage.setItem(key, value);
+  });
+
+  core
+    .regEvent('orgs/init', ({ state }) => ({
+      db: { ...state, currentOrg: io.storage.getItem(CURRENT_ORG_KEY) ?? undefined, pendingInvitation: io.storage.getItem(PENDING_INVITATION_KEY) ?? undefined },
+    }))
+    // after `page/enter`: the switcher's list, the invitation page, and an invitation waiting for this session
+    .regEvent('orgs/page-enter', ({ state }, [, route, search]) => {
+      const r = route as Route;
+      const signedIn = Boolean(state.token && state.account);
+      const effects: Record<string, unknown> = {};
+      const events: Array<[string, ...unknown[]]> = [];
+      if (signedIn && state.orgsFor !== state.account?.id) events.push(['orgs/load']);
+      if (r === 'accept-invitation') events.push(['invitation/open', search]);
+      else if (r === 'account' && signedIn && state.pendingInvitation) {
+        events.push(['router/navigate', { route: 'accept-invitation' }]);
+      }
+      if (events.length) effects.dispatchN = events;
+      return effects;
+    })
+    .regEvent('orgs/load', () => ({
+      'http/auth-api': { url: 'orgs', successPath: ['organizations'], onSuccess: ['orgs/loaded'], onFailure: ['request/failed'] },
+    }))
+    .regEvent('orgs/loaded', ({ state }, [, orgs]) => {
+      const list = orgs as Organization[];
+      const current = list.some((o) => o.id === state.currentOrg) ? state.currentOrg : list.find((o) => o.personal)?.id ?? list[0]?.id;
+      return { db: { ...state, orgs: list, orgsFor: state.account?.id, currentOrg: current }, 'storage/set': { key: CURRENT_ORG_KEY, value: current } };
+    })
+    .regEvent('orgs/select', ({ state }, [, id]) => ({
+      db: { ...state, currentOrg: id as string },
+      'storage/set': { key: CURRENT_ORG_KEY, value: id as string },
+      dispatch: ['router/navigate', { route: 'org', path: orgPath(id as string) }],
+    }))
+    .regEvent('orgs/create', ({ state }, [, form]) => ({
+      db: { ...state, busy: true },
+      'http/auth-api': {
+        url: 'orgs', method: 'post', body: { name: ((form as { name?: string }).name ?? '').trim() },
+        onSuccess: ['orgs/created'], onFailureN: [['request/failed'], ['app/idle']],
+      },
+    }))
+    .regEvent('orgs/created', ({ state }, [, org]) => {
+      const o = org as Organization;
+      return {
+        db: { ...resetForm(state, 'create-org'), orgs: [...(state.orgs ?? []), o] },
+        dispatchN: [['toast/info', { message: `Organization ${o.name} created` }], ['orgs/select', o.id]],
+      };
+    })
+
+    // the organization page: the organization, its members, and (for admins) its pending invitations
+    .regEvent('org/open', ({ state }, [, id]) => ({
+      db: { ...state, orgPage: { id: id as string, status: 'loading' } },
+      'http/auth-api': { url: `orgs/${id}`, onSuccess: ['org/loaded', id], onFailure: ['org/missing', id] },
+    }))
+    .regEvent('org/loaded', ({ state }, [, id, org]) => {
+      if (state.orgPage?.id !== id) return;
+      const o = org as Organization;
+      return {
+        db: { ...state, orgPage: { ...state.orgPage, status: 'ready', org: o }, currentOrg: o.id },
+        'storage/set': { key: CURRENT_ORG_KEY, value: o.id },
+        dispatchN: [['org/load-members', id], ...(o.role === 'member' ? [] : [['org/load-invitations', id]])],
+      };
+    })
+    .regEvent('org/missing', ({ state }, [, id, failure]) => {
+      if (state.orgPage?.id !== id) return;
+      const f = failure as Failure;
+      return {
+        db: { ...state, orgPage: { id: id as string, status: 'missing' } },
+        // a non-member is told 404, like for an organization that does not exist: the page says so
+        dispatch: f.type === 'not-found' ? undefined : ['request/failed', failure],
+      };
+    })
+    .regEvent('org/load-members', (_ctx, [, id]) => ({
+      'http/auth-api': { url: `orgs/${id}/members`, successPath: ['members'], onSuccess: ['org/members-loaded', id], onFailure: ['request/failed'] },
+    }))
+    .regEvent('org/members-loaded', ({ state }, [, id, members]) => {
+      if (state.orgPage?.id !== id) return;
+      return { db: { ...state, busy: false, orgPage: { ...state.orgPage, members: members as Member[] } } };
+    })
+    .regEvent('org/load-invitations', (_ctx, [, id]) => ({
+      'http/auth-api': { url: `orgs/${id}/invitations`, successPath: ['invitations'], onSuccess: ['org/invitations-loaded', id], onFailure: ['request/failed'] },
+    }))
+    .regEvent('org/invitations-loaded', ({ state }, [, id, invitations]) => {
+      if (state.orgPage?.id !== id) return;
+      return { db: { ...state, orgPage: { ...state.orgPage, invitations: invitations as PendingInvitation[] } } };
+    })
+    .regEvent('org/invite', ({ state }, [, form]) => {
+      const id = state.orgPage?.id;
+      if (!id) return;
+      const f = form as { email?: string; role?: string };
+      return {
+        db: { ...state, busy: true },
+        'http/auth-api': {
+          url: `orgs/${id}/invitations`, method: 'post', body: { email: (f.email ?? '').trim(), role: f.role ?? 'member' },
+          onSuccess: ['org/invited', id], onFailureN: [['request/failed'], ['app/idle']],
+        },
+      };
+    })
+    .regEvent('org/invited', ({ state }, [, id, invitation]) => ({
+      db: resetForm(state, 'invite'),
+      dispatchN: [['toast/info', { message: `Invitation sent to ${(invitation as PendingInvitation).email}` }], ['org/load-invitations', id]],
+    }))
+    .regEvent('org/revoke', ({ state }, [, invitationId]) => ({
+      db: { ...state, busy: true },
+      'http/auth-api': {
+        url: `orgs/${state.orgPage?.id}/invitations/${invitationId}`, method: 'delete',
+        onSuccessN: [['app/idle'], ['org/load-invitations', state.orgPage?.id]], onFailureN: [['request/failed'], ['app/idle']],
+      },
+    }))
+    .regEvent('org/change-role', ({ state }, [, accountId, role]) => ({
+      db: { ...state, busy: true },
+      'http/auth-api': {
+        url: `orgs/${state.orgPage?.id}/members/${accountId}`, method: 'patch', body: { role },
+        onSuccessN: [['toast/info', { message: `Role changed to ${role}` }], ['org/load-members', state.orgPage?.id]],
+        // the select shows the role the server has again
+        onFailureN: [['request/failed'], ['org/load-members', state.orgPage?.id]],
+      },
+    }))
+    .regEvent('org/remove', ({ state }, [, accountId]) => {
+      const leaving = accountId === state.account?.id;
+      return {
+        db: { ...state, busy: true },
+        'http/auth-api': {
+          url: `orgs/${state.orgPage?.id}/members/${accountId}`, method: 'delete',
+          onSuccess: leaving ? ['org/left'] : ['org/load-members', state.orgPage?.id],
+          onFailureN: [['request/failed'], ['app/idle']],
+        },
+      };
+    })
+    .regEvent('org/left', ({ state }) => ({
+      db: { ...state, busy: false, orgs: state.orgs?.filter((o) => o.id !== state.orgPage?.id), currentOrg: undefined, orgPage: undefined },
+      dispatchN: [['toast/info', { message: 'You left the organization' }], ['orgs/load'], ['router/navigate', { route: 'orgs' }]],
+    }))
+    .regEvent('org/delete', ({ state }) => ({
+      db: { ...state, busy: true },
+      'http/auth-api': { url: `orgs/${state.orgPage?.id}`, method: 'delete', onSuccess: ['org/left'], onFailureN: [['request/failed'], ['app/idle']] },
+    }))
+
+    // the invitation landing page: the token leaves the URL and waits in storage until accepted
+    .regEvent('invitation/open', ({ state }, [, search]) => {
+      const token = new URLSearchParams(String(search ?? '')).get('token') ?? state.pendingInvitation;
+      if (!token) return { db: { ...state, invitationPage: { status: 'failed', message: 'This invitation link has no token. Open the link from the email again.' } } };
+      const db: AppState = { ...state, pendingInvitation: token };
+      const effects = { 'storage/set': { key: PENDING_INVITATION_KEY, value: token }, 'url/replace': '/invitations/accept' };
+      if (!state.token) return { db: { ...db, invitationPage: { status: 'needs-session' } }, ...effects };
+      return { db, ...effects, dispatch: ['invitation/accept'] };
+    })
+    .regEvent('invitation/accept', ({ state }) => {
+      if (!state.pendingInvitation) return;
+      return {
+        db: { ...state, busy: true, invitationPage: { status: 'accepting' } },
+        'http/auth-api': {
+          url: 'invitations/accept', method: 'post', body: { token: state.pendingInvitation },
+          onSuccess: ['invitation/accepted'], onFailure: ['invitation/failed'],
+        },
+      };
+    })
+    .regEvent('invitation/accepted', ({ state }, [, org]) => {
+      const o = org as Organization;
+      return {
+        db: { ...state, busy: false, pendingInvitation: undefined, invitationPage: undefined, orgsFor: undefined },
+        'storage/set': { key: PENDING_INVITATION_KEY, value: undefined },
+        dispatchN: [['toast/info', { message: `You joined ${o.name}` }], ['orgs/load'], ['orgs/select', o.id]],
+      };
+    })
+    .regEvent('invitation/failed', ({ state }, [, failure]) => {
+      const outcome = invitationFailure(failure as Failure);
+      return {
+        db: {
+          ...state, busy: false, invitationPage: { status: outcome.status, message: outcome.message },
+          pendingInvitation: outcome.forget ? undefined : state.pendingInvitation,
+        },
+        'storage/set': outcome.forget ? { key: PENDING_INVITATION_KEY, value: undefined } : undefined,
+      };
+    });
+}

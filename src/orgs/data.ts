@@ -1,0 +1,89 @@
+/**
+ * What other modules need from organizations without the service: the personal organization
+ * made in the sign-up transaction, the membership lookup of `orgRole` routes, the shapes, and
+ * the memberships in the account export.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import type { DatabaseSchema, OrganizationTable } from '../db/schema.js';
+import type { MembershipResolver, OrgRole } from '../http/routes.js';
+import type { Selectable } from 'kysely';
+import type { ExportedMembership, Organization } from './schemas.js';
+
+type Executor = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
+
+export const ORGANIZATION_COLUMNS = [
+  'organization.id', 'organization.name', 'organization.slug', 'organization.personal', 'organization.created_at',
+  'organization.subscription_status', 'organization.subscription_plan', 'organization.subscription_period_end',
+] as const;
+export type OrganizationColumns = Pick<Selectable<OrganizationTable>,
+  'id' | 'name' | 'slug' | 'personal' | 'created_at' | 'subscription_status' | 'subscription_plan' | 'subscription_period_end'>;
+
+export function toOrganization(row: OrganizationColumns, role: OrgRole): Organization {
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    personal: row.personal,
+    'created-at': new Date(row.created_at).toISOString(),
+    role,
+    subscription: {
+      status: row.subscription_status,
+      plan: row.subscription_plan,
+      'current-period-end': row.subscription_period_end ? new Date(row.subscription_period_end).toISOString() : null,
+    },
+  };
+}
+
+/** The personal organization's slug: the account id's hex, so it is unique and the migration makes the same. */
+export const personalSlug = (accountId: string) => `personal-${accountId.replace(/-/g, '')}`;
+
+/** A slug from a name: lower-case ASCII letters and digits with inner hyphens; `org` when nothing is left. */
+export function slugify(name: string): string {
+  const base = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48).replace(/-+$/, '');
+  return base || 'org';
+}
+
+/** `slug-<6 hex>`, for a name whose plain slug is taken */
+export const suffixedSlug = (slug: string) => `${slug}-${randomBytes(3).toString('hex')}`;
+
+/**
+ * Creates the account's personal organization with the account as owner; called in the sign-up
+ * transaction (the owner check at commit needs both rows).
+ */
+export async function createPersonalOrganization(trx: Executor, account: { id: string; email: string; name: string | null }): Promise<string> {
+  const org = await trx.insertInto('organization').values({
+    name: (account.name ?? account.email.split('@')[0]).slice(0, 100),
+    slug: personalSlug(account.id),
+    personal: true,
+    personal_account_id: account.id,
+  }).returning('id').executeTakeFirstOrThrow();
+  await trx.insertInto('membership').values({ organization_id: org.id, account_id: account.id, role: 'owner' }).execute();
+  return org.id;
+}
+
+/** One query per request of an `orgRole` route. */
+export function membershipResolver(db: Kysely<DatabaseSchema>): MembershipResolver {
+  return async (organizationId, accountId) => {
+    const row = await db.selectFrom('membership').select(['role', 'joined_at'])
+      .where('organization_id', '=', organizationId).where('account_id', '=', accountId).executeTakeFirst();
+    return row && { organizationId, accountId, role: row.role, joinedAt: row.joined_at };
+  };
+}
+
+/** The account's memberships for its export (GDPR access). */
+export async function exportMemberships(db: Executor, accountId: string): Promise<ExportedMembership[]> {
+  const rows = await db.selectFrom('membership').innerJoin('organization', 'organization.id', 'membership.organization_id')
+    .select(['organization.id', 'organization.name', 'organization.personal', 'membership.role', 'membership.joined_at'])
+    .where('membership.account_id', '=', accountId).orderBy('membership.joined_at').execute();
+  return rows.map((r) => ({
+    'organization-id': r.id, organization: r.name, personal: r.personal, role: r.role, 'joined-at': r.joined_at.toISOString(),
+  }));
+}
+
+/** The owner rule broken at commit (migration 0007's trigger): a race the service's own check could not see. */
+export function isOwnerRuleViolation(err: unknown): boolean {
+  const e = err as { code?: string; constraint?: string; message?: string };
+  return e.code === '23514' && (e.constraint === 'organization_has_owner' || /would have no owner/.test(e.message ?? ''));
+}

@@ -1,0 +1,133 @@
+/**
+ * Invitations by email: an admin invites an address with a role; the link (7 days, single use,
+ * stored as a hash) is queued in the invitation's transaction; only the account whose verified
+ * email is the invited address can accept it. An address without an account goes through
+ * sign-up and verification first (the client's landing page leads there and back).
+ */
+import { sql } from 'kysely';
+import { newActionToken } from '../account/action-tokens.js';
+import { normalizeEmail } from '../account/service.js';
+import { hashToken } from '../auth/refresh-tokens.js';
+import type { DB } from '../db/database.js';
+import { conflict, forbidden, invalidToken, notFound, unauthorized } from '../http/errors.js';
+import type { AuthUser, Membership } from '../http/routes.js';
+import type { Logger } from '../logging/logger.js';
+import { LINK_LIFETIME_SECONDS, type Mail } from '../mail/index.js';
+import { ORGANIZATION_COLUMNS, toOrganization } from './data.js';
+import type { CreateInvitation, Invitation, Organization, PendingInvitation } from './schemas.js';
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+const alreadyInvited = () => conflict('This address has a pending invitation; revoke it to send a new one', { field: 'email' });
+
+export interface InvitationDeps {
+  db: DB;
+  mail: Pick<Mail, 'enqueue'>;
+  log: Logger;
+}
+
+export class InvitationService {
+  constructor(private readonly deps: InvitationDeps) {}
+
+  async invite(caller: Membership, input: CreateInvitation): Promise<Invitation> {
+    const role = input.role ?? 'member';
+    if (role === 'owner' && caller.role !== 'owner') {
+      throw forbidden('Only an owner can invite an owner', { 'required-role': 'owner', role: caller.role });
+    }
+    const email = normalizeEmail(input.email);
+    const { db } = this.deps;
+    const member = await db.selectFrom('membership').innerJoin('account', 'account.id', 'membership.account_id')
+      .select('account.id').where('membership.organization_id', '=', caller.organizationId).where('account.email', '=', email)
+      .executeTakeFirst();
+    if (member) throw conflict('This address belongs to a member already', { field: 'email' });
+    const { token, hash } = newActionToken();
+    try {
+      const row = await db.transaction().execute(async (trx) => {
+        const context = await trx.selectFrom('organization').innerJoin('account', (j) => j.on('account.id', '=', caller.accountId))
+          .select(['organization.name as organization', 'account.name as inviterName', 'account.email as inviterEmail'])
+          .where('organization.id', '=', caller.organizationId).executeTakeFirst();
+        if (!context) throw notFound('No such organization');
+        // an expired invitation no longer counts as pending: it makes way for the new one
+        await trx.updateTable('invitation').set({ revoked_at: sql`now()` })
+          .where('organization_id', '=', caller.organizationId).where('email', '=', email)
+          .where('accepted_at', 'is', null).where('revoked_at', 'is', null).where('expires_at', '<=', sql<Date>`now()`).execute();
+        const inserted = await trx.insertInto('invitation').values({
+          organization_id: caller.organizationId, email, role, token_hash: hash, invited_by: caller.accountId,
+          expires_at: sql`now() + make_interval(secs => ${LINK_LIFETIME_SECONDS.invitation})`,
+        }).returning(['id', 'email', 'role', 'expires_at']).executeTakeFirstOrThrow();
+        await this.deps.mail.enqueue(trx, {
+          kind: 'invitation', to: email,
+          data: { inviter: context.inviterName ?? context.inviterEmail, organization: context.organization, role, token },
+        });
+        return inserted;
+      });
+      this.deps.log.info('orgs/invited', 'Invitation sent', {
+        'organization-id': caller.organizationId, 'invitation-id': row.id, role, 'by-account-id': caller.accountId,
+      });
+      return { id: row.id, email: row.email, role: row.role, 'expires-at': row.expires_at.toISOString() };
+    } catch (err) {
+      // the partial unique index decides between two invitations racing for one address
+      if (isUniqueViolation(err)) throw alreadyInvited();
+      throw err;
+    }
+  }
+
+  /** Pending invitations: neither accepted, revoked nor expired; newest first. */
+  async list(organizationId: string): Promise<{ invitations: PendingInvitation[] }> {
+    const rows = await this.deps.db.selectFrom('invitation')
+      .select(['id', 'email', 'role', 'expires_at', 'created_at', 'invited_by'])
+      .where('organization_id', '=', organizationId).where('accepted_at', 'is', null).where('revoked_at', 'is', null)
+      .where('expires_at', '>', sql<Date>`now()`).orderBy('created_at', 'desc').orderBy('id').execute();
+    return {
+      invitations: rows.map((r) => ({
+        id: r.id, email: r.email, role: r.role, 'expires-at': r.expires_at.toISOString(),
+        'created-at': r.created_at.toISOString(), 'invited-by': r.invited_by,
+      })),
+    };
+  }
+
+  async revoke(caller: Membership, invitationId: string): Promise<void> {
+    const row = await this.deps.db.updateTable('invitation').set({ revoked_at: sql`now()` })
+      .where('id', '=', invitationId).where('organization_id', '=', caller.organizationId)
+      .where('accepted_at', 'is', null).where('revoked_at', 'is', null).returning('id').executeTakeFirst();
+    if (!row) throw notFound('No such pending invitation');
+    this.deps.log.info('orgs/invitation-revoked', 'Invitation revoked', {
+      'organization-id': caller.organizationId, 'invitation-id': invitationId, 'by-account-id': caller.accountId,
+    });
+  }
+
+  /**
+   * Accepts an invitation for the caller: the token must be pending and unexpired (else 400
+   * `invalid-token`), and the caller's verified address the invited one (else 403, the token
+   * stays usable). A member already keeps its role.
+   */
+  async accept(user: AuthUser, token: string): Promise<Organization> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const invitation = await trx.selectFrom('invitation')
+        .select(['id', 'organization_id', 'email', 'role', sql<boolean>`expires_at > now()`.as('live'), 'accepted_at', 'revoked_at'])
+        .where('token_hash', '=', hashToken(token)).forUpdate().executeTakeFirst();
+      if (!invitation || !invitation.live || invitation.accepted_at || invitation.revoked_at) {
+        throw invalidToken('This invitation is invalid, was already used, was revoked or has expired');
+      }
+      const account = await trx.selectFrom('account').select(['email', 'email_verified']).where('id', '=', user.id).executeTakeFirst();
+      if (!account) throw unauthorized('Account no longer exists');
+      if (account.email !== invitation.email) {
+        throw forbidden('This invitation was sent to another email address: log in with the account of that address to accept it', {
+          reason: 'email-mismatch',
+        });
+      }
+      if (!account.email_verified) {
+        throw forbidden('Verify your email address first (open the link we sent you), then accept the invitation', { reason: 'email-unverified' });
+      }
+      await trx.insertInto('membership').values({ organization_id: invitation.organization_id, account_id: user.id, role: invitation.role })
+        .onConflict((oc) => oc.columns(['organization_id', 'account_id']).doNothing()).execute();
+      await trx.updateTable('invitation').set({ accepted_at: sql`now()`, accepted_by: user.id }).where('id', '=', invitation.id).execute();
+      const org = await trx.selectFrom('organization').innerJoin('membership', 'membership.organization_id', 'organization.id')
+        .select([...ORGANIZATION_COLUMNS, 'membership.role'])
+        .where('organization.id', '=', invitation.organization_id).where('membership.account_id', '=', user.id).executeTakeFirstOrThrow();
+      this.deps.log.info('orgs/invitation-accepted', 'Invitation accepted', {
+        'organization-id': invitation.organization_id, 'invitation-id': invitation.id, 'account-id': user.id,
+      });
+      return toOrganization(org, org.role);
+    });
+  }
+}

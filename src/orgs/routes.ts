@@ -1,0 +1,154 @@
+/**
+ * The organization routes, as data (DESIGN.md, "Organizations"). `orgRole` names the role the
+ * caller needs in the organization `:id`: the route layer answers 404 (not a member, or no such
+ * organization) and 403 (a lower role) before a handler runs. See docs/api.md.
+ */
+import { ErrorBody, unauthorized } from '../http/errors.js';
+import { ref, route, type MembershipResolver, type RouteGroup } from '../http/routes.js';
+import type { InvitationService } from './invitations.js';
+import {
+  AcceptInvitation, CreateInvitation, CreateOrganization, Invitation, InvitationPath, Invitations, Member, MemberPath, Members,
+  OrgId, Organization, Organizations, UpdateMember, UpdateOrganization,
+} from './schemas.js';
+import type { OrganizationService } from './service.js';
+
+const error = ref(ErrorBody);
+const requireUser = <U>(user: U | undefined): U => {
+  if (!user) throw unauthorized();
+  return user;
+};
+/** set on every `orgRole` route by the route layer */
+const requireMembership = <M>(membership: M | undefined): M => {
+  if (!membership) throw new Error('orgRole route without a membership');
+  return membership;
+};
+
+export function orgRoutes(orgs: OrganizationService, invitations: InvitationService, memberships: MembershipResolver): RouteGroup {
+  return {
+    prefix: '/api',
+    tags: ['Organizations'],
+    auth: 'required',
+    bodyLimit: 16 * 1024,
+    memberships,
+    routes: [
+      route({
+        method: 'POST',
+        path: '/orgs',
+        summary: 'Create an organization',
+        description: 'A shared organization with the caller as its owner. Without `slug`, one is made from the name; 409 when a given slug is taken.',
+        schemas: { body: ref(CreateOrganization), response: { 201: ref(Organization), 409: error } },
+        handler: ({ parameters, user }) => orgs.create(requireUser(user), parameters.body),
+      }),
+      route({
+        method: 'GET',
+        path: '/orgs',
+        summary: 'The caller\'s organizations',
+        description: 'Every organization the caller belongs to, with the caller\'s `role`; the personal one first.',
+        schemas: { response: { 200: ref(Organizations) } },
+        handler: ({ user }) => orgs.list(requireUser(user)),
+      }),
+      route({
+        method: 'GET',
+        path: '/orgs/:id',
+        summary: 'An organization',
+        orgRole: 'member',
+        schemas: { params: OrgId, response: { 200: ref(Organization) } },
+        handler: ({ membership }) => orgs.get(requireMembership(membership)),
+      }),
+      route({
+        method: 'PATCH',
+        path: '/orgs/:id',
+        summary: 'Rename an organization',
+        description: 'Sets the name and/or the slug; 409 when the slug is taken.',
+        orgRole: 'admin',
+        schemas: { params: OrgId, body: ref(UpdateOrganization), response: { 200: ref(Organization), 409: error } },
+        handler: ({ parameters, membership }) => orgs.update(requireMembership(membership), parameters.body),
+      }),
+      route({
+        method: 'DELETE',
+        path: '/orgs/:id',
+        summary: 'Delete an organization',
+        description: 'Deletes the organization, its memberships and invitations. A personal organization cannot be deleted (409).',
+        orgRole: 'owner',
+        schemas: { params: OrgId, response: { 204: null, 409: error } },
+        async handler({ membership }) {
+          await orgs.delete(requireMembership(membership));
+          return undefined;
+        },
+      }),
+      route({
+        method: 'GET',
+        path: '/orgs/:id/members',
+        summary: 'The members of an organization',
+        description: 'Members with their roles, in the order they joined.',
+        orgRole: 'member',
+        schemas: { params: OrgId, response: { 200: ref(Members) } },
+        handler: ({ membership }) => orgs.members(requireMembership(membership).organizationId),
+      }),
+      route({
+        method: 'PATCH',
+        path: '/orgs/:id/members/:accountId',
+        summary: 'Change a member\'s role',
+        description: 'Admins change the roles of admins and members; making or unmaking an owner needs the role `owner` (403). ' +
+          '409 when it would leave the organization without an owner. 404 when the account is not a member.',
+        orgRole: 'admin',
+        schemas: { params: MemberPath, body: ref(UpdateMember), response: { 200: ref(Member), 409: error } },
+        handler: ({ parameters, membership }) => orgs.updateMember(requireMembership(membership), parameters.path.accountId, parameters.body.role),
+      }),
+      route({
+        method: 'DELETE',
+        path: '/orgs/:id/members/:accountId',
+        summary: 'Remove a member, or leave',
+        description: 'A member may remove itself (leave). Removing another member needs the role `admin`, removing an owner the role `owner` (403). ' +
+          '409 when the last owner would leave or be removed. 404 when the account is not a member.',
+        orgRole: 'member',
+        schemas: { params: MemberPath, response: { 204: null, 409: error } },
+        async handler({ parameters, membership }) {
+          await orgs.removeMember(requireMembership(membership), parameters.path.accountId);
+          return undefined;
+        },
+      }),
+      route({
+        method: 'POST',
+        path: '/orgs/:id/invitations',
+        summary: 'Invite someone by email',
+        description: 'Emails a link to accept the invitation (7 days, single use). `role` defaults to `member`; inviting an owner needs the role `owner` (403). ' +
+          '409 when the address belongs to a member or has a pending invitation.',
+        orgRole: 'admin',
+        schemas: { params: OrgId, body: ref(CreateInvitation), response: { 201: ref(Invitation), 409: error } },
+        handler: ({ parameters, membership }) => invitations.invite(requireMembership(membership), parameters.body),
+      }),
+      route({
+        method: 'GET',
+        path: '/orgs/:id/invitations',
+        summary: 'Pending invitations',
+        description: 'Invitations neither accepted, revoked nor expired, newest first.',
+        orgRole: 'admin',
+        schemas: { params: OrgId, response: { 200: ref(Invitations) } },
+        handler: ({ membership }) => invitations.list(requireMembership(membership).organizationId),
+      }),
+      route({
+        method: 'DELETE',
+        path: '/orgs/:id/invitations/:invitationId',
+        summary: 'Revoke an invitation',
+        description: 'Its link stops working at once. 404 when it is not a pending invitation of this organization.',
+        orgRole: 'admin',
+        schemas: { params: InvitationPath, response: { 204: null } },
+        async handler({ parameters, membership }) {
+          await invitations.revoke(requireMembership(membership), parameters.path.invitationId);
+          return undefined;
+        },
+      }),
+      route({
+        method: 'POST',
+        path: '/invitations/accept',
+        summary: 'Accept an invitation',
+        description: 'Takes the token of the emailed link and makes the caller a member with the invited role. ' +
+          'The caller\'s email must be the invited address and verified (403, reason `email-mismatch` or `email-unverified`). ' +
+          '400 `invalid-token` when the token is unknown, used, revoked or expired.',
+        schemas: { body: ref(AcceptInvitation), response: { 200: ref(Organization), 400: error, 403: error } },
+        handler: ({ parameters, user }) => invitations.accept(requireUser(user), parameters.body.token),
+      }),
+    ],
+  };
+}

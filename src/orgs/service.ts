@@ -1,0 +1,186 @@
+/**
+ * Organizations and their members. Routes check the caller's role before a handler runs
+ * (`orgRole`, src/http/routes.ts); what depends on the target as well (owners are made,
+ * unmade and removed by owners; the last owner stays) is checked here, inside a transaction
+ * that first locks the organization's row, so concurrent role changes of one organization
+ * are decided one after the other. The database checks the owner rule again at commit
+ * (migration 0007), and that refusal becomes the same 409.
+ */
+import type { Transaction } from 'kysely';
+import type { DB } from '../db/database.js';
+import type { DatabaseSchema } from '../db/schema.js';
+import { conflict, forbidden, notFound } from '../http/errors.js';
+import { hasRole, type AuthUser, type Membership, type OrgRole } from '../http/routes.js';
+import type { Logger } from '../logging/logger.js';
+import {
+  isOwnerRuleViolation, ORGANIZATION_COLUMNS, slugify, suffixedSlug, toOrganization, type OrganizationColumns,
+} from './data.js';
+import type { CreateOrganization, Member, Members, Organization, Organizations, UpdateOrganization } from './schemas.js';
+
+type Trx = Transaction<DatabaseSchema>;
+
+const lastOwner = () => conflict('An organization needs an owner: make another member owner first', { reason: 'last-owner' });
+const slugTaken = () => conflict('This slug is taken', { field: 'slug' });
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+
+export class OrganizationService {
+  constructor(private readonly db: DB, private readonly log: Logger) {}
+
+  async list(user: AuthUser): Promise<Organizations> {
+    const rows = await this.db.selectFrom('membership').innerJoin('organization', 'organization.id', 'membership.organization_id')
+      .select([...ORGANIZATION_COLUMNS, 'membership.role'])
+      .where('membership.account_id', '=', user.id)
+      .orderBy('organization.personal', 'desc').orderBy('organization.name').orderBy('organization.id').execute();
+    return { organizations: rows.map((r) => toOrganization(r, r.role)) };
+  }
+
+  /** A shared organization with the caller as owner; without a slug, one is made from the name. */
+  async create(user: AuthUser, input: CreateOrganization): Promise<Organization> {
+    try {
+      const row = await this.db.transaction().execute(async (trx) => {
+        const inserted = await this.insertWithSlug(trx, input.name, input.slug);
+        await trx.insertInto('membership').values({ organization_id: inserted.id, account_id: user.id, role: 'owner' }).execute();
+        return inserted;
+      });
+      this.log.info('orgs/created', 'Organization created', { 'organization-id': row.id, 'account-id': user.id });
+      return toOrganization(row, 'owner');
+    } catch (err) {
+      if (isUniqueViolation(err)) throw slugTaken();
+      throw err;
+    }
+  }
+
+  private async insertWithSlug(trx: Trx, name: string, slug: string | undefined): Promise<OrganizationColumns> {
+    const candidates = slug ? [slug] : [slugify(name), ...Array.from({ length: 4 }, () => suffixedSlug(slugify(name)))];
+    for (const candidate of candidates) {
+      // `on conflict do nothing`: a taken slug must not abort the transaction
+      const row = await trx.insertInto('organization').values({ name, slug: candidate })
+        .onConflict((oc) => oc.column('slug').doNothing())
+        .returning(['id', 'name', 'slug', 'personal', 'created_at', 'subscription_status', 'subscription_plan', 'subscription_period_end'])
+        .executeTakeFirst();
+      if (row) return row;
+    }
+    throw slugTaken();
+  }
+
+  async get(membership: Membership): Promise<Organization> {
+    const row = await this.db.selectFrom('organization').select(ORGANIZATION_COLUMNS)
+      .where('id', '=', membership.organizationId).executeTakeFirst();
+    if (!row) throw notFound('No such organization');
+    return toOrganization(row, membership.role);
+  }
+
+  async update(membership: Membership, input: UpdateOrganization): Promise<Organization> {
+    try {
+      const row = await this.db.updateTable('organization')
+        .set({ ...(input.name !== undefined ? { name: input.name } : {}), ...(input.slug !== undefined ? { slug: input.slug } : {}) })
+        .where('id', '=', membership.organizationId)
+        .returning(['id', 'name', 'slug', 'personal', 'created_at', 'subscription_status', 'subscription_plan', 'subscription_period_end'])
+        .executeTakeFirst();
+      if (!row) throw notFound('No such organization');
+      return toOrganization(row, membership.role);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw slugTaken();
+      throw err;
+    }
+  }
+
+  async delete(membership: Membership): Promise<void> {
+    const org = await this.db.selectFrom('organization').select(['personal']).where('id', '=', membership.organizationId).executeTakeFirst();
+    if (!org) throw notFound('No such organization');
+    if (org.personal) throw conflict('A personal organization cannot be deleted; it goes with the account', { reason: 'personal' });
+    // cascades: memberships, invitations
+    await this.db.deleteFrom('organization').where('id', '=', membership.organizationId).where('personal', '=', false).execute();
+    this.log.info('orgs/deleted', 'Organization deleted', { 'organization-id': membership.organizationId, 'account-id': membership.accountId });
+  }
+
+  async members(organizationId: string): Promise<Members> {
+    const rows = await this.db.selectFrom('membership').innerJoin('account', 'account.id', 'membership.account_id')
+      .select(['account.id', 'account.email', 'account.name', 'membership.role', 'membership.joined_at'])
+      .where('membership.organization_id', '=', organizationId)
+      .orderBy('membership.joined_at').orderBy('account.id').execute();
+    return { members: rows.map((r) => toMember(r)) };
+  }
+
+  /** Changes a member's role: admins change admins and members; making or unmaking an owner takes an owner. */
+  async updateMember(caller: Membership, accountId: string, role: OrgRole): Promise<Member> {
+    return this.roleChange(caller, accountId, async (trx, state) => {
+      if ((state.target.role === 'owner' || role === 'owner') && state.callerRole !== 'owner') {
+        throw forbidden('Only an owner can make or unmake owners', { 'required-role': 'owner', role: state.callerRole });
+      }
+      await trx.updateTable('membership').set({ role })
+        .where('organization_id', '=', caller.organizationId).where('account_id', '=', accountId).execute();
+      const [member] = (await this.memberRows(trx, caller.organizationId, accountId));
+      this.log.info('orgs/role-changed', 'Member role changed', {
+        'organization-id': caller.organizationId, 'account-id': accountId, role, 'by-account-id': caller.accountId,
+      });
+      return member;
+    }, (target, owners) => {
+      if (target.role === 'owner' && role !== 'owner' && owners === 1) throw lastOwner();
+    });
+  }
+
+  /** Removes a member: admins remove admins and members, owners anyone; every member can leave. */
+  async removeMember(caller: Membership, accountId: string): Promise<void> {
+    const leaving = accountId === caller.accountId;
+    await this.roleChange(caller, accountId, async (trx, state) => {
+      if (!leaving) {
+        const needed: OrgRole = state.target.role === 'owner' ? 'owner' : 'admin';
+        if (!hasRole(state.callerRole, needed)) {
+          throw forbidden(needed === 'owner' ? 'Only an owner can remove an owner' : 'Removing other members needs the role admin or above', {
+            'required-role': needed, role: state.callerRole,
+          });
+        }
+      }
+      await trx.deleteFrom('membership').where('organization_id', '=', caller.organizationId).where('account_id', '=', accountId).execute();
+      this.log.info(leaving ? 'orgs/member-left' : 'orgs/member-removed', leaving ? 'Member left' : 'Member removed', {
+        'organization-id': caller.organizationId, 'account-id': accountId, 'by-account-id': caller.accountId,
+      });
+    }, (target, owners) => {
+      if (target.role === 'owner' && owners === 1) throw lastOwner();
+    });
+  }
+
+  /**
+   * Runs a role change with the organization's row locked: the roles are read after the lock,
+   * so a concurrent change that committed first is seen (the caller's own role included).
+   */
+  private async roleChange<T>(
+    caller: Membership, accountId: string,
+    change: (trx: Trx, state: { target: { role: OrgRole }; callerRole: OrgRole; owners: number }) => Promise<T>,
+    lastOwnerRule: (target: { role: OrgRole }, owners: number) => void,
+  ): Promise<T> {
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const org = await trx.selectFrom('organization').select('id').where('id', '=', caller.organizationId).forUpdate().executeTakeFirst();
+        if (!org) throw notFound('No such organization');
+        const rows = await trx.selectFrom('membership').select(['account_id', 'role'])
+          .where('organization_id', '=', caller.organizationId)
+          .where((eb) => eb.or([eb('role', '=', 'owner'), eb('account_id', 'in', [accountId, caller.accountId])]))
+          .execute();
+        const target = rows.find((r) => r.account_id === accountId);
+        if (!target) throw notFound('No such member', { 'account-id': accountId });
+        const owners = rows.filter((r) => r.role === 'owner').length;
+        // first: the answer to a change that would leave no owner is 409, also for a caller a concurrent change just demoted or removed
+        lastOwnerRule(target, owners);
+        const callerRow = rows.find((r) => r.account_id === caller.accountId);
+        if (!callerRow) throw notFound('No such organization');
+        return change(trx, { target, callerRole: callerRow.role, owners });
+      });
+    } catch (err) {
+      if (isOwnerRuleViolation(err)) throw lastOwner();
+      throw err;
+    }
+  }
+
+  private memberRows(trx: Trx, organizationId: string, accountId: string): Promise<Member[]> {
+    return trx.selectFrom('membership').innerJoin('account', 'account.id', 'membership.account_id')
+      .select(['account.id', 'account.email', 'account.name', 'membership.role', 'membership.joined_at'])
+      .where('membership.organization_id', '=', organizationId).where('membership.account_id', '=', accountId)
+      .execute().then((rows) => rows.map(toMember));
+  }
+}
+
+function toMember(r: { id: string; email: string; name: string | null; role: OrgRole; joined_at: Date }): Member {
+  return { 'account-id': r.id, email: r.email, name: r.name, role: r.role, 'joined-at': r.joined_at.toISOString() };
+}

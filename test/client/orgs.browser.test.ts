@@ -1,0 +1,167 @@
+/**
+ * Organizations end to end in a real browser (Debian's Chromium through playwright-core), each
+ * person in a browser context of their own: A creates an organization and invites B; B opens
+ * the emailed link without an account, signs up, verifies its address from the emailed link and
+ * lands in the organization; A makes B admin; B invites C. Over the run no page shows a console
+ * error or a failing request, except those a step provokes on purpose and names.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { uniqueEmail } from '../support/auth.js';
+import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const PUBLIC_DIR = fileURLToPath(new URL('../../public', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts', import.meta.url));
+
+if (process.env.CI === 'true' && !existsSync(CHROMIUM)) throw new Error(`CI=true requires Chromium at ${CHROMIUM}`);
+
+describe('organizations in the browser', { skip: existsSync(CHROMIUM) ? false : 'Chromium is not installed' }, () => {
+  let t: TestSystem;
+  let browser: Browser;
+  const pages: Record<'a' | 'b', Page> = {} as Record<'a' | 'b', Page>;
+  const problems: string[] = [];
+
+  const watch = (page: Page, who: string) => {
+    page.on('response', (r) => { if (r.status() >= 400) problems.push(`${who} response: ${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`); });
+    page.on('requestfailed', (r) => problems.push(`${who} request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`));
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(`${who} console: ${m.text()} (${m.location().url})`); });
+    page.on('pageerror', (err) => problems.push(`${who} page error: ${err.message}`));
+  };
+
+  before(async () => {
+    assert.ok(existsSync(`${PUBLIC_DIR}/index.html`), 'the client is built (npm run build:client)');
+    t = await startSystem(testDatabases()[0], { PUBLIC_DIR });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    for (const who of ['a', 'b'] as const) {
+      pages[who] = await (await browser.newContext()).newPage();
+      watch(pages[who], who);
+    }
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  const step = (name: string, fn: () => Promise<void>, provokes: RegExp[] = []) => it(name, async () => {
+    problems.length = 0;
+    try {
+      await fn();
+      await sleep(100); // late console messages of the step's last request
+      const unexpected = problems.filter((p) => !provokes.some((re) => re.test(p)));
+      assert.deepEqual(unexpected, [], 'no console error and no failing request');
+    } catch (err) {
+      await mkdir(ARTIFACTS, { recursive: true });
+      for (const [who, page] of Object.entries(pages)) {
+        await page.screenshot({ path: `${ARTIFACTS}/orgs-${name.replace(/\W+/g, '-')}-${who}.png`, fullPage: true }).catch(() => undefined);
+      }
+      throw err;
+    }
+  });
+
+  /** The token of the newest message of `kind` to `to`, as the link in it carries it. */
+  const mailedToken = async (to: string, kind: 'invitation' | 'verify-email') => {
+    const [message] = await t.system.mail.mailbox.list({ to, kind });
+    assert.ok(message, `a ${kind} message to ${to}`);
+    const link = /https?:\/\/\S+\?token=([^\s"<&]+)/.exec(message.text ?? '');
+    assert.ok(link, 'the message carries a link');
+    return decodeURIComponent(link[1]);
+  };
+
+  const signUp = async (page: Page, name: string, email: string) => {
+    await page.getByLabel('Name').fill(name);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password (8+ characters)').fill(password);
+    await page.getByLabel('Confirm password').fill(password);
+    await page.getByRole('button', { name: 'Create account' }).click();
+  };
+
+  const emails = { a: uniqueEmail('alice'), b: uniqueEmail('bob'), c: uniqueEmail('carol') };
+  const password = 'a long browser password';
+  let orgId = '';
+  const member = (page: Page, email: string) => page.locator(`#members tr[data-email="${email}"]`);
+
+  step('A signs up and creates an organization', async () => {
+    const a = pages.a;
+    await a.goto(`${t.url}/sign-up`);
+    await signUp(a, 'Alice', emails.a);
+    await a.waitForURL(`${t.url}/account`);
+    await a.locator('#nav-orgs').click();
+    await a.waitForURL(`${t.url}/orgs`);
+    await a.locator('#org-list [data-org-role=owner]').first().waitFor();
+    await a.getByLabel('Name').fill('Acme Rockets');
+    await a.getByRole('button', { name: 'Create organization' }).click();
+    await a.waitForURL(/\/orgs\/[0-9a-f-]{36}$/);
+    orgId = new URL(a.url()).pathname.split('/')[2];
+    assert.equal(await a.locator('#org-name').textContent(), 'Acme Rockets');
+    assert.equal(await a.locator('#org-role').textContent(), 'owner');
+    assert.equal(await a.locator('#org-switcher').inputValue(), orgId);
+    assert.equal(await member(a, emails.a).getAttribute('data-role'), 'owner');
+  });
+
+  step('A invites B as a member', async () => {
+    const a = pages.a;
+    await a.locator('#invite-email').fill(emails.b);
+    await a.locator('#invite-role').selectOption('member');
+    await a.getByRole('button', { name: 'Send invitation' }).click();
+    await a.locator(`#invitations tr[data-email="${emails.b}"]`).waitFor();
+    const [message] = await t.system.mail.mailbox.list({ to: emails.b, kind: 'invitation' });
+    assert.match(message.subject, /Alice invited you to Acme Rockets/);
+  });
+
+  step('B opens the link without an account and signs up from it; the unverified address is refused', async () => {
+    const b = pages.b;
+    await b.goto(`${t.url}/invitations/accept?token=${encodeURIComponent(await mailedToken(emails.b, 'invitation'))}`);
+    await b.locator('#invitation-status[data-status=needs-session]').waitFor();
+    assert.equal(new URL(b.url()).search, '', 'the token left the address bar');
+    await b.locator('#invitation-sign-up').click();
+    await b.waitForURL(`${t.url}/sign-up`);
+    await signUp(b, 'Bob', emails.b);
+    // back to the invitation after sign-up: refused until the address is verified
+    await b.waitForURL(`${t.url}/invitations/accept`);
+    await b.locator('#invitation-status[data-status=unverified]').waitFor();
+  }, [/^b response: POST \/api\/invitations\/accept 403$/, /^b console: Failed to load resource: .*403/]);
+
+  step('B verifies its address from the emailed link and lands in the organization', async () => {
+    const b = pages.b;
+    await b.goto(`${t.url}/verify-email?token=${encodeURIComponent(await mailedToken(emails.b, 'verify-email'))}`);
+    await b.locator('#token-status[data-status=done]').waitFor();
+    await b.getByRole('link', { name: 'Go to your account' }).click();
+    await b.waitForURL(`${t.url}/orgs/${orgId}`);
+    assert.equal(await b.locator('#org-name').textContent(), 'Acme Rockets');
+    assert.equal(await b.locator('#org-role').textContent(), 'member');
+    assert.equal(await b.locator('#org-switcher').inputValue(), orgId);
+    assert.equal(await b.evaluate(() => localStorage.getItem('current-org')), orgId);
+    assert.equal(await b.evaluate(() => localStorage.getItem('pending-invitation')), null);
+    assert.equal(await b.locator('#invite').count(), 0, 'a member sees no invitation form');
+  });
+
+  step('A sees B among the members and makes B admin', async () => {
+    const a = pages.a;
+    await a.reload();
+    await member(a, emails.b).waitFor();
+    assert.equal(await a.locator(`#invitations tr[data-email="${emails.b}"]`).count(), 0, 'the invitation is no longer pending');
+    await member(a, emails.b).locator('select.member-role').selectOption('admin');
+    await a.locator(`#members tr[data-email="${emails.b}"][data-role=admin]`).waitFor();
+  });
+
+  step('B, now admin, invites C', async () => {
+    const b = pages.b;
+    await b.reload();
+    await b.locator('#org-role', { hasText: 'admin' }).waitFor();
+    assert.deepEqual(await b.locator('#invite-role option').allTextContents(), ['member', 'admin'], 'an admin cannot invite an owner');
+    await b.locator('#invite-email').fill(emails.c);
+    await b.getByRole('button', { name: 'Send invitation' }).click();
+    await b.locator(`#invitations tr[data-email="${emails.c}"]`).waitFor();
+    const [message] = await t.system.mail.mailbox.list({ to: emails.c, kind: 'invitation' });
+    assert.match(message.subject, /Bob invited you to Acme Rockets/);
+  });
+});
