@@ -10,6 +10,7 @@ import {
   Accepted, ChangeEmail, ChangePassword, ForgotPassword, NoBody, ResetPassword, TokenRequest, UpdateAccount,
 } from './lifecycle-schemas.js';
 import { UserAccount } from './schemas.js';
+import { ACCOUNT_GROUP } from './routes.js';
 
 const error = ref(ErrorBody);
 const requireUser = <U>(user: U | undefined): U => {
@@ -22,10 +23,8 @@ export const FORGOT_PASSWORD_ANSWER = 'If an account uses this address, a link t
 
 export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
   return {
-    prefix: '/api/account',
-    tags: ['Account API'],
-    auth: 'optional',
-    bodyLimit: 16 * 1024,
+    ...ACCOUNT_GROUP,
+    tags: [...ACCOUNT_GROUP.tags],
     routes: [
       route({
         method: 'POST',

@@ -24,6 +24,15 @@ export function clearSessionCookies(reply: FastifyReply, options: AccountRouteOp
   reply.clearCookie(SESSION_HINT_COOKIE, { path: '/', sameSite: 'strict', secure: options.secureCookies });
 }
 
+/** Group data shared by the account API's route groups (this file, lifecycle, sessions). */
+export const ACCOUNT_GROUP = {
+  prefix: '/api/account',
+  tags: ['Account API'],
+  auth: 'optional',
+  // credentials and tokens are small: a large body here is an attack, not a user
+  bodyLimit: 16 * 1024,
+} as const satisfies Omit<RouteGroup, 'routes'>;
+
 export function accountRoutes(accounts: AccountService, options: AccountRouteOptions): RouteGroup {
   const setRefreshCookie = (reply: FastifyReply, session: Session) => {
     reply.setCookie(REFRESH_COOKIE, session.body['refresh-token'], {
@@ -36,11 +45,8 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
     body?.['refresh-token'] ?? cookies[REFRESH_COOKIE];
 
   return {
-    prefix: '/api/account',
-    tags: ['Account API'],
-    auth: 'optional',
-    // credentials and tokens are small: a large body here is an attack, not a user
-    bodyLimit: 16 * 1024,
+    ...ACCOUNT_GROUP,
+    tags: [...ACCOUNT_GROUP.tags],
     routes: [
       route({
         method: 'POST',

@@ -3,7 +3,7 @@ import { ErrorBody, unauthorized } from '../http/errors.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
 import type { AccountData } from './account-data.js';
 import { AccountExport, AccountSessions as AccountSessionsBody, DeleteAccount, SessionId } from './lifecycle-schemas.js';
-import { clearSessionCookies, type AccountRouteOptions } from './routes.js';
+import { ACCOUNT_GROUP, clearSessionCookies, type AccountRouteOptions } from './routes.js';
 import type { AccountSessions } from './sessions.js';
 
 const error = ref(ErrorBody);
@@ -14,10 +14,9 @@ const requireUser = <U>(user: U | undefined): U => {
 
 export function sessionRoutes(sessions: AccountSessions, data: AccountData, options: AccountRouteOptions): RouteGroup {
   return {
-    prefix: '/api/account',
-    tags: ['Account API'],
+    ...ACCOUNT_GROUP,
+    tags: [...ACCOUNT_GROUP.tags],
     auth: 'required',
-    bodyLimit: 16 * 1024,
     routes: [
       route({
         method: 'GET',
