@@ -146,7 +146,28 @@ export interface InvitationTable {
   revoked_at: NullableTimestamp;
 }
 
+/** One audit log entry; append-only (a trigger refuses updates, migration 0008). */
+export interface AuditEntryTable {
+  /** bigint identity: newest first, and the cursor */
+  id: Generated<string>;
+  organization_id: string | null;
+  account_id: string | null;
+  actor_account_id: string | null;
+  actor_api_key_id: string | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  details: ColumnType<AuditDetails, string | undefined, never>;
+  created_at: Generated<Date>;
+}
+
+/** Facts an entry records beyond its columns: small, flat, never a secret. */
+export type AuditDetails = Record<string, string | number | boolean | null>;
+
 export interface DatabaseSchema {
+  audit_entry: AuditEntryTable;
   organization: OrganizationTable;
   membership: MembershipTable;
   invitation: InvitationTable;
