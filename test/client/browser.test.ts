@@ -6,69 +6,35 @@
  * provokes on purpose and names.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { uniqueEmail } from '../support/auth.js';
+import { browserHarness, PUBLIC_DIR } from '../support/browser.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const PUBLIC_DIR = fileURLToPath(new URL('../../public', import.meta.url));
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts', import.meta.url));
 const TTL = 2;
+const browser = browserHarness('client');
 
-if (process.env.CI === 'true' && !existsSync(CHROMIUM)) throw new Error(`CI=true requires Chromium at ${CHROMIUM}`);
-
-describe('browser client', { skip: existsSync(CHROMIUM) ? false : 'Chromium is not installed' }, () => {
+describe('browser client', { skip: browser.skip }, () => {
   let t: TestSystem;
-  let browser: Browser;
   let page: Page;
+  /** the API calls the page made, `METHOD /path STATUS` */
   const seen: string[] = [];
-  /** console errors, page errors and failing requests since the current step began */
-  const problems: string[] = [];
 
   before(async () => {
-    assert.ok(existsSync(`${PUBLIC_DIR}/index.html`), 'the client is built (npm run build:client)');
     t = await startSystem(testDatabases()[0], { ACCESS_TOKEN_TTL: String(TTL), PUBLIC_DIR });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    await browser.launch();
+    page = await browser.openPage('page', (r) => {
+      if (r.url().includes('/api/')) seen.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`);
     });
-    page = await browser.newPage();
-    page.on('response', (r) => {
-      const line = `${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`;
-      if (r.url().includes('/api/')) seen.push(line);
-      if (r.status() >= 400) problems.push(`response: ${line}`);
-    });
-    page.on('requestfailed', (r) => problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`));
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()} (${m.location().url})`); });
-    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
   });
   after(async () => {
-    await browser?.close();
+    await browser.close();
     await t?.stop();
   });
 
-  /**
-   * Runs a step; on failure keeps a screenshot of the page. `provokes` lists the failures the
-   * step causes on purpose (matched against the problem lines); any other problem fails it.
-   */
-  const step = (name: string, fn: () => Promise<void>, provokes: RegExp[] = []) => it(name, async () => {
-    problems.length = 0;
-    try {
-      await fn();
-      await sleep(100); // late console messages of the step's last request
-      const unexpected = problems.filter((p) => !provokes.some((re) => re.test(p)));
-      assert.deepEqual(unexpected, [], 'no console error and no failing request');
-    } catch (err) {
-      await mkdir(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: `${ARTIFACTS}/${name.replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => undefined);
-      throw err;
-    }
-  });
+  const step = browser.step;
 
   const email = uniqueEmail('browser');
   const password = 'a long browser password';
@@ -110,7 +76,7 @@ describe('browser client', { skip: existsSync(CHROMIUM) ? false : 'Chromium is n
     await sleep(300);
     assert.deepEqual(seen, ['GET /api/account/me 401', 'POST /api/account/refresh 200', 'GET /api/account/me 200']);
     assert.equal(await page.locator('.toast').count(), 0);
-  }, [/^response: GET \/api\/account\/me 401$/, /^console: Failed to load resource: .*401.*\/api\/account\/me\)$/]);
+  }, [/^page response: GET \/api\/account\/me 401$/, /^page console: Failed to load resource: .*401.*\/api\/account\/me\)$/]);
 
   step('keeps the session across a page reload through the refresh cookie', async () => {
     await page.reload();
@@ -138,7 +104,7 @@ describe('browser client', { skip: existsSync(CHROMIUM) ? false : 'Chromium is n
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(`${t.url}/account`);
     assert.equal(await page.locator('[data-field=name]').textContent(), 'Browser User');
-  }, [/^response: POST \/api\/account\/log-in 401$/, /^console: Failed to load resource: .*401.*\/api\/account\/log-in\)$/]);
+  }, [/^page response: POST \/api\/account\/log-in 401$/, /^page console: Failed to load resource: .*401.*\/api\/account\/log-in\)$/]);
 
   step('clears a stale session hint with one failing refresh, then asks no more', async () => {
     // the refresh token is revoked elsewhere (another tab logged out): the hint is stale
@@ -152,5 +118,5 @@ describe('browser client', { skip: existsSync(CHROMIUM) ? false : 'Chromium is n
     await page.reload();
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
     assert.deepEqual(seen, []);
-  }, [/^response: POST \/api\/account\/refresh 401$/, /^console: Failed to load resource: .*401.*\/api\/account\/refresh\)$/]);
+  }, [/^page response: POST \/api\/account\/refresh 401$/, /^page console: Failed to load resource: .*401.*\/api\/account\/refresh\)$/]);
 });

@@ -6,74 +6,36 @@
  * errors except where a step provokes a refused request on purpose.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { after, before, describe } from 'node:test';
+import type { Page } from 'playwright-core';
 import { uniqueEmail } from '../support/auth.js';
+import { browserHarness, PUBLIC_DIR } from '../support/browser.js';
 import { mailedLink } from '../support/mailbox.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import type { MailKind } from '../../src/mail/index.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const PUBLIC_DIR = fileURLToPath(new URL('../../public', import.meta.url));
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts', import.meta.url));
-
-if (process.env.CI === 'true' && !existsSync(CHROMIUM)) throw new Error(`CI=true requires Chromium at ${CHROMIUM}`);
+/** a refused request the step provokes on purpose: Chromium also logs each 401 as a console error */
+const REFUSED_401 = [/^[AB] response: \w+ \/api\/\S+ 401$/, /^[AB] console: .*status of 401/];
 
 for (const db of testDatabases()) {
-  describe(`account lifecycle in the browser on ${db.name}`, { skip: existsSync(CHROMIUM) ? false : 'Chromium is not installed' }, () => {
+  const browser = browserHarness(`lifecycle-${db.name}`);
+  describe(`account lifecycle in the browser on ${db.name}`, { skip: browser.skip }, () => {
     let t: TestSystem;
-    let browser: Browser;
-    const contexts: BrowserContext[] = [];
     let a: Page;
     let b: Page;
-    const consoleErrors: string[] = [];
-
-    const openPage = async (name: string) => {
-      const context = await browser.newContext();
-      contexts.push(context);
-      const page = await context.newPage();
-      page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(`${name}: ${m.text()} ${m.location().url}`); });
-      page.on('pageerror', (err) => consoleErrors.push(`${name}: ${err.message}`));
-      return page;
-    };
 
     before(async () => {
-      assert.ok(existsSync(`${PUBLIC_DIR}/index.html`), 'the client is built (npm run build:client)');
       t = await startSystem(db, { PUBLIC_DIR });
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-      });
-      a = await openPage('A');
-      b = await openPage('B');
+      await browser.launch();
+      a = await browser.openPage('A');
+      b = await browser.openPage('B');
     });
     after(async () => {
-      for (const c of contexts) await c.close().catch(() => undefined);
-      await browser?.close();
+      await browser.close();
       await t?.stop();
     });
 
-    /**
-     * Runs a step; console errors fail it unless `provokes` says the step causes refused requests
-     * on purpose (Chromium logs every 4xx answer as a console error). A failure leaves screenshots.
-     */
-    const step = (name: string, fn: () => Promise<void>, provokes?: RegExp) => it(name, async () => {
-      consoleErrors.length = 0;
-      try {
-        await fn();
-        const unexpected = consoleErrors.filter((e) => !provokes?.test(e));
-        assert.deepEqual(unexpected, [], 'no console errors');
-      } catch (err) {
-        await mkdir(ARTIFACTS, { recursive: true });
-        for (const [label, page] of [['a', a], ['b', b]] as const) {
-          await page.screenshot({ path: `${ARTIFACTS}/lifecycle-${label}-${name.replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => undefined);
-        }
-        throw err;
-      }
-    });
+    const step = browser.step;
 
     /** The emailed link, pointed at this server (APP_URL's port is 0 in tests). */
     const link = async (to: string, kind: MailKind) => {
@@ -93,7 +55,7 @@ for (const db of testDatabases()) {
      * A page load without a session asks to restore one (POST /api/account/refresh) and gets
      * 401: the client's start-up check, not a failure (docs/client.md).
      */
-    const ANONYMOUS_RESTORE = /status of 401 .*\/api\/account\/refresh$/;
+    const ANONYMOUS_RESTORE = [/^A response: POST \/api\/account\/refresh 401$/, /^A console: .*status of 401.*\/api\/account\/refresh\)$/];
 
     const email = uniqueEmail('lifecycle');
     const newEmail = uniqueEmail('moved');
@@ -140,7 +102,7 @@ for (const db of testDatabases()) {
       await b.locator('#reload').click();
       await b.waitForURL(`${t.url}/log-in`);
       await logInAs(a, email, newPassword);
-    }, /status of 401/);
+    }, REFUSED_401);
 
     step('changes the email and confirms it from the new address', async () => {
       await a.goto(`${t.url}/settings`);
@@ -172,7 +134,7 @@ for (const db of testDatabases()) {
       await b.waitForURL(`${t.url}/log-in`);
       await a.locator('#nav-account').click();
       await a.locator('[data-field=email]').waitFor();
-    }, /status of 401/);
+    }, REFUSED_401);
 
     step("deletes the account, after which it can't log in", async () => {
       await a.goto(`${t.url}/settings/delete`);
@@ -188,6 +150,6 @@ for (const db of testDatabases()) {
       assert.equal(new URL(a.url()).pathname, '/log-in');
       const rows = await t.system.database.db.selectFrom('account').select('id').where('email', 'in', [email, newEmail]).execute();
       assert.equal(rows.length, 0);
-    }, /status of 401/);
+    }, REFUSED_401);
   });
 }

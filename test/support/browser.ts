@@ -1,0 +1,104 @@
+/**
+ * Browser tests' shared harness: Debian's Chromium through playwright-core (never a downloaded
+ * browser), pages in contexts of their own, and steps that fail on any console error, page
+ * error or failing request (status >= 400, or no answer) unless the step names it as provoked
+ * on purpose. A failed step leaves a screenshot of every page in `test-artifacts/`.
+ *
+ *   const browser = browserHarness('orgs');
+ *   describe('…', { skip: browser.skip }, () => {
+ *     before(async () => { await browser.launch(); a = await browser.openPage('a'); });
+ *     after(() => browser.close());
+ *     browser.step('A signs up', async () => { … }, [/^a response: POST \/api\/x 409$/]);
+ *   });
+ *
+ * Problem lines read `<who> response: METHOD /path STATUS`, `<who> request failed: …`,
+ * `<who> console: text (url)` and `<who> page error: message`.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+/** where `npm run build:client` puts the client; tests serve it with PUBLIC_DIR */
+export const PUBLIC_DIR = fileURLToPath(new URL('../../public', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts', import.meta.url));
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+if (process.env.CI === 'true' && !existsSync(CHROMIUM)) throw new Error(`CI=true requires Chromium at ${CHROMIUM}`);
+
+export interface BrowserHarness {
+  /** the `skip` option of the suite: a reason when Chromium is missing (never under CI=true) */
+  skip: string | false;
+  /** the problems since the current step began */
+  readonly problems: string[];
+  launch(): Promise<Browser>;
+  /** a page in a browser context of its own, watched; `onResponse` sees every response too */
+  openPage(who: string, onResponse?: (response: Response) => void): Promise<Page>;
+  /** the context of a page opened here */
+  contextOf(who: string): BrowserContext;
+  /** a test step: fails on a problem no `provokes` pattern matches */
+  step(name: string, fn: () => Promise<void>, provokes?: RegExp[]): void;
+  close(): Promise<void>;
+}
+
+export function browserHarness(name: string): BrowserHarness {
+  let browser: Browser | undefined;
+  const pages = new Map<string, { page: Page; context: BrowserContext }>();
+  const problems: string[] = [];
+
+  return {
+    skip: existsSync(CHROMIUM) ? false : 'Chromium is not installed',
+    problems,
+    async launch() {
+      assert.ok(existsSync(`${PUBLIC_DIR}/index.html`), 'the client is built (npm run build:client)');
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+      return browser;
+    },
+    async openPage(who, onResponse) {
+      assert.ok(browser, 'launch() first');
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      page.on('response', (r) => {
+        onResponse?.(r);
+        if (r.status() >= 400) problems.push(`${who} response: ${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`);
+      });
+      page.on('requestfailed', (r) => problems.push(`${who} request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`));
+      page.on('console', (m) => { if (m.type() === 'error') problems.push(`${who} console: ${m.text()} (${m.location().url})`); });
+      page.on('pageerror', (err) => problems.push(`${who} page error: ${err.message}`));
+      pages.set(who, { page, context });
+      return page;
+    },
+    contextOf(who) {
+      const entry = pages.get(who);
+      assert.ok(entry, `no page "${who}"`);
+      return entry.context;
+    },
+    step(stepName, fn, provokes = []) {
+      it(stepName, async () => {
+        problems.length = 0;
+        try {
+          await fn();
+          await sleep(100); // late console messages of the step's last request
+          const unexpected = problems.filter((p) => !provokes.some((re) => re.test(p)));
+          assert.deepEqual(unexpected, [], 'no console error and no failing request');
+        } catch (err) {
+          await mkdir(ARTIFACTS, { recursive: true });
+          for (const [who, { page }] of pages) {
+            await page.screenshot({ path: `${ARTIFACTS}/${name}-${stepName.replace(/\W+/g, '-')}-${who}.png`, fullPage: true }).catch(() => undefined);
+          }
+          throw err;
+        }
+      });
+    },
+    async close() {
+      for (const { context } of pages.values()) await context.close().catch(() => undefined);
+      pages.clear();
+      await browser?.close();
+      browser = undefined;
+    },
+  };
+}
