@@ -11,6 +11,10 @@
  *     configuration (file logging, compression, JWT middleware) on PostgreSQL when
  *     BENCH_DATABASE_URL is set, on PGlite, and on PGlite with logging off. All servers run for
  *     the whole run and are loaded in turn, round after round; medians over the rounds
+ *     Observability: four more copies of the PGlite server loaded on /api/health only, with
+ *     metrics and tracing both off (twice: the second copy is the noise floor, what two
+ *     identical servers differ by here), with METRICS_PORT on, and with tracing on (every
+ *     request sampled, exported to a local receiver that discards it)
  *  3. this project: /api/account/me and the query endpoint in JSON and Transit each round;
  *     then log-in and the latency of /api/health while log-ins run flat out; RSS per server;
  *     the server's CPU time per request (from /proc, Linux), the steadiest figure on a noisy
@@ -22,6 +26,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -38,6 +43,7 @@ const { RotatingFileHandler } = await compiled<typeof import('../src/logging/fil
 const { LevelFilter, presetRules } = await compiled<typeof import('../src/logging/filter.js')>('logging/filter.js');
 const { LogBackend } = await compiled<typeof import('../src/logging/logger.js')>('logging/logger.js');
 const { createRedactor } = await compiled<typeof import('../src/logging/redact.js')>('logging/redact.js');
+const { RequestMetrics } = await compiled<typeof import('../src/observability/request-metrics.js')>('observability/request-metrics.js');
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -105,6 +111,25 @@ async function asyncContextMicro() {
   return { 'twenty-awaits-us': +(without / 1000).toFixed(2), 'twenty-awaits-in-a-context-us': +(withStore / 1000).toFixed(2), 'context-cost-us': +((withStore - without) / 1000).toFixed(2) };
 }
 
+/** One request's bookkeeping with metrics on: ours (request-metrics.ts) against prom-client's labelled Counter and Histogram. */
+async function metricsMicro() {
+  const { Counter, Histogram, Registry } = await import('prom-client');
+  const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+  const routes = ['/api/health', '/api/account/me', '/api/cqrs/query', 'not-found'];
+  const ours = new RequestMetrics(buckets);
+  const registers = [new Registry()];
+  const labelNames = ['method', 'route', 'status'];
+  const counter = new Counter({ name: 'c', help: 'c', labelNames, registers });
+  const histogram = new Histogram({ name: 'h', help: 'h', labelNames, buckets, registers });
+  const n = 500_000;
+  const oursNs = timeOps(n, (i) => ours.observe('GET', routes[i & 3], 200, 0.0004));
+  const promNs = timeOps(n, (i) => {
+    counter.labels('GET', routes[i & 3], '200').inc();
+    histogram.labels('GET', routes[i & 3], '200').observe(0.0004);
+  });
+  return { 'request-metrics-ns': Math.round(oursNs), 'prom-client-counter-and-histogram-ns': Math.round(promNs) };
+}
+
 function codecMicro() {
   const accounts = Array.from({ length: 100 }, (_, i) => ({
     id: `3b6b1b5e-8c1d-4b7a-9d2e-${String(i).padStart(12, '0')}`, email: `user${i}@example.com`, name: i % 3 ? `User ${i}` : null,
@@ -149,10 +174,10 @@ if (Number(/^v(\d+)/.exec(serverNode)?.[1]) < 24) throw new Error(`bench: the se
 
 interface Running { url: string; child: ChildProcess; stop(): Promise<void> }
 
-async function startServer(script: string, env: Record<string, string>): Promise<Running> {
+async function startServer(script: string, env: Record<string, string>, extraFlags: string[] = []): Promise<Running> {
   const port = await freePort();
   // the project runs as `npm start` runs it: compiled, with the same node flags
-  const args = script.startsWith('dist/') ? [...START_FLAGS!, script] : ['--import', 'tsx', script];
+  const args = script.startsWith('dist/') ? [...START_FLAGS!, ...extraFlags, script] : ['--import', 'tsx', script];
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
@@ -230,8 +255,33 @@ interface Subject {
 
 const health = { key: 'health', label: 'GET /api/health', path: '/api/health', options: {} };
 
-async function peer(key: string, label: string, script: string, env: Record<string, string> = {}): Promise<Subject> {
-  return { key, label, server: await startServer(script, env), loads: [health] };
+async function peer(key: string, label: string, script: string, env: Record<string, string> = {}, extraFlags: string[] = []): Promise<Subject> {
+  return { key, label, server: await startServer(script, env, extraFlags), loads: [health] };
+}
+
+/**
+ * CPU time a server spent in frames `inside` matches, from V8's sampling profiler (`--cpu-prof`):
+ * matched samples times the sampling interval. Measured inside the one process, so a noisy
+ * neighbour cannot add to it the way it adds to a difference between two servers.
+ */
+async function profiledCpuUs(profileDir: string, inside: (url: string) => boolean): Promise<{ us: number; samples: number } | null> {
+  const { readdir } = await import('node:fs/promises');
+  const file = (await readdir(profileDir).catch(() => [])).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) return null;
+  const profile = JSON.parse(await readFile(join(profileDir, file), 'utf8')) as {
+    nodes: Array<{ id: number; callFrame: { url: string } }>; samples: number[]; timeDeltas: number[];
+  };
+  const urls = new Map(profile.nodes.map((n) => [n.id, n.callFrame.url]));
+  let us = 0;
+  let samples = 0;
+  // each sample stands for the time since the one before it
+  profile.samples.forEach((id, i) => {
+    if (inside(urls.get(id) ?? '')) {
+      us += profile.timeDeltas[i] ?? 0;
+      samples++;
+    }
+  });
+  return { us, samples };
 }
 
 async function project(key: string, label: string, databaseUrl: string): Promise<Subject> {
@@ -285,6 +335,8 @@ if (!ONLY) {
   console.log(' ', JSON.stringify(results.codecs));
   results['async-context'] = await asyncContextMicro();
   console.log('  request context and promises:', results['async-context']);
+  results['metrics-per-request'] = await metricsMicro();
+  console.log('  metrics bookkeeping per request:', results['metrics-per-request']);
 }
 if (pgUrl && !ONLY) {
   const { dbPath } = await import('./db-path.js');
@@ -304,6 +356,22 @@ const starts: Array<[string, () => Promise<Subject>]> = [
   // the same server with logging off: no file, no console, every signal filtered out
   ['pglite-logging-off', () => peer('pglite-logging-off', 'pglite, logging off', 'dist/server.js', { ...projectEnv('memory://'), LOG_FILE: 'off', LOG_CONSOLE: 'off', LOG_LEVELS: '*=fatal' })],
 ];
+// observability's cost: the same PGlite server four times, loaded on /api/health only
+const otlpSink = createHttpServer((req, res) => { req.resume(); req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}')); });
+await new Promise<void>((resolve) => otlpSink.listen(0, '127.0.0.1', resolve));
+const otlpUrl = `http://127.0.0.1:${(otlpSink.address() as { port: number }).port}`;
+const profiledMetricsPort = await freePort();
+starts.push(
+  ['obs-off', () => peer('obs-off', 'pglite, metrics and tracing off', 'dist/server.js', projectEnv('memory://'))],
+  ['obs-off-again', () => peer('obs-off-again', 'pglite, off again (noise floor)', 'dist/server.js', projectEnv('memory://'))],
+  ['obs-metrics', async () => peer('obs-metrics', 'pglite, metrics on', 'dist/server.js', { ...projectEnv('memory://'), METRICS_PORT: String(await freePort()) })],
+  ['obs-tracing', () => peer('obs-tracing', 'pglite, tracing on (all sampled)', 'dist/server.js', { ...projectEnv('memory://'), OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl })],
+  // a fifth copy with metrics on under V8's profiler: the CPU its metrics code takes per request
+  ['obs-metrics-profiled', async () => peer('obs-metrics-profiled', 'pglite, metrics on, profiled', 'dist/server.js',
+    { ...projectEnv('memory://'), METRICS_PORT: String(profiledMetricsPort) }, ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'metrics-profile')}`])],
+);
+/** frames of the metrics code: ours, prom-client, and Node's performance observers (prom-client's GC metric) */
+const isMetricsFrame = (url: string) => url.includes('/dist/observability/') || url.includes('/node_modules/prom-client/') || url.startsWith('node:internal/perf/');
 const subjects: Subject[] = [];
 for (const [key, start] of starts) if (!ONLY || ONLY.includes(key)) subjects.push(await start());
 const samples = new Map<string, Load[]>();
@@ -346,12 +414,19 @@ for (const s of subjects.filter((x) => x.account)) {
   await flood;
   report(`${s.label} health during log-in flood`, out['health-during-log-in-flood'] as Load);
 }
+// the profiled server counts its own requests (warm-ups included): the divisor of its metrics CPU
+let profiledRequests: number | null = null;
+if (byServer['obs-metrics-profiled']) {
+  const text = await (await fetch(`http://127.0.0.1:${profiledMetricsPort}/metrics`)).text();
+  profiledRequests = text.split('\n').filter((line) => line.startsWith('http_requests_total{')).reduce((n, line) => n + Number(line.split(' ').pop()), 0);
+}
 for (const s of subjects) {
   byServer[s.key]['peak-rss-mb'] = await procStatusMb(s.server.child.pid, 'VmHWM');
   console.log(`  ${s.label.padEnd(30)} peak RSS ${byServer[s.key]['peak-rss-mb']} MB, after the load rounds ${byServer[s.key]['rss-after-load-mb']} MB`);
   await s.server.stop();
 }
 results.servers = byServer;
+otlpSink.close();
 
 const h = (key: string) => byServer[key]?.health as Load | undefined;
 const cpu = (l: unknown) => (l as Load)['server-cpu-us-per-request'] ?? NaN;
@@ -376,6 +451,21 @@ const ratios: Record<string, unknown> = {
   'pglite-me-json-vs-own-health': both(byServer.pglite?.['me-json'], h('pglite')),
   'pglite-health-file-logging-on-vs-off': both(h('pglite'), h('pglite-logging-off')),
 };
+const metricsProfile = profiledRequests ? await profiledCpuUs(join(dir, 'metrics-profile'), isMetricsFrame) : null;
+const metricsUsPerRequest = metricsProfile && profiledRequests ? metricsProfile.us / profiledRequests : null;
+/** extra CPU per health request of `key` over the observability-off server, % (negative: less) */
+const costPercent = (key: string) => (h(key) && h('obs-off') ? +((cpu(h(key)) / cpu(h('obs-off')) - 1) * 100).toFixed(1) : null);
+const observability = {
+  'health-cpu-us-off': h('obs-off') ? cpu(h('obs-off')) : null,
+  'noise-floor-percent': costPercent('obs-off-again'),
+  'metrics-on-percent': costPercent('obs-metrics'),
+  // the metrics code's own CPU per request (profile) over the health request's CPU with metrics off
+  'metrics-profiled-us-per-request': metricsUsPerRequest === null ? null : +metricsUsPerRequest.toFixed(2),
+  'metrics-profiled-percent': metricsUsPerRequest === null || !h('obs-off') ? null : +(metricsUsPerRequest / cpu(h('obs-off')) * 100).toFixed(2),
+  'metrics-profiled-samples': metricsProfile?.samples ?? null,
+  'tracing-on-percent': costPercent('obs-tracing'),
+};
+ratios.observability = observability;
 results.ratios = ratios;
 // the targets: health against bare Fastify in throughput and CPU per request; the account reads
 // against the project's own health in CPU per request (throughput shown beside it)
@@ -389,6 +479,10 @@ results.targets = {
   'health >= 0.5 x bare Fastify (throughput and CPU)': target(ratios['health-vs-fastify-bare'], 'both'),
   [`/me >= 0.5 x own health, CPU (${oursKey})`]: target(ratios['me-json-vs-own-health'], 'cpu'),
   [`query account/me >= 0.5 x own health, CPU (${oursKey})`]: target(ratios['query-json-vs-own-health'], 'cpu'),
+  // judged on the profile's share (steady on a shared machine); the CPU-per-request difference is shown beside it with its noise floor
+  'metrics on: at most +5 % CPU per health request': observability['metrics-profiled-percent'] === null ? 'not measured'
+    : `${observability['metrics-profiled-percent']} % (the metrics code's ${observability['metrics-profiled-us-per-request']} µs/req in the profile); `
+      + `as a difference of two servers ${observability['metrics-on-percent']} %, noise floor ${observability['noise-floor-percent']} %: ${observability['metrics-profiled-percent'] <= 5 ? 'met' : 'MISSED'}`,
 };
 console.log('ratios (throughput a/b; CPU per request b/a)', ratios);
 console.log('targets', results.targets);

@@ -13,7 +13,7 @@ import { installCsrfCheck, type CsrfService } from '../auth/csrf.js';
 import { fastifyLogger } from '../logging/third-party.js';
 import type { LogBackend } from '../logging/logger.js';
 import type { Redactor } from '../logging/redact.js';
-import { installHttpObservers, type HttpObservers, type RequestWrapper } from '../observability/http.js';
+import type { RequestWrapper, ResponseObserver } from '../observability/http.js';
 import { ErrorBody, notFound } from './errors.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
@@ -51,7 +51,9 @@ export interface AppDeps {
   observability?: AppObservability;
 }
 
-export interface AppObservability extends HttpObservers {
+export interface AppObservability {
+  /** each finished request (metrics; the request span's name) */
+  observeResponse?: ResponseObserver;
   /** the request span around each request (tracing on) */
   aroundRequest?: RequestWrapper;
 }
@@ -70,7 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, logs } = deps;
   const apiHeaders = apiSecurityHeaders(config.env === 'prod');
   const app = Fastify({
-    frameworkErrors: frameworkErrorHandler(logs.logger('saas.http'), apiHeaders),
+    frameworkErrors: frameworkErrorHandler(logs.logger('saas.http'), apiHeaders, deps.observability?.observeResponse),
     loggerInstance: fastifyLogger(logs),
     // one api-call/response entry per request comes from the pipeline instead
     logController: new LogController({ disableRequestLogging: true }),
@@ -101,10 +103,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // --- pipeline ---
   installPipeline(app, {
     log: logs.logger('saas.http'), redact: deps.redact, sharedSchemas: [ErrorBody, ...deps.schemas],
-    responseHeaders: securityHeaders, apiResponseHeaders: apiHeaders,
+    responseHeaders: securityHeaders, apiResponseHeaders: apiHeaders, observeResponse: deps.observability?.observeResponse,
   });
-
-  if (deps.observability) installHttpObservers(app, deps.observability);
 
   // --- request checks ---
   if (deps.authenticator) {

@@ -23,7 +23,7 @@ import { isDatabaseUnavailable } from '../db/database.js';
 import { currentContext, runWithContext, type LogContext } from '../logging/context.js';
 import type { Logger } from '../logging/logger.js';
 import type { Redactor } from '../logging/redact.js';
-import type { RequestWrapper } from '../observability/http.js';
+import { routeOf, UNMATCHED_ROUTE, type RequestWrapper, type ResponseObserver } from '../observability/http.js';
 import {
   ajvErrors, HttpError, malformedBody, requestCoercion, ResponseCoercionError, typeForStatus, unsupportedMediaType, type ErrorBody,
 } from './errors.js';
@@ -147,6 +147,8 @@ export interface PipelineDeps {
   responseHeaders?: Record<string, string>;
   /** headers set on every response under `/api` */
   apiResponseHeaders?: Record<string, string>;
+  /** metrics and the request span's name (src/observability/); absent when both are off */
+  observeResponse?: ResponseObserver;
 }
 
 export interface ErrorResponse {
@@ -321,10 +323,11 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     const tracked = request.raw as TrackedMessage & { [LOGGED]?: boolean };
     if (tracked[LOGGED]) return;
     tracked[LOGGED] = true;
-    const ms = Math.round(elapsedMs(request.raw) * 1000) / 1000;
+    const elapsed = elapsedMs(request.raw);
     log.info('api-call/response', `${request.method} ${pathOf(request.url)} => ${status}`,
-      { status, 'saas.logging/ms': ms, ...(contentType ? { 'content-type': String(contentType) } : {}) },
+      { status, 'saas.logging/ms': Math.round(elapsed * 1000) / 1000, ...(contentType ? { 'content-type': String(contentType) } : {}) },
       { ctx: request.logContext ?? tracked[CONTEXT] });
+    deps.observeResponse?.(request.raw, request.method, routeOf(request), status, elapsed / 1000);
   };
   app.addHook('onResponse', (request, reply, done) => {
     logResponse(request, reply.statusCode, reply.getHeader('content-type'));
@@ -342,14 +345,18 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
  * over the length limit): answered in the one error shape, in the negotiated format, with the
  * API headers, and logged like any response.
  */
-export function frameworkErrorHandler(log: Logger, headers: Record<string, string>) {
+export function frameworkErrorHandler(log: Logger, headers: Record<string, string>, observeResponse?: ResponseObserver) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
     const format = negotiateResponseFormat(request.headers.accept);
     const body = { type: typeForStatus(status), message: status === 414 ? 'A path segment is too long' : 'Malformed request URL' };
     const ctx = (request.raw as TrackedMessage)[CONTEXT] ?? {};
-    reply.raw.once('finish', () => log.info('api-call/response', `${request.method} ${pathOf(request.url)} => ${status}`,
-      { status, 'saas.logging/ms': Math.round(elapsedMs(request.raw) * 1000) / 1000, 'content-type': format.mime }, { ctx }));
+    reply.raw.once('finish', () => {
+      const elapsed = elapsedMs(request.raw);
+      log.info('api-call/response', `${request.method} ${pathOf(request.url)} => ${status}`,
+        { status, 'saas.logging/ms': Math.round(elapsed * 1000) / 1000, 'content-type': format.mime }, { ctx });
+      observeResponse?.(request.raw, request.method, UNMATCHED_ROUTE, status, elapsed / 1000);
+    });
     reply.code(status).headers(headers).type(format.mime).serializer(() => format.encode(body)).send(body);
   };
 }

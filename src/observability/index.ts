@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import type { AppObservability } from '../http/app.js';
+import type { ResponseObserver } from './http.js';
 import type { Metrics } from './metrics.js';
 import type { Tracing } from './tracing.js';
 
@@ -42,9 +43,13 @@ export async function createMetrics(config: Config, database: Database): Promise
 /** What the HTTP app needs of metrics and tracing; undefined when both are off. */
 export function appObservability(metrics: Metrics | undefined, tracing: Tracing | undefined): AppObservability | undefined {
   if (!metrics && !tracing) return undefined;
-  return {
-    request: metrics ? (method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds) : undefined,
-    route: tracing ? (req, route) => tracing.setRoute(req, route) : undefined,
-    aroundRequest: tracing?.wrapRequest,
-  };
+  const observeResponse: ResponseObserver = metrics && tracing
+    ? (req, method, route, status, seconds) => {
+      tracing.setRoute(req, route);
+      metrics.observeRequest(method, route, status, seconds);
+    }
+    : metrics
+      ? (_req, method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds)
+      : (req, _method, route) => tracing!.setRoute(req, route);
+  return { observeResponse, aroundRequest: tracing?.wrapRequest };
 }

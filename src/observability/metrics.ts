@@ -3,8 +3,9 @@
  * by method, route TEMPLATE (never the raw URL) and status; outcomes by a fixed set of names.
  * Gauges that need a query (outbox depth) or a pool's state are read when Prometheus scrapes.
  */
-import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client';
 import type { AppEvents, LogInOutcome, MailDeliveryOutcome, WebhookOutcome } from './events.js';
+import { RequestMetrics } from './request-metrics.js';
 
 export interface PoolStats {
   /** open connections */
@@ -24,31 +25,21 @@ export interface MetricsSources {
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-interface RequestSeries {
-  count: Counter.Internal;
-  duration: Histogram.Internal<'method' | 'route' | 'status'>;
-}
-
 export class Metrics implements AppEvents {
   readonly registry = new Registry();
-  private readonly requests: Counter<'method' | 'route' | 'status'>;
-  private readonly durations: Histogram<'method' | 'route' | 'status'>;
+  private readonly requests = new RequestMetrics(DURATION_BUCKETS);
   private readonly logIns: Counter<'outcome'>;
   private readonly webhooks: Counter<'provider' | 'type' | 'outcome'>;
   private readonly mail: Counter<'outcome'>;
-  // a label set's children, looked up once: prom-client hashes the label object on every call
-  private readonly series = new Map<string, RequestSeries>();
 
   constructor(sources: MetricsSources = {}) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({
-      name: 'http_requests_total', help: 'HTTP requests answered, by method, route template and status', labelNames: ['method', 'route', 'status'], registers,
-    });
-    this.durations = new Histogram({
-      name: 'http_request_duration_seconds', help: 'Time from the request arriving to the response finishing, by method, route template and status',
-      labelNames: ['method', 'route', 'status'], buckets: DURATION_BUCKETS, registers,
-    });
+    // the request metrics keep their own counts (request-metrics.ts): registered as prom-client reads them
+    for (const metric of [
+      this.requests.counter('http_requests_total', 'HTTP requests answered, by method, route template and status'),
+      this.requests.histogram('http_request_duration_seconds', 'Time from the request arriving to the response finishing, by method, route template and status'),
+    ]) this.registry.registerMetric(metric as unknown as Metric);
     this.logIns = new Counter({ name: 'saas_log_ins_total', help: 'Log-in attempts by outcome: success, failure (wrong email or password), rate-limited', labelNames: ['outcome'], registers });
     for (const outcome of ['success', 'failure', 'rate-limited'] satisfies LogInOutcome[]) this.logIns.labels(outcome).inc(0);
     this.webhooks = new Counter({
@@ -90,15 +81,7 @@ export class Metrics implements AppEvents {
 
   /** One answered request; `route` is the template (`/api/account/:id`) or `not-found` (src/observability/http.ts). */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${status} ${route}`;
-    let series = this.series.get(key);
-    if (!series) {
-      const labels = { method, route, status: String(status) };
-      series = { count: this.requests.labels(labels), duration: this.durations.labels(labels) };
-      this.series.set(key, series);
-    }
-    series.count.inc();
-    series.duration.observe(seconds);
+    this.requests.observe(method, route, status, seconds);
   }
 
   logIn(outcome: LogInOutcome): void {

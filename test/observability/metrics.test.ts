@@ -88,6 +88,15 @@ for (const db of testDatabases()) {
       assert.equal(valueOf(after, 'http_requests_total', notFound) - valueOf(before, 'http_requests_total', notFound), 10_000);
     });
 
+    it('counts requests the router refuses (an over-long path parameter) as not-found, with their status', async () => {
+      const refused = { method: 'POST', route: 'not-found', status: '414' };
+      const before = await scrape(metricsUrl);
+      assert.equal((await t.client('POST', `/api/webhooks/${'x'.repeat(300)}`)).status, 414);
+      const after = await scrape(metricsUrl);
+      assert.equal(valueOf(after, 'http_requests_total', refused) - valueOf(before, 'http_requests_total', refused), 1);
+      assert.equal(valueOf(after, 'http_request_duration_seconds_count', refused) - valueOf(before, 'http_request_duration_seconds_count', refused), 1);
+    });
+
     it('counts log-in outcomes: success, failure, rate-limited', async () => {
       const before = await scrape(metricsUrl);
       const { email } = await signUp(t.client);
