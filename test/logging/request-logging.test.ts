@@ -3,31 +3,14 @@ import { readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Type } from 'typebox';
 import { loadConfig } from '../../src/config.js';
 import { ConsoleHandler, formatPretty } from '../../src/logging/console-handler.js';
 import { DEFAULT_REDACT_KEYS } from '../../src/logging/redact.js';
-import { route, type RouteGroup } from '../../src/http/routes.js';
 import { logIn, signUp } from '../support/auth.js';
 import { ALL_FORMATS } from '../support/http.js';
+import { probeRoutes } from '../support/probes.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 
-const Anything = Type.Object({}, { additionalProperties: true });
-const probes: RouteGroup = {
-  prefix: '/api/probe',
-  routes: [
-    route({
-      method: 'POST', path: '/anything', summary: 'Accepts anything',
-      schemas: { body: Anything, querystring: Anything, response: { 200: Type.Object({ ok: Type.Boolean() }) } },
-      async handler() { return { ok: true }; },
-    }),
-    route({
-      method: 'GET', path: '/slow', summary: 'Answers after 500 ms',
-      schemas: { response: { 200: Type.Object({ ok: Type.Boolean() }) } },
-      async handler() { await sleep(500); return { ok: true }; },
-    }),
-  ],
-};
 
 /** The 1-based line of the first occurrence of `needle` in a source file. */
 async function sourceLine(file: string, needle: string): Promise<number> {
@@ -41,7 +24,7 @@ const db = testDatabases()[0];
 
 describe('request logging', () => {
   let t: TestSystem;
-  before(async () => { t = await startSystem(db, { LOG_LEVELS: 'saas.*=trace' }, { extraRouteGroups: [probes] }); });
+  before(async () => { t = await startSystem(db, { LOG_LEVELS: 'saas.*=trace' }, { extraRouteGroups: [probeRoutes()] }); });
   after(async () => t?.stop());
 
   it('writes entries with exactly the spec fields, ISO timestamps and the TypeScript source line', async () => {

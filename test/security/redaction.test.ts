@@ -5,10 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Type } from 'typebox';
 import { createRedactor, REDACTED } from '../../src/logging/redact.js';
 import { edn, json, transitJson } from '../../src/http/formats.js';
-import { route, type RouteGroup } from '../../src/http/routes.js';
+import { probeRoutes } from '../support/probes.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 
 describe('redaction by pattern', () => {
@@ -38,22 +37,6 @@ describe('redaction by pattern', () => {
   });
 });
 
-const Anything = Type.Object({}, { additionalProperties: true });
-const probes: RouteGroup = {
-  prefix: '/api/probe',
-  routes: [
-    route({
-      method: 'POST', path: '/anything', summary: 'Accepts anything',
-      schemas: { body: Anything, response: { 200: Type.Object({ ok: Type.Boolean() }) } },
-      async handler() { return { ok: true }; },
-    }),
-    route({
-      method: 'GET', path: '/anything', summary: 'Reads anything',
-      schemas: { querystring: Anything, response: { 200: Type.Object({ ok: Type.Boolean() }) } },
-      async handler() { return { ok: true }; },
-    }),
-  ],
-};
 
 const db = testDatabases()[0];
 for (const [profile, env] of [
@@ -62,7 +45,7 @@ for (const [profile, env] of [
 ] as const) {
   describe(`no secret in the log or an error body (${profile})`, () => {
     let t: TestSystem;
-    before(async () => { t = await startSystem(db, env, { extraRouteGroups: [probes] }); });
+    before(async () => { t = await startSystem(db, env, { extraRouteGroups: [probeRoutes()] }); });
     after(async () => t?.stop());
 
     it('malformed bodies in every format are refused without quoting them', async () => {
