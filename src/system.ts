@@ -19,6 +19,10 @@ import { AccountLifecycle } from './account/lifecycle-service.js';
 import { LifecycleRateLimiter } from './account/limits.js';
 import { sessionRoutes } from './account/session-routes.js';
 import { AccountSessions } from './account/sessions.js';
+import { auditQueries } from './audit/queries.js';
+import { auditRoutes } from './audit/routes.js';
+import { AUDIT_SCHEMAS } from './audit/schemas.js';
+import { AuditLog } from './audit/service.js';
 import { AccessTokens } from './auth/access-tokens.js';
 import { bearerAuthenticator } from './auth/authenticator.js';
 import { CsrfService } from './auth/csrf.js';
@@ -166,8 +170,9 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
         forgotEmail: config.forgotPasswordLimitEmail, forgotAddress: config.forgotPasswordLimitAddress,
       }, limiterStore),
     });
-    // forgot-password work answered before it finished: done before the database closes
+    // forgot-password work and refused log-ins' audit entries, answered before they finished: done before the database closes
     stops.push(['account-lifecycle', () => lifecycle.settle()]);
+    stops.push(['accounts', () => accounts.settle()]);
     const accountSessions = new AccountSessions(database.db, refreshTokens, accountLog);
     const accountData = new AccountData({ db: database.db, passwords, loginLimiter, refreshTokens, sessions: accountSessions, log: accountLog });
     const secureCookies = config.env === 'prod';
@@ -178,9 +183,10 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const orgs = new OrganizationService(database.db, orgLog);
     const invitations = new InvitationService({ db: database.db, mail, log: orgLog });
     const memberships = membershipResolver(database.db);
-    // embedded named schemas come before the ones that embed them (organization: subscription; account-export: exported-membership)
-    const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, ...ORG_SCHEMAS, ...LIFECYCLE_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...(options.extraSchemas ?? [])];
-    const queries = new QueryRegistry([...accountQueries(accounts), ...orgQueries(orgs, memberships), ...paymentQueries(payments)], [ErrorBody, ...schemas]);
+    const auditLog = new AuditLog(database.db);
+    // embedded named schemas come before the ones that embed them (organization: subscription; account-export: exported-membership, exported-audit-entry)
+    const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, ...ORG_SCHEMAS, ...AUDIT_SCHEMAS, ...LIFECYCLE_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...(options.extraSchemas ?? [])];
+    const queries = new QueryRegistry([...accountQueries(accounts), ...orgQueries(orgs, memberships), ...auditQueries(auditLog, memberships), ...paymentQueries(payments)], [ErrorBody, ...schemas]);
 
     const app = await buildApp({
       config,
@@ -202,6 +208,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
         lifecycleRoutes(lifecycle),
         sessionRoutes(accountSessions, accountData, { secureCookies }),
         orgRoutes(orgs, invitations, memberships),
+        auditRoutes(auditLog, memberships),
         paymentRoutes(payments),
         queryRoutes(queries),
         // the mailbox shows live tokens: never outside dev

@@ -6,8 +6,15 @@
  * the provider keeps them). Sessions are revoked first, so their access tokens are refused on
  * every instance; the revoked families stay unlinked and without metadata (see migration 0006),
  * because instances that start or poll learn of revocations from them.
+ *
+ * The audit log: the account's own entries go with its personal organization (and those of the
+ * organizations it alone owned with them); entries in shared organizations stay, without the
+ * link to the account (`account_id` and the actor set null), and each shared organization it was
+ * still a member of records `account.deleted` (no address kept: the person is gone). docs/audit.md.
  */
 import { sql } from 'kysely';
+import { appendAudit, NO_ORIGIN } from '../audit/log.js';
+import { exportAuditLog } from '../audit/service.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import { unauthorized } from '../http/errors.js';
 import { exportMemberships } from '../orgs/data.js';
@@ -36,6 +43,7 @@ export class AccountData {
       account: toUserAccount(row),
       sessions: await this.deps.sessions.list(user.id, user.sessionId),
       memberships: await exportMemberships(this.deps.db, user.id),
+      ...(await exportAuditLog(this.deps.db, user.id)),
       'payment-events': events.map((e) => ({
         provider: e.provider,
         id: e.event_id,
@@ -62,8 +70,20 @@ export class AccountData {
       await trx.deleteFrom('refresh_token').where('family_id', 'in', families).execute();
       await trx.updateTable('refresh_family').set({ user_agent: null, ip: null, revoked_at: sql`coalesce(revoked_at, clock_timestamp())` })
         .where('account_id', '=', account.id).execute();
-      // cascades: action tokens; set null: refresh families, payment events
+      const shared = await trx.selectFrom('membership').innerJoin('organization', 'organization.id', 'membership.organization_id')
+        .select(['organization.id', 'membership.role'])
+        .where('membership.account_id', '=', account.id).where('organization.personal', '=', false).execute();
+      // cascades: action tokens, memberships, the personal organization (and, by trigger, those it alone owned);
+      // set null: refresh families, payment events, audit entries
       await trx.deleteFrom('account').where('id', '=', account.id).execute();
+      const remaining = shared.length === 0 ? [] : await trx.selectFrom('organization').select('id')
+        .where('id', 'in', shared.map((o) => o.id)).execute();
+      for (const org of remaining) {
+        await appendAudit(trx, {
+          action: 'account.deleted', organizationId: org.id, actor: {}, target: { type: 'account', id: account.id },
+          details: { role: shared.find((o) => o.id === org.id)?.role ?? null }, origin: NO_ORIGIN,
+        });
+      }
     });
     this.deps.log.info('account/deleted', 'Account deleted', { 'account-id': account.id, sessions: ended.length });
   }

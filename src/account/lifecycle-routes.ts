@@ -3,6 +3,7 @@
  * change, the name. Sessions, export and deletion are in session-routes.ts. See docs/api.md.
  */
 import { finished } from 'node:stream/promises';
+import { originOf } from '../audit/log.js';
 import { ErrorBody, unauthorized } from '../http/errors.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
 import type { AccountLifecycle } from './lifecycle-service.js';
@@ -32,7 +33,7 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         summary: 'Verify the email address',
         description: 'Takes the token of the emailed verification link (24 h, single use). 400 `invalid-token` when it is unknown, used or expired.',
         schemas: { body: ref(TokenRequest), response: { 200: ref(UserAccount), 400: error } },
-        handler: ({ parameters }) => lifecycle.verifyEmail(parameters.body.token),
+        handler: ({ parameters, request }) => lifecycle.verifyEmail(parameters.body.token, originOf(request)),
       }),
       route({
         method: 'POST',
@@ -57,7 +58,7 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         async handler({ parameters, request, reply }) {
           // the work starts once the answer is out (finished or the connection closed)
           const answered = finished(reply.raw).catch(() => undefined);
-          await lifecycle.forgotPassword(parameters.body.email, request.ip, answered);
+          await lifecycle.forgotPassword(parameters.body.email, originOf(request), answered);
           return { message: FORGOT_PASSWORD_ANSWER };
         },
       }),
@@ -68,8 +69,8 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         description: 'Takes the reset link\'s token and the new password. Every session of the account ends ' +
           '(refresh tokens and access tokens). 400 `invalid-token` when the token is unknown, used or expired.',
         schemas: { body: ref(ResetPassword), response: { 204: null, 400: error } },
-        async handler({ parameters }) {
-          await lifecycle.resetPassword(parameters.body.token, parameters.body.password);
+        async handler({ parameters, request }) {
+          await lifecycle.resetPassword(parameters.body.token, parameters.body.password, originOf(request));
           return undefined;
         },
       }),
@@ -82,7 +83,7 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         auth: 'required',
         schemas: { body: ref(ChangePassword), response: { 204: null, 403: error, 429: error } },
         async handler({ parameters, user, request }) {
-          await lifecycle.changePassword(requireUser(user), parameters.body, request.ip);
+          await lifecycle.changePassword(requireUser(user), parameters.body, originOf(request));
           return undefined;
         },
       }),
@@ -95,7 +96,7 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         auth: 'required',
         schemas: { body: ref(ChangeEmail), response: { 202: ref(Accepted), 403: error, 409: error, 429: error } },
         async handler({ parameters, user, request }) {
-          await lifecycle.changeEmail(requireUser(user), parameters.body, request.ip);
+          await lifecycle.changeEmail(requireUser(user), parameters.body, originOf(request));
           return { message: 'A confirmation link is on its way to the new address; the address changes when it is opened.' };
         },
       }),
@@ -106,7 +107,7 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         description: 'Takes the token of the link sent to the new address: the account gets the new address, verified. ' +
           '400 `invalid-token` when the token is unknown, used or expired; 409 when another account took the address meanwhile.',
         schemas: { body: ref(TokenRequest), response: { 200: ref(UserAccount), 400: error, 409: error } },
-        handler: ({ parameters }) => lifecycle.confirmEmail(parameters.body.token),
+        handler: ({ parameters, request }) => lifecycle.confirmEmail(parameters.body.token, originOf(request)),
       }),
       route({
         method: 'PATCH',

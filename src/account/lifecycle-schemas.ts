@@ -1,5 +1,6 @@
 /** Named schemas of the account lifecycle routes (DESIGN.md, "Account lifecycle"). */
 import { Type, type Static } from 'typebox';
+import { ExportedAuditEntry } from '../audit/schemas.js';
 import { ExportedMembership } from '../orgs/schemas.js';
 import { Email, NewPassword, UserAccount } from './schemas.js';
 
@@ -77,6 +78,10 @@ export const AccountExport = Type.Object(
     sessions: Type.Array(AccountSession),
     memberships: Type.Array(ExportedMembership, { description: 'the organizations the account belongs to, with its role' }),
     'payment-events': Type.Array(ExportedPaymentEvent),
+    'audit-log': Type.Array(ExportedAuditEntry, {
+      description: 'the account\'s own audit entries (its account events, the organization actions it took), newest first, at most 1000',
+    }),
+    'audit-log-truncated': Type.Boolean({ description: 'true when older entries exist beyond the 1000 given' }),
   },
   { $id: 'account-export', additionalProperties: false, description: 'everything the service keeps about the account (GDPR access)' },
 );

@@ -4,6 +4,7 @@
  * queued in the transaction of the change that causes it (src/mail). See docs/api.md.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { appendAccountAudit, type ClientOrigin, type RequestOrigin } from '../audit/log.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { AuthUser } from '../http/routes.js';
@@ -34,7 +35,7 @@ export class AccountLifecycle {
 
   constructor(private readonly deps: LifecycleDeps) {}
 
-  async verifyEmail(token: string): Promise<UserAccount> {
+  async verifyEmail(token: string, origin: RequestOrigin): Promise<UserAccount> {
     return this.deps.db.transaction().execute(async (trx) => {
       const used = await useToken(trx, 'verify-email', token);
       if (!used) throw invalidToken();
@@ -44,6 +45,7 @@ export class AccountLifecycle {
         .returning(ACCOUNT_COLUMNS).executeTakeFirst();
       if (!row) throw invalidToken();
       await retireTokens(trx, row.id, 'verify-email');
+      await appendAccountAudit(trx, { action: 'account.email-verified', accountId: row.id, details: { email: row.email }, origin });
       this.deps.log.info('account/email-verified', 'Email verified', { 'account-id': row.id });
       return toUserAccount(row);
     });
@@ -71,24 +73,26 @@ export class AccountLifecycle {
    * with the answer's delivery (PGlite runs its queries on this thread). The work is tracked, so
    * a stop waits for it; a failure is logged. See docs/api.md.
    */
-  async forgotPassword(email: string, clientAddress: string, answered: Promise<unknown>): Promise<void> {
+  async forgotPassword(email: string, client: ClientOrigin, answered: Promise<unknown>): Promise<void> {
     const address = normalizeEmail(email);
-    await this.deps.limits.forgotPassword(address, clientAddress);
+    await this.deps.limits.forgotPassword(address, client.ip);
     const { token, hash } = newActionToken();
     const work: Promise<void> = answered
       .then(() => sleep(AFTER_ANSWER_MS))
-      .then(() => this.sendReset(address, token, hash))
+      .then(() => this.sendReset(address, token, hash, client))
       .catch((err: Error) => this.deps.log.error('account/forgot-password-failed', `Could not queue a password reset: ${err.message}`, { class: err.constructor?.name }))
       .finally(() => this.pending.delete(work));
     this.pending.add(work);
   }
 
-  private async sendReset(email: string, token: string, hash: string): Promise<void> {
+  /** Queues the link; the audit entry has no actor: anyone may ask (the per-email limit bounds how often). */
+  private async sendReset(email: string, token: string, hash: string, origin: RequestOrigin): Promise<void> {
     const account = await this.deps.db.selectFrom('account').select(['id', 'email', 'name']).where('email', '=', email).executeTakeFirst();
     if (!account) return;
     await this.deps.db.transaction().execute(async (trx) => {
       await storeActionToken(trx, { purpose: 'reset-password', hash, accountId: account.id, email: account.email });
       await this.deps.mail.enqueue(trx, { kind: 'reset-password', to: account.email, data: { name: account.name, token } });
+      await appendAccountAudit(trx, { action: 'account.password-reset-requested', accountId: account.id, actor: {}, origin });
     });
     this.deps.log.info('account/reset-requested', 'Password reset link queued', { 'account-id': account.id });
   }
@@ -99,7 +103,7 @@ export class AccountLifecycle {
   }
 
   /** Sets a new password from a reset link and ends every session of the account. */
-  async resetPassword(token: string, password: string): Promise<void> {
+  async resetPassword(token: string, password: string, origin: RequestOrigin): Promise<void> {
     // checked before hashing, so a bad token costs no hash; used atomically below
     if (!(await findUsableToken(this.deps.db, 'reset-password', token))) throw invalidToken();
     const passwordHash = await this.deps.passwords.hash(password);
@@ -111,6 +115,8 @@ export class AccountLifecycle {
       // the link reached the address the account still has: it is the owner's
       if (row.email === used.email) await trx.updateTable('account').set({ email_verified: true }).where('id', '=', row.id).execute();
       await retireTokens(trx, row.id, 'reset-password');
+      // the link's holder acted as the account; the sessions end right after (below)
+      await appendAccountAudit(trx, { action: 'account.password-reset', accountId: row.id, origin });
       return row.id;
     });
     const ended = await this.deps.refreshTokens.revokeAllForAccount(accountId);
@@ -118,22 +124,23 @@ export class AccountLifecycle {
   }
 
   /** Changes the password; every other session ends, the caller's (`sid`) stays; a notice is emailed. */
-  async changePassword(user: AuthUser, input: { 'current-password': string; password: string }, clientAddress: string): Promise<void> {
-    const account = await confirmPassword(this.deps, user.id, input['current-password'], clientAddress, 'current-password');
+  async changePassword(user: AuthUser, input: { 'current-password': string; password: string }, client: ClientOrigin): Promise<void> {
+    const account = await confirmPassword(this.deps, user.id, input['current-password'], client.ip, 'current-password');
     const passwordHash = await this.deps.passwords.hash(input.password);
     await this.deps.db.transaction().execute(async (trx) => {
       await trx.updateTable('account').set({ password_hash: passwordHash }).where('id', '=', account.id).execute();
       // a reset link mailed before the change must not undo it
       await retireTokens(trx, account.id, 'reset-password');
       await this.deps.mail.enqueue(trx, { kind: 'password-changed-notice', to: account.email, data: { name: account.name } });
+      await appendAccountAudit(trx, { action: 'account.password-changed', accountId: account.id, origin: client });
     });
     const ended = await this.deps.refreshTokens.revokeAllForAccount(account.id, user.sessionId);
     this.deps.log.info('account/password-changed', 'Password changed; other sessions ended', { 'account-id': account.id, sessions: ended.length });
   }
 
   /** Asks for an email change: a confirmation link to the new address, a notice to the old one. */
-  async changeEmail(user: AuthUser, input: { password: string; 'new-email': string }, clientAddress: string): Promise<void> {
-    const account = await confirmPassword(this.deps, user.id, input.password, clientAddress, 'password');
+  async changeEmail(user: AuthUser, input: { password: string; 'new-email': string }, client: ClientOrigin): Promise<void> {
+    const account = await confirmPassword(this.deps, user.id, input.password, client.ip, 'password');
     const newEmail = normalizeEmail(input['new-email']);
     if (newEmail === account.email) throw requestCoercion('body', [{ path: '/new-email', message: 'is already the account\'s address' }]);
     const taken = await this.deps.db.selectFrom('account').select('id').where('email', '=', newEmail).executeTakeFirst();
@@ -145,23 +152,28 @@ export class AccountLifecycle {
       await storeActionToken(trx, { purpose: 'email-change', hash, accountId: account.id, email: newEmail });
       await this.deps.mail.enqueue(trx, { kind: 'confirm-email-change', to: newEmail, data: { name: account.name, newEmail, token } });
       await this.deps.mail.enqueue(trx, { kind: 'email-changed-notice', to: account.email, data: { name: account.name, newEmail } });
+      await appendAccountAudit(trx, { action: 'account.email-change-requested', accountId: account.id, details: { 'new-email': newEmail }, origin: client });
     });
     this.deps.log.info('account/email-change-requested', 'Email change requested', { 'account-id': account.id });
   }
 
   /** Confirms an email change from the link sent to the new address: the new address, verified. */
-  async confirmEmail(token: string): Promise<UserAccount> {
+  async confirmEmail(token: string, origin: RequestOrigin): Promise<UserAccount> {
     try {
       return await this.deps.db.transaction().execute(async (trx) => {
         const used = await useToken(trx, 'email-change', token);
         if (!used) throw invalidToken();
         const taken = await trx.selectFrom('account').select('id').where('email', '=', used.email).where('id', '<>', used.accountId).executeTakeFirst();
         if (taken) throw emailTaken();
+        const previous = await trx.selectFrom('account').select('email').where('id', '=', used.accountId).forUpdate().executeTakeFirstOrThrow();
         const row = await trx.updateTable('account').set({ email: used.email, email_verified: true })
           .where('id', '=', used.accountId).returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow();
         // links sent to the old address verify or reset nothing any more
         await retireTokens(trx, row.id, 'verify-email');
         await retireTokens(trx, row.id, 'reset-password');
+        await appendAccountAudit(trx, {
+          action: 'account.email-changed', accountId: row.id, details: { 'previous-email': previous.email, email: row.email }, origin,
+        });
         this.deps.log.info('account/email-changed', 'Email changed', { 'account-id': row.id });
         return toUserAccount(row);
       });

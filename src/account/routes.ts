@@ -1,5 +1,7 @@
 /** The account API: every route of the `Account API` group, declared as data. */
+import { finished } from 'node:stream/promises';
 import type { FastifyReply } from 'fastify';
+import { originOf } from '../audit/log.js';
 import { ErrorBody, HttpError, unauthorized } from '../http/errors.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
 import { CreateAccount, LogIn, LogInResponse, RefreshRequest, SignUpResponse, UserAccount } from './schemas.js';
@@ -56,7 +58,7 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
           'Sign-ups are rate-limited per client address (429).',
         schemas: { body: ref(CreateAccount), response: { 201: ref(SignUpResponse), 409: ref(ErrorBody), 429: ref(ErrorBody) } },
         async handler({ parameters, request }) {
-          return { account: await accounts.signUp(parameters.body, request.ip) };
+          return { account: await accounts.signUp(parameters.body, originOf(request)) };
         },
       }),
       route({
@@ -68,7 +70,9 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
           'successful ones do not count.',
         schemas: { body: ref(LogIn), response: { 200: ref(LogInResponse), 401: ref(ErrorBody), 429: ref(ErrorBody) } },
         async handler({ parameters, request, reply }) {
-          const session = await accounts.logIn(parameters.body, { ip: request.ip, userAgent: request.headers['user-agent'] });
+          // a refused log-in's audit entry is written once the answer is out (AccountService.logIn)
+          const answered = finished(reply.raw).catch(() => undefined);
+          const session = await accounts.logIn(parameters.body, originOf(request), answered);
           setRefreshCookie(reply, session);
           return session.body;
         },
@@ -96,7 +100,7 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         async handler({ parameters, request, reply }) {
           let session: Session;
           try {
-            session = await accounts.refresh(refreshTokenOf(parameters.body, request.cookies));
+            session = await accounts.refresh(refreshTokenOf(parameters.body, request.cookies), originOf(request));
           } catch (err) {
             // a refresh token that no longer works is gone for good: so are its cookies
             if (err instanceof HttpError && err.status === 401) clearSessionCookies(reply, options);
@@ -113,7 +117,7 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         description: 'Revokes the family of the refresh token given (body or cookie) and clears its cookie and the `has-session` hint. Always 204.',
         schemas: { body: ref(RefreshRequest), response: { 204: null } },
         async handler({ parameters, request, reply }) {
-          await accounts.logOut(refreshTokenOf(parameters.body, request.cookies));
+          await accounts.logOut(refreshTokenOf(parameters.body, request.cookies), originOf(request));
           clearSessionCookies(reply, options);
           return undefined;
         },

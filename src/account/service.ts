@@ -2,10 +2,12 @@
  * Accounts: sign-up, log-in, refresh, log-out and the current account. Handlers call this;
  * it calls the database through Kysely and the auth components.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AccessTokens } from '../auth/access-tokens.js';
+import { appendAccountAudit, type AuditCap, type ClientOrigin, type RequestOrigin } from '../audit/log.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { LoginAttempt, LoginRateLimiter, SignUpRateLimiter } from '../auth/rate-limit.js';
-import type { IssuedRefreshToken, RefreshTokens, SessionClient } from '../auth/refresh-tokens.js';
+import type { IssuedRefreshToken, RefreshTokens } from '../auth/refresh-tokens.js';
 import type { CompiledQuery } from 'kysely';
 import { compiledOnce } from '../db/compiled-once.js';
 import type { DB } from '../db/database.js';
@@ -15,6 +17,7 @@ import type { Logger } from '../logging/logger.js';
 import type { LogInOutcome } from '../observability/events.js';
 import type { Mail } from '../mail/index.js';
 import { createPersonalOrganization } from '../orgs/data.js';
+import { appendAudit } from '../audit/log.js';
 import { newActionToken, storeActionToken } from './action-tokens.js';
 import type { CreateAccount, LogIn, LogInResponse, UserAccount } from './schemas.js';
 
@@ -66,11 +69,21 @@ export interface Session {
 }
 
 const BAD_CREDENTIALS = 'Invalid email or password';
+/**
+ * Failed log-ins recorded per account: beyond this many in the window, failures are only logged
+ * and counted (metrics). The rate limits bound failures per address, not per account; this
+ * bounds what any number of addresses can add to one account's audit log (docs/audit.md).
+ */
+export const FAILED_LOG_IN_ENTRIES: AuditCap = { count: 20, seconds: 15 * 60 };
+/** the pause between a refused log-in's answer and its audit entry, ms (see logIn) */
+const AFTER_ANSWER_MS = 20;
 const emailTaken = () => conflict('An account with this email already exists', { field: 'email' });
 
 export class AccountService {
   /** the hot lookup of `GET /me` and `account/me`, compiled once (always read fresh) */
   private readonly accountById: (id: string) => CompiledQuery<AccountColumns>;
+  /** audit entries of refused log-ins still being written after their answer (see logIn) */
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(private readonly deps: AccountDeps) {
     this.accountById = compiledOnce(1, (param) => deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', param(0)));
@@ -81,8 +94,8 @@ export class AccountService {
    * spending a hash to hide it in the timing would hide nothing, and would only let a flood of
    * sign-ups for one email take the hashing slots log-in waits on (docs/security.md).
    */
-  async signUp(input: CreateAccount, clientAddress: string): Promise<UserAccount> {
-    await this.deps.signUpLimiter.attempt(clientAddress);
+  async signUp(input: CreateAccount, client: ClientOrigin): Promise<UserAccount> {
+    await this.deps.signUpLimiter.attempt(client.ip);
     if (input['confirm-password'] !== undefined && input['confirm-password'] !== input.password) {
       throw requestCoercion('body', [{ path: '/confirm-password', message: 'must equal password' }]);
     }
@@ -96,7 +109,11 @@ export class AccountService {
         const inserted = await trx.insertInto('account')
           .values({ email, name: input.name ?? null, password_hash: passwordHash })
           .returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow();
-        await createPersonalOrganization(trx, inserted);
+        const organizationId = await createPersonalOrganization(trx, inserted);
+        await appendAudit(trx, {
+          action: 'account.signed-up', organizationId, accountId: inserted.id, actor: { accountId: inserted.id },
+          target: { type: 'account', id: inserted.id }, origin: client,
+        });
         // the verification link is sent if and only if the account exists
         await storeActionToken(trx, { purpose: 'verify-email', hash, accountId: inserted.id, email });
         await this.deps.mail.enqueue(trx, { kind: 'verify-email', to: email, data: { name: inserted.name, token } });
@@ -111,8 +128,13 @@ export class AccountService {
     }
   }
 
-  /** `client.ip` is the client address the failure limits count by; it and the User-Agent are kept on the session. */
-  async logIn(input: LogIn, client: SessionClient & { ip: string }): Promise<Session> {
+  /**
+   * `client.ip` is the client address the failure limits count by; it and the User-Agent are kept
+   * on the session and in the audit entry. A refused log-in of an existing account is recorded
+   * once `answered` has resolved (the route: its answer was handed to the socket), so the answer
+   * takes as long whether the email has an account or not; see docs/audit.md.
+   */
+  async logIn(input: LogIn, client: ClientOrigin, answered: Promise<unknown> = Promise.resolve()): Promise<Session> {
     const email = normalizeEmail(input.email);
     // counts as a failure unless the password turns out right (src/auth/rate-limit.ts)
     let attempt: LoginAttempt;
@@ -135,18 +157,49 @@ export class AccountService {
     if (!row || !valid) {
       this.deps.log.info('account/log-in-failed', 'Log-in refused');
       this.deps.onLogIn?.('failure');
+      if (row) this.recordRefusedLogIn(row.id, client, answered);
       throw unauthorized(BAD_CREDENTIALS, { type: 'unauthorized' });
     }
     await attempt.refund();
-    const refresh = await this.deps.refreshTokens.issue(row.id, client);
+    const accountId = row.id;
+    const refresh = await this.deps.refreshTokens.issue(accountId, client, (trx, familyId) => appendAccountAudit(trx, {
+      action: 'account.logged-in', accountId, target: { type: 'session', id: familyId }, details: { method: 'password' }, origin: client,
+    }));
     this.deps.log.info('account/logged-in', 'Logged in', { 'account-id': row.id });
     this.deps.onLogIn?.('success');
     return this.session(row, refresh);
   }
 
-  async refresh(token: string | undefined): Promise<Session> {
+  /**
+   * The entry of a refused log-in of an existing account, written after the answer: the work
+   * never competes with the answer's delivery (PGlite runs its queries on this thread), and is
+   * tracked so a stop waits for it. No one acted as the account: the actor is empty.
+   */
+  private recordRefusedLogIn(accountId: string, client: ClientOrigin, answered: Promise<unknown>): void {
+    const work: Promise<void> = answered
+      .then(() => sleep(AFTER_ANSWER_MS))
+      .then(() => appendAccountAudit(this.deps.db, {
+        action: 'account.log-in-failed', accountId, actor: {}, details: { reason: 'wrong-password' }, origin: client,
+      }, FAILED_LOG_IN_ENTRIES))
+      .then(() => undefined)
+      .catch((err: Error) => this.deps.log.error('account/audit-failed', `Could not record a refused log-in: ${err.message}`, { class: err.constructor?.name }))
+      .finally(() => this.pending.delete(work));
+    this.pending.add(work);
+  }
+
+  /** Waits for the entries of refused log-ins answered but not yet written (on stop, and in tests). */
+  async settle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  /** `origin` goes into the audit entry of a detected reuse. */
+  async refresh(token: string | undefined, origin: RequestOrigin): Promise<Session> {
     if (!token) throw unauthorized('No refresh token given');
-    const result = await this.deps.refreshTokens.rotate(token);
+    // a reuse is no one's action as the account: a stolen token's holder, or the owner's own stale copy
+    const result = await this.deps.refreshTokens.rotate(token, (trx, reuse) => appendAccountAudit(trx, {
+      action: 'account.refresh-token-reused', accountId: reuse.accountId, actor: {},
+      target: { type: 'session', id: reuse.familyId }, details: { 'session-ended': true }, origin,
+    }));
     switch (result.outcome) {
       case 'invalid':
         throw unauthorized('Invalid refresh token');
@@ -163,9 +216,15 @@ export class AccountService {
     return this.session(row, result);
   }
 
-  async logOut(token: string | undefined): Promise<void> {
+  async logOut(token: string | undefined, origin: RequestOrigin): Promise<void> {
     // the family's access tokens are refused from now on, on every instance (see revoked-sessions.ts)
-    const familyId = token ? await this.deps.refreshTokens.revokeFamilyOf(token) : undefined;
+    const familyId = token
+      ? await this.deps.refreshTokens.revokeFamilyOf(token, async (trx, ended) => {
+        if (ended.accountId) {
+          await appendAccountAudit(trx, { action: 'account.logged-out', accountId: ended.accountId, target: { type: 'session', id: ended.familyId }, origin });
+        }
+      })
+      : undefined;
     if (familyId) this.deps.log.info('account/logged-out', 'Logged out', { 'family-id': familyId });
   }
 

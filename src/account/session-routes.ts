@@ -1,4 +1,5 @@
 /** The account's sessions, its export and its deletion, as data. See docs/api.md. */
+import { originOf } from '../audit/log.js';
 import { ErrorBody, unauthorized } from '../http/errors.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
 import type { AccountData } from './account-data.js';
@@ -37,8 +38,8 @@ export function sessionRoutes(sessions: AccountSessions, data: AccountData, opti
         description: 'Revokes the session\'s refresh-token family: its refresh token stops working and its access tokens are refused ' +
           'on every instance within a second. 404 for an id that is not a live session of the caller\'s account.',
         schemas: { params: SessionId, response: { 204: null, 404: error } },
-        async handler({ parameters, user }) {
-          await sessions.end(requireUser(user), parameters.path.id);
+        async handler({ parameters, user, request }) {
+          await sessions.end(requireUser(user), parameters.path.id, originOf(request));
           return undefined;
         },
       }),

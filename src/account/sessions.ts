@@ -4,6 +4,7 @@
  * refresh token stops working and its access tokens are refused on every instance.
  */
 import { sql } from 'kysely';
+import { appendAccountAudit, type RequestOrigin } from '../audit/log.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { DB } from '../db/database.js';
 import { notFound } from '../http/errors.js';
@@ -33,13 +34,17 @@ export class AccountSessions {
     }));
   }
 
-  /** Ends one of the caller's live sessions; 404 for any other id (another account's, ended, unknown). */
-  async end(user: AuthUser, sessionId: string): Promise<void> {
+  /** Ends one of the caller's live sessions; 404 for any other id (another account's, ended, unknown). Recorded in the audit log. */
+  async end(user: AuthUser, sessionId: string, origin: RequestOrigin): Promise<void> {
     if (!UUID.test(sessionId)) throw notFound('No such session');
     const owned = await this.db.selectFrom('refresh_family').select('id')
       .where('id', '=', sessionId).where('account_id', '=', user.id).where('revoked_at', 'is', null).where('expires_at', '>', sql<Date>`now()`)
       .executeTakeFirst();
-    if (!owned || !(await this.refreshTokens.revokeFamily(owned.id))) throw notFound('No such session');
-    this.log.info('account/session-ended', 'Session ended', { 'account-id': user.id, 'family-id': owned.id, own: owned.id === user.sessionId });
+    const own = owned?.id === user.sessionId;
+    const ended = owned && await this.refreshTokens.revokeFamily(owned.id, (trx) => appendAccountAudit(trx, {
+      action: 'account.session-ended', accountId: user.id, target: { type: 'session', id: owned.id }, details: { own }, origin,
+    }));
+    if (!owned || !ended) throw notFound('No such session');
+    this.log.info('account/session-ended', 'Session ended', { 'account-id': user.id, 'family-id': owned.id, own });
   }
 }

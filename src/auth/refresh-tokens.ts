@@ -13,7 +13,7 @@
  * of it exactly when it commits; this process records it at once (see revoked-sessions.ts).
  */
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../db/database.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { REVOCATION_CHANNEL } from './revoked-sessions.js';
@@ -45,8 +45,20 @@ export interface IssuedRefreshToken {
 
 /** Where a log-in came from, kept on its family for the sessions page. */
 export interface SessionClient {
-  userAgent?: string;
-  ip?: string;
+  userAgent?: string | null;
+  ip?: string | null;
+}
+
+/**
+ * Writes what a session change causes (its audit entry) in the change's own transaction, so
+ * the record exists exactly when the change committed.
+ */
+export type SessionRecorder<T> = (trx: Transaction<DatabaseSchema>, what: T) => Promise<unknown>;
+
+/** A session (refresh family) that ended, with its account (null for a deleted account's). */
+export interface EndedSession {
+  familyId: string;
+  accountId: string | null;
 }
 
 /** A User-Agent is the client's to write: kept to this many characters. */
@@ -77,8 +89,8 @@ export class RefreshTokens {
     return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
   }
 
-  /** Starts a family for a log-in and returns its first token. */
-  async issue(accountId: string, client: SessionClient = {}): Promise<IssuedRefreshToken> {
+  /** Starts a family for a log-in and returns its first token; `record` runs in the same transaction. */
+  async issue(accountId: string, client: SessionClient = {}, record?: SessionRecorder<string>): Promise<IssuedRefreshToken> {
     const expiresAt = new Date(Date.now() + this.settings.ttl * 1000);
     const token = randomBytes(32).toString('base64url');
     const familyId = await this.db.transaction().execute(async (trx) => {
@@ -87,13 +99,14 @@ export class RefreshTokens {
         user_agent: client.userAgent ? client.userAgent.slice(0, USER_AGENT_MAX) : null, ip: client.ip ?? null,
       }).returning('id').executeTakeFirstOrThrow();
       await trx.insertInto('refresh_token').values({ family_id: family.id, token_hash: hashToken(token), token_sealed: this.seal(token) }).execute();
+      await record?.(trx, family.id);
       return family.id;
     });
     return { familyId, token, expiresAt };
   }
 
-  /** Exchanges a token for its successor, applying the reuse rules. */
-  async rotate(token: string): Promise<RotateResult> {
+  /** Exchanges a token for its successor, applying the reuse rules; `recordReuse` runs in the transaction that revokes a reused token's family. */
+  async rotate(token: string, recordReuse?: SessionRecorder<{ accountId: string; familyId: string }>): Promise<RotateResult> {
     const result = await this.db.transaction().execute(async (trx): Promise<RotateResult> => {
       const row = await trx
         .selectFrom('refresh_token as t')
@@ -127,24 +140,37 @@ export class RefreshTokens {
         }
       }
       await revokeWhere(trx, sql`id = ${row.family_id}`);
+      await recordReuse?.(trx, { accountId: row.account_id, familyId: row.family_id });
       return { outcome: 'reused' as const, accountId: row.account_id, familyId: row.family_id };
     });
     if (result.outcome === 'reused') this.revocations.markRevoked([result.familyId]);
     return result;
   }
 
-  /** Revokes the family of a token (log-out). Unknown tokens are ignored; returns the family. */
-  async revokeFamilyOf(token: string): Promise<string | undefined> {
+  /**
+   * Revokes the family of a token (log-out). Unknown tokens are ignored; returns the family.
+   * `record` runs in the revocation's transaction when it ended a live session.
+   */
+  async revokeFamilyOf(token: string, record?: SessionRecorder<EndedSession>): Promise<string | undefined> {
     const row = await this.db.selectFrom('refresh_token').select('family_id').where('token_hash', '=', hashToken(token)).executeTakeFirst();
     if (!row) return undefined;
-    await this.revokeFamily(row.family_id);
+    await this.revokeFamily(row.family_id, record);
     return row.family_id;
   }
 
-  /** Ends one session ("end session"): its refresh tokens stop working and its access tokens are refused everywhere. */
-  async revokeFamily(familyId: string): Promise<boolean> {
-    const revoked = await revokeWhere(this.db, sql`id = ${familyId}`);
-    this.revocations.markRevoked(revoked);
+  /**
+   * Ends one session ("end session"): its refresh tokens stop working and its access tokens are
+   * refused everywhere. `record` runs in the revocation's transaction when it ended a live session.
+   */
+  async revokeFamily(familyId: string, record?: SessionRecorder<EndedSession>): Promise<boolean> {
+    const revoked = record
+      ? await this.db.transaction().execute(async (trx) => {
+        const rows = await revokeWhere(trx, sql`id = ${familyId}`);
+        for (const ended of rows) await record(trx, ended);
+        return rows;
+      })
+      : await revokeWhere(this.db, sql`id = ${familyId}`);
+    this.revocations.markRevoked(revoked.map((r) => r.familyId));
     return revoked.length > 0;
   }
 
@@ -154,7 +180,7 @@ export class RefreshTokens {
    */
   async revokeAllForAccount(accountId: string, exceptFamilyId?: string): Promise<string[]> {
     const except = exceptFamilyId === undefined ? sql`` : sql` and id <> ${exceptFamilyId}`;
-    const revoked = await revokeWhere(this.db, sql`account_id = ${accountId}${except}`);
+    const revoked = (await revokeWhere(this.db, sql`account_id = ${accountId}${except}`)).map((r) => r.familyId);
     this.revocations.markRevoked(revoked);
     return revoked;
   }
@@ -165,13 +191,13 @@ export class RefreshTokens {
  * `session_revoked`, in one statement: the notifications are delivered when it commits, and
  * not at all if it rolls back. The timestamp is the statement's clock, not the transaction's start.
  */
-async function revokeWhere(executor: Kysely<DatabaseSchema>, condition: RawBuilder<unknown>): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`
+async function revokeWhere(executor: Kysely<DatabaseSchema>, condition: RawBuilder<unknown>): Promise<EndedSession[]> {
+  const { rows } = await sql<{ id: string; account_id: string | null }>`
     with revoked as (
       update refresh_family set revoked_at = clock_timestamp()
       where ${condition} and revoked_at is null
-      returning id
+      returning id, account_id
     )
-    select id, pg_notify(${REVOCATION_CHANNEL}, id::text) from revoked`.execute(executor);
-  return rows.map((r) => r.id);
+    select id, account_id, pg_notify(${REVOCATION_CHANNEL}, id::text) from revoked`.execute(executor);
+  return rows.map((r) => ({ familyId: r.id, accountId: r.account_id }));
 }

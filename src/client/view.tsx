@@ -8,6 +8,7 @@ import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import { SIGNED_IN_ROUTES, type AppState, type Route } from './app.js';
 import { ConfirmEmailPage, DeleteAccountPage, ForgotPasswordPage, ResetPasswordPage, SessionsPage, SettingsPage, VerifyEmailPage } from './account/pages.js';
 import type { EventCore } from './core.js';
+import { AuditLogPage } from './audit/pages.js';
 import { AcceptInvitationPage, OrgPage, OrgSwitcher, OrgsPage } from './orgs/pages.js';
 import { App, Field, Form, Link, Submit, useApp } from './ui.js';
 
@@ -80,6 +81,7 @@ const PAGES: Record<Route, FunctionComponent> = {
   'delete-account': DeleteAccountPage,
   orgs: OrgsPage,
   org: OrgPage,
+  'org-audit': AuditLogPage,
   'accept-invitation': AcceptInvitationPage,
 };
 

@@ -5,6 +5,7 @@
  * sign-up and verification first (the client's landing page leads there and back).
  */
 import { sql } from 'kysely';
+import { appendAudit, type RequestOrigin } from '../audit/log.js';
 import { newActionToken } from '../account/action-tokens.js';
 import { normalizeEmail } from '../account/service.js';
 import { hashToken } from '../auth/refresh-tokens.js';
@@ -28,7 +29,7 @@ export interface InvitationDeps {
 export class InvitationService {
   constructor(private readonly deps: InvitationDeps) {}
 
-  async invite(caller: Membership, input: CreateInvitation): Promise<Invitation> {
+  async invite(caller: Membership, input: CreateInvitation, origin: RequestOrigin): Promise<Invitation> {
     const role = input.role ?? 'member';
     if (role === 'owner' && caller.role !== 'owner') {
       throw forbidden('Only an owner can invite an owner', { 'required-role': 'owner', role: caller.role });
@@ -58,6 +59,10 @@ export class InvitationService {
           kind: 'invitation', to: email,
           data: { inviter: context.inviterName ?? context.inviterEmail, organization: context.organization, role, token },
         });
+        await appendAudit(trx, {
+          action: 'org.invitation-sent', organizationId: caller.organizationId, accountId: caller.accountId, actor: { accountId: caller.accountId },
+          target: { type: 'invitation', id: inserted.id }, details: { email, role }, origin,
+        });
         return inserted;
       });
       this.deps.log.info('orgs/invited', 'Invitation sent', {
@@ -85,11 +90,17 @@ export class InvitationService {
     };
   }
 
-  async revoke(caller: Membership, invitationId: string): Promise<void> {
-    const row = await this.deps.db.updateTable('invitation').set({ revoked_at: sql`now()` })
-      .where('id', '=', invitationId).where('organization_id', '=', caller.organizationId)
-      .where('accepted_at', 'is', null).where('revoked_at', 'is', null).returning('id').executeTakeFirst();
-    if (!row) throw notFound('No such pending invitation');
+  async revoke(caller: Membership, invitationId: string, origin: RequestOrigin): Promise<void> {
+    await this.deps.db.transaction().execute(async (trx) => {
+      const row = await trx.updateTable('invitation').set({ revoked_at: sql`now()` })
+        .where('id', '=', invitationId).where('organization_id', '=', caller.organizationId)
+        .where('accepted_at', 'is', null).where('revoked_at', 'is', null).returning(['id', 'email', 'role']).executeTakeFirst();
+      if (!row) throw notFound('No such pending invitation');
+      await appendAudit(trx, {
+        action: 'org.invitation-revoked', organizationId: caller.organizationId, accountId: caller.accountId, actor: { accountId: caller.accountId },
+        target: { type: 'invitation', id: row.id }, details: { email: row.email, role: row.role }, origin,
+      });
+    });
     this.deps.log.info('orgs/invitation-revoked', 'Invitation revoked', {
       'organization-id': caller.organizationId, 'invitation-id': invitationId, 'by-account-id': caller.accountId,
     });
@@ -100,7 +111,7 @@ export class InvitationService {
    * `invalid-token`), and the caller's verified address the invited one (else 403, the token
    * stays usable). A member already keeps its role.
    */
-  async accept(user: AuthUser, token: string): Promise<Organization> {
+  async accept(user: AuthUser, token: string, origin: RequestOrigin): Promise<Organization> {
     return this.deps.db.transaction().execute(async (trx) => {
       const invitation = await trx.selectFrom('invitation')
         .select(['id', 'organization_id', 'email', 'role', sql<boolean>`expires_at > now()`.as('live'), 'accepted_at', 'revoked_at'])
@@ -118,8 +129,13 @@ export class InvitationService {
       if (!account.email_verified) {
         throw forbidden('Verify your email address first (open the link we sent you), then accept the invitation', { reason: 'email-unverified' });
       }
-      await trx.insertInto('membership').values({ organization_id: invitation.organization_id, account_id: user.id, role: invitation.role })
-        .onConflict((oc) => oc.columns(['organization_id', 'account_id']).doNothing()).execute();
+      const joined = await trx.insertInto('membership').values({ organization_id: invitation.organization_id, account_id: user.id, role: invitation.role })
+        .onConflict((oc) => oc.columns(['organization_id', 'account_id']).doNothing()).returning('role').executeTakeFirst();
+      await appendAudit(trx, {
+        action: 'org.invitation-accepted', organizationId: invitation.organization_id, accountId: user.id, actor: { accountId: user.id },
+        // a member already keeps its role: nothing joined
+        target: { type: 'invitation', id: invitation.id }, details: { role: invitation.role, joined: joined !== undefined }, origin,
+      });
       await trx.updateTable('invitation').set({ accepted_at: sql`now()`, accepted_by: user.id }).where('id', '=', invitation.id).execute();
       const org = await trx.selectFrom('organization').innerJoin('membership', 'membership.organization_id', 'organization.id')
         .select([...ORGANIZATION_COLUMNS, 'membership.role'])

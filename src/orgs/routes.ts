@@ -3,6 +3,7 @@
  * caller needs in the organization `:id`: the route layer answers 404 (not a member, or no such
  * organization) and 403 (a lower role) before a handler runs. See docs/api.md.
  */
+import { originOf } from '../audit/log.js';
 import { ErrorBody, unauthorized } from '../http/errors.js';
 import { ref, route, type MembershipResolver, type RouteGroup } from '../http/routes.js';
 import type { InvitationService } from './invitations.js';
@@ -37,7 +38,7 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
         summary: 'Create an organization',
         description: 'A shared organization with the caller as its owner. Without `slug`, one is made from the name; 409 when a given slug is taken.',
         schemas: { body: ref(CreateOrganization), response: { 201: ref(Organization), 409: error } },
-        handler: ({ parameters, user }) => orgs.create(requireUser(user), parameters.body),
+        handler: ({ parameters, user, request }) => orgs.create(requireUser(user), parameters.body, originOf(request)),
       }),
       route({
         method: 'GET',
@@ -62,7 +63,7 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
         description: 'Sets the name and/or the slug; 409 when the slug is taken.',
         orgRole: 'admin',
         schemas: { params: OrgId, body: ref(UpdateOrganization), response: { 200: ref(Organization), 409: error } },
-        handler: ({ parameters, membership }) => orgs.update(requireMembership(membership), parameters.body),
+        handler: ({ parameters, membership, request }) => orgs.update(requireMembership(membership), parameters.body, originOf(request)),
       }),
       route({
         method: 'DELETE',
@@ -71,8 +72,8 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
         description: 'Deletes the organization, its memberships and invitations. A personal organization cannot be deleted (409).',
         orgRole: 'owner',
         schemas: { params: OrgId, response: { 204: null, 409: error } },
-        async handler({ membership }) {
-          await orgs.delete(requireMembership(membership));
+        async handler({ membership, request }) {
+          await orgs.delete(requireMembership(membership), originOf(request));
           return undefined;
         },
       }),
@@ -93,7 +94,8 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
           '409 when it would leave the organization without an owner. 404 when the account is not a member.',
         orgRole: 'admin',
         schemas: { params: MemberPath, body: ref(UpdateMember), response: { 200: ref(Member), 409: error } },
-        handler: ({ parameters, membership }) => orgs.updateMember(requireMembership(membership), parameters.path.accountId, parameters.body.role),
+        handler: ({ parameters, membership, request }) =>
+          orgs.updateMember(requireMembership(membership), parameters.path.accountId, parameters.body.role, originOf(request)),
       }),
       route({
         method: 'DELETE',
@@ -103,8 +105,8 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
           '409 when the last owner would leave or be removed. 404 when the account is not a member.',
         orgRole: 'member',
         schemas: { params: MemberPath, response: { 204: null, 409: error } },
-        async handler({ parameters, membership }) {
-          await orgs.removeMember(requireMembership(membership), parameters.path.accountId);
+        async handler({ parameters, membership, request }) {
+          await orgs.removeMember(requireMembership(membership), parameters.path.accountId, originOf(request));
           return undefined;
         },
       }),
@@ -116,7 +118,7 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
           '409 when the address belongs to a member or has a pending invitation.',
         orgRole: 'admin',
         schemas: { params: OrgId, body: ref(CreateInvitation), response: { 201: ref(Invitation), 409: error } },
-        handler: ({ parameters, membership }) => invitations.invite(requireMembership(membership), parameters.body),
+        handler: ({ parameters, membership, request }) => invitations.invite(requireMembership(membership), parameters.body, originOf(request)),
       }),
       route({
         method: 'GET',
@@ -134,8 +136,8 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
         description: 'Its link stops working at once. 404 when it is not a pending invitation of this organization.',
         orgRole: 'admin',
         schemas: { params: InvitationPath, response: { 204: null } },
-        async handler({ parameters, membership }) {
-          await invitations.revoke(requireMembership(membership), parameters.path.invitationId);
+        async handler({ parameters, membership, request }) {
+          await invitations.revoke(requireMembership(membership), parameters.path.invitationId, originOf(request));
           return undefined;
         },
       }),
@@ -147,7 +149,7 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
           'The caller\'s email must be the invited address and verified (403, reason `email-mismatch` or `email-unverified`). ' +
           '400 `invalid-token` when the token is unknown, used, revoked or expired.',
         schemas: { body: ref(AcceptInvitation), response: { 200: ref(Organization), 400: error, 403: error } },
-        handler: ({ parameters, user }) => invitations.accept(requireUser(user), parameters.body.token),
+        handler: ({ parameters, user, request }) => invitations.accept(requireUser(user), parameters.body.token, originOf(request)),
       }),
     ],
   };

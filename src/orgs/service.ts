@@ -7,6 +7,7 @@
  * (migration 0007), and that refusal becomes the same 409.
  */
 import type { Transaction } from 'kysely';
+import { appendAudit, appendAccountAudit, type AuditEntryInput, type RequestOrigin } from '../audit/log.js';
 import type { DB } from '../db/database.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { conflict, forbidden, notFound } from '../http/errors.js';
@@ -23,6 +24,14 @@ const lastOwner = () => conflict('An organization needs an owner: make another m
 const slugTaken = () => conflict('This slug is taken', { field: 'slug' });
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
+/**
+ * An organization action's audit entry: the organization's log, the caller as actor, and the
+ * caller's account as the one whose data it is (its export holds what it did). docs/audit.md.
+ */
+function orgEntry(organizationId: string, callerId: string, entry: Pick<AuditEntryInput, 'action' | 'target' | 'details' | 'origin'>): AuditEntryInput {
+  return { ...entry, organizationId, accountId: callerId, actor: { accountId: callerId } };
+}
+
 export class OrganizationService {
   constructor(private readonly db: DB, private readonly log: Logger) {}
 
@@ -35,11 +44,14 @@ export class OrganizationService {
   }
 
   /** A shared organization with the caller as owner; without a slug, one is made from the name. */
-  async create(user: AuthUser, input: CreateOrganization): Promise<Organization> {
+  async create(user: AuthUser, input: CreateOrganization, origin: RequestOrigin): Promise<Organization> {
     try {
       const row = await this.db.transaction().execute(async (trx) => {
         const inserted = await this.insertWithSlug(trx, input.name, input.slug);
         await trx.insertInto('membership').values({ organization_id: inserted.id, account_id: user.id, role: 'owner' }).execute();
+        await appendAudit(trx, orgEntry(inserted.id, user.id, {
+          action: 'org.created', target: { type: 'organization', id: inserted.id }, details: { name: inserted.name, slug: inserted.slug }, origin,
+        }));
         return inserted;
       });
       this.log.info('orgs/created', 'Organization created', { 'organization-id': row.id, 'account-id': user.id });
@@ -70,14 +82,26 @@ export class OrganizationService {
     return toOrganization(row, membership.role);
   }
 
-  async update(membership: Membership, input: UpdateOrganization): Promise<Organization> {
+  /** Renames; recorded (`org.renamed`) when the name or the slug changed. */
+  async update(membership: Membership, input: UpdateOrganization, origin: RequestOrigin): Promise<Organization> {
     try {
-      const row = await this.db.updateTable('organization')
-        .set({ ...(input.name !== undefined ? { name: input.name } : {}), ...(input.slug !== undefined ? { slug: input.slug } : {}) })
-        .where('id', '=', membership.organizationId)
-        .returning(['id', 'name', 'slug', 'personal', 'created_at', 'subscription_status', 'subscription_plan', 'subscription_period_end'])
-        .executeTakeFirst();
-      if (!row) throw notFound('No such organization');
+      const row = await this.db.transaction().execute(async (trx) => {
+        const before = await trx.selectFrom('organization').select(['name', 'slug'])
+          .where('id', '=', membership.organizationId).forUpdate().executeTakeFirst();
+        if (!before) throw notFound('No such organization');
+        const after = await trx.updateTable('organization')
+          .set({ ...(input.name !== undefined ? { name: input.name } : {}), ...(input.slug !== undefined ? { slug: input.slug } : {}) })
+          .where('id', '=', membership.organizationId)
+          .returning(['id', 'name', 'slug', 'personal', 'created_at', 'subscription_status', 'subscription_plan', 'subscription_period_end'])
+          .executeTakeFirstOrThrow();
+        if (after.name !== before.name || after.slug !== before.slug) {
+          await appendAudit(trx, orgEntry(after.id, membership.accountId, {
+            action: 'org.renamed', target: { type: 'organization', id: after.id },
+            details: { name: after.name, slug: after.slug, 'previous-name': before.name, 'previous-slug': before.slug }, origin,
+          }));
+        }
+        return after;
+      });
       return toOrganization(row, membership.role);
     } catch (err) {
       if (isUniqueViolation(err)) throw slugTaken();
@@ -85,12 +109,23 @@ export class OrganizationService {
     }
   }
 
-  async delete(membership: Membership): Promise<void> {
-    const org = await this.db.selectFrom('organization').select(['personal']).where('id', '=', membership.organizationId).executeTakeFirst();
-    if (!org) throw notFound('No such organization');
-    if (org.personal) throw conflict('A personal organization cannot be deleted; it goes with the account', { reason: 'personal' });
-    // cascades: memberships, invitations
-    await this.db.deleteFrom('organization').where('id', '=', membership.organizationId).where('personal', '=', false).execute();
+  /**
+   * Deletes a shared organization. Its audit log goes with it (the cascade), so the deletion is
+   * recorded in the caller's personal organization's log, and the caller's export.
+   */
+  async delete(membership: Membership, origin: RequestOrigin): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const org = await trx.selectFrom('organization').select(['name', 'slug', 'personal'])
+        .where('id', '=', membership.organizationId).forUpdate().executeTakeFirst();
+      if (!org) throw notFound('No such organization');
+      if (org.personal) throw conflict('A personal organization cannot be deleted; it goes with the account', { reason: 'personal' });
+      // cascades: memberships, invitations, the organization's audit log
+      await trx.deleteFrom('organization').where('id', '=', membership.organizationId).where('personal', '=', false).execute();
+      await appendAccountAudit(trx, {
+        action: 'org.deleted', accountId: membership.accountId, target: { type: 'organization', id: membership.organizationId },
+        details: { name: org.name, slug: org.slug }, origin,
+      });
+    });
     this.log.info('orgs/deleted', 'Organization deleted', { 'organization-id': membership.organizationId, 'account-id': membership.accountId });
   }
 
@@ -103,13 +138,18 @@ export class OrganizationService {
   }
 
   /** Changes a member's role: admins change admins and members; making or unmaking an owner takes an owner. */
-  async updateMember(caller: Membership, accountId: string, role: OrgRole): Promise<Member> {
+  async updateMember(caller: Membership, accountId: string, role: OrgRole, origin: RequestOrigin): Promise<Member> {
     return this.roleChange(caller, accountId, async (trx, state) => {
       if ((state.target.role === 'owner' || role === 'owner') && state.callerRole !== 'owner') {
         throw forbidden('Only an owner can make or unmake owners', { 'required-role': 'owner', role: state.callerRole });
       }
       await trx.updateTable('membership').set({ role })
         .where('organization_id', '=', caller.organizationId).where('account_id', '=', accountId).execute();
+      if (state.target.role !== role) {
+        await appendAudit(trx, orgEntry(caller.organizationId, caller.accountId, {
+          action: 'org.member-role-changed', target: { type: 'account', id: accountId }, details: { role, 'previous-role': state.target.role }, origin,
+        }));
+      }
       const [member] = (await this.memberRows(trx, caller.organizationId, accountId));
       this.log.info('orgs/role-changed', 'Member role changed', {
         'organization-id': caller.organizationId, 'account-id': accountId, role, 'by-account-id': caller.accountId,
@@ -121,7 +161,7 @@ export class OrganizationService {
   }
 
   /** Removes a member: admins remove admins and members, owners anyone; every member can leave. */
-  async removeMember(caller: Membership, accountId: string): Promise<void> {
+  async removeMember(caller: Membership, accountId: string, origin: RequestOrigin): Promise<void> {
     const leaving = accountId === caller.accountId;
     await this.roleChange(caller, accountId, async (trx, state) => {
       if (!leaving) {
@@ -133,6 +173,9 @@ export class OrganizationService {
         }
       }
       await trx.deleteFrom('membership').where('organization_id', '=', caller.organizationId).where('account_id', '=', accountId).execute();
+      await appendAudit(trx, orgEntry(caller.organizationId, caller.accountId, {
+        action: leaving ? 'org.member-left' : 'org.member-removed', target: { type: 'account', id: accountId }, details: { role: state.target.role }, origin,
+      }));
       this.log.info(leaving ? 'orgs/member-left' : 'orgs/member-removed', leaving ? 'Member left' : 'Member removed', {
         'organization-id': caller.organizationId, 'account-id': accountId, 'by-account-id': caller.accountId,
       });

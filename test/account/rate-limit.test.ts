@@ -112,10 +112,10 @@ for (const db of testDatabases()) {
         log: t.system.logs.logger('test'),
       });
       const email = uniqueEmail();
-      await accounts.signUp({ email, password: PASSWORD }, '127.0.0.1');
+      await accounts.signUp({ email, password: PASSWORD }, { ip: '127.0.0.1', userAgent: null });
       assert.equal(hashes, 1);
       for (const variant of [email, email.toUpperCase()]) {
-        await assert.rejects(accounts.signUp({ email: variant, password: PASSWORD }, '127.0.0.1'), (err: { status?: number }) => err.status === 409);
+        await assert.rejects(accounts.signUp({ email: variant, password: PASSWORD }, { ip: '127.0.0.1', userAgent: null }), (err: { status?: number }) => err.status === 409);
       }
       assert.equal(hashes, 1);
     });

@@ -5,6 +5,7 @@
  */
 import { useEffect } from 'preact/hooks';
 import { formFields, Link, Submit, useApp } from '../ui.js';
+import { auditPath } from '../audit/events.js';
 import { orgIdOf, orgPath, type Member, type Organization, type OrgRole } from './events.js';
 
 const ROLES: OrgRole[] = ['member', 'admin', 'owner'];
@@ -33,6 +34,18 @@ export function OrgSwitcher() {
         {state.orgs.map((o) => <option key={o.id} value={o.id}>{o.name}{o.personal ? ' (personal)' : ''}</option>)}
       </select>
     </label>
+  );
+}
+
+/** The audit log of an organization, for its admins and owners. */
+function AuditLogLink({ orgId }: { orgId: string }) {
+  const { dispatch } = useApp();
+  return (
+    <a id="audit-log-link" href={auditPath(orgId)} onClick={(e) => {
+      if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      e.preventDefault();
+      dispatch(['router/navigate', { route: 'org-audit', path: auditPath(orgId) }]);
+    }}>Audit log</a>
   );
 }
 
@@ -146,6 +159,7 @@ export function OrgPage() {
     <>
       <h1 id="org-name" data-org={org.id} data-role={org.role}>{org.name}</h1>
       <p class="muted">{org.personal ? 'Your personal organization. ' : ''}Your role: <strong id="org-role">{org.role}</strong></p>
+      {rank(org.role) >= rank('admin') && <p><AuditLogLink orgId={org.id} /></p>}
       <h2>Members</h2>
       {!page.members ? <p class="muted">Loading members…</p> : (
         <table id="members">

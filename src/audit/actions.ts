@@ -1,0 +1,34 @@
+/**
+ * Readable names of the audit log's actions, for people: the client's audit log page shows them
+ * (it imports this file), docs/audit.md lists the same. An action not listed here is shown as it
+ * is, so a module that records a new action works before it adds its name here.
+ */
+export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
+  'account.signed-up': 'Account created',
+  'account.logged-in': 'Logged in',
+  'account.log-in-failed': 'Failed log-in',
+  'account.logged-out': 'Logged out',
+  'account.session-ended': 'Session ended',
+  'account.refresh-token-reused': 'Refresh token reused: session ended',
+  'account.password-changed': 'Password changed',
+  'account.password-reset-requested': 'Password reset requested',
+  'account.password-reset': 'Password reset',
+  'account.email-verified': 'Email verified',
+  'account.email-change-requested': 'Email change requested',
+  'account.email-changed': 'Email changed',
+  'account.deleted': 'Account deleted',
+  'org.created': 'Organization created',
+  'org.renamed': 'Organization renamed',
+  'org.deleted': 'Organization deleted',
+  'org.member-role-changed': 'Member role changed',
+  'org.member-removed': 'Member removed',
+  'org.member-left': 'Member left',
+  'org.invitation-sent': 'Invitation sent',
+  'org.invitation-revoked': 'Invitation revoked',
+  'org.invitation-accepted': 'Invitation accepted',
+};
+
+/** The readable name of an action; the action itself when it has none. */
+export function auditActionLabel(action: string): string {
+  return Object.hasOwn(AUDIT_ACTION_LABELS, action) ? AUDIT_ACTION_LABELS[action] : action;
+}

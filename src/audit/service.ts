@@ -1,0 +1,90 @@
+/**
+ * Reading the audit log: an organization's entries, newest first, a page at a time (the route and
+ * the `orgs/audit-log` query kind), and an account's own entries for its export.
+ *
+ * Emails are resolved when read, and only for accounts that are members of the entry's
+ * organization now: an admin sees who did what among its members without learning the address
+ * an ex-member uses today; an entry of a deleted account keeps only what it recorded.
+ */
+import { sql } from 'kysely';
+import type { DB } from '../db/database.js';
+import type { AuditDetails } from '../db/schema.js';
+import { requestCoercion } from '../http/errors.js';
+import type { AuditEntry, AuditLogPage, ExportedAuditEntry } from './schemas.js';
+
+/** The newest entries an export carries; `audit-log-truncated` says when there are older ones. */
+export const EXPORT_AUDIT_LIMIT = 1000;
+
+const BIGINT_MAX = 9223372036854775807n;
+
+/** `next-cursor`: the last entry's id, base64url; opaque to clients. */
+const encodeCursor = (id: string) => Buffer.from(`a${id}`).toString('base64url');
+
+/** The entry id a cursor names; a cursor this service did not issue is a 400, never a 500 from SQL. */
+function decodeCursor(cursor: string, place: 'query' | 'body'): string {
+  const m = /^a([1-9][0-9]{0,18})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m || BigInt(m[1]) > BIGINT_MAX) throw requestCoercion(place, [{ path: '/cursor', message: 'is not a cursor this service issued' }]);
+  return m[1];
+}
+
+function entries(db: DB) {
+  return db.selectFrom('audit_entry as e')
+    .leftJoin('membership as am', (j) => j.onRef('am.organization_id', '=', 'e.organization_id').onRef('am.account_id', '=', 'e.actor_account_id'))
+    .leftJoin('account as aa', 'aa.id', 'am.account_id')
+    .leftJoin('membership as tm', (j) => j.onRef('tm.organization_id', '=', 'e.organization_id')
+      .on(sql<boolean>`e.target_type = 'account' and tm.account_id::text = e.target_id`))
+    .leftJoin('account as ta', 'ta.id', 'tm.account_id')
+    .select([
+      'e.id', 'e.organization_id', 'e.action', 'e.actor_account_id', 'e.actor_api_key_id', 'e.target_type', 'e.target_id',
+      'e.ip', 'e.user_agent', 'e.details', 'e.created_at', 'aa.email as actor_email', 'ta.email as target_email',
+    ]);
+}
+
+type EntryRow = Awaited<ReturnType<ReturnType<typeof entries>['execute']>>[number];
+
+function toEntry(r: EntryRow): AuditEntry {
+  return {
+    id: String(r.id),
+    action: r.action,
+    actor: {
+      'account-id': r.actor_account_id,
+      ...(r.actor_email ? { email: r.actor_email } : {}),
+      'api-key-id': r.actor_api_key_id,
+    },
+    target: r.target_type && r.target_id
+      ? { type: r.target_type, id: r.target_id, ...(r.target_email ? { email: r.target_email } : {}) }
+      : null,
+    ip: r.ip,
+    'user-agent': r.user_agent,
+    details: (typeof r.details === 'string' ? JSON.parse(r.details) : r.details) as AuditDetails,
+    'created-at': new Date(r.created_at).toISOString(),
+  };
+}
+
+export class AuditLog {
+  constructor(private readonly db: DB) {}
+
+  /**
+   * One page of an organization's log, newest first. `cursorIn` names where a bad cursor came
+   * from in the 400 (`query` for the route, `body` for the query kind).
+   */
+  async page(organizationId: string, limit: number, cursor: string | undefined, cursorIn: 'query' | 'body'): Promise<AuditLogPage> {
+    let query = entries(this.db).where('e.organization_id', '=', organizationId);
+    if (cursor !== undefined) query = query.where('e.id', '<', sql<string>`${decodeCursor(cursor, cursorIn)}::bigint`);
+    const rows = await query.orderBy('e.id', 'desc').limit(limit + 1).execute();
+    const page = rows.slice(0, limit);
+    return {
+      entries: page.map(toEntry),
+      'next-cursor': rows.length > limit ? encodeCursor(String(page[page.length - 1].id)) : null,
+    };
+  }
+}
+
+/** The account's own entries (those whose `account_id` it is), newest first, at most EXPORT_AUDIT_LIMIT. */
+export async function exportAuditLog(db: DB, accountId: string): Promise<{ 'audit-log': ExportedAuditEntry[]; 'audit-log-truncated': boolean }> {
+  const rows = await entries(db).where('e.account_id', '=', accountId).orderBy('e.id', 'desc').limit(EXPORT_AUDIT_LIMIT + 1).execute();
+  return {
+    'audit-log': rows.slice(0, EXPORT_AUDIT_LIMIT).map((r) => ({ ...toEntry(r), 'organization-id': r.organization_id })),
+    'audit-log-truncated': rows.length > EXPORT_AUDIT_LIMIT,
+  };
+}
