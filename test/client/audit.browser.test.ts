@@ -7,42 +7,25 @@
  * request, except those a step provokes on purpose and names.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { after, before, describe } from 'node:test';
+import type { Page } from 'playwright-core';
 import { PASSWORD } from '../support/auth.js';
+import { browserHarness, PUBLIC_DIR } from '../support/browser.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { account, addMember, createOrg, type TestAccount } from '../orgs/support.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const PUBLIC_DIR = fileURLToPath(new URL('../../public', import.meta.url));
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts', import.meta.url));
 /** more than one page of the client (50) */
 const OLDER_ENTRIES = 55;
+const browser = browserHarness('audit');
 
-if (process.env.CI === 'true' && !existsSync(CHROMIUM)) throw new Error(`CI=true requires Chromium at ${CHROMIUM}`);
-
-describe('the audit log in the browser', { skip: existsSync(CHROMIUM) ? false : 'Chromium is not installed' }, () => {
+describe('the audit log in the browser', { skip: browser.skip }, () => {
   let t: TestSystem;
-  let browser: Browser;
   const pages: Record<'owner' | 'member', Page> = {} as Record<'owner' | 'member', Page>;
-  const problems: string[] = [];
   let owner: TestAccount;
   let member: TestAccount;
   let orgId: string;
 
-  const watch = (page: Page, who: string) => {
-    page.on('response', (r) => { if (r.status() >= 400) problems.push(`${who} response: ${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`); });
-    page.on('requestfailed', (r) => problems.push(`${who} request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`));
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(`${who} console: ${m.text()} (${m.location().url})`); });
-    page.on('pageerror', (err) => problems.push(`${who} page error: ${err.message}`));
-  };
-
   before(async () => {
-    assert.ok(existsSync(`${PUBLIC_DIR}/index.html`), 'the client is built (npm run build:client)');
     t = await startSystem(testDatabases()[0], { PUBLIC_DIR });
     [owner, member] = await Promise.all([account(t), account(t)]);
     orgId = await createOrg(t, owner, 'Audited Rockets');
@@ -51,35 +34,15 @@ describe('the audit log in the browser', { skip: existsSync(CHROMIUM) ? false : 
       .values(Array.from({ length: OLDER_ENTRIES }, (_, n) => ({ organization_id: orgId, action: 'test.imported', details: JSON.stringify({ n }) })))
       .execute();
     await addMember(t, orgId, owner, member, 'member');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    for (const who of ['owner', 'member'] as const) {
-      pages[who] = await (await browser.newContext()).newPage();
-      watch(pages[who], who);
-    }
+    await browser.launch();
+    for (const who of ['owner', 'member'] as const) pages[who] = await browser.openPage(who);
   });
   after(async () => {
-    await browser?.close();
+    await browser.close();
     await t?.stop();
   });
 
-  const step = (name: string, fn: () => Promise<void>, provokes: RegExp[] = []) => it(name, async () => {
-    problems.length = 0;
-    try {
-      await fn();
-      await sleep(100); // late console messages of the step's last request
-      const unexpected = problems.filter((p) => !provokes.some((re) => re.test(p)));
-      assert.deepEqual(unexpected, [], 'no console error and no failing request');
-    } catch (err) {
-      await mkdir(ARTIFACTS, { recursive: true });
-      for (const [who, page] of Object.entries(pages)) {
-        await page.screenshot({ path: `${ARTIFACTS}/audit-${name.replace(/\W+/g, '-')}-${who}.png`, fullPage: true }).catch(() => undefined);
-      }
-      throw err;
-    }
-  });
+  const step = browser.step;
 
   const logInAs = async (page: Page, who: TestAccount) => {
     await page.goto(`${t.url}/log-in`);
