@@ -12,12 +12,14 @@ import type { ExportedMembership, Organization } from './schemas.js';
 
 type Executor = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
 
-export const ORGANIZATION_COLUMNS = [
-  'organization.id', 'organization.name', 'organization.slug', 'organization.personal', 'organization.created_at',
-  'organization.subscription_status', 'organization.subscription_plan', 'organization.subscription_period_end',
+/** The columns of the `organization` shape, as a statement on the organization alone names them. */
+export const ORGANIZATION_ROW_COLUMNS = [
+  'id', 'name', 'slug', 'personal', 'created_at', 'subscription_status', 'subscription_plan', 'subscription_period_end',
+  'subscription_cancel_at_period_end', 'billing_customer_id',
 ] as const;
-export type OrganizationColumns = Pick<Selectable<OrganizationTable>,
-  'id' | 'name' | 'slug' | 'personal' | 'created_at' | 'subscription_status' | 'subscription_plan' | 'subscription_period_end'>;
+/** The same, qualified, for statements that join memberships. */
+export const ORGANIZATION_COLUMNS = ORGANIZATION_ROW_COLUMNS.map((c) => `organization.${c}` as const);
+export type OrganizationColumns = Pick<Selectable<OrganizationTable>, (typeof ORGANIZATION_ROW_COLUMNS)[number]>;
 
 export function toOrganization(row: OrganizationColumns, role: OrgRole): Organization {
   return {
@@ -31,6 +33,8 @@ export function toOrganization(row: OrganizationColumns, role: OrgRole): Organiz
       status: row.subscription_status,
       plan: row.subscription_plan,
       'current-period-end': row.subscription_period_end ? new Date(row.subscription_period_end).toISOString() : null,
+      'cancel-at-period-end': row.subscription_cancel_at_period_end,
+      'has-customer': row.billing_customer_id !== null,
     },
   };
 }

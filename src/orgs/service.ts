@@ -13,7 +13,7 @@ import { conflict, forbidden, notFound } from '../http/errors.js';
 import { hasRole, type AuthUser, type Membership, type OrgRole } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import {
-  isOwnerRuleViolation, ORGANIZATION_COLUMNS, slugify, suffixedSlug, toOrganization, type OrganizationColumns,
+  isOwnerRuleViolation, ORGANIZATION_COLUMNS, ORGANIZATION_ROW_COLUMNS, slugify, suffixedSlug, toOrganization, type OrganizationColumns,
 } from './data.js';
 import type { CreateOrganization, Member, Members, Organization, Organizations, UpdateOrganization } from './schemas.js';
 
@@ -56,7 +56,7 @@ export class OrganizationService {
       // `on conflict do nothing`: a taken slug must not abort the transaction
       const row = await trx.insertInto('organization').values({ name, slug: candidate })
         .onConflict((oc) => oc.column('slug').doNothing())
-        .returning(['id', 'name', 'slug', 'personal', 'created_at', 'subscription_status', 'subscription_plan', 'subscription_period_end'])
+        .returning(ORGANIZATION_ROW_COLUMNS)
         .executeTakeFirst();
       if (row) return row;
     }
@@ -75,7 +75,7 @@ export class OrganizationService {
       const row = await this.db.updateTable('organization')
         .set({ ...(input.name !== undefined ? { name: input.name } : {}), ...(input.slug !== undefined ? { slug: input.slug } : {}) })
         .where('id', '=', membership.organizationId)
-        .returning(['id', 'name', 'slug', 'personal', 'created_at', 'subscription_status', 'subscription_plan', 'subscription_period_end'])
+        .returning(ORGANIZATION_ROW_COLUMNS)
         .executeTakeFirst();
       if (!row) throw notFound('No such organization');
       return toOrganization(row, membership.role);
