@@ -4,6 +4,7 @@
  * live in account/events.ts; the views (Preact) in view.tsx and account/pages.tsx.
  */
 import type { AccountPagesState } from './account/events.js';
+import type { BillingState } from './billing/events.js';
 import type { OrgsState } from './orgs/events.js';
 import { EventCore, type EventVector } from './core.js';
 import { installHttp, type HttpFailure, type HttpLayerConfig } from './http.js';
@@ -12,7 +13,8 @@ export type Route =
   | 'log-in' | 'sign-up' | 'account'
   | 'forgot-password' | 'reset-password' | 'verify-email' | 'confirm-email'
   | 'settings' | 'sessions' | 'delete-account'
-  | 'orgs' | 'org' | 'accept-invitation';
+  | 'orgs' | 'org' | 'accept-invitation'
+  | 'billing';
 
 export interface Account {
   id: string;
@@ -24,7 +26,7 @@ export interface Account {
   'email-verified'?: boolean;
 }
 
-export interface AppState extends AccountPagesState, OrgsState {
+export interface AppState extends AccountPagesState, OrgsState, BillingState {
   route: Route;
   token?: string;
   account?: Account;
@@ -49,10 +51,12 @@ export const PATHS: Record<Route, string> = {
   /** `/orgs/<id>`: navigate with `{route: 'org', path}` */
   org: '/orgs',
   'accept-invitation': '/invitations/accept',
+  /** `/billing?org=<id>`: navigate with `{route: 'billing', path}` */
+  billing: '/billing',
 };
 
 /** Pages only a signed-in user sees; a visitor without a session is sent to log in. */
-export const SIGNED_IN_ROUTES: ReadonlySet<Route> = new Set<Route>(['account', 'settings', 'sessions', 'delete-account', 'orgs', 'org']);
+export const SIGNED_IN_ROUTES: ReadonlySet<Route> = new Set<Route>(['account', 'settings', 'sessions', 'delete-account', 'orgs', 'org', 'billing']);
 
 /** Pages a signed-in user has no business on: a log-in from there goes to the account page. */
 const ENTRY_ROUTES: ReadonlySet<Route> = new Set<Route>(['log-in', 'sign-up']);

@@ -2,6 +2,7 @@
 import { h, render } from 'preact';
 import { registerAccount } from './account/events.js';
 import { hasSessionHint, registerApp, routeOf, type AppState } from './app.js';
+import { registerBilling } from './billing/events.js';
 import { EventCore } from './core.js';
 import { registerOrgs } from './orgs/events.js';
 import { Root } from './view.js';
@@ -33,6 +34,7 @@ registerOrgs(core, {
     removeItem: (key) => { try { localStorage.removeItem(key); } catch { /* not kept */ } },
   },
 });
+registerBilling(core, { assign: (url) => location.assign(url) });
 core.dispatchSync(['orgs/init']);
 window.addEventListener('popstate', () => core.dispatch(['router/changed', location.pathname]));
 render(h(Root, { core }), root);
