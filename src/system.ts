@@ -176,11 +176,15 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     // forgot-password work answered before it finished: done before the database closes
     stops.push(['account-lifecycle', () => lifecycle.settle()]);
     const accountSessions = new AccountSessions(database.db, refreshTokens, accountLog);
-    const accountData = new AccountData({ db: database.db, passwords, loginLimiter, refreshTokens, sessions: accountSessions, log: accountLog });
     const secureCookies = config.env === 'prod';
     const billingLog = logs.logger('saas.billing');
     const billing = new BillingService({
       db: database.db, settings: config.billing, appUrl: config.appUrl, gateway: await stripeGateway(config.billing), log: billingLog,
+    });
+    // deleting organizations (an account's deletion takes those it alone owns) cancels their subscriptions first
+    const cancelSubscriptions = (ids: readonly string[]) => billing.cancelForDeletion(ids);
+    const accountData = new AccountData({
+      db: database.db, passwords, loginLimiter, refreshTokens, sessions: accountSessions, log: accountLog, beforeOrganizationsDeleted: cancelSubscriptions,
     });
     const paymentLog = logs.logger('saas.payments');
     const billingEffects = new BillingEffects({ mail, log: paymentLog, planOf: (priceId) => billing.planName(priceId) });
@@ -188,7 +192,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       onWebhook: metrics && ((provider, type, outcome) => metrics.webhook(provider, type, outcome)),
     });
     const orgLog = logs.logger('saas.orgs');
-    const orgs = new OrganizationService(database.db, orgLog);
+    const orgs = new OrganizationService(database.db, orgLog, cancelSubscriptions);
     const invitations = new InvitationService({ db: database.db, mail, log: orgLog });
     const memberships = membershipResolver(database.db);
     // embedded named schemas come before the ones that embed them (organization: subscription; account-export: exported-membership)

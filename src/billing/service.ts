@@ -173,7 +173,37 @@ export class BillingService {
     return { url: session.url };
   }
 
-  private failed(err: unknown, call: 'checkout' | 'portal', organizationId: string): unknown {
+  /**
+   * Cancels, at once, the running subscriptions of organizations about to be deleted (an
+   * organization's deletion, or an account's, which takes the organizations it alone owns), so
+   * nobody pays for what is gone. Called before the deletion: when Stripe fails, 502 and nothing
+   * is deleted. Without STRIPE_SECRET_KEY nothing can be canceled: logged at error, for the operator.
+   */
+  async cancelForDeletion(organizationIds: readonly string[]): Promise<void> {
+    if (organizationIds.length === 0) return;
+    const running = await this.deps.db.selectFrom('organization').select(['id', 'billing_subscription_id'])
+      .where('id', 'in', organizationIds).where('billing_subscription_id', 'is not', null)
+      .where('subscription_status', 'in', [...RUNNING]).execute();
+    for (const org of running) {
+      const subscriptionId = org.billing_subscription_id!;
+      if (!this.deps.gateway) {
+        this.deps.log.error('billing/subscription-not-canceled', 'An organization with a running subscription is deleted, and STRIPE_SECRET_KEY is not set: cancel it in Stripe', {
+          'organization-id': org.id, 'subscription-id': subscriptionId,
+        });
+        continue;
+      }
+      try {
+        await this.deps.gateway.cancelSubscription(subscriptionId);
+      } catch (err) {
+        throw this.failed(err, 'cancel', org.id);
+      }
+      this.deps.log.info('billing/subscription-canceled', 'Subscription canceled: its organization is being deleted', {
+        'organization-id': org.id, 'subscription-id': subscriptionId,
+      });
+    }
+  }
+
+  private failed(err: unknown, call: 'checkout' | 'portal' | 'cancel', organizationId: string): unknown {
     if (!(err instanceof StripeGatewayError)) return err;
     const data = {
       'organization-id': organizationId, failure: err.failure, 'provider-code': err.code ?? null,

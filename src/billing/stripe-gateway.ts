@@ -1,5 +1,6 @@
 /**
- * The two Stripe calls billing makes (a Checkout Session, a Customer Portal session), through
+ * The Stripe calls billing makes (a Checkout Session, a Customer Portal session, canceling the
+ * subscription of an organization that is deleted), through
  * the official `stripe` client pointed at STRIPE_API_URL, each in a `withSpan` client span.
  * The client is loaded only when STRIPE_SECRET_KEY is set (it takes a noticeable part of a
  * second to import). Stripe's errors become {@link StripeGatewayError}s that carry what is safe
@@ -16,6 +17,8 @@ export interface BillingGateway {
   /** a hosted Checkout Session; the same `idempotencyKey` with the same params answers the same session */
   createCheckoutSession(params: CheckoutSessionParams, idempotencyKey: string): Promise<{ id: string; url: string }>;
   createPortalSession(params: PortalSessionParams): Promise<{ id: string; url: string }>;
+  /** cancels at once (no further charge); a subscription Stripe no longer has counts as canceled */
+  cancelSubscription(subscriptionId: string): Promise<void>;
 }
 
 /** Why a Stripe call failed, in words safe for a response and a log line. */
@@ -88,6 +91,14 @@ export async function stripeGateway(settings: BillingSettings): Promise<BillingG
     async createPortalSession(params) {
       const session = await call('billing_portal.sessions.create', () => stripe.billingPortal.sessions.create(params));
       return { id: session.id, url: session.url };
+    },
+    async cancelSubscription(subscriptionId) {
+      try {
+        await call('subscriptions.cancel', () => stripe.subscriptions.cancel(subscriptionId));
+      } catch (err) {
+        if (err instanceof StripeGatewayError && err.code === 'resource_missing') return;
+        throw err;
+      }
     },
   };
 }

@@ -76,6 +76,22 @@ export function membershipResolver(db: Kysely<DatabaseSchema>): MembershipResolv
   };
 }
 
+/**
+ * The organizations an account alone owns: its deletion takes them along (migration 0007's
+ * trigger makes the same choice), the personal one included.
+ */
+export async function solelyOwnedOrganizations(db: Executor, accountId: string): Promise<string[]> {
+  const rows = await db.selectFrom('membership as m').select('m.organization_id')
+    .where('m.account_id', '=', accountId).where('m.role', '=', 'owner')
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('membership as other').select('other.account_id')
+      .whereRef('other.organization_id', '=', 'm.organization_id').where('other.role', '=', 'owner').whereRef('other.account_id', '<>', 'm.account_id'))))
+    .execute();
+  return rows.map((r) => r.organization_id);
+}
+
+/** Runs before organizations are deleted (billing cancels their subscriptions); throwing stops the deletion. */
+export type BeforeOrganizationsDeleted = (organizationIds: readonly string[]) => Promise<void>;
+
 /** The account's memberships for its export (GDPR access). */
 export async function exportMemberships(db: Executor, accountId: string): Promise<ExportedMembership[]> {
   const rows = await db.selectFrom('membership').innerJoin('organization', 'organization.id', 'membership.organization_id')

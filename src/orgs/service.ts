@@ -13,7 +13,8 @@ import { conflict, forbidden, notFound } from '../http/errors.js';
 import { hasRole, type AuthUser, type Membership, type OrgRole } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import {
-  isOwnerRuleViolation, ORGANIZATION_COLUMNS, ORGANIZATION_ROW_COLUMNS, slugify, suffixedSlug, toOrganization, type OrganizationColumns,
+  isOwnerRuleViolation, ORGANIZATION_COLUMNS, ORGANIZATION_ROW_COLUMNS, slugify, suffixedSlug, toOrganization,
+  type BeforeOrganizationsDeleted, type OrganizationColumns,
 } from './data.js';
 import type { CreateOrganization, Member, Members, Organization, Organizations, UpdateOrganization } from './schemas.js';
 
@@ -24,7 +25,7 @@ const slugTaken = () => conflict('This slug is taken', { field: 'slug' });
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
 export class OrganizationService {
-  constructor(private readonly db: DB, private readonly log: Logger) {}
+  constructor(private readonly db: DB, private readonly log: Logger, private readonly beforeDelete?: BeforeOrganizationsDeleted) {}
 
   async list(user: AuthUser): Promise<Organizations> {
     const rows = await this.db.selectFrom('membership').innerJoin('organization', 'organization.id', 'membership.organization_id')
@@ -89,6 +90,7 @@ export class OrganizationService {
     const org = await this.db.selectFrom('organization').select(['personal']).where('id', '=', membership.organizationId).executeTakeFirst();
     if (!org) throw notFound('No such organization');
     if (org.personal) throw conflict('A personal organization cannot be deleted; it goes with the account', { reason: 'personal' });
+    await this.beforeDelete?.([membership.organizationId]);
     // cascades: memberships, invitations
     await this.db.deleteFrom('organization').where('id', '=', membership.organizationId).where('personal', '=', false).execute();
     this.log.info('orgs/deleted', 'Organization deleted', { 'organization-id': membership.organizationId, 'account-id': membership.accountId });

@@ -10,6 +10,7 @@ import Fastify from 'fastify';
 import { Type } from 'typebox';
 import { registerRouteGroup, route } from '../../src/http/routes.js';
 import { account, addMember, as, createOrg, type TestAccount } from '../orgs/support.js';
+import { PASSWORD } from '../support/auth.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { auditEntries, billingEnv, deliver, stripeEvent, subscription } from './support.js';
 import { startFakeStripe, TEST_STRIPE_KEY, type FakeStripe } from './stripe-server.js';
@@ -208,6 +209,38 @@ for (const db of testDatabases()) {
       assert.deepEqual({ status: pastDue.body.status, plan: pastDue.body.plan }, { status: 'past-due', plan: 'pro' });
       await deliver(t, stripeEvent('invoice.paid', { object: 'invoice', customer: 'cus_gated', subscription: 'sub_gated', amount_paid: 2900 }));
       assert.equal((await usage(member, gated)).status, 200);
+    });
+
+    it('cancels a running subscription before its organization is deleted; a Stripe failure keeps the organization', async () => {
+      const doomed = await createOrg(t, owner, 'Doomed Co');
+      await deliver(t, stripeEvent('checkout.session.completed', { client_reference_id: doomed, customer: 'cus_doomed', subscription: 'sub_doomed' }));
+      await deliver(t, stripeEvent('customer.subscription.created', subscription({ id: 'sub_doomed', customer: 'cus_doomed', status: 'active', price: 'price_team_2024', periodEnd: Math.floor(Date.now() / 1000) + 86400 })));
+      stripe.fault = { kind: 'error', status: 500, type: 'api_error', message: 'Something went wrong on Stripe\'s end.' };
+      try {
+        const failed = await as(t, owner, 'DELETE', `/api/orgs/${doomed}`);
+        assert.equal(failed.status, 502, failed.text);
+        assert.equal(failed.body.type, 'payment-provider-error');
+      } finally {
+        stripe.fault = undefined;
+      }
+      assert.equal((await as(t, owner, 'GET', `/api/orgs/${doomed}`)).status, 200, 'still there');
+      assert.equal((await as(t, owner, 'DELETE', `/api/orgs/${doomed}`)).status, 204);
+      assert.deepEqual(stripe.canceled, ['sub_doomed']);
+      assert.equal(lastRequest().method, 'DELETE');
+      assert.equal(lastRequest().path, '/v1/subscriptions/sub_doomed');
+
+      // an account's deletion takes the organizations it alone owns, and cancels what they pay for; one Stripe no longer has is no obstacle
+      const leaving = await account(t);
+      const [first, second] = [await createOrg(t, leaving, 'Leaving One'), await createOrg(t, leaving, 'Leaving Two')];
+      for (const [orgId, sub] of [[first, 'sub_leaving'], [second, 'sub_gone_leaving']]) {
+        await deliver(t, stripeEvent('checkout.session.completed', { client_reference_id: orgId, customer: `cus_${sub}`, subscription: sub }));
+        await deliver(t, stripeEvent('customer.subscription.created', subscription({ id: sub, customer: `cus_${sub}`, status: 'trialing', price: 'price_pro_2024', periodEnd: Math.floor(Date.now() / 1000) + 86400 })));
+      }
+      const gone = await as(t, leaving, 'POST', '/api/account/delete', { password: PASSWORD });
+      assert.equal(gone.status, 204, gone.text);
+      assert.deepEqual(stripe.canceled, ['sub_doomed', 'sub_leaving']);
+      const left = await t.system.database.db.selectFrom('organization').select('id').where('id', 'in', [first, second]).execute();
+      assert.deepEqual(left, []);
     });
 
     it('documents the gate and the billing routes in the OpenAPI document', async () => {

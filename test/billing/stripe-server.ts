@@ -33,6 +33,8 @@ export interface FakeStripe {
   /** answered to every request until cleared */
   fault: StripeFault | undefined;
   sessionsCreated: number;
+  /** the subscriptions canceled through DELETE /v1/subscriptions/:id (ids starting `sub_gone` answer 404 resource_missing) */
+  canceled: string[];
   close(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     portalUrl: () => `${fake.url}/pay/portal`,
     fault: undefined,
     sessionsCreated: 0,
+    canceled: [],
     close: () => new Promise((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
@@ -115,6 +118,14 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         id: id('bps'), object: 'billing_portal.session', customer: params.customer, return_url: params.return_url ?? null,
         livemode: false, created: Math.floor(Date.now() / 1000), url: fake.portalUrl(params),
       };
+    } else if (req.method === 'DELETE' && /^\/v1\/subscriptions\/[A-Za-z0-9_]+$/.test(path)) {
+      const subscriptionId = path.split('/')[3];
+      if (subscriptionId.startsWith('sub_gone')) {
+        send(404, JSON.stringify({ error: { type: 'invalid_request_error', code: 'resource_missing', param: 'id', message: `No such subscription: '${subscriptionId}'` } }));
+        return;
+      }
+      fake.canceled.push(subscriptionId);
+      response = { id: subscriptionId, object: 'subscription', status: 'canceled', canceled_at: Math.floor(Date.now() / 1000) };
     } else {
       send(404, JSON.stringify({ error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${path}).` } }));
       return;
