@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { billingSettings, type BillingSettings } from './billing/settings.js';
 
 export type AppEnv = 'dev' | 'prod' | 'test';
 export type RotationInterval = 'daily' | 'weekly' | 'monthly';
@@ -70,6 +71,8 @@ export interface Config {
   /** signs the CSRF session cookie; derived from JWT_SECRET unless SESSION_SECRET is set */
   sessionSecret: string;
   stripeWebhookSecrets: string[];
+  /** Stripe Checkout, the customer portal and the plans (src/billing/, docs/billing.md) */
+  billing: BillingSettings;
   redisUrl: string | undefined;
   logLevels: string;
   logFile: LogFileSettings | undefined;
@@ -374,6 +377,7 @@ export function loadConfig(env: Env = process.env): Config {
     refreshReuseGrace: int(env, 'REFRESH_REUSE_GRACE', 10, 0, 3600),
     sessionSecret,
     stripeWebhookSecrets: list(env.STRIPE_WEBHOOK_SECRET),
+    billing: billingSettings(env, (variable, problem) => new ConfigError(variable, problem)),
     redisUrl,
     logLevels: env.LOG_LEVELS ?? '',
     logFile,

@@ -31,7 +31,13 @@ import { LoginRateLimiter, SignUpRateLimiter } from './auth/rate-limit.js';
 import { RefreshTokens } from './auth/refresh-tokens.js';
 import { RevokedSessions } from './auth/revoked-sessions.js';
 import { accountQueries } from './account/queries.js';
+import { billingRoutes } from './billing/routes.js';
+import { BILLING_SCHEMAS } from './billing/schemas.js';
+import { BillingService } from './billing/service.js';
+import { warnAboutBilling } from './billing/settings.js';
+import { stripeGateway } from './billing/stripe-gateway.js';
 import { ErrorBody } from './http/errors.js';
+import { BillingEffects } from './payments/effects.js';
 import { paymentQueries, PaymentEventsPage } from './payments/queries.js';
 import { paymentRoutes, WebhookReceipt } from './payments/routes.js';
 import { PaymentService } from './payments/service.js';
@@ -55,6 +61,7 @@ import { orgQueries } from './orgs/queries.js';
 import { orgRoutes } from './orgs/routes.js';
 import { ORG_SCHEMAS } from './orgs/schemas.js';
 import { OrganizationService } from './orgs/service.js';
+import { reportRoutes, UsageReport } from './reports/routes.js';
 
 export interface System {
   config: Config;
@@ -174,20 +181,33 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     stops.push(['account-lifecycle', () => lifecycle.settle()]);
     stops.push(['accounts', () => accounts.settle()]);
     const accountSessions = new AccountSessions(database.db, refreshTokens, accountLog);
-    const accountData = new AccountData({ db: database.db, passwords, loginLimiter, refreshTokens, sessions: accountSessions, log: accountLog });
     const secureCookies = config.env === 'prod';
-    const payments = new PaymentService(database.db, [stripeProvider(config.stripeWebhookSecrets)], logs.logger('saas.payments'), {
+    const billingLog = logs.logger('saas.billing');
+    const billing = new BillingService({
+      db: database.db, settings: config.billing, appUrl: config.appUrl, gateway: await stripeGateway(config.billing), log: billingLog,
+    });
+    // deleting organizations (an account's deletion takes those it alone owns) cancels their subscriptions first
+    const cancelSubscriptions = (ids: readonly string[]) => billing.cancelForDeletion(ids);
+    const accountData = new AccountData({
+      db: database.db, passwords, loginLimiter, refreshTokens, sessions: accountSessions, log: accountLog, beforeOrganizationsDeleted: cancelSubscriptions,
+    });
+    const paymentLog = logs.logger('saas.payments');
+    const billingEffects = new BillingEffects({ mail, log: paymentLog, planOf: (priceId) => billing.planName(priceId) });
+    const payments = new PaymentService(database.db, [stripeProvider(config.stripeWebhookSecrets)], billingEffects, paymentLog, {
       onWebhook: metrics && ((provider, type, outcome) => metrics.webhook(provider, type, outcome)),
     });
     const orgLog = logs.logger('saas.orgs');
-    const orgs = new OrganizationService(database.db, orgLog);
+    const orgs = new OrganizationService(database.db, orgLog, cancelSubscriptions);
     const invitations = new InvitationService({ db: database.db, mail, log: orgLog });
     const memberships = membershipResolver(database.db);
     const auditLog = new AuditLog(database.db);
     // embedded named schemas come before the ones that embed them (organization: subscription; account-export: exported-membership, exported-audit-entry)
-    const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, ...ORG_SCHEMAS, ...AUDIT_SCHEMAS, ...LIFECYCLE_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...(options.extraSchemas ?? [])];
+    const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, ...ORG_SCHEMAS, ...AUDIT_SCHEMAS, ...LIFECYCLE_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...BILLING_SCHEMAS, UsageReport, ...(options.extraSchemas ?? [])];
     const queries = new QueryRegistry([...accountQueries(accounts), ...orgQueries(orgs, memberships), ...auditQueries(auditLog, memberships), ...paymentQueries(payments)], [ErrorBody, ...schemas]);
 
+    // the paid features (route data `requires`): their plans are checked against BILLING_PLANS at start-up
+    const reports = reportRoutes(database.db, memberships, billing.subscriptionOf);
+    warnAboutBilling(config.billing, { env: config.env, webhookSecrets: config.stripeWebhookSecrets }, billingLog, [reports]);
     const app = await buildApp({
       config,
       logs,
@@ -210,6 +230,8 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
         orgRoutes(orgs, invitations, memberships),
         auditRoutes(auditLog, memberships),
         paymentRoutes(payments),
+        billingRoutes(billing, memberships),
+        reports,
         queryRoutes(queries),
         // the mailbox shows live tokens: never outside dev
         ...(config.env === 'dev' ? [mailboxRoutes(mail.mailbox, mail.transport, mailboxHosts([config.appUrl, ...config.allowedOrigins]))] : []),

@@ -17,7 +17,7 @@ import { appendAudit, NO_ORIGIN } from '../audit/log.js';
 import { exportAuditLog } from '../audit/service.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import { unauthorized } from '../http/errors.js';
-import { exportMemberships } from '../orgs/data.js';
+import { exportMemberships, solelyOwnedOrganizations, type BeforeOrganizationsDeleted } from '../orgs/data.js';
 import type { AuthUser } from '../http/routes.js';
 import type { AccountExport } from './lifecycle-schemas.js';
 import { confirmPassword, type PasswordCheckDeps } from './password-check.js';
@@ -27,6 +27,8 @@ import { ACCOUNT_COLUMNS, toUserAccount } from './service.js';
 export interface AccountDataDeps extends PasswordCheckDeps {
   refreshTokens: RefreshTokens;
   sessions: AccountSessions;
+  /** told of the organizations the deletion takes along (billing cancels their subscriptions first) */
+  beforeOrganizationsDeleted?: BeforeOrganizationsDeleted;
 }
 
 export class AccountData {
@@ -58,6 +60,7 @@ export class AccountData {
   /** Deletes the account once `password` is its password (403 otherwise). */
   async delete(user: AuthUser, password: string, clientAddress: string): Promise<void> {
     const account = await confirmPassword(this.deps, user.id, password, clientAddress, 'password');
+    await this.deps.beforeOrganizationsDeleted?.(await solelyOwnedOrganizations(this.deps.db, account.id));
     // first: from here on no instance accepts the account's access tokens
     const ended = await this.deps.refreshTokens.revokeAllForAccount(account.id);
     await this.deps.db.transaction().execute(async (trx) => {

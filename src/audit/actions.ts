@@ -26,6 +26,10 @@ export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
   'org.invitation-sent': 'Invitation sent',
   'org.invitation-revoked': 'Invitation revoked',
   'org.invitation-accepted': 'Invitation accepted',
+  'billing.checkout-started': 'Checkout started',
+  'billing.checkout-completed': 'Checkout completed',
+  'billing.portal-opened': 'Billing portal opened',
+  'billing.subscription-changed': 'Subscription changed',
 };
 
 /** The readable name of an action; the action itself when it has none. */

@@ -5,6 +5,7 @@
  */
 import type { AccountPagesState } from './account/events.js';
 import type { AuditState } from './audit/events.js';
+import type { BillingState } from './billing/events.js';
 import type { OrgsState } from './orgs/events.js';
 import { EventCore, type EventVector } from './core.js';
 import { installHttp, type HttpFailure, type HttpLayerConfig } from './http.js';
@@ -13,7 +14,8 @@ export type Route =
   | 'log-in' | 'sign-up' | 'account'
   | 'forgot-password' | 'reset-password' | 'verify-email' | 'confirm-email'
   | 'settings' | 'sessions' | 'delete-account'
-  | 'orgs' | 'org' | 'org-audit' | 'accept-invitation';
+  | 'orgs' | 'org' | 'org-audit' | 'accept-invitation'
+  | 'billing';
 
 export interface Account {
   id: string;
@@ -25,7 +27,7 @@ export interface Account {
   'email-verified'?: boolean;
 }
 
-export interface AppState extends AccountPagesState, OrgsState, AuditState {
+export interface AppState extends AccountPagesState, OrgsState, AuditState, BillingState {
   route: Route;
   token?: string;
   account?: Account;
@@ -52,10 +54,12 @@ export const PATHS: Record<Route, string> = {
   /** `/orgs/<id>/audit-log`: navigate with `{route: 'org-audit', path}` */
   'org-audit': '/orgs',
   'accept-invitation': '/invitations/accept',
+  /** `/billing?org=<id>`: navigate with `{route: 'billing', path}` */
+  billing: '/billing',
 };
 
 /** Pages only a signed-in user sees; a visitor without a session is sent to log in. */
-export const SIGNED_IN_ROUTES: ReadonlySet<Route> = new Set<Route>(['account', 'settings', 'sessions', 'delete-account', 'orgs', 'org', 'org-audit']);
+export const SIGNED_IN_ROUTES: ReadonlySet<Route> = new Set<Route>(['account', 'settings', 'sessions', 'delete-account', 'orgs', 'org', 'org-audit', 'billing']);
 
 /** Pages a signed-in user has no business on: a log-in from there goes to the account page. */
 const ENTRY_ROUTES: ReadonlySet<Route> = new Set<Route>(['log-in', 'sign-up']);

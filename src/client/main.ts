@@ -3,6 +3,7 @@ import { h, render } from 'preact';
 import { registerAccount } from './account/events.js';
 import { registerAudit } from './audit/events.js';
 import { hasSessionHint, registerApp, routeOf, type AppState } from './app.js';
+import { registerBilling } from './billing/events.js';
 import { EventCore } from './core.js';
 import { registerOrgs } from './orgs/events.js';
 import { Root } from './view.js';
@@ -35,6 +36,7 @@ registerOrgs(core, {
   },
 });
 registerAudit(core);
+registerBilling(core, { assign: (url) => location.assign(url) });
 core.dispatchSync(['orgs/init']);
 window.addEventListener('popstate', () => core.dispatch(['router/changed', location.pathname]));
 render(h(Root, { core }), root);

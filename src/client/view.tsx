@@ -7,6 +7,7 @@ import type { ComponentChildren, FunctionComponent } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import { SIGNED_IN_ROUTES, type AppState, type Route } from './app.js';
 import { ConfirmEmailPage, DeleteAccountPage, ForgotPasswordPage, ResetPasswordPage, SessionsPage, SettingsPage, VerifyEmailPage } from './account/pages.js';
+import { BillingPage } from './billing/pages.js';
 import type { EventCore } from './core.js';
 import { AuditLogPage } from './audit/pages.js';
 import { AcceptInvitationPage, OrgPage, OrgSwitcher, OrgsPage } from './orgs/pages.js';
@@ -83,6 +84,7 @@ const PAGES: Record<Route, FunctionComponent> = {
   org: OrgPage,
   'org-audit': AuditLogPage,
   'accept-invitation': AcceptInvitationPage,
+  billing: BillingPage,
 };
 
 /** Navigation between the signed-in pages, and log-out. */

@@ -12,7 +12,7 @@ export interface AccountTable {
   name: string | null;
   password_hash: string;
   created_at: Generated<Date>;
-  payment_customer_id: string | null;
+  /** a copy of the personal organization's subscription, kept by a trigger (migration 0009): never written here */
   subscription_status: ColumnType<SubscriptionStatus, SubscriptionStatus | undefined, SubscriptionStatus>;
   subscription_plan: string | null;
   subscription_period_end: NullableTimestamp;
@@ -70,9 +70,14 @@ export interface PaymentEventTable {
   provider: string;
   event_id: string;
   type: string;
+  /** the personal organization's account, for the account's own payment events (export, `payments/events`) */
   account_id: string | null;
+  /** the organization the event concerns, once known */
+  organization_id: string | null;
   /** the provider's customer the event concerns, when it names one */
   customer_id: string | null;
+  /** the subscription a subscription or invoice event concerns: out-of-order events are judged per subscription */
+  subscription_id: string | null;
   payload: ColumnType<unknown, string, string>;
   created_at: Timestamp;
   received_at: Generated<Date>;
@@ -119,6 +124,12 @@ export interface OrganizationTable {
   subscription_status: ColumnType<SubscriptionStatus, SubscriptionStatus | undefined, SubscriptionStatus>;
   subscription_plan: string | null;
   subscription_period_end: NullableTimestamp;
+  /** the subscription ends when the current period does (canceled in the portal, not yet over) */
+  subscription_cancel_at_period_end: ColumnType<boolean, boolean | undefined, boolean>;
+  /** the Stripe customer paying for the organization (unique), set when a checkout completes */
+  billing_customer_id: string | null;
+  /** the organization's current Stripe subscription */
+  billing_subscription_id: string | null;
 }
 
 /** An account's role in an organization; at least one owner per organization (checked at commit). */

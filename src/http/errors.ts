@@ -34,6 +34,10 @@ export function invalidToken(message = 'This link is invalid, was already used o
 export function unauthorized(message = 'Authentication required', extra: Record<string, unknown> = {}): HttpError {
   return new HttpError(401, { type: 'unauthorized', message, ...extra }, { 'www-authenticate': 'Bearer' });
 }
+/** 402 `payment-required`: the organization's subscription is not active (or trialing) on one of `plans`. */
+export function paymentRequired(message: string, plans: readonly string[], extra: Record<string, unknown> = {}): HttpError {
+  return new HttpError(402, { type: 'payment-required', message, plans: [...plans], ...extra });
+}
 export function forbidden(message = 'Forbidden', extra: Record<string, unknown> = {}): HttpError {
   return new HttpError(403, { type: 'forbidden', message, ...extra });
 }
@@ -92,7 +96,7 @@ export class ResponseCoercionError extends Error {
 }
 
 const STATUS_TYPES: Record<number, string> = {
-  400: 'bad-request', 401: 'unauthorized', 403: 'forbidden', 404: 'not-found', 405: 'method-not-allowed',
+  400: 'bad-request', 401: 'unauthorized', 402: 'payment-required', 403: 'forbidden', 404: 'not-found', 405: 'method-not-allowed',
   406: 'not-acceptable', 408: 'request-timeout', 409: 'conflict', 413: 'payload-too-large',
   414: 'uri-too-long', 415: 'unsupported-media-type', 429: 'rate-limited', 431: 'headers-too-large',
   503: 'service-unavailable',

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
-import { ErrorBody, forbidden, notFound, unauthorized } from './errors.js';
+import { ErrorBody, forbidden, notFound, paymentRequired, unauthorized } from './errors.js';
 import { FORMATS } from './formats.js';
 
 export type AuthRequirement = 'none' | 'optional' | 'required';
@@ -63,6 +63,18 @@ export interface Membership {
 /** Finds an account's membership of an organization with one query; undefined for a non-member or a missing organization. */
 export type MembershipResolver = (organizationId: string, accountId: string) => Promise<Membership | undefined>;
 
+/** The subscription of an organization as the plan gate reads it: `plan` is the plan's name (BILLING_PLANS). */
+export interface OrganizationPlan {
+  status: 'none' | 'trialing' | 'active' | 'past-due' | 'canceled';
+  plan: string | null;
+}
+
+/** Finds an organization's subscription for `requires` routes; undefined for a missing organization. */
+export type SubscriptionResolver = (organizationId: string) => Promise<OrganizationPlan | undefined>;
+
+/** Statuses that open a gated route: the plan is paid for, or in its trial. */
+const PAID_STATUSES: ReadonlySet<OrganizationPlan['status']> = new Set(['active', 'trialing']);
+
 export interface HandlerContext<S extends RouteSchemas> {
   request: FastifyRequest;
   reply: FastifyReply;
@@ -103,6 +115,12 @@ export interface RouteDefinition<S extends RouteSchemas> {
   /** the path parameter naming the organization, for `orgRole`; default `id` */
   orgParam?: string;
   /**
+   * Plans that open the route (with `orgRole`): after the role check, the organization's
+   * subscription must be `active` or `trialing` on one of them, else 402 `payment-required`
+   * with `plans`. Read through the group's `subscriptions`.
+   */
+  requires?: { plans: string[] };
+  /**
    * Returns the body (or a promise of it). A handler that can answer without waiting may
    * return the body directly: no promise is made for the request (see docs/performance.md).
    */
@@ -122,6 +140,8 @@ export interface RouteGroup {
   bodyLimit?: number;
   /** looks up memberships for the group's `orgRole` routes (required when one has it) */
   memberships?: MembershipResolver;
+  /** looks up subscriptions for the group's `requires` routes (required when one has it) */
+  subscriptions?: SubscriptionResolver;
   routes: Route[];
 }
 
@@ -149,6 +169,8 @@ export interface RouteConfig {
   /** the role needed in the organization named by the path parameter `orgParam` */
   orgRole?: OrgRole;
   orgParam?: string;
+  /** the plans one of which the organization must have (active or trialing) */
+  requires?: { plans: string[] };
 }
 
 /**
@@ -182,6 +204,11 @@ function validateDefinition(group: RouteGroup, r: Route): void {
     if (!group.memberships) throw new Error(`Route ${where}: orgRole needs the group's memberships resolver`);
     if (r.auth && r.auth !== 'required') throw new Error(`Route ${where}: orgRole requires authentication`);
   }
+  if (r.requires) {
+    if (!r.orgRole) throw new Error(`Route ${where}: requires (plans) needs orgRole: the plans are the organization's`);
+    if (!Array.isArray(r.requires.plans) || r.requires.plans.length === 0) throw new Error(`Route ${where}: requires needs at least one plan`);
+    if (!group.subscriptions) throw new Error(`Route ${where}: requires needs the group's subscriptions resolver`);
+  }
 }
 
 const MEMBERSHIP = Symbol('saas.membership');
@@ -213,6 +240,26 @@ function orgRoleCheck(resolve: MembershipResolver, required: OrgRole, param: str
   };
 }
 
+const planList = (plans: readonly string[]) => plans.map((p) => `\`${p}\``).join(' or ');
+const plansSentence = (plans: readonly string[]) =>
+  `Needs an active or trialing subscription of the organization on the plan ${planList(plans)} (402 \`payment-required\` otherwise).`;
+
+/**
+ * The preHandler of a `requires` route, after the role check (a non-member learns nothing about
+ * the organization's plan): one subscription lookup; 402 unless it is `active` or `trialing` on
+ * one of the plans.
+ */
+function planCheck(resolve: SubscriptionResolver, plans: readonly string[], param: string) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const organizationId = (request.params as Record<string, string>)[param];
+    const subscription = await resolve(organizationId);
+    if (!subscription) throw notFound('No such organization');
+    if (PAID_STATUSES.has(subscription.status) && subscription.plan !== null && plans.includes(subscription.plan)) return;
+    throw paymentRequired(`This needs an active subscription on the plan ${plans.join(' or ')}; the organization's subscription is ` +
+      `${subscription.status}${subscription.plan ? ` (${subscription.plan})` : ''}`, plans, { status: subscription.status, plan: subscription.plan });
+  };
+}
+
 /**
  * Registers a group's routes on the app. Fails at start-up when a route's data is
  * incomplete. Standard error responses (400 for input, 401 for auth, 500) are added to the
@@ -238,13 +285,17 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
       addError(403, 'The caller\'s role in the organization is below the one the route needs');
       addError(404, 'No such organization, or the caller is not a member');
     }
+    if (r.requires) addError(402, `\`payment-required\` (with \`plans\`): the organization has no active or trialing subscription on ${planList(r.requires.plans)}`);
     addError(500, 'Unexpected error (`exception`) or a response that broke its schema (`response-coercion`)');
 
     const config: RouteConfig = {
       api: isApiPrefix(group.prefix), auth, rawBody: r.rawBody === true, csrf: r.csrf !== false, responses, docs: r.docs,
       ...(r.orgRole ? { orgRole: r.orgRole, orgParam: r.orgParam ?? 'id' } : {}),
+      ...(r.requires ? { requires: { plans: [...r.requires.plans] } } : {}),
     };
-    const description = r.orgRole ? [r.description, ROLE_SENTENCE[r.orgRole]].filter(Boolean).join(' ') : r.description;
+    const description = r.orgRole
+      ? [r.description, ROLE_SENTENCE[r.orgRole], r.requires && plansSentence(r.requires.plans)].filter(Boolean).join(' ')
+      : r.description;
     app.route({
       method: r.method as HTTPMethods,
       url: group.prefix + r.path,
@@ -254,6 +305,7 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
         summary: r.summary,
         description,
         ...(r.orgRole ? { 'x-org-role': r.orgRole } : {}),
+        ...(r.requires ? { 'x-requires-plans': [...r.requires.plans] } : {}),
         tags: [...(group.tags ?? []), ...(r.tags ?? [])],
         ...(r.schemas.params ? { params: r.schemas.params } : {}),
         ...(r.schemas.querystring ? { querystring: r.schemas.querystring } : {}),
@@ -263,7 +315,9 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
         ...(auth === 'required' ? { security: [{ bearerAuth: [] }] } : {}),
       },
       preHandler: r.orgRole
-        ? orgRoleCheck(group.memberships!, r.orgRole, r.orgParam ?? 'id')
+        ? r.requires
+          ? [orgRoleCheck(group.memberships!, r.orgRole, r.orgParam ?? 'id'), planCheck(group.subscriptions!, r.requires.plans, r.orgParam ?? 'id')]
+          : orgRoleCheck(group.memberships!, r.orgRole, r.orgParam ?? 'id')
         : auth === 'required'
           ? (request, _reply, done) => done(request.user ? undefined : unauthorized(request.authFailure ?? 'Authentication required'))
           : undefined,

@@ -17,7 +17,8 @@ export interface MailTemplates {
   'email-changed-notice': { name: string | null; newEmail: string };
   'password-changed-notice': { name: string | null };
   invitation: { inviter: string; organization: string; role: 'owner' | 'admin' | 'member'; token: string };
-  'trial-will-end': { organization: string; plan: string | null; trialEndsAt: Date };
+  /** to each owner of the organization (src/payments/effects.ts, on Stripe's `customer.subscription.trial_will_end`) */
+  'trial-will-end': { organization: string; organizationId: string; plan: string | null; trialEndsAt: Date };
 }
 
 export type MailKind = keyof MailTemplates;
@@ -124,7 +125,7 @@ export const TEMPLATES: Templates = {
   'trial-will-end': (d, ctx) => compose(ctx, `The ${ctx.product} trial of ${d.organization} ends on ${longDate.format(d.trialEndsAt)}`, 'Your trial is ending soon.', [
     { text: 'Hello,' },
     { text: `The trial${d.plan ? ` of the ${d.plan} plan` : ''} for ${d.organization} ends on ${longDate.format(d.trialEndsAt)}. After that the subscription continues with the payment method on file, or ends if there is none.` },
-    { action: 'Manage billing', href: `${ctx.appUrl}/billing` },
+    { action: 'Manage billing', href: `${ctx.appUrl}/billing?org=${encodeURIComponent(d.organizationId)}` },
   ]),
 };
 

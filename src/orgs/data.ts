@@ -12,12 +12,14 @@ import type { ExportedMembership, Organization } from './schemas.js';
 
 type Executor = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
 
-export const ORGANIZATION_COLUMNS = [
-  'organization.id', 'organization.name', 'organization.slug', 'organization.personal', 'organization.created_at',
-  'organization.subscription_status', 'organization.subscription_plan', 'organization.subscription_period_end',
+/** The columns of the `organization` shape, as a statement on the organization alone names them. */
+export const ORGANIZATION_ROW_COLUMNS = [
+  'id', 'name', 'slug', 'personal', 'created_at', 'subscription_status', 'subscription_plan', 'subscription_period_end',
+  'subscription_cancel_at_period_end', 'billing_customer_id',
 ] as const;
-export type OrganizationColumns = Pick<Selectable<OrganizationTable>,
-  'id' | 'name' | 'slug' | 'personal' | 'created_at' | 'subscription_status' | 'subscription_plan' | 'subscription_period_end'>;
+/** The same, qualified, for statements that join memberships. */
+export const ORGANIZATION_COLUMNS = ORGANIZATION_ROW_COLUMNS.map((c) => `organization.${c}` as const);
+export type OrganizationColumns = Pick<Selectable<OrganizationTable>, (typeof ORGANIZATION_ROW_COLUMNS)[number]>;
 
 export function toOrganization(row: OrganizationColumns, role: OrgRole): Organization {
   return {
@@ -31,6 +33,8 @@ export function toOrganization(row: OrganizationColumns, role: OrgRole): Organiz
       status: row.subscription_status,
       plan: row.subscription_plan,
       'current-period-end': row.subscription_period_end ? new Date(row.subscription_period_end).toISOString() : null,
+      'cancel-at-period-end': row.subscription_cancel_at_period_end,
+      'has-customer': row.billing_customer_id !== null,
     },
   };
 }
@@ -71,6 +75,22 @@ export function membershipResolver(db: Kysely<DatabaseSchema>): MembershipResolv
     return row && { organizationId, accountId, role: row.role, joinedAt: row.joined_at };
   };
 }
+
+/**
+ * The organizations an account alone owns: its deletion takes them along (migration 0007's
+ * trigger makes the same choice), the personal one included.
+ */
+export async function solelyOwnedOrganizations(db: Executor, accountId: string): Promise<string[]> {
+  const rows = await db.selectFrom('membership as m').select('m.organization_id')
+    .where('m.account_id', '=', accountId).where('m.role', '=', 'owner')
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('membership as other').select('other.account_id')
+      .whereRef('other.organization_id', '=', 'm.organization_id').where('other.role', '=', 'owner').whereRef('other.account_id', '<>', 'm.account_id'))))
+    .execute();
+  return rows.map((r) => r.organization_id);
+}
+
+/** Runs before organizations are deleted (billing cancels their subscriptions); throwing stops the deletion. */
+export type BeforeOrganizationsDeleted = (organizationIds: readonly string[]) => Promise<void>;
 
 /** The account's memberships for its export (GDPR access). */
 export async function exportMemberships(db: Executor, accountId: string): Promise<ExportedMembership[]> {

@@ -69,9 +69,10 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
         method: 'DELETE',
         path: '/orgs/:id',
         summary: 'Delete an organization',
-        description: 'Deletes the organization, its memberships and invitations. A personal organization cannot be deleted (409).',
+        description: 'Deletes the organization, its memberships and invitations. A personal organization cannot be deleted (409). ' +
+          'A running subscription is canceled in Stripe first (502 `payment-provider-error` when Stripe fails: nothing is deleted).',
         orgRole: 'owner',
-        schemas: { params: OrgId, response: { 204: null, 409: error } },
+        schemas: { params: OrgId, response: { 204: null, 409: error, 502: error } },
         async handler({ membership, request }) {
           await orgs.delete(requireMembership(membership), originOf(request));
           return undefined;

@@ -12,6 +12,16 @@ const Slug = Type.String({
 });
 const OrgName = Type.String({ minLength: 1, maxLength: 100 });
 
+/** `user-account`'s subscription plus what billing pages need (DESIGN.md, "Billing"). */
+export const OrganizationSubscription = Type.Object(
+  {
+    ...Subscription.properties,
+    'cancel-at-period-end': Type.Boolean({ description: 'the subscription ends at `current-period-end` instead of renewing' }),
+    'has-customer': Type.Boolean({ description: 'the organization has a Stripe customer (after its first checkout): the billing portal opens for it' }),
+  },
+  { $id: 'organization-subscription', additionalProperties: false, description: '`plan` is the plan\'s name (BILLING_PLANS), or the Stripe price id of a price no plan names' },
+);
+
 export const Organization = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -20,7 +30,7 @@ export const Organization = Type.Object(
     personal: Type.Boolean({ description: 'the account\'s own organization, made at sign-up; it cannot be deleted' }),
     'created-at': Type.String({ format: 'date-time' }),
     role: OrgRoleSchema,
-    subscription: Subscription,
+    subscription: OrganizationSubscription,
   },
   { $id: 'organization', additionalProperties: false, description: '`role` is the caller\'s' },
 );
@@ -126,6 +136,6 @@ export const ExportedMembership = Type.Object(
 export type ExportedMembership = Static<typeof ExportedMembership>;
 
 export const ORG_SCHEMAS = [
-  Organization, Organizations, CreateOrganization, UpdateOrganization, Member, Members, UpdateMember,
+  OrganizationSubscription, Organization, Organizations, CreateOrganization, UpdateOrganization, Member, Members, UpdateMember,
   CreateInvitation, Invitation, PendingInvitation, Invitations, AcceptInvitation, ExportedMembership,
 ];

@@ -14,7 +14,8 @@ import { conflict, forbidden, notFound } from '../http/errors.js';
 import { hasRole, type AuthUser, type Membership, type OrgRole } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import {
-  isOwnerRuleViolation, ORGANIZATION_COLUMNS, slugify, suffixedSlug, toOrganization, type OrganizationColumns,
+  isOwnerRuleViolation, ORGANIZATION_COLUMNS, ORGANIZATION_ROW_COLUMNS, slugify, suffixedSlug, toOrganization,
+  type BeforeOrganizationsDeleted, type OrganizationColumns,
 } from './data.js';
 import type { CreateOrganization, Member, Members, Organization, Organizations, UpdateOrganization } from './schemas.js';
 
@@ -33,7 +34,7 @@ function orgEntry(organizationId: string, callerId: string, entry: Pick<AuditEnt
 }
 
 export class OrganizationService {
-  constructor(private readonly db: DB, private readonly log: Logger) {}
+  constructor(private readonly db: DB, private readonly log: Logger, private readonly beforeDelete?: BeforeOrganizationsDeleted) {}
 
   async list(user: AuthUser): Promise<Organizations> {
     const rows = await this.db.selectFrom('membership').innerJoin('organization', 'organization.id', 'membership.organization_id')
@@ -68,7 +69,7 @@ export class OrganizationService {
       // `on conflict do nothing`: a taken slug must not abort the transaction
       const row = await trx.insertInto('organization').values({ name, slug: candidate })
         .onConflict((oc) => oc.column('slug').doNothing())
-        .returning(['id', 'name', 'slug', 'personal', 'created_at', 'subscription_status', 'subscription_plan', 'subscription_period_end'])
+        .returning(ORGANIZATION_ROW_COLUMNS)
         .executeTakeFirst();
       if (row) return row;
     }
@@ -92,7 +93,7 @@ export class OrganizationService {
         const after = await trx.updateTable('organization')
           .set({ ...(input.name !== undefined ? { name: input.name } : {}), ...(input.slug !== undefined ? { slug: input.slug } : {}) })
           .where('id', '=', membership.organizationId)
-          .returning(['id', 'name', 'slug', 'personal', 'created_at', 'subscription_status', 'subscription_plan', 'subscription_period_end'])
+          .returning(ORGANIZATION_ROW_COLUMNS)
           .executeTakeFirstOrThrow();
         if (after.name !== before.name || after.slug !== before.slug) {
           await appendAudit(trx, orgEntry(after.id, membership.accountId, {
@@ -114,6 +115,11 @@ export class OrganizationService {
    * recorded in the caller's personal organization's log, and the caller's export.
    */
   async delete(membership: Membership, origin: RequestOrigin): Promise<void> {
+    const found = await this.db.selectFrom('organization').select(['personal']).where('id', '=', membership.organizationId).executeTakeFirst();
+    if (!found) throw notFound('No such organization');
+    if (found.personal) throw conflict('A personal organization cannot be deleted; it goes with the account', { reason: 'personal' });
+    // a running subscription is canceled in Stripe first: when that fails, nothing is deleted
+    await this.beforeDelete?.([membership.organizationId]);
     await this.db.transaction().execute(async (trx) => {
       const org = await trx.selectFrom('organization').select(['name', 'slug', 'personal'])
         .where('id', '=', membership.organizationId).forUpdate().executeTakeFirst();

@@ -7,11 +7,26 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SubscriptionStatus } from '../db/schema.js';
 
-/** The effects an event may have on an account. */
+/**
+ * The effects an event may have on an organization's billing (src/payments/effects.ts applies
+ * them). `reference` is what the app gave the checkout as its reference: an organization id,
+ * or (events from before billing moved to organizations) an account id naming its personal one.
+ */
 export type PaymentEffect =
-  | { kind: 'link-customer'; accountId: string; customerId: string }
-  | { kind: 'subscription'; customerId: string; status: SubscriptionStatus; plan: string | null; periodEnd: Date | null }
-  | { kind: 'payment-failed'; customerId: string }
+  | { kind: 'checkout-completed'; reference: string; customerId: string; subscriptionId: string | null }
+  | {
+      kind: 'subscription';
+      customerId: string;
+      subscriptionId: string | null;
+      status: SubscriptionStatus;
+      /** the provider's price (or legacy plan) id; BILLING_PLANS names its plan */
+      priceId: string | null;
+      periodEnd: Date | null;
+      cancelAtPeriodEnd: boolean;
+      /** set when the event announces the end of the trial: the owners get a notice */
+      trialEnding: { endsAt: Date } | null;
+    }
+  | { kind: 'invoice'; customerId: string; subscriptionId: string | null; outcome: 'paid' | 'payment-failed'; amountPaid: number }
   | { kind: 'none'; customerId: string | null };
 
 export interface PaymentEvent {

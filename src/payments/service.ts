@@ -1,18 +1,21 @@
 /**
  * Webhook intake: verify the raw bytes, parse the event, then store it once by its id and
- * apply its effect in the same transaction. A redelivery (or twenty concurrent ones) finds
- * the stored row (the primary key decides) and changes nothing.
+ * apply its effect to the organization it concerns in the same transaction (effects.ts). A
+ * redelivery (or twenty concurrent ones) finds the stored row (the primary key decides) and
+ * changes nothing.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { sql, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import type { DB } from '../db/database.js';
-import type { DatabaseSchema } from '../db/schema.js';
 import { badRequest, notFound, requestCoercion } from '../http/errors.js';
 import type { Logger } from '../logging/logger.js';
 import type { WebhookOutcome } from '../observability/events.js';
+import type { BillingEffects } from './effects.js';
 import { InvalidEventError, InvalidSignatureError, type PaymentEffect, type PaymentEvent, type PaymentProvider } from './provider.js';
 
-type Trx = Transaction<DatabaseSchema>;
+/** The subscription an event concerns, stored with it so out-of-order events are judged per subscription. */
+const subscriptionOf = (effect: PaymentEffect): string | null =>
+  effect.kind === 'subscription' || effect.kind === 'invoice' || effect.kind === 'checkout-completed' ? effect.subscriptionId : null;
 
 /** PostgreSQL's bigint (the `seq` column) ends here; a larger number would fail the cast. */
 const BIGINT_MAX = 9_223_372_036_854_775_807n;
@@ -49,7 +52,10 @@ export class PaymentService {
   private readonly clock: () => Date;
   private readonly onWebhook: PaymentServiceOptions['onWebhook'];
 
-  constructor(private readonly db: DB, providers: PaymentProvider[], private readonly log: Logger, options: PaymentServiceOptions = {}) {
+  constructor(
+    private readonly db: DB, providers: PaymentProvider[], private readonly effects: BillingEffects, private readonly log: Logger,
+    options: PaymentServiceOptions = {},
+  ) {
     this.providers = new Map(providers.map((p) => [p.name, p]));
     this.clock = options.clock ?? (() => new Date());
     this.onWebhook = options.onWebhook;
@@ -83,15 +89,16 @@ export class PaymentService {
       const inserted = await trx.insertInto('payment_event')
         .values({
           provider: provider.name, event_id: event.id, type: event.type, created_at: event.createdAt,
-          customer_id: event.effect.customerId, payload: rawBody.toString('utf8'),
+          customer_id: event.effect.customerId, subscription_id: subscriptionOf(event.effect), payload: rawBody.toString('utf8'),
         })
         .onConflict((oc) => oc.columns(['provider', 'event_id']).doNothing())
         .returning('event_id')
         .executeTakeFirst();
       if (!inserted) return true;
-      const accountId = await this.apply(trx, provider, event);
-      if (accountId) {
-        await trx.updateTable('payment_event').set({ account_id: accountId }).where('provider', '=', provider.name).where('event_id', '=', event.id).execute();
+      const target = await this.effects.apply(trx, provider, event);
+      if (target) {
+        await trx.updateTable('payment_event').set({ organization_id: target.organizationId, account_id: target.accountId })
+          .where('provider', '=', provider.name).where('event_id', '=', event.id).execute();
       }
       return false;
     });
@@ -100,68 +107,6 @@ export class PaymentService {
     });
     this.onWebhook?.(provider.name, event.type, duplicate ? 'duplicate' : 'received');
     return { received: true, duplicate };
-  }
-
-  /** Applies an event's effect; returns the account it concerns, when known. */
-  private async apply(trx: Trx, provider: PaymentProvider, event: PaymentEvent): Promise<string | null> {
-    const effect = event.effect;
-    switch (effect.kind) {
-      case 'link-customer':
-        return this.linkCustomer(trx, provider, effect.accountId, effect.customerId);
-      case 'subscription': {
-        // events can arrive out of order: never let an older one overwrite a newer state
-        const newer = await trx.selectFrom('payment_event').select('event_id')
-          .where('provider', '=', provider.name).where('customer_id', '=', effect.customerId)
-          .where('type', 'like', 'customer.subscription.%').where('event_id', '!=', event.id)
-          .where('created_at', '>', event.createdAt).limit(1).executeTakeFirst();
-        if (newer) return this.accountOf(trx, effect.customerId);
-        return this.setSubscription(trx, effect);
-      }
-      case 'payment-failed': {
-        const row = await trx.updateTable('account').set({ subscription_status: 'past-due' })
-          .where('payment_customer_id', '=', effect.customerId).returning('id').executeTakeFirst();
-        return row?.id ?? null;
-      }
-      case 'none':
-        return effect.customerId ? this.accountOf(trx, effect.customerId) : null;
-    }
-  }
-
-  private async accountOf(trx: Trx, customerId: string): Promise<string | null> {
-    const row = await trx.selectFrom('account').select('id').where('payment_customer_id', '=', customerId).executeTakeFirst();
-    return row?.id ?? null;
-  }
-
-  private async setSubscription(trx: Trx, effect: Extract<PaymentEffect, { kind: 'subscription' }>): Promise<string | null> {
-    const row = await trx.updateTable('account')
-      .set({ subscription_status: effect.status, subscription_plan: effect.plan, subscription_period_end: effect.periodEnd })
-      .where('payment_customer_id', '=', effect.customerId).returning('id').executeTakeFirst();
-    return row?.id ?? null;
-  }
-
-  private async linkCustomer(trx: Trx, provider: PaymentProvider, accountId: string, customerId: string): Promise<string | null> {
-    const owner = await this.accountOf(trx, customerId);
-    if (owner && owner !== accountId) {
-      this.log.warn('payments/customer-taken', 'The customer is already linked to another account; not relinked', { 'account-id': accountId });
-      return owner;
-    }
-    const row = await trx.updateTable('account').set({ payment_customer_id: customerId }).where('id', '=', accountId).returning('id').executeTakeFirst();
-    if (!row) {
-      this.log.warn('payments/unknown-account', 'Checkout completed for an account that does not exist', { 'account-id': accountId });
-      return null;
-    }
-    // subscription events that arrived before the checkout completion: adopt them, apply the newest
-    await trx.updateTable('payment_event').set({ account_id: accountId })
-      .where('provider', '=', provider.name).where('customer_id', '=', customerId).where('account_id', 'is', null).execute();
-    const latest = await trx.selectFrom('payment_event').select(['payload'])
-      .where('provider', '=', provider.name).where('customer_id', '=', customerId).where('type', 'like', 'customer.subscription.%')
-      .orderBy('created_at', 'desc').orderBy('seq', 'desc').limit(1).executeTakeFirst();
-    if (latest) {
-      const payload = typeof latest.payload === 'string' ? latest.payload : JSON.stringify(latest.payload);
-      const effect = provider.parse(Buffer.from(payload)).effect;
-      if (effect.kind === 'subscription') await this.setSubscription(trx, effect);
-    }
-    return accountId;
   }
 
   /** The account's payment events, newest first, in pages. */

@@ -1,7 +1,7 @@
 /**
  * Stripe: the `Stripe-Signature` scheme (`t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`,
  * several v1 and several secrets for rotation, 300 s tolerance either way, constant-time
- * comparison) and the mapping of the events this service acts on.
+ * comparison) and the mapping of the events this service acts on (docs/billing.md lists them).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -78,31 +78,47 @@ function firstItem(sub: Obj): Obj | undefined {
   return isObj(items[0]) ? items[0] : undefined;
 }
 
+/** An invoice's subscription: `subscription` before API version 2025-03-31, `parent.subscription_details.subscription` since. */
+function invoiceSubscription(invoice: Obj): string | null {
+  const parent = isObj(invoice.parent) && isObj(invoice.parent.subscription_details) ? invoice.parent.subscription_details : undefined;
+  return idOf(invoice.subscription) ?? (parent ? idOf(parent.subscription) : null);
+}
+
 /** The effect of a Stripe event (the `data.object` shapes of Stripe's API). */
 export function stripeEffect(type: string, object: Obj): PaymentEffect {
   const customerId = idOf(object.customer);
-  switch (type) {
-    case 'checkout.session.completed': {
-      const accountId = str(object.client_reference_id);
-      if (customerId && accountId && UUID.test(accountId)) return { kind: 'link-customer', accountId: accountId.toLowerCase(), customerId };
-      return { kind: 'none', customerId };
+  if (type === 'checkout.session.completed') {
+    const reference = str(object.client_reference_id);
+    if (customerId && reference && UUID.test(reference)) {
+      return { kind: 'checkout-completed', reference: reference.toLowerCase(), customerId, subscriptionId: idOf(object.subscription) };
     }
-    case 'customer.subscription.created':
-    case 'customer.subscription.updated':
-    case 'customer.subscription.deleted': {
-      if (!customerId) return { kind: 'none', customerId };
-      const item = firstItem(object);
-      const plan = (item && isObj(item.price) ? str(item.price.id) : null) ?? (item && isObj(item.plan) ? str(item.plan.id) : null) ?? (isObj(object.plan) ? str(object.plan.id) : null);
-      // newer API versions moved the period to the items
-      const end = typeof object.current_period_end === 'number' ? object.current_period_end : typeof item?.current_period_end === 'number' ? item.current_period_end : null;
-      const status = type === 'customer.subscription.deleted' ? 'canceled' : STATUS[String(object.status)] ?? 'none';
-      return { kind: 'subscription', customerId, status, plan, periodEnd: end === null ? null : unixTime(end, 'current_period_end') };
-    }
-    case 'invoice.payment_failed':
-      return customerId ? { kind: 'payment-failed', customerId } : { kind: 'none', customerId };
-    default:
-      return { kind: 'none', customerId };
+    return { kind: 'none', customerId };
   }
+  // every customer.subscription.* event carries the whole subscription as it is now
+  if (type.startsWith('customer.subscription.') && customerId && object.object !== 'subscription_schedule') {
+    const item = firstItem(object);
+    const priceId = (item && isObj(item.price) ? str(item.price.id) : null) ?? (item && isObj(item.plan) ? str(item.plan.id) : null) ?? (isObj(object.plan) ? str(object.plan.id) : null);
+    // newer API versions moved the period to the items
+    const end = typeof object.current_period_end === 'number' ? object.current_period_end : typeof item?.current_period_end === 'number' ? item.current_period_end : null;
+    const deleted = type === 'customer.subscription.deleted';
+    const status = deleted ? 'canceled' : STATUS[String(object.status)] ?? 'none';
+    const trialEnd = typeof object.trial_end === 'number' ? unixTime(object.trial_end, 'trial_end') : null;
+    return {
+      kind: 'subscription', customerId, subscriptionId: str(object.id), status, priceId,
+      periodEnd: end === null ? null : unixTime(end, 'current_period_end'),
+      // the portal cancels at the period's end (`cancel_at_period_end`, or `cancel_at` in newer versions)
+      cancelAtPeriodEnd: !deleted && status !== 'canceled' && (object.cancel_at_period_end === true || typeof object.cancel_at === 'number'),
+      trialEnding: type === 'customer.subscription.trial_will_end' && trialEnd ? { endsAt: trialEnd } : null,
+    };
+  }
+  if ((type === 'invoice.paid' || type === 'invoice.payment_failed') && customerId) {
+    const amountPaid = typeof object.amount_paid === 'number' && Number.isFinite(object.amount_paid) ? object.amount_paid : 0;
+    return {
+      kind: 'invoice', customerId, subscriptionId: invoiceSubscription(object),
+      outcome: type === 'invoice.paid' ? 'paid' : 'payment-failed', amountPaid,
+    };
+  }
+  return { kind: 'none', customerId };
 }
 
 export function stripeProvider(secrets: readonly string[]): PaymentProvider {

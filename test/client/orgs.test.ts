@@ -18,7 +18,10 @@ const account: Account = {
   subscription: { status: 'none', plan: null, 'current-period-end': null }, 'email-verified': true,
 };
 const org = (id: string, name: string, personal = false): Organization =>
-  ({ id, name, slug: name.toLowerCase(), personal, 'created-at': '2026-01-01T00:00:00.000Z', role: 'owner' });
+  ({
+    id, name, slug: name.toLowerCase(), personal, 'created-at': '2026-01-01T00:00:00.000Z', role: 'owner',
+    subscription: { status: 'none', plan: null, 'current-period-end': null, 'cancel-at-period-end': false, 'has-customer': false },
+  });
 const PERSONAL = org('00000000-0000-4000-8000-000000000001', 'Ada', true);
 const SHARED = org('00000000-0000-4000-8000-000000000002', 'Acme');
 

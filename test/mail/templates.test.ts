@@ -15,7 +15,7 @@ const samples: { [K in keyof MailTemplates]: MailTemplates[K] } = {
   'email-changed-notice': { name: evil, newEmail: `x${evil}@example.com` },
   'password-changed-notice': { name: evil },
   invitation: { inviter: evil, organization: evil, role: 'member', token },
-  'trial-will-end': { organization: evil, plan: evil, trialEndsAt: new Date('2026-11-22T10:00:00Z') },
+  'trial-will-end': { organization: evil, organizationId: '0b6c1c5e-8f1a-4c55-9c33-2d0a3f1e9b10', plan: evil, trialEndsAt: new Date('2026-11-22T10:00:00Z') },
 };
 
 const linkPaths: Partial<Record<keyof MailTemplates, string>> = {

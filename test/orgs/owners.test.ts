@@ -28,7 +28,7 @@ for (const db of testDatabases()) {
       const personal = list.body.organizations[0];
       assert.equal(personal.personal, true);
       assert.equal(personal.role, 'owner');
-      assert.deepEqual(personal.subscription, { status: 'none', plan: null, 'current-period-end': null });
+      assert.deepEqual(personal.subscription, { status: 'none', plan: null, 'current-period-end': null, 'cancel-at-period-end': false, 'has-customer': false });
       const del = await as(t, a, 'DELETE', `/api/orgs/${personal.id}`);
       assert.equal(del.status, 409);
       assert.equal(del.body.type, 'conflict');

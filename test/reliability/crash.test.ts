@@ -40,7 +40,12 @@ describe('crash during webhook processing', { skip: pgUrl ? false : 'TEST_DATABA
       let server = await startServer(url);
       await db.connect();
       const accounts = Array.from({ length: 150 }, () => randomUUID());
-      for (const id of accounts) await db.query(`insert into account (id, email, password_hash) values ($1, $2, 'x')`, [id, `${id}@example.com`]);
+      // accounts with their personal organizations (what sign-up makes); the events name the accounts, as checkouts before billing moved to organizations did
+      for (const id of accounts) {
+        await db.query(`with a as (insert into account (id, email, password_hash) values ($1, $2, 'x') returning id),
+          o as (insert into organization (name, slug, personal, personal_account_id) select 'p', 'personal-' || replace(id::text, '-', ''), true, id from a returning id, personal_account_id)
+          insert into membership (organization_id, account_id, role) select id, personal_account_id, 'owner' from o`, [id, `${id}@example.com`]);
+      }
       const events = accounts.map((id, i) => JSON.stringify({
         id: `evt_crash_${i}`, type: 'checkout.session.completed', created: 1_700_000_000 + i,
         data: { object: { client_reference_id: id, customer: `cus_crash_${i}` } },
@@ -57,20 +62,20 @@ describe('crash during webhook processing', { skip: pgUrl ? false : 'TEST_DATABA
       await Promise.all(inFlight);
 
       const stored = await db.query<{ event_id: string; customer_id: string; linked: string | null }>(
-        `select e.event_id, e.customer_id, a.payment_customer_id as linked
-           from payment_event e left join account a on a.payment_customer_id = e.customer_id`);
+        `select e.event_id, e.customer_id, o.billing_customer_id as linked
+           from payment_event e left join organization o on o.billing_customer_id = e.customer_id`);
       assert.ok(stored.rows.length < events.length, 'the crash came before every event was processed');
       console.log(`${stored.rows.length} of ${events.length} events were stored before the crash`);
       for (const row of stored.rows) assert.equal(row.linked, row.customer_id, `${row.event_id} is stored but not applied`);
-      const linkedWithoutEvent = await db.query(`select count(*)::int as n from account a where a.payment_customer_id is not null
-        and not exists (select 1 from payment_event e where e.customer_id = a.payment_customer_id)`);
+      const linkedWithoutEvent = await db.query(`select count(*)::int as n from organization o where o.billing_customer_id is not null
+        and not exists (select 1 from payment_event e where e.customer_id = o.billing_customer_id)`);
       assert.equal(linkedWithoutEvent.rows[0].n, 0, 'no effect was applied without its event being stored');
 
       server = await startServer(url);
       const redelivered = await Promise.all(events.map((e) => deliver(server.client, e)));
       assert.ok(redelivered.every((r) => r?.status === 200));
       assert.equal(redelivered.filter((r) => r?.body.duplicate === false).length, events.length - stored.rows.length);
-      const counts = await db.query(`select count(*)::int as events, (select count(*)::int from account where payment_customer_id is not null) as linked from payment_event`);
+      const counts = await db.query(`select count(*)::int as events, (select count(*)::int from organization where billing_customer_id is not null) as linked from payment_event`);
       assert.deepEqual(counts.rows[0], { events: events.length, linked: events.length });
       server.child.kill('SIGTERM');
       await new Promise((resolve) => server.child.on('exit', resolve));

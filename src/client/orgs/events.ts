@@ -17,6 +17,13 @@ export interface Organization {
   personal: boolean;
   'created-at': string;
   role: OrgRole;
+  subscription: {
+    status: 'none' | 'trialing' | 'active' | 'past-due' | 'canceled';
+    plan: string | null;
+    'current-period-end': string | null;
+    'cancel-at-period-end': boolean;
+    'has-customer': boolean;
+  };
 }
 
 export interface Member {

@@ -4,6 +4,7 @@
  * page. They read the state and dispatch the events of orgs/events.ts.
  */
 import { useEffect } from 'preact/hooks';
+import { billingPath } from '../billing/events.js';
 import { formFields, Link, Submit, useApp } from '../ui.js';
 import { auditPath } from '../audit/events.js';
 import { orgIdOf, orgPath, type Member, type Organization, type OrgRole } from './events.js';
@@ -159,6 +160,13 @@ export function OrgPage() {
     <>
       <h1 id="org-name" data-org={org.id} data-role={org.role}>{org.name}</h1>
       <p class="muted">{org.personal ? 'Your personal organization. ' : ''}Your role: <strong id="org-role">{org.role}</strong></p>
+      <p id="org-plan">Plan: <strong>{org.subscription?.plan ?? 'none'}</strong>{org.subscription && org.subscription.status !== 'none' ? ` (${org.subscription.status})` : ''}
+        {rank(org.role) >= rank('admin') && <> · <a id="org-billing" href={billingPath(org.id)} onClick={(e) => {
+          if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+          e.preventDefault();
+          dispatch(['router/navigate', { route: 'billing', path: billingPath(org.id) }]);
+        }}>Billing</a></>}
+      </p>
       {rank(org.role) >= rank('admin') && <p><AuditLogLink orgId={org.id} /></p>}
       <h2>Members</h2>
       {!page.members ? <p class="muted">Loading members…</p> : (

@@ -1,0 +1,65 @@
+/**
+ * The billing routes, as data (DESIGN.md, "Billing"): the plans for anyone, and for an
+ * organization's admins a Checkout Session and a Customer Portal session. See docs/billing.md.
+ */
+import { originOf } from '../audit/log.js';
+import { ErrorBody, unauthorized } from '../http/errors.js';
+import { ref, route, type MembershipResolver, type RouteGroup } from '../http/routes.js';
+import { OrgId } from '../orgs/schemas.js';
+import { BillingPlans, BillingRedirect, CheckoutRequest } from './schemas.js';
+import type { BillingService } from './service.js';
+
+const error = ref(ErrorBody);
+/** set on every `orgRole` route by the route layer */
+function required<T>(value: T | undefined): T {
+  if (!value) throw unauthorized();
+  return value;
+}
+
+const STRIPE_ERRORS = '503 `billing-not-configured` without STRIPE_SECRET_KEY; 502 `payment-provider-error` when Stripe fails ' +
+  '(with Stripe\'s `provider-code` and `provider-request-id` when it gives them).';
+
+export function billingRoutes(billing: BillingService, memberships: MembershipResolver): RouteGroup {
+  return {
+    prefix: '/api',
+    tags: ['Billing'],
+    auth: 'none',
+    bodyLimit: 4 * 1024,
+    memberships,
+    routes: [
+      route({
+        method: 'GET',
+        path: '/billing/plans',
+        summary: 'The plans on offer',
+        description: 'The plans of BILLING_PLANS with the Stripe price a checkout uses, the trial length, and whether checkout works on this server.',
+        schemas: { response: { 200: ref(BillingPlans) } },
+        handler: () => billing.plans(),
+      }),
+      route({
+        method: 'POST',
+        path: '/orgs/:id/billing/checkout',
+        summary: 'Start a checkout for a plan',
+        description: 'Creates a Stripe Checkout Session (mode `subscription`) for the plan and answers its `url`; the browser goes there, ' +
+          'and comes back to `APP_URL/billing?org=<id>&checkout=success` (or `canceled`). The subscription itself arrives through the webhook. ' +
+          'A repeated request with the same facts within 10 minutes answers the same session (an Idempotency-Key derived from them). ' +
+          '400 `unknown-plan` (with `plans`); 409 (`reason: already-subscribed`) while a subscription is trialing, active or past due: the portal changes plans. ' +
+          STRIPE_ERRORS,
+        orgRole: 'admin',
+        schemas: { params: OrgId, body: ref(CheckoutRequest), response: { 200: ref(BillingRedirect), 409: error, 502: error, 503: error } },
+        handler: ({ parameters, membership, user, request }) =>
+          billing.checkout(required(membership), required(user), parameters.body.plan, originOf(request)),
+      }),
+      route({
+        method: 'POST',
+        path: '/orgs/:id/billing/portal',
+        summary: 'Open the billing portal',
+        description: 'Creates a Stripe Customer Portal session for the organization\'s customer and answers its `url` ' +
+          '(payment methods, invoices, plan changes, cancellation, as configured in Stripe); it returns to `APP_URL/billing?org=<id>`. ' +
+          '409 (`reason: no-customer`) before the organization\'s first checkout. ' + STRIPE_ERRORS,
+        orgRole: 'admin',
+        schemas: { params: OrgId, response: { 200: ref(BillingRedirect), 409: error, 502: error, 503: error } },
+        handler: ({ membership, user, request }) => billing.portal(required(membership), required(user), originOf(request)),
+      }),
+    ],
+  };
+}

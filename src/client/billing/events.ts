@@ -1,0 +1,163 @@
+/**
+ * The billing page's events (`/billing?org=<id>`): the organization's subscription, the plans,
+ * a plan's checkout and the billing portal (both leave the app for Stripe's page, whose address
+ * the server answers), the message after coming back from checkout (`&checkout=success` or
+ * `canceled`, taken out of the address), and the usage report that comes with a paid plan.
+ * After a successful checkout the webhook may not have arrived yet: the page looks again a few
+ * times, then leaves a button.
+ */
+import type { AppState } from '../app.js';
+import type { EventCore } from '../core.js';
+import type { Organization } from '../orgs/events.js';
+
+export interface Plan {
+  id: string;
+  'price-id': string;
+}
+
+export interface UsageReport {
+  'window-days': number;
+  members: { total: number; owners: number; admins: number; members: number; 'joined-recently': number };
+  invitations: { pending: number; 'accepted-recently': number };
+  'payment-events-recently': number;
+}
+
+export type CheckoutNotice = 'success' | 'canceled';
+
+export interface BillingPageState {
+  orgId: string;
+  status: 'loading' | 'ready' | 'missing';
+  org?: Organization;
+  plans?: Plan[];
+  trialDays?: number;
+  checkoutEnabled?: boolean;
+  /** what the return from Stripe's checkout said */
+  notice?: CheckoutNotice;
+  /** looks left while waiting for the subscription after a successful checkout */
+  polls?: number;
+  usage?: { status: 'loading' | 'ready' | 'locked'; report?: UsageReport; plans?: string[] };
+}
+
+export interface BillingState {
+  billingPage?: BillingPageState;
+}
+
+export interface BillingIo {
+  /** leaves the app for a Stripe page */
+  assign: (url: string) => void;
+}
+
+/** How many times, and how often, the page looks for the subscription after a successful checkout. */
+export const SUCCESS_POLLS = 10;
+export const SUCCESS_POLL_MS = 1500;
+
+/** The page's path for an organization. */
+export const billingPath = (orgId: string) => `/billing?org=${encodeURIComponent(orgId)}`;
+
+/** `?org=<uuid>&checkout=success` -> its organization and the checkout's outcome. */
+export function billingQuery(search: string): { orgId?: string; notice?: CheckoutNotice } {
+  const params = new URLSearchParams(search);
+  const org = params.get('org') ?? '';
+  const checkout = params.get('checkout');
+  return {
+    orgId: /^[0-9a-f-]{36}$/i.test(org) ? org.toLowerCase() : undefined,
+    notice: checkout === 'success' || checkout === 'canceled' ? checkout : undefined,
+  };
+}
+
+const paying = (org: Organization | undefined) => org?.subscription.status === 'active' || org?.subscription.status === 'trialing';
+
+export function registerBilling(core: EventCore<AppState>, io: BillingIo): void {
+  core.regFx('location/assign', (url: string) => io.assign(url));
+
+  core
+    .regEvent('billing/open', ({ state }, [, search]) => {
+      const { orgId, notice } = billingQuery(String(search ?? ''));
+      const id = orgId ?? state.currentOrg;
+      if (!id) return { db: { ...state, billingPage: { orgId: '', status: 'missing' } } };
+      return {
+        db: { ...state, billingPage: { orgId: id, status: 'loading', notice, polls: notice === 'success' ? SUCCESS_POLLS : 0 } },
+        // the outcome is shown once: a reload does not repeat it
+        'url/replace': billingPath(id),
+        dispatchN: [['billing/load-org', id], ['billing/load-plans', id]],
+      };
+    })
+    .regEvent('billing/load-org', (_ctx, [, id]) => ({
+      'http/auth-api': { url: `orgs/${id}`, onSuccess: ['billing/org-loaded', id], onFailure: ['billing/missing', id] },
+    }))
+    .regEvent('billing/org-loaded', ({ state }, [, id, org]) => {
+      const page = state.billingPage;
+      if (!page || page.orgId !== id) return;
+      const o = org as Organization;
+      const polls = paying(o) ? 0 : page.polls ?? 0;
+      // the report is asked for once, and again when the organization starts or stops paying
+      const usageChanged = !page.usage || !page.org || paying(o) !== paying(page.org);
+      return {
+        db: { ...state, billingPage: { ...page, status: 'ready', org: o, polls: Math.max(polls - 1, 0), usage: page.usage ?? { status: 'loading' } } },
+        dispatch: usageChanged ? ['billing/load-usage', id] : undefined,
+        later: polls > 0 ? { ms: SUCCESS_POLL_MS, event: ['billing/load-org', id] } : undefined,
+      };
+    })
+    .regEvent('billing/missing', ({ state }, [, id, failure]) => {
+      if (state.billingPage?.orgId !== id) return;
+      const f = failure as { type?: string };
+      return {
+        db: { ...state, billingPage: { orgId: id as string, status: 'missing' } },
+        dispatch: f.type === 'not-found' ? undefined : ['request/failed', failure],
+      };
+    })
+    .regEvent('billing/load-plans', (_ctx, [, id]) => ({
+      'http/api': { url: 'billing/plans', onSuccess: ['billing/plans-loaded', id], onFailure: ['request/failed'] },
+    }))
+    .regEvent('billing/plans-loaded', ({ state }, [, id, body]) => {
+      const page = state.billingPage;
+      if (!page || page.orgId !== id) return;
+      const b = body as { plans: Plan[]; 'trial-days': number; 'checkout-enabled': boolean };
+      return { db: { ...state, billingPage: { ...page, plans: b.plans, trialDays: b['trial-days'], checkoutEnabled: b['checkout-enabled'] } } };
+    })
+    .regEvent('billing/load-usage', (_ctx, [, id]) => ({
+      'http/auth-api': { url: `orgs/${id}/reports/usage`, onSuccess: ['billing/usage-loaded', id], onFailure: ['billing/usage-failed', id] },
+    }))
+    .regEvent('billing/usage-loaded', ({ state }, [, id, report]) => {
+      const page = state.billingPage;
+      if (!page || page.orgId !== id) return;
+      return { db: { ...state, billingPage: { ...page, usage: { status: 'ready', report: report as UsageReport } } } };
+    })
+    .regEvent('billing/usage-failed', ({ state }, [, id, failure]) => {
+      const page = state.billingPage;
+      if (!page || page.orgId !== id) return;
+      const f = failure as { type?: string; plans?: string[] };
+      // 402: the report comes with a plan the organization does not have; the page offers it
+      if (f.type === 'payment-required') return { db: { ...state, billingPage: { ...page, usage: { status: 'locked', plans: f.plans } } } };
+      return { dispatch: ['request/failed', failure] };
+    })
+    .regEvent('billing/checkout', ({ state }, [, plan]) => {
+      const id = state.billingPage?.orgId;
+      if (!id) return;
+      return {
+        db: { ...state, busy: true },
+        'http/auth-api': {
+          url: `orgs/${id}/billing/checkout`, method: 'post', body: { plan },
+          onSuccess: ['billing/redirect'], onFailureN: [['request/failed'], ['app/idle']],
+        },
+      };
+    })
+    .regEvent('billing/portal', ({ state }) => {
+      const id = state.billingPage?.orgId;
+      if (!id) return;
+      return {
+        db: { ...state, busy: true },
+        'http/auth-api': {
+          url: `orgs/${id}/billing/portal`, method: 'post', body: {},
+          onSuccess: ['billing/redirect'], onFailureN: [['request/failed'], ['app/idle']],
+        },
+      };
+    })
+    // the page stays busy: the browser is leaving for Stripe
+    .regEvent('billing/redirect', (_ctx, [, body]) => ({ 'location/assign': (body as { url: string }).url }))
+    .regEvent('billing/dismiss-notice', ({ state }) => {
+      const page = state.billingPage;
+      if (!page) return;
+      return { db: { ...state, billingPage: { ...page, notice: undefined, polls: 0 } } };
+    });
+}

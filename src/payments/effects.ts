@@ -1,0 +1,229 @@
+/**
+ * What a verified payment event does to an organization's billing, inside the transaction that
+ * stores the event (src/payments/service.ts). The rules (docs/billing.md, "What the webhook does"):
+ * - `checkout-completed` names the organization (`client_reference_id`: its id, or an account id
+ *   naming the personal one) and stores the customer and subscription on it; events of that
+ *   customer that arrived before are adopted and applied in order;
+ * - subscription and invoice events find their organization through the stored subscription id,
+ *   else the stored customer id; an event no organization claims is kept for adoption;
+ * - an event older than one already stored for the same subscription (or customer) does not
+ *   overwrite the newer state (Stripe does not promise order); the organization's row is locked
+ *   first, so concurrent events of one organization are decided one after the other;
+ * - each change of status, plan or cancel-at-period-end appends `billing.subscription-changed` to
+ *   the audit log, and the trial's end is announced to the owners by email, in the same transaction.
+ */
+import type { Transaction } from 'kysely';
+import { appendAudit, originOf, type AuditEntryInput } from '../audit/log.js';
+import type { DatabaseSchema, SubscriptionStatus } from '../db/schema.js';
+import type { Logger } from '../logging/logger.js';
+import type { Mail } from '../mail/index.js';
+import type { PaymentEffect, PaymentEvent, PaymentProvider } from './provider.js';
+
+type Trx = Transaction<DatabaseSchema>;
+type SubscriptionEffect = Extract<PaymentEffect, { kind: 'subscription' }>;
+type InvoiceEffect = Extract<PaymentEffect, { kind: 'invoice' }>;
+type CheckoutEffect = Extract<PaymentEffect, { kind: 'checkout-completed' }>;
+
+/** The organization an event concerns, for the event's row. */
+export interface EventTarget {
+  organizationId: string;
+  /** the personal organization's account: the event then shows in that account's export */
+  accountId: string | null;
+}
+
+const BILLING_COLUMNS = [
+  'id', 'name', 'personal_account_id', 'subscription_status', 'subscription_plan', 'subscription_period_end',
+  'subscription_cancel_at_period_end', 'billing_customer_id', 'billing_subscription_id',
+] as const;
+
+interface BillingRow {
+  id: string;
+  name: string;
+  personal_account_id: string | null;
+  subscription_status: SubscriptionStatus;
+  subscription_plan: string | null;
+  subscription_period_end: Date | null;
+  subscription_cancel_at_period_end: boolean;
+  billing_customer_id: string | null;
+  billing_subscription_id: string | null;
+}
+
+/** A subscription in one of these is running: another subscription's end or start does not replace it. */
+const LIVE: ReadonlySet<SubscriptionStatus> = new Set(['trialing', 'active', 'past-due']);
+const SUBSCRIPTION_EVENTS = 'customer.subscription.%';
+const INVOICE_EVENTS = ['invoice.paid', 'invoice.payment_failed'];
+/** at most this many earlier events of a customer are applied when its checkout completes */
+const ADOPT_LIMIT = 100;
+
+const targetOf = (org: Pick<BillingRow, 'id' | 'personal_account_id'>): EventTarget => ({ organizationId: org.id, accountId: org.personal_account_id });
+
+export interface BillingEffectsDeps {
+  mail: Pick<Mail, 'enqueue'>;
+  log: Logger;
+  /** a price id's plan name (BILLING_PLANS); null keeps the price id itself as the plan */
+  planOf(priceId: string): string | null;
+}
+
+export class BillingEffects {
+  constructor(private readonly deps: BillingEffectsDeps) {}
+
+  /** Applies a just-stored event; returns the organization it concerns, when one does. */
+  async apply(trx: Trx, provider: PaymentProvider, event: PaymentEvent): Promise<EventTarget | null> {
+    const effect = event.effect;
+    switch (effect.kind) {
+      case 'checkout-completed':
+        return this.checkoutCompleted(trx, provider, event, effect);
+      case 'subscription':
+        return this.subscription(trx, provider, event, effect);
+      case 'invoice':
+        return this.invoice(trx, provider, event, effect);
+      case 'none': {
+        if (!effect.customerId) return null;
+        const org = await trx.selectFrom('organization').select(['id', 'personal_account_id'])
+          .where('billing_customer_id', '=', effect.customerId).executeTakeFirst();
+        return org ? targetOf(org) : null;
+      }
+    }
+  }
+
+  /** The organization of a subscription or invoice event, locked: by the stored subscription, else the customer. */
+  private async organizationOf(trx: Trx, subscriptionId: string | null, customerId: string): Promise<BillingRow | undefined> {
+    if (subscriptionId) {
+      const bySubscription = await trx.selectFrom('organization').select(BILLING_COLUMNS)
+        .where('billing_subscription_id', '=', subscriptionId).orderBy('id').limit(1).forUpdate().executeTakeFirst();
+      if (bySubscription) return bySubscription;
+    }
+    return trx.selectFrom('organization').select(BILLING_COLUMNS).where('billing_customer_id', '=', customerId).forUpdate().executeTakeFirst();
+  }
+
+  /** true when an event of `types` about the same subscription (else customer) is newer than this one */
+  private async superseded(trx: Trx, provider: PaymentProvider, event: PaymentEvent, effect: SubscriptionEffect | InvoiceEffect, types: 'subscription' | 'any'): Promise<boolean> {
+    let query = trx.selectFrom('payment_event').select('event_id')
+      .where('provider', '=', provider.name).where('event_id', '!=', event.id).where('created_at', '>', event.createdAt);
+    query = effect.subscriptionId ? query.where('subscription_id', '=', effect.subscriptionId) : query.where('customer_id', '=', effect.customerId);
+    query = types === 'subscription'
+      ? query.where('type', 'like', SUBSCRIPTION_EVENTS)
+      : query.where((eb) => eb.or([eb('type', 'like', SUBSCRIPTION_EVENTS), eb('type', 'in', INVOICE_EVENTS)]));
+    return Boolean(await query.limit(1).executeTakeFirst());
+  }
+
+  private async checkoutCompleted(trx: Trx, provider: PaymentProvider, event: PaymentEvent, effect: CheckoutEffect): Promise<EventTarget | null> {
+    // an organization id, or an account id naming its personal organization (checkouts made before billing moved)
+    const org = await trx.selectFrom('organization').select(BILLING_COLUMNS)
+      .where((eb) => eb.or([eb('id', '=', effect.reference), eb('personal_account_id', '=', effect.reference)]))
+      .orderBy((eb) => eb('id', '=', effect.reference), 'desc').limit(1).forUpdate().executeTakeFirst();
+    if (!org) {
+      this.deps.log.warn('payments/unknown-organization', 'Checkout completed for an organization that does not exist', { reference: effect.reference });
+      return null;
+    }
+    const holder = await trx.selectFrom('organization').select(['id', 'personal_account_id'])
+      .where('billing_customer_id', '=', effect.customerId).executeTakeFirst();
+    if (holder && holder.id !== org.id) {
+      this.deps.log.warn('payments/customer-taken', 'The customer pays for another organization already; not moved', { 'organization-id': org.id });
+      return targetOf(holder);
+    }
+    await trx.updateTable('organization')
+      .set({ billing_customer_id: effect.customerId, billing_subscription_id: effect.subscriptionId ?? org.billing_subscription_id })
+      .where('id', '=', org.id).execute();
+    await this.audit(trx, org, 'billing.checkout-completed', {
+      'customer-id': effect.customerId, 'subscription-id': effect.subscriptionId, 'event-id': event.id,
+    });
+    // events of this customer that came before the checkout's completion: theirs now, applied in their order
+    const adopted = await trx.updateTable('payment_event').set({ organization_id: org.id, account_id: org.personal_account_id })
+      .where('provider', '=', provider.name).where('customer_id', '=', effect.customerId).where('organization_id', 'is', null)
+      .where('event_id', '!=', event.id)
+      .returning(['event_id', 'type', 'created_at', 'seq', 'payload']).execute();
+    const toApply = adopted
+      .filter((e) => e.type.startsWith('customer.subscription.') || INVOICE_EVENTS.includes(e.type))
+      .sort((a, b) => new Date(a.created_at).getTime() - new Date(b.created_at).getTime() || Number(BigInt(a.seq) - BigInt(b.seq)))
+      .slice(-ADOPT_LIMIT);
+    for (const row of toApply) {
+      const payload = typeof row.payload === 'string' ? row.payload : JSON.stringify(row.payload);
+      await this.apply(trx, provider, provider.parse(Buffer.from(payload)));
+    }
+    return targetOf(org);
+  }
+
+  private async subscription(trx: Trx, provider: PaymentProvider, event: PaymentEvent, effect: SubscriptionEffect): Promise<EventTarget | null> {
+    const org = await this.organizationOf(trx, effect.subscriptionId, effect.customerId);
+    if (!org) return null;
+    if (await this.superseded(trx, provider, event, effect, 'subscription')) return targetOf(org);
+    const other = Boolean(org.billing_subscription_id && effect.subscriptionId && org.billing_subscription_id !== effect.subscriptionId);
+    // another subscription of the customer replaces a running one only when it runs itself (an old one ending changes nothing)
+    if (other && LIVE.has(org.subscription_status) && !LIVE.has(effect.status)) return targetOf(org);
+    // a newer invoice event decided the status; the subscription's other facts still apply
+    const status = await this.superseded(trx, provider, event, effect, 'any') ? org.subscription_status : effect.status;
+    await this.change(trx, org, event, {
+      status,
+      plan: effect.priceId ? this.deps.planOf(effect.priceId) ?? effect.priceId : null,
+      periodEnd: effect.periodEnd,
+      cancelAtPeriodEnd: effect.cancelAtPeriodEnd,
+      subscriptionId: effect.subscriptionId ?? org.billing_subscription_id,
+    });
+    if (effect.trialEnding && status === 'trialing') await this.trialEndingNotice(trx, org, effect.trialEnding.endsAt, effect.priceId);
+    return targetOf(org);
+  }
+
+  /**
+   * `invoice.paid` makes the subscription `active` (a retried payment succeeded); a zero amount
+   * (a trial's first invoice) and an invoice with no subscription (a one-off charge) change
+   * nothing. `invoice.payment_failed` makes it `past-due`. A canceled subscription stays canceled.
+   */
+  private async invoice(trx: Trx, provider: PaymentProvider, event: PaymentEvent, effect: InvoiceEffect): Promise<EventTarget | null> {
+    const org = await this.organizationOf(trx, effect.subscriptionId, effect.customerId);
+    if (!org) return null;
+    if (await this.superseded(trx, provider, event, effect, 'any')) return targetOf(org);
+    if (org.billing_subscription_id && effect.subscriptionId && org.billing_subscription_id !== effect.subscriptionId) return targetOf(org);
+    if (org.subscription_status === 'canceled') return targetOf(org);
+    if (effect.outcome === 'paid' && (effect.amountPaid <= 0 || !effect.subscriptionId)) return targetOf(org);
+    await this.change(trx, org, event, {
+      status: effect.outcome === 'paid' ? 'active' : 'past-due',
+      plan: org.subscription_plan,
+      periodEnd: org.subscription_period_end,
+      cancelAtPeriodEnd: org.subscription_cancel_at_period_end,
+      subscriptionId: org.billing_subscription_id ?? effect.subscriptionId,
+    });
+    return targetOf(org);
+  }
+
+  private async change(trx: Trx, org: BillingRow, event: PaymentEvent, next: {
+    status: SubscriptionStatus; plan: string | null; periodEnd: Date | null; cancelAtPeriodEnd: boolean; subscriptionId: string | null;
+  }): Promise<void> {
+    await trx.updateTable('organization').set({
+      subscription_status: next.status,
+      subscription_plan: next.plan,
+      subscription_period_end: next.periodEnd,
+      subscription_cancel_at_period_end: next.cancelAtPeriodEnd,
+      billing_subscription_id: next.subscriptionId,
+    }).where('id', '=', org.id).execute();
+    if (org.subscription_status !== next.status || org.subscription_plan !== next.plan || org.subscription_cancel_at_period_end !== next.cancelAtPeriodEnd) {
+      await this.audit(trx, org, 'billing.subscription-changed', {
+        status: next.status, plan: next.plan, 'cancel-at-period-end': next.cancelAtPeriodEnd,
+        'previous-status': org.subscription_status, 'previous-plan': org.subscription_plan, 'event-type': event.type, 'event-id': event.id,
+      });
+      this.deps.log.info('payments/subscription-changed', `Organization subscription ${org.subscription_status} -> ${next.status}`, {
+        'organization-id': org.id, status: next.status, plan: next.plan, 'cancel-at-period-end': next.cancelAtPeriodEnd,
+      });
+    }
+  }
+
+  private async trialEndingNotice(trx: Trx, org: BillingRow, endsAt: Date, priceId: string | null): Promise<void> {
+    const owners = await trx.selectFrom('membership').innerJoin('account', 'account.id', 'membership.account_id')
+      .select(['account.email']).where('membership.organization_id', '=', org.id).where('membership.role', '=', 'owner')
+      .orderBy('account.email').execute();
+    const plan = priceId ? this.deps.planOf(priceId) : null;
+    for (const owner of owners) {
+      await this.deps.mail.enqueue(trx, {
+        kind: 'trial-will-end', to: owner.email, data: { organization: org.name, organizationId: org.id, plan, trialEndsAt: endsAt },
+      });
+    }
+  }
+
+  /** The webhook acts for no one: the entry has no actor and no request origin. */
+  private audit(trx: Trx, org: Pick<BillingRow, 'id' | 'personal_account_id'>, action: string, details: AuditEntryInput['details']): Promise<void> {
+    return appendAudit(trx, {
+      action, organizationId: org.id, accountId: org.personal_account_id, actor: {},
+      target: { type: 'organization', id: org.id }, details, origin: originOf(undefined),
+    });
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * A local stand-in for Stripe's API, on 127.0.0.1, for the official `stripe` client the app
+ * uses (STRIPE_API_URL points here). It answers the two calls billing makes in the shapes of
+ * Stripe's API reference (a `checkout.session`, a `billing_portal.session`; errors as
+ * `{error: {type, code, param, message}}` with a `Request-Id` header), records each request's
+ * form parameters and headers, and keeps idempotency keys as Stripe does: the same key with the
+ * same parameters answers the first response again; with other parameters, 400 `idempotency_error`.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+
+export interface StripeRequest {
+  method: string;
+  path: string;
+  /** the form body, flattened as Stripe's encoding writes it (`line_items[0][price]`) */
+  params: Record<string, string>;
+  authorization: string | undefined;
+  idempotencyKey: string | undefined;
+  stripeVersion: string | undefined;
+}
+
+/** What the next requests get instead of a session. */
+export type StripeFault =
+  | { kind: 'error'; status: number; type: string; code?: string; param?: string; message: string }
+  | { kind: 'drop' };
+
+export interface FakeStripe {
+  url: string;
+  requests: StripeRequest[];
+  /** where a created checkout session sends the browser (default: a page on this server) */
+  checkoutUrl: (params: Record<string, string>) => string;
+  portalUrl: (params: Record<string, string>) => string;
+  /** answered to every request until cleared */
+  fault: StripeFault | undefined;
+  sessionsCreated: number;
+  /** the subscriptions canceled through DELETE /v1/subscriptions/:id (ids starting `sub_gone` answer 404 resource_missing) */
+  canceled: string[];
+  close(): Promise<void>;
+}
+
+const id = (prefix: string) => `${prefix}_test_${randomBytes(12).toString('hex')}`;
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export async function startFakeStripe(): Promise<FakeStripe> {
+  const idempotent = new Map<string, { body: string; status: number; response: string }>();
+  let server: Server;
+  const fake: FakeStripe = {
+    url: '',
+    requests: [],
+    checkoutUrl: () => `${fake.url}/pay/checkout`,
+    portalUrl: () => `${fake.url}/pay/portal`,
+    fault: undefined,
+    sessionsCreated: 0,
+    canceled: [],
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+  server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    const path = (req.url ?? '/').split('?')[0];
+    const params = Object.fromEntries(new URLSearchParams(body));
+    const header = (name: string) => (typeof req.headers[name] === 'string' ? req.headers[name] as string : undefined);
+    const recorded: StripeRequest = {
+      method: req.method ?? '', path, params,
+      authorization: header('authorization'), idempotencyKey: header('idempotency-key'), stripeVersion: header('stripe-version'),
+    };
+    fake.requests.push(recorded);
+    const requestId = id('req');
+    const send = (status: number, json: string) => {
+      res.writeHead(status, { 'content-type': 'application/json', 'request-id': requestId, 'stripe-should-retry': 'false' });
+      res.end(json);
+    };
+    const fault = fake.fault;
+    if (fault?.kind === 'drop') {
+      req.socket.destroy();
+      return;
+    }
+    if (fault?.kind === 'error') {
+      send(fault.status, JSON.stringify({ error: { type: fault.type, code: fault.code, param: fault.param, message: fault.message } }));
+      return;
+    }
+    if (recorded.authorization !== 'Bearer sk_test_billing0123456789') {
+      send(401, JSON.stringify({ error: { type: 'invalid_request_error', message: `Invalid API Key provided: ${String(recorded.authorization).slice(7, 15)}****` } }));
+      return;
+    }
+    const key = recorded.idempotencyKey;
+    const seen = key ? idempotent.get(`${path} ${key}`) : undefined;
+    if (seen) {
+      if (seen.body !== body) {
+        send(400, JSON.stringify({ error: { type: 'idempotency_error', message: 'Keys for idempotent requests can only be used with the same parameters they were first used with.' } }));
+      } else {
+        res.writeHead(seen.status, { 'content-type': 'application/json', 'request-id': requestId, 'idempotent-replayed': 'true' });
+        res.end(seen.response);
+      }
+      return;
+    }
+    let response: Record<string, unknown>;
+    if (req.method === 'POST' && path === '/v1/checkout/sessions') {
+      fake.sessionsCreated++;
+      response = {
+        id: id('cs'), object: 'checkout.session', mode: params.mode, status: 'open', livemode: false,
+        client_reference_id: params.client_reference_id ?? null, customer: params.customer ?? null, customer_email: params.customer_email ?? null,
+        success_url: params.success_url, cancel_url: params.cancel_url, subscription: null, url: fake.checkoutUrl(params),
+        created: Math.floor(Date.now() / 1000), expires_at: Math.floor(Date.now() / 1000) + 86400,
+      };
+    } else if (req.method === 'POST' && path === '/v1/billing_portal/sessions') {
+      response = {
+        id: id('bps'), object: 'billing_portal.session', customer: params.customer, return_url: params.return_url ?? null,
+        livemode: false, created: Math.floor(Date.now() / 1000), url: fake.portalUrl(params),
+      };
+    } else if (req.method === 'DELETE' && /^\/v1\/subscriptions\/[A-Za-z0-9_]+$/.test(path)) {
+      const subscriptionId = path.split('/')[3];
+      if (subscriptionId.startsWith('sub_gone')) {
+        send(404, JSON.stringify({ error: { type: 'invalid_request_error', code: 'resource_missing', param: 'id', message: `No such subscription: '${subscriptionId}'` } }));
+        return;
+      }
+      fake.canceled.push(subscriptionId);
+      response = { id: subscriptionId, object: 'subscription', status: 'canceled', canceled_at: Math.floor(Date.now() / 1000) };
+    } else {
+      send(404, JSON.stringify({ error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${path}).` } }));
+      return;
+    }
+    const text = JSON.stringify(response);
+    if (key) idempotent.set(`${path} ${key}`, { body, status: 200, response: text });
+    send(200, text);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  fake.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return fake;
+}
+
+export const TEST_STRIPE_KEY = 'sk_test_billing0123456789';

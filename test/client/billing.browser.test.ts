@@ -1,0 +1,137 @@
+/**
+ * Billing end to end in a real browser (Debian's Chromium through playwright-core), against a
+ * local Stripe (test/billing/stripe-server.ts) whose checkout and portal sessions send the
+ * browser straight back to the app's return URLs, as Stripe's pages do when the customer is done:
+ * an owner opens the organization's billing page, cancels a checkout, subscribes to pro (the
+ * subscription arrives through signed webhook events while the page waits for it), sees the usage
+ * report its plan opens, and goes to the billing portal and back. Over the run no page shows a
+ * console error or a failing request, except those a step provokes on purpose and names.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { account, createOrg, type TestAccount } from '../orgs/support.js';
+import { PASSWORD } from '../support/auth.js';
+import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
+import { billingEnv, deliver, stripeEvent, subscription } from '../billing/support.js';
+import { startFakeStripe, type FakeStripe } from '../billing/stripe-server.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const PUBLIC_DIR = fileURLToPath(new URL('../../public', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts', import.meta.url));
+
+if (process.env.CI === 'true' && !existsSync(CHROMIUM)) throw new Error(`CI=true requires Chromium at ${CHROMIUM}`);
+
+describe('billing in the browser', { skip: existsSync(CHROMIUM) ? false : 'Chromium is not installed' }, () => {
+  let t: TestSystem;
+  let stripe: FakeStripe;
+  let browser: Browser;
+  let page: Page;
+  let owner: TestAccount;
+  let orgId = '';
+  const problems: string[] = [];
+  /** a return URL made from APP_URL (port 0 in tests), pointed at this server */
+  const here = (url: string) => { const u = new URL(url); return `${t.url}${u.pathname}${u.search}`; };
+
+  before(async () => {
+    assert.ok(existsSync(`${PUBLIC_DIR}/index.html`), 'the client is built (npm run build:client)');
+    stripe = await startFakeStripe();
+    t = await startSystem(testDatabases()[0], billingEnv(stripe.url, { PUBLIC_DIR }));
+    owner = await account(t);
+    orgId = await createOrg(t, owner, 'Rocket Co');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    page = await (await browser.newContext()).newPage();
+    page.on('response', (r) => { if (r.status() >= 400) problems.push(`response: ${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`); });
+    page.on('requestfailed', (r) => problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`));
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()} (${m.location().url})`); });
+    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.stop();
+    await stripe?.close();
+  });
+
+  const step = (name: string, fn: () => Promise<void>, provokes: RegExp[] = []) => it(name, async () => {
+    problems.length = 0;
+    try {
+      await fn();
+      await sleep(100); // late console messages of the step's last request
+      const unexpected = problems.filter((p) => !provokes.some((re) => re.test(p)));
+      assert.deepEqual(unexpected, [], 'no console error and no failing request');
+    } catch (err) {
+      await mkdir(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: `${ARTIFACTS}/billing-${name.replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => undefined);
+      throw err;
+    }
+  });
+  /** clicks and waits until the page has left for Stripe's page and come back (the URL alone cannot tell: it may be the same) */
+  const clickAndReturn = async (selector: string) => {
+    const left = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame() });
+    await page.locator(selector).click();
+    await left;
+    await page.waitForLoadState('load');
+  };
+  // the usage report answers 402 until the organization pays for it
+  const locked = [/^response: GET \/api\/orgs\/[0-9a-f-]+\/reports\/usage 402$/, /^console: Failed to load resource: .*402/];
+
+  step('the owner goes from the organization page to its billing page: no plan, the plans offered, the report locked', async () => {
+    await page.goto(`${t.url}/log-in`);
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(`${t.url}/account`);
+    await page.goto(`${t.url}/orgs/${orgId}`);
+    await page.locator('#org-billing').click();
+    await page.waitForURL(`${t.url}/billing?org=${orgId}`);
+    await page.locator('#subscription[data-status=none]').waitFor();
+    assert.deepEqual(await page.locator('#plans button').allTextContents(), ['Subscribe to pro', 'Subscribe to team']);
+    await page.locator('#usage-locked').waitFor();
+    assert.match(await page.locator('#usage-locked').textContent() ?? '', /pro or team/);
+    assert.equal(await page.locator('#manage-billing').count(), 0, 'no portal before a first checkout');
+  }, locked);
+
+  step('a checkout left on Stripe\'s page comes back canceled, and says so', async () => {
+    stripe.checkoutUrl = (params) => here(params.cancel_url);
+    await clickAndReturn('[data-plan=team]');
+    await page.locator('#checkout-notice[data-notice=canceled]').waitFor();
+    assert.equal(new URL(page.url()).search, `?org=${orgId}`, 'the outcome left the address bar');
+    assert.match(await page.locator('#checkout-notice').textContent() ?? '', /canceled: nothing was charged/);
+    assert.equal(stripe.requests.at(-1)?.params['line_items[0][price]'], 'price_team_2024');
+  }, locked);
+
+  step('a checkout paid on Stripe\'s page comes back, and the subscription shows once Stripe\'s events arrive', async () => {
+    stripe.checkoutUrl = (params) => here(params.success_url);
+    await clickAndReturn('[data-plan=pro]');
+    await page.locator('#checkout-notice[data-notice=success]').waitFor();
+    const end = Math.floor(Date.now() / 1000) + 14 * 86400;
+    await deliver(t, stripeEvent('checkout.session.completed', { object: 'checkout.session', client_reference_id: orgId, customer: 'cus_browser', subscription: 'sub_browser' }));
+    await deliver(t, stripeEvent('customer.subscription.created', subscription({ id: 'sub_browser', customer: 'cus_browser', status: 'trialing', price: 'price_pro_2024', periodEnd: end, trialEnd: end })));
+    // the page looks again by itself
+    await page.locator('#subscription[data-status=trialing]').waitFor();
+    assert.equal(await page.locator('[data-field=plan]').textContent(), 'pro');
+    assert.match(await page.locator('#checkout-notice').textContent() ?? '', /your subscription is in place/);
+    await page.locator('#usage [data-field=members]').waitFor();
+    assert.match(await page.locator('#usage [data-field=members]').textContent() ?? '', /^1 \(1 owners/);
+    assert.equal(await page.locator('#plans').count(), 0, 'no second checkout while the subscription runs');
+  }, locked);
+
+  step('Manage billing opens the portal, which comes back to the billing page; a cancellation at the period end shows', async () => {
+    stripe.portalUrl = (params) => here(params.return_url);
+    await clickAndReturn('#manage-billing');
+    await page.locator('#subscription[data-status=trialing]').waitFor();
+    assert.deepEqual(stripe.requests.at(-1)?.params, { customer: 'cus_browser', return_url: `${t.system.config.appUrl}/billing?org=${orgId}` });
+    const end = Math.floor(Date.now() / 1000) + 14 * 86400;
+    await deliver(t, stripeEvent('customer.subscription.updated', subscription({ id: 'sub_browser', customer: 'cus_browser', status: 'active', price: 'price_pro_2024', periodEnd: end, cancelAtPeriodEnd: true })));
+    await page.reload();
+    await page.locator('#subscription[data-status=active]').waitFor();
+    assert.match(await page.locator('[data-field=period-end]').textContent() ?? '', /canceled, no renewal/);
+  });
+});

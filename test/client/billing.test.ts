@@ -1,0 +1,99 @@
+/**
+ * The billing page's events against a fake transport: the return from checkout read and taken
+ * out of the address, the bounded wait for the subscription, the usage report locked by 402,
+ * and checkout and portal leaving for the URL the server answers.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { transitJson } from '../../src/http/codecs.js';
+import { registerAccount } from '../../src/client/account/events.js';
+import { registerApp, routeOf, type AppState } from '../../src/client/app.js';
+import { billingQuery, registerBilling, SUCCESS_POLLS } from '../../src/client/billing/events.js';
+import { EventCore, type EventVector } from '../../src/client/core.js';
+import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
+import { registerOrgs, type Organization } from '../../src/client/orgs/events.js';
+
+const ORG = '00000000-0000-4000-8000-0000000000b1';
+const org = (status: Organization['subscription']['status'], plan: string | null = null): Organization => ({
+  id: ORG, name: 'Acme', slug: 'acme', personal: false, 'created-at': '2026-01-01T00:00:00.000Z', role: 'admin',
+  subscription: { status, plan, 'current-period-end': null, 'cancel-at-period-end': false, 'has-customer': status !== 'none' },
+});
+const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
+const call = (r: TransportRequest) => `${r.method} ${new URL(r.url, 'http://x').pathname}`;
+const PLANS = { plans: [{ id: 'pro', 'price-id': 'price_pro' }], 'trial-days': 14, 'checkout-enabled': true };
+
+function setup(handler: (req: TransportRequest) => TransportResponse | undefined) {
+  const requests: TransportRequest[] = [];
+  const replaced: string[] = [];
+  const assigned: string[] = [];
+  const later: EventVector[] = [];
+  const core = new EventCore<AppState>({ route: 'billing', toasts: [], busy: false, ready: true, token: 'access-1' });
+  registerApp(core, {
+    transport: async (req) => { requests.push(req); return handler(req) ?? ok({ type: 'not-found', message: 'no such route' }, 404); },
+    csrfToken: () => 'csrf-1',
+  }, () => undefined);
+  registerAccount(core, { replaceUrl: (path) => replaced.push(path), download: () => undefined });
+  registerOrgs(core, { storage: { getItem: () => null, setItem: () => undefined, removeItem: () => undefined } });
+  registerBilling(core, { assign: (url) => assigned.push(url) });
+  core.regFx('later', ({ event }: { event: EventVector }) => { later.push(event); });
+  const run = async (event: EventVector) => { core.dispatch(event); await sleep(30); };
+  return { core, requests, replaced, assigned, later, run };
+}
+
+describe('client billing events', () => {
+  it('routes /billing and reads the organization and the checkout\'s outcome from the query', () => {
+    assert.equal(routeOf('/billing'), 'billing');
+    assert.deepEqual(billingQuery(`?org=${ORG}&checkout=success`), { orgId: ORG, notice: 'success' });
+    assert.deepEqual(billingQuery('?org=../../etc&checkout=maybe'), { orgId: undefined, notice: undefined });
+  });
+
+  it('after a successful checkout shows the notice once, and looks for the subscription a bounded number of times', async () => {
+    let status: Organization['subscription']['status'] = 'none';
+    const s = setup((req) => {
+      if (call(req) === `GET /api/orgs/${ORG}`) return ok(org(status, status === 'none' ? null : 'pro'));
+      if (call(req) === 'GET /api/billing/plans') return ok(PLANS);
+      if (call(req) === `GET /api/orgs/${ORG}/reports/usage`) {
+        return status === 'none' ? ok({ type: 'payment-required', message: 'pay', plans: ['pro', 'team'] }, 402) : ok({
+          'window-days': 30, members: { total: 1, owners: 1, admins: 0, members: 0, 'joined-recently': 1 }, invitations: { pending: 0, 'accepted-recently': 0 }, 'payment-events-recently': 2,
+        });
+      }
+      return undefined;
+    });
+    await s.run(['billing/open', `?org=${ORG}&checkout=success`]);
+    assert.deepEqual(s.replaced, [`/billing?org=${ORG}`], 'the outcome leaves the address bar');
+    const page = s.core.state.billingPage!;
+    assert.equal(page.notice, 'success');
+    assert.equal(page.org?.subscription.status, 'none');
+    assert.equal(page.plans?.[0].id, 'pro');
+    assert.deepEqual(page.usage, { status: 'locked', plans: ['pro', 'team'] });
+    assert.deepEqual(s.later, [['billing/load-org', ORG]], 'it will look again');
+
+    // the webhook has not arrived: every look schedules the next, until the budget is spent
+    for (let i = 1; i < SUCCESS_POLLS + 3; i++) await s.run(s.later[s.later.length - 1]);
+    assert.equal(s.later.length, SUCCESS_POLLS, 'bounded');
+    assert.equal(s.requests.filter((r) => call(r) === `GET /api/orgs/${ORG}/reports/usage`).length, 1, 'the locked report is not asked again while nothing changed');
+
+    status = 'active';
+    await s.run(['billing/load-org', ORG]);
+    assert.equal(s.core.state.billingPage?.org?.subscription.status, 'active');
+    assert.equal(s.core.state.billingPage?.usage?.status, 'ready', 'the report opens with the plan');
+  });
+
+  it('sends the browser to the URL of the checkout and of the portal', async () => {
+    const s = setup((req) => {
+      if (call(req) === `GET /api/orgs/${ORG}`) return ok(org('active', 'pro'));
+      if (call(req) === 'GET /api/billing/plans') return ok(PLANS);
+      if (call(req) === `POST /api/orgs/${ORG}/billing/checkout`) return ok({ url: 'https://checkout.stripe.test/c/pay/cs_1' });
+      if (call(req) === `POST /api/orgs/${ORG}/billing/portal`) return ok({ url: 'https://billing.stripe.test/p/session/bps_1' });
+      return ok({}, 200);
+    });
+    await s.run(['billing/open', `?org=${ORG}`]);
+    await s.run(['billing/checkout', 'pro']);
+    const checkout = s.requests.find((r) => call(r) === `POST /api/orgs/${ORG}/billing/checkout`)!;
+    assert.deepEqual(transitJson.decode(checkout.body!), { plan: 'pro' });
+    await s.run(['billing/portal']);
+    assert.deepEqual(s.assigned, ['https://checkout.stripe.test/c/pay/cs_1', 'https://billing.stripe.test/p/session/bps_1']);
+    assert.equal(s.core.state.billingPage?.notice, undefined);
+  });
+});
