@@ -26,8 +26,11 @@ export function auditRoutes(log: AuditLog, memberships: MembershipResolver): Rou
           '(400 `request-coercion` for one the service did not issue). A personal organization\'s log holds its account\'s own events.',
         orgRole: 'admin',
         schemas: { params: OrgId, querystring: AuditLogQuery, response: { 200: ref(AuditLogPage) } },
-        handler: ({ parameters, membership }) =>
-          log.page(membership!.organizationId, parameters.query.limit ?? AUDIT_PAGE_DEFAULT, parameters.query.cursor, 'query'),
+        handler({ parameters, membership }) {
+          // set on every `orgRole` route by the route layer
+          if (!membership) throw new Error('orgRole route without a membership');
+          return log.page(membership.organizationId, parameters.query.limit ?? AUDIT_PAGE_DEFAULT, parameters.query.cursor, 'query');
+        },
       }),
     ],
   };
