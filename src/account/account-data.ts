@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import { unauthorized } from '../http/errors.js';
 import { exportMemberships } from '../orgs/data.js';
+import { listPasskeys } from '../passkeys/service.js';
 import type { AuthUser } from '../http/routes.js';
 import type { AccountExport } from './lifecycle-schemas.js';
 import { confirmPassword, type PasswordCheckDeps } from './password-check.js';
@@ -44,6 +45,7 @@ export class AccountData {
         'received-at': e.received_at.toISOString(),
         payload: e.payload,
       })),
+      passkeys: await listPasskeys(this.deps.db, user.id),
     };
   }
 
@@ -62,7 +64,7 @@ export class AccountData {
       await trx.deleteFrom('refresh_token').where('family_id', 'in', families).execute();
       await trx.updateTable('refresh_family').set({ user_agent: null, ip: null, revoked_at: sql`coalesce(revoked_at, clock_timestamp())` })
         .where('account_id', '=', account.id).execute();
-      // cascades: action tokens; set null: refresh families, payment events
+      // cascades: action tokens, two-factor secrets and backup codes, passkeys, their challenges; set null: refresh families, payment events
       await trx.deleteFrom('account').where('id', '=', account.id).execute();
     });
     this.deps.log.info('account/deleted', 'Account deleted', { 'account-id': account.id, sessions: ended.length });

@@ -1,5 +1,6 @@
 /** Named schemas of the account lifecycle routes (DESIGN.md, "Account lifecycle"). */
 import { Type, type Static } from 'typebox';
+import { Passkey } from '../passkeys/schemas.js';
 import { ExportedMembership } from '../orgs/schemas.js';
 import { Email, NewPassword, UserAccount } from './schemas.js';
 
@@ -77,6 +78,7 @@ export const AccountExport = Type.Object(
     sessions: Type.Array(AccountSession),
     memberships: Type.Array(ExportedMembership, { description: 'the organizations the account belongs to, with its role' }),
     'payment-events': Type.Array(ExportedPaymentEvent),
+    passkeys: Type.Array(Passkey, { description: 'the account\'s passkeys (no key material); whether two-factor is on is `account.two-factor-enabled`' }),
   },
   { $id: 'account-export', additionalProperties: false, description: 'everything the service keeps about the account (GDPR access)' },
 );
