@@ -1,6 +1,8 @@
 /** Browser entry: one core, the app's and the account lifecycle's events, the Preact root, history routing. */
 import { h, render } from 'preact';
+import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
 import { registerAccount } from './account/events.js';
+import { registerSecurity } from './account/security-events.js';
 import { hasSessionHint, registerApp, routeOf, type AppState } from './app.js';
 import { EventCore } from './core.js';
 import { registerOrgs } from './orgs/events.js';
@@ -24,6 +26,10 @@ registerAccount(core, {
     // the download has started once click() returns; a moment later the URL can go
     setTimeout(() => URL.revokeObjectURL(url), 1000);
   },
+});
+registerSecurity(core, {
+  register: (options) => startRegistration({ optionsJSON: options as Parameters<typeof startRegistration>[0]['optionsJSON'] }),
+  authenticate: (options) => startAuthentication({ optionsJSON: options as Parameters<typeof startAuthentication>[0]['optionsJSON'] }),
 });
 registerOrgs(core, {
   // storage that is switched off (a privacy mode) keeps nothing: the app works without it

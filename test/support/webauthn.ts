@@ -91,8 +91,8 @@ export class SoftwareAuthenticator {
       Buffer.alloc(16), // AAGUID: none given
       idLength, this.credentialId, Buffer.from(this.coseKey()),
     ]);
-    const attestationObject = isoCBOR.encode(new Map<string, string | Uint8Array | Map<string, never>>([
-      ['fmt', 'none'], ['attStmt', new Map()], ['authData', new Uint8Array(authData)],
+    const attestationObject = isoCBOR.encode(new Map<string, string | Uint8Array | Map<string, string>>([
+      ['fmt', 'none'], ['attStmt', new Map<string, string>()], ['authData', new Uint8Array(authData)],
     ]));
     return {
       id: this.id,
