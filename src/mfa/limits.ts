@@ -4,7 +4,7 @@
  * right). Per account, because a password-holding attacker can mint as many mfa-tokens as they
  * like (a right password is never counted); each mfa-token also dies after a few wrong codes.
  * With the defaults (10 per 15 minutes), guessing one of the three codes a ±1-step window
- * accepts succeeds with odds of about 1 in 35,000 per window. The counters live where the
+ * accepts succeeds with odds of about 1 in 33,000 per 15 minutes. The counters live where the
  * log-in limits' do (src/auth/rate-limit.ts).
  */
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
