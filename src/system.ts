@@ -168,7 +168,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       onFailure: metrics && (() => metrics.logIn('failure')),
     });
     const passkeys = new PasskeyService({
-      db: database.db, log: accountLog, appUrl: config.appUrl, rpName: productName,
+      db: database.db, passwords, loginLimiter, log: accountLog, appUrl: config.appUrl, rpName: productName,
       signInLimiter: counter('passkey-sign-in-address', config.passkeyLimitAddress, limiterStore),
     });
     const accounts = new AccountService({

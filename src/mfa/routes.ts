@@ -37,12 +37,13 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
         method: 'POST',
         path: '/2fa/enable',
         summary: 'Turn two-factor authentication on',
-        description: 'Needs a current code of the pending secret (403 when wrong). Answers ten single-use backup codes, shown this once. ' +
-          'From then on log-in asks for a code. 409 without a pending setup or when it is on already.',
+        description: 'Needs a current code of the pending secret and the password (403 when either is wrong; a wrong password counts like a ' +
+          'failed log-in). Answers ten single-use backup codes, shown this once. From then on log-in asks for a code. 409 without a pending ' +
+          'setup or when it is on already.',
         auth: 'required',
-        schemas: { body: ref(TwoFactorEnable), response: { 200: ref(BackupCodes), 403: error, 409: error } },
+        schemas: { body: ref(TwoFactorEnable), response: { 200: ref(BackupCodes), 403: error, 409: error, 429: error } },
         async handler({ user, parameters, request }) {
-          return { 'backup-codes': await twoFactor.enable(requireUser(user), parameters.body.code, clientOrigin(request)) };
+          return { 'backup-codes': await twoFactor.enable(requireUser(user), parameters.body, clientOrigin(request)) };
         },
       }),
       route({

@@ -13,7 +13,11 @@ export const TwoFactorSetup = Type.Object(
 );
 export type TwoFactorSetup = Static<typeof TwoFactorSetup>;
 
-export const TwoFactorEnable = Type.Object({ code: Code }, { $id: 'two-factor-enable', additionalProperties: false });
+export const TwoFactorEnable = Type.Object(
+  { code: Code, password: Type.String({ maxLength: 128, description: 'the account\'s password: a stolen access token alone cannot lock the owner out' }) },
+  { $id: 'two-factor-enable', additionalProperties: false },
+);
+export type TwoFactorEnable = Static<typeof TwoFactorEnable>;
 
 export const BackupCodes = Type.Object(
   { 'backup-codes': Type.Array(Type.String(), { description: 'ten single-use recovery codes, shown this once' }) },

@@ -20,7 +20,7 @@ import { confirmPassword, type PasswordCheckDeps } from '../account/password-che
 import { auditAccount } from './audit.js';
 import { newBackupCodes, normalizeBackupCode } from './backup-codes.js';
 import type { SecondFactorRateLimiter } from './limits.js';
-import type { MfaLogIn, SecondFactorInput, TwoFactorDisable, TwoFactorSetup } from './schemas.js';
+import type { MfaLogIn, SecondFactorInput, TwoFactorDisable, TwoFactorEnable, TwoFactorSetup } from './schemas.js';
 import { newTotpSecret, otpauthUrl, totpStep } from './totp.js';
 
 /** seconds an mfa-token stays valid */
@@ -80,8 +80,15 @@ export class TwoFactorService implements SecondFactor {
     return { secret, 'otpauth-url': otpauthUrl(secret, this.deps.issuer, account.email) };
   }
 
-  /** Turns two-factor on once `code` comes from the pending secret; answers the backup codes, shown once. */
-  async enable(user: AuthUser, code: string, origin: ClientOrigin): Promise<string[]> {
+  /**
+   * Turns two-factor on once `code` comes from the pending secret and `password` is the
+   * account's (403 otherwise); answers the backup codes, shown once. The password, because
+   * whoever turns it on holds the secret and the codes: with a stolen access token alone that
+   * would lock the owner out of their own account.
+   */
+  async enable(user: AuthUser, input: TwoFactorEnable, origin: ClientOrigin): Promise<string[]> {
+    await confirmPassword(this.deps, user.id, input.password, origin.ip, 'password');
+    const code = input.code;
     const codes = newBackupCodes();
     const enabled = await this.deps.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('totp_credential').select(['secret_sealed', 'enabled_at'])

@@ -11,7 +11,7 @@ import { ErrorBody, unauthorized } from '../http/errors.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
 import { clientOrigin } from '../mfa/routes.js';
 import {
-  CreationOptionsJson, Passkey, PasskeyId, Passkeys, PasskeySignIn, PasskeySignInOptions, RegisterPasskey, RenamePasskey,
+  CreationOptionsJson, Passkey, PasskeyId, Passkeys, PasskeySignIn, PasskeySignInOptions, RegisterPasskey, RenamePasskey, StartPasskeyRegistration,
 } from './schemas.js';
 import type { PasskeyService } from './service.js';
 
@@ -35,9 +35,9 @@ export function passkeyRoutes(passkeys: PasskeyService): RouteGroup {
         summary: 'Start registering a passkey',
         description: 'PublicKeyCredentialCreationOptionsJSON for `navigator.credentials.create()` (e.g. @simplewebauthn/browser\'s ' +
           '`startRegistration`): a discoverable credential with user verification, the account\'s passkeys excluded. Its challenge is ' +
-          'single-use and expires in five minutes. 409 at 20 passkeys.',
-        schemas: { body: ref(NoBody), response: { 200: ref(CreationOptionsJson), 409: error } },
-        handler: ({ user }) => passkeys.registrationOptions(requireUser(user)),
+          'single-use and expires in five minutes. Needs the password (403 when wrong, counted like a failed log-in; 429). 409 at 20 passkeys.',
+        schemas: { body: ref(StartPasskeyRegistration), response: { 200: ref(CreationOptionsJson), 403: error, 409: error, 429: error } },
+        handler: ({ user, parameters, request }) => passkeys.registrationOptions(requireUser(user), parameters.body.password, request.ip),
       }),
       route({
         method: 'POST',

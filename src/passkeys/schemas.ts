@@ -56,6 +56,11 @@ export const RegisterPasskey = Type.Object(
   { $id: 'register-passkey', additionalProperties: false, description: '`name` defaults to "Passkey"' },
 );
 
+export const StartPasskeyRegistration = Type.Object(
+  { password: Type.String({ maxLength: 128, description: 'the account\'s password: a stolen access token alone cannot add a way in' }) },
+  { $id: 'start-passkey-registration', additionalProperties: false },
+);
+
 export const RenamePasskey = Type.Object({ name: PasskeyName }, { $id: 'rename-passkey', additionalProperties: false });
 
 export const Passkey = Type.Object(
@@ -100,6 +105,6 @@ export const PasskeySignIn = Type.Object(
 export type PasskeySignIn = Static<typeof PasskeySignIn>;
 
 export const PASSKEY_SCHEMAS = [
-  RegistrationResponseJson, AuthenticationResponseJson, RegisterPasskey, RenamePasskey, Passkey, Passkeys,
+  RegistrationResponseJson, AuthenticationResponseJson, RegisterPasskey, StartPasskeyRegistration, RenamePasskey, Passkey, Passkeys,
   CreationOptionsJson, RequestOptionsJson, PasskeySignInOptions, PasskeySignIn,
 ];

@@ -20,10 +20,10 @@ import { sql } from 'kysely';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { addressKey, take } from '../auth/rate-limit.js';
 import type { DB } from '../db/database.js';
+import { confirmPassword, type PasswordCheckDeps } from '../account/password-check.js';
 import type { PasskeyTable, WebAuthnPurpose } from '../db/schema.js';
 import { badRequest, conflict, notFound, unauthorized } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
-import type { Logger } from '../logging/logger.js';
 import { auditAccount } from '../mfa/audit.js';
 import type { ClientOrigin } from '../mfa/service.js';
 import type { Passkey, PasskeySignIn } from './schemas.js';
@@ -40,9 +40,7 @@ const ALGORITHMS = [-8, -7, -257];
 /** passkeys one account may have: each is a row and an entry in every registration's exclude list */
 export const MAX_PASSKEYS = 20;
 
-export interface PasskeyDeps {
-  db: DB;
-  log: Logger;
+export interface PasskeyDeps extends PasswordCheckDeps {
   /** APP_URL: its origin is the one expected in client data, its host name the RP id */
   appUrl: string;
   /** shown by the authenticator (the product's name) */
@@ -112,8 +110,14 @@ export class PasskeyService {
     });
   }
 
-  /** Options for `navigator.credentials.create()`: a resident key with user verification, the account's passkeys excluded. */
-  async registrationOptions(user: AuthUser): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  /**
+   * Options for `navigator.credentials.create()`: a resident key with user verification, the
+   * account's passkeys excluded. Needs the password (403; counted like a failed log-in): a
+   * passkey is a way in that outlives any session, so a stolen access token alone must not add
+   * one. The stored challenge carries that proof on to the verification.
+   */
+  async registrationOptions(user: AuthUser, password: string, clientAddress: string): Promise<PublicKeyCredentialCreationOptionsJSON> {
+    await confirmPassword(this.deps, user.id, password, clientAddress, 'password');
     const account = await this.deps.db.selectFrom('account').select(['email', 'name']).where('id', '=', user.id).executeTakeFirst();
     if (!account) throw unauthorized('Account no longer exists');
     const existing = await this.deps.db.selectFrom('passkey').select(['credential_id', 'transports']).where('account_id', '=', user.id).execute();

@@ -90,6 +90,7 @@ describe('passkeys and two-factor in the browser', { skip: existsSync(CHROMIUM) 
     await page.waitForURL(`${base}/account`);
     await page.locator('#no-passkeys').waitFor();
     await page.getByLabel('Name for a new passkey').fill('Virtual key');
+    await page.getByLabel('Your password (to add a passkey)').fill(PASSWORD);
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.locator('#passkeys tr[data-passkey] [data-field=name]', { hasText: 'Virtual key' }).waitFor();
     const stored = await t.system.database.db.selectFrom('passkey').select(['name', 'transports']).execute();
@@ -112,6 +113,7 @@ describe('passkeys and two-factor in the browser', { skip: existsSync(CHROMIUM) 
     assert.match((await page.locator('#two-factor-qr').getAttribute('src')) ?? '', /^data:image\//, 'the QR code is drawn');
     await awayFromStepEdge();
     await page.getByLabel('Code from the app').fill(totpCode(secret));
+    await page.getByLabel('Your password (to confirm)').fill(PASSWORD);
     await page.getByRole('button', { name: 'Turn on two-factor' }).click();
     await page.locator('#backup-codes li').nth(9).waitFor();
     assert.equal(await page.locator('#two-factor').getAttribute('data-enabled'), 'true');

@@ -25,7 +25,7 @@ export function passkeyCases(system: () => TestSystem): void {
     return { ...a, access: (await logIn(client(), a.email)).body['access-token'] as string };
   };
   const registerOptions = async (access: string, format: Format = FORMAT_BY_NAME.json) => {
-    const res = await client()('POST', '/api/account/passkeys/register/options', { headers: bearer(access), body: {}, format });
+    const res = await client()('POST', '/api/account/passkeys/register/options', { headers: bearer(access), body: { password: PASSWORD }, format });
     assert.equal(res.status, 200, res.text);
     return res.body;
   };
@@ -46,6 +46,8 @@ export function passkeyCases(system: () => TestSystem): void {
   it('registers a passkey and signs in with it, no email asked', async () => {
     const a = await account();
     const authenticator = new SoftwareAuthenticator({ origin: APP_URL });
+    const noPassword = await client()('POST', '/api/account/passkeys/register/options', { headers: bearer(a.access), body: { password: 'not it' } });
+    assert.deepEqual([noPassword.status, noPassword.body.errors?.[0]?.path], [403, '/password'], 'a stolen access token alone adds no passkey');
     const options = await registerOptions(a.access);
     assert.equal(options.rp.id, 'app.example.com', 'the RP id is APP_URL\'s host');
     assert.equal(options.user.name, a.email);

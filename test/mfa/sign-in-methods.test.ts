@@ -37,7 +37,7 @@ for (const db of testDatabases()) {
       const secret = setup.body.secret as string;
       secrets.push(secret);
       await awayFromStepEdge();
-      const enabled = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(secret, -1) } });
+      const enabled = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(secret, -1), password: PASSWORD } });
       assert.equal(enabled.status, 200, enabled.text);
       const backupCodes = enabled.body['backup-codes'] as string[];
       secrets.push(...backupCodes);
@@ -62,7 +62,7 @@ for (const db of testDatabases()) {
       const access = (await logIn(t.client, account.email)).body['access-token'] as string;
       assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(access) })).body['two-factor-enabled'], false);
 
-      const early = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: '123456' } });
+      const early = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: '123456', password: PASSWORD } });
       assert.deepEqual([early.status, early.body.type], [409, 'conflict'], 'nothing to enable before setup');
 
       const first = await t.client('POST', '/api/account/2fa/setup', { headers: bearer(access), body: {} });
@@ -83,11 +83,13 @@ for (const db of testDatabases()) {
       assert.equal(stored.enabled_at, null, 'pending');
 
       await awayFromStepEdge();
-      const stale = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(first.body.secret) } });
+      const noPassword = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(secret), password: 'not the password' } });
+      assert.deepEqual([noPassword.status, noPassword.body.errors?.[0]?.path], [403, '/password'], 'a stolen access token alone cannot turn it on');
+      const stale = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(first.body.secret), password: PASSWORD } });
       assert.deepEqual([stale.status, stale.body.errors?.[0]?.path], [403, '/code'], 'a code of the replaced secret');
-      const wrong = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(secret, 3) } });
+      const wrong = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(secret, 3), password: PASSWORD } });
       assert.equal(wrong.status, 403, 'three steps ahead is outside the window');
-      const enabled = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(secret).replace(/^(...)/, '$1 ') } });
+      const enabled = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(secret).replace(/^(...)/, '$1 '), password: PASSWORD } });
       assert.equal(enabled.status, 200, enabled.text);
       const codes = enabled.body['backup-codes'] as string[];
       secrets.push(...codes);
@@ -234,7 +236,7 @@ for (const db of testDatabases()) {
     it('a passkey signs a two-factor account in without a code: it is two factors itself', async () => {
       const a = await withTwoFactor();
       const authenticator = new SoftwareAuthenticator({ origin: APP_URL });
-      const options = await t.client('POST', '/api/account/passkeys/register/options', { headers: bearer(a.access), body: {} });
+      const options = await t.client('POST', '/api/account/passkeys/register/options', { headers: bearer(a.access), body: { password: PASSWORD } });
       const created = await t.client('POST', '/api/account/passkeys/register/verify', { headers: bearer(a.access), body: { response: authenticator.register(options.body) } });
       assert.equal(created.status, 201, created.text);
       const request = await t.client('POST', '/api/auth/passkey/options', { body: {} });

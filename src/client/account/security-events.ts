@@ -123,7 +123,8 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
     .regEvent('two-factor/enable', ({ state }, [, form]) => ({
       db: { ...state, busy: true },
       'http/auth-api': {
-        url: 'account/2fa/enable', method: 'post', body: secondFactorOf(form as Record<string, string>, false),
+        url: 'account/2fa/enable', method: 'post',
+        body: { ...secondFactorOf(form as Record<string, string>, false), password: (form as { password?: string }).password ?? '' },
         onSuccess: ['two-factor/enabled'], onFailureN: [['request/failed'], ['app/idle']],
       },
     }))
@@ -159,7 +160,7 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
     .regEvent('passkeys/add', ({ state }, [, form]) => ({
       db: { ...state, busy: true },
       'http/auth-api': {
-        url: 'account/passkeys/register/options', method: 'post', body: {},
+        url: 'account/passkeys/register/options', method: 'post', body: { password: (form as { password?: string }).password ?? '' },
         onSuccess: ['passkeys/create', (form as { name?: string }).name ?? ''], onFailureN: [['request/failed'], ['app/idle']],
       },
     }))

@@ -85,6 +85,7 @@ export function TwoFactorSection() {
           <p class="muted">Link: <code id="two-factor-url">{setup.url}</code></p>
           <Form id="two-factor-enable" onSubmit={(f) => dispatch(['two-factor/enable', f])}>
             <Field form="two-factor-enable" name="code" label="Code from the app" required autoComplete="one-time-code" maxLength={16} />
+            <Field form="two-factor-enable" name="password" label="Your password (to confirm)" type="password" required autoComplete="current-password" />
             <Submit>Turn on two-factor</Submit>
           </Form>
         </>
@@ -133,6 +134,7 @@ export function PasskeysSection() {
       )}
       <Form id="passkey-add" onSubmit={(f) => dispatch(['passkeys/add', f])}>
         <Field form="passkey-add" name="name" label="Name for a new passkey" maxLength={100} autoComplete="off" />
+        <Field form="passkey-add" name="password" label="Your password (to add a passkey)" type="password" required autoComplete="current-password" />
         <Submit>Add a passkey</Submit>
       </Form>
     </section>
