@@ -153,8 +153,11 @@ export class AccountService {
       throw unauthorized(BAD_CREDENTIALS, { type: 'unauthorized' });
     }
     await attempt.refund();
-    // the password was right; an account with two-factor on logs in at /log-in/mfa (src/mfa/)
-    if (row.two_factor_enabled && this.deps.secondFactor) return { mfaRequired: await this.deps.secondFactor.challenge(row.id) };
+    // the password was right; an account with two-factor on logs in at /log-in/mfa (src/mfa/), never here
+    if (row.two_factor_enabled) {
+      if (!this.deps.secondFactor) throw new Error('Two-factor is on for this account but no second factor is configured');
+      return { mfaRequired: await this.deps.secondFactor.challenge(row.id) };
+    }
     const refresh = await this.deps.refreshTokens.issue(row.id, client);
     this.deps.log.info('account/logged-in', 'Logged in', { 'account-id': row.id });
     this.deps.onLogIn?.('success');
