@@ -70,6 +70,11 @@ export interface Config {
   refreshReuseGrace: number;
   /** signs the CSRF session cookie; derived from JWT_SECRET unless SESSION_SECRET is set */
   sessionSecret: string;
+  /**
+   * encrypts secrets kept in the database (TOTP secrets) and keys the backup codes' hashes;
+   * ENCRYPTION_KEY, else derived from JWT_SECRET (docs/sign-in.md, "Keys")
+   */
+  encryptionKey: string;
   stripeWebhookSecrets: string[];
   /** Stripe Checkout, the customer portal and the plans (src/billing/, docs/billing.md) */
   billing: BillingSettings;
@@ -88,6 +93,11 @@ export interface Config {
   /** forgot-password requests per email (FORGOT_PASSWORD_LIMIT_EMAIL) and per client address (FORGOT_PASSWORD_LIMIT_ADDRESS) */
   forgotPasswordLimitEmail: RateLimitSetting | null;
   forgotPasswordLimitAddress: RateLimitSetting | null;
+  /** wrong second-factor codes per account (MFA_LIMIT_ACCOUNT) and per client address (MFA_LIMIT_ADDRESS) */
+  mfaLimitAccount: RateLimitSetting | null;
+  mfaLimitAddress: RateLimitSetting | null;
+  /** passkey sign-in ceremonies started per client address (PASSKEY_LIMIT_ADDRESS) */
+  passkeyLimitAddress: RateLimitSetting | null;
   /** the app's public origin (`https://app.example.com`): links, and the Origin unsafe API requests may come from */
   appUrl: string;
   /** more origins (besides `appUrl`) whose unsafe API requests are accepted */
@@ -334,6 +344,8 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('JWT_SECRET', 'must be at least 32 characters (256 bits for HS256)');
   }
   const sessionSecret = env.SESSION_SECRET || `session:${jwtSecret}`;
+  const encryptionKey = env.ENCRYPTION_KEY || `encryption:${jwtSecret}`;
+  if (env.ENCRYPTION_KEY && env.ENCRYPTION_KEY.length < 32) throw new ConfigError('ENCRYPTION_KEY', 'must be at least 32 characters');
 
   const redisUrl = env.REDIS_URL?.trim() || undefined;
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
@@ -376,6 +388,7 @@ export function loadConfig(env: Env = process.env): Config {
     refreshTokenTtl: int(env, 'REFRESH_TOKEN_TTL', 2_592_000, 1),
     refreshReuseGrace: int(env, 'REFRESH_REUSE_GRACE', 10, 0, 3600),
     sessionSecret,
+    encryptionKey,
     stripeWebhookSecrets: list(env.STRIPE_WEBHOOK_SECRET),
     billing: billingSettings(env, (variable, problem) => new ConfigError(variable, problem)),
     redisUrl,
@@ -391,6 +404,9 @@ export function loadConfig(env: Env = process.env): Config {
     resendLimitAddress: parseRateLimit('RESEND_LIMIT_ADDRESS', env.RESEND_LIMIT_ADDRESS, { count: 20, seconds: 3600 }),
     forgotPasswordLimitEmail: parseRateLimit('FORGOT_PASSWORD_LIMIT_EMAIL', env.FORGOT_PASSWORD_LIMIT_EMAIL, { count: 5, seconds: 3600 }),
     forgotPasswordLimitAddress: parseRateLimit('FORGOT_PASSWORD_LIMIT_ADDRESS', env.FORGOT_PASSWORD_LIMIT_ADDRESS, { count: 20, seconds: 3600 }),
+    mfaLimitAccount: parseRateLimit('MFA_LIMIT_ACCOUNT', env.MFA_LIMIT_ACCOUNT, { count: 10, seconds: 900 }),
+    mfaLimitAddress: parseRateLimit('MFA_LIMIT_ADDRESS', env.MFA_LIMIT_ADDRESS, { count: 100, seconds: 900 }),
+    passkeyLimitAddress: parseRateLimit('PASSKEY_LIMIT_ADDRESS', env.PASSKEY_LIMIT_ADDRESS, { count: 60, seconds: 900 }),
     appUrl,
     allowedOrigins,
     publicDir: str(env, 'PUBLIC_DIR', 'public'),

@@ -62,6 +62,16 @@ import { orgRoutes } from './orgs/routes.js';
 import { ORG_SCHEMAS } from './orgs/schemas.js';
 import { OrganizationService } from './orgs/service.js';
 import { reportRoutes, UsageReport } from './reports/routes.js';
+import { SecretBox } from './auth/secret-box.js';
+import { counter } from './auth/rate-limit.js';
+import { displayNameOf } from './mail/transport.js';
+import { SecondFactorRateLimiter } from './mfa/limits.js';
+import { twoFactorRoutes } from './mfa/routes.js';
+import { MFA_SCHEMAS } from './mfa/schemas.js';
+import { TwoFactorService } from './mfa/service.js';
+import { passkeyRoutes, passkeySignInRoutes } from './passkeys/routes.js';
+import { PASSKEY_SCHEMAS } from './passkeys/schemas.js';
+import { PasskeyService } from './passkeys/service.js';
 
 export interface System {
   config: Config;
@@ -159,6 +169,19 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const passwords = new PasswordHasher();
     const loginLimiter = new LoginRateLimiter({ email: config.loginLimitEmail, address: config.loginLimitAddress }, limiterStore);
     const accountLog = logs.logger('saas.account');
+    // the product's name, as the mail's From names it: authenticator apps and passkey prompts show it
+    const productName = displayNameOf(config.mail.from) ?? 'SaaS';
+    const twoFactor = new TwoFactorService({
+      db: database.db, passwords, loginLimiter, log: accountLog, issuer: productName,
+      secrets: new SecretBox(config.encryptionKey, 'totp-secret'),
+      backupCodes: new SecretBox(config.encryptionKey, 'backup-code'),
+      limiter: new SecondFactorRateLimiter({ account: config.mfaLimitAccount, address: config.mfaLimitAddress }, limiterStore),
+      onFailure: metrics && (() => metrics.logIn('failure')),
+    });
+    const passkeys = new PasskeyService({
+      db: database.db, passwords, loginLimiter, log: accountLog, appUrl: config.appUrl, rpName: productName,
+      signInLimiter: counter('passkey-sign-in-address', config.passkeyLimitAddress, limiterStore),
+    });
     const accounts = new AccountService({
       db: database.db,
       passwords,
@@ -169,6 +192,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       mail,
       log: accountLog,
       onLogIn: metrics && ((outcome) => metrics.logIn(outcome)),
+      secondFactor: twoFactor,
     });
     const lifecycle = new AccountLifecycle({
       db: database.db, passwords, refreshTokens, mail, loginLimiter, log: accountLog,
@@ -201,8 +225,8 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const invitations = new InvitationService({ db: database.db, mail, log: orgLog });
     const memberships = membershipResolver(database.db);
     const auditLog = new AuditLog(database.db);
-    // embedded named schemas come before the ones that embed them (organization: subscription; account-export: exported-membership, exported-audit-entry)
-    const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, ...ORG_SCHEMAS, ...AUDIT_SCHEMAS, ...LIFECYCLE_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...BILLING_SCHEMAS, UsageReport, ...(options.extraSchemas ?? [])];
+    // embedded named schemas come before the ones that embed them (organization: subscription; account-export: exported-membership, exported-audit-entry, passkey)
+    const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, ...ORG_SCHEMAS, ...AUDIT_SCHEMAS, ...MFA_SCHEMAS, ...PASSKEY_SCHEMAS, ...LIFECYCLE_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...BILLING_SCHEMAS, UsageReport, ...(options.extraSchemas ?? [])];
     const queries = new QueryRegistry([...accountQueries(accounts), ...orgQueries(orgs, memberships), ...auditQueries(auditLog, memberships), ...paymentQueries(payments)], [ErrorBody, ...schemas]);
 
     // the paid features (route data `requires`): their plans are checked against BILLING_PLANS at start-up
@@ -227,6 +251,9 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
         accountRoutes(accounts, { secureCookies }),
         lifecycleRoutes(lifecycle),
         sessionRoutes(accountSessions, accountData, { secureCookies }),
+        twoFactorRoutes(twoFactor, accounts, { secureCookies }),
+        passkeyRoutes(passkeys),
+        passkeySignInRoutes(passkeys, accounts, { secureCookies }),
         orgRoutes(orgs, invitations, memberships),
         auditRoutes(auditLog, memberships),
         paymentRoutes(payments),

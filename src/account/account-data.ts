@@ -18,6 +18,7 @@ import { exportAuditLog } from '../audit/service.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import { unauthorized } from '../http/errors.js';
 import { exportMemberships, solelyOwnedOrganizations, type BeforeOrganizationsDeleted } from '../orgs/data.js';
+import { listPasskeys } from '../passkeys/service.js';
 import type { AuthUser } from '../http/routes.js';
 import type { AccountExport } from './lifecycle-schemas.js';
 import { confirmPassword, type PasswordCheckDeps } from './password-check.js';
@@ -54,6 +55,7 @@ export class AccountData {
         'received-at': e.received_at.toISOString(),
         payload: e.payload,
       })),
+      passkeys: await listPasskeys(this.deps.db, user.id),
     };
   }
 
@@ -76,7 +78,8 @@ export class AccountData {
       const shared = await trx.selectFrom('membership').innerJoin('organization', 'organization.id', 'membership.organization_id')
         .select(['organization.id', 'membership.role'])
         .where('membership.account_id', '=', account.id).where('organization.personal', '=', false).execute();
-      // cascades: action tokens, memberships, the personal organization (and, by trigger, those it alone owned);
+      // cascades: action tokens, two-factor secrets and backup codes, passkeys, their challenges, memberships,
+      // the personal organization (and, by trigger, those it alone owned);
       // set null: refresh families, payment events, audit entries
       await trx.deleteFrom('account').where('id', '=', account.id).execute();
       const remaining = shared.length === 0 ? [] : await trx.selectFrom('organization').select('id')

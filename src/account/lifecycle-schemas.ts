@@ -1,6 +1,7 @@
 /** Named schemas of the account lifecycle routes (DESIGN.md, "Account lifecycle"). */
 import { Type, type Static } from 'typebox';
 import { ExportedAuditEntry } from '../audit/schemas.js';
+import { Passkey } from '../passkeys/schemas.js';
 import { ExportedMembership } from '../orgs/schemas.js';
 import { Email, NewPassword, UserAccount } from './schemas.js';
 
@@ -82,6 +83,7 @@ export const AccountExport = Type.Object(
       description: 'the account\'s own audit entries (its account events, the organization actions it took), newest first, at most 1000',
     }),
     'audit-log-truncated': Type.Boolean({ description: 'true when older entries exist beyond the 1000 given' }),
+    passkeys: Type.Array(Passkey, { description: 'the account\'s passkeys (no key material); whether two-factor is on is `account.two-factor-enabled`' }),
   },
   { $id: 'account-export', additionalProperties: false, description: 'everything the service keeps about the account (GDPR access)' },
 );

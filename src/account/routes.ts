@@ -4,7 +4,8 @@ import type { FastifyReply } from 'fastify';
 import { originOf } from '../audit/log.js';
 import { ErrorBody, HttpError, unauthorized } from '../http/errors.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
-import { CreateAccount, LogIn, LogInResponse, RefreshRequest, SignUpResponse, UserAccount } from './schemas.js';
+import { Type } from 'typebox';
+import { CreateAccount, LogIn, LogInResponse, MfaRequired, RefreshRequest, SignUpResponse, UserAccount } from './schemas.js';
 import type { AccountService, Session } from './service.js';
 
 export const REFRESH_COOKIE = 'refresh-token';
@@ -35,14 +36,17 @@ export const ACCOUNT_GROUP = {
   bodyLimit: 16 * 1024,
 } as const satisfies Omit<RouteGroup, 'routes'>;
 
+/** Sets the cookies of a session that started (log-in, refresh; a second factor, a passkey). */
+export function setSessionCookies(reply: FastifyReply, session: Session, options: AccountRouteOptions): void {
+  reply.setCookie(REFRESH_COOKIE, session.body['refresh-token'], {
+    path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies,
+    expires: session.refreshExpiresAt,
+  });
+  reply.setCookie(SESSION_HINT_COOKIE, '1', { path: '/', sameSite: 'strict', secure: options.secureCookies, expires: session.refreshExpiresAt });
+}
+
 export function accountRoutes(accounts: AccountService, options: AccountRouteOptions): RouteGroup {
-  const setRefreshCookie = (reply: FastifyReply, session: Session) => {
-    reply.setCookie(REFRESH_COOKIE, session.body['refresh-token'], {
-      path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies,
-      expires: session.refreshExpiresAt,
-    });
-    reply.setCookie(SESSION_HINT_COOKIE, '1', { path: '/', sameSite: 'strict', secure: options.secureCookies, expires: session.refreshExpiresAt });
-  };
+  const setRefreshCookie = (reply: FastifyReply, session: Session) => setSessionCookies(reply, session, options);
   const refreshTokenOf = (body: { 'refresh-token'?: string } | undefined, cookies: Record<string, string | undefined>) =>
     body?.['refresh-token'] ?? cookies[REFRESH_COOKIE];
 
@@ -67,12 +71,14 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         summary: 'Log in',
         description: 'Exchanges credentials for an access token and a refresh token (also set as the HttpOnly `refresh-token` cookie). ' +
           'Unknown email and wrong password get the same 401. Failed attempts are rate-limited per email + client address and per client address (429); ' +
-          'successful ones do not count.',
-        schemas: { body: ref(LogIn), response: { 200: ref(LogInResponse), 401: ref(ErrorBody), 429: ref(ErrorBody) } },
+          'successful ones do not count. An account with two-factor on gets `mfa-required` and an `mfa-token` instead of tokens ' +
+          '(no cookie): the log-in ends at `POST /api/account/log-in/mfa`.',
+        schemas: { body: ref(LogIn), response: { 200: Type.Union([ref(LogInResponse), ref(MfaRequired)]), 401: ref(ErrorBody), 429: ref(ErrorBody) } },
         async handler({ parameters, request, reply }) {
           // a refused log-in's audit entry is written once the answer is out (AccountService.logIn)
           const answered = finished(reply.raw).catch(() => undefined);
           const session = await accounts.logIn(parameters.body, originOf(request), answered);
+          if ('mfaRequired' in session) return session.mfaRequired;
           setRefreshCookie(reply, session);
           return session.body;
         },

@@ -19,6 +19,7 @@ export const UserAccount = Type.Object(
     name: Type.Union([Type.String(), Type.Null()]),
     'created-at': Type.String({ format: 'date-time' }),
     'email-verified': Type.Boolean({ description: 'the owner opened a verification link sent to `email`' }),
+    'two-factor-enabled': Type.Boolean({ description: 'log-in asks for a TOTP code after the password (docs/sign-in.md)' }),
     subscription: Subscription,
   },
   { $id: 'user-account', additionalProperties: false },
@@ -65,9 +66,20 @@ export const LogInResponse = Type.Object(
 );
 export type LogInResponse = Static<typeof LogInResponse>;
 
+/** The answer to a right password of an account with two-factor on: no tokens yet (docs/sign-in.md). */
+export const MfaRequired = Type.Object(
+  {
+    'mfa-required': Type.Literal(true),
+    'mfa-token': Type.String({ description: 'completes the log-in at `POST /api/account/log-in/mfa`; single-use' }),
+    'expires-in': Type.Integer({ description: 'seconds the mfa-token stays valid' }),
+  },
+  { $id: 'mfa-required', additionalProperties: false },
+);
+export type MfaRequired = Static<typeof MfaRequired>;
+
 export const RefreshRequest = Type.Object(
   { 'refresh-token': Type.Optional(Type.String({ maxLength: 200, description: 'else the `refresh-token` cookie is used' })) },
   { $id: 'refresh-request', additionalProperties: false },
 );
 
-export const ACCOUNT_SCHEMAS = [Subscription, UserAccount, CreateAccount, SignUpResponse, LogIn, LogInResponse, RefreshRequest];
+export const ACCOUNT_SCHEMAS = [Subscription, UserAccount, CreateAccount, SignUpResponse, LogIn, LogInResponse, MfaRequired, RefreshRequest];

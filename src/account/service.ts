@@ -19,7 +19,7 @@ import type { Mail } from '../mail/index.js';
 import { createPersonalOrganization } from '../orgs/data.js';
 import { appendAudit } from '../audit/log.js';
 import { newActionToken, storeActionToken } from './action-tokens.js';
-import type { CreateAccount, LogIn, LogInResponse, UserAccount } from './schemas.js';
+import type { CreateAccount, LogIn, LogInResponse, MfaRequired, UserAccount } from './schemas.js';
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -31,6 +31,7 @@ export function normalizeEmail(email: string): string {
  */
 export const ACCOUNT_COLUMNS = [
   'id', 'email', 'name', 'created_at', 'email_verified', 'subscription_status', 'subscription_plan', 'subscription_period_end',
+  'two_factor_enabled',
 ] as const;
 export type AccountColumns = Pick<AccountRow, (typeof ACCOUNT_COLUMNS)[number]>;
 
@@ -41,6 +42,7 @@ export function toUserAccount(row: AccountColumns): UserAccount {
     name: row.name,
     'created-at': new Date(row.created_at).toISOString(),
     'email-verified': row.email_verified,
+    'two-factor-enabled': row.two_factor_enabled,
     subscription: {
       status: row.subscription_status,
       plan: row.subscription_plan,
@@ -60,6 +62,19 @@ export interface AccountDeps {
   log: Logger;
   /** told how each log-in ended (metrics, src/observability/) */
   onLogIn?: (outcome: LogInOutcome) => void;
+  /** asks an account with two-factor on for its code (src/mfa/) */
+  secondFactor?: SecondFactor;
+}
+
+/** What log-in hands a password-verified account with two-factor on to (src/mfa/). */
+export interface SecondFactor {
+  /** starts the second step: the `mfa-required` body, with the `mfa-token` that completes it */
+  challenge(accountId: string): Promise<MfaRequired>;
+}
+
+/** A log-in that waits for its second factor: no tokens, no cookie. */
+export interface SecondFactorPending {
+  mfaRequired: MfaRequired;
 }
 
 /** A log-in result with the refresh token's absolute expiry, for the cookie. */
@@ -134,7 +149,7 @@ export class AccountService {
    * once `answered` has resolved (the route: its answer was handed to the socket), so the answer
    * takes as long whether the email has an account or not; see docs/audit.md.
    */
-  async logIn(input: LogIn, client: ClientOrigin, answered: Promise<unknown> = Promise.resolve()): Promise<Session> {
+  async logIn(input: LogIn, client: ClientOrigin, answered: Promise<unknown> = Promise.resolve()): Promise<Session | SecondFactorPending> {
     const email = normalizeEmail(input.email);
     // counts as a failure unless the password turns out right (src/auth/rate-limit.ts)
     let attempt: LoginAttempt;
@@ -161,6 +176,11 @@ export class AccountService {
       throw unauthorized(BAD_CREDENTIALS, { type: 'unauthorized' });
     }
     await attempt.refund();
+    // the password was right; an account with two-factor on logs in at /log-in/mfa (src/mfa/), never here
+    if (row.two_factor_enabled) {
+      if (!this.deps.secondFactor) throw new Error('Two-factor is on for this account but no second factor is configured');
+      return { mfaRequired: await this.deps.secondFactor.challenge(row.id) };
+    }
     const accountId = row.id;
     const refresh = await this.deps.refreshTokens.issue(accountId, client, (trx, familyId) => appendAccountAudit(trx, {
       action: 'account.logged-in', accountId, target: { type: 'session', id: familyId }, details: { method: 'password' }, origin: client,
@@ -231,6 +251,18 @@ export class AccountService {
   async get(id: string): Promise<UserAccount | undefined> {
     const { rows } = await this.deps.db.executeQuery(this.accountById(id));
     return rows.length > 0 ? toUserAccount(rows[0]) : undefined;
+  }
+
+  /**
+   * A session for an account whose log-in another module verified (a second factor, a
+   * passkey): the same response and refresh-token family as a password log-in.
+   */
+  async openSession(accountId: string, client: ClientOrigin): Promise<Session> {
+    const row = await this.deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', accountId).executeTakeFirst();
+    if (!row) throw unauthorized('Account no longer exists');
+    const refresh = await this.deps.refreshTokens.issue(row.id, client);
+    this.deps.onLogIn?.('success');
+    return this.session(row, refresh);
   }
 
   /** The response of a log-in or refresh: the access token names the refresh family as its session (`sid`). */

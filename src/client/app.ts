@@ -6,6 +6,7 @@
 import type { AccountPagesState } from './account/events.js';
 import type { AuditState } from './audit/events.js';
 import type { BillingState } from './billing/events.js';
+import type { SecurityState } from './account/security-events.js';
 import type { OrgsState } from './orgs/events.js';
 import { EventCore, type EventVector } from './core.js';
 import { installHttp, type HttpFailure, type HttpLayerConfig } from './http.js';
@@ -25,9 +26,11 @@ export interface Account {
   subscription: { status: string; plan: string | null; 'current-period-end': string | null };
   /** absent from servers that predate the account lifecycle */
   'email-verified'?: boolean;
+  /** log-in asks for a TOTP code; absent from servers without two-factor */
+  'two-factor-enabled'?: boolean;
 }
 
-export interface AppState extends AccountPagesState, OrgsState, AuditState, BillingState {
+export interface AppState extends AccountPagesState, OrgsState, AuditState, BillingState, SecurityState {
   route: Route;
   token?: string;
   account?: Account;
@@ -128,7 +131,8 @@ export function registerApp(core: EventCore<AppState>, http: Omit<HttpLayerConfi
     })
     .regEvent('log-in/submit', ({ state }, [, form]) => ({
       db: { ...state, busy: true },
-      'http/api': { url: 'account/log-in', method: 'post', body: form, onSuccess: ['auth/logged-in', {}], onFailureN: [['request/failed'], ['app/idle']] },
+      // answered with tokens, or with `mfa-required` (account/security-events.ts)
+      'http/api': { url: 'account/log-in', method: 'post', body: form, onSuccess: ['log-in/answered'], onFailureN: [['request/failed'], ['app/idle']] },
     }))
     .regEvent('sign-up/submit', ({ state }, [, form]) => {
       const f = form as { email: string; password: string; 'confirm-password': string; name?: string };
@@ -150,7 +154,7 @@ export function registerApp(core: EventCore<AppState>, http: Omit<HttpLayerConfi
       'http/api': { url: 'account/log-out', method: 'post', body: {}, onSuccess: ['auth/logged-out'], onFailureN: [['auth/logged-out']] },
     }))
     .regEvent('auth/logged-out', ({ state }) => ({
-      db: { ...state, token: undefined, account: undefined, busy: false },
+      db: { ...state, token: undefined, account: undefined, busy: false, passkeys: undefined, backupCodes: undefined, twoFactorSetup: undefined },
       dispatch: ['router/navigate', { route: 'log-in' }],
     }))
     .regEvent('app/idle', ({ state }) => ({ db: { ...state, busy: false } }))

@@ -1,7 +1,9 @@
 /** Browser entry: one core, the app's and the account lifecycle's events, the Preact root, history routing. */
 import { h, render } from 'preact';
+import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
 import { registerAccount } from './account/events.js';
 import { registerAudit } from './audit/events.js';
+import { registerSecurity } from './account/security-events.js';
 import { hasSessionHint, registerApp, routeOf, type AppState } from './app.js';
 import { registerBilling } from './billing/events.js';
 import { EventCore } from './core.js';
@@ -26,6 +28,10 @@ registerAccount(core, {
     // the download has started once click() returns; a moment later the URL can go
     setTimeout(() => URL.revokeObjectURL(url), 1000);
   },
+});
+registerSecurity(core, {
+  register: (options) => startRegistration({ optionsJSON: options as Parameters<typeof startRegistration>[0]['optionsJSON'] }),
+  authenticate: (options) => startAuthentication({ optionsJSON: options as Parameters<typeof startAuthentication>[0]['optionsJSON'] }),
 });
 registerOrgs(core, {
   // storage that is switched off (a privacy mode) keeps nothing: the app works without it

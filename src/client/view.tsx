@@ -10,11 +10,14 @@ import { ConfirmEmailPage, DeleteAccountPage, ForgotPasswordPage, ResetPasswordP
 import { BillingPage } from './billing/pages.js';
 import type { EventCore } from './core.js';
 import { AuditLogPage } from './audit/pages.js';
+import { MfaStep, PasskeySignIn, PasskeysSection, TwoFactorSection } from './account/security-pages.js';
 import { AcceptInvitationPage, OrgPage, OrgSwitcher, OrgsPage } from './orgs/pages.js';
 import { App, Field, Form, Link, Submit, useApp } from './ui.js';
 
 function LogInPage() {
-  const { dispatch } = useApp();
+  const { state, dispatch } = useApp();
+  // the password was right; the account asks for a second factor
+  if (state.mfa) return <MfaStep />;
   return (
     <>
       <h1>Log in</h1>
@@ -23,6 +26,7 @@ function LogInPage() {
         <Field form="log-in" name="password" label="Password" type="password" required autoComplete="current-password" />
         <Submit>Log in</Submit>
       </Form>
+      <PasskeySignIn />
       <p><Link to="forgot-password" id="forgot-password-link">Forgot password?</Link></p>
       <p>No account? <Link to="sign-up">Sign up</Link></p>
     </>
@@ -65,6 +69,8 @@ function AccountPage() {
         <dd data-field="subscription">{s.status}{s.plan ? ` (${s.plan})` : ''}{s['current-period-end'] ? `, renews ${date(s['current-period-end'])}` : ''}</dd>
       </dl>
       <button id="reload" type="button" onClick={() => dispatch(['account/load'])}>Reload</button>
+      <TwoFactorSection />
+      <PasskeysSection />
     </>
   );
 }

@@ -18,6 +18,8 @@ export interface AccountTable {
   subscription_period_end: NullableTimestamp;
   /** set when the owner opened a verification (or email-change) link sent to `email` */
   email_verified: ColumnType<boolean, boolean | undefined, boolean>;
+  /** log-in asks for a TOTP code (or a backup code) after the password (migration 0011) */
+  two_factor_enabled: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 /** One log-in: every refresh token rotated from it belongs to this family. */
@@ -174,6 +176,71 @@ export interface AuditEntryTable {
   created_at: Generated<Date>;
 }
 
+/** An account's TOTP secret: pending until `enabled_at`; one per account. */
+export interface TotpCredentialTable {
+  account_id: string;
+  /** the base32 secret sealed with ENCRYPTION_KEY (AES-256-GCM, the account id as associated data) */
+  secret_sealed: string;
+  created_at: Generated<Date>;
+  enabled_at: NullableTimestamp;
+  /** the time step of the last code accepted: a code of that step or an earlier one is refused (bigint: a string) */
+  last_used_step: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+}
+
+/** A single-use recovery code; HMAC-SHA-256 keyed from ENCRYPTION_KEY, hex. */
+export interface BackupCodeTable {
+  id: Generated<string>;
+  account_id: string;
+  code_hash: string;
+  created_at: Generated<Date>;
+  used_at: NullableTimestamp;
+}
+
+/** A password log-in waiting for its second factor: the `mfa-token`'s SHA-256, single-use. */
+export interface MfaLoginTable {
+  id: Generated<string>;
+  account_id: string;
+  token_hash: string;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+  /** wrong codes given with this token; past the limit it is spent */
+  failures: ColumnType<number, number | undefined, number>;
+}
+
+/** A WebAuthn credential (passkey) of an account. */
+export interface PasskeyTable {
+  id: Generated<string>;
+  account_id: string;
+  /** base64url */
+  credential_id: string;
+  /** COSE public key, base64url */
+  public_key: string;
+  /** the authenticator's signature counter (bigint: a string) */
+  counter: ColumnType<string, string | number | undefined, string | number>;
+  /** comma-separated AuthenticatorTransport values */
+  transports: ColumnType<string, string | undefined, string>;
+  /** `singleDevice` or `multiDevice` (synced) */
+  device_type: string;
+  backed_up: boolean;
+  name: string;
+  created_at: Generated<Date>;
+  last_used_at: NullableTimestamp;
+}
+
+export type WebAuthnPurpose = 'registration' | 'authentication';
+
+/** A registration or sign-in ceremony's challenge: single-use, short-lived. */
+export interface WebAuthnChallengeTable {
+  id: Generated<string>;
+  purpose: WebAuthnPurpose;
+  account_id: string | null;
+  /** base64url, as the options carry it */
+  challenge: string;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+}
+
 /** Facts an entry records beyond its columns: small, flat, never a secret. */
 export type AuditDetails = Record<string, string | number | boolean | null>;
 
@@ -188,6 +255,11 @@ export interface DatabaseSchema {
   refresh_token: RefreshTokenTable;
   payment_event: PaymentEventTable;
   mail_outbox: MailOutboxTable;
+  totp_credential: TotpCredentialTable;
+  backup_code: BackupCodeTable;
+  mfa_login: MfaLoginTable;
+  passkey: PasskeyTable;
+  webauthn_challenge: WebAuthnChallengeTable;
 }
 
 export type AccountRow = Selectable<AccountTable>;

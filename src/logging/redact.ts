@@ -15,7 +15,16 @@ export const REDACTED = '[REDACTED]';
 export const DEFAULT_REDACT_KEYS: readonly string[] = [
   'password', 'passwd', 'passphrase', 'secret', 'token', 'authorization', 'cookie', 'apikey',
   'privatekey', 'signature', 'csrf',
+  // two-factor: backup codes, otpauth:// URIs (they carry the TOTP secret), anything named totp
+  'backupcode', 'otpauth', 'totp',
 ];
+
+/**
+ * Keys sensitive only as a whole (normalised): words too common inside harmless keys to match
+ * as substrings (`status-code`, `country-code`), but secrets on their own (a TOTP code, an
+ * OAuth authorization code).
+ */
+export const DEFAULT_REDACT_EXACT_KEYS: readonly string[] = ['code', 'otp'];
 
 const MAX_DEPTH = 20;
 const MAX_ITEMS = 200;
@@ -37,8 +46,10 @@ export type Redactor = (value: unknown) => unknown;
 export function createRedactor(extraKeys: readonly string[] = []): Redactor {
   // an extra that normalises to nothing ("--") would match every key
   const patterns = [...new Set([...DEFAULT_REDACT_KEYS, ...extraKeys].map(normalizeKey))].filter((p) => p !== '');
+  const exact = new Set(DEFAULT_REDACT_EXACT_KEYS);
   const matches = (key: string): boolean => {
     const normal = normalizeKey(key);
+    if (exact.has(normal)) return true;
     for (const pattern of patterns) if (normal.includes(pattern)) return true;
     return false;
   };

@@ -19,14 +19,16 @@ describe('redaction by pattern', () => {
       ':user/password', 'PassPhrase', 'client_secret', 'x-api-key', 'apiKey', 'private_key', 'privateKey',
       'access-token', 'refreshToken', 'Authorization', 'proxy-authorization', 'cookie', 'set-cookie',
       'stripe-signature', 'x-csrf-token', 'csrf', 'ｐａｓｓｗｏｒｄ', 'user[internal_ref]',
+      // two-factor: codes, backup codes, the otpauth:// URI (it carries the secret), the mfa-token
+      'code', 'Code', ':code', 'otp', 'backup-code', 'backup-codes', 'backupCode', 'otpauth-url', 'totp-secret', 'mfa-token',
     ];
     const out = redact(Object.fromEntries(keys.map((k) => [k, `value of ${k}`]))) as Record<string, unknown>;
     for (const key of keys) assert.equal(out[key], REDACTED, key);
   });
 
   it('keeps harmless keys, and extra keys (LOG_REDACT_KEYS) match as substrings too', () => {
-    const out = redact({ email: 'a@example.com', name: 'n', id: 1, 'query/kind': 'account/me', 'my-internal-ref-2': 'x' }) as Record<string, unknown>;
-    assert.deepEqual(out, { email: 'a@example.com', name: 'n', id: 1, 'query/kind': 'account/me', 'my-internal-ref-2': REDACTED });
+    const out = redact({ email: 'a@example.com', name: 'n', id: 1, 'query/kind': 'account/me', 'my-internal-ref-2': 'x', 'status-code': 200, footprint: 'f' }) as Record<string, unknown>;
+    assert.deepEqual(out, { email: 'a@example.com', name: 'n', id: 1, 'query/kind': 'account/me', 'my-internal-ref-2': REDACTED, 'status-code': 200, footprint: 'f' });
     // an extra that normalises to nothing must not redact everything
     assert.deepEqual(createRedactor(['--'])({ email: 'e' }), { email: 'e' });
   });

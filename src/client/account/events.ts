@@ -8,7 +8,8 @@ import type { Account, AppState, Route } from '../app.js';
 import type { EventCore } from '../core.js';
 
 /** The forms whose fields can carry inline errors from the server or from a client check. */
-export type FormId = 'forgot-password' | 'reset-password' | 'settings-name' | 'change-email' | 'change-password' | 'delete-account';
+export type FormId = 'forgot-password' | 'reset-password' | 'settings-name' | 'change-email' | 'change-password' | 'delete-account'
+  | 'mfa' | 'two-factor-enable' | 'two-factor-disable' | 'passkey-add';
 
 export type TokenRoute = 'verify-email' | 'confirm-email';
 

@@ -1,0 +1,80 @@
+/** Two-factor (TOTP) routes of the account API, as data. docs/sign-in.md, docs/api.md. */
+import type { FastifyRequest } from 'fastify';
+import { originOf } from '../audit/log.js';
+import { NoBody } from '../account/lifecycle-schemas.js';
+import { ACCOUNT_GROUP, setSessionCookies, type AccountRouteOptions } from '../account/routes.js';
+import { LogInResponse } from '../account/schemas.js';
+import type { AccountService } from '../account/service.js';
+import { ErrorBody, unauthorized } from '../http/errors.js';
+import { ref, route, type RouteGroup } from '../http/routes.js';
+import { BackupCodes, MfaLogIn, TwoFactorDisable, TwoFactorEnable, TwoFactorSetup } from './schemas.js';
+import type { ClientOrigin, TwoFactorService } from './service.js';
+
+const error = ref(ErrorBody);
+const requireUser = <U>(user: U | undefined): U => {
+  if (!user) throw unauthorized();
+  return user;
+};
+/** the audit's origin plus the address the limits count by */
+export const clientOrigin = (request: FastifyRequest): ClientOrigin => ({ ...originOf(request), ip: request.ip });
+
+export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountService, options: AccountRouteOptions): RouteGroup {
+  return {
+    ...ACCOUNT_GROUP,
+    tags: [...ACCOUNT_GROUP.tags],
+    routes: [
+      route({
+        method: 'POST',
+        path: '/2fa/setup',
+        summary: 'Start setting up two-factor authentication',
+        description: 'A new TOTP secret for an authenticator app, as text and as an `otpauth://` URI (QR code). It stays pending, and ' +
+          'replaces any pending one, until `POST /2fa/enable` gets a code from it; the secret is not shown again. 409 while two-factor is on.',
+        auth: 'required',
+        schemas: { body: ref(NoBody), response: { 200: ref(TwoFactorSetup), 409: error } },
+        handler: ({ user }) => twoFactor.setup(requireUser(user)),
+      }),
+      route({
+        method: 'POST',
+        path: '/2fa/enable',
+        summary: 'Turn two-factor authentication on',
+        description: 'Needs a current code of the pending secret and the password (403 when either is wrong; a wrong password counts like a ' +
+          'failed log-in). Answers ten single-use backup codes, shown this once. From then on log-in asks for a code. 409 without a pending ' +
+          'setup or when it is on already.',
+        auth: 'required',
+        schemas: { body: ref(TwoFactorEnable), response: { 200: ref(BackupCodes), 403: error, 409: error, 429: error } },
+        async handler({ user, parameters, request }) {
+          return { 'backup-codes': await twoFactor.enable(requireUser(user), parameters.body, clientOrigin(request)) };
+        },
+      }),
+      route({
+        method: 'POST',
+        path: '/2fa/disable',
+        summary: 'Turn two-factor authentication off',
+        description: 'Needs the password and a current code (or an unused backup code); 403 when either is wrong (both count against ' +
+          'their failure limits, 429), 409 when two-factor is off. The secret and the backup codes are deleted.',
+        auth: 'required',
+        schemas: { body: ref(TwoFactorDisable), response: { 204: null, 403: error, 409: error, 429: error } },
+        async handler({ user, parameters, request }) {
+          await twoFactor.disable(requireUser(user), parameters.body, clientOrigin(request));
+          return undefined;
+        },
+      }),
+      route({
+        method: 'POST',
+        path: '/log-in/mfa',
+        summary: 'Complete a log-in with a second factor',
+        description: 'The `mfa-token` from log-in\'s `mfa-required` answer and a current code (or a backup code, spent by its use). Answers ' +
+          'like log-in, with the refresh cookie. 401 for a wrong code, or for an mfa-token that is unknown, used or older than five minutes ' +
+          '(five wrong codes spend it); a code already used is refused. Wrong codes are limited per account and per client address (429).',
+        auth: 'none',
+        schemas: { body: ref(MfaLogIn), response: { 200: ref(LogInResponse), 401: error, 429: error } },
+        async handler({ parameters, request, reply }) {
+          const { accountId } = await twoFactor.completeLogIn(parameters.body, clientOrigin(request));
+          const session = await accounts.openSession(accountId, originOf(request));
+          setSessionCookies(reply, session, options);
+          return session.body;
+        },
+      }),
+    ],
+  };
+}

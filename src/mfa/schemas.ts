@@ -1,0 +1,50 @@
+/** Two-factor (TOTP) request and response bodies; one source for validation, OpenAPI and types. */
+import { Type, type Static } from 'typebox';
+
+const Code = Type.String({ maxLength: 16, description: 'the 6-digit code the authenticator app shows (spaces ignored)' });
+const BackupCode = Type.String({ maxLength: 32, description: 'one of the backup codes given when two-factor was turned on (single-use; case, spaces and dashes ignored)' });
+
+export const TwoFactorSetup = Type.Object(
+  {
+    secret: Type.String({ description: 'base32; shown once, for typing into an authenticator app' }),
+    'otpauth-url': Type.String({ description: 'the `otpauth://totp/…` URI (what the QR code holds)' }),
+  },
+  { $id: 'two-factor-setup', additionalProperties: false },
+);
+export type TwoFactorSetup = Static<typeof TwoFactorSetup>;
+
+export const TwoFactorEnable = Type.Object(
+  { code: Code, password: Type.String({ maxLength: 128, description: 'the account\'s password: a stolen access token alone cannot lock the owner out' }) },
+  { $id: 'two-factor-enable', additionalProperties: false },
+);
+export type TwoFactorEnable = Static<typeof TwoFactorEnable>;
+
+export const BackupCodes = Type.Object(
+  { 'backup-codes': Type.Array(Type.String(), { description: 'ten single-use recovery codes, shown this once' }) },
+  { $id: 'backup-codes', additionalProperties: false },
+);
+
+export const TwoFactorDisable = Type.Object(
+  {
+    password: Type.String({ maxLength: 128 }),
+    code: Type.Optional(Code),
+    'backup-code': Type.Optional(BackupCode),
+  },
+  { $id: 'two-factor-disable', additionalProperties: false, description: 'the password and one of `code` or `backup-code`' },
+);
+export type TwoFactorDisable = Static<typeof TwoFactorDisable>;
+
+export const MfaLogIn = Type.Object(
+  {
+    'mfa-token': Type.String({ maxLength: 200, description: 'from the `mfa-required` answer of log-in' }),
+    code: Type.Optional(Code),
+    'backup-code': Type.Optional(BackupCode),
+  },
+  { $id: 'mfa-log-in', additionalProperties: false, description: 'the mfa-token and one of `code` or `backup-code`' },
+);
+export type MfaLogIn = Static<typeof MfaLogIn>;
+
+/** The second factor a request gives: a TOTP code or a backup code. */
+export type SecondFactorInput = { code?: string; 'backup-code'?: string };
+
+export const MFA_SCHEMAS = [TwoFactorSetup, TwoFactorEnable, BackupCodes, TwoFactorDisable, MfaLogIn];

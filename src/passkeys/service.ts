@@ -1,0 +1,277 @@
+/**
+ * Passkeys (WebAuthn) with @simplewebauthn/server: registering one to the signed-in account,
+ * listing, renaming and removing them, and signing in with one (discoverable credentials: the
+ * authenticator names the account, no email is asked). docs/sign-in.md.
+ *
+ * - RP id and origin come from APP_URL (its host name, its origin).
+ * - Challenges are stored (`webauthn_challenge`), so any instance can finish a ceremony another
+ *   started; each is deleted by the statement that uses it (single-use) and expires in 5 minutes.
+ * - User verification (PIN, biometrics) is required: a passkey sign-in is then two factors in
+ *   one (something you have, something you know or are) and satisfies two-factor.
+ * - The signature counter must grow when the authenticator keeps one (a cloned key shows up as
+ *   a counter that did not); synced passkeys report 0 throughout.
+ */
+import {
+  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
+  type AuthenticationResponseJSON, type AuthenticatorTransport, type PublicKeyCredentialCreationOptionsJSON,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import { sql } from 'kysely';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { addressKey, take } from '../auth/rate-limit.js';
+import type { DB } from '../db/database.js';
+import { confirmPassword, type PasswordCheckDeps } from '../account/password-check.js';
+import type { PasskeyTable, WebAuthnPurpose } from '../db/schema.js';
+import { badRequest, conflict, notFound, unauthorized } from '../http/errors.js';
+import type { AuthUser } from '../http/routes.js';
+import { auditAccount } from '../mfa/audit.js';
+import type { ClientOrigin } from '../mfa/service.js';
+import type { Passkey, PasskeySignIn } from './schemas.js';
+import type { Selectable } from 'kysely';
+
+/** how long a ceremony may take, ms: the challenge's life and the browser's timeout */
+export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
+/**
+ * EdDSA, ES256, RS256: what authenticators use. Named, not the library's default, which probes
+ * Node for post-quantum ML-DSA through an experimental WebCrypto API (a warning on stderr).
+ */
+const ALGORITHMS = [-8, -7, -257];
+
+/** passkeys one account may have: each is a row and an entry in every registration's exclude list */
+export const MAX_PASSKEYS = 20;
+
+export interface PasskeyDeps extends PasswordCheckDeps {
+  /** APP_URL: its origin is the one expected in client data, its host name the RP id */
+  appUrl: string;
+  /** shown by the authenticator (the product's name) */
+  rpName: string;
+  /** sign-in ceremonies started per client address (PASSKEY_LIMIT_ADDRESS); null: off */
+  signInLimiter: RateLimiterAbstract | null;
+}
+
+type PasskeyRow = Selectable<PasskeyTable>;
+
+const invalidChallenge = () => badRequest({
+  type: 'invalid-challenge', message: 'This passkey request expired or was already used; start again',
+});
+
+/** The WebAuthn user handle of an account: its UUID's 16 bytes (no personal data). */
+export function userHandleOf(accountId: string): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(Buffer.from(accountId.replace(/-/g, ''), 'hex'));
+}
+
+/** The challenge the client data carries (base64url), or undefined when it cannot be read. */
+function challengeOf(clientDataJSON: string): string | undefined {
+  try {
+    const data = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown };
+    return typeof data.challenge === 'string' && data.challenge.length <= 512 ? data.challenge : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : 'verification failed').slice(0, 300);
+
+export function toPasskey(row: Pick<PasskeyRow, 'id' | 'name' | 'created_at' | 'last_used_at'>): Passkey {
+  return {
+    id: row.id,
+    name: row.name,
+    'created-at': new Date(row.created_at).toISOString(),
+    'last-used-at': row.last_used_at ? new Date(row.last_used_at).toISOString() : null,
+  };
+}
+
+/** An account's passkeys, oldest first (the list and the export). */
+export async function listPasskeys(db: DB, accountId: string): Promise<Passkey[]> {
+  const rows = await db.selectFrom('passkey').select(['id', 'name', 'created_at', 'last_used_at'])
+    .where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+  return rows.map(toPasskey);
+}
+
+export class PasskeyService {
+  private readonly rpId: string;
+  private readonly origin: string;
+
+  constructor(private readonly deps: PasskeyDeps) {
+    const url = new URL(deps.appUrl);
+    this.rpId = url.hostname;
+    this.origin = url.origin;
+  }
+
+  private async storeChallenge(purpose: WebAuthnPurpose, challenge: string, accountId: string | null): Promise<string> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      // expired ceremonies go as new ones start; an account has one registration under way at a time
+      await trx.deleteFrom('webauthn_challenge').where('expires_at', '<', new Date()).execute();
+      if (accountId) await trx.deleteFrom('webauthn_challenge').where('account_id', '=', accountId).where('purpose', '=', purpose).execute();
+      const row = await trx.insertInto('webauthn_challenge')
+        .values({ purpose, challenge, account_id: accountId, expires_at: new Date(Date.now() + CHALLENGE_TTL_MS) })
+        .returning('id').executeTakeFirstOrThrow();
+      return row.id;
+    });
+  }
+
+  /**
+   * Options for `navigator.credentials.create()`: a resident key with user verification, the
+   * account's passkeys excluded. Needs the password (403; counted like a failed log-in): a
+   * passkey is a way in that outlives any session, so a stolen access token alone must not add
+   * one. The stored challenge carries that proof on to the verification.
+   */
+  async registrationOptions(user: AuthUser, password: string, clientAddress: string): Promise<PublicKeyCredentialCreationOptionsJSON> {
+    await confirmPassword(this.deps, user.id, password, clientAddress, 'password');
+    const account = await this.deps.db.selectFrom('account').select(['email', 'name']).where('id', '=', user.id).executeTakeFirst();
+    if (!account) throw unauthorized('Account no longer exists');
+    const existing = await this.deps.db.selectFrom('passkey').select(['credential_id', 'transports']).where('account_id', '=', user.id).execute();
+    if (existing.length >= MAX_PASSKEYS) throw conflict(`An account can have at most ${MAX_PASSKEYS} passkeys; remove one first`);
+    const options = await generateRegistrationOptions({
+      rpName: this.deps.rpName,
+      rpID: this.rpId,
+      userName: account.email,
+      userID: userHandleOf(user.id),
+      userDisplayName: account.name ?? account.email,
+      attestationType: 'none',
+      timeout: CHALLENGE_TTL_MS,
+      excludeCredentials: existing.map((p) => ({ id: p.credential_id, transports: transportsOf(p.transports) })),
+      authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+      supportedAlgorithmIDs: ALGORITHMS,
+    });
+    await this.storeChallenge('registration', options.challenge, user.id);
+    return options;
+  }
+
+  /** Verifies a registration against the account's stored challenge (spent by this call) and keeps the passkey. */
+  async register(user: AuthUser, response: RegistrationResponseJSON, name: string | undefined, origin: ClientOrigin): Promise<Passkey> {
+    const challenge = challengeOf(response.response.clientDataJSON);
+    if (!challenge) throw badRequest({ type: 'invalid-passkey-response', message: 'The response\'s client data cannot be read' });
+    const spent = await this.deps.db.deleteFrom('webauthn_challenge')
+      .where('account_id', '=', user.id).where('purpose', '=', 'registration').where('challenge', '=', challenge)
+      .returning('expires_at').executeTakeFirst();
+    if (!spent || spent.expires_at.getTime() <= Date.now()) throw invalidChallenge();
+    let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+    try {
+      verification = await verifyRegistrationResponse({
+        response, expectedChallenge: challenge, expectedOrigin: this.origin, expectedRPID: this.rpId, requireUserVerification: true,
+        supportedAlgorithmIDs: ALGORITHMS,
+      });
+    } catch (err) {
+      throw badRequest({ type: 'invalid-passkey-response', message: `The passkey could not be verified: ${message(err)}` });
+    }
+    if (!verification.verified) throw badRequest({ type: 'invalid-passkey-response', message: 'The passkey could not be verified' });
+    const info = verification.registrationInfo;
+    try {
+      const row = await this.deps.db.transaction().execute(async (trx) => {
+        const inserted = await trx.insertInto('passkey').values({
+          account_id: user.id,
+          credential_id: info.credential.id,
+          public_key: Buffer.from(info.credential.publicKey).toString('base64url'),
+          counter: info.credential.counter,
+          transports: (info.credential.transports ?? response.response.transports ?? []).join(','),
+          device_type: info.credentialDeviceType,
+          backed_up: info.credentialBackedUp,
+          name: name?.trim() || 'Passkey',
+        }).returning(['id', 'name', 'created_at', 'last_used_at']).executeTakeFirstOrThrow();
+        await auditAccount(trx, {
+          action: 'account.passkey-added', accountId: user.id, target: { type: 'passkey', id: inserted.id },
+          details: { name: inserted.name, 'device-type': info.credentialDeviceType, 'backed-up': info.credentialBackedUp }, origin,
+        });
+        return inserted;
+      });
+      this.deps.log.info('account/passkey-added', 'Passkey registered', { 'account-id': user.id, 'passkey-id': row.id });
+      return toPasskey(row);
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') throw conflict('This passkey is registered already');
+      throw err;
+    }
+  }
+
+  list(user: AuthUser): Promise<Passkey[]> {
+    return listPasskeys(this.deps.db, user.id);
+  }
+
+  /** 404 for an id that is not one of the caller's passkeys. */
+  async rename(user: AuthUser, id: string, name: string, origin: ClientOrigin): Promise<Passkey> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const row = await trx.updateTable('passkey').set({ name: name.trim() || 'Passkey' })
+        .where('id', '=', id).where('account_id', '=', user.id)
+        .returning(['id', 'name', 'created_at', 'last_used_at']).executeTakeFirst();
+      if (!row) throw notFound('No such passkey');
+      await auditAccount(trx, { action: 'account.passkey-renamed', accountId: user.id, target: { type: 'passkey', id }, details: { name: row.name }, origin });
+      return toPasskey(row);
+    });
+  }
+
+  /** 404 for an id that is not one of the caller's passkeys. */
+  async remove(user: AuthUser, id: string, origin: ClientOrigin): Promise<void> {
+    await this.deps.db.transaction().execute(async (trx) => {
+      const row = await trx.deleteFrom('passkey').where('id', '=', id).where('account_id', '=', user.id).returning('name').executeTakeFirst();
+      if (!row) throw notFound('No such passkey');
+      await auditAccount(trx, { action: 'account.passkey-removed', accountId: user.id, target: { type: 'passkey', id }, details: { name: row.name }, origin });
+    });
+    this.deps.log.info('account/passkey-removed', 'Passkey removed', { 'account-id': user.id, 'passkey-id': id });
+  }
+
+  /** Starts a sign-in: options for `navigator.credentials.get()` with no credentials listed (the authenticator offers its own). */
+  async signInOptions(clientAddress: string): Promise<{ 'challenge-id': string; options: Awaited<ReturnType<typeof generateAuthenticationOptions>> }> {
+    if (this.deps.signInLimiter) await take(this.deps.signInLimiter, addressKey(clientAddress));
+    const options = await generateAuthenticationOptions({ rpID: this.rpId, userVerification: 'required', timeout: CHALLENGE_TTL_MS });
+    return { 'challenge-id': await this.storeChallenge('authentication', options.challenge, null), options };
+  }
+
+  /**
+   * Verifies a sign-in against its challenge (spent by this call, whatever the outcome) and the
+   * stored passkey; answers the account to open a session for. 400 for an unknown, used or
+   * expired challenge; 401 for a passkey that is not registered or does not verify.
+   */
+  async signIn(input: PasskeySignIn, origin: ClientOrigin): Promise<string> {
+    const spent = await this.deps.db.deleteFrom('webauthn_challenge')
+      .where('id', '=', input['challenge-id']).where('purpose', '=', 'authentication')
+      .returning(['challenge', 'expires_at']).executeTakeFirst();
+    if (!spent || spent.expires_at.getTime() <= Date.now()) throw invalidChallenge();
+    const response = input.response as AuthenticationResponseJSON;
+    const passkey = await this.deps.db.selectFrom('passkey').selectAll().where('credential_id', '=', response.id).executeTakeFirst();
+    const refuse = (reason: string) => {
+      this.deps.log.info('account/passkey-sign-in-failed', 'Passkey sign-in refused', { reason, 'passkey-id': passkey?.id ?? null });
+      return unauthorized('This passkey is not recognised', { reason });
+    };
+    if (!passkey) throw refuse('unknown-credential');
+    const handle = response.response.userHandle;
+    if (handle !== undefined && handle !== Buffer.from(userHandleOf(passkey.account_id)).toString('base64url')) throw refuse('user-handle-mismatch');
+    let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+    try {
+      verification = await verifyAuthenticationResponse({
+        response,
+        expectedChallenge: spent.challenge,
+        expectedOrigin: this.origin,
+        expectedRPID: this.rpId,
+        requireUserVerification: true,
+        credential: {
+          id: passkey.credential_id,
+          publicKey: new Uint8Array(Buffer.from(passkey.public_key, 'base64url')),
+          counter: Number(passkey.counter),
+          transports: transportsOf(passkey.transports),
+        },
+      });
+    } catch (err) {
+      // a counter that did not grow lands here too (a cloned authenticator)
+      this.deps.log.warn('account/passkey-verification-failed', `Passkey assertion refused: ${message(err)}`, { 'passkey-id': passkey.id });
+      throw refuse('verification-failed');
+    }
+    if (!verification.verified) throw refuse('verification-failed');
+    const { newCounter } = verification.authenticationInfo;
+    await this.deps.db.transaction().execute(async (trx) => {
+      // the counter only moves forward, even if two sign-ins with one authenticator race
+      await trx.updateTable('passkey')
+        .set({ counter: sql<string>`greatest(counter, ${newCounter})`, last_used_at: sql`now()` })
+        .where('id', '=', passkey.id).execute();
+      await auditAccount(trx, {
+        action: 'account.logged-in', accountId: passkey.account_id, target: { type: 'passkey', id: passkey.id },
+        details: { method: 'passkey' }, origin,
+      });
+    });
+    this.deps.log.info('account/logged-in', 'Logged in with a passkey', { 'account-id': passkey.account_id, method: 'passkey' });
+    return passkey.account_id;
+  }
+}
+
+function transportsOf(stored: string): AuthenticatorTransport[] | undefined {
+  return stored ? (stored.split(',') as AuthenticatorTransport[]) : undefined;
+}

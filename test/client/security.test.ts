@@ -1,0 +1,152 @@
+/**
+ * The sign-in security events against a fake transport and fake WebAuthn ceremonies: log-in's
+ * second step (code, backup code, a dead mfa-token back to the password), passkey sign-in, and
+ * the account page's two-factor and passkey actions: the requests they make and the state after.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { transitJson } from '../../src/http/codecs.js';
+import { registerAccount } from '../../src/client/account/events.js';
+import { registerSecurity } from '../../src/client/account/security-events.js';
+import { registerApp, type Account, type AppState, type Route } from '../../src/client/app.js';
+import { EventCore, type EventVector } from '../../src/client/core.js';
+import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
+
+const account: Account = {
+  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001', email: 'ada@example.test', name: 'Ada', 'created-at': '2026-01-01T00:00:00.000Z',
+  subscription: { status: 'none', plan: null, 'current-period-end': null }, 'email-verified': true, 'two-factor-enabled': false,
+};
+const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
+const logInResponse = { 'access-token': 'access-2', 'refresh-token': 'r', 'token-type': 'Bearer', 'expires-in': 900, account };
+
+function setup(route: Route, handler: (req: TransportRequest, body: Record<string, unknown>) => TransportResponse | undefined, signedIn = false) {
+  const requests: Array<{ call: string; body: Record<string, unknown> }> = [];
+  const ceremonies: Array<[string, unknown]> = [];
+  const navigated: string[] = [];
+  const core = new EventCore<AppState>({ route, toasts: [], busy: false, ready: true, ...(signedIn ? { token: 'access-1', account } : {}) });
+  registerApp(core, {
+    transport: async (req) => {
+      const body = (req.body ? transitJson.decode(req.body) : {}) as Record<string, unknown>;
+      requests.push({ call: `${req.method} ${req.url}`, body });
+      return handler(req, body) ?? ok({ type: 'not-found', message: 'no such route' }, 404);
+    },
+    csrfToken: () => 'csrf-1',
+  }, (path) => navigated.push(path));
+  registerAccount(core, { replaceUrl: () => undefined, download: () => undefined });
+  registerSecurity(core, {
+    register: async (options) => { ceremonies.push(['register', options]); return { id: 'cred-1', response: { attestationObject: 'a' } }; },
+    authenticate: async (options) => {
+      ceremonies.push(['authenticate', options]);
+      if ((options as { challenge: string }).challenge === 'cancel') throw Object.assign(new Error('The operation was aborted'), { name: 'NotAllowedError' });
+      return { id: 'cred-1', response: { signature: 's' } };
+    },
+  });
+  core.regFx('later', () => undefined);
+  const run = async (event: EventVector, wait = 30) => { core.dispatch(event); await sleep(wait); };
+  return { core, requests, ceremonies, navigated, run, toasts: () => core.state.toasts.map((t) => t.message) };
+}
+
+describe('client sign-in security events', () => {
+  it('a two-factor log-in asks for a code, then logs in; a dead mfa-token goes back to the password', async () => {
+    let mfaAnswers = 0;
+    const t = setup('log-in', (req, body) => {
+      if (req.url === '/api/account/log-in') return ok({ 'mfa-required': true, 'mfa-token': 'mfa-1', 'expires-in': 300 });
+      if (req.url === '/api/account/log-in/mfa') {
+        mfaAnswers++;
+        if (body.code === '000000') return ok({ type: 'unauthorized', message: 'The code is wrong', errors: [{ path: '/code', message: 'is wrong' }] }, 401);
+        if (mfaAnswers > 3) return ok({ type: 'unauthorized', message: 'expired', errors: [{ path: '/mfa-token', message: 'is invalid' }] }, 401);
+        return ok(logInResponse);
+      }
+      return undefined;
+    });
+    await t.run(['log-in/submit', { email: 'ada@example.test', password: 'pw' }]);
+    assert.deepEqual(t.core.state.mfa, { token: 'mfa-1', backup: false });
+    assert.equal(t.core.state.token, undefined, 'no session yet');
+
+    await t.run(['mfa/submit', { code: '000 000' }]);
+    assert.deepEqual(t.requests.at(-1), { call: 'POST /api/account/log-in/mfa', body: { 'mfa-token': 'mfa-1', code: '000000' } });
+    assert.ok(t.core.state.mfa, 'a wrong code keeps the step');
+    assert.deepEqual(t.toasts(), ['The code is wrong']);
+
+    await t.run(['mfa/use-backup-code', true]);
+    await t.run(['mfa/submit', { 'backup-code': ' abcde-fghjk ' }]);
+    assert.deepEqual(t.requests.at(-1)?.body, { 'mfa-token': 'mfa-1', 'backup-code': 'abcde-fghjk' });
+    assert.equal(t.core.state.token, 'access-2');
+    assert.equal(t.core.state.mfa, undefined);
+    assert.deepEqual(t.navigated, ['/account']);
+
+    const again = setup('log-in', (req) => (req.url === '/api/account/log-in/mfa'
+      ? ok({ type: 'unauthorized', message: 'expired', errors: [{ path: '/mfa-token', message: 'is invalid' }] }, 401)
+      : ok({ 'mfa-required': true, 'mfa-token': 'mfa-2', 'expires-in': 300 })));
+    await again.run(['log-in/submit', { email: 'ada@example.test', password: 'pw' }]);
+    await again.run(['mfa/submit', { code: '123456' }]);
+    assert.equal(again.core.state.mfa, undefined, 'back to the password');
+    assert.match(again.toasts()[0], /log in again/);
+  });
+
+  it('signs in with a passkey through the ceremony; a cancelled ceremony says so', async () => {
+    const t = setup('log-in', (req, body) => {
+      if (req.url === '/api/auth/passkey/options') return ok({ 'challenge-id': 'c-1', options: { challenge: 'abc', rpId: 'localhost' } });
+      if (req.url === '/api/auth/passkey/verify') return body['challenge-id'] === 'c-1' ? ok(logInResponse) : undefined;
+      return undefined;
+    });
+    await t.run(['passkey/sign-in'], 60);
+    assert.deepEqual(t.ceremonies, [['authenticate', { challenge: 'abc', rpId: 'localhost' }]], 'camelCase options pass through');
+    assert.deepEqual(t.requests.map((r) => r.call), ['POST /api/auth/passkey/options', 'POST /api/auth/passkey/verify']);
+    assert.deepEqual(t.requests[1].body, { 'challenge-id': 'c-1', response: { id: 'cred-1', response: { signature: 's' } } });
+    assert.equal(t.core.state.token, 'access-2');
+
+    const cancelled = setup('log-in', () => ok({ 'challenge-id': 'c-2', options: { challenge: 'cancel' } }));
+    await cancelled.run(['passkey/sign-in'], 60);
+    assert.equal(cancelled.requests.length, 1, 'nothing verified');
+    assert.equal(cancelled.core.state.busy, false);
+    assert.match(cancelled.toasts()[0], /No passkey was used/);
+  });
+
+  it('two-factor on the account page: setup, backup codes once, off', async () => {
+    const t = setup('account', (req) => {
+      if (req.url === '/api/account/2fa/setup') return ok({ secret: 'JBSWY3DPEHPK3PXP', 'otpauth-url': 'otpauth://totp/x?secret=JBSWY3DPEHPK3PXP' });
+      if (req.url === '/api/account/2fa/enable') return ok({ 'backup-codes': ['aaaaa-bbbbb'] });
+      if (req.url === '/api/account/2fa/disable') return { status: 204, contentType: null, text: '' };
+      return undefined;
+    }, true);
+    await t.run(['two-factor/setup']);
+    assert.deepEqual(t.core.state.twoFactorSetup, { secret: 'JBSWY3DPEHPK3PXP', url: 'otpauth://totp/x?secret=JBSWY3DPEHPK3PXP' });
+    await t.run(['two-factor/enable', { code: '123 456', password: 'pw' }]);
+    assert.deepEqual(t.requests.at(-1), { call: 'POST /api/account/2fa/enable', body: { code: '123456', password: 'pw' } });
+    assert.deepEqual(t.core.state.backupCodes, ['aaaaa-bbbbb']);
+    assert.equal(t.core.state.twoFactorSetup, undefined);
+    assert.equal(t.core.state.account?.['two-factor-enabled'], true);
+    await t.run(['backup-codes/dismiss']);
+    assert.equal(t.core.state.backupCodes, undefined);
+    await t.run(['two-factor/disable', { password: 'pw', code: '654321' }]);
+    assert.deepEqual(t.requests.at(-1), { call: 'POST /api/account/2fa/disable', body: { password: 'pw', code: '654321' } });
+    assert.equal(t.core.state.account?.['two-factor-enabled'], false);
+  });
+
+  it('passkeys on the account page: add through the ceremony, rename, remove', async () => {
+    const key = { id: 'k-1', name: 'Laptop', 'created-at': '2026-01-01T00:00:00.000Z', 'last-used-at': null };
+    const t = setup('account', (req, body) => {
+      if (req.url === '/api/account/passkeys' && req.method === 'GET') return ok({ passkeys: [] });
+      if (req.url === '/api/account/passkeys/register/options') return ok({ challenge: 'reg', rp: { name: 'SaaS' } });
+      if (req.url === '/api/account/passkeys/register/verify') return ok({ ...key, name: body.name }, 201);
+      if (req.url === '/api/account/passkeys/k-1' && req.method === 'PATCH') return ok({ ...key, name: body.name });
+      if (req.url === '/api/account/passkeys/k-1' && req.method === 'DELETE') return { status: 204, contentType: null, text: '' };
+      return undefined;
+    }, true);
+    const names = () => t.core.state.passkeys?.map((k) => k.name);
+    await t.run(['passkeys/load']);
+    assert.deepEqual(t.core.state.passkeys, []);
+    await t.run(['passkeys/add', { name: 'Laptop', password: 'pw' }], 60);
+    assert.deepEqual(t.requests.find((r) => r.call === 'POST /api/account/passkeys/register/options')?.body, { password: 'pw' });
+    assert.deepEqual(t.ceremonies, [['register', { challenge: 'reg', rp: { name: 'SaaS' } }]]);
+    assert.deepEqual(t.requests.at(-1)?.body, { response: { id: 'cred-1', response: { attestationObject: 'a' } }, name: 'Laptop' });
+    assert.deepEqual(names(), ['Laptop']);
+    await t.run(['passkeys/rename', 'k-1', 'Work laptop']);
+    assert.deepEqual(names(), ['Work laptop']);
+    await t.run(['passkeys/remove', 'k-1']);
+    assert.deepEqual(t.core.state.passkeys, []);
+    assert.ok(t.requests.every((r) => r.call.startsWith('GET') || r.call.includes('/api/account/')), 'authenticated calls under the account API');
+  });
+});

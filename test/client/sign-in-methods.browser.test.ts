@@ -1,0 +1,137 @@
+/**
+ * Passkeys and two-factor in a real browser (Debian's Chromium through playwright-core), with
+ * Chromium's virtual authenticator (CDP `WebAuthn`: CTAP2, internal transport, resident keys,
+ * user verification) standing in for the device: a signed-in user adds a passkey on the account
+ * page, logs out and signs in with it (no email typed); then sets up two-factor from the secret
+ * the page shows, keeps the backup codes, logs out, and logs in with password and a code the
+ * test computes with the server's own TOTP library. The app runs at http://localhost:<port>
+ * (a secure context, and a valid RP id). No console error or failing request over the run.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { signUp, uniqueEmail, PASSWORD } from '../support/auth.js';
+import { freePort } from '../support/net.js';
+import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
+import { awayFromStepEdge, totpCode } from '../support/totp.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const PUBLIC_DIR = fileURLToPath(new URL('../../public', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts', import.meta.url));
+
+if (process.env.CI === 'true' && !existsSync(CHROMIUM)) throw new Error(`CI=true requires Chromium at ${CHROMIUM}`);
+
+describe('passkeys and two-factor in the browser', { skip: existsSync(CHROMIUM) ? false : 'Chromium is not installed' }, () => {
+  let t: TestSystem;
+  let browser: Browser;
+  let page: Page;
+  let base = '';
+  const problems: string[] = [];
+  const email = uniqueEmail('passkey');
+  let totpSecret = '';
+
+  before(async () => {
+    assert.ok(existsSync(`${PUBLIC_DIR}/index.html`), 'the client is built (npm run build:client)');
+    const port = await freePort();
+    base = `http://localhost:${port}`;
+    t = await startSystem(testDatabases()[0], { PUBLIC_DIR, PORT: String(port), APP_URL: base });
+    await signUp(t.client, email);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    const context = await browser.newContext();
+    page = await context.newPage();
+    page.on('response', (r) => { if (r.status() >= 400) problems.push(`response: ${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`); });
+    page.on('requestfailed', (r) => problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`));
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()} (${m.location().url})`); });
+    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  const step = (name: string, fn: () => Promise<void>) => it(name, async () => {
+    problems.length = 0;
+    try {
+      await fn();
+      await sleep(100); // late console messages of the step's last request
+      assert.deepEqual(problems, [], 'no console error and no failing request');
+    } catch (err) {
+      await mkdir(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: `${ARTIFACTS}/sign-in-methods-${name.replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => undefined);
+      throw err;
+    }
+  });
+
+  const logOut = async () => {
+    await page.locator('#log-out').click();
+    await page.waitForURL(`${base}/log-in`);
+  };
+  const logInWithPassword = async () => {
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+  };
+
+  step('adds a passkey on the account page', async () => {
+    await page.goto(`${base}/log-in`);
+    await logInWithPassword();
+    await page.waitForURL(`${base}/account`);
+    await page.locator('#no-passkeys').waitFor();
+    await page.getByLabel('Name for a new passkey').fill('Virtual key');
+    await page.getByLabel('Your password (to add a passkey)').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.locator('#passkeys tr[data-passkey] [data-field=name]', { hasText: 'Virtual key' }).waitFor();
+    const stored = await t.system.database.db.selectFrom('passkey').select(['name', 'transports']).execute();
+    assert.deepEqual(stored.map((p) => p.name), ['Virtual key']);
+  });
+
+  step('logs out and signs in with the passkey, no email typed', async () => {
+    await logOut();
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.waitForURL(`${base}/account`);
+    assert.equal(await page.locator('#account [data-field=email]').textContent(), email);
+    await page.locator('#passkeys tr[data-passkey] [data-field=last-used-at]').filter({ hasNotText: 'never' }).waitFor();
+  });
+
+  step('sets up two-factor from the shown secret and keeps the backup codes', async () => {
+    await page.getByRole('button', { name: 'Set up two-factor' }).click();
+    const secret = (await page.locator('#two-factor-secret').textContent()) ?? '';
+    assert.match(secret, /^[A-Z2-7]{32}$/);
+    assert.match((await page.locator('#two-factor-url').textContent()) ?? '', /^otpauth:\/\/totp\//);
+    assert.match((await page.locator('#two-factor-qr').getAttribute('src')) ?? '', /^data:image\//, 'the QR code is drawn');
+    await awayFromStepEdge();
+    await page.getByLabel('Code from the app').fill(totpCode(secret));
+    await page.getByLabel('Your password (to confirm)').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Turn on two-factor' }).click();
+    await page.locator('#backup-codes li').nth(9).waitFor();
+    assert.equal(await page.locator('#two-factor').getAttribute('data-enabled'), 'true');
+    await page.getByRole('button', { name: 'I saved them' }).click();
+    assert.equal(await page.locator('#backup-codes').count(), 0, 'shown once');
+    totpSecret = secret;
+  });
+
+  step('logs in with password and a code from the app', async () => {
+    const secret = totpSecret;
+    await logOut();
+    await logInWithPassword();
+    await page.getByLabel('Code from your authenticator app').waitFor();
+    assert.equal(new URL(page.url()).pathname, '/log-in', 'no session before the code');
+    await awayFromStepEdge();
+    await page.getByLabel('Code from your authenticator app').fill(totpCode(secret, 1));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.waitForURL(`${base}/account`);
+    assert.equal(await page.locator('#two-factor').getAttribute('data-enabled'), 'true');
+  });
+});
