@@ -85,6 +85,8 @@ export interface Config {
   /** forgot-password requests per email (FORGOT_PASSWORD_LIMIT_EMAIL) and per client address (FORGOT_PASSWORD_LIMIT_ADDRESS) */
   forgotPasswordLimitEmail: RateLimitSetting | null;
   forgotPasswordLimitAddress: RateLimitSetting | null;
+  /** API key lookups that found no live key, per client address (API_KEY_LIMIT_ADDRESS) */
+  apiKeyLimitAddress: RateLimitSetting | null;
   /** the app's public origin (`https://app.example.com`): links, and the Origin unsafe API requests may come from */
   appUrl: string;
   /** more origins (besides `appUrl`) whose unsafe API requests are accepted */
@@ -387,6 +389,7 @@ export function loadConfig(env: Env = process.env): Config {
     resendLimitAddress: parseRateLimit('RESEND_LIMIT_ADDRESS', env.RESEND_LIMIT_ADDRESS, { count: 20, seconds: 3600 }),
     forgotPasswordLimitEmail: parseRateLimit('FORGOT_PASSWORD_LIMIT_EMAIL', env.FORGOT_PASSWORD_LIMIT_EMAIL, { count: 5, seconds: 3600 }),
     forgotPasswordLimitAddress: parseRateLimit('FORGOT_PASSWORD_LIMIT_ADDRESS', env.FORGOT_PASSWORD_LIMIT_ADDRESS, { count: 20, seconds: 3600 }),
+    apiKeyLimitAddress: parseRateLimit('API_KEY_LIMIT_ADDRESS', env.API_KEY_LIMIT_ADDRESS, { count: 20, seconds: 60 }),
     appUrl,
     allowedOrigins,
     publicDir: str(env, 'PUBLIC_DIR', 'public'),
