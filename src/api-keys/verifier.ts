@@ -124,10 +124,15 @@ export class ApiKeyVerifier implements ApiKeyCheck, ChannelSubscriber {
     return this.valid.size;
   }
 
-  /** Waits for the `last_used_at` writes under way; call before the database closes. */
+  /** Resolves when the `last_used_at` writes under way are done. */
+  async settle(): Promise<void> {
+    await Promise.all([...this.writes]);
+  }
+
+  /** Starts no more writes and waits for those under way; call before the database closes. */
   async stop(): Promise<void> {
     this.stopped = true;
-    await Promise.all([...this.writes]);
+    await this.settle();
   }
 
   private async lookUp(hash: string, address: string): Promise<ApiKeyCaller | HttpError> {
