@@ -4,6 +4,7 @@
  * live in account/events.ts; the views (Preact) in view.tsx and account/pages.tsx.
  */
 import type { AccountPagesState } from './account/events.js';
+import type { ApiKeysState } from './api-keys/events.js';
 import type { OrgsState } from './orgs/events.js';
 import { EventCore, type EventVector } from './core.js';
 import { installHttp, type HttpFailure, type HttpLayerConfig } from './http.js';
@@ -12,7 +13,7 @@ export type Route =
   | 'log-in' | 'sign-up' | 'account'
   | 'forgot-password' | 'reset-password' | 'verify-email' | 'confirm-email'
   | 'settings' | 'sessions' | 'delete-account'
-  | 'orgs' | 'org' | 'accept-invitation';
+  | 'orgs' | 'org' | 'org-api-keys' | 'accept-invitation';
 
 export interface Account {
   id: string;
@@ -24,7 +25,7 @@ export interface Account {
   'email-verified'?: boolean;
 }
 
-export interface AppState extends AccountPagesState, OrgsState {
+export interface AppState extends AccountPagesState, OrgsState, ApiKeysState {
   route: Route;
   token?: string;
   account?: Account;
@@ -48,11 +49,13 @@ export const PATHS: Record<Route, string> = {
   orgs: '/orgs',
   /** `/orgs/<id>`: navigate with `{route: 'org', path}` */
   org: '/orgs',
+  /** `/orgs/<id>/api-keys`: navigate with `{route: 'org-api-keys', path}` */
+  'org-api-keys': '/orgs',
   'accept-invitation': '/invitations/accept',
 };
 
 /** Pages only a signed-in user sees; a visitor without a session is sent to log in. */
-export const SIGNED_IN_ROUTES: ReadonlySet<Route> = new Set<Route>(['account', 'settings', 'sessions', 'delete-account', 'orgs', 'org']);
+export const SIGNED_IN_ROUTES: ReadonlySet<Route> = new Set<Route>(['account', 'settings', 'sessions', 'delete-account', 'orgs', 'org', 'org-api-keys']);
 
 /** Pages a signed-in user has no business on: a log-in from there goes to the account page. */
 const ENTRY_ROUTES: ReadonlySet<Route> = new Set<Route>(['log-in', 'sign-up']);
@@ -61,6 +64,7 @@ const ENTRY_ROUTES: ReadonlySet<Route> = new Set<Route>(['log-in', 'sign-up']);
 export function routeOf(path: string): Route {
   const clean = path.length > 1 ? path.replace(/\/+$/, '') : path;
   if (/^\/orgs\/[^/]+$/.test(clean)) return 'org';
+  if (/^\/orgs\/[^/]+\/api-keys$/.test(clean)) return 'org-api-keys';
   const found = (Object.entries(PATHS) as Array<[Route, string]>).find(([, p]) => p === clean);
   return found ? found[0] : 'account';
 }

@@ -1,6 +1,7 @@
 /** Browser entry: one core, the app's and the account lifecycle's events, the Preact root, history routing. */
 import { h, render } from 'preact';
 import { registerAccount } from './account/events.js';
+import { registerApiKeys } from './api-keys/events.js';
 import { hasSessionHint, registerApp, routeOf, type AppState } from './app.js';
 import { EventCore } from './core.js';
 import { registerOrgs } from './orgs/events.js';
@@ -33,6 +34,7 @@ registerOrgs(core, {
     removeItem: (key) => { try { localStorage.removeItem(key); } catch { /* not kept */ } },
   },
 });
+registerApiKeys(core, { copy: (text) => navigator.clipboard.writeText(text) });
 core.dispatchSync(['orgs/init']);
 window.addEventListener('popstate', () => core.dispatch(['router/changed', location.pathname]));
 render(h(Root, { core }), root);

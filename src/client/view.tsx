@@ -9,6 +9,7 @@ import { SIGNED_IN_ROUTES, type AppState, type Route } from './app.js';
 import { ConfirmEmailPage, DeleteAccountPage, ForgotPasswordPage, ResetPasswordPage, SessionsPage, SettingsPage, VerifyEmailPage } from './account/pages.js';
 import type { EventCore } from './core.js';
 import { AcceptInvitationPage, OrgPage, OrgSwitcher, OrgsPage } from './orgs/pages.js';
+import { ApiKeysPage } from './api-keys/pages.js';
 import { App, Field, Form, Link, Submit, useApp } from './ui.js';
 
 function LogInPage() {
@@ -80,6 +81,7 @@ const PAGES: Record<Route, FunctionComponent> = {
   'delete-account': DeleteAccountPage,
   orgs: OrgsPage,
   org: OrgPage,
+  'org-api-keys': ApiKeysPage,
   'accept-invitation': AcceptInvitationPage,
 };
 
