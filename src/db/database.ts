@@ -116,8 +116,11 @@ export async function openDatabase(config: Config, logs: LogBackend, options: Op
     db = new Kysely<DatabaseSchema>({ dialect: observed(new PGliteDialect(pglite)) });
     kind = 'pglite';
     const session = pglite;
-    // one session: LISTEN there hears this process's own commits, which are all there are
-    notifications = { kind: 'pglite', listen: (channel, onPayload) => session.listen(channel, onPayload) };
+    const kysely = db;
+    // One session: LISTEN there hears this process's own commits, which are all there are. Run
+    // while holding the driver's connection, so it never lands inside another holder's
+    // transaction (whose rollback would undo it).
+    notifications = { kind: 'pglite', listen: (channel, onPayload) => kysely.connection().execute(() => session.listen(channel, onPayload)) };
   }
 
   try {
