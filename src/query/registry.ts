@@ -57,8 +57,10 @@ export interface QueryKind {
 
 export function queryKind<P extends TObject, R extends TSchema>(definition: QueryDefinition<P, R>): QueryKind {
   if (!/^[a-z][a-z0-9-]*\/[a-z][a-z0-9-]*$/.test(definition.kind)) throw new Error(`Query kind "${definition.kind}" must look like <group>/<name>`);
-  if (definition.orgRole && !((definition.orgParam ?? 'org-id') in definition.params.properties)) {
-    throw new Error(`Query kind "${definition.kind}": orgRole needs the parameter ${definition.orgParam ?? 'org-id'}`);
+  const orgParam = definition.orgParam ?? 'org-id';
+  // a UUID by its schema: anything else would reach the membership lookup's uuid column
+  if (definition.orgRole && (definition.params.properties[orgParam] as { format?: string } | undefined)?.format !== 'uuid') {
+    throw new Error(`Query kind "${definition.kind}": orgRole needs the parameter ${orgParam}, a string of format uuid`);
   }
   if (definition.apiKeys && !definition.orgRole) throw new Error(`Query kind "${definition.kind}": apiKeys needs orgRole`);
   return definition as unknown as QueryKind;
