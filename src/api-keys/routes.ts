@@ -2,13 +2,12 @@
  * The API key routes of an organization, as data: admins (people) make, list and revoke keys.
  * `apiKeys` stays off here: a key cannot manage keys. See docs/api-keys.md.
  */
+import type { FastifyRequest } from 'fastify';
 import { ErrorBody, unauthorized } from '../http/errors.js';
-import { ref, route, type MembershipResolver, type RouteGroup } from '../http/routes.js';
+import { ref, route, type AuthUser, type Membership, type MembershipResolver, type RouteGroup } from '../http/routes.js';
+import { OrgId } from '../orgs/schemas.js';
 import { ApiKeyPath, ApiKeys, CreateApiKey, CreatedApiKey } from './schemas.js';
 import type { ApiKeyRequest, ApiKeyService } from './service.js';
-import { OrgId } from '../orgs/schemas.js';
-import type { FastifyRequest } from 'fastify';
-import type { AuthUser, Membership } from '../http/routes.js';
 
 /** `orgRole` routes without `apiKeys` always have both: the route layer checked them */
 function caller(request: FastifyRequest, user: AuthUser | undefined, membership: Membership | undefined): ApiKeyRequest {

@@ -1,11 +1,11 @@
 /** Query kinds on an organization: their declaration is checked when it is made, like a route's. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Type } from 'typebox';
+import { Type, type TObject } from 'typebox';
 import { QueryRegistry, queryKind } from '../../src/query/registry.js';
 
 const result = Type.Object({ ok: Type.Boolean() }, { $id: 'test-ok' });
-const kind = (extra: Record<string, unknown>, params = Type.Object({ 'org-id': Type.String({ format: 'uuid' }) })) =>
+const kind = (extra: Record<string, unknown>, params: TObject = Type.Object({ 'org-id': Type.String({ format: 'uuid' }) })) =>
   queryKind({ kind: 'test/org', summary: 'test', auth: 'required', params, result, run: async () => ({ ok: true }), ...extra });
 
 describe('query kinds with orgRole', () => {
