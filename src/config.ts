@@ -98,6 +98,8 @@ export interface Config {
   mfaLimitAddress: RateLimitSetting | null;
   /** passkey sign-in ceremonies started per client address (PASSKEY_LIMIT_ADDRESS) */
   passkeyLimitAddress: RateLimitSetting | null;
+  /** API key lookups that found no live key, per client address (API_KEY_LIMIT_ADDRESS) */
+  apiKeyLimitAddress: RateLimitSetting | null;
   /** the app's public origin (`https://app.example.com`): links, and the Origin unsafe API requests may come from */
   appUrl: string;
   /** more origins (besides `appUrl`) whose unsafe API requests are accepted */
@@ -407,6 +409,7 @@ export function loadConfig(env: Env = process.env): Config {
     mfaLimitAccount: parseRateLimit('MFA_LIMIT_ACCOUNT', env.MFA_LIMIT_ACCOUNT, { count: 10, seconds: 900 }),
     mfaLimitAddress: parseRateLimit('MFA_LIMIT_ADDRESS', env.MFA_LIMIT_ADDRESS, { count: 100, seconds: 900 }),
     passkeyLimitAddress: parseRateLimit('PASSKEY_LIMIT_ADDRESS', env.PASSKEY_LIMIT_ADDRESS, { count: 60, seconds: 900 }),
+    apiKeyLimitAddress: parseRateLimit('API_KEY_LIMIT_ADDRESS', env.API_KEY_LIMIT_ADDRESS, { count: 20, seconds: 60 }),
     appUrl,
     allowedOrigins,
     publicDir: str(env, 'PUBLIC_DIR', 'public'),

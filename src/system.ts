@@ -30,6 +30,10 @@ import { PasswordHasher } from './auth/passwords.js';
 import { LoginRateLimiter, SignUpRateLimiter } from './auth/rate-limit.js';
 import { RefreshTokens } from './auth/refresh-tokens.js';
 import { RevokedSessions } from './auth/revoked-sessions.js';
+import { apiKeyRoutes } from './api-keys/routes.js';
+import { API_KEY_SCHEMAS } from './api-keys/schemas.js';
+import { ApiKeyService } from './api-keys/service.js';
+import { ApiKeyVerifier } from './api-keys/verifier.js';
 import { accountQueries } from './account/queries.js';
 import { billingRoutes } from './billing/routes.js';
 import { BILLING_SCHEMAS } from './billing/schemas.js';
@@ -45,6 +49,7 @@ import { stripeProvider } from './payments/stripe.js';
 import { QueryRegistry } from './query/registry.js';
 import { queryRoutes } from './query/routes.js';
 import { openDatabase, type Database } from './db/database.js';
+import { DatabaseListener } from './db/listener.js';
 import { pendingMigrations } from './db/migrate.js';
 import { healthRoutes } from './health/routes.js';
 import { HealthLive, HealthReady, HealthStatus } from './health/routes.js';
@@ -152,20 +157,26 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const startedAt = Date.now();
     let draining = false;
     const csrf = new CsrfService(config.sessionSecret);
+    const limiterStore = redis ? { redis } : options.clusterWorker ? 'cluster' as const : 'memory' as const;
+    // other instances' changes to what this one keeps in memory: one LISTEN connection for all channels
+    const listener = new DatabaseListener({ source: database.notifications, log: logs.logger('saas.db') });
     // ended sessions, so access tokens of a logged-out session are refused on every instance
-    const revokedSessions = new RevokedSessions({
-      db: database.db, accessTtl: config.accessTokenTtl, log: logs.logger('saas.auth'),
-      listenUrl: database.kind === 'postgres' ? config.databaseListenUrl : undefined,
-    });
+    const revokedSessions = new RevokedSessions({ db: database.db, accessTtl: config.accessTokenTtl, log: logs.logger('saas.auth'), listener });
+    // verified API keys, forgotten on every instance when revoked
+    const apiKeyLog = logs.logger('saas.api-keys');
+    const apiKeyVerifier = new ApiKeyVerifier({ db: database.db, log: apiKeyLog, limit: config.apiKeyLimitAddress, store: limiterStore, listener });
     await revokedSessions.start();
     stops.push(['revoked-sessions', () => revokedSessions.stop()]);
+    // last-used writes under way finish before the database closes
+    stops.push(['api-keys', () => apiKeyVerifier.stop()]);
+    await listener.start();
+    stops.push(['listener', () => listener.stop()]);
     const accessTokens = new AccessTokens({
       secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience, ttl: config.accessTokenTtl,
     }, revokedSessions);
     const refreshTokens = new RefreshTokens(database.db, {
       secret: config.jwtSecret, ttl: config.refreshTokenTtl, reuseGrace: config.refreshReuseGrace,
     }, revokedSessions);
-    const limiterStore = redis ? { redis } : options.clusterWorker ? 'cluster' as const : 'memory' as const;
     const passwords = new PasswordHasher();
     const loginLimiter = new LoginRateLimiter({ email: config.loginLimitEmail, address: config.loginLimitAddress }, limiterStore);
     const accountLog = logs.logger('saas.account');
@@ -225,9 +236,10 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const invitations = new InvitationService({ db: database.db, mail, log: orgLog });
     const memberships = membershipResolver(database.db);
     const auditLog = new AuditLog(database.db);
+    const apiKeys = new ApiKeyService({ db: database.db, log: apiKeyLog, onRevoked: (id) => apiKeyVerifier.forget(id) });
     // embedded named schemas come before the ones that embed them (organization: subscription; account-export: exported-membership, exported-audit-entry, passkey)
-    const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, ...ORG_SCHEMAS, ...AUDIT_SCHEMAS, ...MFA_SCHEMAS, ...PASSKEY_SCHEMAS, ...LIFECYCLE_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...BILLING_SCHEMAS, UsageReport, ...(options.extraSchemas ?? [])];
-    const queries = new QueryRegistry([...accountQueries(accounts), ...orgQueries(orgs, memberships), ...auditQueries(auditLog, memberships), ...paymentQueries(payments)], [ErrorBody, ...schemas]);
+    const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, ...ORG_SCHEMAS, ...AUDIT_SCHEMAS, ...API_KEY_SCHEMAS, ...MFA_SCHEMAS, ...PASSKEY_SCHEMAS, ...LIFECYCLE_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...BILLING_SCHEMAS, UsageReport, ...(options.extraSchemas ?? [])];
+    const queries = new QueryRegistry([...accountQueries(accounts), ...orgQueries(orgs), ...auditQueries(auditLog, memberships), ...paymentQueries(payments)], [ErrorBody, ...schemas], { memberships });
 
     // the paid features (route data `requires`): their plans are checked against BILLING_PLANS at start-up
     const reports = reportRoutes(database.db, memberships, billing.subscriptionOf);
@@ -237,7 +249,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       logs,
       redact,
       csrf,
-      authenticator: bearerAuthenticator(accessTokens, [REFRESH_COOKIE]),
+      authenticator: bearerAuthenticator(accessTokens, [REFRESH_COOKIE], apiKeyVerifier),
       schemas,
       observability: appObservability(metrics, tracing),
       routeGroups: [
@@ -256,6 +268,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
         passkeySignInRoutes(passkeys, accounts, { secureCookies }),
         orgRoutes(orgs, invitations, memberships),
         auditRoutes(auditLog, memberships),
+        apiKeyRoutes(apiKeys, memberships),
         paymentRoutes(payments),
         billingRoutes(billing, memberships),
         reports,

@@ -32,6 +32,8 @@ export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
   'org.invitation-sent': 'Invitation sent',
   'org.invitation-revoked': 'Invitation revoked',
   'org.invitation-accepted': 'Invitation accepted',
+  'api-key.created': 'API key created',
+  'api-key.revoked': 'API key revoked',
   'billing.checkout-started': 'Checkout started',
   'billing.checkout-completed': 'Checkout completed',
   'billing.portal-opened': 'Billing portal opened',

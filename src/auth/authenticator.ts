@@ -1,20 +1,46 @@
-/** The JWT middleware's decision: who the caller is, from `Authorization: Bearer <token>`. */
+/**
+ * The JWT middleware's decision: who the caller is, from `Authorization: Bearer <token>`. The
+ * token is an access token (JWT), or an organization's API key (`sk_…`, src/api-keys/): one
+ * `startsWith` tells them apart, so the access token's fast path stays as it was.
+ */
 import type { FastifyRequest } from 'fastify';
 import type { Authenticator, AuthResult } from '../http/app.js';
+import { HttpError, unauthorized } from '../http/errors.js';
+import { acceptsApiKeys, isOrgRoute, type ApiKeyCaller } from '../http/routes.js';
 import type { AccessTokens, VerifyResult } from './access-tokens.js';
 
-const toAuthResult = (result: VerifyResult): AuthResult => (result.ok ? { user: result.user } : { failure: result.reason });
+/** The marker every API key starts with. */
+export const API_KEY_MARK = 'sk_';
 
-export function bearerAuthenticator(tokens: AccessTokens, credentialCookies: readonly string[]): Authenticator {
+/** Checks a presented API key: the caller, or the error to answer with (401, 429). */
+export interface ApiKeyCheck {
+  verify(key: string, address: string): ApiKeyCaller | HttpError | Promise<ApiKeyCaller | HttpError>;
+}
+
+export const API_KEYS_ONLY_ON_ORG_ROUTES =
+  'API keys only work on organization routes (/api/orgs/:id/…) and the query endpoint; this route needs an account\'s access token';
+export const API_KEYS_NOT_ON_THIS_ROUTE =
+  'This organization route acts as a person and does not take API keys; use an account\'s access token';
+
+const toAuthResult = (result: VerifyResult): AuthResult => (result.ok ? { user: result.user } : { failure: result.reason });
+const toKeyResult = (result: ApiKeyCaller | HttpError): AuthResult => (result instanceof HttpError ? { refuse: result } : { apiKey: result });
+
+export function bearerAuthenticator(tokens: AccessTokens, credentialCookies: readonly string[], apiKeys?: ApiKeyCheck): Authenticator {
   return {
     credentialCookies,
     // answers without a promise for a token verified before (the common case: a client sends
-    // the same token for its whole life)
+    // the same token for its whole life), and for a key verified before
     authenticate(request: FastifyRequest): AuthResult | Promise<AuthResult> {
       const header = request.headers.authorization;
       if (!header) return {};
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (!m) return { failure: 'Unsupported Authorization header; use "Bearer <token>"' };
+      if (apiKeys && m[1].startsWith(API_KEY_MARK)) {
+        // refused before any lookup where keys are not taken: a key is never silently ignored
+        if (!acceptsApiKeys(request)) return { refuse: unauthorized(isOrgRoute(request) ? API_KEYS_NOT_ON_THIS_ROUTE : API_KEYS_ONLY_ON_ORG_ROUTES) };
+        const result = apiKeys.verify(m[1], request.ip);
+        return result instanceof Promise ? result.then(toKeyResult) : toKeyResult(result);
+      }
       const known = tokens.verifyKnown(m[1]);
       return known ? toAuthResult(known) : tokens.verify(m[1]).then(toAuthResult);
     },

@@ -8,43 +8,36 @@
  *
  * How every instance learns of a revocation:
  * - this process: {@link RevokedSessions.markRevoked}, called by RefreshTokens after its
- *   revoking statement commits (immediate; on PGlite, one process, this is all there is);
+ *   revoking statement commits (immediate);
  * - other instances (PostgreSQL): the revoking statement runs `pg_notify('session_revoked',
- *   <family id>)`, delivered when it commits, to a dedicated LISTEN connection here;
- * - missed notifications (the listener's connection dropped, or a silently dead socket): while
- *   the listener is down the database is polled every second for families revoked since the
- *   last poll, once right after it reconnects, and every 30 seconds as a safety net.
+ *   <family id>)`, delivered when it commits, through the instance's database listener
+ *   (src/db/listener.ts), which also has this catch up on what it may have missed (families
+ *   revoked since the last read) while its connection is down, after it reconnects, and every
+ *   30 seconds;
  * - a start (or restart) loads every family revoked within the last access-token lifetime.
  */
 import { sql } from 'kysely';
-import pg from 'pg';
 import type { DB } from '../db/database.js';
+import type { ChannelSubscriber, DatabaseListener } from '../db/listener.js';
 import type { Logger } from '../logging/logger.js';
 import type { SessionRevocationCheck } from './access-tokens.js';
 
 export const REVOCATION_CHANNEL = 'session_revoked';
-/** `application_name` of the listening connection, to find it in `pg_stat_activity` */
-export const LISTENER_APPLICATION_NAME = 'saas-session-listener';
 
 // a refresh that read its family just before the revocation committed issues one more access
 // token; it and clock skew between instances and the database stay well inside this margin
 const MARGIN_MS = 60_000;
-// polls look back this far: a revocation's timestamp is taken before its commit
+// reads look back this far: a revocation's timestamp is taken before its commit
 const LOOKBACK_MS = 10_000;
-const SAFETY_POLL_TICKS = 30;
-const PRUNE_TICKS = 60;
-const RECONNECT_MIN_MS = 100;
-const RECONNECT_MAX_MS = 5_000;
+const PRUNE_EVERY_MS = 60_000;
 
 export interface RevokedSessionsOptions {
   db: DB;
   /** access-token lifetime, seconds */
   accessTtl: number;
   log: Logger;
-  /** PostgreSQL: listen for other instances' revocations on a connection of its own; absent on PGlite */
-  listenUrl?: string;
-  /** poll interval while the listener is down; default 1000 ms */
-  pollIntervalMs?: number;
+  /** hears the revocations of other instances; absent, only this process's own are known */
+  listener?: DatabaseListener;
 }
 
 interface RevokedRow {
@@ -53,18 +46,13 @@ interface RevokedRow {
   revoked_at: Date | null;
 }
 
-export class RevokedSessions implements SessionRevocationCheck {
+export class RevokedSessions implements SessionRevocationCheck, ChannelSubscriber {
+  readonly channel = REVOCATION_CHANNEL;
   // session id -> epoch ms after which no access token of it can be valid
   private readonly until = new Map<string, number>();
   private readonly ttlMs: number;
-  private readonly pollIntervalMs: number;
-  private listener: pg.Client | undefined;
-  private listening = false;
-  private reconnectDelay = RECONNECT_MIN_MS;
-  private reconnectTimer: NodeJS.Timeout | undefined;
-  private tickTimer: NodeJS.Timeout | undefined;
-  private ticks = 0;
-  /** database time from which the next poll looks for revocations */
+  private pruneTimer: NodeJS.Timeout | undefined;
+  /** database time from which the next read looks for revocations */
   private since: Date | undefined;
   private polling: Promise<void> | undefined;
   private pollFailing = false;
@@ -72,7 +60,7 @@ export class RevokedSessions implements SessionRevocationCheck {
 
   constructor(private readonly options: RevokedSessionsOptions) {
     this.ttlMs = options.accessTtl * 1000;
-    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    options.listener?.subscribe(this);
   }
 
   /** True when the session has ended and its tokens may still be unexpired. */
@@ -92,35 +80,27 @@ export class RevokedSessions implements SessionRevocationCheck {
     return this.until.size;
   }
 
-  /** true while the LISTEN connection is up (always false on PGlite) */
-  get isListening(): boolean {
-    return this.listening;
+  /** A session ended on another instance (its id, from the listener). */
+  onNotification(sessionId: string): void {
+    this.markRevoked([sessionId]);
   }
 
-  /** Loads the recent revocations; on PostgreSQL starts listening. */
+  /** What the listener may have missed: the families revoked since the last read. */
+  catchUp(): Promise<void> {
+    return this.poll();
+  }
+
+  /** Loads the recent revocations; start the listener after. */
   async start(): Promise<void> {
     await this.poll();
-    if (this.options.listenUrl) await this.connectListener();
-    this.tickTimer = setInterval(() => this.tick(), this.pollIntervalMs);
-    this.tickTimer.unref();
+    this.pruneTimer = setInterval(() => this.prune(), PRUNE_EVERY_MS);
+    this.pruneTimer.unref();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.tickTimer);
-    clearTimeout(this.reconnectTimer);
-    const listener = this.listener;
-    this.listener = undefined;
-    this.listening = false;
+    clearInterval(this.pruneTimer);
     await this.polling;
-    await listener?.end().catch(() => undefined);
-  }
-
-  private tick(): void {
-    this.ticks++;
-    if (this.ticks % PRUNE_TICKS === 0) this.prune();
-    if (!this.options.listenUrl) return;
-    if (!this.listening || this.ticks % SAFETY_POLL_TICKS === 0) void this.poll();
   }
 
   private prune(): void {
@@ -161,52 +141,5 @@ export class RevokedSessions implements SessionRevocationCheck {
       if (!this.pollFailing) this.options.log.warn('auth/revocation-poll-failed', `Reading ended sessions failed: ${(err as Error).message}`);
       this.pollFailing = true;
     }
-  }
-
-  private async connectListener(): Promise<void> {
-    const client = new pg.Client({
-      connectionString: this.options.listenUrl,
-      application_name: LISTENER_APPLICATION_NAME,
-      keepAlive: true,
-      connectionTimeoutMillis: 3000,
-    });
-    this.listener = client;
-    const lost = (reason: string) => {
-      if (this.listener !== client) return;
-      this.listener = undefined;
-      this.listening = false;
-      client.removeAllListeners('notification');
-      client.end().catch(() => undefined);
-      if (this.stopped) return;
-      this.options.log.warn('auth/revocation-listener-lost', `The session revocation listener lost its connection (${reason}); polling every ${this.pollIntervalMs} ms until it is back`);
-      this.scheduleReconnect();
-    };
-    client.on('error', (err) => lost(err.message));
-    client.on('end', () => lost('connection ended'));
-    client.on('notification', (message) => {
-      if (message.channel === REVOCATION_CHANNEL && message.payload) this.markRevoked([message.payload]);
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${REVOCATION_CHANNEL}`);
-    } catch (err) {
-      lost((err as Error).message);
-      return;
-    }
-    if (this.listener !== client) return;
-    this.listening = true;
-    this.reconnectDelay = RECONNECT_MIN_MS;
-    this.options.log.debug('auth/revocation-listener', 'Listening for ended sessions', { channel: REVOCATION_CHANNEL });
-    // whatever was revoked while no one listened
-    await this.poll();
-  }
-
-  private scheduleReconnect(): void {
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = setTimeout(() => {
-      if (!this.stopped) void this.connectListener();
-    }, this.reconnectDelay);
-    this.reconnectTimer.unref();
-    this.reconnectDelay = Math.min(this.reconnectDelay * 2, RECONNECT_MAX_MS);
   }
 }

@@ -7,6 +7,7 @@ import type { AccountPagesState } from './account/events.js';
 import type { AuditState } from './audit/events.js';
 import type { BillingState } from './billing/events.js';
 import type { SecurityState } from './account/security-events.js';
+import type { ApiKeysState } from './api-keys/events.js';
 import type { OrgsState } from './orgs/events.js';
 import { EventCore, type EventVector } from './core.js';
 import { installHttp, type HttpFailure, type HttpLayerConfig } from './http.js';
@@ -15,7 +16,7 @@ export type Route =
   | 'log-in' | 'sign-up' | 'account'
   | 'forgot-password' | 'reset-password' | 'verify-email' | 'confirm-email'
   | 'settings' | 'sessions' | 'delete-account'
-  | 'orgs' | 'org' | 'org-audit' | 'accept-invitation'
+  | 'orgs' | 'org' | 'org-audit' | 'org-api-keys' | 'accept-invitation'
   | 'billing';
 
 export interface Account {
@@ -30,7 +31,7 @@ export interface Account {
   'two-factor-enabled'?: boolean;
 }
 
-export interface AppState extends AccountPagesState, OrgsState, AuditState, BillingState, SecurityState {
+export interface AppState extends AccountPagesState, OrgsState, AuditState, BillingState, SecurityState, ApiKeysState {
   route: Route;
   token?: string;
   account?: Account;
@@ -56,13 +57,15 @@ export const PATHS: Record<Route, string> = {
   org: '/orgs',
   /** `/orgs/<id>/audit-log`: navigate with `{route: 'org-audit', path}` */
   'org-audit': '/orgs',
+  /** `/orgs/<id>/api-keys`: navigate with `{route: 'org-api-keys', path}` */
+  'org-api-keys': '/orgs',
   'accept-invitation': '/invitations/accept',
   /** `/billing?org=<id>`: navigate with `{route: 'billing', path}` */
   billing: '/billing',
 };
 
 /** Pages only a signed-in user sees; a visitor without a session is sent to log in. */
-export const SIGNED_IN_ROUTES: ReadonlySet<Route> = new Set<Route>(['account', 'settings', 'sessions', 'delete-account', 'orgs', 'org', 'org-audit', 'billing']);
+export const SIGNED_IN_ROUTES: ReadonlySet<Route> = new Set<Route>(['account', 'settings', 'sessions', 'delete-account', 'orgs', 'org', 'org-audit', 'org-api-keys', 'billing']);
 
 /** Pages a signed-in user has no business on: a log-in from there goes to the account page. */
 const ENTRY_ROUTES: ReadonlySet<Route> = new Set<Route>(['log-in', 'sign-up']);
@@ -72,6 +75,7 @@ export function routeOf(path: string): Route {
   const clean = path.length > 1 ? path.replace(/\/+$/, '') : path;
   if (/^\/orgs\/[^/]+$/.test(clean)) return 'org';
   if (/^\/orgs\/[^/]+\/audit-log$/.test(clean)) return 'org-audit';
+  if (/^\/orgs\/[^/]+\/api-keys$/.test(clean)) return 'org-api-keys';
   const found = (Object.entries(PATHS) as Array<[Route, string]>).find(([, p]) => p === clean);
   return found ? found[0] : 'account';
 }

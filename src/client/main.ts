@@ -4,6 +4,7 @@ import { startAuthentication, startRegistration } from '@simplewebauthn/browser'
 import { registerAccount } from './account/events.js';
 import { registerAudit } from './audit/events.js';
 import { registerSecurity } from './account/security-events.js';
+import { registerApiKeys } from './api-keys/events.js';
 import { hasSessionHint, registerApp, routeOf, type AppState } from './app.js';
 import { registerBilling } from './billing/events.js';
 import { EventCore } from './core.js';
@@ -43,6 +44,7 @@ registerOrgs(core, {
 });
 registerAudit(core);
 registerBilling(core, { assign: (url) => location.assign(url) });
+registerApiKeys(core, { copy: (text) => navigator.clipboard.writeText(text) });
 core.dispatchSync(['orgs/init']);
 window.addEventListener('popstate', () => core.dispatch(['router/changed', location.pathname]));
 render(h(Root, { core }), root);

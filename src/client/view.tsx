@@ -12,6 +12,7 @@ import type { EventCore } from './core.js';
 import { AuditLogPage } from './audit/pages.js';
 import { MfaStep, PasskeySignIn, PasskeysSection, TwoFactorSection } from './account/security-pages.js';
 import { AcceptInvitationPage, OrgPage, OrgSwitcher, OrgsPage } from './orgs/pages.js';
+import { ApiKeysPage } from './api-keys/pages.js';
 import { App, Field, Form, Link, Submit, useApp } from './ui.js';
 
 function LogInPage() {
@@ -89,6 +90,7 @@ const PAGES: Record<Route, FunctionComponent> = {
   orgs: OrgsPage,
   org: OrgPage,
   'org-audit': AuditLogPage,
+  'org-api-keys': ApiKeysPage,
   'accept-invitation': AcceptInvitationPage,
   billing: BillingPage,
 };

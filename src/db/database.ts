@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { Config } from '../config.js';
 import type { LogBackend } from '../logging/logger.js';
 import { dumpPglite } from './dump.js';
+import type { NotificationSource } from './listener.js';
 import { lockDirectory, type DirectoryLock } from './lock.js';
 import { initializePgliteDirectory, needsInitdb } from './pglite-init.js';
 import { migrateToLatest } from './migrate.js';
@@ -25,6 +26,8 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   /** resolves true when the database answers `select 1` within `timeoutMs` */
   ping(timeoutMs: number): Promise<boolean>;
+  /** where the instance's listener hears NOTIFY (src/db/listener.ts) */
+  notifications: NotificationSource;
   /** PostgreSQL: the pool's connections (open, idle) and waiting callers, for metrics */
   poolStats?: () => { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -62,6 +65,7 @@ export async function openDatabase(config: Config, logs: LogBackend, options: Op
   let lock: DirectoryLock | undefined;
   let pglite: PGlite | undefined;
   let poolStats: Database['poolStats'];
+  let notifications: NotificationSource;
   if (config.databaseUrl?.startsWith('postgres')) {
     const driverLog = logs.logger('pg', 'slf4j');
     const poolLog = logs.logger('pg-pool', 'slf4j');
@@ -100,6 +104,7 @@ export async function openDatabase(config: Config, logs: LogBackend, options: Op
       })),
     });
     kind = 'postgres';
+    notifications = { kind: 'postgres', url: config.databaseListenUrl ?? config.databaseUrl };
     poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
   } else {
     if (config.databaseUrl === 'memory://') {
@@ -110,6 +115,12 @@ export async function openDatabase(config: Config, logs: LogBackend, options: Op
     }
     db = new Kysely<DatabaseSchema>({ dialect: observed(new PGliteDialect(pglite)) });
     kind = 'pglite';
+    const session = pglite;
+    const kysely = db;
+    // One session: LISTEN there hears this process's own commits, which are all there are. Run
+    // while holding the driver's connection, so it never lands inside another holder's
+    // transaction (whose rollback would undo it).
+    notifications = { kind: 'pglite', listen: (channel, onPayload) => kysely.connection().execute(() => session.listen(channel, onPayload)) };
   }
 
   try {
@@ -129,6 +140,7 @@ export async function openDatabase(config: Config, logs: LogBackend, options: Op
   return {
     db,
     kind,
+    notifications,
     poolStats,
     async ping(timeoutMs) {
       let timer: NodeJS.Timeout | undefined;

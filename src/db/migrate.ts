@@ -12,6 +12,7 @@ import * as m0006 from './migrations/0006_account_lifecycle.js';
 import * as m0007 from './migrations/0007_organizations.js';
 import * as m0008 from './migrations/0008_audit_log.js';
 import * as m0009 from './migrations/0009_billing.js';
+import * as m0010 from './migrations/0010_api_keys.js';
 import * as m0011 from './migrations/0011_two_factor_passkeys.js';
 import type { Logger } from '../logging/logger.js';
 
@@ -25,6 +26,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0007_organizations': m0007,
   '0008_audit_log': m0008,
   '0009_billing': m0009,
+  '0010_api_keys': m0010,
   '0011_two_factor_passkeys': m0011,
 };
 

@@ -241,11 +241,32 @@ export interface WebAuthnChallengeTable {
   expires_at: Timestamp;
 }
 
+/** An organization's API key; the key itself is never stored, only its SHA-256 (migration 0010). */
+export interface ApiKeyTable {
+  id: Generated<string>;
+  organization_id: string;
+  name: string;
+  /** never `owner` */
+  role: 'admin' | 'member';
+  /** the key's non-secret part (`sk_<prefix>_…`), for lists and logs */
+  prefix: string;
+  /** SHA-256 of the whole key, hex */
+  secret_hash: string;
+  created_by: string | null;
+  created_at: Generated<Date>;
+  /** written at most once a minute per key */
+  last_used_at: NullableTimestamp;
+  /** set once; a key row is never deleted by the application */
+  revoked_at: NullableTimestamp;
+  revoked_by: string | null;
+}
+
 /** Facts an entry records beyond its columns: small, flat, never a secret. */
 export type AuditDetails = Record<string, string | number | boolean | null>;
 
 export interface DatabaseSchema {
   audit_entry: AuditEntryTable;
+  api_key: ApiKeyTable;
   organization: OrganizationTable;
   membership: MembershipTable;
   invitation: InvitationTable;

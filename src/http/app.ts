@@ -18,13 +18,19 @@ import { ErrorBody, notFound } from './errors.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
 import { contextServerFactory, frameworkErrorHandler, installPipeline, requestIdOf, sendError } from './pipeline.js';
-import { isApiRoute, registerRouteGroup, type AuthUser, type RouteGroup } from './routes.js';
+import { isApiRoute, registerRouteGroup, type ApiKeyCaller, type AuthUser, type RouteGroup } from './routes.js';
 import { registerStatic } from './static.js';
 
-/** The user for a valid token, a reason for a presented but invalid one, nothing without one. */
+/**
+ * The user for a valid access token, the key for a valid API key, a reason for a presented but
+ * invalid token, nothing without one; `refuse` answers the request at once (an API key where
+ * none is taken, or an invalid one: a key is never optional).
+ */
 export interface AuthResult {
   user?: AuthUser;
+  apiKey?: ApiKeyCaller;
   failure?: string;
+  refuse?: Error;
 }
 
 export interface Authenticator {
@@ -109,13 +115,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // --- request checks ---
   if (deps.authenticator) {
     const authenticator = deps.authenticator;
-    // JWT middleware: wraps the whole /api group; claims go into the log context
+    // JWT middleware: wraps the whole /api group; claims (or the API key's id) go into the log context
     app.addHook('onRequest', (request, _reply, done) => {
       if (!request.headers.authorization || !isApiRoute(request)) return done();
-      const apply = ({ user, failure }: AuthResult) => {
+      const apply = ({ user, apiKey, failure, refuse }: AuthResult) => {
+        if (refuse) return done(refuse);
         if (user) {
           request.user = user;
           request.logContext.user = { id: user.id, email: user.email };
+        } else if (apiKey) {
+          request.apiKey = apiKey;
+          request.logContext['api-key'] = { id: apiKey.id, prefix: apiKey.prefix, 'organization-id': apiKey.organizationId };
         } else if (failure) {
           request.authFailure = failure;
         }

@@ -24,7 +24,13 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
           'Errors share one shape: `{type, message, ...}`.',
       },
       components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from log-in or refresh' },
+          apiKeyAuth: {
+            type: 'http', scheme: 'bearer', bearerFormat: 'sk_<prefix>_<secret>',
+            description: 'An API key of the organization the route names, acting with its role; only on the routes that list it',
+          },
+        },
       },
     },
     // a route may document a richer body than it validates (the query endpoint: one schema per kind)

@@ -22,6 +22,7 @@ import type { TSchema } from 'typebox';
 import { isDatabaseUnavailable } from '../db/database.js';
 import { currentContext, runWithContext, type LogContext } from '../logging/context.js';
 import type { Logger } from '../logging/logger.js';
+import { redactApiKeys } from '../logging/redact-links.js';
 import type { Redactor } from '../logging/redact.js';
 import { routeOf, UNMATCHED_ROUTE, type RequestWrapper, type ResponseObserver } from '../observability/http.js';
 import {
@@ -30,7 +31,7 @@ import {
 import { forbiddenKey } from './codecs.js';
 import { FORBIDDEN_KEYS } from './forbidden-keys.js';
 import { DecodeError, FORMATS, json, negotiateResponseFormat, type Format } from './formats.js';
-import type { AuthUser, RouteConfig } from './routes.js';
+import type { ApiKeyCaller, AuthUser, RouteConfig } from './routes.js';
 import { isApiRoute } from './routes.js';
 
 declare module 'fastify' {
@@ -41,6 +42,8 @@ declare module 'fastify' {
     bodyParams: unknown;
     /** set by the JWT middleware when a valid access token came with the request */
     user: AuthUser | undefined;
+    /** set by the JWT middleware when a valid API key came with the request, on a route that takes one */
+    apiKey: ApiKeyCaller | undefined;
     /** why a presented token was refused, for the 401 message */
     authFailure: string | undefined;
     /** the request's log context (also reachable through async context) */
@@ -102,7 +105,8 @@ function contextHandler(handler: (req: IncomingMessage, res: ServerResponse) => 
     const ctx: LogContext = {
       'req-id': randomUUID(),
       'request-method': (req.method ?? 'GET').toLowerCase(),
-      uri: q >= 0 ? url.slice(0, q) : url,
+      // an API key pasted into a path must not reach the log with it
+      uri: redactApiKeys(q >= 0 ? url.slice(0, q) : url),
       'server-name': serverName(req),
     };
     req[CONTEXT] = ctx;
@@ -210,6 +214,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   app.decorateRequest('responseFormat', null as unknown as Format);
   app.decorateRequest('bodyParams', undefined);
   app.decorateRequest('user', undefined);
+  app.decorateRequest('apiKey', undefined);
   app.decorateRequest('authFailure', undefined);
   app.decorateRequest('logContext', null as unknown as LogContext);
 

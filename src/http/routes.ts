@@ -7,8 +7,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
-import { ErrorBody, forbidden, notFound, paymentRequired, unauthorized } from './errors.js';
+import { ErrorBody, notFound, paymentRequired, unauthorized } from './errors.js';
 import { FORMATS } from './formats.js';
+import { actorOf, authorizeOrg, type Actor, type ApiKeyCaller, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
+
+export { hasRole, NO_ACCOUNT, type Actor, type ApiKeyCaller, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
 
 export type AuthRequirement = 'none' | 'optional' | 'required';
 
@@ -42,27 +45,6 @@ export interface AuthUser {
   sessionId: string;
 }
 
-/** An organization role; each includes the ones below it (owner > admin > member). */
-export type OrgRole = 'owner' | 'admin' | 'member';
-
-const ROLE_RANK: Record<OrgRole, number> = { member: 1, admin: 2, owner: 3 };
-
-/** true when `role` is `required` or above it */
-export function hasRole(role: OrgRole, required: OrgRole): boolean {
-  return ROLE_RANK[role] >= ROLE_RANK[required];
-}
-
-/** The caller's membership of the organization a route's path names. */
-export interface Membership {
-  organizationId: string;
-  accountId: string;
-  role: OrgRole;
-  joinedAt: Date;
-}
-
-/** Finds an account's membership of an organization with one query; undefined for a non-member or a missing organization. */
-export type MembershipResolver = (organizationId: string, accountId: string) => Promise<Membership | undefined>;
-
 /** The subscription of an organization as the plan gate reads it: `plan` is the plan's name (BILLING_PLANS). */
 export interface OrganizationPlan {
   status: 'none' | 'trialing' | 'active' | 'past-due' | 'canceled';
@@ -81,8 +63,12 @@ export interface HandlerContext<S extends RouteSchemas> {
   parameters: Parameters<S>;
   /** the caller, when a valid access token came with the request */
   user: AuthUser | undefined;
-  /** the caller's membership of the route's organization, on routes with `orgRole` */
+  /** the caller, when a valid API key came with the request (only on routes with `apiKeys`) */
+  apiKey: ApiKeyCaller | undefined;
+  /** the caller's membership of the route's organization, on routes with `orgRole` (a key's: see `Membership.apiKeyId`) */
   membership: Membership | undefined;
+  /** who acts, for audit entries: `{accountId}` or `{apiKeyId}`; undefined for an anonymous request */
+  actor: Actor | undefined;
 }
 
 export interface RouteDefinition<S extends RouteSchemas> {
@@ -120,6 +106,14 @@ export interface RouteDefinition<S extends RouteSchemas> {
    * with `plans`. Read through the group's `subscriptions`.
    */
   requires?: { plans: string[] };
+  /**
+   * Accept an API key (`Authorization: Bearer sk_…`) as the caller. On an `orgRole` route, a key
+   * of the organization acts with its role as the membership's (`membership.accountId` is then
+   * `NO_ACCOUNT`: record who acted from `actor`); a key of another organization gets the 404 of a
+   * non-member. Off by default: a key on a route without it is 401, so a route opts in once its
+   * handler works for a caller that is not a person (docs/api-keys.md).
+   */
+  apiKeys?: boolean;
   /**
    * Returns the body (or a promise of it). A handler that can answer without waiting may
    * return the body directly: no promise is made for the request (see docs/performance.md).
@@ -171,6 +165,8 @@ export interface RouteConfig {
   orgParam?: string;
   /** the plans one of which the organization must have (active or trialing) */
   requires?: { plans: string[] };
+  /** an API key may be the caller */
+  apiKeys: boolean;
 }
 
 /**
@@ -180,6 +176,16 @@ export interface RouteConfig {
  */
 export function isApiRoute(request: FastifyRequest): boolean {
   return (request.routeOptions.config as Partial<RouteConfig> | undefined)?.api === true;
+}
+
+/** Whether the matched route takes an API key as the caller (route data `apiKeys`). */
+export function acceptsApiKeys(request: FastifyRequest): boolean {
+  return (request.routeOptions.config as Partial<RouteConfig> | undefined)?.apiKeys === true;
+}
+
+/** Whether the matched route names an organization (route data `orgRole`). */
+export function isOrgRoute(request: FastifyRequest): boolean {
+  return (request.routeOptions.config as Partial<RouteConfig> | undefined)?.orgRole !== undefined;
 }
 
 const isApiPrefix = (prefix: string) => prefix === '/api' || prefix.startsWith('/api/');
@@ -209,6 +215,7 @@ function validateDefinition(group: RouteGroup, r: Route): void {
     if (!Array.isArray(r.requires.plans) || r.requires.plans.length === 0) throw new Error(`Route ${where}: requires needs at least one plan`);
     if (!group.subscriptions) throw new Error(`Route ${where}: requires needs the group's subscriptions resolver`);
   }
+  if (r.apiKeys && !r.orgRole && (r.auth ?? group.auth ?? 'none') === 'none') throw new Error(`Route ${where}: apiKeys on a route without authentication`);
 }
 
 const MEMBERSHIP = Symbol('saas.membership');
@@ -221,22 +228,14 @@ const ROLE_SENTENCE: Record<OrgRole, string> = {
 };
 
 /**
- * The preHandler of an `orgRole` route: the access token first (401), then one membership
- * lookup: a non-member gets the same 404 as a missing organization (nothing tells the two
- * apart), a member below the role 403.
+ * The preHandler of an `orgRole` route: the caller first (401), then its membership (one lookup
+ * for an account, none for an API key): 404 for a non-member or a missing organization, 403 for
+ * a lower role (org-access.ts).
  */
 function orgRoleCheck(resolve: MembershipResolver, required: OrgRole, param: string) {
   return async (request: FastifyRequest): Promise<void> => {
-    if (!request.user) throw unauthorized(request.authFailure ?? 'Authentication required');
     const organizationId = (request.params as Record<string, string>)[param];
-    const membership = await resolve(organizationId, request.user.id);
-    if (!membership) throw notFound('No such organization');
-    if (!hasRole(membership.role, required)) {
-      throw forbidden(`This needs the role ${required}${required === 'owner' ? '' : ' or above'} in the organization; yours is ${membership.role}`, {
-        'required-role': required, role: membership.role,
-      });
-    }
-    (request as WithMembership)[MEMBERSHIP] = membership;
+    (request as WithMembership)[MEMBERSHIP] = await authorizeOrg(request, organizationId, required, resolve, request.authFailure);
   };
 }
 
@@ -280,16 +279,17 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
       if (!(status in responses)) docResponses[status] = { ...errorRef, description };
     };
     if (hasInput) addError(400, 'Malformed body or request coercion failed');
-    if (auth === 'required') addError(401, 'Missing, invalid or expired access token');
+    if (auth === 'required') addError(401, r.apiKeys ? 'Missing, invalid or expired access token or API key' : 'Missing, invalid or expired access token');
     if (r.orgRole) {
       addError(403, 'The caller\'s role in the organization is below the one the route needs');
       addError(404, 'No such organization, or the caller is not a member');
     }
     if (r.requires) addError(402, `\`payment-required\` (with \`plans\`): the organization has no active or trialing subscription on ${planList(r.requires.plans)}`);
+    if (r.apiKeys) addError(429, 'Too many API key lookups that found no live key from this address (`rate-limited`, with Retry-After)');
     addError(500, 'Unexpected error (`exception`) or a response that broke its schema (`response-coercion`)');
 
     const config: RouteConfig = {
-      api: isApiPrefix(group.prefix), auth, rawBody: r.rawBody === true, csrf: r.csrf !== false, responses, docs: r.docs,
+      api: isApiPrefix(group.prefix), auth, rawBody: r.rawBody === true, csrf: r.csrf !== false, responses, docs: r.docs, apiKeys: r.apiKeys === true,
       ...(r.orgRole ? { orgRole: r.orgRole, orgParam: r.orgParam ?? 'id' } : {}),
       ...(r.requires ? { requires: { plans: [...r.requires.plans] } } : {}),
     };
@@ -312,7 +312,7 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
         ...(r.schemas.body ? { body: r.schemas.body, consumes: r.rawBody ? ['application/json'] : REQUEST_CONTENT_TYPES } : {}),
         produces: CONTENT_TYPES,
         response: docResponses,
-        ...(auth === 'required' ? { security: [{ bearerAuth: [] }] } : {}),
+        ...(auth === 'required' ? { security: [{ bearerAuth: [] }, ...(r.apiKeys ? [{ apiKeyAuth: [] }] : [])] } : {}),
       },
       preHandler: r.orgRole
         ? r.requires
@@ -342,7 +342,9 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
             body: request.body as never,
           },
           user: request.user,
+          apiKey: request.apiKey,
           membership: (request as WithMembership)[MEMBERSHIP],
+          actor: actorOf(request),
         });
         return result instanceof Promise ? result.then(finish) : finish(result);
       },

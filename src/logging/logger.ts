@@ -8,6 +8,7 @@ import { currentContext, withTraceIds, type LogContext } from './context.js';
 import type { LevelFilter } from './filter.js';
 import { LEVEL_VALUE, type Kind, type Level } from './levels.js';
 import type { Redactor } from './redact.js';
+import { mayHoldSecret, redactText } from './redact-links.js';
 
 /** One log entry, with exactly the spec's fields. */
 export interface LogEntry {
@@ -103,7 +104,8 @@ export class LogBackend {
       timestamp: this.timestamp(),
       level,
       id,
-      msg,
+      // our messages may quote a path, a header or an error: the secrets in text go, as in data
+      msg: mayHoldSecret(msg) ? redactText(msg) : msg,
       ns,
       line: this.lineOf(ns, level, id, caller),
       data: data ? (this.redact(data) as Record<string, unknown>) : {},

@@ -1,8 +1,9 @@
 /**
- * Links with secrets in their query: emailed action links (`/verify-email?token=…`), OAuth
- * callbacks (`?code=…`), signed URLs (`?key=…`). Key-name redaction (redact.ts) cannot see
- * them when the whole URL is one string value (a message, an error, a `Referer`), so any
- * string that reaches the log passes through {@link redactLinkTokens} as well.
+ * Secrets inside text, where key-name redaction (redact.ts) cannot see them because the whole
+ * thing is one string value (a message, an error, a `Referer`): links with secrets in their
+ * query (emailed action links `/verify-email?token=…`, OAuth callbacks `?code=…`, signed URLs
+ * `?key=…`) and API keys (`sk_…`, ours and any other service's). Every string that reaches the
+ * log passes through {@link redactText}.
  */
 import { REDACTED } from './redact.js';
 
@@ -30,4 +31,30 @@ export function redactLinkTokens(text: string): string {
 /** True when `text` may hold a link token: the cheap test before {@link redactLinkTokens}. */
 export function mayHoldLinkToken(text: string): boolean {
   return HINT.test(text);
+}
+
+// `sk_<prefix>_<rest>` (ours; Stripe's `sk_live_…`): the prefix stays, it names the key and is not
+// secret; `sk_` and 16 or more key characters without a second underscore: all of it
+const API_KEY = /\bsk_(?:([0-9A-Za-z]{1,16})_[0-9A-Za-z_-]+|[0-9A-Za-z-]{16,}[0-9A-Za-z_-]*)/g;
+
+/**
+ * Replaces the secret part of every API key in `text` (`sk_<prefix>_…`) with `[REDACTED]`.
+ *
+ * @example
+ * redactApiKeys('Bearer sk_AbCd1234_s3cr3t')
+ * // => 'Bearer sk_AbCd1234_[REDACTED]'
+ */
+export function redactApiKeys(text: string): string {
+  if (!text.includes('sk_')) return text;
+  return text.replace(API_KEY, (_match, prefix: string | undefined) => (prefix ? `sk_${prefix}_${REDACTED}` : `sk_${REDACTED}`));
+}
+
+/** True when `text` may hold a secret {@link redactText} removes: the cheap test before it. */
+export function mayHoldSecret(text: string): boolean {
+  return text.includes('sk_') || HINT.test(text);
+}
+
+/** Link tokens and API keys in `text` replaced with `[REDACTED]`. */
+export function redactText(text: string): string {
+  return redactApiKeys(redactLinkTokens(text));
 }

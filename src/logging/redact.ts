@@ -4,7 +4,7 @@
  * `:user/password` keyword, `user[password]` form key, `pass word`, `Access_Token` all count)
  * contains one of the patterns: a client's spelling cannot smuggle a secret into a log.
  */
-import { mayHoldLinkToken, redactLinkTokens } from './redact-links.js';
+import { mayHoldSecret, redactText } from './redact-links.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -77,8 +77,8 @@ export function createRedactor(extraKeys: readonly string[] = []): Redactor {
   };
   const walk = (value: unknown, depth: number, seen: WeakSet<object>): unknown => {
     // a whole link in one string value (a message, an error, a Referer) hides its token from
-    // key-name redaction
-    if (typeof value === 'string') return redactLinkTokens(value);
+    // key-name redaction, and an API key can be anywhere in a text
+    if (typeof value === 'string') return redactText(value);
     if (value === null || typeof value !== 'object') return value;
     if (seen.has(value)) return '[CIRCULAR]';
     if (depth >= MAX_DEPTH) return '[TRUNCATED]';
@@ -111,7 +111,7 @@ export function createRedactor(extraKeys: readonly string[] = []): Redactor {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return true;
     for (const key in value) {
       const v = (value as Record<string, unknown>)[key];
-      if ((v !== null && typeof v === 'object') || sensitive(key) || (typeof v === 'string' && mayHoldLinkToken(v))) return true;
+      if ((v !== null && typeof v === 'object') || sensitive(key) || (typeof v === 'string' && mayHoldSecret(v))) return true;
     }
     return false;
   };

@@ -1,12 +1,11 @@
 /** Query kinds of the organizations module: `orgs/list` and `orgs/members` (membership checked like the routes). */
 import { Type } from 'typebox';
-import { notFound, unauthorized } from '../http/errors.js';
-import type { MembershipResolver } from '../http/routes.js';
+import { unauthorized } from '../http/errors.js';
 import { queryKind } from '../query/registry.js';
 import { Members, Organizations } from './schemas.js';
 import type { OrganizationService } from './service.js';
 
-export function orgQueries(orgs: OrganizationService, memberships: MembershipResolver) {
+export function orgQueries(orgs: OrganizationService) {
   return [
     queryKind({
       kind: 'orgs/list',
@@ -23,13 +22,12 @@ export function orgQueries(orgs: OrganizationService, memberships: MembershipRes
       kind: 'orgs/members',
       summary: 'The members of an organization the caller belongs to (404 otherwise)',
       auth: 'required',
+      orgRole: 'member',
+      apiKeys: true,
       params: Type.Object({ 'org-id': Type.String({ format: 'uuid' }) }, { additionalProperties: false }),
       result: Members,
-      async run({ user, params }) {
-        if (!user) throw unauthorized();
-        const membership = await memberships(params['org-id'], user.id);
-        if (!membership) throw notFound('No such organization');
-        return orgs.members(membership.organizationId);
+      async run({ membership }) {
+        return orgs.members(membership!.organizationId);
       },
     }),
   ];

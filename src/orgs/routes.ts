@@ -1,7 +1,9 @@
 /**
  * The organization routes, as data (DESIGN.md, "Organizations"). `orgRole` names the role the
  * caller needs in the organization `:id`: the route layer answers 404 (not a member, or no such
- * organization) and 403 (a lower role) before a handler runs. See docs/api.md.
+ * organization) and 403 (a lower role) before a handler runs. See docs/api.md. `apiKeys` marks
+ * the routes an API key of the organization may call: those whose handlers need no person (the
+ * member and invitation changes read the caller's own account: people only, for now).
  */
 import { originOf } from '../audit/log.js';
 import { ErrorBody, unauthorized } from '../http/errors.js';
@@ -53,6 +55,7 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
         path: '/orgs/:id',
         summary: 'An organization',
         orgRole: 'member',
+        apiKeys: true,
         schemas: { params: OrgId, response: { 200: ref(Organization) } },
         handler: ({ membership }) => orgs.get(requireMembership(membership)),
       }),
@@ -62,6 +65,7 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
         summary: 'Rename an organization',
         description: 'Sets the name and/or the slug; 409 when the slug is taken.',
         orgRole: 'admin',
+        apiKeys: true,
         schemas: { params: OrgId, body: ref(UpdateOrganization), response: { 200: ref(Organization), 409: error } },
         handler: ({ parameters, membership, request }) => orgs.update(requireMembership(membership), parameters.body, originOf(request)),
       }),
@@ -84,6 +88,7 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
         summary: 'The members of an organization',
         description: 'Members with their roles, in the order they joined.',
         orgRole: 'member',
+        apiKeys: true,
         schemas: { params: OrgId, response: { 200: ref(Members) } },
         handler: ({ membership }) => orgs.members(requireMembership(membership).organizationId),
       }),
@@ -127,6 +132,7 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
         summary: 'Pending invitations',
         description: 'Invitations neither accepted, revoked nor expired, newest first.',
         orgRole: 'admin',
+        apiKeys: true,
         schemas: { params: OrgId, response: { 200: ref(Invitations) } },
         handler: ({ membership }) => invitations.list(requireMembership(membership).organizationId),
       }),

@@ -29,8 +29,11 @@ const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === 
  * An organization action's audit entry: the organization's log, the caller as actor, and the
  * caller's account as the one whose data it is (its export holds what it did). docs/audit.md.
  */
-function orgEntry(organizationId: string, callerId: string, entry: Pick<AuditEntryInput, 'action' | 'target' | 'details' | 'origin'>): AuditEntryInput {
-  return { ...entry, organizationId, accountId: callerId, actor: { accountId: callerId } };
+function orgEntry(organizationId: string, caller: string | Pick<Membership, 'accountId' | 'apiKeyId'>, entry: Pick<AuditEntryInput, 'action' | 'target' | 'details' | 'origin'>): AuditEntryInput {
+  // an API key acts for no account (its membership's accountId is NO_ACCOUNT): the key is the actor
+  if (typeof caller !== 'string' && caller.apiKeyId) return { ...entry, organizationId, accountId: null, actor: { apiKeyId: caller.apiKeyId } };
+  const accountId = typeof caller === 'string' ? caller : caller.accountId;
+  return { ...entry, organizationId, accountId, actor: { accountId } };
 }
 
 export class OrganizationService {
@@ -96,7 +99,7 @@ export class OrganizationService {
           .returning(ORGANIZATION_ROW_COLUMNS)
           .executeTakeFirstOrThrow();
         if (after.name !== before.name || after.slug !== before.slug) {
-          await appendAudit(trx, orgEntry(after.id, membership.accountId, {
+          await appendAudit(trx, orgEntry(after.id, membership, {
             action: 'org.renamed', target: { type: 'organization', id: after.id },
             details: { name: after.name, slug: after.slug, 'previous-name': before.name, 'previous-slug': before.slug }, origin,
           }));
@@ -152,7 +155,7 @@ export class OrganizationService {
       await trx.updateTable('membership').set({ role })
         .where('organization_id', '=', caller.organizationId).where('account_id', '=', accountId).execute();
       if (state.target.role !== role) {
-        await appendAudit(trx, orgEntry(caller.organizationId, caller.accountId, {
+        await appendAudit(trx, orgEntry(caller.organizationId, caller, {
           action: 'org.member-role-changed', target: { type: 'account', id: accountId }, details: { role, 'previous-role': state.target.role }, origin,
         }));
       }
@@ -179,7 +182,7 @@ export class OrganizationService {
         }
       }
       await trx.deleteFrom('membership').where('organization_id', '=', caller.organizationId).where('account_id', '=', accountId).execute();
-      await appendAudit(trx, orgEntry(caller.organizationId, caller.accountId, {
+      await appendAudit(trx, orgEntry(caller.organizationId, caller, {
         action: leaving ? 'org.member-left' : 'org.member-removed', target: { type: 'account', id: accountId }, details: { role: state.target.role }, origin,
       }));
       this.log.info(leaving ? 'orgs/member-left' : 'orgs/member-removed', leaving ? 'Member left' : 'Member removed', {

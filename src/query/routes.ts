@@ -23,14 +23,16 @@ export function queryRoutes(registry: QueryRegistry): RouteGroup {
         summary: 'Run a query',
         description: `Runs the query named by \`query/kind\`; the other top-level keys are its parameters and the ` +
           `response body is its result. Kinds: ${registry.definitions.map((d) => `\`${d.kind}\` (${d.summary})`).join(', ')}. ` +
-          'An unknown kind is 400 `unknown-query-kind` listing the known ones.',
+          'An unknown kind is 400 `unknown-query-kind` listing the known ones. The kinds of an organization (with `org-id`) ' +
+          'answer 404 for a non-member and 403 below their role, and take an API key of that organization as the caller.',
+        apiKeys: true,
         schemas: {
           body: QueryEnvelope,
-          response: { 200: Type.Union(results), 401: ref(ErrorBody) },
+          response: { 200: Type.Union(results), 401: ref(ErrorBody), 403: ref(ErrorBody), 404: ref(ErrorBody) },
         },
         docs: { body: registry.documentedBody() },
-        async handler({ parameters, user }) {
-          return registry.run(parameters.body as Record<string, unknown>, user) as never;
+        async handler({ request, parameters, user, apiKey }) {
+          return registry.run(parameters.body as Record<string, unknown>, { user, apiKey, failure: request.authFailure }) as never;
         },
       }),
     ],

@@ -10,7 +10,8 @@ import { after, before, describe, it, mock } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { RefreshTokens } from '../../src/auth/refresh-tokens.js';
-import { LISTENER_APPLICATION_NAME, RevokedSessions } from '../../src/auth/revoked-sessions.js';
+import { RevokedSessions } from '../../src/auth/revoked-sessions.js';
+import { DatabaseListener, LISTENER_APPLICATION_NAME } from '../../src/db/listener.js';
 import { createLogging } from '../../src/logging/index.js';
 import { loadConfig } from '../../src/config.js';
 import { logIn, signUp } from '../support/auth.js';
@@ -252,13 +253,14 @@ describe('Two instances on one PostgreSQL', { skip: pgUrl ? false : 'TEST_DATABA
   it('falls back to polling while no listener can connect', async () => {
     const { backend } = createLogging(loadConfig({ APP_ENV: 'test', LOG_FILE: '' }), {});
     // nothing listens on this port: the listener keeps failing, only the poll can learn
-    const sessions = new RevokedSessions({
-      db: a.system.database.db, accessTtl: 900, log: backend.logger('test'),
-      listenUrl: `postgres://postgres@127.0.0.1:${await freePort()}/nothing`, pollIntervalMs: 200,
+    const listener = new DatabaseListener({
+      source: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${await freePort()}/nothing` }, log: backend.logger('test'), pollIntervalMs: 200,
     });
+    const sessions = new RevokedSessions({ db: a.system.database.db, accessTtl: 900, log: backend.logger('test'), listener });
     await sessions.start();
+    await listener.start();
     try {
-      assert.equal(sessions.isListening, false);
+      assert.equal(listener.isListening, false);
       const { email } = await signUp(a.client);
       const s = await session(a.client, email);
       assert.equal((await a.client('POST', '/api/account/log-out', { body: { 'refresh-token': s.refresh } })).status, 204);
@@ -269,6 +271,7 @@ describe('Two instances on one PostgreSQL', { skip: pgUrl ? false : 'TEST_DATABA
       }
       assert.ok(seen, 'the poll found the revocation');
     } finally {
+      await listener.stop();
       await sessions.stop();
     }
   });

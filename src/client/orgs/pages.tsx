@@ -8,6 +8,7 @@ import { billingPath } from '../billing/events.js';
 import { formFields, Link, Submit, useApp } from '../ui.js';
 import { auditPath } from '../audit/events.js';
 import { orgIdOf, orgPath, type Member, type Organization, type OrgRole } from './events.js';
+import { apiKeysPath } from '../api-keys/events.js';
 
 const ROLES: OrgRole[] = ['member', 'admin', 'owner'];
 const rank = (role: OrgRole) => ROLES.indexOf(role);
@@ -174,6 +175,13 @@ export function OrgPage() {
           <thead><tr><th>Member</th><th>Role</th><th /></tr></thead>
           <tbody>{page.members.map((m) => <MemberRow key={m['account-id']} member={m} me={state.account?.id} myRole={org.role} owners={owners} />)}</tbody>
         </table>
+      )}
+      {rank(org.role) >= rank('admin') && (
+        <p><a href={apiKeysPath(org.id)} id="org-api-keys-link" onClick={(e) => {
+          if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+          e.preventDefault();
+          dispatch(['router/navigate', { route: 'org-api-keys', path: apiKeysPath(org.id) }]);
+        }}>API keys</a> <span class="muted">for programs acting in this organization</span></p>
       )}
       {rank(org.role) >= rank('admin') && <Invitations />}
       {org.role === 'owner' && !org.personal && (

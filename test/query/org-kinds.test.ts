@@ -1,0 +1,21 @@
+/** Query kinds on an organization: their declaration is checked when it is made, like a route's. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Type, type TObject } from 'typebox';
+import { QueryRegistry, queryKind } from '../../src/query/registry.js';
+
+const result = Type.Object({ ok: Type.Boolean() }, { $id: 'test-ok' });
+const kind = (extra: Record<string, unknown>, params: TObject = Type.Object({ 'org-id': Type.String({ format: 'uuid' }) })) =>
+  queryKind({ kind: 'test/org', summary: 'test', auth: 'required', params, result, run: async () => ({ ok: true }), ...extra });
+
+describe('query kinds with orgRole', () => {
+  it('needs a UUID parameter naming the organization, orgRole for apiKeys, and the registry\'s memberships', () => {
+    assert.throws(() => kind({ orgRole: 'member' }, Type.Object({})), /orgRole needs the parameter org-id/);
+    assert.throws(() => kind({ orgRole: 'member' }, Type.Object({ 'org-id': Type.String() })), /format uuid/);
+    assert.throws(() => kind({ orgRole: 'member', orgParam: 'org' }), /orgRole needs the parameter org/);
+    assert.throws(() => kind({ apiKeys: true }), /apiKeys needs orgRole/);
+    assert.throws(() => new QueryRegistry([kind({ orgRole: 'admin', apiKeys: true })], []), /memberships resolver/);
+    const registry = new QueryRegistry([kind({ orgRole: 'admin', apiKeys: true })], [], { memberships: async () => undefined });
+    assert.deepEqual(registry.names, ['test/org']);
+  });
+});
