@@ -51,6 +51,12 @@ import { orgQueries } from './orgs/queries.js';
 import { orgRoutes } from './orgs/routes.js';
 import { ORG_SCHEMAS } from './orgs/schemas.js';
 import { OrganizationService } from './orgs/service.js';
+import { FlowCookies } from './oidc/flow-cookie.js';
+import { IdentityService } from './oidc/identities.js';
+import { identityRoutes } from './oidc/identity-routes.js';
+import { ProviderClients } from './oidc/providers.js';
+import { oidcRoutes } from './oidc/routes.js';
+import { OIDC_SCHEMAS } from './oidc/schemas.js';
 
 export interface System {
   config: Config;
@@ -148,13 +154,14 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const passwords = new PasswordHasher();
     const loginLimiter = new LoginRateLimiter({ email: config.loginLimitEmail, address: config.loginLimitAddress }, limiterStore);
     const accountLog = logs.logger('saas.account');
+    const signUpLimiter = new SignUpRateLimiter(config.signupLimitAddress, limiterStore);
     const accounts = new AccountService({
       db: database.db,
       passwords,
       accessTokens,
       refreshTokens,
       loginLimiter,
-      signUpLimiter: new SignUpRateLimiter(config.signupLimitAddress, limiterStore),
+      signUpLimiter,
       mail,
       log: accountLog,
       onLogIn: metrics && ((outcome) => metrics.logIn(outcome)),
@@ -178,8 +185,11 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const orgs = new OrganizationService(database.db, orgLog);
     const invitations = new InvitationService({ db: database.db, mail, log: orgLog });
     const memberships = membershipResolver(database.db);
-    // embedded named schemas come before the ones that embed them (organization: subscription; account-export: exported-membership)
-    const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, ...ORG_SCHEMAS, ...LIFECYCLE_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...(options.extraSchemas ?? [])];
+    const oidcLog = logs.logger('saas.oidc');
+    const signInProviders = new ProviderClients(config.oidcProviders, oidcLog);
+    const identities = new IdentityService({ db: database.db, log: oidcLog, signUpLimiter });
+    // embedded named schemas come before the ones that embed them (organization: subscription; account-export: exported-membership, identity)
+    const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, ...ORG_SCHEMAS, ...OIDC_SCHEMAS, ...LIFECYCLE_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...(options.extraSchemas ?? [])];
     const queries = new QueryRegistry([...accountQueries(accounts), ...orgQueries(orgs, memberships), ...paymentQueries(payments)], [ErrorBody, ...schemas]);
 
     const app = await buildApp({
@@ -201,6 +211,11 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
         accountRoutes(accounts, { secureCookies }),
         lifecycleRoutes(lifecycle),
         sessionRoutes(accountSessions, accountData, { secureCookies }),
+        identityRoutes(identities),
+        oidcRoutes({
+          providers: signInProviders, identities, accounts, appUrl: config.appUrl, log: oidcLog,
+          flows: new FlowCookies(config.sessionSecret, secureCookies), cookies: { secureCookies },
+        }),
         orgRoutes(orgs, invitations, memberships),
         paymentRoutes(payments),
         queryRoutes(queries),
@@ -212,6 +227,8 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const drain = new ConnectionDrain(app.server);
     stops.push(['http', () => closeApp(app, drain, config.shutdownTimeoutMs, log)]);
     await app.ready();
+    // discovery in the background: a provider that is down delays no start-up (src/oidc/providers.ts)
+    signInProviders.warmUp();
 
     const system: System = {
       config,

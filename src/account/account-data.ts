@@ -10,6 +10,7 @@
 import { sql } from 'kysely';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import { unauthorized } from '../http/errors.js';
+import { accountIdentities } from '../oidc/identities.js';
 import { exportMemberships } from '../orgs/data.js';
 import type { AuthUser } from '../http/routes.js';
 import type { AccountExport } from './lifecycle-schemas.js';
@@ -36,6 +37,7 @@ export class AccountData {
       account: toUserAccount(row),
       sessions: await this.deps.sessions.list(user.id, user.sessionId),
       memberships: await exportMemberships(this.deps.db, user.id),
+      identities: await accountIdentities(this.deps.db, user.id),
       'payment-events': events.map((e) => ({
         provider: e.provider,
         id: e.event_id,

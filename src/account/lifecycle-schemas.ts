@@ -1,5 +1,6 @@
 /** Named schemas of the account lifecycle routes (DESIGN.md, "Account lifecycle"). */
 import { Type, type Static } from 'typebox';
+import { Identity } from '../oidc/schemas.js';
 import { ExportedMembership } from '../orgs/schemas.js';
 import { Email, NewPassword, UserAccount } from './schemas.js';
 
@@ -76,6 +77,7 @@ export const AccountExport = Type.Object(
     account: UserAccount,
     sessions: Type.Array(AccountSession),
     memberships: Type.Array(ExportedMembership, { description: 'the organizations the account belongs to, with its role' }),
+    identities: Type.Array(Identity, { description: 'the sign-in provider identities linked to the account' }),
     'payment-events': Type.Array(ExportedPaymentEvent),
   },
   { $id: 'account-export', additionalProperties: false, description: 'everything the service keeps about the account (GDPR access)' },

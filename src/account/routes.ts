@@ -33,14 +33,17 @@ export const ACCOUNT_GROUP = {
   bodyLimit: 16 * 1024,
 } as const satisfies Omit<RouteGroup, 'routes'>;
 
+/** Sets the cookies of a session that started (log-in, refresh, a provider sign-in): the refresh token and the hint. */
+export function setSessionCookies(reply: FastifyReply, session: Session, options: AccountRouteOptions): void {
+  reply.setCookie(REFRESH_COOKIE, session.body['refresh-token'], {
+    path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies,
+    expires: session.refreshExpiresAt,
+  });
+  reply.setCookie(SESSION_HINT_COOKIE, '1', { path: '/', sameSite: 'strict', secure: options.secureCookies, expires: session.refreshExpiresAt });
+}
+
 export function accountRoutes(accounts: AccountService, options: AccountRouteOptions): RouteGroup {
-  const setRefreshCookie = (reply: FastifyReply, session: Session) => {
-    reply.setCookie(REFRESH_COOKIE, session.body['refresh-token'], {
-      path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies,
-      expires: session.refreshExpiresAt,
-    });
-    reply.setCookie(SESSION_HINT_COOKIE, '1', { path: '/', sameSite: 'strict', secure: options.secureCookies, expires: session.refreshExpiresAt });
-  };
+  const setRefreshCookie = (reply: FastifyReply, session: Session) => setSessionCookies(reply, session, options);
   const refreshTokenOf = (body: { 'refresh-token'?: string } | undefined, cookies: Record<string, string | undefined>) =>
     body?.['refresh-token'] ?? cookies[REFRESH_COOKIE];
 

@@ -13,7 +13,7 @@
  * of it exactly when it commits; this process records it at once (see revoked-sessions.ts).
  */
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../db/database.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { REVOCATION_CHANNEL } from './revoked-sessions.js';
@@ -77,18 +77,22 @@ export class RefreshTokens {
     return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
   }
 
-  /** Starts a family for a log-in and returns its first token. */
-  async issue(accountId: string, client: SessionClient = {}): Promise<IssuedRefreshToken> {
+  /**
+   * Starts a family for a log-in and returns its first token; inside `trx` when given (the
+   * log-in's audit entry commits with it), else in a transaction of its own.
+   */
+  async issue(accountId: string, client: SessionClient = {}, trx?: Transaction<DatabaseSchema>): Promise<IssuedRefreshToken> {
     const expiresAt = new Date(Date.now() + this.settings.ttl * 1000);
     const token = randomBytes(32).toString('base64url');
-    const familyId = await this.db.transaction().execute(async (trx) => {
+    const write = async (trx: Transaction<DatabaseSchema>) => {
       const family = await trx.insertInto('refresh_family').values({
         account_id: accountId, expires_at: expiresAt, last_used_at: sql`now()`,
         user_agent: client.userAgent ? client.userAgent.slice(0, USER_AGENT_MAX) : null, ip: client.ip ?? null,
       }).returning('id').executeTakeFirstOrThrow();
       await trx.insertInto('refresh_token').values({ family_id: family.id, token_hash: hashToken(token), token_sealed: this.seal(token) }).execute();
       return family.id;
-    });
+    };
+    const familyId = trx ? await write(trx) : await this.db.transaction().execute(write);
     return { familyId, token, expiresAt };
   }
 

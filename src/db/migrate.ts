@@ -11,6 +11,7 @@ import * as m0005 from './migrations/0005_refresh_family_revoked.js';
 import * as m0006 from './migrations/0006_account_lifecycle.js';
 import * as m0007 from './migrations/0007_organizations.js';
 import * as m0008 from './migrations/0008_audit_log.js';
+import * as m0012 from './migrations/0012_identities.js';
 import type { Logger } from '../logging/logger.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -22,6 +23,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0006_account_lifecycle': m0006,
   '0007_organizations': m0007,
   '0008_audit_log': m0008,
+  '0012_identities': m0012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -10,7 +10,8 @@ export interface AccountTable {
   id: Generated<string>;
   email: string;
   name: string | null;
-  password_hash: string;
+  /** null for an account made by a provider sign-in until its owner sets a password (forgot-password) */
+  password_hash: string | null;
   created_at: Generated<Date>;
   payment_customer_id: string | null;
   subscription_status: ColumnType<SubscriptionStatus, SubscriptionStatus | undefined, SubscriptionStatus>;
@@ -163,10 +164,25 @@ export interface AuditEntryTable {
   created_at: Generated<Date>;
 }
 
+/** An account's identity at an OpenID Connect / OAuth 2 provider (src/oidc/); found by (provider, subject). */
+export interface AccountIdentityTable {
+  id: Generated<string>;
+  account_id: string;
+  /** the provider's name in OIDC_PROVIDERS */
+  provider: string;
+  /** the provider's stable id of the person (`sub`; GitHub: the numeric user id) */
+  subject: string;
+  /** the provider's verified address, lower-cased, as last seen; null when it asserted none */
+  email: string | null;
+  created_at: Generated<Date>;
+  last_used_at: NullableTimestamp;
+}
+
 /** Facts an entry records beyond its columns: small, flat, never a secret. */
 export type AuditDetails = Record<string, string | number | boolean | null>;
 
 export interface DatabaseSchema {
+  account_identity: AccountIdentityTable;
   audit_entry: AuditEntryTable;
   organization: OrganizationTable;
   membership: MembershipTable;
