@@ -33,15 +33,17 @@ export interface FlowState {
 export class FlowCookies {
   private readonly key: Uint8Array;
 
-  constructor(secret: string, private readonly secure: boolean) {
+  /** `ttlSeconds`: how long a flow may take (tests make expired ones with a negative value) */
+  constructor(secret: string, private readonly secure: boolean, private readonly ttlSeconds = FLOW_TTL_SECONDS) {
     this.key = new Uint8Array(hkdfSync('sha256', secret, 'saas-oauth-flow', 'flow-cookie', 32));
   }
 
   async seal(flow: FlowState): Promise<string> {
+    const now = Math.floor(Date.now() / 1000);
     return new EncryptJWT({ flow })
       .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
-      .setIssuedAt()
-      .setExpirationTime(`${FLOW_TTL_SECONDS}s`)
+      .setIssuedAt(now)
+      .setExpirationTime(now + this.ttlSeconds)
       .encrypt(this.key);
   }
 
@@ -59,7 +61,7 @@ export class FlowCookies {
 
   async set(reply: FastifyReply, flow: FlowState): Promise<void> {
     reply.setCookie(FLOW_COOKIE, await this.seal(flow), {
-      path: callbackPath(flow.provider), httpOnly: true, sameSite: 'lax', secure: this.secure, maxAge: FLOW_TTL_SECONDS,
+      path: callbackPath(flow.provider), httpOnly: true, sameSite: 'lax', secure: this.secure, maxAge: Math.max(this.ttlSeconds, 0),
     });
   }
 
