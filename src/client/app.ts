@@ -4,6 +4,7 @@
  * live in account/events.ts; the views (Preact) in view.tsx and account/pages.tsx.
  */
 import type { AccountPagesState } from './account/events.js';
+import type { OidcState } from './oidc/events.js';
 import type { OrgsState } from './orgs/events.js';
 import { EventCore, type EventVector } from './core.js';
 import { installHttp, type HttpFailure, type HttpLayerConfig } from './http.js';
@@ -24,7 +25,7 @@ export interface Account {
   'email-verified'?: boolean;
 }
 
-export interface AppState extends AccountPagesState, OrgsState {
+export interface AppState extends AccountPagesState, OrgsState, OidcState {
   route: Route;
   token?: string;
   account?: Account;

@@ -3,6 +3,7 @@ import { h, render } from 'preact';
 import { registerAccount } from './account/events.js';
 import { hasSessionHint, registerApp, routeOf, type AppState } from './app.js';
 import { EventCore } from './core.js';
+import { registerOidc } from './oidc/events.js';
 import { registerOrgs } from './orgs/events.js';
 import { Root } from './view.js';
 import './style.css';
@@ -32,6 +33,10 @@ registerOrgs(core, {
     setItem: (key, value) => { try { localStorage.setItem(key, value); } catch { /* not kept */ } },
     removeItem: (key) => { try { localStorage.removeItem(key); } catch { /* not kept */ } },
   },
+});
+registerOidc(core, {
+  assign: (url) => location.assign(url),
+  replaceUrl: (path) => history.replaceState(history.state, '', path),
 });
 core.dispatchSync(['orgs/init']);
 window.addEventListener('popstate', () => core.dispatch(['router/changed', location.pathname]));
