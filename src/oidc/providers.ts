@@ -44,6 +44,14 @@ export class ProviderUnavailableError extends Error {
   }
 }
 
+/** The provider answered, but not what a sign-in needs (an API error, a response without what it must carry). */
+export class ProviderRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProviderRefusedError';
+  }
+}
+
 const TIMEOUT_SECONDS = 10;
 const RETRY_BASE_MS = 1000;
 const RETRY_MAX_MS = 60_000;
@@ -167,7 +175,7 @@ class OidcClient extends BaseClient {
       pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state, expectedNonce: checks.nonce, idTokenExpected: true,
     });
     const claims = tokens.claims();
-    if (!claims) throw new Error('The token response has no ID token');
+    if (!claims) throw new ProviderRefusedError('The token response has no ID token');
     let { email, email_verified: emailVerified, name } = claims;
     // many providers keep the email claims for the UserInfo endpoint (the access token's scope)
     if ((typeof email !== 'string' || emailVerified === undefined) && config.serverMetadata().userinfo_endpoint) {
@@ -228,7 +236,7 @@ class GitHubClient extends BaseClient {
     const headers = new Headers({ accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28', 'user-agent': 'saas-starter' });
     const response = await client.fetchProtectedResource(this.configuration, accessToken, new URL(`${this.apiBase}${path}`), 'GET', undefined, headers);
     if (response.status >= 500) throw new ProviderUnavailableError(this.id, `GitHub's API answered ${response.status} for ${path}`);
-    if (!response.ok) throw new Error(`GitHub's API answered ${response.status} for ${path}`);
+    if (!response.ok) throw new ProviderRefusedError(`GitHub's API answered ${response.status} for ${path}`);
     return (await response.json()) as T;
   }
 
@@ -238,7 +246,7 @@ class GitHubClient extends BaseClient {
     });
     const user = await this.api<GitHubUser>(tokens.access_token, '/user');
     // the numeric id: a login can be renamed and then taken by someone else
-    if (typeof user.id !== 'number' && typeof user.id !== 'string') throw new Error('GitHub\'s /user has no id');
+    if (typeof user.id !== 'number' && typeof user.id !== 'string') throw new ProviderRefusedError('GitHub\'s /user has no id');
     const emails = await this.api<GitHubEmail[]>(tokens.access_token, '/user/emails');
     const primary = Array.isArray(emails) ? emails.find((e) => e.primary === true && typeof e.email === 'string') : undefined;
     return {
@@ -296,8 +304,9 @@ export function describeError(err: unknown): Record<string, string | number> {
 /** Whether a failure is the provider being unreachable (network, time-out, 5xx), not a refused sign-in. */
 export function isUnavailable(err: unknown): boolean {
   if (err instanceof ProviderUnavailableError) return true;
-  // fetch's own network failures are TypeErrors; the library rethrows them as they are
-  if (err instanceof TypeError) return true;
+  // fetch's network failures are TypeErrors ("fetch failed", the socket's error as the cause),
+  // which the library rethrows as they are; a TypeError of a bug is not one
+  if (err instanceof TypeError) return err.message === 'fetch failed' || typeof (err.cause as { code?: unknown } | undefined)?.code === 'string';
   const e = err as { code?: unknown; status?: unknown; cause?: unknown };
   if (e.code === 'OAUTH_TIMEOUT' || e.code === 'OAUTH_ABORT') return true;
   if (typeof e.status === 'number' && e.status >= 500) return true;

@@ -21,7 +21,7 @@ import { ref, route, type RouteGroup } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import { callbackPath, FLOW_COOKIE, type FlowCookies, type FlowState } from './flow-cookie.js';
 import { SignInRefused, type IdentityService } from './identities.js';
-import { describeError, isUnavailable, ProviderUnavailableError, type ProviderClient, type ProviderClients } from './providers.js';
+import { describeError, isUnavailable, ProviderRefusedError, ProviderUnavailableError, type ProviderClient, type ProviderClients } from './providers.js';
 import { AuthProviders, AuthorizationUrl, CallbackQuery, ProviderParam, StartQuery } from './schemas.js';
 
 /** Where a sign-in lands when it names no other page. */
@@ -106,7 +106,7 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteGroup {
     else if (err instanceof client.AuthorizationResponseError) code = err.error === 'access_denied' ? 'access-denied' : 'provider-error';
     else if (isUnavailable(err)) code = 'provider-unavailable';
     else if (err instanceof HttpError || !(err instanceof Error)) code = 'server-error';
-    else if (err instanceof client.ResponseBodyError || err instanceof client.ClientError || err.name === 'OperationProcessingError') code = 'sign-in-failed';
+    else if (err instanceof client.ResponseBodyError || err instanceof client.ClientError || err instanceof ProviderRefusedError) code = 'sign-in-failed';
     else code = 'server-error';
     const facts = { provider, error: code, ...describeError(err) };
     if (code === 'server-error') log.error('oidc/callback-failed', `Sign-in with ${provider} failed`, facts);
