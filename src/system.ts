@@ -56,7 +56,7 @@ import { IdentityService } from './oidc/identities.js';
 import { identityRoutes } from './oidc/identity-routes.js';
 import { ProviderClients } from './oidc/providers.js';
 import { oidcRoutes } from './oidc/routes.js';
-import { OIDC_SCHEMAS } from './oidc/schemas.js';
+import { AUTH_PROVIDERS_FIELD, OIDC_SCHEMAS } from './oidc/schemas.js';
 
 export interface System {
   config: Config;
@@ -200,6 +200,8 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       authenticator: bearerAuthenticator(accessTokens, [REFRESH_COOKIE]),
       schemas,
       observability: appObservability(metrics, tracing),
+      // the sign-in buttons' providers, in the page: the log-in page asks nothing to show them
+      pageFields: { [AUTH_PROVIDERS_FIELD]: JSON.stringify(signInProviders.list()) },
       routeGroups: [
         healthRoutes({
           version: config.version,

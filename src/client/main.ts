@@ -3,7 +3,7 @@ import { h, render } from 'preact';
 import { registerAccount } from './account/events.js';
 import { hasSessionHint, registerApp, routeOf, type AppState } from './app.js';
 import { EventCore } from './core.js';
-import { registerOidc } from './oidc/events.js';
+import { providersInPage, registerOidc } from './oidc/events.js';
 import { registerOrgs } from './orgs/events.js';
 import { Root } from './view.js';
 import './style.css';
@@ -39,6 +39,9 @@ registerOidc(core, {
   replaceUrl: (path) => history.replaceState(history.state, '', path),
 });
 core.dispatchSync(['orgs/init']);
+// the server writes the sign-in providers into the page; without them (another server) they are asked for
+const providers = providersInPage(document);
+if (providers) core.dispatchSync(['providers/loaded', providers]);
 window.addEventListener('popstate', () => core.dispatch(['router/changed', location.pathname]));
 render(h(Root, { core }), root);
 core.dispatch(['app/start', { sessionHint: hasSessionHint(document.cookie) }]);

@@ -1,6 +1,9 @@
 /** Named schemas of provider sign-in (DESIGN.md, "Sign-in methods"); one source for validation, OpenAPI and types. */
 import { Type, type Static } from 'typebox';
 
+/** The id of the page's hidden field that carries `[{id, name}]` of the providers (JSON), for the client's buttons. */
+export const AUTH_PROVIDERS_FIELD = '__auth-providers';
+
 export const AuthProvider = Type.Object(
   {
     id: Type.String({ description: 'the name in OIDC_PROVIDERS: the path segment of `/api/auth/oauth/<id>/start`' }),

@@ -28,6 +28,8 @@ describe('provider sign-in in the browser', { skip: existsSync(CHROMIUM) ? false
   let browser: Browser;
   let page: Page;
   const problems: string[] = [];
+  /** the app's API requests, `METHOD /path` */
+  const apiCalls: string[] = [];
 
   before(async () => {
     assert.ok(existsSync(`${PUBLIC_DIR}/index.html`), 'the client is built (npm run build:client)');
@@ -43,6 +45,7 @@ describe('provider sign-in in the browser', { skip: existsSync(CHROMIUM) ? false
     page.on('requestfailed', (r) => { if (ours(r.url())) problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`); });
     page.on('console', (m) => { if (m.type() === 'error' && ours(page.url())) problems.push(`console: ${m.text()} (${m.location().url})`); });
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+    page.on('request', (r) => { if (ours(r.url()) && new URL(r.url()).pathname.startsWith('/api/')) apiCalls.push(`${r.method()} ${new URL(r.url()).pathname}`); });
   });
   after(async () => {
     await browser?.close();
@@ -74,6 +77,9 @@ describe('provider sign-in in the browser', { skip: existsSync(CHROMIUM) ? false
   const signedOutEverywhere = async () => {
     await page.context().clearCookies();
     await page.goto(`${w.appUrl}/log-in`);
+    // the page's own requests finish before the next navigation (which would abort them)
+    await page.getByRole('link', { name: 'Log in with Acme' }).waitFor();
+    await page.waitForLoadState('networkidle');
   };
 
   const zoe = uniqueEmail('zoe');
@@ -81,6 +87,8 @@ describe('provider sign-in in the browser', { skip: existsSync(CHROMIUM) ? false
   step('a visitor signs in with Acme from the log-in page and lands on the account page, signed in', async () => {
     w.op.accounts.set('zoe', { email: zoe, emailVerified: true, name: 'Zoe Browser' });
     await page.goto(`${w.appUrl}/log-in`);
+    await page.getByRole('link', { name: 'Log in with Acme' }).waitFor();
+    assert.deepEqual(apiCalls, [], 'the buttons come with the page: a first visit asks nothing');
     await page.getByRole('link', { name: 'Log in with Acme' }).click();
     await atProvider('zoe');
     await page.waitForURL(`${w.appUrl}/account`);

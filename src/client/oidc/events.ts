@@ -39,6 +39,21 @@ export interface OidcIo {
   replaceUrl: (path: string) => void;
 }
 
+/** The page's hidden field with the providers as JSON (src/oidc/schemas.ts, AUTH_PROVIDERS_FIELD). */
+export const AUTH_PROVIDERS_FIELD = '__auth-providers';
+
+/** The providers the server wrote into the page; undefined when it wrote none or garbage. */
+export function providersInPage(doc: Pick<Document, 'getElementById'>): AuthProvider[] | undefined {
+  const field = doc.getElementById(AUTH_PROVIDERS_FIELD) as HTMLInputElement | null;
+  if (!field) return undefined;
+  try {
+    const parsed = JSON.parse(field.value) as unknown;
+    return Array.isArray(parsed) ? parsed.filter((p): p is AuthProvider => typeof p?.id === 'string' && typeof p?.name === 'string') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The start of a sign-in with a provider: a navigation, not a request. */
 export const startPath = (providerId: string) => `/api/auth/oauth/${encodeURIComponent(providerId)}/start`;
 
