@@ -59,7 +59,7 @@ export async function runPrimary(config: Config): Promise<void> {
     worker.on('message', (msg: unknown) => { if (isLogMessage(msg)) file?.writeLine(msg.line); });
     worker.on('exit', (code, signal) => {
       if (stopping) return;
-      log.error('cluster/worker-died', `Worker ${index} exited (${signal ?? code}); starting another`, { worker: index, code, signal });
+      log.error('cluster/worker-died', `Worker ${index} exited (${signal ?? code}); starting another`, { worker: index, 'exit-status': code, signal });
       setTimeout(() => { if (!stopping) fork(index); }, 1000);
     });
     return worker;

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { billingSettings, type BillingSettings } from './billing/settings.js';
+import { OidcConfigError, parseOidcProviders, type OidcProviderSettings } from './oidc/config.js';
 
 export type AppEnv = 'dev' | 'prod' | 'test';
 export type RotationInterval = 'daily' | 'weekly' | 'monthly';
@@ -117,6 +118,8 @@ export interface Config {
   metrics: MetricsSettings | undefined;
   /** OpenTelemetry traces (src/observability/tracing.ts); undefined: off */
   tracing: TracingSettings | undefined;
+  /** OpenID Connect / OAuth 2 sign-in providers (OIDC_PROVIDERS, src/oidc/); empty: none */
+  oidcProviders: OidcProviderSettings[];
 }
 
 /** `METRICS_PORT` / `METRICS_HOST`: where `/metrics` is served, apart from the public port. */
@@ -322,6 +325,15 @@ function tracingSettings(env: Env): TracingSettings | undefined {
   };
 }
 
+function oidcProviders(env: Env): OidcProviderSettings[] {
+  try {
+    return parseOidcProviders(env);
+  } catch (err) {
+    if (err instanceof OidcConfigError) throw new ConfigError(err.variable, err.message.slice(err.variable.length + 1));
+    throw err;
+  }
+}
+
 /** Reads and validates the configuration. Throws {@link ConfigError} naming the bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const appEnv = oneOf(env, 'APP_ENV', ['dev', 'prod', 'test'] as const, 'dev');
@@ -423,5 +435,6 @@ export function loadConfig(env: Env = process.env): Config {
     idleTimeoutMs: int(env, 'IDLE_TIMEOUT_MS', 120_000, 100),
     metrics: metricsSettings(env, host, port),
     tracing: tracingSettings(env),
+    oidcProviders: oidcProviders(env),
   };
 }

@@ -77,6 +77,12 @@ import { TwoFactorService } from './mfa/service.js';
 import { passkeyRoutes, passkeySignInRoutes } from './passkeys/routes.js';
 import { PASSKEY_SCHEMAS } from './passkeys/schemas.js';
 import { PasskeyService } from './passkeys/service.js';
+import { FlowCookies } from './oidc/flow-cookie.js';
+import { IdentityService } from './oidc/identities.js';
+import { identityRoutes } from './oidc/identity-routes.js';
+import { ProviderClients } from './oidc/providers.js';
+import { oidcRoutes } from './oidc/routes.js';
+import { AUTH_PROVIDERS_FIELD, OIDC_SCHEMAS } from './oidc/schemas.js';
 
 export interface System {
   config: Config;
@@ -193,13 +199,14 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       db: database.db, passwords, loginLimiter, log: accountLog, appUrl: config.appUrl, rpName: productName,
       signInLimiter: counter('passkey-sign-in-address', config.passkeyLimitAddress, limiterStore),
     });
+    const signUpLimiter = new SignUpRateLimiter(config.signupLimitAddress, limiterStore);
     const accounts = new AccountService({
       db: database.db,
       passwords,
       accessTokens,
       refreshTokens,
       loginLimiter,
-      signUpLimiter: new SignUpRateLimiter(config.signupLimitAddress, limiterStore),
+      signUpLimiter,
       mail,
       log: accountLog,
       onLogIn: metrics && ((outcome) => metrics.logIn(outcome)),
@@ -235,10 +242,13 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const orgs = new OrganizationService(database.db, orgLog, cancelSubscriptions);
     const invitations = new InvitationService({ db: database.db, mail, log: orgLog });
     const memberships = membershipResolver(database.db);
+    const oidcLog = logs.logger('saas.oidc');
+    const signInProviders = new ProviderClients(config.oidcProviders, oidcLog);
+    const identities = new IdentityService({ db: database.db, log: oidcLog, signUpLimiter });
     const auditLog = new AuditLog(database.db);
     const apiKeys = new ApiKeyService({ db: database.db, log: apiKeyLog, onRevoked: (id) => apiKeyVerifier.forget(id) });
-    // embedded named schemas come before the ones that embed them (organization: subscription; account-export: exported-membership, exported-audit-entry, passkey)
-    const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, ...ORG_SCHEMAS, ...AUDIT_SCHEMAS, ...API_KEY_SCHEMAS, ...MFA_SCHEMAS, ...PASSKEY_SCHEMAS, ...LIFECYCLE_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...BILLING_SCHEMAS, UsageReport, ...(options.extraSchemas ?? [])];
+    // embedded named schemas come before the ones that embed them (organization: subscription; account-export: exported-membership, exported-audit-entry, passkey, identity)
+    const schemas = [HealthStatus, HealthLive, HealthReady, ...ACCOUNT_SCHEMAS, ...ORG_SCHEMAS, ...AUDIT_SCHEMAS, ...API_KEY_SCHEMAS, ...MFA_SCHEMAS, ...PASSKEY_SCHEMAS, ...OIDC_SCHEMAS, ...LIFECYCLE_SCHEMAS, WebhookReceipt, PaymentEventsPage, ...BILLING_SCHEMAS, UsageReport, ...(options.extraSchemas ?? [])];
     const queries = new QueryRegistry([...accountQueries(accounts), ...orgQueries(orgs), ...auditQueries(auditLog, memberships), ...paymentQueries(payments)], [ErrorBody, ...schemas], { memberships });
 
     // the paid features (route data `requires`): their plans are checked against BILLING_PLANS at start-up
@@ -252,6 +262,8 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       authenticator: bearerAuthenticator(accessTokens, [REFRESH_COOKIE], apiKeyVerifier),
       schemas,
       observability: appObservability(metrics, tracing),
+      // the sign-in buttons' providers, in the page: the log-in page asks nothing to show them
+      pageFields: { [AUTH_PROVIDERS_FIELD]: JSON.stringify(signInProviders.list()) },
       routeGroups: [
         healthRoutes({
           version: config.version,
@@ -266,6 +278,11 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
         twoFactorRoutes(twoFactor, accounts, { secureCookies }),
         passkeyRoutes(passkeys),
         passkeySignInRoutes(passkeys, accounts, { secureCookies }),
+        identityRoutes(identities),
+        oidcRoutes({
+          providers: signInProviders, identities, accounts, appUrl: config.appUrl, log: oidcLog,
+          flows: new FlowCookies(config.sessionSecret, secureCookies), cookies: { secureCookies },
+        }),
         orgRoutes(orgs, invitations, memberships),
         auditRoutes(auditLog, memberships),
         apiKeyRoutes(apiKeys, memberships),
@@ -281,6 +298,8 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const drain = new ConnectionDrain(app.server);
     stops.push(['http', () => closeApp(app, drain, config.shutdownTimeoutMs, log)]);
     await app.ready();
+    // discovery in the background: a provider that is down delays no start-up (src/oidc/providers.ts)
+    signInProviders.warmUp();
 
     const system: System = {
       config,

@@ -19,6 +19,7 @@ import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import { unauthorized } from '../http/errors.js';
 import { exportMemberships, solelyOwnedOrganizations, type BeforeOrganizationsDeleted } from '../orgs/data.js';
 import { listPasskeys } from '../passkeys/service.js';
+import { accountIdentities } from '../oidc/identities.js';
 import type { AuthUser } from '../http/routes.js';
 import type { AccountExport } from './lifecycle-schemas.js';
 import { confirmPassword, type PasswordCheckDeps } from './password-check.js';
@@ -46,6 +47,7 @@ export class AccountData {
       account: toUserAccount(row),
       sessions: await this.deps.sessions.list(user.id, user.sessionId),
       memberships: await exportMemberships(this.deps.db, user.id),
+      identities: await accountIdentities(this.deps.db, user.id),
       ...(await exportAuditLog(this.deps.db, user.id)),
       'payment-events': events.map((e) => ({
         provider: e.provider,

@@ -2,6 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { ExportedAuditEntry } from '../audit/schemas.js';
 import { Passkey } from '../passkeys/schemas.js';
+import { Identity } from '../oidc/schemas.js';
 import { ExportedMembership } from '../orgs/schemas.js';
 import { Email, NewPassword, UserAccount } from './schemas.js';
 
@@ -78,6 +79,7 @@ export const AccountExport = Type.Object(
     account: UserAccount,
     sessions: Type.Array(AccountSession),
     memberships: Type.Array(ExportedMembership, { description: 'the organizations the account belongs to, with its role' }),
+    identities: Type.Array(Identity, { description: 'the sign-in provider identities linked to the account' }),
     'payment-events': Type.Array(ExportedPaymentEvent),
     'audit-log': Type.Array(ExportedAuditEntry, {
       description: 'the account\'s own audit entries (its account events, the organization actions it took), newest first, at most 1000',

@@ -3,6 +3,8 @@
  * the account). Wrong passwords count against the log-in failure limits (per email + client
  * address, per address), so a stolen access token cannot be used to guess the password.
  * A wrong one is 403, not 401: 401 means "refresh your access token and retry" to the client.
+ * An account without a password (made by a provider sign-in) is refused the same way, with
+ * `reason: "no-password"`.
  */
 import type { LoginRateLimiter } from '../auth/rate-limit.js';
 import type { PasswordHasher } from '../auth/passwords.js';
@@ -27,10 +29,18 @@ export async function confirmPassword(
 ): Promise<AccountColumns> {
   const row = await deps.db.selectFrom('account').select([...ACCOUNT_COLUMNS, 'password_hash']).where('id', '=', accountId).executeTakeFirst();
   if (!row) throw unauthorized('Account no longer exists');
+  // made by a provider sign-in: its owner sets a password through forgot-password (a link to
+  // the verified address) before a change that asks for one (docs/oidc.md)
+  if (row.password_hash === null) {
+    throw forbidden('This account has no password yet: set one with "Forgot password?" (a link is emailed to your address), then try again', {
+      reason: 'no-password', errors: [{ path: `/${field}`, message: 'the account has no password yet' }],
+    });
+  }
+  const passwordHash = row.password_hash;
   const attempt = await deps.loginLimiter.begin(row.email, clientAddress);
   let valid: boolean;
   try {
-    valid = await deps.passwords.verify(row.password_hash, password);
+    valid = await deps.passwords.verify(passwordHash, password);
   } catch (err) {
     await attempt.refund();
     throw err;

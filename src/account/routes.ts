@@ -36,7 +36,7 @@ export const ACCOUNT_GROUP = {
   bodyLimit: 16 * 1024,
 } as const satisfies Omit<RouteGroup, 'routes'>;
 
-/** Sets the cookies of a session that started (log-in, refresh; a second factor, a passkey). */
+/** Sets the cookies of a session that started (log-in, refresh; a second factor, a passkey, a provider sign-in): the refresh token and the hint. */
 export function setSessionCookies(reply: FastifyReply, session: Session, options: AccountRouteOptions): void {
   reply.setCookie(REFRESH_COOKIE, session.body['refresh-token'], {
     path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies,

@@ -4,22 +4,28 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AccessTokens } from '../auth/access-tokens.js';
-import { appendAccountAudit, type AuditCap, type ClientOrigin, type RequestOrigin } from '../audit/log.js';
+import { appendAccountAudit, appendAudit, type AuditCap, type ClientOrigin, type RequestOrigin } from '../audit/log.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { LoginAttempt, LoginRateLimiter, SignUpRateLimiter } from '../auth/rate-limit.js';
-import type { IssuedRefreshToken, RefreshTokens } from '../auth/refresh-tokens.js';
-import type { CompiledQuery } from 'kysely';
+import type { IssuedRefreshToken, RefreshTokens, SessionClient } from '../auth/refresh-tokens.js';
+import type { CompiledQuery, Transaction } from 'kysely';
 import { compiledOnce } from '../db/compiled-once.js';
 import type { DB } from '../db/database.js';
-import type { AccountRow } from '../db/schema.js';
+import type { AccountRow, AuditDetails, DatabaseSchema } from '../db/schema.js';
 import { conflict, HttpError, requestCoercion, unauthorized } from '../http/errors.js';
 import type { Logger } from '../logging/logger.js';
 import type { LogInOutcome } from '../observability/events.js';
 import type { Mail } from '../mail/index.js';
 import { createPersonalOrganization } from '../orgs/data.js';
-import { appendAudit } from '../audit/log.js';
 import { newActionToken, storeActionToken } from './action-tokens.js';
 import type { CreateAccount, LogIn, LogInResponse, MfaRequired, UserAccount } from './schemas.js';
+
+/** A sign-in by another method (a provider) reached an account with two-factor on: it must sign in with its second factor. */
+export class SecondFactorRequiredError extends Error {
+  constructor() {
+    super('This account uses two-factor authentication');
+  }
+}
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -49,6 +55,28 @@ export function toUserAccount(row: AccountColumns): UserAccount {
       'current-period-end': row.subscription_period_end ? new Date(row.subscription_period_end).toISOString() : null,
     },
   };
+}
+
+export interface NewAccountInput {
+  /** normalised (see normalizeEmail) */
+  email: string;
+  name: string | null;
+  /** null: no password (an account made by a provider sign-in) */
+  passwordHash: string | null;
+  emailVerified: boolean;
+}
+
+/**
+ * Inserts an account and its personal organization (owner: the account) in the caller's
+ * transaction: every way of making an account (password sign-up, a provider sign-in) goes
+ * through here, so each gets the same rows. A taken email fails on the unique index (23505).
+ */
+export async function insertAccount(trx: Transaction<DatabaseSchema>, input: NewAccountInput): Promise<AccountColumns & { organizationId: string }> {
+  const inserted = await trx.insertInto('account')
+    .values({ email: input.email, name: input.name, password_hash: input.passwordHash, email_verified: input.emailVerified })
+    .returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow();
+  const organizationId = await createPersonalOrganization(trx, inserted);
+  return { ...inserted, organizationId };
 }
 
 export interface AccountDeps {
@@ -121,12 +149,9 @@ export class AccountService {
     try {
       const { token, hash } = newActionToken();
       const row = await this.deps.db.transaction().execute(async (trx) => {
-        const inserted = await trx.insertInto('account')
-          .values({ email, name: input.name ?? null, password_hash: passwordHash })
-          .returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow();
-        const organizationId = await createPersonalOrganization(trx, inserted);
+        const inserted = await insertAccount(trx, { email, name: input.name ?? null, passwordHash, emailVerified: false });
         await appendAudit(trx, {
-          action: 'account.signed-up', organizationId, accountId: inserted.id, actor: { accountId: inserted.id },
+          action: 'account.signed-up', organizationId: inserted.organizationId, accountId: inserted.id, actor: { accountId: inserted.id },
           target: { type: 'account', id: inserted.id }, origin: client,
         });
         // the verification link is sent if and only if the account exists
@@ -159,11 +184,12 @@ export class AccountService {
       if (err instanceof HttpError && err.status === 429) this.deps.onLogIn?.('rate-limited');
       throw err;
     }
-    let row: (AccountColumns & { password_hash: string }) | undefined;
+    let row: (AccountColumns & { password_hash: string | null }) | undefined;
     let valid: boolean;
     try {
       row = await this.deps.db.selectFrom('account').select([...ACCOUNT_COLUMNS, 'password_hash']).where('email', '=', email).executeTakeFirst();
-      valid = row ? await this.deps.passwords.verify(row.password_hash, input.password) : await this.deps.passwords.verifyNothing(input.password);
+      // an account without a password (made by a provider sign-in) is answered like an unknown email
+      valid = row?.password_hash ? await this.deps.passwords.verify(row.password_hash, input.password) : await this.deps.passwords.verifyNothing(input.password);
     } catch (err) {
       // the database failing is not a wrong password
       await attempt.refund();
@@ -210,6 +236,30 @@ export class AccountService {
   /** Waits for the entries of refused log-ins answered but not yet written (on stop, and in tests). */
   async settle(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  /**
+   * Starts a session (a new refresh family) for an account that another method signed in (a
+   * provider's callback, src/oidc/): what a password log-in ends with, without the password.
+   * An account with two-factor on is refused (`SecondFactorRequiredError`): a provider's sign-in
+   * never stands in for its second factor (docs/oidc.md).
+   */
+  async startSession(accountId: string, client: SessionClient, audit: { details: AuditDetails; origin: RequestOrigin }): Promise<Session> {
+    const { row, refresh } = await this.deps.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', accountId).executeTakeFirst();
+      if (!row) throw unauthorized('Account no longer exists');
+      if (row.two_factor_enabled) throw new SecondFactorRequiredError();
+      const refresh = await this.deps.refreshTokens.issue(row.id, client, undefined, trx);
+      const organization = await trx.selectFrom('organization').select('id').where('personal_account_id', '=', row.id).executeTakeFirst();
+      await appendAudit(trx, {
+        action: 'account.logged-in', organizationId: organization?.id ?? null, accountId: row.id, actor: { accountId: row.id },
+        target: { type: 'session', id: refresh.familyId }, details: audit.details, origin: audit.origin,
+      });
+      return { row, refresh };
+    });
+    this.deps.log.info('account/logged-in', 'Logged in', { 'account-id': row.id, ...audit.details });
+    this.deps.onLogIn?.('success');
+    return this.session(row, refresh);
   }
 
   /** `origin` goes into the audit entry of a detected reuse. */

@@ -17,6 +17,8 @@ export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
   'account.email-change-requested': 'Email change requested',
   'account.email-changed': 'Email changed',
   'account.deleted': 'Account deleted',
+  'account.identity-linked': 'Sign-in provider linked',
+  'account.identity-unlinked': 'Sign-in provider unlinked',
   'account.2fa-enabled': 'Two-factor turned on',
   'account.2fa-disabled': 'Two-factor turned off',
   'account.backup-code-used': 'Backup code used',

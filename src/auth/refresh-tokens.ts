@@ -89,11 +89,14 @@ export class RefreshTokens {
     return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
   }
 
-  /** Starts a family for a log-in and returns its first token; `record` runs in the same transaction. */
-  async issue(accountId: string, client: SessionClient = {}, record?: SessionRecorder<string>): Promise<IssuedRefreshToken> {
+  /**
+   * Starts a family for a log-in and returns its first token; `record` runs in the same
+   * transaction: `trx` when given (the caller's, whose audit entry commits with it), else one of its own.
+   */
+  async issue(accountId: string, client: SessionClient = {}, record?: SessionRecorder<string>, trx?: Transaction<DatabaseSchema>): Promise<IssuedRefreshToken> {
     const expiresAt = new Date(Date.now() + this.settings.ttl * 1000);
     const token = randomBytes(32).toString('base64url');
-    const familyId = await this.db.transaction().execute(async (trx) => {
+    const write = async (trx: Transaction<DatabaseSchema>) => {
       const family = await trx.insertInto('refresh_family').values({
         account_id: accountId, expires_at: expiresAt, last_used_at: sql`now()`,
         user_agent: client.userAgent ? client.userAgent.slice(0, USER_AGENT_MAX) : null, ip: client.ip ?? null,
@@ -101,7 +104,8 @@ export class RefreshTokens {
       await trx.insertInto('refresh_token').values({ family_id: family.id, token_hash: hashToken(token), token_sealed: this.seal(token) }).execute();
       await record?.(trx, family.id);
       return family.id;
-    });
+    };
+    const familyId = trx ? await write(trx) : await this.db.transaction().execute(write);
     return { familyId, token, expiresAt };
   }
 

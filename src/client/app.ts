@@ -8,6 +8,7 @@ import type { AuditState } from './audit/events.js';
 import type { BillingState } from './billing/events.js';
 import type { SecurityState } from './account/security-events.js';
 import type { ApiKeysState } from './api-keys/events.js';
+import type { OidcState } from './oidc/events.js';
 import type { OrgsState } from './orgs/events.js';
 import { EventCore, type EventVector } from './core.js';
 import { installHttp, type HttpFailure, type HttpLayerConfig } from './http.js';
@@ -31,7 +32,7 @@ export interface Account {
   'two-factor-enabled'?: boolean;
 }
 
-export interface AppState extends AccountPagesState, OrgsState, AuditState, BillingState, SecurityState, ApiKeysState {
+export interface AppState extends AccountPagesState, OrgsState, AuditState, BillingState, SecurityState, ApiKeysState, OidcState {
   route: Route;
   token?: string;
   account?: Account;

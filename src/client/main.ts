@@ -8,6 +8,7 @@ import { registerApiKeys } from './api-keys/events.js';
 import { hasSessionHint, registerApp, routeOf, type AppState } from './app.js';
 import { registerBilling } from './billing/events.js';
 import { EventCore } from './core.js';
+import { providersInPage, registerOidc } from './oidc/events.js';
 import { registerOrgs } from './orgs/events.js';
 import { Root } from './view.js';
 import './style.css';
@@ -45,7 +46,14 @@ registerOrgs(core, {
 registerAudit(core);
 registerBilling(core, { assign: (url) => location.assign(url) });
 registerApiKeys(core, { copy: (text) => navigator.clipboard.writeText(text) });
+registerOidc(core, {
+  assign: (url) => location.assign(url),
+  replaceUrl: (path) => history.replaceState(history.state, '', path),
+});
 core.dispatchSync(['orgs/init']);
+// the server writes the sign-in providers into the page; without them (another server) they are asked for
+const providers = providersInPage(document);
+if (providers) core.dispatchSync(['providers/loaded', providers]);
 window.addEventListener('popstate', () => core.dispatch(['router/changed', location.pathname]));
 render(h(Root, { core }), root);
 core.dispatch(['app/start', { sessionHint: hasSessionHint(document.cookie) }]);

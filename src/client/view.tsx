@@ -11,6 +11,7 @@ import { BillingPage } from './billing/pages.js';
 import type { EventCore } from './core.js';
 import { AuditLogPage } from './audit/pages.js';
 import { MfaStep, PasskeySignIn, PasskeysSection, TwoFactorSection } from './account/security-pages.js';
+import { OauthNotice, ProviderButtons, SignInMethods } from './oidc/pages.js';
 import { AcceptInvitationPage, OrgPage, OrgSwitcher, OrgsPage } from './orgs/pages.js';
 import { ApiKeysPage } from './api-keys/pages.js';
 import { App, Field, Form, Link, Submit, useApp } from './ui.js';
@@ -22,12 +23,14 @@ function LogInPage() {
   return (
     <>
       <h1>Log in</h1>
+      <OauthNotice route="log-in" />
       <Form id="log-in" onSubmit={(f) => dispatch(['log-in/submit', f])}>
         <Field form="log-in" name="email" label="Email" type="email" required autoComplete="username" />
         <Field form="log-in" name="password" label="Password" type="password" required autoComplete="current-password" />
         <Submit>Log in</Submit>
       </Form>
       <PasskeySignIn />
+      <ProviderButtons verb="Log in" />
       <p><Link to="forgot-password" id="forgot-password-link">Forgot password?</Link></p>
       <p>No account? <Link to="sign-up">Sign up</Link></p>
     </>
@@ -46,6 +49,7 @@ function SignUpPage() {
         <Field form="sign-up" name="confirm-password" label="Confirm password" type="password" required autoComplete="new-password" />
         <Submit>Create account</Submit>
       </Form>
+      <ProviderButtons verb="Sign up" />
       <p>Have an account? <Link to="log-in">Log in</Link></p>
     </>
   );
@@ -61,6 +65,7 @@ function AccountPage() {
   return (
     <>
       <h1>Your account</h1>
+      <OauthNotice route="account" />
       <dl id="account">
         <dt>Email</dt><dd data-field="email">{a.email}</dd>
         {a['email-verified'] !== undefined && <><dt>Verified</dt><dd data-field="email-verified">{a['email-verified'] ? 'yes' : 'no'}</dd></>}
@@ -72,6 +77,7 @@ function AccountPage() {
       <button id="reload" type="button" onClick={() => dispatch(['account/load'])}>Reload</button>
       <TwoFactorSection />
       <PasskeysSection />
+      <SignInMethods />
     </>
   );
 }
@@ -167,6 +173,7 @@ export function Root({ core }: { core: EventCore<AppState> }) {
     if (allowed) {
       dispatch(['page/enter', state.route, location.search]);
       dispatch(['orgs/page-enter', state.route, location.search]);
+      dispatch(['oidc/page-enter', state.route, location.search]);
     }
     else dispatch(['router/navigate', { route: 'log-in' }]);
   }, [state.route, state.ready, allowed]);

@@ -83,11 +83,11 @@ export async function openDatabase(config: Config, logs: LogBackend, options: Op
       client.on('notice', (n) => driverLog.info('pg/notice', n.message ?? 'notice', { severity: n.severity }));
       // a connection lost while checked out emits 'error' on the client; unheard, it would crash
       // the process on a database restart. The query in progress gets the error as well.
-      client.on('error', (err) => driverLog.error('pg/connection-error', `Database connection lost: ${err.message}`, { code: (err as { code?: string }).code }));
+      client.on('error', (err) => driverLog.error('pg/connection-error', `Database connection lost: ${err.message}`, { sqlstate: (err as { code?: string }).code }));
     });
     pool.on('remove', () => poolLog.debug('pg-pool/remove', 'Closed a database connection', { total: pool.totalCount }));
     // an idle client losing its server must not crash the process
-    pool.on('error', (err) => poolLog.error('pg-pool/error', `Idle connection error: ${err.message}`, { code: (err as { code?: string }).code }));
+    pool.on('error', (err) => poolLog.error('pg-pool/error', `Idle connection error: ${err.message}`, { sqlstate: (err as { code?: string }).code }));
     // single statements share a few pipelined connections; transactions take one from the pool
     db = new Kysely<DatabaseSchema>({
       dialect: observed(new PipelinedDialect({
@@ -100,7 +100,7 @@ export async function openDatabase(config: Config, logs: LogBackend, options: Op
           driverLog.debug('pg/connect', 'Opened a shared database connection', { slot });
           client.on('notice', (n) => driverLog.info('pg/notice', n.message ?? 'notice', { severity: n.severity }));
         },
-        onConnectionError: (err, slot) => driverLog.error('pg/connection-error', `Shared database connection lost: ${err.message}`, { code: (err as { code?: string }).code, slot }),
+        onConnectionError: (err, slot) => driverLog.error('pg/connection-error', `Shared database connection lost: ${err.message}`, { sqlstate: (err as { code?: string }).code, slot }),
       })),
     });
     kind = 'postgres';

@@ -14,6 +14,7 @@ import * as m0008 from './migrations/0008_audit_log.js';
 import * as m0009 from './migrations/0009_billing.js';
 import * as m0010 from './migrations/0010_api_keys.js';
 import * as m0011 from './migrations/0011_two_factor_passkeys.js';
+import * as m0012 from './migrations/0012_identities.js';
 import type { Logger } from '../logging/logger.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -28,6 +29,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0009_billing': m0009,
   '0010_api_keys': m0010,
   '0011_two_factor_passkeys': m0011,
+  '0012_identities': m0012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -10,7 +10,8 @@ export interface AccountTable {
   id: Generated<string>;
   email: string;
   name: string | null;
-  password_hash: string;
+  /** null for an account made by a provider sign-in until its owner sets a password (forgot-password) */
+  password_hash: string | null;
   created_at: Generated<Date>;
   /** a copy of the personal organization's subscription, kept by a trigger (migration 0009): never written here */
   subscription_status: ColumnType<SubscriptionStatus, SubscriptionStatus | undefined, SubscriptionStatus>;
@@ -228,6 +229,20 @@ export interface PasskeyTable {
   last_used_at: NullableTimestamp;
 }
 
+/** An account's identity at an OpenID Connect / OAuth 2 provider (src/oidc/); found by (provider, subject). */
+export interface AccountIdentityTable {
+  id: Generated<string>;
+  account_id: string;
+  /** the provider's name in OIDC_PROVIDERS */
+  provider: string;
+  /** the provider's stable id of the person (`sub`; GitHub: the numeric user id) */
+  subject: string;
+  /** the provider's verified address, lower-cased, as last seen; null when it asserted none */
+  email: string | null;
+  created_at: Generated<Date>;
+  last_used_at: NullableTimestamp;
+}
+
 export type WebAuthnPurpose = 'registration' | 'authentication';
 
 /** A registration or sign-in ceremony's challenge: single-use, short-lived. */
@@ -265,6 +280,7 @@ export interface ApiKeyTable {
 export type AuditDetails = Record<string, string | number | boolean | null>;
 
 export interface DatabaseSchema {
+  account_identity: AccountIdentityTable;
   audit_entry: AuditEntryTable;
   api_key: ApiKeyTable;
   organization: OrganizationTable;

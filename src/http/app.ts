@@ -55,6 +55,8 @@ export interface AppDeps {
   routeGroups: RouteGroup[];
   /** metrics and tracing (src/observability/); absent when both are off */
   observability?: AppObservability;
+  /** hidden fields of the served page, by element id (see http/static.ts) */
+  pageFields?: Record<string, string>;
 }
 
 export interface AppObservability {
@@ -146,7 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // the document describes every route; public by default (a starter's users read it), and
   // OPENAPI_DOCS=off for deployments that would rather not publish the API's shape
   if (config.openapiDocs) await registerOpenApiRoutes(app);
-  await registerStatic(app, { publicDir: config.publicDir, csrf: deps.csrf, secureCookies: config.env === 'prod' });
+  await registerStatic(app, { publicDir: config.publicDir, csrf: deps.csrf, secureCookies: config.env === 'prod', pageFields: deps.pageFields });
 
   app.setNotFoundHandler(async (request, reply) => {
     if (app.isClientRoute(request)) return app.sendIndex(request, reply);

@@ -24,7 +24,8 @@ export interface RouteSchemas {
 }
 
 type StaticOr<T, Fallback> = T extends TSchema ? Static<T> : Fallback;
-type SuccessStatus = 200 | 201 | 202 | 204;
+/** 2xx, and the 302 of a route that answers a browser's navigation with a redirect (sign-in with a provider) */
+type SuccessStatus = 200 | 201 | 202 | 204 | 302;
 
 /** The body type a handler returns: any of the route's 2xx responses. */
 export type SuccessBody<S extends RouteSchemas> = {
@@ -80,7 +81,7 @@ export interface RouteDefinition<S extends RouteSchemas> {
   tags?: string[];
   /** defaults to the group's; `required` answers 401 without a valid access token */
   auth?: AuthRequirement;
-  /** the status of a normal return; defaults to the lowest 2xx in `response` */
+  /** the status of a normal return; defaults to the lowest 2xx (or 3xx) in `response` */
   status?: number;
   schemas: S;
   /** keep the body as raw bytes (Buffer) instead of decoding it: signature checks need them */
@@ -188,6 +189,9 @@ export function isOrgRoute(request: FastifyRequest): boolean {
   return (request.routeOptions.config as Partial<RouteConfig> | undefined)?.orgRole !== undefined;
 }
 
+/** a status a handler's normal return may have: 2xx, or 3xx for a route that redirects */
+const isSuccess = (status: number) => status >= 200 && status < 400;
+
 const isApiPrefix = (prefix: string) => prefix === '/api' || prefix.startsWith('/api/');
 
 const CONTENT_TYPES = FORMATS.map((f) => f.mime);
@@ -200,8 +204,8 @@ function validateDefinition(group: RouteGroup, r: Route): void {
   if (!r.schemas?.response || Object.keys(r.schemas.response).length === 0) {
     throw new Error(`Route ${where} must declare a response schema per status`);
   }
-  if (!Object.keys(r.schemas.response).some((s) => Number(s) >= 200 && Number(s) < 300)) {
-    throw new Error(`Route ${where} must declare at least one 2xx response`);
+  if (!Object.keys(r.schemas.response).some((s) => isSuccess(Number(s)))) {
+    throw new Error(`Route ${where} must declare at least one 2xx (or redirect) response`);
   }
   if ((r.method === 'GET' || r.method === 'DELETE') && r.schemas.body) throw new Error(`Route ${where}: ${r.method} takes no body`);
   if (r.orgRole) {
@@ -268,7 +272,7 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
   for (const r of group.routes) {
     validateDefinition(group, r);
     const auth = r.orgRole ? 'required' : r.auth ?? group.auth ?? 'none';
-    const successStatus = r.status ?? Math.min(...Object.keys(r.schemas.response).map(Number).filter((s) => s >= 200 && s < 300));
+    const successStatus = r.status ?? Math.min(...Object.keys(r.schemas.response).map(Number).filter(isSuccess));
     const responses: Record<number, TSchema | null> = { ...r.schemas.response };
     const hasInput = Boolean(r.schemas.body || r.schemas.querystring || r.schemas.params);
     const docResponses: Record<string, unknown> = {};

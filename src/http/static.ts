@@ -29,10 +29,21 @@ function withToken(template: string, token: string): string {
   return template.replace(/<body([^>]*)>/i, `<body$1>\n${field}`);
 }
 
+/** `pageFields` as hidden inputs right after `<body>`: facts the client needs before any request. */
+function withPageFields(template: string, fields: Record<string, string>): string {
+  const inputs = Object.entries(fields).map(([id, value]) => `<input type="hidden" id="${escapeAttr(id)}" value="${escapeAttr(value)}">`);
+  return inputs.length === 0 ? template : template.replace(/<body([^>]*)>/i, `<body$1>\n${inputs.join('\n')}`);
+}
+
 export interface StaticOptions {
   publicDir: string;
   csrf: CsrfService;
   secureCookies: boolean;
+  /**
+   * More hidden fields for the page, by element id: configuration the client reads at start
+   * instead of asking for it (the sign-in providers: a first visit to the log-in page makes no request)
+   */
+  pageFields?: Record<string, string>;
 }
 
 export async function registerStatic(app: FastifyInstance, options: StaticOptions): Promise<void> {
@@ -52,7 +63,7 @@ export async function registerStatic(app: FastifyInstance, options: StaticOption
 
   async function sendIndex(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const sessionId = ensureSession(request, reply, options.secureCookies);
-    const html = withToken(await indexTemplate(), options.csrf.tokenFor(sessionId));
+    const html = withToken(withPageFields(await indexTemplate(), options.pageFields ?? {}), options.csrf.tokenFor(sessionId));
     // the page embeds a per-session token: never cache it
     return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
   }

@@ -10,7 +10,9 @@ export const REDACTED = '[REDACTED]';
 
 /**
  * Substrings that make a key sensitive (in normalised form). Each is also a key name the tests
- * plant secrets under.
+ * plant secrets under. `code`: an OAuth authorization code (the `code` of a sign-in callback's
+ * query) and a PKCE `code_verifier` are credentials; so the project's own harmless codes are
+ * logged under other names (`sqlstate`, `exit-status`).
  */
 export const DEFAULT_REDACT_KEYS: readonly string[] = [
   'password', 'passwd', 'passphrase', 'secret', 'token', 'authorization', 'cookie', 'apikey',

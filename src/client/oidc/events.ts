@@ -1,0 +1,153 @@
+/**
+ * Sign-in with providers in the client: the providers' buttons (log-in and sign-up pages), the
+ * callback's error codes shown as sentences, and the account page's sign-in methods (linked
+ * identities, unlink, "Link <provider>"). The start is a plain navigation to
+ * `/api/auth/oauth/<id>/start`; a link asks the server for the provider's URL first (it needs the
+ * access token), then navigates there. See docs/oidc.md.
+ */
+import { PATHS, type AppState, type Route } from '../app.js';
+import type { EventCore } from '../core.js';
+
+export interface AuthProvider {
+  id: string;
+  name: string;
+}
+
+export interface Identity {
+  id: string;
+  provider: string;
+  email: string | null;
+  'created-at': string;
+  'last-used-at': string | null;
+}
+
+export interface OidcState {
+  /** the configured providers; undefined until loaded */
+  providers?: AuthProvider[];
+  /** the account's identities and whether it has a password; undefined until loaded */
+  signInMethods?: { identities: Identity[]; hasPassword: boolean };
+  /** identities whose unlink is under way */
+  unlinking?: string[];
+  /** a callback's outcome, from the URL (`?error=…&provider=…`), shown on the page it landed on */
+  oauthNotice?: { route: Route; kind: 'error' | 'linked'; code: string; provider: string };
+}
+
+export interface OidcIo {
+  /** leaves the app for a URL (the provider's authorization page) */
+  assign: (url: string) => void;
+  /** replaces the current history entry's URL (the notice's query leaves the address bar) */
+  replaceUrl: (path: string) => void;
+}
+
+/** The page's hidden field with the providers as JSON (src/oidc/schemas.ts, AUTH_PROVIDERS_FIELD). */
+export const AUTH_PROVIDERS_FIELD = '__auth-providers';
+
+/** The providers the server wrote into the page; undefined when it wrote none or garbage. */
+export function providersInPage(doc: Pick<Document, 'getElementById'>): AuthProvider[] | undefined {
+  const field = doc.getElementById(AUTH_PROVIDERS_FIELD) as HTMLInputElement | null;
+  if (!field) return undefined;
+  try {
+    const parsed = JSON.parse(field.value) as unknown;
+    return Array.isArray(parsed) ? parsed.filter((p): p is AuthProvider => typeof p?.id === 'string' && typeof p?.name === 'string') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The start of a sign-in with a provider: a navigation, not a request. */
+export const startPath = (providerId: string) => `/api/auth/oauth/${encodeURIComponent(providerId)}/start`;
+
+const MESSAGES: Record<string, (provider: string) => string> = {
+  'access-denied': (p) => `You cancelled signing in with ${p}.`,
+  'provider-error': (p) => `${p} refused the sign-in. Please try again.`,
+  'invalid-state': () => 'The sign-in took too long or was started in another tab. Please try again.',
+  'sign-in-failed': (p) => `Signing in with ${p} failed. Please try again.`,
+  'second-factor-required': () => 'This account uses two-factor authentication: sign in with your password and code, or with a passkey.',
+  'provider-unavailable': (p) => `${p} cannot be reached right now. Please try again in a moment.`,
+  'email-not-verified': (p) => `${p} did not confirm that your email address is verified. Verify it at ${p}, or sign up with a password.`,
+  'email-in-use': (p) => `An account with this email exists but its address is not verified yet. Log in with your password, then link ${p} from your account page.`,
+  'identity-in-use': (p) => `This ${p} account is already linked to another account.`,
+  'session-ended': (p) => `Your session ended before ${p} answered. Log in and try again.`,
+  'rate-limited': () => 'Too many sign-ups from your network. Please try again later.',
+  'server-error': () => 'Something went wrong while signing you in. Please try again.',
+};
+
+/** The sentence for a callback's error code. */
+export function oauthErrorMessage(code: string, providerName: string): string {
+  return (MESSAGES[code] ?? MESSAGES['server-error'])(providerName);
+}
+
+/** The name of a provider for sentences: its button text when known, else its id. */
+export function providerName(state: Pick<OidcState, 'providers'>, id: string): string {
+  return state.providers?.find((p) => p.id === id)?.name ?? id;
+}
+
+/** The callback's outcome in a landing URL's query, if any. */
+export function noticeOf(route: Route, search: string): OidcState['oauthNotice'] {
+  const query = new URLSearchParams(search);
+  const error = query.get('error');
+  const provider = query.get('provider') ?? '';
+  if (error && (route === 'log-in' || route === 'account')) return { route, kind: 'error', code: error, provider };
+  const linked = query.get('linked');
+  if (linked && route === 'account') return { route, kind: 'linked', code: 'linked', provider: linked };
+  return undefined;
+}
+
+export function registerOidc(core: EventCore<AppState>, io: OidcIo): void {
+  core.regFx('location/assign', (url: string) => io.assign(url));
+  core.regFx('oidc/replace-url', (path: string) => io.replaceUrl(path));
+
+  core
+    .regEvent('oidc/page-enter', ({ state }, [, route, search]) => {
+      const r = route as Route;
+      const notice = noticeOf(r, String(search ?? ''));
+      const signedIn = Boolean(state.token);
+      const events: Array<[string, ...unknown[]]> = [];
+      if ((r === 'log-in' || r === 'sign-up' || r === 'account') && !state.providers) events.push(['providers/load']);
+      if (r === 'account' && signedIn) events.push(['identities/load']);
+      return {
+        // a notice belongs to the page it landed on; the query leaves the URL so a reload does not repeat it
+        db: { ...state, oauthNotice: notice ?? (state.oauthNotice?.route === r ? state.oauthNotice : undefined) },
+        ...(notice ? { 'oidc/replace-url': PATHS[r] } : {}),
+        ...(events.length ? { dispatchN: events } : {}),
+      };
+    })
+    .regEvent('providers/load', () => ({
+      'http/api': { url: 'auth/providers', successPath: ['providers'], onSuccess: ['providers/loaded'], onFailure: ['providers/loaded', []] },
+    }))
+    .regEvent('providers/loaded', ({ state }, [, providers]) => ({ db: { ...state, providers: (providers as AuthProvider[] | undefined) ?? [] } }))
+    .regEvent('oidc/dismiss-notice', ({ state }) => ({ db: { ...state, oauthNotice: undefined } }))
+
+    .regEvent('identities/load', () => ({
+      'http/auth-api': { url: 'account/identities', onSuccess: ['identities/loaded'], onFailure: ['request/failed'] },
+    }))
+    .regEvent('identities/loaded', ({ state }, [, body]) => {
+      const b = body as { identities: Identity[]; 'has-password': boolean };
+      return { db: { ...state, signInMethods: { identities: b.identities, hasPassword: b['has-password'] } } };
+    })
+    .regEvent('identities/unlink', ({ state }, [, id]) => ({
+      db: { ...state, unlinking: [...(state.unlinking ?? []), id as string] },
+      'http/auth-api': {
+        url: `account/identities/${encodeURIComponent(id as string)}`, method: 'delete',
+        onSuccess: ['identities/unlinked', id], onFailureN: [['request/failed'], ['identities/unlink-failed', id]],
+      },
+    }))
+    .regEvent('identities/unlinked', ({ state }, [, id]) => ({
+      db: {
+        ...state,
+        unlinking: state.unlinking?.filter((u) => u !== id),
+        signInMethods: state.signInMethods && { ...state.signInMethods, identities: state.signInMethods.identities.filter((i) => i.id !== id) },
+      },
+      dispatch: ['toast/info', { message: 'Unlinked' }],
+    }))
+    .regEvent('identities/unlink-failed', ({ state }, [, id]) => ({ db: { ...state, unlinking: state.unlinking?.filter((u) => u !== id) } }))
+    // the server keeps the flow's secrets in a cookie and answers the provider's URL
+    .regEvent('identities/link', ({ state }, [, provider]) => ({
+      db: { ...state, busy: true },
+      'http/auth-api': {
+        url: `/api/auth/oauth/${encodeURIComponent(provider as string)}/link`, method: 'post', body: {},
+        successPath: ['url'], onSuccess: ['identities/go-to-provider'], onFailureN: [['request/failed'], ['app/idle']],
+      },
+    }))
+    .regEvent('identities/go-to-provider', (_ctx, [, url]) => ({ 'location/assign': url as string }));
+}

@@ -1,0 +1,42 @@
+/** The account's provider identities, as data (docs/oidc.md): listed, and unlinked unless it is the last way to sign in. */
+import { ACCOUNT_GROUP } from '../account/routes.js';
+import { originOf } from '../audit/log.js';
+import { ErrorBody, unauthorized } from '../http/errors.js';
+import { ref, route, type RouteGroup } from '../http/routes.js';
+import type { IdentityService } from './identities.js';
+import { Identities, IdentityParam } from './schemas.js';
+
+const requireUser = <U>(user: U | undefined): U => {
+  if (!user) throw unauthorized();
+  return user;
+};
+
+export function identityRoutes(identities: IdentityService): RouteGroup {
+  return {
+    ...ACCOUNT_GROUP,
+    tags: [...ACCOUNT_GROUP.tags],
+    auth: 'required',
+    routes: [
+      route({
+        method: 'GET',
+        path: '/identities',
+        summary: 'The account\'s sign-in provider identities',
+        description: 'The identities linked to the account (oldest first), and `has-password`: whether the account also has a password.',
+        schemas: { response: { 200: ref(Identities) } },
+        handler: ({ user }) => identities.list(requireUser(user).id),
+      }),
+      route({
+        method: 'DELETE',
+        path: '/identities/:id',
+        summary: 'Unlink a provider identity',
+        description: 'The provider no longer signs in to this account. 404 for an id that is not one of the caller\'s identities; ' +
+          '409 `conflict` (`reason: last-sign-in-method`) when it is the account\'s last way to sign in (no password, no other identity).',
+        schemas: { params: IdentityParam, response: { 204: null, 404: ref(ErrorBody), 409: ref(ErrorBody) } },
+        async handler({ parameters, user, request }) {
+          await identities.unlink(requireUser(user), parameters.path.id, originOf(request));
+          return undefined;
+        },
+      }),
+    ],
+  };
+}
