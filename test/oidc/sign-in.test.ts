@@ -93,6 +93,17 @@ for (const [index, db] of testDatabases().entries()) {
       assert.deepEqual((await auditOf(w, first.account.id)).map((e) => e.action).filter((a) => a === 'account.logged-in').length, 2);
     });
 
+    it('never stands in for a second factor: an account with two-factor on gets no session', async () => {
+      const email = uniqueEmail('tess');
+      w.op.accounts.set('tess', person(email));
+      const first = await sessionOf(w, await signInWithAcme(w, 'tess'));
+      // two-factor turned on (its own flow is tested in test/mfa/)
+      await w.t.system.database.db.updateTable('account').set({ two_factor_enabled: true }).where('id', '=', first.account.id).execute();
+      const refused = await signInWithAcme(w, 'tess');
+      assert.deepEqual(landing(w, refused).query, { error: 'second-factor-required', provider: 'acme' });
+      assert.equal(refused.headers['set-cookie']?.toString().includes('refresh-token='), false, 'no session cookie');
+    });
+
     it('links to an existing account whose address is verified here and at the provider', async () => {
       const { email, id } = await signUp(w.t.client, uniqueEmail('cat'));
       const link = await mailedLink(w.t.system, email, 'verify-email');
