@@ -7,11 +7,13 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
-import { ErrorBody, notFound, paymentRequired, unauthorized } from './errors.js';
+import { ErrorBody, unauthorized } from './errors.js';
 import { FORMATS } from './formats.js';
 import { actorOf, authorizeOrg, type Actor, type ApiKeyCaller, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
+import { planCheck, planList, plansSentence, validateRequires, type SubscriptionResolver } from './plan-gate.js';
 
 export { hasRole, NO_ACCOUNT, type Actor, type ApiKeyCaller, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
+export type { OrganizationPlan, SubscriptionResolver } from './plan-gate.js';
 
 export type AuthRequirement = 'none' | 'optional' | 'required';
 
@@ -46,17 +48,6 @@ export interface AuthUser {
   sessionId: string;
 }
 
-/** The subscription of an organization as the plan gate reads it: `plan` is the plan's name (BILLING_PLANS). */
-export interface OrganizationPlan {
-  status: 'none' | 'trialing' | 'active' | 'past-due' | 'canceled';
-  plan: string | null;
-}
-
-/** Finds an organization's subscription for `requires` routes; undefined for a missing organization. */
-export type SubscriptionResolver = (organizationId: string) => Promise<OrganizationPlan | undefined>;
-
-/** Statuses that open a gated route: the plan is paid for, or in its trial. */
-const PAID_STATUSES: ReadonlySet<OrganizationPlan['status']> = new Set(['active', 'trialing']);
 
 export interface HandlerContext<S extends RouteSchemas> {
   request: FastifyRequest;
@@ -214,11 +205,7 @@ function validateDefinition(group: RouteGroup, r: Route): void {
     if (!group.memberships) throw new Error(`Route ${where}: orgRole needs the group's memberships resolver`);
     if (r.auth && r.auth !== 'required') throw new Error(`Route ${where}: orgRole requires authentication`);
   }
-  if (r.requires) {
-    if (!r.orgRole) throw new Error(`Route ${where}: requires (plans) needs orgRole: the plans are the organization's`);
-    if (!Array.isArray(r.requires.plans) || r.requires.plans.length === 0) throw new Error(`Route ${where}: requires needs at least one plan`);
-    if (!group.subscriptions) throw new Error(`Route ${where}: requires needs the group's subscriptions resolver`);
-  }
+  if (r.requires) validateRequires(where, r.requires, Boolean(r.orgRole), Boolean(group.subscriptions));
   if (r.apiKeys && !r.orgRole && (r.auth ?? group.auth ?? 'none') === 'none') throw new Error(`Route ${where}: apiKeys on a route without authentication`);
 }
 
@@ -240,26 +227,6 @@ function orgRoleCheck(resolve: MembershipResolver, required: OrgRole, param: str
   return async (request: FastifyRequest): Promise<void> => {
     const organizationId = (request.params as Record<string, string>)[param];
     (request as WithMembership)[MEMBERSHIP] = await authorizeOrg(request, organizationId, required, resolve, request.authFailure);
-  };
-}
-
-const planList = (plans: readonly string[]) => plans.map((p) => `\`${p}\``).join(' or ');
-const plansSentence = (plans: readonly string[]) =>
-  `Needs an active or trialing subscription of the organization on the plan ${planList(plans)} (402 \`payment-required\` otherwise).`;
-
-/**
- * The preHandler of a `requires` route, after the role check (a non-member learns nothing about
- * the organization's plan): one subscription lookup; 402 unless it is `active` or `trialing` on
- * one of the plans.
- */
-function planCheck(resolve: SubscriptionResolver, plans: readonly string[], param: string) {
-  return async (request: FastifyRequest): Promise<void> => {
-    const organizationId = (request.params as Record<string, string>)[param];
-    const subscription = await resolve(organizationId);
-    if (!subscription) throw notFound('No such organization');
-    if (PAID_STATUSES.has(subscription.status) && subscription.plan !== null && plans.includes(subscription.plan)) return;
-    throw paymentRequired(`This needs an active subscription on the plan ${plans.join(' or ')}; the organization's subscription is ` +
-      `${subscription.status}${subscription.plan ? ` (${subscription.plan})` : ''}`, plans, { status: subscription.status, plan: subscription.plan });
   };
 }
 

@@ -7,12 +7,15 @@
  * - subscription and invoice events find their organization through the stored subscription id,
  *   else the stored customer id; an event no organization claims is kept for adoption;
  * - an event older than one already stored for the same subscription (or customer) does not
- *   overwrite the newer state (Stripe does not promise order); the organization's row is locked
- *   first, so concurrent events of one organization are decided one after the other;
+ *   overwrite the newer state (Stripe does not promise order);
+ * - concurrent events of one customer are applied one after the other (a transaction-scoped
+ *   advisory lock on the customer): a subscription event racing its checkout's completion is
+ *   either seen by the completion (and adopted) or sees the organization it linked; events of one
+ *   organization also lock its row;
  * - each change of status, plan or cancel-at-period-end appends `billing.subscription-changed` to
  *   the audit log, and the trial's end is announced to the owners by email, in the same transaction.
  */
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { appendAudit, originOf, type AuditEntryInput } from '../audit/log.js';
 import type { DatabaseSchema, SubscriptionStatus } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
@@ -70,6 +73,8 @@ export class BillingEffects {
   /** Applies a just-stored event; returns the organization it concerns, when one does. */
   async apply(trx: Trx, provider: PaymentProvider, event: PaymentEvent): Promise<EventTarget | null> {
     const effect = event.effect;
+    // taken again by a replay in the same transaction: a session may hold an advisory lock several times
+    if (effect.customerId) await sql`select pg_advisory_xact_lock(hashtextextended(${`${provider.name}:${effect.customerId}`}, 0))`.execute(trx);
     switch (effect.kind) {
       case 'checkout-completed':
         return this.checkoutCompleted(trx, provider, event, effect);

@@ -2,7 +2,8 @@
  * Billing flows over HTTP against a local Stripe (test/billing/stripe-server.ts) that the
  * official client talks to: the plans, Checkout Sessions with the parameters Stripe documents
  * and an Idempotency-Key, the Customer Portal, who may, what a Stripe failure looks like (and
- * that the secret key shows nowhere), and the plan gate on the usage report.
+ * that the secret key shows nowhere), the plan gate on the usage report, cancellation on
+ * deletion; and, on the same system, the webhook's mapping to organizations (webhook-cases.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -14,6 +15,7 @@ import { PASSWORD } from '../support/auth.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { auditEntries, billingEnv, deliver, stripeEvent, subscription } from './support.js';
 import { startFakeStripe, TEST_STRIPE_KEY, type FakeStripe } from './stripe-server.js';
+import { webhookCases } from './webhook-cases.js';
 
 for (const db of testDatabases()) {
   describe(`Billing flows on ${db.name}`, () => {
@@ -253,6 +255,8 @@ for (const db of testDatabases()) {
       assert.ok(doc.paths['/api/orgs/{id}/billing/portal'].post.responses['409']);
       assert.equal(doc.paths['/api/billing/plans'].get.security, undefined);
     });
+
+    describe('the webhook, on organizations', () => webhookCases(() => ({ t, owner })));
   });
 }
 

@@ -2,8 +2,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { checkoutIdempotencyKey, CHECKOUT_IDEMPOTENCY_WINDOW_MS } from '../../src/billing/service.js';
-import { planOfPrice } from '../../src/billing/settings.js';
+import { BillingService, checkoutIdempotencyKey, CHECKOUT_IDEMPOTENCY_WINDOW_MS } from '../../src/billing/service.js';
+import { billingSettings, planOfPrice } from '../../src/billing/settings.js';
+import type { DB } from '../../src/db/database.js';
+import { HttpError } from '../../src/http/errors.js';
+import type { Logger } from '../../src/logging/logger.js';
 
 const load = (env: Record<string, string>) => loadConfig({ APP_ENV: 'test', ...env });
 
@@ -73,5 +76,27 @@ describe('checkout idempotency key', () => {
     assert.notEqual(checkoutIdempotencyKey('acct-1', { ...params, line_items: [{ price: 'price_team', quantity: 1 }] }, at), key);
     assert.notEqual(checkoutIdempotencyKey('acct-1', { ...params, customer: 'cus_1' }, at), key);
     assert.ok(key.length <= 255, 'Stripe takes keys up to 255 characters');
+  });
+});
+
+describe('billing without STRIPE_SECRET_KEY', () => {
+  const settings = billingSettings({ BILLING_PLANS: 'pro=price_pro' }, (variable, problem) => new ConfigError(variable, problem));
+  // nothing may reach the database or Stripe: both are absent
+  const billing = new BillingService({ db: undefined as unknown as DB, settings, appUrl: 'https://app.example.com', gateway: undefined, log: undefined as unknown as Logger });
+  const membership = { organizationId: '00000000-0000-4000-8000-000000000001', accountId: '00000000-0000-4000-8000-000000000002', role: 'owner' as const, joinedAt: new Date() };
+  const user = { id: membership.accountId, email: 'a@example.com', sessionId: 's' };
+  const origin = { ip: null, userAgent: null };
+
+  it('still lists the plans, and answers checkout and portal with 503 billing-not-configured', async () => {
+    assert.deepEqual(billing.plans(), { plans: [{ id: 'pro', 'price-id': 'price_pro' }], 'trial-days': 0, 'checkout-enabled': false });
+    for (const attempt of [() => billing.checkout(membership, user, 'pro', origin), () => billing.portal(membership, user, origin)]) {
+      await assert.rejects(attempt, (err: unknown) => {
+        assert.ok(err instanceof HttpError);
+        assert.equal(err.status, 503);
+        assert.equal(err.body.type, 'billing-not-configured');
+        assert.match(err.body.message, /STRIPE_SECRET_KEY/);
+        return true;
+      });
+    }
   });
 });

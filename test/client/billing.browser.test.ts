@@ -23,6 +23,8 @@ import { startFakeStripe, type FakeStripe } from '../billing/stripe-server.js';
 const CHROMIUM = '/usr/bin/chromium';
 const PUBLIC_DIR = fileURLToPath(new URL('../../public', import.meta.url));
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts', import.meta.url));
+/** the browser drops a page's favicon request when the page is left for Stripe's (this test's point): no failure of the app */
+const LEFT_FAVICON = /^request failed: GET \S+\/favicon\.svg net::ERR_ABORTED$/;
 
 if (process.env.CI === 'true' && !existsSync(CHROMIUM)) throw new Error(`CI=true requires Chromium at ${CHROMIUM}`);
 
@@ -64,7 +66,7 @@ describe('billing in the browser', { skip: existsSync(CHROMIUM) ? false : 'Chrom
     try {
       await fn();
       await sleep(100); // late console messages of the step's last request
-      const unexpected = problems.filter((p) => !provokes.some((re) => re.test(p)));
+      const unexpected = problems.filter((p) => !provokes.some((re) => re.test(p)) && !LEFT_FAVICON.test(p));
       assert.deepEqual(unexpected, [], 'no console error and no failing request');
     } catch (err) {
       await mkdir(ARTIFACTS, { recursive: true });
@@ -88,7 +90,8 @@ describe('billing in the browser', { skip: existsSync(CHROMIUM) ? false : 'Chrom
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(`${t.url}/account`);
-    await page.goto(`${t.url}/orgs/${orgId}`);
+    await page.locator('#nav-orgs').click();
+    await page.locator(`#org-list a[data-org="${orgId}"]`).click();
     await page.locator('#org-billing').click();
     await page.waitForURL(`${t.url}/billing?org=${orgId}`);
     await page.locator('#subscription[data-status=none]').waitFor();

@@ -1,0 +1,48 @@
+/**
+ * The plan gate of route data `requires: {plans}` (docs/billing.md, "Gating a route by plan"):
+ * after the role check of an `orgRole` route, the organization's subscription must be `active`
+ * or `trialing` on one of the plans, else 402 `payment-required`. routes.ts wires it in.
+ */
+import type { FastifyRequest } from 'fastify';
+import { notFound, paymentRequired } from './errors.js';
+
+/** The subscription of an organization as the plan gate reads it: `plan` is the plan's name (BILLING_PLANS). */
+export interface OrganizationPlan {
+  status: 'none' | 'trialing' | 'active' | 'past-due' | 'canceled';
+  plan: string | null;
+}
+
+/** Finds an organization's subscription for `requires` routes; undefined for a missing organization. */
+export type SubscriptionResolver = (organizationId: string) => Promise<OrganizationPlan | undefined>;
+
+/** Statuses that open a gated route: the plan is paid for, or in its trial. */
+const PAID_STATUSES: ReadonlySet<OrganizationPlan['status']> = new Set(['active', 'trialing']);
+
+/** Start-up checks of the route data; `where` names the route. */
+export function validateRequires(where: string, requires: { plans: string[] }, hasOrgRole: boolean, hasResolver: boolean): void {
+  if (!hasOrgRole) throw new Error(`Route ${where}: requires (plans) needs orgRole: the plans are the organization's`);
+  if (!Array.isArray(requires.plans) || requires.plans.length === 0) throw new Error(`Route ${where}: requires needs at least one plan`);
+  if (!hasResolver) throw new Error(`Route ${where}: requires needs the group's subscriptions resolver`);
+}
+
+export const planList = (plans: readonly string[]) => plans.map((p) => `\`${p}\``).join(' or ');
+
+/** The sentence the OpenAPI description gets. */
+export const plansSentence = (plans: readonly string[]) =>
+  `Needs an active or trialing subscription of the organization on the plan ${planList(plans)} (402 \`payment-required\` otherwise).`;
+
+/**
+ * The preHandler of a `requires` route, after the role check (a non-member learns nothing about
+ * the organization's plan): one subscription lookup; 402 unless it is `active` or `trialing` on
+ * one of the plans.
+ */
+export function planCheck(resolve: SubscriptionResolver, plans: readonly string[], param: string) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const organizationId = (request.params as Record<string, string>)[param];
+    const subscription = await resolve(organizationId);
+    if (!subscription) throw notFound('No such organization');
+    if (PAID_STATUSES.has(subscription.status) && subscription.plan !== null && plans.includes(subscription.plan)) return;
+    throw paymentRequired(`This needs an active subscription on the plan ${plans.join(' or ')}; the organization's subscription is ` +
+      `${subscription.status}${subscription.plan ? ` (${subscription.plan})` : ''}`, plans, { status: subscription.status, plan: subscription.plan });
+  };
+}
