@@ -66,7 +66,11 @@ export function browserHarness(name: string): BrowserHarness {
         onResponse?.(r);
         if (r.status() >= 400) problems.push(`${who} response: ${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`);
       });
-      page.on('requestfailed', (r) => problems.push(`${who} request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`));
+      page.on('requestfailed', (r) => {
+        // the browser drops a page's favicon request when the page is left (navigation, reload): not the app failing
+        if (r.failure()?.errorText === 'net::ERR_ABORTED' && /\/favicon\.\w+$/.test(new URL(r.url()).pathname)) return;
+        problems.push(`${who} request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`);
+      });
       page.on('console', (m) => { if (m.type() === 'error') problems.push(`${who} console: ${m.text()} (${m.location().url})`); });
       page.on('pageerror', (err) => problems.push(`${who} page error: ${err.message}`));
       pages.set(who, { page, context });
