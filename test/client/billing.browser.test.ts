@@ -8,72 +8,41 @@
  * console error or a failing request, except those a step provokes on purpose and names.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { after, before, describe } from 'node:test';
+import type { Page } from 'playwright-core';
 import { account, createOrg, type TestAccount } from '../orgs/support.js';
 import { PASSWORD } from '../support/auth.js';
+import { browserHarness, PUBLIC_DIR } from '../support/browser.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { billingEnv, deliver, stripeEvent, subscription } from '../billing/support.js';
 import { startFakeStripe, type FakeStripe } from '../billing/stripe-server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const PUBLIC_DIR = fileURLToPath(new URL('../../public', import.meta.url));
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts', import.meta.url));
-/** the browser drops a page's favicon request when the page is left for Stripe's (this test's point): no failure of the app */
-const LEFT_FAVICON = /^request failed: GET \S+\/favicon\.svg net::ERR_ABORTED$/;
+const browser = browserHarness('billing');
 
-if (process.env.CI === 'true' && !existsSync(CHROMIUM)) throw new Error(`CI=true requires Chromium at ${CHROMIUM}`);
-
-describe('billing in the browser', { skip: existsSync(CHROMIUM) ? false : 'Chromium is not installed' }, () => {
+describe('billing in the browser', { skip: browser.skip }, () => {
   let t: TestSystem;
   let stripe: FakeStripe;
-  let browser: Browser;
   let page: Page;
   let owner: TestAccount;
   let orgId = '';
-  const problems: string[] = [];
   /** a return URL made from APP_URL (port 0 in tests), pointed at this server */
   const here = (url: string) => { const u = new URL(url); return `${t.url}${u.pathname}${u.search}`; };
 
   before(async () => {
-    assert.ok(existsSync(`${PUBLIC_DIR}/index.html`), 'the client is built (npm run build:client)');
     stripe = await startFakeStripe();
     t = await startSystem(testDatabases()[0], billingEnv(stripe.url, { PUBLIC_DIR }));
     owner = await account(t);
     orgId = await createOrg(t, owner, 'Rocket Co');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    page = await (await browser.newContext()).newPage();
-    page.on('response', (r) => { if (r.status() >= 400) problems.push(`response: ${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`); });
-    page.on('requestfailed', (r) => problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`));
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()} (${m.location().url})`); });
-    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+    await browser.launch();
+    page = await browser.openPage('page');
   });
   after(async () => {
-    await browser?.close();
+    await browser.close();
     await t?.stop();
     await stripe?.close();
   });
 
-  const step = (name: string, fn: () => Promise<void>, provokes: RegExp[] = []) => it(name, async () => {
-    problems.length = 0;
-    try {
-      await fn();
-      await sleep(100); // late console messages of the step's last request
-      const unexpected = problems.filter((p) => !provokes.some((re) => re.test(p)) && !LEFT_FAVICON.test(p));
-      assert.deepEqual(unexpected, [], 'no console error and no failing request');
-    } catch (err) {
-      await mkdir(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: `${ARTIFACTS}/billing-${name.replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => undefined);
-      throw err;
-    }
-  });
+  const step = browser.step;
   /** clicks and waits until the page has left for Stripe's page and come back (the URL alone cannot tell: it may be the same) */
   const clickAndReturn = async (selector: string) => {
     const left = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame() });
@@ -82,7 +51,7 @@ describe('billing in the browser', { skip: existsSync(CHROMIUM) ? false : 'Chrom
     await page.waitForLoadState('load');
   };
   // the usage report answers 402 until the organization pays for it
-  const locked = [/^response: GET \/api\/orgs\/[0-9a-f-]+\/reports\/usage 402$/, /^console: Failed to load resource: .*402/];
+  const locked = [/^page response: GET \/api\/orgs\/[0-9a-f-]+\/reports\/usage 402$/, /^page console: Failed to load resource: .*402/];
 
   step('the owner goes from the organization page to its billing page: no plan, the plans offered, the report locked', async () => {
     await page.goto(`${t.url}/log-in`);
