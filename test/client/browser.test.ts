@@ -25,8 +25,8 @@ describe('browser client', { skip: browser.skip }, () => {
   before(async () => {
     t = await startSystem(testDatabases()[0], { ACCESS_TOKEN_TTL: String(TTL), PUBLIC_DIR });
     await browser.launch();
-    page = await browser.openPage('page', (r) => {
-      if (r.url().includes('/api/')) seen.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`);
+    page = await browser.openPage('page', {
+      onResponse: (r) => { if (r.url().includes('/api/')) seen.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`); },
     });
   });
   after(async () => {

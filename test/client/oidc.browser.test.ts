@@ -7,64 +7,38 @@
  * request, except those a step provokes on purpose and names.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { after, before, describe } from 'node:test';
+import type { Page } from 'playwright-core';
 import { uniqueEmail } from '../support/auth.js';
+import { browserHarness, PUBLIC_DIR } from '../support/browser.js';
 import { testDatabases } from '../support/system.js';
 import { startOidcWorld, type OidcWorld } from '../oidc/support.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const PUBLIC_DIR = fileURLToPath(new URL('../../public', import.meta.url));
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts', import.meta.url));
 
-if (process.env.CI === 'true' && !existsSync(CHROMIUM)) throw new Error(`CI=true requires Chromium at ${CHROMIUM}`);
+const browser = browserHarness('oidc');
 
-describe('provider sign-in in the browser', { skip: existsSync(CHROMIUM) ? false : 'Chromium is not installed' }, () => {
+describe('provider sign-in in the browser', { skip: browser.skip }, () => {
   let w: OidcWorld;
-  let browser: Browser;
   let page: Page;
-  const problems: string[] = [];
   /** the app's API requests, `METHOD /path` */
   const apiCalls: string[] = [];
 
   before(async () => {
-    assert.ok(existsSync(`${PUBLIC_DIR}/index.html`), 'the client is built (npm run build:client)');
     w = await startOidcWorld(testDatabases()[0], { PUBLIC_DIR, OIDC_PROVIDERS: 'acme' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    page = await (await browser.newContext()).newPage();
+    await browser.launch();
     // the app's pages and requests; the provider's own (its favicon, say) are not the app's business
     const ours = (url: string) => url.startsWith(w.appUrl);
-    page.on('response', (r) => { if (r.status() >= 400 && ours(r.url())) problems.push(`response: ${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`); });
-    page.on('requestfailed', (r) => { if (ours(r.url())) problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`); });
-    page.on('console', (m) => { if (m.type() === 'error' && ours(page.url())) problems.push(`console: ${m.text()} (${m.location().url})`); });
-    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-    page.on('request', (r) => { if (ours(r.url()) && new URL(r.url()).pathname.startsWith('/api/')) apiCalls.push(`${r.method()} ${new URL(r.url()).pathname}`); });
+    page = await browser.openPage('page', {
+      own: ours,
+      onRequest: (r) => { if (ours(r.url()) && new URL(r.url()).pathname.startsWith('/api/')) apiCalls.push(`${r.method()} ${new URL(r.url()).pathname}`); },
+    });
   });
   after(async () => {
-    await browser?.close();
+    await browser.close();
     await w?.stop();
   });
 
-  const step = (name: string, fn: () => Promise<void>, provokes: RegExp[] = []) => it(name, async () => {
-    problems.length = 0;
-    try {
-      await fn();
-      await sleep(100); // late console messages of the step's last request
-      const unexpected = problems.filter((p) => !provokes.some((re) => re.test(p)));
-      assert.deepEqual(unexpected, [], 'no console error and no failing request');
-    } catch (err) {
-      await mkdir(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: `${ARTIFACTS}/oidc-${name.replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => undefined);
-      throw err;
-    }
-  });
+  const step = browser.step;
 
   /** At the provider's login page: the username, then Sign in (or Cancel). */
   const atProvider = async (login: string, button: 'Sign in' | 'Cancel' = 'Sign in') => {

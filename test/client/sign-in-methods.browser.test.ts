@@ -8,71 +8,43 @@
  * (a secure context, and a valid RP id). No console error or failing request over the run.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { after, before, describe } from 'node:test';
+import type { Page } from 'playwright-core';
 import { signUp, uniqueEmail, PASSWORD } from '../support/auth.js';
+import { browserHarness, PUBLIC_DIR } from '../support/browser.js';
 import { freePort } from '../support/net.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { awayFromStepEdge, totpCode } from '../support/totp.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const PUBLIC_DIR = fileURLToPath(new URL('../../public', import.meta.url));
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts', import.meta.url));
 
-if (process.env.CI === 'true' && !existsSync(CHROMIUM)) throw new Error(`CI=true requires Chromium at ${CHROMIUM}`);
+const browser = browserHarness('sign-in-methods');
 
-describe('passkeys and two-factor in the browser', { skip: existsSync(CHROMIUM) ? false : 'Chromium is not installed' }, () => {
+describe('passkeys and two-factor in the browser', { skip: browser.skip }, () => {
   let t: TestSystem;
-  let browser: Browser;
   let page: Page;
   let base = '';
-  const problems: string[] = [];
   const email = uniqueEmail('passkey');
   let totpSecret = '';
 
   before(async () => {
-    assert.ok(existsSync(`${PUBLIC_DIR}/index.html`), 'the client is built (npm run build:client)');
     const port = await freePort();
     base = `http://localhost:${port}`;
     t = await startSystem(testDatabases()[0], { PUBLIC_DIR, PORT: String(port), APP_URL: base });
     await signUp(t.client, email);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    const context = await browser.newContext();
-    page = await context.newPage();
-    page.on('response', (r) => { if (r.status() >= 400) problems.push(`response: ${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`); });
-    page.on('requestfailed', (r) => problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`));
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()} (${m.location().url})`); });
-    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-    const cdp = await context.newCDPSession(page);
+    await browser.launch();
+    page = await browser.openPage('page');
+    const cdp = await browser.contextOf('page').newCDPSession(page);
     await cdp.send('WebAuthn.enable');
     await cdp.send('WebAuthn.addVirtualAuthenticator', {
       options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
     });
   });
   after(async () => {
-    await browser?.close();
+    await browser.close();
     await t?.stop();
   });
 
-  const step = (name: string, fn: () => Promise<void>) => it(name, async () => {
-    problems.length = 0;
-    try {
-      await fn();
-      await sleep(100); // late console messages of the step's last request
-      assert.deepEqual(problems, [], 'no console error and no failing request');
-    } catch (err) {
-      await mkdir(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: `${ARTIFACTS}/sign-in-methods-${name.replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => undefined);
-      throw err;
-    }
-  });
+  const step = browser.step;
 
   const logOut = async () => {
     await page.locator('#log-out').click();

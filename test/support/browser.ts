@@ -20,7 +20,7 @@ import { mkdir } from 'node:fs/promises';
 import { it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Request, type Response } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /** where `npm run build:client` puts the client; tests serve it with PUBLIC_DIR */
@@ -30,14 +30,23 @@ const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-backgro
 
 if (process.env.CI === 'true' && !existsSync(CHROMIUM)) throw new Error(`CI=true requires Chromium at ${CHROMIUM}`);
 
+export interface PageOptions {
+  /** sees every response too */
+  onResponse?: (response: Response) => void;
+  /** sees every request */
+  onRequest?: (request: Request) => void;
+  /** the app's own URLs: problems elsewhere (another site the flow visits, a provider) are not the app's */
+  own?: (url: string) => boolean;
+}
+
 export interface BrowserHarness {
   /** the `skip` option of the suite: a reason when Chromium is missing (never under CI=true) */
   skip: string | false;
   /** the problems since the current step began */
   readonly problems: string[];
   launch(): Promise<Browser>;
-  /** a page in a browser context of its own, watched; `onResponse` sees every response too */
-  openPage(who: string, onResponse?: (response: Response) => void): Promise<Page>;
+  /** a page in a browser context of its own, watched */
+  openPage(who: string, options?: PageOptions): Promise<Page>;
   /** the context of a page opened here */
   contextOf(who: string): BrowserContext;
   /** a test step: fails on a problem no `provokes` pattern matches */
@@ -58,20 +67,22 @@ export function browserHarness(name: string): BrowserHarness {
       browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
       return browser;
     },
-    async openPage(who, onResponse) {
+    async openPage(who, options = {}) {
       assert.ok(browser, 'launch() first');
+      const own = options.own ?? (() => true);
       const context = await browser.newContext();
       const page = await context.newPage();
+      if (options.onRequest) page.on('request', options.onRequest);
       page.on('response', (r) => {
-        onResponse?.(r);
-        if (r.status() >= 400) problems.push(`${who} response: ${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`);
+        options.onResponse?.(r);
+        if (r.status() >= 400 && own(r.url())) problems.push(`${who} response: ${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`);
       });
       page.on('requestfailed', (r) => {
         // the browser drops a page's favicon request when the page is left (navigation, reload): not the app failing
         if (r.failure()?.errorText === 'net::ERR_ABORTED' && /\/favicon\.\w+$/.test(new URL(r.url()).pathname)) return;
-        problems.push(`${who} request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`);
+        if (own(r.url())) problems.push(`${who} request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`);
       });
-      page.on('console', (m) => { if (m.type() === 'error') problems.push(`${who} console: ${m.text()} (${m.location().url})`); });
+      page.on('console', (m) => { if (m.type() === 'error' && own(page.url())) problems.push(`${who} console: ${m.text()} (${m.location().url})`); });
       page.on('pageerror', (err) => problems.push(`${who} page error: ${err.message}`));
       pages.set(who, { page, context });
       return page;
