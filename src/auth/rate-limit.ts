@@ -85,23 +85,31 @@ export class LoginRateLimiter {
    */
   async begin(email: string, address: string): Promise<LoginAttempt> {
     const client = addressKey(address);
-    const taken: Array<[RateLimiterAbstract, string, number]> = [];
-    // a point is given back only into the window it was taken from: a refund landing after
-    // that window ended would start the next one below zero (extra attempts)
-    const giveBack = () => Promise.all(taken.filter(([, , windowEnd]) => Date.now() < windowEnd)
-      .map(([limiter, key]) => limiter.reward(key))).then(() => undefined);
     // the address's own key first: a refusal there leaves the shared address counter untouched
-    for (const [limiter, key] of [[this.byEmailAndAddress, `${client} ${email}`], [this.byAddress, client]] as const) {
-      if (!limiter) continue;
-      try {
-        taken.push([limiter, key, await take(limiter, key)]);
-      } catch (err) {
-        await giveBack();
-        throw err;
-      }
-    }
-    return { refund: giveBack };
+    return takeFailurePoints([[this.byEmailAndAddress, `${client} ${email}`], [this.byAddress, client]]);
   }
+}
+
+/**
+ * Takes one point from each counter (skipping a missing counter or key), in order: a 429 from
+ * one gives back what the earlier ones took. The attempt counts as a failure unless refunded; a
+ * point is given back only into the window it was taken from, since a refund landing after that
+ * window ended would start the next one below zero (extra attempts).
+ */
+export async function takeFailurePoints(counters: ReadonlyArray<readonly [RateLimiterAbstract | null, string | undefined]>): Promise<LoginAttempt> {
+  const taken: Array<[RateLimiterAbstract, string, number]> = [];
+  const giveBack = () => Promise.all(taken.filter(([, , windowEnd]) => Date.now() < windowEnd)
+    .map(([limiter, key]) => limiter.reward(key))).then(() => undefined);
+  for (const [limiter, key] of counters) {
+    if (!limiter || key === undefined) continue;
+    try {
+      taken.push([limiter, key, await take(limiter, key)]);
+    } catch (err) {
+      await giveBack();
+      throw err;
+    }
+  }
+  return { refund: giveBack };
 }
 
 /** Sign-ups per client address (SIGNUP_LIMIT_ADDRESS); every attempt counts. */

@@ -9,7 +9,7 @@
  */
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimitSetting } from '../config.js';
-import { addressKey, counter, take, type LimiterStore, type LoginAttempt } from '../auth/rate-limit.js';
+import { addressKey, counter, takeFailurePoints, type LimiterStore, type LoginAttempt } from '../auth/rate-limit.js';
 
 export interface SecondFactorLimits {
   /** MFA_LIMIT_ACCOUNT */
@@ -33,20 +33,6 @@ export class SecondFactorRateLimiter {
    * mfa-token): the address alone.
    */
   async begin(accountId: string | undefined, address: string): Promise<LoginAttempt> {
-    const taken: Array<[RateLimiterAbstract, string, number]> = [];
-    // a point goes back only into the window it was taken from (see LoginRateLimiter)
-    const giveBack = () => Promise.all(taken.filter(([, , windowEnd]) => Date.now() < windowEnd)
-      .map(([limiter, key]) => limiter.reward(key))).then(() => undefined);
-    const pairs: Array<[RateLimiterAbstract | null, string | undefined]> = [[this.byAddress, addressKey(address)], [this.byAccount, accountId]];
-    for (const [limiter, key] of pairs) {
-      if (!limiter || key === undefined) continue;
-      try {
-        taken.push([limiter, key, await take(limiter, key)]);
-      } catch (err) {
-        await giveBack();
-        throw err;
-      }
-    }
-    return { refund: giveBack };
+    return takeFailurePoints([[this.byAddress, addressKey(address)], [this.byAccount, accountId]]);
   }
 }
