@@ -1,8 +1,8 @@
 /**
  * Browser tests' shared harness: Debian's Chromium through playwright-core (never a downloaded
  * browser), pages in contexts of their own, and steps that fail on any console error, page
- * error or failing request (status >= 400, or no answer) unless the step names it as provoked
- * on purpose. A failed step leaves a screenshot of every page in `test-artifacts/`.
+ * error or failing request (status >= 400, or no answer; not one the page cancelled by leaving)
+ * unless the step names it as provoked on purpose. A failed step leaves a screenshot of every page in `test-artifacts/`.
  *
  *   const browser = browserHarness('orgs');
  *   describe('…', { skip: browser.skip }, () => {
@@ -78,8 +78,9 @@ export function browserHarness(name: string): BrowserHarness {
         if (r.status() >= 400 && own(r.url())) problems.push(`${who} response: ${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`);
       });
       page.on('requestfailed', (r) => {
-        // the browser drops a page's favicon request when the page is left (navigation, reload): not the app failing
-        if (r.failure()?.errorText === 'net::ERR_ABORTED' && /\/favicon\.\w+$/.test(new URL(r.url()).pathname)) return;
+        // the page cancelled it: left for another (a step's goto while the page still loads, a reload, a redirect
+        // to Stripe), which drops its requests in flight; the app's failures are other errors (reset, empty response)
+        if (r.failure()?.errorText === 'net::ERR_ABORTED') return;
         if (own(r.url())) problems.push(`${who} request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`);
       });
       page.on('console', (m) => { if (m.type() === 'error' && own(page.url())) problems.push(`${who} console: ${m.text()} (${m.location().url})`); });
