@@ -26,6 +26,7 @@ import { AuditLog } from './audit/service.js';
 import { AccessTokens } from './auth/access-tokens.js';
 import { bearerAuthenticator } from './auth/authenticator.js';
 import { CsrfService } from './auth/csrf.js';
+import { startSessionPurge } from './auth/session-purge.js';
 import { PasswordHasher } from './auth/passwords.js';
 import { LoginRateLimiter, SignUpRateLimiter } from './auth/rate-limit.js';
 import { RefreshTokens } from './auth/refresh-tokens.js';
@@ -173,6 +174,9 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const apiKeyVerifier = new ApiKeyVerifier({ db: database.db, log: apiKeyLog, limit: config.apiKeyLimitAddress, store: limiterStore, listener });
     await revokedSessions.start();
     stops.push(['revoked-sessions', () => revokedSessions.stop()]);
+    // sessions that ended long enough ago to matter to nothing: deleted hourly
+    const sessionPurge = startSessionPurge(database.db, config.accessTokenTtl, logs.logger('saas.auth'));
+    stops.push(['session-purge', () => sessionPurge.stop()]);
     // last-used writes under way finish before the database closes
     stops.push(['api-keys', () => apiKeyVerifier.stop()]);
     await listener.start();
