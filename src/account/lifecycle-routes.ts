@@ -4,8 +4,8 @@
  */
 import { finished } from 'node:stream/promises';
 import { originOf } from '../audit/log.js';
-import { ErrorBody, unauthorized } from '../http/errors.js';
-import { ref, route, type RouteGroup } from '../http/routes.js';
+import { ErrorBody } from '../http/errors.js';
+import { ref, route, type RouteGroup, requireUser } from '../http/routes.js';
 import type { AccountLifecycle } from './lifecycle-service.js';
 import {
   Accepted, ChangeEmail, ChangePassword, ForgotPassword, NoBody, ResetPassword, TokenRequest, UpdateAccount,
@@ -14,18 +14,12 @@ import { UserAccount } from './schemas.js';
 import { ACCOUNT_GROUP } from './routes.js';
 
 const error = ref(ErrorBody);
-const requireUser = <U>(user: U | undefined): U => {
-  if (!user) throw unauthorized();
-  return user;
-};
-
 /** The one answer of forgot-password, whatever the address. */
 export const FORGOT_PASSWORD_ANSWER = 'If an account uses this address, a link to reset its password is on its way. It expires in 1 hour.';
 
 export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
   return {
     ...ACCOUNT_GROUP,
-    tags: [...ACCOUNT_GROUP.tags],
     routes: [
       route({
         method: 'POST',

@@ -28,13 +28,13 @@ export function clearSessionCookies(reply: FastifyReply, options: AccountRouteOp
 }
 
 /** Group data shared by the account API's route groups (this file, lifecycle, sessions). */
-export const ACCOUNT_GROUP = {
+export const ACCOUNT_GROUP: Readonly<Omit<RouteGroup, 'routes'>> = {
   prefix: '/api/account',
   tags: ['Account API'],
   auth: 'optional',
   // credentials and tokens are small: a large body here is an attack, not a user
   bodyLimit: 16 * 1024,
-} as const satisfies Omit<RouteGroup, 'routes'>;
+};
 
 /** Sets the cookies of a session that started (log-in, refresh; a second factor, a passkey, a provider sign-in): the refresh token and the hint. */
 export function setSessionCookies(reply: FastifyReply, session: Session, options: AccountRouteOptions): void {
@@ -52,7 +52,6 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
 
   return {
     ...ACCOUNT_GROUP,
-    tags: [...ACCOUNT_GROUP.tags],
     routes: [
       route({
         method: 'POST',

@@ -1,22 +1,16 @@
 /** The account's sessions, its export and its deletion, as data. See docs/api.md. */
 import { originOf } from '../audit/log.js';
-import { ErrorBody, unauthorized } from '../http/errors.js';
-import { ref, route, type RouteGroup } from '../http/routes.js';
+import { ErrorBody } from '../http/errors.js';
+import { ref, route, type RouteGroup, requireUser } from '../http/routes.js';
 import type { AccountData } from './account-data.js';
 import { AccountExport, AccountSessions as AccountSessionsBody, DeleteAccount, SessionId } from './lifecycle-schemas.js';
 import { ACCOUNT_GROUP, clearSessionCookies, type AccountRouteOptions } from './routes.js';
 import type { AccountSessions } from './sessions.js';
 
 const error = ref(ErrorBody);
-const requireUser = <U>(user: U | undefined): U => {
-  if (!user) throw unauthorized();
-  return user;
-};
-
 export function sessionRoutes(sessions: AccountSessions, data: AccountData, options: AccountRouteOptions): RouteGroup {
   return {
     ...ACCOUNT_GROUP,
-    tags: [...ACCOUNT_GROUP.tags],
     auth: 'required',
     routes: [
       route({

@@ -131,6 +131,12 @@ export interface RouteGroup {
   routes: Route[];
 }
 
+/** The caller on an `auth: 'required'` route: the route layer has refused the request without one, so absent is a bug: 401. */
+export function requireUser<U>(user: U | undefined): U {
+  if (!user) throw unauthorized();
+  return user;
+}
+
 /** Declares a route; the schemas type the handler's parameters and return value. */
 export function route<S extends RouteSchemas>(definition: RouteDefinition<S>): Route {
   return definition as unknown as Route;

@@ -5,23 +5,18 @@ import { NoBody } from '../account/lifecycle-schemas.js';
 import { ACCOUNT_GROUP, setSessionCookies, type AccountRouteOptions } from '../account/routes.js';
 import { LogInResponse } from '../account/schemas.js';
 import type { AccountService } from '../account/service.js';
-import { ErrorBody, unauthorized } from '../http/errors.js';
-import { ref, route, type RouteGroup } from '../http/routes.js';
+import { ErrorBody } from '../http/errors.js';
+import { ref, route, type RouteGroup, requireUser } from '../http/routes.js';
 import { BackupCodes, MfaLogIn, TwoFactorDisable, TwoFactorEnable, TwoFactorSetup } from './schemas.js';
 import type { ClientOrigin, TwoFactorService } from './service.js';
 
 const error = ref(ErrorBody);
-const requireUser = <U>(user: U | undefined): U => {
-  if (!user) throw unauthorized();
-  return user;
-};
 /** the audit's origin plus the address the limits count by */
 export const clientOrigin = (request: FastifyRequest): ClientOrigin => ({ ...originOf(request), ip: request.ip });
 
 export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountService, options: AccountRouteOptions): RouteGroup {
   return {
     ...ACCOUNT_GROUP,
-    tags: [...ACCOUNT_GROUP.tags],
     routes: [
       route({
         method: 'POST',

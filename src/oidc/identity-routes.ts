@@ -1,20 +1,14 @@
 /** The account's provider identities, as data (docs/oidc.md): listed, and unlinked unless it is the last way to sign in. */
 import { ACCOUNT_GROUP } from '../account/routes.js';
 import { originOf } from '../audit/log.js';
-import { ErrorBody, unauthorized } from '../http/errors.js';
-import { ref, route, type RouteGroup } from '../http/routes.js';
+import { ErrorBody } from '../http/errors.js';
+import { ref, route, type RouteGroup, requireUser } from '../http/routes.js';
 import type { IdentityService } from './identities.js';
 import { Identities, IdentityParam } from './schemas.js';
-
-const requireUser = <U>(user: U | undefined): U => {
-  if (!user) throw unauthorized();
-  return user;
-};
 
 export function identityRoutes(identities: IdentityService): RouteGroup {
   return {
     ...ACCOUNT_GROUP,
-    tags: [...ACCOUNT_GROUP.tags],
     auth: 'required',
     routes: [
       route({

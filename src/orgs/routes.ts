@@ -6,8 +6,8 @@
  * member and invitation changes read the caller's own account: people only, for now).
  */
 import { originOf } from '../audit/log.js';
-import { ErrorBody, unauthorized } from '../http/errors.js';
-import { ref, route, type MembershipResolver, type RouteGroup } from '../http/routes.js';
+import { ErrorBody } from '../http/errors.js';
+import { ref, route, type MembershipResolver, type RouteGroup, requireUser } from '../http/routes.js';
 import type { InvitationService } from './invitations.js';
 import {
   AcceptInvitation, CreateInvitation, CreateOrganization, Invitation, InvitationPath, Invitations, Member, MemberPath, Members,
@@ -16,10 +16,6 @@ import {
 import type { OrganizationService } from './service.js';
 
 const error = ref(ErrorBody);
-const requireUser = <U>(user: U | undefined): U => {
-  if (!user) throw unauthorized();
-  return user;
-};
 /** set on every `orgRole` route by the route layer */
 const requireMembership = <M>(membership: M | undefined): M => {
   if (!membership) throw new Error('orgRole route without a membership');

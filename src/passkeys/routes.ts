@@ -7,8 +7,8 @@ import { ACCOUNT_GROUP, setSessionCookies, type AccountRouteOptions } from '../a
 import { NoBody } from '../account/lifecycle-schemas.js';
 import { LogInResponse } from '../account/schemas.js';
 import type { AccountService } from '../account/service.js';
-import { ErrorBody, unauthorized } from '../http/errors.js';
-import { ref, route, type RouteGroup } from '../http/routes.js';
+import { ErrorBody } from '../http/errors.js';
+import { ref, route, type RouteGroup, requireUser } from '../http/routes.js';
 import { originOf } from '../audit/log.js';
 import { clientOrigin } from '../mfa/routes.js';
 import {
@@ -17,17 +17,11 @@ import {
 import type { PasskeyService } from './service.js';
 
 const error = ref(ErrorBody);
-const requireUser = <U>(user: U | undefined): U => {
-  if (!user) throw unauthorized();
-  return user;
-};
-
 const SHAPES = 'The body\'s `response` (and the answer\'s options) are WebAuthn\'s JSON as @simplewebauthn writes it, camelCase keys inside.';
 
 export function passkeyRoutes(passkeys: PasskeyService): RouteGroup {
   return {
     ...ACCOUNT_GROUP,
-    tags: [...ACCOUNT_GROUP.tags],
     auth: 'required',
     routes: [
       route({
