@@ -7,7 +7,7 @@ import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { clusterProblem, runPrimary } from './cluster.js';
 import { loadConfig, ConfigError } from './config.js';
-import { buildSystem } from './system.js';
+import { buildSystem, checkSettings } from './system.js';
 
 if ((process.env.APP_ENV ?? 'dev') === 'dev' && existsSync('.env')) {
   const dotenv = await import('dotenv');
@@ -17,6 +17,8 @@ if ((process.env.APP_ENV ?? 'dev') === 'dev' && existsSync('.env')) {
 let config;
 try {
   config = loadConfig();
+  // every module's own settings too: a bad one stops start-up here, before anything opens
+  checkSettings(config);
 } catch (err) {
   if (err instanceof ConfigError) {
     process.stderr.write(`${err.message}\n`);

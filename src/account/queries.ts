@@ -1,7 +1,7 @@
 /** Query kinds of the account module. */
 import { Type } from 'typebox';
 import { unauthorized } from '../http/errors.js';
-import { queryKind } from '../query/registry.js';
+import { queryKind } from '../http/queries.js';
 import { UserAccount } from './schemas.js';
 import type { AccountService } from './service.js';
 

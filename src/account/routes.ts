@@ -2,13 +2,14 @@
 import { finished } from 'node:stream/promises';
 import type { FastifyReply } from 'fastify';
 import { originOf } from '../audit/log.js';
+import { REFRESH_COOKIE } from '../auth/refresh-tokens.js';
 import { ErrorBody, HttpError, unauthorized } from '../http/errors.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
 import { Type } from 'typebox';
 import { CreateAccount, LogIn, LogInResponse, MfaRequired, RefreshRequest, SignUpResponse, UserAccount } from './schemas.js';
 import type { AccountService, Session } from './service.js';
 
-export const REFRESH_COOKIE = 'refresh-token';
+export { REFRESH_COOKIE };
 /**
  * Not a credential: tells the browser client that a refresh cookie may exist (it cannot read
  * the HttpOnly one), so a first visit makes no refresh request bound to fail. Set and cleared

@@ -234,6 +234,11 @@ export class AccountService {
   }
 
   /** Waits for the entries of refused log-ins answered but not yet written (on stop, and in tests). */
+  /** Plugs in the second factor log-ins of accounts with two-factor on go through (src/mfa/). */
+  useSecondFactor(secondFactor: SecondFactor): void {
+    this.deps.secondFactor = secondFactor;
+  }
+
   async settle(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
   }

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { forbidden, notFound, unauthorized } from '../http/errors.js';
 import { hasRole, type MembershipResolver } from '../http/routes.js';
-import { queryKind } from '../query/registry.js';
+import { queryKind } from '../http/queries.js';
 import { AUDIT_PAGE_DEFAULT } from './routes.js';
 import { AuditLogPage, AuditLogQuery } from './schemas.js';
 import type { AuditLog } from './service.js';

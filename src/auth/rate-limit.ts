@@ -1,7 +1,5 @@
 /**
- * Attempt limits for log-in and sign-up. Counters live in memory for one instance, in the
- * cluster's primary for its workers, or in Redis (REDIS_URL) so that every instance counts
- * against the same limit.
+ * Attempt limits for log-in and sign-up, on the counters of http/rate-limit.ts.
  *
  * Log-in counts failures only, so that no one can lock another person out: the hard limits are
  * per email + client address and per client address, never per email alone (OWASP, Authentication
@@ -9,63 +7,17 @@
  * when it was right: taking it first is atomic in every store, so a burst of concurrent guesses
  * cannot all pass a check made before any of them failed (docs/security.md, "Rate limits").
  */
-import ipaddr from 'ipaddr.js';
-import type { Redis } from 'ioredis';
-import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { RateLimitSetting } from '../config.js';
-import { tooManyRequests } from '../http/errors.js';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { addressKey, counter, take, takeFailurePoints, type LimiterStore, type LoginAttempt } from '../http/rate-limit.js';
+import type { RateLimitSetting } from '../runtime/settings.js';
 
-/** Where the counters live: Redis (all instances), the cluster's primary (its workers), or here. */
-export type LimiterStore = { redis: Redis } | 'cluster' | 'memory';
-
-/** One counter per key with a fixed window; `null` when the setting turns it off. */
-export function counter(keyPrefix: string, setting: RateLimitSetting | null, store: LimiterStore): RateLimiterAbstract | null {
-  if (!setting) return null;
-  const options = { keyPrefix, points: setting.count, duration: setting.seconds };
-  if (store === 'memory') return new RateLimiterMemory(options);
-  if (store === 'cluster') return new RateLimiterCluster({ ...options, timeoutMs: 3000 });
-  return new RateLimiterRedis({ ...options, storeClient: store.redis, rejectIfRedisNotReady: true });
-}
-
-/**
- * The key a client address counts under. An IPv6 client is given a whole /64 (one customer's
- * network: any address in it is the client's to pick), so its per-address limits cover the
- * /64; an IPv4-mapped IPv6 address counts as its IPv4 address.
- */
-export function addressKey(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  const parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv4') return parsed.toString();
-  const v6 = parsed as ipaddr.IPv6;
-  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
-  return `${v6.parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
-}
-
-/**
- * Takes one point from `key`; a 429 with Retry-After when the key has none left. Resolves to
- * the time the key's current window ends.
- */
-export async function take(limiter: RateLimiterAbstract, key: string): Promise<number> {
-  try {
-    const res = await limiter.consume(key);
-    return Date.now() + res.msBeforeNext;
-  } catch (err) {
-    if (err instanceof RateLimiterRes) throw tooManyRequests(err.msBeforeNext / 1000);
-    throw err;
-  }
-}
+export { addressKey, counter, take, takeFailurePoints, type LimiterStore, type LoginAttempt } from '../http/rate-limit.js';
 
 export interface LoginLimits {
   /** failures per email + client address (LOGIN_LIMIT_EMAIL) */
   email: RateLimitSetting | null;
   /** failures per client address, whatever the email (LOGIN_LIMIT_ADDRESS) */
   address: RateLimitSetting | null;
-}
-
-/** What {@link LoginRateLimiter.begin} hands back: say how the attempt ended. */
-export interface LoginAttempt {
-  /** gives the attempt's points back: it did not fail (the password was right, or the check could not run) */
-  refund(): Promise<void>;
 }
 
 export class LoginRateLimiter {
@@ -88,28 +40,6 @@ export class LoginRateLimiter {
     // the address's own key first: a refusal there leaves the shared address counter untouched
     return takeFailurePoints([[this.byEmailAndAddress, `${client} ${email}`], [this.byAddress, client]]);
   }
-}
-
-/**
- * Takes one point from each counter (skipping a missing counter or key), in order: a 429 from
- * one gives back what the earlier ones took. The attempt counts as a failure unless refunded; a
- * point is given back only into the window it was taken from, since a refund landing after that
- * window ended would start the next one below zero (extra attempts).
- */
-export async function takeFailurePoints(counters: ReadonlyArray<readonly [RateLimiterAbstract | null, string | undefined]>): Promise<LoginAttempt> {
-  const taken: Array<[RateLimiterAbstract, string, number]> = [];
-  const giveBack = () => Promise.all(taken.filter(([, , windowEnd]) => Date.now() < windowEnd)
-    .map(([limiter, key]) => limiter.reward(key))).then(() => undefined);
-  for (const [limiter, key] of counters) {
-    if (!limiter || key === undefined) continue;
-    try {
-      taken.push([limiter, key, await take(limiter, key)]);
-    } catch (err) {
-      await giveBack();
-      throw err;
-    }
-  }
-  return { refund: giveBack };
 }
 
 /** Sign-ups per client address (SIGNUP_LIMIT_ADDRESS); every attempt counts. */

@@ -68,6 +68,9 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+/** The cookie that carries the refresh token (HttpOnly, SameSite=Strict, Path=/api/account). */
+export const REFRESH_COOKIE = 'refresh-token';
+
 export class RefreshTokens {
   private readonly sealKey: Buffer;
 

@@ -5,7 +5,7 @@
 import '../runtime/node-version.js';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { commandConfig, runCommand } from './cli.js';
-import { dumpConfiguredDatabase } from './dump.js';
+import { dumpConfiguredDatabase } from './dump-configured.js';
 
 await runCommand('db:dump', async () => {
   const [file, ...rest] = process.argv.slice(2);

@@ -5,12 +5,8 @@
  *   When a server holds the directory the dump is taken by that server, through its lock socket.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
-import type { Config } from '../config.js';
 import { DUMP_ARGS } from './dump-sql.js';
-import { DirectoryLockedError, requestDump } from './lock.js';
 
 const SESSION_SETTINGS_SQL = "select name, setting from pg_catalog.pg_settings where source = 'session'";
 
@@ -59,28 +55,4 @@ export async function dumpPostgres(databaseUrl: string): Promise<string> {
   });
   if (code !== 0) throw new Error(`pg_dump failed (exit ${code}): ${err.trim()}`);
   return Buffer.concat(out).toString('utf8');
-}
-
-/**
- * Dumps the configured database. For a PGlite directory held by a running server the server
- * takes the dump; otherwise this process takes the directory's lock and opens it itself.
- */
-export async function dumpConfiguredDatabase(config: Config): Promise<string> {
-  if (config.databaseUrl?.startsWith('postgres')) return dumpPostgres(config.databaseUrl);
-  if (config.databaseUrl === 'memory://') throw new Error('DATABASE_URL=memory:// is an in-memory database: there is nothing on disk to dump');
-  if (!existsSync(join(config.pgliteDir, 'PG_VERSION'))) throw new Error(`${config.pgliteDir} holds no PGlite database (PGLITE_DIR)`);
-  const { openPgliteDirectory } = await import('./database.js');
-  let opened;
-  try {
-    opened = await openPgliteDirectory(config.pgliteDir);
-  } catch (err) {
-    if (err instanceof DirectoryLockedError) return requestDump(config.pgliteDir);
-    throw err;
-  }
-  try {
-    return await dumpPglite(opened.pglite);
-  } finally {
-    await opened.pglite.close();
-    await opened.lock.release();
-  }
 }

@@ -9,7 +9,7 @@ import fastifyCookie from '@fastify/cookie';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Config } from '../config.js';
-import { installCsrfCheck, type CsrfService } from '../auth/csrf.js';
+import { installCsrfCheck, type CsrfService } from './csrf.js';
 import { fastifyLogger } from '../logging/third-party.js';
 import type { LogBackend } from '../logging/logger.js';
 import type { Redactor } from '../logging/redact.js';

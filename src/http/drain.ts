@@ -10,6 +10,8 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from '../logging/logger.js';
 
 /**
  * How long a connection that has no request in flight may stay open once the drain begins,
@@ -172,4 +174,19 @@ export class ConnectionDrain {
     }
     if (next !== Infinity) this.#sweepTimer = setTimeout(() => this.#sweep(), next - now);
   }
+}
+
+/**
+ * Drains the app's HTTP server, then closes the app (its onClose hooks). What is still open
+ * after `timeoutMs` is cut and logged with a count.
+ */
+export async function closeApp(app: FastifyInstance, drain: ConnectionDrain, timeoutMs: number, log: Logger): Promise<void> {
+  const { cut, cutInFlight } = await drain.drain(timeoutMs);
+  if (cut > 0) {
+    log.warn('system/shutdown-deadline', `SHUTDOWN_TIMEOUT (${timeoutMs} ms) reached: cut ${cut} connections, ${cutInFlight} with a request in flight`,
+      { cut, 'cut-in-flight': cutInFlight, 'timeout-ms': timeoutMs });
+  } else {
+    log.info('system/drained', 'Every connection answered and closed');
+  }
+  await app.close();
 }

@@ -6,7 +6,13 @@
  * missing organization (a key of another organization is a non-member), 403 below the role.
  */
 import { forbidden, notFound, unauthorized } from './errors.js';
-import type { AuthUser } from './routes.js';
+
+export interface AuthUser {
+  id: string;
+  email: string;
+  /** the session (refresh family) the access token belongs to: its `sid` claim */
+  sessionId: string;
+}
 
 /** An organization role; each includes the ones below it (owner > admin > member). */
 export type OrgRole = 'owner' | 'admin' | 'member';

@@ -9,10 +9,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 
 import { Type, type Static, type TSchema } from 'typebox';
 import { ErrorBody, unauthorized } from './errors.js';
 import { FORMATS } from './formats.js';
-import { actorOf, authorizeOrg, type Actor, type ApiKeyCaller, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
+import { actorOf, authorizeOrg, type Actor, type ApiKeyCaller, type AuthUser, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
 import { planCheck, planList, plansSentence, validateRequires, type SubscriptionResolver } from './plan-gate.js';
 
-export { hasRole, NO_ACCOUNT, type Actor, type ApiKeyCaller, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
+export { hasRole, NO_ACCOUNT, type Actor, type ApiKeyCaller, type AuthUser, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
 export type { OrganizationPlan, SubscriptionResolver } from './plan-gate.js';
 
 export type AuthRequirement = 'none' | 'optional' | 'required';
@@ -41,12 +41,6 @@ export interface Parameters<S extends RouteSchemas> {
   body: StaticOr<S['body'], undefined>;
 }
 
-export interface AuthUser {
-  id: string;
-  email: string;
-  /** the session (refresh family) the access token belongs to: its `sid` claim */
-  sessionId: string;
-}
 
 
 export interface HandlerContext<S extends RouteSchemas> {

@@ -8,7 +8,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ensureSession, type CsrfService } from '../auth/csrf.js';
+import { ensureSession, type CsrfService } from './csrf.js';
 
 export const CSRF_PLACEHOLDER = '__CSRF_TOKEN__';
 

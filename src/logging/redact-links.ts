@@ -5,7 +5,8 @@
  * `?key=…`) and API keys (`sk_…`, ours and any other service's). Every string that reaches the
  * log passes through {@link redactText}.
  */
-import { REDACTED } from './redact.js';
+/** What a redacted value is replaced by (the specification's text). */
+export const REDACTED = '[REDACTED]';
 
 // A parameter named token, code or key, or ending in _token / -token / _key / -key
 // (access_token, id_token, api_key), after `?`, `&`, `&amp;` (HTML), `#` (OAuth fragments),

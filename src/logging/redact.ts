@@ -4,9 +4,9 @@
  * `:user/password` keyword, `user[password]` form key, `pass word`, `Access_Token` all count)
  * contains one of the patterns: a client's spelling cannot smuggle a secret into a log.
  */
-import { mayHoldSecret, redactText } from './redact-links.js';
+import { mayHoldSecret, REDACTED, redactText } from './redact-links.js';
 
-export const REDACTED = '[REDACTED]';
+export { REDACTED };
 
 /**
  * Substrings that make a key sensitive (in normalised form). Each is also a key name the tests

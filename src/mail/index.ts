@@ -4,13 +4,13 @@
  * transaction; the worker delivers them. See docs/email.md.
  */
 import type { Kysely } from 'kysely';
-import type { Config } from '../config.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import type { LogBackend } from '../logging/logger.js';
 import type { MailDeliveryOutcome } from '../observability/events.js';
 import { Outbox, type MailboxMessage, type MailExecutor, type MailMessage } from './outbox.js';
 import type { MailKind } from './templates.js';
 import { displayNameOf, mailboxTransport, smtpTransport } from './transport.js';
+import type { MailSettings } from './settings.js';
 import { MailWorker } from './worker.js';
 
 export type { MailboxMessage, MailExecutor, MailMessage } from './outbox.js';
@@ -48,10 +48,9 @@ export interface MailOptions {
   onDelivery?: (outcome: MailDeliveryOutcome) => void;
 }
 
-export function createMail(config: Config, db: Kysely<DatabaseSchema>, logs: LogBackend, options: MailOptions = {}): Mail {
-  const settings = config.mail;
+export function createMail(settings: MailSettings, appUrl: string, db: Kysely<DatabaseSchema>, logs: LogBackend, options: MailOptions = {}): Mail {
   const transport = settings.url ? smtpTransport({ url: settings.url }) : mailboxTransport();
-  const outbox = new Outbox(db, settings.from, { appUrl: config.appUrl, product: displayNameOf(settings.from) ?? 'SaaS' });
+  const outbox = new Outbox(db, settings.from, { appUrl, product: displayNameOf(settings.from) ?? 'SaaS' });
   const worker = new MailWorker({
     outbox,
     transport,

@@ -13,6 +13,7 @@
  * message naming the variable.
  */
 import { isIP } from 'node:net';
+import { ConfigError, type Env } from '../runtime/settings.js';
 
 /** `oidc`: discovery and an ID token; `github`: plain OAuth 2 with GitHub's endpoints and API. */
 export type OidcProviderKind = 'oidc' | 'github';
@@ -29,13 +30,6 @@ export interface OidcProviderSettings {
   clientSecret: string;
 }
 
-type Env = Record<string, string | undefined>;
-
-export class OidcConfigError extends Error {
-  constructor(readonly variable: string, problem: string) {
-    super(`${variable} ${problem}`);
-  }
-}
 
 const NAME = /^[a-z][a-z0-9-]{0,31}$/;
 
@@ -60,20 +54,20 @@ function parseIssuer(variable: string, raw: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new OidcConfigError(variable, `must be the provider's issuer URL, such as https://accounts.example.com, got "${raw}"`);
+    throw new ConfigError(variable, `must be the provider's issuer URL, such as https://accounts.example.com, got "${raw}"`);
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
-    throw new OidcConfigError(variable, `must be an https URL (http only on a loopback address such as 127.0.0.1), got "${raw}"`);
+    throw new ConfigError(variable, `must be an https URL (http only on a loopback address such as 127.0.0.1), got "${raw}"`);
   }
   if (url.search || url.hash || url.username || url.password) {
-    throw new OidcConfigError(variable, `must have no query, fragment or credentials, got "${raw}"`);
+    throw new ConfigError(variable, `must have no query, fragment or credentials, got "${raw}"`);
   }
   return url.href.replace(/\/+$/, '');
 }
 
 function required(env: Env, variable: string, provider: string): string {
   const value = env[variable]?.trim();
-  if (!value) throw new OidcConfigError(variable, `is required for the sign-in provider "${provider}" named in OIDC_PROVIDERS`);
+  if (!value) throw new ConfigError(variable, `is required for the sign-in provider "${provider}" named in OIDC_PROVIDERS`);
   return value;
 }
 
@@ -83,15 +77,15 @@ export function parseOidcProviders(env: Env): OidcProviderSettings[] {
   const seen = new Set<string>();
   return names.map((id) => {
     if (!NAME.test(id)) {
-      throw new OidcConfigError('OIDC_PROVIDERS', `names must be lower-case letters, digits and "-", starting with a letter (at most 32), got "${id}"`);
+      throw new ConfigError('OIDC_PROVIDERS', `names must be lower-case letters, digits and "-", starting with a letter (at most 32), got "${id}"`);
     }
-    if (seen.has(id)) throw new OidcConfigError('OIDC_PROVIDERS', `names "${id}" twice`);
+    if (seen.has(id)) throw new ConfigError('OIDC_PROVIDERS', `names "${id}" twice`);
     seen.add(id);
     const prefix = envPrefix(id);
     const preset = PRESETS[id];
     const rawIssuer = env[`${prefix}ISSUER`]?.trim();
     if (!rawIssuer && !preset) {
-      throw new OidcConfigError(`${prefix}ISSUER`, `is required for the sign-in provider "${id}" named in OIDC_PROVIDERS (only google and github have a preset)`);
+      throw new ConfigError(`${prefix}ISSUER`, `is required for the sign-in provider "${id}" named in OIDC_PROVIDERS (only google and github have a preset)`);
     }
     return {
       id,

@@ -1,7 +1,7 @@
 /** Query kinds of the organizations module: `orgs/list` and `orgs/members` (membership checked like the routes). */
 import { Type } from 'typebox';
 import { unauthorized } from '../http/errors.js';
-import { queryKind } from '../query/registry.js';
+import { queryKind } from '../http/queries.js';
 import { Members, Organizations } from './schemas.js';
 import type { OrganizationService } from './service.js';
 

@@ -1,6 +1,6 @@
 /** Query kinds of the payments module. */
 import { Type } from 'typebox';
-import { queryKind } from '../query/registry.js';
+import { queryKind } from '../http/queries.js';
 import type { PaymentService } from './service.js';
 
 export const PaymentEventsPage = Type.Object(

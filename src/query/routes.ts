@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { ErrorBody } from '../http/errors.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
-import type { QueryRegistry } from './registry.js';
+import type { QueryRegistry } from '../http/queries.js';
 
 export const QueryEnvelope = Type.Object(
   { 'query/kind': Type.String({ minLength: 1, maxLength: 100, description: 'a keyword, e.g. `account/me` (`:account/me` in EDN/Transit)' }) },

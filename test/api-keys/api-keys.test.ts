@@ -17,7 +17,7 @@ import { API_KEYS_NOT_ON_THIS_ROUTE, API_KEYS_ONLY_ON_ORG_ROUTES } from '../../s
 import { ErrorBody } from '../../src/http/errors.js';
 import { membershipResolver } from '../../src/orgs/data.js';
 import { ref, route, type RouteGroup } from '../../src/http/routes.js';
-import { API_KEYS_ONLY_ON_ORG_KINDS } from '../../src/query/registry.js';
+import { API_KEYS_ONLY_ON_ORG_KINDS } from '../../src/http/queries.js';
 import { account, addMember, as, createOrg, type TestAccount } from '../orgs/support.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 

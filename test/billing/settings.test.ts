@@ -1,14 +1,16 @@
 /** Billing configuration: each bad value stops start-up with a message naming the variable, never repeating the secret key. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config.js';
+import { billingModule } from '../../src/billing/module.js';
+import { settingsOf } from '../support/settings.js';
 import { BillingService, checkoutIdempotencyKey, CHECKOUT_IDEMPOTENCY_WINDOW_MS } from '../../src/billing/service.js';
 import { billingSettings, planOfPrice } from '../../src/billing/settings.js';
 import type { DB } from '../../src/db/database.js';
 import { HttpError } from '../../src/http/errors.js';
 import type { Logger } from '../../src/logging/logger.js';
 
-const load = (env: Record<string, string>) => loadConfig({ APP_ENV: 'test', ...env });
+const load = (env: Record<string, string>) => settingsOf(billingModule, { APP_ENV: 'test', ...env });
 
 function refuses(env: Record<string, string>, variable: string, pattern: RegExp): ConfigError {
   let caught: unknown;

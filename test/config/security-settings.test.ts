@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { authModule } from '../../src/auth/module.js';
+import { loadAll, settingsOf } from '../support/settings.js';
 
 const refused = (env: Record<string, string>, variable: string, message: RegExp) =>
-  assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && err.variable === variable && message.test(err.message));
+  assert.throws(() => loadAll(env), (err: unknown) => err instanceof ConfigError && err.variable === variable && message.test(err.message));
 
 describe('TRUST_PROXY', () => {
   it('is off by default and with false or 0', () => {
@@ -34,9 +36,9 @@ describe('TRUST_PROXY', () => {
 
 describe('SIGNUP_LIMIT_ADDRESS', () => {
   it('defaults to 20 an hour; 0 turns it off; garbage is refused', () => {
-    assert.deepEqual(loadConfig({}).signupLimitAddress, { count: 20, seconds: 3600 });
-    assert.deepEqual(loadConfig({ SIGNUP_LIMIT_ADDRESS: '5/60' }).signupLimitAddress, { count: 5, seconds: 60 });
-    assert.equal(loadConfig({ SIGNUP_LIMIT_ADDRESS: '0' }).signupLimitAddress, null);
+    assert.deepEqual(settingsOf(authModule, {}).signupLimitAddress, { count: 20, seconds: 3600 });
+    assert.deepEqual(settingsOf(authModule, { SIGNUP_LIMIT_ADDRESS: '5/60' }).signupLimitAddress, { count: 5, seconds: 60 });
+    assert.equal(settingsOf(authModule, { SIGNUP_LIMIT_ADDRESS: '0' }).signupLimitAddress, null);
     refused({ SIGNUP_LIMIT_ADDRESS: 'lots' }, 'SIGNUP_LIMIT_ADDRESS', /<count>\/<seconds>/);
   });
 });

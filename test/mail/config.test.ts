@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
+import { mailModule } from '../../src/mail/module.js';
+import { loadAll, settingsOf } from '../support/settings.js';
 import { retryDelayMs } from '../../src/mail/outbox.js';
 
 const prod = { APP_ENV: 'prod', JWT_SECRET: 'x'.repeat(32) };
@@ -9,32 +11,33 @@ const prod = { APP_ENV: 'prod', JWT_SECRET: 'x'.repeat(32) };
 describe('mail configuration', () => {
   it('defaults to the local mailbox and APP_URL from HOST and PORT', () => {
     const config = loadConfig({ HOST: '127.0.0.1', PORT: '4000' });
-    assert.equal(config.mail.url, undefined);
-    assert.equal(config.mail.from, 'SaaS <no-reply@localhost>');
+    const mail = settingsOf(mailModule, { HOST: '127.0.0.1', PORT: '4000' });
+    assert.equal(mail.url, undefined);
+    assert.equal(mail.from, 'SaaS <no-reply@localhost>');
     assert.equal(config.appUrl, 'http://127.0.0.1:4000');
     assert.equal(loadConfig({ HOST: '::1' }).appUrl, 'http://[::1]:3000');
     assert.deepEqual(
-      [config.mail.pollMs, config.mail.retryBaseMs, config.mail.retryMaxMs, config.mail.giveUpMs, config.mail.leaseMs],
+      [mail.pollMs, mail.retryBaseMs, mail.retryMaxMs, mail.giveUpMs, mail.leaseMs],
       [1000, 30_000, 3_600_000, 86_400_000, 300_000],
     );
   });
 
   it('requires MAIL_URL in prod, naming it', () => {
-    assert.throws(() => loadConfig(prod), /MAIL_URL is required/);
-    assert.equal(loadConfig({ ...prod, MAIL_URL: 'smtps://u:p@smtp.example.com:465' }).mail.url, 'smtps://u:p@smtp.example.com:465');
+    assert.throws(() => loadAll(prod), /MAIL_URL is required/);
+    assert.equal(settingsOf(mailModule, { ...prod, MAIL_URL: 'smtps://u:p@smtp.example.com:465' }).url, 'smtps://u:p@smtp.example.com:465');
   });
 
   it('refuses bad values, naming the variable', () => {
-    assert.throws(() => loadConfig({ MAIL_URL: 'http://smtp.example.com' }), /MAIL_URL/);
-    assert.throws(() => loadConfig({ MAIL_URL: 'not a url' }), /MAIL_URL/);
-    assert.throws(() => loadConfig({ MAIL_FROM: 'nobody' }), /MAIL_FROM/);
-    assert.throws(() => loadConfig({ MAIL_POLL_MS: 'soon' }), /MAIL_POLL_MS/);
-    assert.throws(() => loadConfig({ MAIL_RETRY_BASE_MS: '0' }), /MAIL_RETRY_BASE_MS/);
+    assert.throws(() => loadAll({ MAIL_URL: 'http://smtp.example.com' }), /MAIL_URL/);
+    assert.throws(() => loadAll({ MAIL_URL: 'not a url' }), /MAIL_URL/);
+    assert.throws(() => loadAll({ MAIL_FROM: 'nobody' }), /MAIL_FROM/);
+    assert.throws(() => loadAll({ MAIL_POLL_MS: 'soon' }), /MAIL_POLL_MS/);
+    assert.throws(() => loadAll({ MAIL_RETRY_BASE_MS: '0' }), /MAIL_RETRY_BASE_MS/);
     for (const bad of ['ftp://x.example.com', 'https://x.example.com/app', 'https://x.example.com?a=1', 'https://u:p@x.example.com', 'x.example.com']) {
       assert.throws(() => loadConfig({ APP_URL: bad }), /APP_URL/, bad);
     }
     assert.equal(loadConfig({ APP_URL: 'https://App.Example.com/' }).appUrl, 'https://app.example.com');
-    assert.equal(loadConfig({ MAIL_FROM: '"Acme Inc" <hi@acme.test>' }).mail.from, '"Acme Inc" <hi@acme.test>');
+    assert.equal(settingsOf(mailModule, { MAIL_FROM: '"Acme Inc" <hi@acme.test>' }).from, '"Acme Inc" <hi@acme.test>');
   });
 });
 

@@ -1,25 +1,27 @@
 /** OIDC_* configuration: presets, and every bad value refused at start-up naming its variable. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config.js';
+import { oidcModule } from '../../src/oidc/module.js';
+import { loadAll, settingsOf } from '../support/settings.js';
 import { safeReturnTo } from '../../src/oidc/routes.js';
 
 const refused = (env: Record<string, string>, variable: string, message: RegExp) =>
-  assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && err.variable === variable && message.test(err.message),
+  assert.throws(() => loadAll(env), (err: unknown) => err instanceof ConfigError && err.variable === variable && message.test(err.message),
     `${variable} ${message}`);
 
 const creds = (name: string) => ({ [`OIDC_${name}_CLIENT_ID`]: 'id', [`OIDC_${name}_CLIENT_SECRET`]: 'secret' });
 
 describe('OIDC_PROVIDERS', () => {
   it('is empty when unset', () => {
-    assert.deepEqual(loadConfig({}).oidcProviders, []);
+    assert.deepEqual(settingsOf(oidcModule, {}), []);
   });
 
   it('presets google (OpenID Connect) and github (OAuth 2), and takes any other issuer', () => {
-    const providers = loadConfig({
+    const providers = settingsOf(oidcModule, {
       OIDC_PROVIDERS: 'Google, github,my-idp', ...creds('GOOGLE'), ...creds('GITHUB'), ...creds('MY_IDP'),
       OIDC_MY_IDP_ISSUER: 'https://login.example.com/realms/main/', OIDC_MY_IDP_LABEL: 'Example SSO',
-    }).oidcProviders;
+    });
     assert.deepEqual(providers.map((p) => [p.id, p.kind, p.issuer, p.label]), [
       ['google', 'oidc', 'https://accounts.google.com', 'Google'],
       ['github', 'github', 'https://github.com', 'GitHub'],
@@ -39,7 +41,7 @@ describe('OIDC_PROVIDERS', () => {
   });
 
   it('takes an https issuer, or http only on a loopback address', () => {
-    const issuer = (value: string) => loadConfig({ OIDC_PROVIDERS: 'acme', ...creds('ACME'), OIDC_ACME_ISSUER: value }).oidcProviders[0].issuer;
+    const issuer = (value: string) => settingsOf(oidcModule, { OIDC_PROVIDERS: 'acme', ...creds('ACME'), OIDC_ACME_ISSUER: value })[0].issuer;
     assert.equal(issuer('http://127.0.0.1:9000'), 'http://127.0.0.1:9000');
     assert.equal(issuer('http://localhost:9000/op'), 'http://localhost:9000/op');
     for (const bad of ['http://idp.example.com', 'ftp://idp.example.com', 'idp.example.com', 'https://idp.example.com/?x=1', 'https://u:p@idp.example.com']) {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Type, type TObject } from 'typebox';
-import { QueryRegistry, queryKind } from '../../src/query/registry.js';
+import { QueryRegistry, queryKind } from '../../src/http/queries.js';
 
 const result = Type.Object({ ok: Type.Boolean() }, { $id: 'test-ok' });
 const kind = (extra: Record<string, unknown>, params: TObject = Type.Object({ 'org-id': Type.String({ format: 'uuid' }) })) =>

@@ -9,9 +9,9 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { Type, type Static, type TObject, type TSchema } from 'typebox';
-import { ajvErrors, badRequest, requestCoercion, ResponseCoercionError, unauthorized } from '../http/errors.js';
-import { actorOf, authorizeOrg, type Actor, type Caller } from '../http/org-access.js';
-import type { ApiKeyCaller, AuthUser, Membership, MembershipResolver, OrgRole } from '../http/routes.js';
+import { ajvErrors, badRequest, requestCoercion, ResponseCoercionError, unauthorized } from './errors.js';
+import { actorOf, authorizeOrg, type Actor, type Caller } from './org-access.js';
+import type { ApiKeyCaller, AuthUser, Membership, MembershipResolver, OrgRole } from './routes.js';
 
 export interface QueryContext<P extends TObject> {
   user: AuthUser | undefined;

@@ -9,8 +9,8 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { forbidden } from '../http/errors.js';
-import { isApiRoute, type RouteConfig } from '../http/routes.js';
+import { forbidden } from './errors.js';
+import { isApiRoute, type RouteConfig } from './routes.js';
 
 export const SESSION_COOKIE = 'session';
 export const CSRF_HEADER = 'x-csrf-token';

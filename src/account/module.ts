@@ -1,0 +1,67 @@
+/**
+ * Accounts (docs/account-lifecycle.md): sign-up, log-in, refresh and log-out; the account's
+ * whole life by email (verification, password reset, email change); sessions, export, deletion.
+ */
+import { authModule } from '../auth/module.js';
+import { mailModule } from '../mail/module.js';
+import { defineModule } from '../runtime/module.js';
+import { rateLimit } from '../runtime/settings.js';
+import { AccountData } from './account-data.js';
+import { LIFECYCLE_SCHEMAS } from './lifecycle-schemas.js';
+import { lifecycleRoutes } from './lifecycle-routes.js';
+import { AccountLifecycle } from './lifecycle-service.js';
+import { LifecycleRateLimiter } from './limits.js';
+import { accountQueries } from './queries.js';
+import { accountRoutes } from './routes.js';
+import { ACCOUNT_SCHEMAS } from './schemas.js';
+import { AccountService } from './service.js';
+import { sessionRoutes } from './session-routes.js';
+import { AccountSessions } from './sessions.js';
+
+export const accountModule = defineModule({
+  name: 'account',
+  settings: (env) => ({
+    resendAccount: rateLimit(env, 'RESEND_LIMIT_ACCOUNT', { count: 5, seconds: 3600 }),
+    resendAddress: rateLimit(env, 'RESEND_LIMIT_ADDRESS', { count: 20, seconds: 3600 }),
+    forgotEmail: rateLimit(env, 'FORGOT_PASSWORD_LIMIT_EMAIL', { count: 5, seconds: 3600 }),
+    forgotAddress: rateLimit(env, 'FORGOT_PASSWORD_LIMIT_ADDRESS', { count: 20, seconds: 3600 }),
+  }),
+  start(ctx, limits) {
+    const { db, metrics, secureCookies } = ctx;
+    const { passwords, accessTokens, refreshTokens, loginLimiter, signUpLimiter } = ctx.use(authModule);
+    const { mail } = ctx.use(mailModule);
+    const log = ctx.logs.logger('saas.account');
+    const accounts = new AccountService({
+      db, passwords, accessTokens, refreshTokens, loginLimiter, signUpLimiter, mail, log,
+      onLogIn: metrics && ((outcome) => metrics.logIn(outcome)),
+    });
+    const lifecycle = new AccountLifecycle({
+      db, passwords, refreshTokens, mail, loginLimiter, log, limits: new LifecycleRateLimiter(limits, ctx.limiterStore),
+    });
+    const sessions = new AccountSessions(db, refreshTokens, log);
+    // an account's deletion takes the organizations it alone owns: what must happen first is plugged in (src/orgs/)
+    const beforeDeletion: Array<(organizationIds: readonly string[]) => Promise<void>> = [];
+    const data = new AccountData({
+      db, passwords, loginLimiter, refreshTokens, sessions, log,
+      beforeOrganizationsDeleted: async (ids) => {
+        for (const hook of beforeDeletion) await hook(ids);
+      },
+    });
+    return {
+      services: {
+        accounts,
+        onBeforeOrganizationsDeleted(hook: (organizationIds: readonly string[]) => Promise<void>): void {
+          beforeDeletion.push(hook);
+        },
+      },
+      schemas: [...ACCOUNT_SCHEMAS, ...LIFECYCLE_SCHEMAS],
+      routeGroups: [accountRoutes(accounts, { secureCookies }), lifecycleRoutes(lifecycle), sessionRoutes(sessions, data, { secureCookies })],
+      queries: accountQueries(accounts),
+      // refused log-ins' audit entries and forgot-password work, answered before they finished: done before the database closes
+      async stop() {
+        await accounts.settle();
+        await lifecycle.settle();
+      },
+    };
+  },
+});

@@ -1,0 +1,24 @@
+/**
+ * The audit log (docs/audit.md): entries are written by every module in the transaction of the
+ * change (audit/log.ts); this module reads them back for an organization's admins.
+ */
+import { orgsModule } from '../orgs/module.js';
+import { defineModule } from '../runtime/module.js';
+import { auditQueries } from './queries.js';
+import { auditRoutes } from './routes.js';
+import { AUDIT_SCHEMAS } from './schemas.js';
+import { AuditLog } from './service.js';
+
+export const auditModule = defineModule({
+  name: 'audit',
+  start(ctx) {
+    const auditLog = new AuditLog(ctx.db);
+    const { memberships } = ctx.use(orgsModule);
+    return {
+      services: { auditLog },
+      schemas: AUDIT_SCHEMAS,
+      routeGroups: [auditRoutes(auditLog, memberships)],
+      queries: auditQueries(auditLog, memberships),
+    };
+  },
+});

@@ -1,0 +1,33 @@
+/**
+ * Email (docs/email.md): the outbox services write to in their own transaction, the worker
+ * that delivers it, and in dev the mailbox pages.
+ */
+import { defineModule } from '../runtime/module.js';
+import { createMail, type Mail } from './index.js';
+import { mailboxHosts, mailboxRoutes } from './routes.js';
+import { mailSettings } from './settings.js';
+import { displayNameOf } from './transport.js';
+
+export type { Mail, MailExecutor, MailMessage } from './index.js';
+
+export interface MailServices {
+  mail: Mail;
+  /** the product's name, as the mail's From names it: authenticator apps and passkey prompts show it */
+  productName: string;
+}
+
+export const mailModule = defineModule({
+  name: 'mail',
+  settings: (env, config) => mailSettings(env, config.env === 'prod'),
+  start(ctx, settings) {
+    const { config, metrics } = ctx;
+    const mail = createMail(settings, config.appUrl, ctx.db, ctx.logs, { onDelivery: metrics && ((outcome) => metrics.mailDelivery(outcome)) });
+    mail.worker.start();
+    return {
+      services: { mail, productName: displayNameOf(settings.from) ?? 'SaaS' } satisfies MailServices,
+      // the mailbox shows live tokens: never outside dev
+      routeGroups: config.env === 'dev' ? [mailboxRoutes(mail.mailbox, mail.transport, mailboxHosts([config.appUrl, ...config.allowedOrigins]))] : [],
+      stop: () => mail.worker.stop(config.shutdownTimeoutMs),
+    };
+  },
+});

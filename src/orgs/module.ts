@@ -1,0 +1,47 @@
+/**
+ * Organizations (docs/organizations.md): roles, members, invitations, and the membership
+ * lookup every organization route's `orgRole` uses.
+ */
+import { defineModule } from '../runtime/module.js';
+import { accountModule } from '../account/module.js';
+import { mailModule } from '../mail/module.js';
+import { membershipResolver } from './data.js';
+import { InvitationService } from './invitations.js';
+import { orgQueries } from './queries.js';
+import { orgRoutes } from './routes.js';
+import { ORG_SCHEMAS } from './schemas.js';
+import { OrganizationService } from './service.js';
+
+export { OrgId } from './schemas.js';
+
+/** Work that must happen before organizations are deleted (billing cancels their subscriptions). */
+export type BeforeDeletion = (organizationIds: readonly string[]) => Promise<void>;
+
+export const orgsModule = defineModule({
+  name: 'orgs',
+  start(ctx) {
+    const log = ctx.logs.logger('saas.orgs');
+    const hooks: BeforeDeletion[] = [];
+    const beforeDeletion: BeforeDeletion = async (ids) => {
+      for (const hook of hooks) await hook(ids);
+    };
+    const organizations = new OrganizationService(ctx.db, log, beforeDeletion);
+    // an account's deletion deletes the organizations it alone owns: the same hooks run first
+    ctx.use(accountModule).onBeforeOrganizationsDeleted(beforeDeletion);
+    const invitations = new InvitationService({ db: ctx.db, mail: ctx.use(mailModule).mail, log });
+    const memberships = membershipResolver(ctx.db);
+    return {
+      services: {
+        organizations,
+        invitations,
+        memberships,
+        onBeforeDeletion(hook: BeforeDeletion): void {
+          hooks.push(hook);
+        },
+      },
+      schemas: ORG_SCHEMAS,
+      routeGroups: [orgRoutes(organizations, invitations, memberships)],
+      queries: orgQueries(organizations),
+    };
+  },
+});

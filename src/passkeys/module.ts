@@ -1,0 +1,30 @@
+/**
+ * Passkeys (WebAuthn, docs/sign-in.md): registered by a signed-in account, and a sign-in of
+ * their own without an email.
+ */
+import { accountModule } from '../account/module.js';
+import { authModule } from '../auth/module.js';
+import { counter } from '../http/rate-limit.js';
+import { mailModule } from '../mail/module.js';
+import { defineModule } from '../runtime/module.js';
+import { rateLimit } from '../runtime/settings.js';
+import { passkeyRoutes, passkeySignInRoutes } from './routes.js';
+import { PASSKEY_SCHEMAS } from './schemas.js';
+import { PasskeyService } from './service.js';
+
+export const passkeysModule = defineModule({
+  name: 'passkeys',
+  settings: (env) => ({ signInAddress: rateLimit(env, 'PASSKEY_LIMIT_ADDRESS', { count: 60, seconds: 900 }) }),
+  start(ctx, settings) {
+    const { passwords, loginLimiter } = ctx.use(authModule);
+    const passkeys = new PasskeyService({
+      db: ctx.db, passwords, loginLimiter, log: ctx.logs.logger('saas.account'), appUrl: ctx.config.appUrl, rpName: ctx.use(mailModule).productName,
+      signInLimiter: counter('passkey-sign-in-address', settings.signInAddress, ctx.limiterStore),
+    });
+    return {
+      services: { passkeys },
+      schemas: PASSKEY_SCHEMAS,
+      routeGroups: [passkeyRoutes(passkeys), passkeySignInRoutes(passkeys, ctx.use(accountModule).accounts, { secureCookies: ctx.secureCookies })],
+    };
+  },
+});

@@ -1,0 +1,33 @@
+/**
+ * The payment provider's webhook (Stripe, docs/billing.md): events verified from the raw bytes,
+ * stored once, applied to organizations' subscriptions in the same transaction.
+ */
+import { billingModule } from '../billing/module.js';
+import { mailModule } from '../mail/module.js';
+import { defineModule } from '../runtime/module.js';
+import { list } from '../runtime/settings.js';
+import { BillingEffects } from './effects.js';
+import { paymentQueries, PaymentEventsPage } from './queries.js';
+import { paymentRoutes, WebhookReceipt } from './routes.js';
+import { PaymentService } from './service.js';
+import { stripeProvider } from './stripe.js';
+
+export const paymentsModule = defineModule({
+  name: 'payments',
+  settings: (env) => ({ stripeWebhookSecrets: list(env.STRIPE_WEBHOOK_SECRET) }),
+  start(ctx, settings) {
+    const { metrics } = ctx;
+    const log = ctx.logs.logger('saas.payments');
+    const { billing } = ctx.use(billingModule);
+    const effects = new BillingEffects({ mail: ctx.use(mailModule).mail, log, planOf: (priceId) => billing.planName(priceId) });
+    const payments = new PaymentService(ctx.db, [stripeProvider(settings.stripeWebhookSecrets)], effects, log, {
+      onWebhook: metrics && ((provider, type, outcome) => metrics.webhook(provider, type, outcome)),
+    });
+    return {
+      services: { payments },
+      schemas: [WebhookReceipt, PaymentEventsPage],
+      routeGroups: [paymentRoutes(payments)],
+      queries: paymentQueries(payments),
+    };
+  },
+});

@@ -1,0 +1,69 @@
+/**
+ * Starts a list of modules in order (src/runtime/module.ts): reads every module's settings
+ * first, so a bad variable stops start-up before anything opens; then starts each with the
+ * services of those before it, gathering what they contribute. Stops are registered as each
+ * module starts, so they run in reverse.
+ */
+import type { Config } from '../config.js';
+import type { Authenticator } from '../http/app.js';
+import type { Contributions, ModuleContext, ModuleRef, Started } from './module.js';
+import type { Env } from './settings.js';
+import type { Stops } from './infrastructure.js';
+
+/** A module of any services and settings, as a list holds them (each keeps its own types where it is declared). */
+export interface AnyModule {
+  readonly name: string;
+  settings?(env: Env, config: Config): unknown;
+  start(ctx: ModuleContext, settings: never): Started<unknown> | Promise<Started<unknown>>;
+}
+
+/** Every module's settings, read and validated; throws the first ConfigError. */
+export function readSettings(modules: readonly AnyModule[], config: Config): Map<AnyModule, unknown> {
+  return new Map(modules.map((module) => [module, module.settings ? module.settings(config.vars, config) : undefined]));
+}
+
+export interface StartedModules extends Contributions {
+  authenticator: Authenticator | undefined;
+  /** tells every module the app is ready (cross-module checks, warm-ups) */
+  ready(): void;
+}
+
+export async function startModules(
+  modules: readonly AnyModule[], base: Omit<ModuleContext, 'use' | 'contributed'>, stops: Stops, settings = readSettings(modules, base.config),
+  /** filled with each module's services, by module */
+  services = new Map<unknown, unknown>(),
+): Promise<StartedModules> {
+  const contributed: Contributions = { schemas: [], routeGroups: [], queries: [], pageFields: {} };
+  const started: Array<Started<unknown>> = [];
+  let authenticator: Authenticator | undefined;
+  for (const module of modules) {
+    const ctx: ModuleContext = {
+      ...base,
+      contributed,
+      use<S>(needed: ModuleRef<S>): S {
+        if (!services.has(needed)) throw new Error(`Module ${module.name} needs ${needed.name}, which is not started before it (see system.ts)`);
+        return services.get(needed) as S;
+      },
+    };
+    // the settings were read by this same module's `settings`
+    const result = await module.start(ctx, settings.get(module) as never);
+    services.set(module, result.services);
+    started.push(result);
+    if (result.stop) stops.add(module.name, result.stop);
+    contributed.schemas.push(...(result.schemas ?? []));
+    contributed.routeGroups.push(...(result.routeGroups ?? []));
+    contributed.queries.push(...(result.queries ?? []));
+    Object.assign(contributed.pageFields, result.pageFields);
+    if (result.authenticator) {
+      if (authenticator) throw new Error(`Module ${module.name} provides an authenticator, and an earlier module did too`);
+      authenticator = result.authenticator;
+    }
+  }
+  return {
+    ...contributed,
+    authenticator,
+    ready() {
+      for (const result of started) result.ready?.(contributed);
+    },
+  };
+}
