@@ -14,6 +14,7 @@ import type { RouteGroup } from './http/routes.js';
 import { embeddedFirst } from './http/schema-order.js';
 import type { LogBackend } from './logging/logger.js';
 import { appObservability, type Metrics, type Tracing } from './observability/index.js';
+import { observabilityModule, type ObservabilityServices } from './observability/module.js';
 import { startInfrastructure, startLogging, Stops, type InfrastructureOptions } from './runtime/infrastructure.js';
 import { readSettings, startModules, type AnyModule } from './runtime/start-modules.js';
 import { accountModule } from './account/module.js';
@@ -33,6 +34,7 @@ import { reportsModule } from './reports/module.js';
 
 /** The feature modules, in start order: each uses only modules above it; they stop bottom-up. */
 export const MODULES: readonly AnyModule[] = [
+  observabilityModule,
   healthModule,
   authModule,
   mailModule,
@@ -60,11 +62,11 @@ export interface System {
   metrics: Metrics | undefined;
   /** OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set */
   tracing: Tracing | undefined;
-  /** `http://host:port` of the `/metrics` listener once listening (not in a cluster worker: the primary serves) */
+  /** `http://host:port` of the `/metrics` listener (not in a cluster worker: the primary serves) */
   metricsUrl: string | undefined;
   /** the started services of a module of MODULES (tests reach e.g. the mailbox through `mailModule`) */
   services<S>(module: { start(...args: never[]): { services: S } | Promise<{ services: S }> }): S;
-  /** listens on config.host:config.port (and METRICS_HOST:METRICS_PORT); resolves to the base URL */
+  /** listens on config.host:config.port; resolves to the base URL (the metrics listener started with the system) */
   listen(): Promise<string>;
   /** true from the moment `stop()` is called: readiness answers 503 */
   readonly draining: boolean;
@@ -93,12 +95,14 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
   const { logs, redact } = startLogging(config, options, stops);
   const log = logs.logger('saas.system');
   try {
-    if (config.jwtSecretGenerated) {
-      log.warn('system/generated-jwt-secret', 'JWT_SECRET is not set: using a random secret; tokens will not survive a restart');
-    }
+    if (config.jwtSecretGenerated) log.warn('system/generated-jwt-secret', 'JWT_SECRET is not set: using a random secret; tokens will not survive a restart');
     const infra = await startInfrastructure(config, options, stops, { logs, redact });
     const { database, metrics, tracing, listener } = infra;
     const services = new Map<unknown, unknown>();
+    const servicesOf = <S>(module: unknown): S => {
+      if (!services.has(module)) throw new Error('No such module in this system');
+      return services.get(module) as S;
+    };
     const modules = await startModules(MODULES, {
       ...infra, config, db: database.db, clusterWorker: options.clusterWorker === true, secureCookies: config.env === 'prod',
       startedAt: Date.now(), draining: () => draining,
@@ -117,26 +121,12 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     stops.add('http', () => closeApp(app, drain, config.shutdownTimeoutMs, log));
     await app.ready();
     modules.ready();
-
     const system: System = {
       config, logs, database, app, metrics, tracing,
-      mail: (services.get(mailModule) as { mail: Mail }).mail,
-      metricsUrl: undefined,
-      services: <S>(module: unknown) => {
-        if (!services.has(module)) throw new Error('No such module in this system');
-        return services.get(module) as S;
-      },
+      mail: servicesOf<{ mail: Mail }>(mailModule).mail,
+      metricsUrl: servicesOf<ObservabilityServices>(observabilityModule).metricsUrl,
+      services: servicesOf,
       async listen() {
-        if (metrics && config.metrics && !options.clusterWorker) {
-          const { startMetricsServer } = await import('./observability/metrics-server.js');
-          const metricsLog = logs.logger('saas.metrics');
-          const server = await startMetricsServer(config.metrics.host, config.metrics.port, {
-            contentType: metrics.contentType, body: () => metrics.scrape(),
-          }, (err) => metricsLog.error('metrics/scrape-failed', `Collecting the metrics failed: ${err.message}`));
-          stops.add('metrics', () => server.close());
-          system.metricsUrl = server.url;
-          metricsLog.info('metrics/listening', `Metrics on ${server.url}/metrics`, { address: server.url });
-        }
         const address = await app.listen({ port: config.port, host: config.host });
         log.info('system/listening', `Listening on ${address}`, { address, env: config.env, db: database.kind, pid: process.pid });
         return address;

@@ -2,6 +2,7 @@
  * Email (docs/email.md): the outbox services write to in their own transaction, the worker
  * that delivers it, and in dev the mailbox pages.
  */
+import { sql } from 'kysely';
 import { defineModule } from '../runtime/module.js';
 import { createMail, type Mail } from './index.js';
 import { mailboxHosts, mailboxRoutes } from './routes.js';
@@ -23,6 +24,11 @@ export const mailModule = defineModule({
     const { config, metrics } = ctx;
     const mail = createMail(settings, config.appUrl, ctx.db, ctx.logs, { onDelivery: metrics && ((outcome) => metrics.mailDelivery(outcome)) });
     mail.worker.start();
+    // the partial index on pending rows answers it
+    metrics?.gauge('saas_mail_outbox_pending', 'Messages waiting in the outbox to be sent (read at scrape time)', async () => {
+      const { rows } = await sql<{ n: string | number }>`select count(*) as n from mail_outbox where status = 'pending'`.execute(ctx.db);
+      return Number(rows[0]?.n ?? 0);
+    });
     return {
       services: { mail, productName: displayNameOf(settings.from) ?? 'SaaS' } satisfies MailServices,
       // the mailbox shows live tokens: never outside dev

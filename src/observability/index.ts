@@ -4,10 +4,8 @@
  * prom-client nor OpenTelemetry is imported, and a request pays one boolean check.
  * See docs/observability.md.
  */
-import { sql, type Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import type { DatabaseSchema } from '../db/schema.js';
 import type { AppObservability } from '../http/app.js';
 import type { ResponseObserver } from './http.js';
 import type { Metrics } from './metrics.js';
@@ -25,19 +23,11 @@ export async function startTracing(config: Config): Promise<Tracing | undefined>
   return tracing;
 }
 
-/** The number of outbox messages waiting to be sent: the partial index on pending rows answers it. */
-function outboxPending(db: Kysely<DatabaseSchema>): () => Promise<number> {
-  return async () => {
-    const { rows } = await sql<{ n: string | number }>`select count(*) as n from mail_outbox where status = 'pending'`.execute(db);
-    return Number(rows[0]?.n ?? 0);
-  };
-}
-
 /** Metrics when METRICS_PORT is set; undefined otherwise. */
 export async function createMetrics(config: Config, database: Database): Promise<Metrics | undefined> {
   if (!config.metrics) return undefined;
   const { Metrics } = await import('./metrics.js');
-  return new Metrics({ outboxPending: outboxPending(database.db), pool: database.poolStats });
+  return new Metrics({ pool: database.poolStats });
 }
 
 /** What the HTTP app needs of metrics and tracing; undefined when both are off. */

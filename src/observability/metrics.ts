@@ -17,8 +17,6 @@ export interface PoolStats {
 }
 
 export interface MetricsSources {
-  /** messages waiting in the outbox (pending), read at each scrape */
-  outboxPending?: () => Promise<number>;
   /** the PostgreSQL pool's state; absent for PGlite (one in-process session, no pool) */
   pool?: () => PoolStats;
 }
@@ -49,17 +47,6 @@ export class Metrics implements AppEvents {
     this.mail = new Counter({ name: 'saas_mail_deliveries_total', help: 'Outbox delivery attempts by outcome: sent, retry (failed, tried again later), failed (given up)', labelNames: ['outcome'], registers });
     for (const outcome of ['sent', 'retry', 'failed'] satisfies MailDeliveryOutcome[]) this.mail.labels(outcome).inc(0);
 
-    const outboxPending = sources.outboxPending;
-    if (outboxPending) {
-      new Gauge({
-        name: 'saas_mail_outbox_pending', help: 'Messages waiting in the outbox to be sent (read at scrape time)', registers,
-        // every worker of a cluster reads the same table: the aggregate is one reading, not their sum
-        aggregator: 'max',
-        async collect() {
-          this.set(await outboxPending());
-        },
-      });
-    }
     const pool = sources.pool;
     if (pool) {
       new Gauge({
@@ -77,6 +64,25 @@ export class Metrics implements AppEvents {
         },
       });
     }
+  }
+
+  /**
+   * A gauge read at each scrape, for a module's own state (an outbox's depth). In a cluster every
+   * worker reads the same database, so the aggregate is `max` (one reading, not their sum) by default.
+   */
+  gauge(name: string, help: string, read: () => Promise<number> | number, aggregator: 'max' | 'sum' = 'max'): void {
+    new Gauge({
+      name, help, registers: [this.registry], aggregator,
+      async collect() {
+        this.set(await read());
+      },
+    });
+  }
+
+  /** A counter with labels, for a module's own events; `inc(labels)` counts one. */
+  counter<L extends string>(name: string, help: string, labelNames: readonly L[]): { inc(labels: Record<L, string>, by?: number): void } {
+    const counter = new Counter({ name, help, labelNames: [...labelNames], registers: [this.registry] });
+    return { inc: (labels, by = 1) => counter.inc(labels, by) };
   }
 
   /** One answered request; `route` is the template (`/api/account/:id`) or `not-found` (src/observability/http.ts). */
