@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../src/config.js';
+import { loadAll } from '../support/settings.js';
 import { ConsoleHandler, formatPretty } from '../../src/logging/console-handler.js';
 import { DEFAULT_REDACT_KEYS } from '../../src/logging/redact.js';
 import { logIn, signUp } from '../support/auth.js';
@@ -147,7 +148,7 @@ describe('logging configuration', () => {
     assert.throws(() => loadConfig({ PORT: 'eighty' }), /PORT/);
     assert.throws(() => loadConfig({ APP_ENV: 'prod' }), /JWT_SECRET/);
     assert.throws(() => loadConfig({ LOG_FILE_INTERVAL: 'hourly', LOG_FILE: 'x.json' }), /LOG_FILE_INTERVAL/);
-    assert.throws(() => loadConfig({ LOGIN_LIMIT_EMAIL: 'ten' }), /LOGIN_LIMIT_EMAIL/);
+    assert.throws(() => loadAll({ LOGIN_LIMIT_EMAIL: 'ten' }), /LOGIN_LIMIT_EMAIL/);
     assert.throws(() => loadConfig({ DATABASE_URL: 'mysql://x' }), /DATABASE_URL/);
   });
 });
