@@ -3,7 +3,7 @@
  * forgot password, settings, sessions and account deletion. They read the state and dispatch
  * the events of account/events.ts.
  */
-import { Field, Form, Link, Submit, useApp } from '../ui.js';
+import { Field, Form, Link, Submit, useApp } from '../ui/app.js';
 import type { TokenRoute } from './events.js';
 
 const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');

@@ -5,7 +5,7 @@
  */
 import { generate } from 'lean-qr';
 import { useEffect, useState } from 'preact/hooks';
-import { Field, Form, Submit, useApp } from '../ui.js';
+import { Field, Form, Submit, useApp } from '../ui/app.js';
 import type { Passkey } from './security-events.js';
 
 const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : 'never');

@@ -4,7 +4,7 @@
  * with a confirmation. It reads the state and dispatches the events of api-keys/events.ts.
  */
 import { useEffect } from 'preact/hooks';
-import { formFields, Submit, useApp } from '../ui.js';
+import { formFields, Submit, useApp } from '../ui/app.js';
 import { orgPath } from '../orgs/events.js';
 import { apiKeysOrgIdOf, type ApiKey, type CreatedApiKey } from './events.js';
 

@@ -4,9 +4,9 @@
  * (src/audit/actions.ts); one without a name is shown as it is.
  */
 import { useEffect } from 'preact/hooks';
-import { auditActionLabel } from '../../audit/actions.js';
+import { auditActionLabel } from '../../shared/audit-actions.js';
 import { orgPath } from '../orgs/events.js';
-import { Link, useApp } from '../ui.js';
+import { Link, useApp } from '../ui/app.js';
 import { auditOrgIdOf, type AuditEntry } from './events.js';
 
 const when = (iso: string) => new Date(iso).toLocaleString();

@@ -6,7 +6,7 @@
  * After a successful checkout the webhook may not have arrived yet: the page looks again a few
  * times, then leaves a button.
  */
-import type { AppState } from '../app.js';
+import type { AppState } from '../shell/state.js';
 import type { EventCore } from '../core.js';
 import type { Organization } from '../orgs/events.js';
 
@@ -40,6 +40,10 @@ export interface BillingPageState {
 
 export interface BillingState {
   billingPage?: BillingPageState;
+}
+
+declare module '../shell/state.js' {
+  interface AppState extends BillingState {}
 }
 
 export interface BillingIo {

@@ -5,7 +5,7 @@
  * and owners act; members see.
  */
 import { useEffect } from 'preact/hooks';
-import { Link, useApp } from '../ui.js';
+import { Link, useApp } from '../ui/app.js';
 import { orgPath } from '../orgs/events.js';
 import type { BillingPageState } from './events.js';
 

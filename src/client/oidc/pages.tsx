@@ -2,8 +2,8 @@
  * Provider sign-in's parts of the pages: the "Continue with …" buttons (log-in, sign-up), the
  * callback's outcome as a sentence, and the account page's sign-in methods.
  */
-import { Link, useApp } from '../ui.js';
-import type { Route } from '../app.js';
+import { Link, useApp } from '../ui/app.js';
+import type { Route } from '../shell/state.js';
 import { oauthErrorMessage, providerName, startPath } from './events.js';
 
 const day = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleDateString() : '—');

@@ -5,7 +5,7 @@
  * remembered (localStorage, so the verification link may open in another tab) and accepted once
  * the visitor has logged in or signed up and comes to the account page.
  */
-import type { AppState, Route } from '../app.js';
+import type { AppState, Route } from '../shell/state.js';
 import type { EventCore } from '../core.js';
 
 export type OrgRole = 'owner' | 'admin' | 'member';
@@ -58,6 +58,10 @@ export interface OrgsState {
   pendingInvitation?: string;
   /** success counts of the organization forms (a form is keyed by it, so a success clears it) */
   orgFormResets?: Partial<Record<'create-org' | 'invite', number>>;
+}
+
+declare module '../shell/state.js' {
+  interface AppState extends OrgsState {}
 }
 
 export interface OrgsIo {

@@ -5,7 +5,7 @@
  */
 import { useEffect } from 'preact/hooks';
 import { billingPath } from '../billing/events.js';
-import { formFields, Link, Submit, useApp } from '../ui.js';
+import { formFields, Link, Submit, useApp } from '../ui/app.js';
 import { auditPath } from '../audit/events.js';
 import { orgIdOf, orgPath, type Member, type Organization, type OrgRole } from './events.js';
 import { apiKeysPath } from '../api-keys/events.js';

@@ -4,14 +4,14 @@
  */
 import { createContext, type ComponentChildren, type InputHTMLAttributes } from 'preact';
 import { useContext } from 'preact/hooks';
-import type { AppState, Route } from './app.js';
-import { PATHS } from './app.js';
-import type { FormId } from './account/events.js';
-import type { EventVector } from './core.js';
+import type { EventVector } from '../core.js';
+import type { Router } from '../shell/features.js';
+import type { AppState, Route } from '../shell/state.js';
 
 export interface AppContext {
   state: AppState;
   dispatch: (event: EventVector) => void;
+  router: Router;
 }
 
 export const App = createContext<AppContext | null>(null);
@@ -27,21 +27,28 @@ export function formFields(form: HTMLFormElement): Record<string, string> {
   return Object.fromEntries([...new FormData(form)].filter(([, v]) => v !== '').map(([k, v]) => [k, String(v)]));
 }
 
-/** A link to a route: a plain click routes in the app, a modified click opens the URL as usual. */
-export function Link({ to, children, id }: { to: Route; children: ComponentChildren; id?: string }) {
-  const { state, dispatch } = useApp();
+/** true for a plain left click: the app routes it; a modified click opens the URL as usual */
+export function plainClick(e: MouseEvent): boolean {
+  return e.button === 0 && !e.metaKey && !e.ctrlKey && !e.shiftKey && !e.altKey;
+}
+
+/** A link to a route: `to` a route without parameters, or `path` for one with them. */
+export function Link({ to, path, children, id, class: className }: { to: Route; path?: string; children: ComponentChildren; id?: string; class?: string }) {
+  const { state, dispatch, router } = useApp();
+  const href = path ?? router.pathOf(to);
   const onClick = (e: MouseEvent) => {
-    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    if (!plainClick(e)) return;
     e.preventDefault();
-    dispatch(['router/navigate', { route: to }]);
+    dispatch(['router/navigate', { route: to, path }]);
   };
-  return <a id={id} href={PATHS[to]} data-route={to} aria-current={state.route === to ? 'page' : undefined} onClick={onClick}>{children}</a>;
+  const current = state.route === to && (!path || typeof location === 'undefined' || location.pathname + location.search === path);
+  return <a id={id} class={className} href={href} data-route={to} aria-current={current ? 'page' : undefined} onClick={onClick}>{children}</a>;
 }
 
 /** A form that hands its fields to `onSubmit`; keyed by its success count, so a success clears it. */
-export function Form({ id, onSubmit, children }: { id: FormId | 'log-in' | 'sign-up'; onSubmit: (fields: Record<string, string>) => void; children: ComponentChildren }) {
+export function Form({ id, onSubmit, children }: { id: string; onSubmit: (fields: Record<string, string>) => void; children: ComponentChildren }) {
   const { state } = useApp();
-  const resets = state.formResets?.[id as FormId] ?? 0;
+  const resets = state.formResets?.[id] ?? 0;
   return (
     <form
       key={resets}
@@ -69,10 +76,10 @@ interface InputProps {
 }
 
 /** A labelled input (`#<form>-<name>`) with the server's or the client's message for it below. */
-export function Field({ form, name, label, ...input }: { form: FormId | 'log-in' | 'sign-up'; name: string; label: string } & InputProps) {
+export function Field({ form, name, label, ...input }: { form: string; name: string; label: string } & InputProps) {
   const { state } = useApp();
   const id = `${form}-${name}`;
-  const error = state.fieldErrors?.[form as FormId]?.[name];
+  const error = state.fieldErrors?.[form]?.[name];
   // Preact types inputs as a union by `type`; a `type` chosen at run time needs the plain attribute map
   const attrs = { id, name, type: 'text', ...input, 'aria-invalid': error ? true : undefined, 'aria-describedby': error ? `${id}-error` : undefined } as InputHTMLAttributes<HTMLInputElement>;
   return (
