@@ -120,6 +120,8 @@ export interface Config {
   tracing: TracingSettings | undefined;
   /** OpenID Connect / OAuth 2 sign-in providers (OIDC_PROVIDERS, src/oidc/); empty: none */
   oidcProviders: OidcProviderSettings[];
+  /** the product's face (issue 31): PRODUCT_NAME, PRODUCT_PITCH */
+  product: ProductSettings;
 }
 
 /** `METRICS_PORT` / `METRICS_HOST`: where `/metrics` is served, apart from the public port. */
@@ -436,5 +438,27 @@ export function loadConfig(env: Env = process.env): Config {
     metrics: metricsSettings(env, host, port),
     tracing: tracingSettings(env),
     oidcProviders: oidcProviders(env),
+    product: productSettings(env),
   };
+}
+
+// ---- the product's face (issue 31) ---------------------------------------------------------
+// What the landing page, the pricing page and the app's header call the product. A separate block
+// so the feature-modules restructuring (issue 24) can move it where the client's page is served.
+
+export interface ProductSettings {
+  /** PRODUCT_NAME; undefined: the display name of MAIL_FROM, else "SaaS" (system.ts decides) */
+  name: string | undefined;
+  /** PRODUCT_PITCH: the landing page's one-line description */
+  pitch: string;
+}
+
+export const DEFAULT_PRODUCT_PITCH = 'Accounts, teams, API keys, an audit log and billing: everything a SaaS needs on its first day, accessible to everyone.';
+
+function productSettings(env: Env): ProductSettings {
+  const name = env.PRODUCT_NAME?.trim() || undefined;
+  if (name !== undefined && name.length > 60) throw new ConfigError('PRODUCT_NAME', `must be at most 60 characters, got ${name.length}`);
+  const pitch = env.PRODUCT_PITCH?.trim() || DEFAULT_PRODUCT_PITCH;
+  if (pitch.length > 300) throw new ConfigError('PRODUCT_PITCH', `must be at most 300 characters, got ${pitch.length}`);
+  return { name, pitch };
 }

@@ -67,7 +67,7 @@ import { orgQueries } from './orgs/queries.js';
 import { orgRoutes } from './orgs/routes.js';
 import { ORG_SCHEMAS } from './orgs/schemas.js';
 import { OrganizationService } from './orgs/service.js';
-import { reportRoutes, UsageReport } from './reports/routes.js';
+import { reportRoutes, UsageReport, USAGE_REPORT_PLANS } from './reports/routes.js';
 import { SecretBox } from './auth/secret-box.js';
 import { counter } from './auth/rate-limit.js';
 import { displayNameOf } from './mail/transport.js';
@@ -190,8 +190,8 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const passwords = new PasswordHasher();
     const loginLimiter = new LoginRateLimiter({ email: config.loginLimitEmail, address: config.loginLimitAddress }, limiterStore);
     const accountLog = logs.logger('saas.account');
-    // the product's name, as the mail's From names it: authenticator apps and passkey prompts show it
-    const productName = displayNameOf(config.mail.from) ?? 'SaaS';
+    // the product's name (PRODUCT_NAME, else as the mail's From names it): authenticator apps, passkey prompts and the client show it
+    const productName = config.product.name ?? displayNameOf(config.mail.from) ?? 'SaaS';
     const twoFactor = new TwoFactorService({
       db: database.db, passwords, loginLimiter, log: accountLog, issuer: productName,
       secrets: new SecretBox(config.encryptionKey, 'totp-secret'),
@@ -231,6 +231,8 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const billingLog = logs.logger('saas.billing');
     const billing = new BillingService({
       db: database.db, settings: config.billing, appUrl: config.appUrl, gateway: await stripeGateway(config.billing), log: billingLog,
+      // what each plan opens, in the plans' answer: the client asks for a paid feature's data only on such a plan (issue 31)
+      features: [{ id: 'usage-report', plans: USAGE_REPORT_PLANS }],
     });
     // deleting organizations (an account's deletion takes those it alone owns) cancels their subscriptions first
     const cancelSubscriptions = (ids: readonly string[]) => billing.cancelForDeletion(ids);
@@ -267,7 +269,11 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       schemas,
       observability: appObservability(metrics, tracing),
       // the sign-in buttons' providers, in the page: the log-in page asks nothing to show them
-      pageFields: { [AUTH_PROVIDERS_FIELD]: JSON.stringify(signInProviders.list()) },
+      pageFields: {
+        [AUTH_PROVIDERS_FIELD]: JSON.stringify(signInProviders.list()),
+        // the landing page and the header (issue 31; src/client/shell/state.ts reads them)
+        '__product-name': productName, '__product-pitch': config.product.pitch,
+      },
       routeGroups: [
         healthRoutes({
           version: config.version,

@@ -11,20 +11,21 @@ import type { EventCore } from './core.js';
 import type { HttpLayerConfig } from './http.js';
 import { oidc } from './oidc/feature.js';
 import { orgs } from './orgs/feature.js';
+import { site } from './site/feature.js';
 import { registerShell, type ShellOptions } from './shell/events.js';
 import { createRouter, type BrowserIo, type Feature } from './shell/features.js';
 import type { AppState } from './shell/state.js';
 
 export type { Account, AppState, Route } from './shell/state.js';
 
-export const FEATURES: readonly Feature[] = [account, orgs, audit, apiKeys, billing, oidc];
+export const FEATURES: readonly Feature[] = [site, account, orgs, apiKeys, audit, billing, oidc];
 
-/** the route of a path no feature knows */
-const FALLBACK = 'account';
+/** the route of a path no feature knows: the site's 404 page */
+const FALLBACK = 'not-found';
 
 export const router = createRouter(FEATURES.flatMap((f) => f.routes ?? []), FALLBACK);
 
-/** The route of a location's path (no query); a trailing slash is ignored; unknown paths: the fallback. */
+/** The route of a location's path (no query); a trailing slash is ignored; unknown paths: `not-found`. */
 export const routeOf = (path: string) => router.routeOf(path);
 
 export const SHELL: ShellOptions = {

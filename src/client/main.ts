@@ -5,12 +5,19 @@ import { FEATURES, registerApp, registerFeatures, router, SHELL } from './app.js
 import { EventCore } from './core.js';
 import { hasSessionHint } from './shell/events.js';
 import type { BrowserIo } from './shell/features.js';
-import type { AppState } from './shell/state.js';
+import { PRODUCT_NAME_FIELD, PRODUCT_PITCH_FIELD, type AppState } from './shell/state.js';
+import { applyStoredTheme } from './shell/theme.js';
 import { Root } from './shell/view.js';
 import './style.css';
 
+applyStoredTheme();
 const root = document.getElementById('app')!;
-const core = new EventCore<AppState>({ route: router.routeOf(location.pathname), toasts: [], busy: false, ready: false });
+const field = (id: string) => (document.getElementById(id) as HTMLInputElement | null)?.value;
+const core = new EventCore<AppState>({
+  route: router.routeOf(location.pathname), toasts: [], busy: false, ready: false,
+  // the server writes the product's name and pitch into the page (PRODUCT_NAME, PRODUCT_PITCH)
+  product: { name: field(PRODUCT_NAME_FIELD) || 'SaaS', pitch: field(PRODUCT_PITCH_FIELD) ?? '' },
+});
 
 const io: BrowserIo = {
   navigate: (path) => { if (location.pathname + location.search !== path) history.pushState(null, '', path); },
@@ -32,7 +39,7 @@ const io: BrowserIo = {
     removeItem: (key) => { try { localStorage.removeItem(key); } catch { /* not kept */ } },
   },
   copy: (text) => navigator.clipboard.writeText(text),
-  pageField: (id) => (document.getElementById(id) as HTMLInputElement | null)?.value,
+  pageField: field,
   webauthn: {
     register: (options) => startRegistration({ optionsJSON: options as Parameters<typeof startRegistration>[0]['optionsJSON'] }),
     authenticate: (options) => startAuthentication({ optionsJSON: options as Parameters<typeof startAuthentication>[0]['optionsJSON'] }),

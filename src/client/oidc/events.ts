@@ -109,8 +109,8 @@ export function registerOidc(core: EventCore<AppState>, io: OidcIo): void {
       const notice = noticeOf(r, String(search ?? ''));
       const signedIn = Boolean(state.token);
       const events: Array<[string, ...unknown[]]> = [];
-      if ((r === 'log-in' || r === 'sign-up' || r === 'account') && !state.providers) events.push(['providers/load']);
-      if (r === 'account' && signedIn) events.push(['identities/load']);
+      if ((r === 'log-in' || r === 'sign-up' || r === 'account' || r === 'security') && !state.providers) events.push(['providers/load']);
+      if (r === 'security' && signedIn) events.push(['identities/load']);
       return {
         // a notice belongs to the page it landed on; the query leaves the URL so a reload does not repeat it
         db: { ...state, oauthNotice: notice ?? (state.oauthNotice?.route === r ? state.oauthNotice : undefined) },

@@ -4,6 +4,7 @@
  * and pages), its events, an event run on every page entry, and what it adds to the shell.
  * `src/client/app.ts` lists the features; this module imports none of them.
  */
+import type { IconNode } from 'lucide';
 import type { ComponentType } from 'preact';
 import type { EventCore, EventVector } from '../core.js';
 import type { AppState, Route } from './state.js';
@@ -23,6 +24,23 @@ export interface RouteDef {
   path: string;
   page: ComponentType;
   access: Access;
+  /** the document's title (before the product's name) */
+  title: string;
+}
+
+/** A link in the signed-in shell's side navigation. */
+export interface NavItem {
+  /** `main`: the account's own pages; `org`: the current organization's; `settings`: the account's settings */
+  section: 'main' | 'org' | 'settings';
+  route: Route;
+  label: string;
+  /** the element id (test hooks: `nav-orgs`) */
+  id?: string;
+  icon?: IconNode;
+  /** the link's path for the state (an organization's id); undefined hides the link (no organization, not an admin) */
+  path?: (state: AppState) => string | undefined;
+  /** orders the section (low first) */
+  order: number;
 }
 
 /** The browser's capabilities the features' effects use; main.ts gives the real ones, tests record them. */
@@ -55,6 +73,8 @@ export interface Feature {
   init?(io: BrowserIo): EventVector[];
   /** run after every page entry (route change, or the start-up session check answered) as `[event, route, search]` */
   enter?: string;
+  /** links the feature adds to the side navigation */
+  nav?: NavItem[];
   /** parts the feature adds to the shell's header (the organization switcher) */
   header?: ComponentType;
   /** state fields (of the feature's slice) a log-out forgets */

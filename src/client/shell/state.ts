@@ -25,6 +25,16 @@ export interface Account {
   'two-factor-enabled'?: boolean;
 }
 
+/** The product as the server's configuration names it (PRODUCT_NAME, PRODUCT_PITCH), written into the page. */
+export interface Product {
+  name: string;
+  pitch: string;
+}
+
+/** The page's hidden fields with the product's name and pitch (src/http/static.ts writes them). */
+export const PRODUCT_NAME_FIELD = '__product-name';
+export const PRODUCT_PITCH_FIELD = '__product-pitch';
+
 export interface Toast {
   id: number;
   message: string;
@@ -34,6 +44,7 @@ export interface Toast {
 /** The shell's part of the state; features extend this interface with their slices. */
 export interface ShellState {
   route: Route;
+  product?: Product;
   token?: string;
   account?: Account;
   toasts: Toast[];
