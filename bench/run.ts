@@ -33,11 +33,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
-import type { Format } from '../src/http/codecs.js';
+import type { Format } from '../src/shared/codecs.js';
 
 // the compiled modules (`npm run bench` builds first): production code, as `npm start` runs it
 const compiled = <T>(path: string): Promise<T> => import(new URL(`../dist/${path}`, import.meta.url).href) as Promise<T>;
-const { edn, json, transitJson } = await compiled<typeof import('../src/http/codecs.js')>('http/codecs.js');
+const { edn, json, transitJson } = await compiled<typeof import('../src/shared/codecs.js')>('shared/codecs.js');
 const { runWithContext } = await compiled<typeof import('../src/logging/context.js')>('logging/context.js');
 const { RotatingFileHandler } = await compiled<typeof import('../src/logging/file-handler.js')>('logging/file-handler.js');
 const { LevelFilter, presetRules } = await compiled<typeof import('../src/logging/filter.js')>('logging/filter.js');

@@ -28,6 +28,7 @@ import { mfaModule } from './mfa/module.js';
 import { oidcModule } from './oidc/module.js';
 import { orgsModule } from './orgs/module.js';
 import { passkeysModule } from './passkeys/module.js';
+import { productModule } from './product/module.js';
 import { paymentsModule } from './payments/module.js';
 import { queryModule } from './query/module.js';
 import { reportsModule } from './reports/module.js';
@@ -38,6 +39,7 @@ export const MODULES: readonly AnyModule[] = [
   healthModule,
   authModule,
   mailModule,
+  productModule,
   accountModule,
   mfaModule,
   passkeysModule,

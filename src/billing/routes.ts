@@ -31,7 +31,9 @@ export function billingRoutes(billing: BillingService, memberships: MembershipRe
         method: 'GET',
         path: '/billing/plans',
         summary: 'The plans on offer',
-        description: 'The plans of BILLING_PLANS with the Stripe price a checkout uses, the trial length, and whether checkout works on this server.',
+        description: 'The plans of BILLING_PLANS with the Stripe price a checkout uses, the paid features each opens, the trial length, and whether checkout works on this server. ' +
+          'With STRIPE_SECRET_KEY each plan also has its `name`, `amount`, `currency` and `interval` from Stripe\'s Prices API (read once per 10 minutes); ' +
+          'while Stripe cannot be reached the plans come without them.',
         schemas: { response: { 200: ref(BillingPlans) } },
         handler: () => billing.plans(),
       }),

@@ -13,7 +13,17 @@ import type { AuthUser, Membership, OrganizationPlan } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import type { BillingPlans, BillingRedirect } from './schemas.js';
 import { planOfPrice, type BillingSettings } from './settings.js';
-import { StripeGatewayError, type BillingGateway, type CheckoutSessionParams } from './stripe-gateway.js';
+import { StripeGatewayError, type BillingGateway, type CheckoutSessionParams, type PriceDetails } from './stripe-gateway.js';
+
+/** How long the prices read from Stripe are reused; after a failed read, how long until the next try. */
+export const PRICE_CACHE_MS = 10 * 60 * 1000;
+export const PRICE_RETRY_MS = 60 * 1000;
+
+/** A paid feature (route data `requires`) and the plans that open it. */
+export interface PaidFeature {
+  id: string;
+  plans: readonly string[];
+}
 
 /**
  * How long a repeated checkout request with the same facts gets the same session back: a
@@ -66,18 +76,66 @@ function providerError(err: StripeGatewayError): HttpError {
 
 export class BillingService {
   private readonly clock: () => Date;
+  /** the prices of BILLING_PLANS as Stripe has them, read at most once per PRICE_CACHE_MS by all requests together */
+  private prices: { until: number; value: Promise<Map<string, PriceDetails> | undefined> } | undefined;
+
+  private readonly features: PaidFeature[] = [];
 
   constructor(private readonly deps: BillingDeps) {
     this.clock = deps.clock ?? (() => new Date());
   }
 
-  plans(): BillingPlans {
+  /** Lists a paid feature with the plans that open it: GET /api/billing/plans says which plan has which. */
+  offer(feature: PaidFeature): void {
+    this.features.push(feature);
+  }
+
+  /**
+   * The plans on offer: with Stripe configured, each with its product's name, amount, currency
+   * and interval from the Prices API (cached); the plan ids alone without Stripe, or while it
+   * cannot be reached (the page still offers the plans; checkout shows the price).
+   */
+  async plans(): Promise<BillingPlans> {
     const { settings } = this.deps;
+    const prices = await this.priceDetails();
     return {
-      plans: settings.plans.map((p) => ({ id: p.id, 'price-id': p.priceId })),
+      plans: settings.plans.map((p) => {
+        const price = prices?.get(p.priceId);
+        return {
+          id: p.id,
+          'price-id': p.priceId,
+          ...(price?.name ? { name: price.name } : {}),
+          ...(price?.amount !== undefined ? { amount: price.amount, currency: price.currency } : {}),
+          ...(price?.interval ? { interval: price.interval, 'interval-count': price.intervalCount ?? 1 } : {}),
+          features: this.features.filter((f) => f.plans.includes(p.id)).map((f) => f.id),
+        };
+      }),
       'trial-days': settings.trialDays,
       'checkout-enabled': Boolean(this.deps.gateway),
     };
+  }
+
+  private priceDetails(): Promise<Map<string, PriceDetails> | undefined> {
+    const { gateway, settings } = this.deps;
+    if (!gateway || settings.plans.length === 0) return Promise.resolve(undefined);
+    const now = this.clock().getTime();
+    if (this.prices && this.prices.until > now) return this.prices.value;
+    const entry = {
+      until: now + PRICE_CACHE_MS,
+      value: Promise.all(settings.plans.map((p) => gateway.retrievePrice(p.priceId)))
+        .then((list) => new Map(list.map((price) => [price.id, price])))
+        .catch((err: unknown) => {
+          // the plans are still offered, without prices; the next try comes sooner than a refresh
+          entry.until = this.clock().getTime() + PRICE_RETRY_MS;
+          const failure = err instanceof StripeGatewayError ? err.failure : 'unexpected';
+          this.deps.log.warn('billing/prices-unavailable', `Reading the plans' prices from Stripe failed: ${failure}; the plans are listed without them`, {
+            failure, 'provider-code': err instanceof StripeGatewayError ? err.code ?? null : null,
+          });
+          return undefined;
+        }),
+    };
+    this.prices = entry;
+    return entry.value;
   }
 
   /** A plan's name for a stored plan: a price id BILLING_PLANS names now is read as its plan. */

@@ -1,6 +1,6 @@
 /**
- * The Stripe calls billing makes (a Checkout Session, a Customer Portal session, canceling the
- * subscription of an organization that is deleted), through
+ * The Stripe calls billing makes (the plans' prices, a Checkout Session, a Customer Portal
+ * session, canceling the subscription of an organization that is deleted), through
  * the official `stripe` client pointed at STRIPE_API_URL, each in a `withSpan` client span.
  * The client is loaded only when STRIPE_SECRET_KEY is set (it takes a noticeable part of a
  * second to import). Stripe's errors become {@link StripeGatewayError}s that carry what is safe
@@ -13,7 +13,23 @@ import type { BillingSettings } from './settings.js';
 export type CheckoutSessionParams = Stripe.Checkout.SessionCreateParams;
 export type PortalSessionParams = Stripe.BillingPortal.SessionCreateParams;
 
+/** What the pricing shows of a Stripe price. */
+export interface PriceDetails {
+  id: string;
+  /** the product's name (the price's nickname when the product has none) */
+  name: string | undefined;
+  /** in the currency's smallest unit; undefined for prices without a fixed amount (tiers, metered) */
+  amount: number | undefined;
+  currency: string;
+  interval: 'day' | 'week' | 'month' | 'year' | undefined;
+  intervalCount: number | undefined;
+}
+
+const INTERVALS = ['day', 'week', 'month', 'year'] as const;
+
 export interface BillingGateway {
+  /** a price with its product's name (Prices API, `expand: ['product']`) */
+  retrievePrice(priceId: string): Promise<PriceDetails>;
   /** a hosted Checkout Session; the same `idempotencyKey` with the same params answers the same session */
   createCheckoutSession(params: CheckoutSessionParams, idempotencyKey: string): Promise<{ id: string; url: string }>;
   createPortalSession(params: PortalSessionParams): Promise<{ id: string; url: string }>;
@@ -83,6 +99,20 @@ export async function stripeGateway(settings: BillingSettings): Promise<BillingG
     }
   };
   return {
+    async retrievePrice(priceId) {
+      const price = await call('prices.retrieve', () => stripe.prices.retrieve(priceId, { expand: ['product'] }));
+      const product = typeof price.product === 'object' && price.product !== null && !('deleted' in price.product && price.product.deleted)
+        ? (price.product as Stripe.Product) : undefined;
+      return {
+        id: price.id,
+        name: product?.name ?? price.nickname ?? undefined,
+        amount: price.unit_amount ?? undefined,
+        currency: price.currency,
+        // Stripe types leave room for intervals it may add; only the four it has are shown
+        interval: INTERVALS.find((i) => i === price.recurring?.interval),
+        intervalCount: price.recurring?.interval_count,
+      };
+    },
     async createCheckoutSession(params, idempotencyKey) {
       const session = await call('checkout.sessions.create', () => stripe.checkout.sessions.create(params, { idempotencyKey }));
       if (!session.url) throw new StripeGatewayError('no-url', undefined, undefined, session.lastResponse?.requestId, undefined);

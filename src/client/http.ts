@@ -11,7 +11,7 @@
  *
  * A status >= 400, a network error, a time-out or an abort goes to the failure handlers.
  */
-import { edn, json, transitJson } from '../http/codecs.js';
+import { edn, json, transitJson } from '../shared/codecs.js';
 import type { EventCore, EventVector } from './core.js';
 
 export type ContentType = 'transit-json' | 'json' | 'form-encoded' | 'text' | 'html' | 'edn';

@@ -1,9 +1,9 @@
 /** Content negotiation between the body codecs (server side). */
 import Negotiator from 'negotiator';
-import { FORMATS, json, type Format } from './codecs.js';
-import { ownCopy } from './memo.js';
+import { FORMATS, json, type Format } from '../shared/codecs.js';
+import { ownCopy } from '../shared/memo.js';
 
-export { DecodeError, edn, FORMATS, json, transitJson, type Format } from './codecs.js';
+export { DecodeError, edn, FORMATS, json, transitJson, type Format } from '../shared/codecs.js';
 
 const BY_MIME = new Map(FORMATS.map((f) => [f.mime, f]));
 const MIMES = FORMATS.map((f) => f.mime);

@@ -28,8 +28,8 @@ import { routeOf, UNMATCHED_ROUTE, type RequestWrapper, type ResponseObserver } 
 import {
   ajvErrors, HttpError, malformedBody, requestCoercion, ResponseCoercionError, typeForStatus, unsupportedMediaType, type ErrorBody,
 } from './errors.js';
-import { forbiddenKey } from './codecs.js';
-import { FORBIDDEN_KEYS } from './forbidden-keys.js';
+import { forbiddenKey } from '../shared/codecs.js';
+import { FORBIDDEN_KEYS } from '../shared/forbidden-keys.js';
 import { DecodeError, FORMATS, json, negotiateResponseFormat, type Format } from './formats.js';
 import type { ApiKeyCaller, AuthUser, RouteConfig } from './routes.js';
 import { isApiRoute } from './routes.js';

@@ -3,6 +3,7 @@
  * links ready to click (verification, reset ...), and one message with its HTML part in a
  * sandboxed frame and its text part. Dev only: the links carry live tokens.
  */
+import { createHash } from 'node:crypto';
 import { escapeHtml as e } from './layout.js';
 import type { MailboxMessage } from './outbox.js';
 
@@ -18,6 +19,13 @@ th,td{text-align:left;padding:6px 8px;border-bottom:1px solid #e4e7eb;vertical-a
 .status-failed{color:#b91c1c}.status-pending,.status-sending{color:#b45309}.status-sent{color:#047857}
 iframe{width:100%;height:520px;border:1px solid #e4e7eb;border-radius:6px}pre{white-space:pre-wrap;background:#f5f7fa;padding:12px;border-radius:6px}
 .muted{color:#7b8794}a{color:#2563eb}`;
+
+/**
+ * The mailbox pages' policy: their one stylesheet allowed by its hash (no 'unsafe-inline'), no
+ * script at all, the message's HTML part framed from this server.
+ */
+export const MAILBOX_PAGE_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; ` +
+  "img-src 'self' data:; frame-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${e(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;

@@ -10,7 +10,7 @@ import { ErrorBody, forbidden, notFound } from '../http/errors.js';
 import { FORMATS } from '../http/formats.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
 import type { Mailbox } from './index.js';
-import { linksOf, mailboxListPage, mailboxMessagePage, MESSAGE_HTML_CSP, messageHtmlDocument } from './mailbox-page.js';
+import { linksOf, MAILBOX_PAGE_CSP, mailboxListPage, mailboxMessagePage, MESSAGE_HTML_CSP, messageHtmlDocument } from './mailbox-page.js';
 import type { MailboxMessage } from './outbox.js';
 import { MAIL_KINDS } from './templates.js';
 
@@ -107,7 +107,7 @@ export function mailboxRoutes(mailbox: Mailbox, transport: 'smtp' | 'mailbox', h
           checkHost(request);
           const { to, kind, limit } = parameters.query;
           const messages = await mailbox.list({ to, kind, limit });
-          if (wantsHtml(request)) return sendHtml(reply, mailboxListPage(messages, { to }, transport));
+          if (wantsHtml(request)) return sendHtml(reply, mailboxListPage(messages, { to }, transport), MAILBOX_PAGE_CSP);
           return { messages: messages.map(entry) };
         },
       }),
@@ -119,7 +119,7 @@ export function mailboxRoutes(mailbox: Mailbox, transport: 'smtp' | 'mailbox', h
         async handler({ parameters, request, reply }) {
           checkHost(request);
           const message = await find(parameters.path.id);
-          if (wantsHtml(request)) return sendHtml(reply, mailboxMessagePage(message));
+          if (wantsHtml(request)) return sendHtml(reply, mailboxMessagePage(message), MAILBOX_PAGE_CSP);
           return { ...entry(message), html: message.html, text: message.text };
         },
       }),

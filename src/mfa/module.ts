@@ -5,7 +5,7 @@
 import { accountModule } from '../account/module.js';
 import { authModule } from '../auth/module.js';
 import { SecretBox } from '../auth/secret-box.js';
-import { mailModule } from '../mail/module.js';
+import { productModule } from '../product/module.js';
 import { defineModule } from '../runtime/module.js';
 import { rateLimit } from '../runtime/settings.js';
 import { SecondFactorRateLimiter } from './limits.js';
@@ -24,7 +24,7 @@ export const mfaModule = defineModule({
     const { passwords, loginLimiter } = ctx.use(authModule);
     const { accounts } = ctx.use(accountModule);
     const twoFactor = new TwoFactorService({
-      db: ctx.db, passwords, loginLimiter, log: ctx.logs.logger('saas.account'), issuer: ctx.use(mailModule).productName,
+      db: ctx.db, passwords, loginLimiter, log: ctx.logs.logger('saas.account'), issuer: ctx.use(productModule).name,
       secrets: new SecretBox(config.encryptionKey, 'totp-secret'),
       backupCodes: new SecretBox(config.encryptionKey, 'backup-code'),
       limiter: new SecondFactorRateLimiter(limits, ctx.limiterStore),

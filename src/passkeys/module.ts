@@ -5,7 +5,7 @@
 import { accountModule } from '../account/module.js';
 import { authModule } from '../auth/module.js';
 import { counter } from '../http/rate-limit.js';
-import { mailModule } from '../mail/module.js';
+import { productModule } from '../product/module.js';
 import { defineModule } from '../runtime/module.js';
 import { rateLimit } from '../runtime/settings.js';
 import { passkeyRoutes, passkeySignInRoutes } from './routes.js';
@@ -18,7 +18,7 @@ export const passkeysModule = defineModule({
   start(ctx, settings) {
     const { passwords, loginLimiter } = ctx.use(authModule);
     const passkeys = new PasskeyService({
-      db: ctx.db, passwords, loginLimiter, log: ctx.logs.logger('saas.account'), appUrl: ctx.config.appUrl, rpName: ctx.use(mailModule).productName,
+      db: ctx.db, passwords, loginLimiter, log: ctx.logs.logger('saas.account'), appUrl: ctx.config.appUrl, rpName: ctx.use(productModule).name,
       signInLimiter: counter('passkey-sign-in-address', settings.signInAddress, ctx.limiterStore),
     });
     return {

@@ -44,13 +44,24 @@ for (const db of testDatabases()) {
       await stripe?.close();
     });
 
-    it('lists the plans to anyone, with the trial and whether checkout works', async () => {
+    it('lists the plans to anyone, with their prices from Stripe (read once), what they open, the trial and whether checkout works', async () => {
+      const before = stripe.requests.length;
       const res = await t.client('GET', '/api/billing/plans');
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body, {
-        plans: [{ id: 'pro', 'price-id': 'price_pro_2024' }, { id: 'team', 'price-id': 'price_team_2024' }],
+        plans: [
+          { id: 'pro', 'price-id': 'price_pro_2024', name: 'Pro', amount: 1200, currency: 'usd', interval: 'month', 'interval-count': 1, features: ['usage-report'] },
+          { id: 'team', 'price-id': 'price_team_2024', name: 'Team', amount: 4900, currency: 'usd', interval: 'month', 'interval-count': 1, features: ['usage-report'] },
+        ],
         'trial-days': 14, 'checkout-enabled': true,
       });
+      const reads = stripe.requests.slice(before);
+      assert.deepEqual(reads.map((r) => `${r.method} ${r.path}`).sort(), ['GET /v1/prices/price_pro_2024', 'GET /v1/prices/price_team_2024']);
+      assert.ok(reads.every((r) => r.authorization === `Bearer ${TEST_STRIPE_KEY}`));
+      // cached: a second visitor costs Stripe nothing
+      const again = await t.client('GET', '/api/billing/plans');
+      assert.deepEqual(again.body, res.body);
+      assert.equal(stripe.requests.length, before + 2);
     });
 
     it('makes a Checkout Session as Stripe documents it, with the organization as reference and the caller\'s email', async () => {

@@ -90,7 +90,7 @@ describe('billing without STRIPE_SECRET_KEY', () => {
   const origin = { ip: null, userAgent: null };
 
   it('still lists the plans, and answers checkout and portal with 503 billing-not-configured', async () => {
-    assert.deepEqual(billing.plans(), { plans: [{ id: 'pro', 'price-id': 'price_pro' }], 'trial-days': 0, 'checkout-enabled': false });
+    assert.deepEqual(await billing.plans(), { plans: [{ id: 'pro', 'price-id': 'price_pro', features: [] }], 'trial-days': 0, 'checkout-enabled': false });
     for (const attempt of [() => billing.checkout(membership, user, 'pro', origin), () => billing.portal(membership, user, origin)]) {
       await assert.rejects(attempt, (err: unknown) => {
         assert.ok(err instanceof HttpError);

@@ -33,6 +33,8 @@ export interface FakeStripe {
   /** answered to every request until cleared */
   fault: StripeFault | undefined;
   sessionsCreated: number;
+  /** the prices GET /v1/prices/:id knows (others: 404 resource_missing); each with its product's name */
+  prices: Record<string, { product: string; unitAmount: number | null; currency: string; interval?: 'month' | 'year'; nickname?: string }>;
   /** the subscriptions canceled through DELETE /v1/subscriptions/:id (ids starting `sub_gone` answer 404 resource_missing) */
   canceled: string[];
   close(): Promise<void>;
@@ -59,6 +61,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     portalUrl: () => `${fake.url}/pay/portal`,
     fault: undefined,
     sessionsCreated: 0,
+    prices: {
+      price_pro_2024: { product: 'Pro', unitAmount: 1200, currency: 'usd', interval: 'month' },
+      price_team_2024: { product: 'Team', unitAmount: 4900, currency: 'usd', interval: 'month' },
+    },
     canceled: [],
     close: () => new Promise((resolve) => {
       server.closeAllConnections();
@@ -117,6 +123,20 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       response = {
         id: id('bps'), object: 'billing_portal.session', customer: params.customer, return_url: params.return_url ?? null,
         livemode: false, created: Math.floor(Date.now() / 1000), url: fake.portalUrl(params),
+      };
+    } else if (req.method === 'GET' && /^\/v1\/prices\/[A-Za-z0-9_]+$/.test(path)) {
+      const priceId = path.split('/')[3];
+      const price = fake.prices[priceId];
+      if (!price) {
+        send(404, JSON.stringify({ error: { type: 'invalid_request_error', code: 'resource_missing', param: 'price', message: `No such price: '${priceId}'` } }));
+        return;
+      }
+      const expanded = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('expand[0]') === 'product';
+      const product = { id: `prod_${priceId}`, object: 'product', name: price.product, active: true };
+      response = {
+        id: priceId, object: 'price', active: true, currency: price.currency, unit_amount: price.unitAmount, nickname: price.nickname ?? null,
+        product: expanded ? product : product.id, type: price.interval ? 'recurring' : 'one_time', livemode: false,
+        recurring: price.interval ? { interval: price.interval, interval_count: 1, usage_type: 'licensed' } : null,
       };
     } else if (req.method === 'DELETE' && /^\/v1\/subscriptions\/[A-Za-z0-9_]+$/.test(path)) {
       const subscriptionId = path.split('/')[3];

@@ -6,12 +6,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { auditActionLabel } from '../../src/audit/actions.js';
+import { auditActionLabel } from '../../src/shared/audit-actions.js';
 import { registerApp, routeOf, type AppState } from '../../src/client/app.js';
 import { auditOrgIdOf, auditPath, registerAudit, type AuditEntry } from '../../src/client/audit/events.js';
 import { EventCore } from '../../src/client/core.js';
 import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
-import { transitJson } from '../../src/http/codecs.js';
+import { transitJson } from '../../src/shared/codecs.js';
 
 const ORG = '00000000-0000-4000-8000-000000000002';
 const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { transitJson } from '../../src/http/codecs.js';
+import { transitJson } from '../../src/shared/codecs.js';
 import { registerAccount } from '../../src/client/account/events.js';
 import { registerApp, routeOf, type AppState } from '../../src/client/app.js';
 import { billingQuery, registerBilling, SUCCESS_POLLS } from '../../src/client/billing/events.js';

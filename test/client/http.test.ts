@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { edn, json, transitJson } from '../../src/http/codecs.js';
+import { edn, json, transitJson } from '../../src/shared/codecs.js';
 import { EventCore, type EventVector } from '../../src/client/core.js';
 import { installHttp, type HttpOptions, type TransportRequest, type TransportResponse } from '../../src/client/http.js';
 

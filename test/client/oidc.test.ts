@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { transitJson } from '../../src/http/codecs.js';
+import { transitJson } from '../../src/shared/codecs.js';
 import { registerApp, type Account, type AppState, type Route } from '../../src/client/app.js';
 import { EventCore, type EventVector } from '../../src/client/core.js';
 import type { TransportRequest, TransportResponse } from '../../src/client/http.js';

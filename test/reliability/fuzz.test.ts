@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { edn, json, transitJson } from '../../src/http/codecs.js';
+import { edn, json, transitJson } from '../../src/shared/codecs.js';
 import { negotiateResponseFormat } from '../../src/http/formats.js';
 import { logIn, signUp } from '../support/auth.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';

@@ -20,7 +20,7 @@ import { mkdir } from 'node:fs/promises';
 import { it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page, type Request, type Response } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page, type Request, type Response } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /** where `npm run build:client` puts the client; tests serve it with PUBLIC_DIR */
@@ -37,6 +37,10 @@ export interface PageOptions {
   onRequest?: (request: Request) => void;
   /** the app's own URLs: problems elsewhere (another site the flow visits, a provider) are not the app's */
   own?: (url: string) => boolean;
+  /** the browser context's options (viewport, color scheme) */
+  context?: BrowserContextOptions;
+  /** console warnings are problems too */
+  warnings?: boolean;
 }
 
 export interface BrowserHarness {
@@ -70,7 +74,7 @@ export function browserHarness(name: string): BrowserHarness {
     async openPage(who, options = {}) {
       assert.ok(browser, 'launch() first');
       const own = options.own ?? (() => true);
-      const context = await browser.newContext();
+      const context = await browser.newContext(options.context);
       const page = await context.newPage();
       if (options.onRequest) page.on('request', options.onRequest);
       page.on('response', (r) => {
@@ -83,7 +87,10 @@ export function browserHarness(name: string): BrowserHarness {
         if (r.failure()?.errorText === 'net::ERR_ABORTED') return;
         if (own(r.url())) problems.push(`${who} request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`);
       });
-      page.on('console', (m) => { if (m.type() === 'error' && own(page.url())) problems.push(`${who} console: ${m.text()} (${m.location().url})`); });
+      page.on('console', (m) => {
+        const kind = m.type() === 'error' || (options.warnings && m.type() === 'warning') ? m.type() : undefined;
+        if (kind && own(page.url())) problems.push(`${who} console${kind === 'warning' ? ' warning' : ''}: ${m.text()} (${m.location().url})`);
+      });
       page.on('pageerror', (err) => problems.push(`${who} page error: ${err.message}`));
       pages.set(who, { page, context });
       return page;

@@ -4,7 +4,7 @@
  * Handlers are pure (state + event -> effects); the two browser effects they need, replacing the
  * URL and offering a download, are given to `registerAccount` so tests can record them.
  */
-import type { Account, AppState, Route } from '../app.js';
+import type { Account, AppState, Route } from '../shell/state.js';
 import type { EventCore } from '../core.js';
 
 /** The forms whose fields can carry inline errors from the server or from a client check. */
@@ -36,10 +36,10 @@ export interface AccountPagesState {
   sessions?: Session[];
   /** the sessions whose DELETE is under way */
   endingSessions?: string[];
-  /** per form, per field: the message to show beside the field */
-  fieldErrors?: Partial<Record<FormId, Record<string, string>>>;
-  /** per form, how many times it succeeded: the form is keyed by it, so a success clears it */
-  formResets?: Partial<Record<FormId, number>>;
+}
+
+declare module '../shell/state.js' {
+  interface AppState extends AccountPagesState {}
 }
 
 export interface AccountIo {

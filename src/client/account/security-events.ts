@@ -5,7 +5,7 @@
  * are effects given to `registerSecurity` (@simplewebauthn/browser in main.ts), so tests can
  * record them. docs/sign-in.md.
  */
-import type { AppState } from '../app.js';
+import type { AppState } from '../shell/state.js';
 import type { EventCore, EventVector } from '../core.js';
 
 export interface Passkey {
@@ -25,6 +25,10 @@ export interface SecurityState {
   backupCodes?: string[];
   /** undefined until loaded */
   passkeys?: Passkey[];
+}
+
+declare module '../shell/state.js' {
+  interface AppState extends SecurityState {}
 }
 
 /** The WebAuthn ceremonies: JSON options in, the credential's JSON out (a rejection when cancelled). */

@@ -1,11 +1,18 @@
 /**
  * Sign-in security views: the log-in's second step and the passkey sign-in button (log-in
- * page), and the account page's two-factor and passkey sections. They read the state and
+ * page), and the security page's two-factor and passkey cards. They read the state and
  * dispatch the events of account/security-events.ts.
  */
 import { generate } from 'lean-qr';
 import { useEffect, useState } from 'preact/hooks';
-import { Field, Form, Submit, useApp } from '../ui.js';
+import { useApp } from '../ui/app.js';
+import { Button, Submit } from '../ui/button.js';
+import { Actions, Card, Narrow } from '../ui/card.js';
+import { ConfirmButton } from '../ui/dialog.js';
+import { Alert, Badge } from '../ui/feedback.js';
+import { Field, Form } from '../ui/field.js';
+import { PageHeader } from '../ui/page-header.js';
+import { Table } from '../ui/table.js';
 import type { Passkey } from './security-events.js';
 
 const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : 'never');
@@ -15,23 +22,25 @@ export function MfaStep() {
   const { state, dispatch } = useApp();
   const backup = state.mfa?.backup ?? false;
   return (
-    <>
-      <h1>Two-factor authentication</h1>
-      <Form id="mfa" onSubmit={(f) => dispatch(['mfa/submit', f])}>
-        {backup ? (
-          <Field form="mfa" name="backup-code" label="Backup code" required autoComplete="off" spellcheck={false} key="backup" />
-        ) : (
-          <Field form="mfa" name="code" label="Code from your authenticator app" required autoComplete="one-time-code" maxLength={16} key="code" />
-        )}
-        <Submit>Verify</Submit>
-      </Form>
-      <p>
-        <button id="mfa-toggle" type="button" class="link" onClick={() => dispatch(['mfa/use-backup-code', !backup])}>
-          {backup ? 'Use a code from the app instead' : 'Use a backup code instead'}
-        </button>
-      </p>
-      <p><button id="mfa-cancel" type="button" class="link" onClick={() => dispatch(['mfa/cancel'])}>Back to log in</button></p>
-    </>
+    <Narrow>
+      <PageHeader title="Two-factor authentication" />
+      <Card>
+        <Form id="mfa" onSubmit={(f) => dispatch(['mfa/submit', f])}>
+          {backup ? (
+            <Field form="mfa" name="backup-code" label="Backup code" required autoComplete="off" spellcheck={false} key="backup" />
+          ) : (
+            <Field form="mfa" name="code" label="Code from your authenticator app" required autoComplete="one-time-code" maxLength={16} key="code" />
+          )}
+          <Submit>Verify</Submit>
+        </Form>
+        <Actions>
+          <Button id="mfa-toggle" variant="link" onClick={() => dispatch(['mfa/use-backup-code', !backup])}>
+            {backup ? 'Use a code from the app instead' : 'Use a backup code instead'}
+          </Button>
+          <Button id="mfa-cancel" variant="link" onClick={() => dispatch(['mfa/cancel'])}>Back to log in</Button>
+        </Actions>
+      </Card>
+    </Narrow>
   );
 }
 
@@ -39,11 +48,9 @@ export function PasskeySignIn() {
   const { state, dispatch } = useApp();
   if (typeof window !== 'undefined' && !window.PublicKeyCredential) return null;
   return (
-    <p>
-      <button id="passkey-sign-in" type="button" class="secondary" disabled={state.busy} onClick={() => dispatch(['passkey/sign-in'])}>
-        Sign in with a passkey
-      </button>
-    </p>
+    <Button id="passkey-sign-in" variant="secondary" class="w-full" disabled={state.busy} onClick={() => dispatch(['passkey/sign-in'])}>
+      Sign in with a passkey
+    </Button>
   );
 }
 
@@ -51,7 +58,7 @@ export function PasskeySignIn() {
 function QrCode({ url }: { url: string }) {
   const [src, setSrc] = useState<string>();
   useEffect(() => { setSrc(generate(url).toDataURL({ scale: 5 })); }, [url]);
-  return src ? <img id="two-factor-qr" src={src} alt="QR code to scan with an authenticator app" width={200} height={200} style="image-rendering: pixelated" /> : null;
+  return src ? <img id="two-factor-qr" src={src} alt="QR code to scan with an authenticator app" width={200} height={200} class="pixelated rounded-lg bg-white p-2" /> : null;
 }
 
 export function TwoFactorSection() {
@@ -59,13 +66,15 @@ export function TwoFactorSection() {
   const enabled = state.account?.['two-factor-enabled'] === true;
   const setup = state.twoFactorSetup;
   return (
-    <section aria-labelledby="two-factor-title" id="two-factor" data-enabled={enabled ? 'true' : 'false'}>
-      <h2 id="two-factor-title">Two-factor authentication</h2>
+    <Card id="two-factor" titleId="two-factor-title" data-enabled={enabled ? 'true' : 'false'}
+      title={<>Two-factor authentication <Badge tone={enabled ? 'success' : 'warning'}>{enabled ? 'on' : 'off'}</Badge></>}>
       {state.backupCodes && (
-        <div id="backup-codes" role="status">
-          <p><strong>Save these backup codes</strong> somewhere safe. Each signs you in once if you lose your authenticator app; they are not shown again.</p>
-          <ul class="codes">{state.backupCodes.map((c) => <li key={c}><code>{c}</code></li>)}</ul>
-          <button id="backup-codes-done" type="button" onClick={() => dispatch(['backup-codes/dismiss'])}>I saved them</button>
+        <div id="backup-codes">
+          <Alert tone="warning">
+            <p><strong>Save these backup codes</strong> somewhere safe. Each signs you in once if you lose your authenticator app; they are not shown again.</p>
+            <ul class="my-3 grid grid-cols-2 gap-1 font-mono">{state.backupCodes.map((c) => <li key={c}><code>{c}</code></li>)}</ul>
+            <Button id="backup-codes-done" onClick={() => dispatch(['backup-codes/dismiss'])}>I saved them</Button>
+          </Alert>
         </div>
       )}
       {enabled ? (
@@ -81,8 +90,8 @@ export function TwoFactorSection() {
         <>
           <p>Scan the QR code with an authenticator app, or type the key into it. Then enter the code it shows.</p>
           <QrCode url={setup.url} />
-          <p>Key: <code id="two-factor-secret">{setup.secret}</code></p>
-          <p class="muted">Link: <code id="two-factor-url">{setup.url}</code></p>
+          <p>Key: <code id="two-factor-secret" class="break-all">{setup.secret}</code></p>
+          <p class="text-muted">Link: <code id="two-factor-url" class="break-all">{setup.url}</code></p>
           <Form id="two-factor-enable" onSubmit={(f) => dispatch(['two-factor/enable', f])}>
             <Field form="two-factor-enable" name="code" label="Code from the app" required autoComplete="one-time-code" maxLength={16} />
             <Field form="two-factor-enable" name="password" label="Your password (to confirm)" type="password" required autoComplete="current-password" />
@@ -92,10 +101,10 @@ export function TwoFactorSection() {
       ) : (
         <>
           <p>Off. With it on, log-in also asks for a code from an authenticator app.</p>
-          <button id="two-factor-setup" type="button" disabled={state.busy} onClick={() => dispatch(['two-factor/setup'])}>Set up two-factor</button>
+          <Actions><Button id="two-factor-setup" disabled={state.busy} onClick={() => dispatch(['two-factor/setup'])}>Set up two-factor</Button></Actions>
         </>
       )}
-    </section>
+    </Card>
   );
 }
 
@@ -111,8 +120,11 @@ function PasskeyRow({ passkey }: { passkey: Passkey }) {
       <td data-field="created-at">{when(passkey['created-at'])}</td>
       <td data-field="last-used-at">{when(passkey['last-used-at'])}</td>
       <td>
-        <button type="button" class="secondary rename-passkey" disabled={state.busy} onClick={rename}>Rename</button>{' '}
-        <button type="button" class="secondary remove-passkey" disabled={state.busy} onClick={() => dispatch(['passkeys/remove', passkey.id])}>Remove</button>
+        <Actions>
+          <Button variant="secondary" class="rename-passkey" disabled={state.busy} onClick={rename}>Rename</Button>
+          <ConfirmButton variant="secondary" class="remove-passkey" disabled={state.busy} title={`Remove the passkey ${passkey.name}?`}
+            message="It will no longer sign you in." confirmLabel="Remove" onConfirm={() => dispatch(['passkeys/remove', passkey.id])}>Remove</ConfirmButton>
+        </Actions>
       </td>
     </tr>
   );
@@ -121,22 +133,15 @@ function PasskeyRow({ passkey }: { passkey: Passkey }) {
 export function PasskeysSection() {
   const { state, dispatch } = useApp();
   useEffect(() => { if (!state.passkeys) dispatch(['passkeys/load']); }, []);
-  const passkeys = state.passkeys;
   return (
-    <section aria-labelledby="passkeys-title">
-      <h2 id="passkeys-title">Passkeys</h2>
-      <p class="muted">Sign in with your device's screen lock or a security key instead of a password and code.</p>
-      {!passkeys ? <p class="muted">Loading passkeys…</p> : passkeys.length === 0 ? <p id="no-passkeys">No passkeys yet.</p> : (
-        <table id="passkeys">
-          <thead><tr><th scope="col">Name</th><th scope="col">Added</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
-          <tbody>{passkeys.map((p) => <PasskeyRow key={p.id} passkey={p} />)}</tbody>
-        </table>
-      )}
+    <Card id="passkeys-card" titleId="passkeys-title" title="Passkeys" description="Sign in with your device's screen lock or a security key instead of a password and code.">
+      <Table id="passkeys" caption="Your passkeys" headers={['Name', 'Added', 'Last used', '']} rows={state.passkeys}
+        loadingText="Loading passkeys…" empty="No passkeys yet." emptyId="no-passkeys" render={(p) => <PasskeyRow key={p.id} passkey={p} />} />
       <Form id="passkey-add" onSubmit={(f) => dispatch(['passkeys/add', f])}>
         <Field form="passkey-add" name="name" label="Name for a new passkey" maxLength={100} autoComplete="off" />
         <Field form="passkey-add" name="password" label="Your password (to add a passkey)" type="password" required autoComplete="current-password" />
         <Submit>Add a passkey</Submit>
       </Form>
-    </section>
+    </Card>
   );
 }

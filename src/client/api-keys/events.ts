@@ -3,7 +3,7 @@
  * A new key's secret is in the state only until the admin closes it (or leaves the page): the
  * server never shows it again, and nothing else keeps it.
  */
-import type { AppState } from '../app.js';
+import type { AppState } from '../shell/state.js';
 import type { EventCore } from '../core.js';
 import type { Organization } from '../orgs/events.js';
 
@@ -31,6 +31,10 @@ export interface ApiKeysState {
     /** success count of the create form (keys it, so a success clears it) */
     formResets: number;
   };
+}
+
+declare module '../shell/state.js' {
+  interface AppState extends ApiKeysState {}
 }
 
 export interface ApiKeysIo {

@@ -4,7 +4,14 @@
  * with a confirmation. It reads the state and dispatches the events of api-keys/events.ts.
  */
 import { useEffect } from 'preact/hooks';
-import { formFields, Submit, useApp } from '../ui.js';
+import { Link, useApp } from '../ui/app.js';
+import { Button, Submit } from '../ui/button.js';
+import { Actions, Card, Stack } from '../ui/card.js';
+import { ConfirmButton } from '../ui/dialog.js';
+import { Alert } from '../ui/feedback.js';
+import { CopyField, Field, Form, SelectField } from '../ui/field.js';
+import { PageHeader } from '../ui/page-header.js';
+import { Table } from '../ui/table.js';
 import { orgPath } from '../orgs/events.js';
 import { apiKeysOrgIdOf, type ApiKey, type CreatedApiKey } from './events.js';
 
@@ -14,16 +21,14 @@ const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'ne
 function CreatedKey({ created }: { created: CreatedApiKey }) {
   const { dispatch } = useApp();
   return (
-    <section id="created-api-key" class="banner" role="alert" aria-labelledby="created-api-key-title">
-      <h2 id="created-api-key-title">Copy the key {created.name} now</h2>
-      <p>It will not be shown again: only a hash of it is kept. Store it where your program reads its secrets; if it is lost, revoke it and make another.</p>
-      <div class="key-copy">
-        <input id="new-api-key" readOnly value={created.key} aria-label="The new API key" spellcheck={false}
-          onFocus={(e) => e.currentTarget.select()} />
-        <button id="copy-api-key" type="button" onClick={() => dispatch(['api-keys/copy'])}>Copy</button>
+    <Card id="created-api-key" titleId="created-api-key-title" tone="highlight" role="alert" title={`Copy the key ${created.name} now`}
+      description="It will not be shown again: only a hash of it is kept. Store it where your program reads its secrets; if it is lost, revoke it and make another.">
+      <div class="flex flex-wrap gap-2 sm:flex-nowrap">
+        <CopyField id="new-api-key" label="The new API key" value={created.key} />
+        <Button id="copy-api-key" onClick={() => dispatch(['api-keys/copy'])}>Copy</Button>
       </div>
-      <p><button id="close-api-key" type="button" class="secondary" onClick={() => dispatch(['api-keys/close-created'])}>I have stored it</button></p>
-    </section>
+      <Actions><Button id="close-api-key" variant="secondary" onClick={() => dispatch(['api-keys/close-created'])}>I have stored it</Button></Actions>
+    </Card>
   );
 }
 
@@ -31,14 +36,13 @@ function KeyRow({ apiKey }: { apiKey: ApiKey }) {
   const { state, dispatch } = useApp();
   return (
     <tr data-api-key={apiKey.id} data-prefix={apiKey.prefix}>
-      <td>{apiKey.name}<br /><code class="muted">sk_{apiKey.prefix}_…</code></td>
+      <td>{apiKey.name}<br /><code class="text-muted">sk_{apiKey.prefix}_…</code></td>
       <td>{apiKey.role}</td>
       <td>{new Date(apiKey['created-at']).toLocaleDateString()}</td>
       <td data-field="last-used-at">{when(apiKey['last-used-at'])}</td>
       <td>
-        <button type="button" class="secondary revoke-api-key" disabled={state.busy} onClick={() => {
-          if (confirm(`Revoke the key ${apiKey.name}? Programs using it are refused from this moment.`)) dispatch(['api-keys/revoke', apiKey.id]);
-        }}>Revoke</button>
+        <ConfirmButton variant="secondary" class="revoke-api-key" disabled={state.busy} title={`Revoke the key ${apiKey.name}?`}
+          message="Programs using it are refused from this moment." confirmLabel="Revoke" onConfirm={() => dispatch(['api-keys/revoke', apiKey.id])}>Revoke</ConfirmButton>
       </td>
     </tr>
   );
@@ -53,47 +57,32 @@ export function ApiKeysPage() {
     if (id) dispatch(['api-keys/open', id]);
   }, [id]);
   if (!id || page?.status === 'missing') {
-    return <><h1>API keys</h1><p id="org-missing" class="error" role="alert">This organization does not exist, or you are not a member.</p></>;
+    return <><PageHeader title="API keys" /><Alert id="org-missing" tone="error">This organization does not exist, or you are not a member.</Alert></>;
   }
-  if (!page?.org) return <p class="muted">Loading…</p>;
+  if (!page?.org) return <><PageHeader title="API keys" /><p class="text-sm text-muted" role="status">Loading…</p></>;
   const org = page.org;
-  const back = (
-    <p><a href={orgPath(org.id)} id="back-to-org" onClick={(e) => {
-      if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-      e.preventDefault();
-      dispatch(['router/navigate', { route: 'org', path: orgPath(org.id) }]);
-    }}>← {org.name}</a></p>
-  );
+  const back = <Link to="org" path={orgPath(org.id)} id="back-to-org">← {org.name}</Link>;
   if (org.role === 'member') {
-    return <>{back}<h1>API keys</h1><p id="api-keys-forbidden" class="error" role="alert">Only admins and owners manage the API keys of {org.name}.</p></>;
+    return <><PageHeader title="API keys" back={back} /><Alert id="api-keys-forbidden" tone="error">Only admins and owners manage the API keys of {org.name}.</Alert></>;
   }
   return (
     <>
-      {back}
-      <h1 id="api-keys-title">API keys of {org.name}</h1>
-      <p class="muted">A key lets a program act in this organization with the key's role: send it as <code>Authorization: Bearer sk_…</code>.</p>
-      {page.created && <CreatedKey created={page.created} />}
-      {!page.keys ? <p class="muted">Loading keys…</p> : page.keys.length === 0 ? <p id="no-api-keys" class="muted">No keys yet.</p> : (
-        <table id="api-keys">
-          <thead><tr><th>Key</th><th>Role</th><th>Created</th><th>Last used</th><th /></tr></thead>
-          <tbody>{page.keys.map((k) => <KeyRow key={k.id} apiKey={k} />)}</tbody>
-        </table>
-      )}
-      <h2>Create a key</h2>
-      <form key={page.formResets} id="create-api-key" onSubmit={(e) => { e.preventDefault(); dispatch(['api-keys/create', formFields(e.currentTarget)]); }}>
-        <div class="field">
-          <label for="api-key-name">Name</label>
-          <input id="api-key-name" name="name" required maxLength={100} placeholder="what it is for, e.g. CI deploys" />
-        </div>
-        <div class="field">
-          <label for="api-key-role">Role</label>
-          <select id="api-key-role" name="role">
-            <option value="member">member</option>
-            <option value="admin">admin</option>
-          </select>
-        </div>
-        <Submit>Create key</Submit>
-      </form>
+      <PageHeader title={`API keys of ${org.name}`} id="api-keys-title" back={back}
+        description={<>A key lets a program act in this organization with the key's role: send it as <code>Authorization: Bearer sk_…</code>.</>} />
+      <Stack>
+        {page.created && <CreatedKey created={page.created} />}
+        <Card title="Keys" id="api-keys-card">
+          <Table id="api-keys" caption={`API keys of ${org.name}`} headers={['Key', 'Role', 'Created', 'Last used', '']} rows={page.keys}
+            loadingText="Loading keys…" empty="No keys yet." emptyId="no-api-keys" render={(k) => <KeyRow key={k.id} apiKey={k} />} />
+        </Card>
+        <Card title="Create a key" id="create-api-key-card">
+          <Form id="create-api-key" resetKey={page.formResets} onSubmit={(f) => dispatch(['api-keys/create', f])}>
+            <Field form="create-api-key" id="api-key-name" name="name" label="Name" required maxLength={100} hint="What it is for, e.g. CI deploys" />
+            <SelectField id="api-key-role" name="role" form="create-api-key" label="Role" options={[{ value: 'member', label: 'member' }, { value: 'admin', label: 'admin' }]} />
+            <Submit>Create key</Submit>
+          </Form>
+        </Card>
+      </Stack>
     </>
   );
 }

@@ -3,7 +3,7 @@
  * with "load more" (the server's `next-cursor`). A member below admin is told so (403), a
  * non-member that the organization does not exist for it (404).
  */
-import type { AppState } from '../app.js';
+import type { AppState } from '../shell/state.js';
 import type { EventCore } from '../core.js';
 
 export interface AuditEntry {
@@ -28,6 +28,10 @@ export interface AuditPageState {
 export interface AuditState {
   /** the audit log page's data, for the organization in the path */
   auditPage?: AuditPageState;
+}
+
+declare module '../shell/state.js' {
+  interface AppState extends AuditState {}
 }
 
 /** entries per request */

@@ -1,12 +1,17 @@
 /**
  * The audit log page of an organization (admins and owners): who did what, on what, from
  * where and when, newest first, with "load more". Actions get readable names
- * (src/audit/actions.ts); one without a name is shown as it is.
+ * (src/shared/audit-actions.ts); one without a name is shown as it is.
  */
 import { useEffect } from 'preact/hooks';
-import { auditActionLabel } from '../../audit/actions.js';
+import { auditActionLabel } from '../../shared/audit-actions.js';
 import { orgPath } from '../orgs/events.js';
-import { Link, useApp } from '../ui.js';
+import { Link, useApp } from '../ui/app.js';
+import { Button } from '../ui/button.js';
+import { Actions, Card } from '../ui/card.js';
+import { Alert } from '../ui/feedback.js';
+import { PageHeader } from '../ui/page-header.js';
+import { Table } from '../ui/table.js';
 import { auditOrgIdOf, type AuditEntry } from './events.js';
 
 const when = (iso: string) => new Date(iso).toLocaleString();
@@ -28,18 +33,6 @@ function targetOf(e: AuditEntry): string {
 
 const detailsOf = (e: AuditEntry) => Object.entries(e.details).map(([k, v]) => `${k}: ${v === null ? '—' : String(v)}`).join(' · ');
 
-/** A link to the organization's page that routes in the app. */
-function BackToOrg({ orgId, name }: { orgId: string; name: string }) {
-  const { dispatch } = useApp();
-  return (
-    <a id="audit-back" href={orgPath(orgId)} onClick={(e) => {
-      if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-      e.preventDefault();
-      dispatch(['router/navigate', { route: 'org', path: orgPath(orgId) }]);
-    }}>{name}</a>
-  );
-}
-
 export function AuditLogPage() {
   const { state, dispatch } = useApp();
   const id = auditOrgIdOf(location.pathname);
@@ -49,42 +42,37 @@ export function AuditLogPage() {
     if (id) dispatch(['audit/open', id]);
   }, [id]);
   const org = state.orgs?.find((o) => o.id === id);
-  const heading = <h1 id="audit-title">Audit log{org ? <> · {org.name}</> : null}</h1>;
+  const back = id && <Link to="org" path={orgPath(id)} id="audit-back">{org?.name ? `← ${org.name}` : '← Back to the organization'}</Link>;
+  const header = <PageHeader title={<>Audit log{org ? <> · {org.name}</> : null}</>} id="audit-title" back={back}
+    description="Security-relevant changes, newest first." />;
   if (!id || page?.status === 'missing') {
-    return <>{heading}<p id="audit-missing" class="error" role="alert">This organization does not exist, or you are not a member.</p><p><Link to="orgs">Your organizations</Link></p></>;
+    return <>{header}<Alert id="audit-missing" tone="error">This organization does not exist, or you are not a member. <Link to="orgs">Your organizations</Link></Alert></>;
   }
   if (page?.status === 'forbidden') {
-    return <>{heading}<p id="audit-forbidden" class="error" role="alert">Only the organization's admins and owners can see its audit log.</p><p><BackToOrg orgId={id} name={org?.name ?? 'Back to the organization'} /></p></>;
+    return <>{header}<Alert id="audit-forbidden" tone="error">Only the organization's admins and owners can see its audit log.</Alert></>;
   }
-  if (!page || page.status === 'loading') return <>{heading}<p class="muted">Loading the audit log…</p></>;
-  if (page.status === 'failed') return <>{heading}<p class="error" role="alert">The audit log could not be loaded.</p></>;
+  if (page?.status === 'failed') return <>{header}<Alert tone="error">The audit log could not be loaded.</Alert></>;
+  const loading = !page || page.status === 'loading';
   return (
     <>
-      {heading}
-      <p class="muted">Security-relevant changes, newest first. <BackToOrg orgId={id} name={org?.name ? `Back to ${org.name}` : 'Back to the organization'} /></p>
-      {page.entries.length === 0 ? <p id="audit-empty" class="muted">Nothing recorded yet.</p> : (
-        <table id="audit-log">
-          <thead>
-            <tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">By</th><th scope="col">On</th><th scope="col">From</th></tr>
-          </thead>
-          <tbody>
-            {page.entries.map((e) => (
-              <tr key={e.id} data-entry={e.id} data-action={e.action}>
-                <td data-field="created-at">{when(e['created-at'])}</td>
-                <td data-field="action">{auditActionLabel(e.action)}{Object.keys(e.details).length > 0 && <><br /><span class="muted">{detailsOf(e)}</span></>}</td>
-                <td data-field="actor">{actorOf(e)}</td>
-                <td data-field="target">{targetOf(e)}</td>
-                <td data-field="ip" title={e['user-agent'] ?? undefined}>{e.ip ?? '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {page.nextCursor && (
-        <p><button id="audit-more" type="button" class="secondary" disabled={page.loadingMore} onClick={() => dispatch(['audit/more'])}>
-          {page.loadingMore ? 'Loading…' : 'Load more'}
-        </button></p>
-      )}
+      {header}
+      <Card>
+        <Table id="audit-log" caption="Audit log entries" headers={['When', 'Action', 'By', 'On', 'From']} rows={loading ? undefined : page.entries}
+          loadingText="Loading the audit log…" empty="Nothing recorded yet." emptyId="audit-empty" render={(e) => (
+            <tr key={e.id} data-entry={e.id} data-action={e.action}>
+              <td data-field="created-at">{when(e['created-at'])}</td>
+              <td data-field="action">{auditActionLabel(e.action)}{Object.keys(e.details).length > 0 && <><br /><span class="text-muted">{detailsOf(e)}</span></>}</td>
+              <td data-field="actor" class="break-all">{actorOf(e)}</td>
+              <td data-field="target" class="break-all">{targetOf(e)}</td>
+              <td data-field="ip" title={e['user-agent'] ?? undefined}>{e.ip ?? '—'}</td>
+            </tr>
+          )} />
+        {page?.nextCursor && (
+          <Actions><Button id="audit-more" variant="secondary" disabled={page.loadingMore} onClick={() => dispatch(['audit/more'])}>
+            {page.loadingMore ? 'Loading…' : 'Load more'}
+          </Button></Actions>
+        )}
+      </Card>
     </>
   );
 }

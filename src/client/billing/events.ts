@@ -6,14 +6,26 @@
  * After a successful checkout the webhook may not have arrived yet: the page looks again a few
  * times, then leaves a button.
  */
-import type { AppState } from '../app.js';
+import type { AppState } from '../shell/state.js';
 import type { EventCore } from '../core.js';
 import type { Organization } from '../orgs/events.js';
 
 export interface Plan {
   id: string;
   'price-id': string;
+  /** from Stripe's Prices API when the server has Stripe configured; absent otherwise */
+  name?: string;
+  /** in the currency's smallest unit (cents) */
+  amount?: number;
+  currency?: string;
+  interval?: 'day' | 'week' | 'month' | 'year';
+  'interval-count'?: number;
+  /** the paid features the plan opens (`usage-report`) */
+  features?: string[];
 }
+
+/** The paid feature this page shows: the usage report. */
+export const USAGE_REPORT = 'usage-report';
 
 export interface UsageReport {
   'window-days': number;
@@ -40,6 +52,12 @@ export interface BillingPageState {
 
 export interface BillingState {
   billingPage?: BillingPageState;
+  /** the public pricing: the plans on offer */
+  pricing?: { status: 'loading' | 'ready' | 'failed'; plans?: Plan[]; trialDays?: number };
+}
+
+declare module '../shell/state.js' {
+  interface AppState extends BillingState {}
 }
 
 export interface BillingIo {
@@ -52,7 +70,15 @@ export const SUCCESS_POLLS = 10;
 export const SUCCESS_POLL_MS = 1500;
 
 /** The page's path for an organization. */
-export const billingPath = (orgId: string) => `/billing?org=${encodeURIComponent(orgId)}`;
+export const billingPath = (orgId: string) => `/orgs/${orgId}/billing`;
+
+/** `/orgs/<id>/billing` -> the id */
+export function billingOrgIdOf(path: string): string | undefined {
+  return /^\/orgs\/([0-9a-f-]{36})\/billing\/?$/i.exec(path)?.[1]?.toLowerCase();
+}
+
+/** The plans that open a paid feature. */
+export const plansWith = (plans: readonly Plan[], feature: string) => plans.filter((p) => p.features?.includes(feature)).map((p) => p.id);
 
 /** `?org=<uuid>&checkout=success` -> its organization and the checkout's outcome. */
 export function billingQuery(search: string): { orgId?: string; notice?: CheckoutNotice } {
@@ -71,12 +97,13 @@ export function registerBilling(core: EventCore<AppState>, io: BillingIo): void 
   core.regFx('location/assign', (url: string) => io.assign(url));
 
   core
-    .regEvent('billing/open', ({ state }, [, search]) => {
+    // `/orgs/<id>/billing`, or Stripe's way back: `/billing?org=<id>&checkout=…`
+    .regEvent('billing/open', ({ state }, [, search, path]) => {
       const { orgId, notice } = billingQuery(String(search ?? ''));
-      const id = orgId ?? state.currentOrg;
+      const id = billingOrgIdOf(String(path ?? '')) ?? orgId ?? state.currentOrg;
       if (!id) return { db: { ...state, billingPage: { orgId: '', status: 'missing' } } };
       return {
-        db: { ...state, billingPage: { orgId: id, status: 'loading', notice, polls: notice === 'success' ? SUCCESS_POLLS : 0 } },
+        db: { ...state, route: 'org-billing', billingPage: { orgId: id, status: 'loading', notice, polls: notice === 'success' ? SUCCESS_POLLS : 0 } },
         // the outcome is shown once: a reload does not repeat it
         'url/replace': billingPath(id),
         dispatchN: [['billing/load-org', id], ['billing/load-plans', id]],
@@ -90,11 +117,9 @@ export function registerBilling(core: EventCore<AppState>, io: BillingIo): void 
       if (!page || page.orgId !== id) return;
       const o = org as Organization;
       const polls = paying(o) ? 0 : page.polls ?? 0;
-      // the report is asked for once, and again when the organization starts or stops paying
-      const usageChanged = !page.usage || !page.org || paying(o) !== paying(page.org);
       return {
-        db: { ...state, billingPage: { ...page, status: 'ready', org: o, polls: Math.max(polls - 1, 0), usage: page.usage ?? { status: 'loading' } } },
-        dispatch: usageChanged ? ['billing/load-usage', id] : undefined,
+        db: { ...state, billingPage: { ...page, status: 'ready', org: o, polls: Math.max(polls - 1, 0) } },
+        dispatch: ['billing/check-usage', id],
         later: polls > 0 ? { ms: SUCCESS_POLL_MS, event: ['billing/load-org', id] } : undefined,
       };
     })
@@ -113,8 +138,34 @@ export function registerBilling(core: EventCore<AppState>, io: BillingIo): void 
       const page = state.billingPage;
       if (!page || page.orgId !== id) return;
       const b = body as { plans: Plan[]; 'trial-days': number; 'checkout-enabled': boolean };
-      return { db: { ...state, billingPage: { ...page, plans: b.plans, trialDays: b['trial-days'], checkoutEnabled: b['checkout-enabled'] } } };
+      return {
+        db: { ...state, billingPage: { ...page, plans: b.plans, trialDays: b['trial-days'], checkoutEnabled: b['checkout-enabled'] } },
+        dispatch: ['billing/check-usage', id],
+      };
     })
+    // the report is asked for only on a plan that includes it (no 402 in normal use): once the organization and the plans are known
+    .regEvent('billing/check-usage', ({ state }, [, id]) => {
+      const page = state.billingPage;
+      if (!page || page.orgId !== id || !page.org || !page.plans) return;
+      const plan = page.plans.find((p) => p.id === page.org!.subscription.plan);
+      const included = paying(page.org) && Boolean(plan?.features?.includes(USAGE_REPORT));
+      if (!included) return { db: { ...state, billingPage: { ...page, usage: { status: 'locked', plans: plansWith(page.plans, USAGE_REPORT) } } } };
+      if (page.usage?.status === 'loading' || page.usage?.status === 'ready') return;
+      return { db: { ...state, billingPage: { ...page, usage: { status: 'loading' } } }, dispatch: ['billing/load-usage', id] };
+    })
+    // the public pricing page and the landing page's pricing section
+    .regEvent('pricing/load', ({ state }) => {
+      if (state.pricing?.status === 'ready' || state.pricing?.status === 'loading') return;
+      return {
+        db: { ...state, pricing: { status: 'loading' } },
+        'http/api': { url: 'billing/plans', onSuccess: ['pricing/loaded'], onFailure: ['pricing/failed'] },
+      };
+    })
+    .regEvent('pricing/loaded', ({ state }, [, body]) => {
+      const b = body as { plans: Plan[]; 'trial-days': number };
+      return { db: { ...state, pricing: { status: 'ready', plans: b.plans, trialDays: b['trial-days'] } } };
+    })
+    .regEvent('pricing/failed', ({ state }, [, failure]) => ({ db: { ...state, pricing: { status: 'failed' } }, dispatch: ['request/failed', failure] }))
     .regEvent('billing/load-usage', (_ctx, [, id]) => ({
       'http/auth-api': { url: `orgs/${id}/reports/usage`, onSuccess: ['billing/usage-loaded', id], onFailure: ['billing/usage-failed', id] },
     }))

@@ -5,7 +5,7 @@
  * `/api/auth/oauth/<id>/start`; a link asks the server for the provider's URL first (it needs the
  * access token), then navigates there. See docs/oidc.md.
  */
-import { PATHS, type AppState, type Route } from '../app.js';
+import type { AppState, Route } from '../shell/state.js';
 import type { EventCore } from '../core.js';
 
 export interface AuthProvider {
@@ -32,6 +32,10 @@ export interface OidcState {
   oauthNotice?: { route: Route; kind: 'error' | 'linked'; code: string; provider: string };
 }
 
+declare module '../shell/state.js' {
+  interface AppState extends OidcState {}
+}
+
 export interface OidcIo {
   /** leaves the app for a URL (the provider's authorization page) */
   assign: (url: string) => void;
@@ -42,17 +46,19 @@ export interface OidcIo {
 /** The page's hidden field with the providers as JSON (src/oidc/schemas.ts, AUTH_PROVIDERS_FIELD). */
 export const AUTH_PROVIDERS_FIELD = '__auth-providers';
 
-/** The providers the server wrote into the page; undefined when it wrote none or garbage. */
-export function providersInPage(doc: Pick<Document, 'getElementById'>): AuthProvider[] | undefined {
-  const field = doc.getElementById(AUTH_PROVIDERS_FIELD) as HTMLInputElement | null;
-  if (!field) return undefined;
+/** The providers the server wrote into the page (the field's value); undefined when it wrote none or garbage. */
+export function providersInPage(field: string | undefined): AuthProvider[] | undefined {
+  if (field === undefined) return undefined;
   try {
-    const parsed = JSON.parse(field.value) as unknown;
+    const parsed = JSON.parse(field) as unknown;
     return Array.isArray(parsed) ? parsed.filter((p): p is AuthProvider => typeof p?.id === 'string' && typeof p?.name === 'string') : undefined;
   } catch {
     return undefined;
   }
 }
+
+/** Where the server's callback lands (src/oidc/routes.ts): the notice's query leaves these paths. */
+const LANDING_PATHS: Record<string, string> = { 'log-in': '/log-in', account: '/account' };
 
 /** The start of a sign-in with a provider: a navigation, not a request. */
 export const startPath = (providerId: string) => `/api/auth/oauth/${encodeURIComponent(providerId)}/start`;
@@ -103,12 +109,12 @@ export function registerOidc(core: EventCore<AppState>, io: OidcIo): void {
       const notice = noticeOf(r, String(search ?? ''));
       const signedIn = Boolean(state.token);
       const events: Array<[string, ...unknown[]]> = [];
-      if ((r === 'log-in' || r === 'sign-up' || r === 'account') && !state.providers) events.push(['providers/load']);
-      if (r === 'account' && signedIn) events.push(['identities/load']);
+      if ((r === 'log-in' || r === 'sign-up' || r === 'account' || r === 'security') && !state.providers) events.push(['providers/load']);
+      if (r === 'security' && signedIn) events.push(['identities/load']);
       return {
         // a notice belongs to the page it landed on; the query leaves the URL so a reload does not repeat it
         db: { ...state, oauthNotice: notice ?? (state.oauthNotice?.route === r ? state.oauthNotice : undefined) },
-        ...(notice ? { 'oidc/replace-url': PATHS[r] } : {}),
+        ...(notice ? { 'oidc/replace-url': LANDING_PATHS[r] } : {}),
         ...(events.length ? { dispatchN: events } : {}),
       };
     })

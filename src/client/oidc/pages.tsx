@@ -1,9 +1,14 @@
 /**
- * Provider sign-in's parts of the pages: the "Continue with …" buttons (log-in, sign-up), the
- * callback's outcome as a sentence, and the account page's sign-in methods.
+ * Provider sign-in's parts of the pages: the "Log in with …" links (log-in, sign-up), the
+ * callback's outcome as a sentence, and the security page's sign-in methods.
  */
-import { Link, useApp } from '../ui.js';
-import type { Route } from '../app.js';
+import { Link, useApp } from '../ui/app.js';
+import { Button, buttonClass } from '../ui/button.js';
+import { Actions, Card } from '../ui/card.js';
+import { ConfirmButton } from '../ui/dialog.js';
+import { Alert } from '../ui/feedback.js';
+import { Table } from '../ui/table.js';
+import type { Route } from '../shell/state.js';
 import { oauthErrorMessage, providerName, startPath } from './events.js';
 
 const day = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleDateString() : '—');
@@ -14,10 +19,10 @@ export function ProviderButtons({ verb }: { verb: string }) {
   const providers = state.providers ?? [];
   if (providers.length === 0) return null;
   return (
-    <div id="providers" class="providers">
-      <p class="muted or">or</p>
+    <div id="providers" class="space-y-2">
+      <p class="text-center text-sm text-muted">or</p>
       {providers.map((p) => (
-        <a key={p.id} class="button secondary provider" data-provider={p.id} href={startPath(p.id)}>{verb} with {p.name}</a>
+        <a key={p.id} class={buttonClass('secondary', 'provider w-full')} data-provider={p.id} href={startPath(p.id)}>{verb} with {p.name}</a>
       ))}
     </div>
   );
@@ -31,10 +36,10 @@ export function OauthNotice({ route }: { route: Route }) {
   const name = providerName(state, notice.provider);
   const error = notice.kind === 'error';
   return (
-    <p id="oauth-notice" class={error ? 'banner error' : 'banner'} role={error ? 'alert' : 'status'} data-code={notice.code}>
-      {error ? oauthErrorMessage(notice.code, name) : `${name} is linked: you can sign in with it from now on.`}{' '}
-      <button type="button" class="link" onClick={() => dispatch(['oidc/dismiss-notice'])}>Dismiss</button>
-    </p>
+    <Alert id="oauth-notice" tone={error ? 'error' : 'success'} data-code={notice.code}>
+      {error ? oauthErrorMessage(notice.code, name) : <>{name} is linked: you can sign in with it from now on. <Link to="security">Your sign-in methods</Link>.</>}{' '}
+      <Button variant="link" onClick={() => dispatch(['oidc/dismiss-notice'])}>Dismiss</Button>
+    </Alert>
   );
 }
 
@@ -43,44 +48,41 @@ export function SignInMethods() {
   const { state, dispatch } = useApp();
   const methods = state.signInMethods;
   const providers = state.providers ?? [];
-  if (!methods) return null;
   const unlinking = new Set(state.unlinking);
   // the last way to sign in cannot go (the server answers 409 too)
-  const lastWay = !methods.hasPassword && methods.identities.length === 1;
+  const lastWay = Boolean(methods && !methods.hasPassword && methods.identities.length === 1);
   return (
-    <section aria-labelledby="sign-in-methods-title">
-      <h2 id="sign-in-methods-title">Sign-in methods</h2>
-      <p id="password-method" data-has-password={String(methods.hasPassword)}>
-        Password: {methods.hasPassword ? 'set' : <>none yet. To set one, use <Link to="forgot-password" id="set-password-link">Forgot password</Link>: we email you a link.</>}
-      </p>
-      {methods.identities.length > 0 && (
-        <table id="identities">
-          <thead><tr><th scope="col">Provider</th><th scope="col">Email there</th><th scope="col">Linked</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
-          <tbody>
-            {methods.identities.map((i) => (
+    <Card id="sign-in-methods" titleId="sign-in-methods-title" title="Sign-in methods" description="Your password and the providers linked to your account.">
+      {!methods ? <p class="text-muted">Loading sign-in methods…</p> : (
+        <>
+          <p id="password-method" data-has-password={String(methods.hasPassword)}>
+            Password: {methods.hasPassword ? 'set' : <>none yet. To set one, use <Link to="forgot-password" id="set-password-link">Forgot password</Link>: we email you a link.</>}
+          </p>
+          <Table id="identities" caption="Linked providers" headers={['Provider', 'Email there', 'Linked', '']} rows={methods.identities}
+            empty="No provider is linked." render={(i) => (
               <tr key={i.id} data-identity={i.id} data-provider={i.provider}>
                 <td>{providerName(state, i.provider)}</td>
                 <td data-field="email">{i.email ?? '—'}</td>
                 <td>{day(i['created-at'])}</td>
                 <td>
-                  <button type="button" class="secondary unlink" disabled={unlinking.has(i.id) || lastWay}
-                    title={lastWay ? 'Your only way to sign in: set a password or link another provider first' : undefined}
-                    onClick={() => dispatch(['identities/unlink', i.id])}>Unlink</button>
+                  <ConfirmButton variant="secondary" class="unlink" disabled={unlinking.has(i.id) || lastWay}
+                    title={`Unlink ${providerName(state, i.provider)}?`} message="You will no longer sign in with it." confirmLabel="Unlink"
+                    onConfirm={() => dispatch(['identities/unlink', i.id])}>Unlink</ConfirmButton>
+                  {lastWay && <span class="sr-only"> (your only way to sign in: set a password or link another provider first)</span>}
                 </td>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            )} />
+        </>
       )}
       {providers.length > 0 && (
-        <p class="link-providers">
+        <Actions>
           {providers.map((p) => (
-            <button key={p.id} type="button" class="secondary" data-link-provider={p.id} disabled={state.busy} onClick={() => dispatch(['identities/link', p.id])}>
+            <Button key={p.id} variant="secondary" data-link-provider={p.id} disabled={state.busy} onClick={() => dispatch(['identities/link', p.id])}>
               Link {p.name}
-            </button>
+            </Button>
           ))}
-        </p>
+        </Actions>
       )}
-    </section>
+    </Card>
   );
 }

@@ -5,7 +5,7 @@
  * remembered (localStorage, so the verification link may open in another tab) and accepted once
  * the visitor has logged in or signed up and comes to the account page.
  */
-import type { AppState, Route } from '../app.js';
+import type { AppState, Route } from '../shell/state.js';
 import type { EventCore } from '../core.js';
 
 export type OrgRole = 'owner' | 'admin' | 'member';
@@ -60,6 +60,10 @@ export interface OrgsState {
   orgFormResets?: Partial<Record<'create-org' | 'invite', number>>;
 }
 
+declare module '../shell/state.js' {
+  interface AppState extends OrgsState {}
+}
+
 export interface OrgsIo {
   storage: Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
 }
@@ -79,6 +83,23 @@ export function orgIdOf(path: string): string | undefined {
 }
 
 export const orgPath = (id: string) => `/orgs/${id}`;
+export const membersPath = (id: string) => `/orgs/${id}/members`;
+
+/** `/orgs/<id>/…` -> the id of the organization a page belongs to */
+export function orgIdInPath(path: string): string | undefined {
+  return /^\/orgs\/([0-9a-f-]{36})(?:\/|$)/i.exec(path)?.[1];
+}
+
+/** The organization picked in the switcher, when the list has it. */
+export function currentOrgOf(state: Pick<OrgsState, 'orgs' | 'currentOrg'>): Organization | undefined {
+  return state.orgs?.find((o) => o.id === state.currentOrg);
+}
+
+/** true when the caller administers the current organization (admin or owner) */
+export function adminOfCurrent(state: Pick<OrgsState, 'orgs' | 'currentOrg'>): boolean {
+  const role = currentOrgOf(state)?.role;
+  return role === 'admin' || role === 'owner';
+}
 
 const resetForm = (state: AppState, form: 'create-org' | 'invite'): AppState =>
   ({ ...state, busy: false, orgFormResets: { ...state.orgFormResets, [form]: (state.orgFormResets?.[form] ?? 0) + 1 } });

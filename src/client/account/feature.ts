@@ -1,0 +1,36 @@
+/** The account feature: log-in and sign-up, the dashboard, the profile, security, sessions, the lifecycle's link pages. */
+import { LayoutDashboard, MonitorSmartphone, Shield, User } from 'lucide';
+import type { Feature } from '../shell/features.js';
+import { AccountPage, LogInPage, SignUpPage } from './auth-pages.js';
+import { registerAccount } from './events.js';
+import { ConfirmEmailPage, DeleteAccountPage, ForgotPasswordPage, ResetPasswordPage, SecurityPage, SessionsPage, SettingsPage, VerifyEmailPage } from './pages.js';
+import { registerSecurity } from './security-events.js';
+
+export const account: Feature = {
+  id: 'account',
+  routes: [
+    { name: 'log-in', path: '/log-in', page: LogInPage, access: 'entry', title: 'Log in' },
+    { name: 'sign-up', path: '/sign-up', page: SignUpPage, access: 'entry', title: 'Sign up' },
+    { name: 'account', path: '/account', page: AccountPage, access: 'signed-in', title: 'Dashboard' },
+    { name: 'forgot-password', path: '/forgot-password', page: ForgotPasswordPage, access: 'public', title: 'Forgot password' },
+    { name: 'reset-password', path: '/reset-password', page: ResetPasswordPage, access: 'public', title: 'Set a new password' },
+    { name: 'verify-email', path: '/verify-email', page: VerifyEmailPage, access: 'public', title: 'Verify your email' },
+    { name: 'confirm-email', path: '/confirm-email', page: ConfirmEmailPage, access: 'public', title: 'Confirm your new email' },
+    { name: 'settings', path: '/settings', page: SettingsPage, access: 'signed-in', title: 'Profile' },
+    { name: 'security', path: '/settings/security', page: SecurityPage, access: 'signed-in', title: 'Security' },
+    { name: 'sessions', path: '/settings/sessions', page: SessionsPage, access: 'signed-in', title: 'Sessions' },
+    { name: 'delete-account', path: '/settings/delete', page: DeleteAccountPage, access: 'signed-in', title: 'Delete account' },
+  ],
+  nav: [
+    { section: 'main', route: 'account', label: 'Dashboard', id: 'nav-account', icon: LayoutDashboard, order: 0 },
+    { section: 'settings', route: 'settings', label: 'Profile', id: 'nav-settings', icon: User, order: 0 },
+    { section: 'settings', route: 'security', label: 'Security', id: 'nav-security', icon: Shield, order: 1 },
+    { section: 'settings', route: 'sessions', label: 'Sessions', id: 'nav-sessions', icon: MonitorSmartphone, order: 2 },
+  ],
+  register(core, io) {
+    registerAccount(core, io);
+    registerSecurity(core, io.webauthn);
+  },
+  enter: 'page/enter',
+  forgetOnLogOut: ['passkeys', 'backupCodes', 'twoFactorSetup'],
+};

@@ -1,0 +1,13 @@
+/** The API keys feature: an organization's keys page (admins and owners). */
+import { KeyRound } from 'lucide';
+import { adminOfCurrent } from '../orgs/events.js';
+import type { Feature } from '../shell/features.js';
+import { apiKeysPath, registerApiKeys } from './events.js';
+import { ApiKeysPage } from './pages.js';
+
+export const apiKeys: Feature = {
+  id: 'api-keys',
+  routes: [{ name: 'org-api-keys', path: '/orgs/:id/api-keys', page: ApiKeysPage, access: 'signed-in', title: 'API keys' }],
+  nav: [{ section: 'org', route: 'org-api-keys', label: 'API keys', id: 'nav-org-api-keys', icon: KeyRound, order: 2, path: (s) => (s.currentOrg && adminOfCurrent(s) ? apiKeysPath(s.currentOrg) : undefined) }],
+  register: (core, io) => registerApiKeys(core, io),
+};

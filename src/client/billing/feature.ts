@@ -1,0 +1,19 @@
+/** The billing feature: an organization's billing page (plans, checkout, portal, the paid usage report) and the public pricing page. */
+import { CreditCard } from 'lucide';
+import type { Feature } from '../shell/features.js';
+import { billingPath, registerBilling } from './events.js';
+import { BillingPage, PricingPage } from './pages.js';
+
+export const billing: Feature = {
+  id: 'billing',
+  routes: [
+    { name: 'pricing', path: '/pricing', page: PricingPage, access: 'public', title: 'Pricing' },
+    { name: 'org-billing', path: '/orgs/:id/billing', page: BillingPage, access: 'signed-in', title: 'Billing' },
+    // where Stripe's checkout and portal send the browser back (`?org=<id>&checkout=…`): the page moves to the one above
+    { name: 'billing', path: '/billing', page: BillingPage, access: 'signed-in', title: 'Billing' },
+  ],
+  nav: [
+    { section: 'org', route: 'org-billing', label: 'Billing', id: 'nav-org-billing', icon: CreditCard, order: 4, path: (s) => s.currentOrg && billingPath(s.currentOrg) },
+  ],
+  register: (core, io) => registerBilling(core, io),
+};

@@ -1,0 +1,24 @@
+/** The organizations feature: the list, an organization's overview and members, the invitation link, the switcher in the header. */
+import { Building2, House, Users } from 'lucide';
+import type { Feature } from '../shell/features.js';
+import { membersPath, orgPath, registerOrgs } from './events.js';
+import { AcceptInvitationPage, OrgMembersPage, OrgPage, OrgSwitcher, OrgsPage } from './pages.js';
+
+export const orgs: Feature = {
+  id: 'orgs',
+  routes: [
+    { name: 'orgs', path: '/orgs', page: OrgsPage, access: 'signed-in', title: 'Organizations' },
+    { name: 'org', path: '/orgs/:id', page: OrgPage, access: 'signed-in', title: 'Organization' },
+    { name: 'org-members', path: '/orgs/:id/members', page: OrgMembersPage, access: 'signed-in', title: 'Members' },
+    { name: 'accept-invitation', path: '/invitations/accept', page: AcceptInvitationPage, access: 'public', title: 'Invitation' },
+  ],
+  nav: [
+    { section: 'main', route: 'orgs', label: 'Organizations', id: 'nav-orgs', icon: Building2, order: 1 },
+    { section: 'org', route: 'org', label: 'Overview', id: 'nav-org', icon: House, order: 0, path: (s) => s.currentOrg && orgPath(s.currentOrg) },
+    { section: 'org', route: 'org-members', label: 'Members', id: 'nav-org-members', icon: Users, order: 1, path: (s) => s.currentOrg && membersPath(s.currentOrg) },
+  ],
+  register: (core, io) => registerOrgs(core, io),
+  init: () => [['orgs/init']],
+  enter: 'orgs/page-enter',
+  header: OrgSwitcher,
+};

@@ -1,0 +1,125 @@
+/**
+ * The shell's events: start-up (the session restored by one refresh, when the session hint
+ * says there is one), log-in, sign-up, log-out, the account, navigation and toasts, on the
+ * event core and the request layer. Features add their own events (their `register`).
+ */
+import type { EventCore, EventVector } from '../core.js';
+import { installHttp, type HttpFailure, type HttpLayerConfig } from '../http.js';
+import type { Router } from './features.js';
+import type { Account, AppState, Route } from './state.js';
+
+interface LogInResponse {
+  'access-token': string;
+  account: Account;
+}
+
+/**
+ * The server sets this readable cookie with the HttpOnly refresh-token cookie and clears the
+ * two together: without it a refresh cannot succeed, so a first visit does not ask.
+ */
+export const SESSION_HINT_COOKIE = 'has-session';
+
+/** true when `document.cookie` (given) carries the session hint */
+export function hasSessionHint(cookies: string): boolean {
+  return cookies.split(';').some((c) => c.trim() === `${SESSION_HINT_COOKIE}=1`);
+}
+
+export interface ShellOptions {
+  router: Router;
+  /** where a log-in lands, and where a signed-in visitor of an entry page goes */
+  home: Route;
+  /** where a visitor without a session is sent */
+  logIn: Route;
+  /** state fields a log-out forgets besides the session's own */
+  forgetOnLogOut?: readonly string[];
+}
+
+let toastIds = 0;
+
+/** Registers the shell's events on a core; `navigate` changes the browser's location. */
+export function registerShell(core: EventCore<AppState>, http: Omit<HttpLayerConfig, 'getToken' | 'setToken'>, navigate: (path: string) => void, options: ShellOptions): void {
+  const { router } = options;
+  const entry = (route: Route) => router.def(route)?.access === 'entry';
+  installHttp(core, {
+    ...http,
+    loginRoute: options.logIn,
+    getToken: () => core.state.token,
+    // synchronous, so a request retried after a refresh sees the new token at once
+    setToken: (token) => core.dispatchSync(['auth/token', token]),
+  });
+  core.regFx('navigate', (path: string) => navigate(path));
+  core.regFx('later', ({ ms, event }: { ms: number; event: EventVector }) => { setTimeout(() => core.dispatch(event), ms); });
+
+  core
+    .regEvent('app/start', ({ state }, [, arg]) => {
+      // a page load has no access token: the refresh-token cookie may restore the session,
+      // if there is one (a first visit has none, and asks nothing)
+      if (!(arg as { sessionHint?: boolean } | undefined)?.sessionHint) return { dispatch: ['auth/no-session'] };
+      return {
+        db: { ...state, busy: true },
+        'http/api': { url: 'account/refresh', method: 'post', body: {}, onSuccess: ['auth/logged-in', { quiet: true }], onFailure: ['auth/no-session'] },
+      };
+    })
+    .regEvent('auth/no-session', ({ state }) => ({
+      db: { ...state, busy: false, ready: true },
+      dispatch: state.route === options.home ? ['router/navigate', { route: options.logIn }] : undefined,
+    }))
+    .regEvent('auth/token', ({ state }, [, token]) => ({ db: { ...state, token: token as string | undefined } }))
+    .regEvent('auth/logged-in', ({ state }, [, _opts, response]) => {
+      const r = response as LogInResponse;
+      return {
+        db: { ...state, token: r['access-token'], account: r.account, busy: false, ready: true },
+        // a session restored on a link page (verify-email, settings, ...) stays there
+        dispatch: entry(state.route) ? ['router/navigate', { route: options.home }] : undefined,
+      };
+    })
+    .regEvent('log-in/submit', ({ state }, [, form]) => ({
+      db: { ...state, busy: true },
+      // answered with tokens, or with `mfa-required` (account/security-events.ts)
+      'http/api': { url: 'account/log-in', method: 'post', body: form, onSuccess: ['log-in/answered'], onFailureN: [['request/failed'], ['app/idle']] },
+    }))
+    .regEvent('sign-up/submit', ({ state }, [, form]) => {
+      const f = form as { email: string; password: string; 'confirm-password': string; name?: string };
+      return {
+        db: { ...state, busy: true },
+        'http/api': {
+          url: 'account/sign-up', method: 'post', body: f,
+          onSuccess: ['log-in/submit', { email: f.email, password: f.password }],
+          onFailureN: [['request/failed'], ['app/idle']],
+        },
+      };
+    })
+    .regEvent('account/load', () => ({
+      'http/auth-api': { url: 'account/me', onSuccess: ['account/loaded'], onFailure: ['request/failed'] },
+    }))
+    .regEvent('account/loaded', ({ state }, [, account]) => ({ db: { ...state, account: account as Account } }))
+    .regEvent('log-out', ({ state }) => ({
+      db: { ...state, busy: true },
+      'http/api': { url: 'account/log-out', method: 'post', body: {}, onSuccess: ['auth/logged-out'], onFailureN: [['auth/logged-out']] },
+    }))
+    .regEvent('auth/logged-out', ({ state }) => {
+      const db: AppState = { ...state, token: undefined, account: undefined, busy: false };
+      for (const key of options.forgetOnLogOut ?? []) (db as unknown as Record<string, unknown>)[key] = undefined;
+      return { db, dispatch: ['router/navigate', { route: options.logIn }] };
+    })
+    .regEvent('app/idle', ({ state }) => ({ db: { ...state, busy: false } }))
+    .regEvent('router/navigate', ({ state }, [, arg]) => {
+      // `path` for a route with a parameter (`/orgs/<id>`)
+      const { route, path } = arg as { route: Route; path?: string };
+      return { db: { ...state, route, busy: false }, navigate: path ?? router.pathOf(route) };
+    })
+    .regEvent('router/changed', ({ state }, [, path]) => ({ db: { ...state, route: router.routeOf(path as string) } }))
+    .regEvent('request/failed', (_ctx, [, failure]) => {
+      const f = failure as Partial<HttpFailure> & { type?: string; errors?: Array<{ path: string; message: string }> };
+      const detail = f.errors?.length ? `: ${f.errors.map((e) => `${e.path.replace(/^\//, '')} ${e.message}`).join(', ')}` : '';
+      return { dispatch: ['toast/error', { message: `${f.message ?? 'Request failed'}${detail}` }] };
+    })
+    .regEvent('toast/error', ({ state }, [, arg]) => addToast(state, (arg as { message: string }).message, 'error'))
+    .regEvent('toast/info', ({ state }, [, arg]) => addToast(state, (arg as { message: string }).message, 'info'))
+    .regEvent('toast/dismiss', ({ state }, [, id]) => ({ db: { ...state, toasts: state.toasts.filter((t) => t.id !== id) } }));
+}
+
+function addToast(state: AppState, message: string, kind: 'error' | 'info') {
+  const id = ++toastIds;
+  return { db: { ...state, toasts: [...state.toasts, { id, message, kind }] }, later: { ms: 6000, event: ['toast/dismiss', id] } };
+}

@@ -1,0 +1,61 @@
+/**
+ * The app's state as the shell knows it: the route, the session, toasts. Each feature adds
+ * its own slice to {@link AppState} from its own folder (declaration merging):
+ *
+ *   declare module '../shell/state.js' {
+ *     interface AppState extends BillingState {}
+ *   }
+ *
+ * so this module imports no feature, every feature imports it, and the whole state's type is
+ * the sum of the features the compiler sees (src/client/app.ts lists them).
+ */
+
+/** A route's name (`log-in`, `org-audit`, ...): the features' route tables name them. */
+export type Route = string;
+
+export interface Account {
+  id: string;
+  email: string;
+  name: string | null;
+  'created-at': string;
+  subscription: { status: string; plan: string | null; 'current-period-end': string | null };
+  /** absent from servers that predate the account lifecycle */
+  'email-verified'?: boolean;
+  /** log-in asks for a TOTP code; absent from servers without two-factor */
+  'two-factor-enabled'?: boolean;
+}
+
+/** The product as the server's configuration names it (PRODUCT_NAME, PRODUCT_PITCH), written into the page. */
+export interface Product {
+  name: string;
+  pitch: string;
+}
+
+/** The page's hidden fields with the product's name and pitch (src/http/static.ts writes them). */
+export const PRODUCT_NAME_FIELD = '__product-name';
+export const PRODUCT_PITCH_FIELD = '__product-pitch';
+
+export interface Toast {
+  id: number;
+  message: string;
+  kind?: 'error' | 'info';
+}
+
+/** The shell's part of the state; features extend this interface with their slices. */
+export interface ShellState {
+  route: Route;
+  product?: Product;
+  token?: string;
+  account?: Account;
+  toasts: Toast[];
+  busy: boolean;
+  /** false until the start-up session check answered */
+  ready: boolean;
+  /** per form, per field: the message to show beside the field (the server's, or a client check's) */
+  fieldErrors?: Record<string, Record<string, string>>;
+  /** per form, how many times it succeeded: the form is keyed by it, so a success clears it */
+  formResets?: Record<string, number>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface AppState extends ShellState {}

@@ -1,0 +1,11 @@
+/** The site feature: the landing page at `/` and the page of an unknown address. */
+import type { Feature } from '../shell/features.js';
+import { LandingPage, NotFoundPage } from './pages.js';
+
+export const site: Feature = {
+  id: 'site',
+  routes: [
+    { name: 'home', path: '/', page: LandingPage, access: 'public', title: 'Home' },
+    { name: 'not-found', path: '/404', page: NotFoundPage, access: 'public', title: 'Page not found' },
+  ],
+};

@@ -1,0 +1,85 @@
+/**
+ * Forms: a form keyed by its success count (a success clears it), labelled fields whose error
+ * (the server's or a client check's) sits below them, tied by aria-describedby, and selects.
+ * Inputs are uncontrolled, so typed text survives re-renders.
+ */
+import type { ComponentChildren, InputHTMLAttributes } from 'preact';
+import { formFields, useApp } from './app.js';
+
+/** A form that hands its fields to `onSubmit`. `resetKey`: the success count keying it (default: `formResets[id]`). */
+export function Form({ id, onSubmit, children, resetKey }: { id: string; onSubmit: (fields: Record<string, string>) => void; children: ComponentChildren; resetKey?: number }) {
+  const { state } = useApp();
+  const key = resetKey ?? state.formResets?.[id] ?? 0;
+  return (
+    <form key={key} id={id} class="space-y-4" aria-busy={state.busy} noValidate={false}
+      onSubmit={(e) => { e.preventDefault(); onSubmit(formFields(e.currentTarget)); }}>
+      {children}
+    </form>
+  );
+}
+
+const INPUT = 'mt-1 block w-full rounded-lg border border-line bg-surface px-3 py-2 text-sm placeholder:text-muted aria-[invalid=true]:border-danger';
+const LABEL = 'block text-sm font-medium';
+
+/** The input attributes the forms use. */
+interface InputProps {
+  type?: 'text' | 'email' | 'password';
+  required?: boolean;
+  autoComplete?: string;
+  minLength?: number;
+  maxLength?: number;
+  defaultValue?: string;
+  spellcheck?: boolean;
+  placeholder?: string;
+  readOnly?: boolean;
+}
+
+function FieldError({ id, name, error }: { id: string; name: string; error?: string }) {
+  return error ? <small class="mt-1 block text-sm text-danger" id={`${id}-error`} data-error-for={name}>{error}</small> : null;
+}
+
+/** A labelled input (`#<form>-<name>`, or `id`), its hint and its error tied to it by aria-describedby. */
+export function Field({ form, name, label, id: given, hint, ...input }: { form: string; name: string; label: string; id?: string; hint?: string } & InputProps) {
+  const { state } = useApp();
+  const id = given ?? `${form}-${name}`;
+  const error = state.fieldErrors?.[form]?.[name];
+  const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
+  // Preact types inputs as a union by `type`; a `type` chosen at run time needs the plain attribute map
+  const attrs = { id, name, type: 'text', ...input, class: INPUT, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy } as InputHTMLAttributes<HTMLInputElement>;
+  return (
+    <div>
+      <label class={LABEL} for={id}>{label}</label>
+      <input {...attrs} />
+      {hint && <small id={`${id}-hint`} class="mt-1 block text-sm text-muted">{hint}</small>}
+      <FieldError id={id} name={name} error={error} />
+    </div>
+  );
+}
+
+/** A labelled select; `onChange` for one that acts at once, none for one read with its form. */
+export function SelectField({ id, name, label, options, value, disabled, onChange, srOnlyLabel, form }: {
+  id: string; name?: string; label: string; options: Array<{ value: string; label: string }>; value?: string; disabled?: boolean;
+  onChange?: (value: string) => void; srOnlyLabel?: boolean; form?: string;
+}) {
+  const { state } = useApp();
+  const error = form && name ? state.fieldErrors?.[form]?.[name] : undefined;
+  return (
+    <div>
+      <label class={srOnlyLabel ? 'sr-only' : LABEL} for={id}>{label}</label>
+      <select id={id} name={name} value={value} disabled={disabled} class={`${INPUT} ${srOnlyLabel ? 'mt-0' : ''} pr-8`}
+        aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined}
+        onChange={onChange && ((e) => onChange(e.currentTarget.value))}>
+        {options.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+      </select>
+      {name && <FieldError id={id} name={name} error={error} />}
+    </div>
+  );
+}
+
+/** A read-only value to copy (a new API key), with its label for assistive technology. */
+export function CopyField({ id, label, value }: { id: string; label: string; value: string }) {
+  return (
+    <input id={id} readOnly value={value} aria-label={label} spellcheck={false} class={`${INPUT} mt-0 font-mono`}
+      onFocus={(e) => e.currentTarget.select()} />
+  );
+}

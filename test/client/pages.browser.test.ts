@@ -1,0 +1,217 @@
+/**
+ * Every page of the client in Chromium (issue 31, DESIGN.md "The product's face"): the public
+ * pages signed out, the signed-in pages of an owner whose organization has members, an
+ * invitation, an API key and an audit log, against a local Stripe with monthly and yearly
+ * prices. Each page, light at 1280 px and dark at 390 px: axe-core (WCAG 2.0, 2.1 and 2.2 A and
+ * AA) finds no violation, no console error or warning (a CSP violation is one), no request
+ * answers 4xx/5xx or fails, nothing is wider than the screen. Also: the landing page's product
+ * and its dashboard link, the pricing toggle, the theme toggle, the 404 page, focus on the title
+ * after a navigation, the menu button below 768 px.
+ *
+ * With SCREENSHOTS=<dir> (`npm run screenshots`) each page's picture is written there as
+ * `<page>-light.png` and `<page>-dark.png`.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { after, before, describe } from 'node:test';
+import type { Page } from 'playwright-core';
+import { PASSWORD, uniqueEmail } from '../support/auth.js';
+import { browserHarness, PUBLIC_DIR } from '../support/browser.js';
+import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
+import { account, addMember, as, createOrg, type TestAccount } from '../orgs/support.js';
+import { billingEnv } from '../billing/support.js';
+import { startFakeStripe, type FakeStripe } from '../billing/stripe-server.js';
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+const SCREENSHOTS = process.env.SCREENSHOTS;
+
+const MODES = [
+  { name: 'light', viewport: { width: 1280, height: 800 }, colorScheme: 'light' as const },
+  { name: 'dark', viewport: { width: 390, height: 844 }, colorScheme: 'dark' as const },
+];
+
+/** The public pages: [name, path, what shows it is there]. */
+const PUBLIC: Array<[string, string, string]> = [
+  ['landing', '/', '#product-pitch'],
+  ['pricing', '/pricing', '[data-plan-card]'],
+  ['log-in', '/log-in', 'form#log-in'],
+  ['sign-up', '/sign-up', 'form#sign-up'],
+  ['forgot-password', '/forgot-password', 'form#forgot-password'],
+  ['reset-password', '/reset-password?token=not-checked-until-sent', 'form#reset-password'],
+  ['verify-email', '/verify-email', '#token-status[data-status=failed]'],
+  ['invitation', '/invitations/accept', '#invitation-status'],
+  ['not-found', '/no-such-page', '#not-found'],
+];
+
+const browser = browserHarness('pages');
+
+describe('every page: accessible, quiet, and no wider than the screen', { skip: browser.skip }, () => {
+  let t: TestSystem;
+  let stripe: FakeStripe;
+  let owner: TestAccount;
+  let orgId = '';
+  const pages: Record<string, Page> = {};
+
+  /** The signed-in pages: [name, path, what shows it is there]. */
+  const signedIn = (): Array<[string, string, string]> => [
+    ['dashboard', '/account', '#account [data-field=email]'],
+    ['profile', '/settings', 'form#settings-name'],
+    ['security', '/settings/security', '#no-passkeys'],
+    ['sessions', '/settings/sessions', 'table#sessions tr[data-current=true]'],
+    ['delete-account', '/settings/delete', 'form#delete-account'],
+    ['organizations', '/orgs', '#org-list'],
+    ['organization', `/orgs/${orgId}`, '#org-plan'],
+    ['members', `/orgs/${orgId}/members`, '#invitations tr[data-invitation]'],
+    ['api-keys', `/orgs/${orgId}/api-keys`, '#api-keys tr[data-api-key]'],
+    ['audit-log', `/orgs/${orgId}/audit-log`, '#audit-log tr[data-entry]'],
+    ['billing', `/orgs/${orgId}/billing`, '[data-plan]'],
+  ];
+
+  before(async () => {
+    stripe = await startFakeStripe();
+    stripe.prices.price_pro_year = { product: 'Pro', unitAmount: 12000, currency: 'usd', interval: 'year' };
+    stripe.prices.price_team_year = { product: 'Team', unitAmount: 49000, currency: 'usd', interval: 'year' };
+    t = await startSystem(testDatabases()[0], billingEnv(stripe.url, {
+      PUBLIC_DIR,
+      BILLING_PLANS: 'pro=price_pro_2024,team=price_team_2024,pro-yearly=price_pro_year,team-yearly=price_team_year',
+      PRODUCT_NAME: 'Rocketship',
+      PRODUCT_PITCH: 'Launch your team\'s work into orbit.',
+    }));
+    owner = await account(t);
+    orgId = await createOrg(t, owner, 'Acme Rockets');
+    await addMember(t, orgId, owner, await account(t), 'admin');
+    assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/invitations`, { email: uniqueEmail('invited'), role: 'member' })).status, 201);
+    assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/api-keys`, { name: 'CI deploys', role: 'member' })).status, 201);
+    await browser.launch();
+    for (const mode of MODES) {
+      for (const who of ['visitor', 'owner']) {
+        pages[`${who}-${mode.name}`] = await browser.openPage(`${who}-${mode.name}`, {
+          context: { viewport: mode.viewport, colorScheme: mode.colorScheme }, warnings: true,
+        });
+      }
+    }
+    if (SCREENSHOTS) await mkdir(SCREENSHOTS, { recursive: true });
+  });
+  after(async () => {
+    await browser.close();
+    await t?.stop();
+    await stripe?.close();
+  });
+
+  const step = browser.step;
+
+  /** Opens `path`, waits until it shows `ready` and the network is quiet, then checks it. */
+  async function check(page: Page, name: string, mode: string, path: string, ready: string) {
+    await page.goto(`${t.url}${path}`);
+    await page.locator(ready).first().waitFor();
+    await page.waitForLoadState('networkidle');
+    await page.evaluate(AXE_SOURCE);
+    const violations = await page.evaluate(async (tags) => {
+      const axe = (window as unknown as { axe: { run(ctx: Document, o: unknown): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+      const result = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+      return result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(', ')}`);
+    }, AXE_TAGS);
+    assert.deepEqual(violations, [], `axe-core on ${name} (${mode})`);
+    const width = await page.evaluate(() => {
+      const client = document.documentElement.clientWidth;
+      // the elements reaching past the screen's right edge, to say what is too wide
+      const wide = [...document.body.querySelectorAll('*')].filter((e) => e.getBoundingClientRect().right > client + 1)
+        .slice(0, 3).map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${[...e.classList].slice(0, 4).join('.')}`);
+      return { scroll: document.documentElement.scrollWidth, client, wide };
+    });
+    assert.ok(width.scroll <= width.client, `${name} (${mode}) is ${width.scroll} px wide on a ${width.client} px screen: ${width.wide.join(', ')}`);
+    assert.equal(await page.locator('h1').count(), 1, `${name} has one h1`);
+    if (SCREENSHOTS) await page.screenshot({ path: `${SCREENSHOTS}/${name}-${mode}.png`, fullPage: true });
+  }
+
+  for (const mode of MODES) {
+    for (const [name, path, ready] of PUBLIC) {
+      step(`${name} (${mode.name}, ${mode.viewport.width} px, signed out)`, async () => {
+        await check(pages[`visitor-${mode.name}`], name, mode.name, path, ready);
+      });
+    }
+    step(`the owner logs in (${mode.name})`, async () => {
+      const page = pages[`owner-${mode.name}`];
+      await page.goto(`${t.url}/log-in`);
+      await page.locator('#log-in-email').fill(owner.email);
+      await page.locator('#log-in-password').fill(PASSWORD);
+      await page.locator('form#log-in button[type=submit]').click();
+      await page.waitForURL(`${t.url}/account`);
+    });
+    step(`every signed-in page (${mode.name}, ${mode.viewport.width} px)`, async () => {
+      for (const [name, path, ready] of signedIn()) await check(pages[`owner-${mode.name}`], name, mode.name, path, ready);
+    });
+  }
+
+  step('the landing page shows the configured product, offers a signed-in visitor the dashboard, and lists the prices', async () => {
+    const visitor = pages['visitor-light'];
+    await visitor.goto(`${t.url}/`);
+    assert.equal(await visitor.locator('h1').textContent(), 'Rocketship');
+    assert.equal(await visitor.locator('#product-pitch').textContent(), 'Launch your team\'s work into orbit.');
+    assert.equal(await visitor.title(), 'Home · Rocketship');
+    await visitor.locator('#hero-sign-up').waitFor();
+    const owner = pages['owner-light'];
+    await owner.goto(`${t.url}/`);
+    await owner.locator('#hero-dashboard').click();
+    await owner.waitForURL(`${t.url}/account`);
+  });
+
+  step('pricing: monthly by default, yearly on the toggle, with Stripe\'s names and amounts', async () => {
+    const page = pages['visitor-light'];
+    await page.goto(`${t.url}/pricing`);
+    const cards = page.locator('[data-plan-card]');
+    await cards.first().waitFor();
+    assert.deepEqual(await cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-plan-card'))), ['pro', 'team']);
+    assert.match(await cards.first().textContent() ?? '', /Pro\s*\$12\s*per month/);
+    assert.equal(await page.locator('[data-interval=month]').getAttribute('aria-pressed'), 'true');
+    await page.locator('[data-interval=year]').click();
+    assert.deepEqual(await cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-plan-card'))), ['pro-yearly', 'team-yearly']);
+    assert.match(await cards.first().textContent() ?? '', /\$120\s*per year/);
+  });
+
+  step('an unknown address shows the 404 page with a way back', async () => {
+    const page = pages['visitor-light'];
+    await page.goto(`${t.url}/no/such/page`);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    await page.locator('#not-found-home').click();
+    await page.waitForURL(`${t.url}/`);
+    await page.locator('#product-pitch').waitFor();
+  });
+
+  step('the theme toggle overrides the system\'s choice and is remembered', async () => {
+    const page = pages['visitor-light'];
+    await page.goto(`${t.url}/log-in`);
+    const background = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    const light = await background();
+    await page.getByRole('button', { name: 'Switch to dark theme' }).click();
+    assert.notEqual(await background(), light);
+    assert.equal(await page.evaluate(() => localStorage.getItem('theme')), 'dark');
+    await page.reload();
+    await page.getByRole('button', { name: 'Switch to light theme' }).click();
+    assert.equal(await background(), light);
+  });
+
+  step('a navigation moves the focus to the new page\'s title; below 768 px the side navigation opens from the menu button', async () => {
+    const wide = pages['owner-light'];
+    await wide.goto(`${t.url}/account`);
+    await wide.locator('#nav-orgs').click();
+    await wide.waitForURL(`${t.url}/orgs`);
+    await wide.waitForFunction(() => document.activeElement?.hasAttribute('data-page-title'));
+    assert.equal(await wide.evaluate(() => document.activeElement?.textContent), 'Organizations');
+    assert.equal(await wide.title(), 'Organizations · Rocketship');
+
+    const narrow = pages['owner-dark'];
+    await narrow.goto(`${t.url}/orgs/${orgId}`);
+    await narrow.locator('#org-plan').waitFor();
+    assert.equal(await narrow.locator('#side-nav').isVisible(), false, 'the side navigation is folded away');
+    await narrow.locator('#menu-button').click();
+    assert.equal(await narrow.locator('#menu-button').getAttribute('aria-expanded'), 'true');
+    await narrow.locator('#nav-org-billing').click();
+    await narrow.waitForURL(`${t.url}/orgs/${orgId}/billing`);
+    assert.equal(await narrow.locator('#side-nav').isVisible(), false, 'it folds again after a choice');
+    await narrow.waitForFunction(() => document.activeElement?.textContent === 'Billing');
+  });
+});
