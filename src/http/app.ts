@@ -17,8 +17,8 @@ import type { RequestWrapper, ResponseObserver } from '../observability/http.js'
 import { ErrorBody, notFound } from './errors.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
-import { contextServerFactory, frameworkErrorHandler, installPipeline, requestIdOf, sendError } from './pipeline.js';
-import { isApiRoute, registerRouteGroup, type ApiKeyCaller, type AuthUser, type RouteGroup } from './routes.js';
+import { clientErrorHandler, contextServerFactory, frameworkErrorHandler, isApiOrDocsTarget, installPipeline, requestIdOf, sendError } from './pipeline.js';
+import { isApiRoute, MAX_PARAM_LENGTH, registerRouteGroup, type ApiKeyCaller, type AuthUser, type RouteGroup } from './routes.js';
 import { registerStatic } from './static.js';
 
 /**
@@ -81,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const apiHeaders = apiSecurityHeaders(config.env === 'prod');
   const app = Fastify({
     frameworkErrors: frameworkErrorHandler(logs.logger('saas.http'), apiHeaders, deps.observability?.observeResponse),
+    clientErrorHandler: clientErrorHandler(logs.logger('saas.http'), apiHeaders),
     loggerInstance: fastifyLogger(logs),
     // one api-call/response entry per request comes from the pipeline instead
     logController: new LogController({ disableRequestLogging: true }),
@@ -97,7 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // connections itself: Fastify would answer them 503, and destroy connections not yet read
     return503OnClosing: false,
     forceCloseConnections: false,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true } },
   });
 
@@ -151,7 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerStatic(app, { publicDir: config.publicDir, csrf: deps.csrf, secureCookies: config.env === 'prod', pageFields: deps.pageFields });
 
   app.setNotFoundHandler(async (request, reply) => {
-    if (app.isClientRoute(request)) return app.sendIndex(request, reply);
+    if (app.isClientRoute(request) && !isApiOrDocsTarget(request.url)) return app.sendIndex(request, reply);
     // an error body, not a document: the API's headers (no-store) whatever path was asked for
     reply.headers(apiHeaders);
     return sendError(reply, notFound(`No route for ${request.method} ${request.url.split('?')[0]}`));

@@ -5,7 +5,7 @@
  * OpenAPI document are all derived from that data. Data on a group (prefix, tags, auth)
  * applies to each of its routes, as in reitit.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteGenericInterface } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
 import { ErrorBody, unauthorized } from './errors.js';
 import { FORMATS } from './formats.js';
@@ -186,6 +186,38 @@ export function isOrgRoute(request: FastifyRequest): boolean {
   return (request.routeOptions.config as Partial<RouteConfig> | undefined)?.orgRole !== undefined;
 }
 
+/** The route's authentication requirement (route data `auth`); `none` for a request no route of a group matched. */
+export function routeAuth(request: FastifyRequest): AuthRequirement {
+  return (request.routeOptions.config as Partial<RouteConfig> | undefined)?.auth ?? 'none';
+}
+
+/** The router's longest path parameter (app.ts `maxParamLength`): a longer segment matches no route. */
+export const MAX_PARAM_LENGTH = 200;
+
+/** Each app's route paths as patterns, by method: what a 405's `Allow` lists. */
+const routeIndexes = new WeakMap<FastifyInstance, Array<{ method: string; pattern: RegExp }>>();
+
+function indexRoute(app: FastifyInstance, method: string, url: string): void {
+  let index = routeIndexes.get(app);
+  if (!index) routeIndexes.set(app, (index = []));
+  const source = url.split('/').map((segment) => (segment.startsWith(':') ? `[^/]{1,${MAX_PARAM_LENGTH}}` : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
+  index.push({ method, pattern: new RegExp(`^${source}/?$`) });
+}
+
+/**
+ * The methods the app's group routes answer at a decoded `path` (HEAD with GET), sorted; empty
+ * when none does. Asked only for requests no route matched, so a scan is cheap enough.
+ */
+export function allowedMethods(app: FastifyInstance, path: string): string[] {
+  const methods = new Set<string>();
+  for (const { method, pattern } of routeIndexes.get(app) ?? []) {
+    if (!pattern.test(path)) continue;
+    methods.add(method);
+    if (method === 'GET') methods.add('HEAD');
+  }
+  return [...methods].sort();
+}
+
 /** a status a handler's normal return may have: 2xx, or 3xx for a route that redirects */
 const isSuccess = (status: number) => status >= 200 && status < 400;
 
@@ -213,6 +245,11 @@ function validateDefinition(group: RouteGroup, r: Route): void {
   }
   if (r.requires) validateRequires(where, r.requires, Boolean(r.orgRole), Boolean(group.subscriptions));
   if (r.apiKeys && !r.orgRole && (r.auth ?? group.auth ?? 'none') === 'none') throw new Error(`Route ${where}: apiKeys on a route without authentication`);
+}
+
+/** The onRequest check of an `auth: 'required'` route: 401 before the body is read (with `apiKeys`, a key is a caller too). */
+function callerMissing(request: FastifyRequest, keys: boolean): Error | undefined {
+  return request.user || (keys && request.apiKey) ? undefined : unauthorized(request.authFailure ?? 'Authentication required');
 }
 
 const MEMBERSHIP = Symbol('saas.membership');
@@ -273,7 +310,8 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
     const description = r.orgRole
       ? [r.description, ROLE_SENTENCE[r.orgRole], r.requires && plansSentence(r.requires.plans)].filter(Boolean).join(' ')
       : r.description;
-    app.route({
+    indexRoute(app, r.method, group.prefix + r.path);
+    app.route<RouteGenericInterface, RouteConfig>({
       method: r.method as HTTPMethods,
       url: group.prefix + r.path,
       config,
@@ -291,13 +329,13 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
         response: docResponses,
         ...(auth === 'required' ? { security: [{ bearerAuth: [] }, ...(r.apiKeys ? [{ apiKeyAuth: [] }] : [])] } : {}),
       },
+      // the caller before the input: a request without one is 401 whatever its body holds
+      onRequest: auth === 'required' ? (request, _reply, done) => done(callerMissing(request, r.apiKeys === true)) : undefined,
       preHandler: r.orgRole
         ? r.requires
           ? [orgRoleCheck(group.memberships!, r.orgRole, r.orgParam ?? 'id'), planCheck(group.subscriptions!, r.requires.plans, r.orgParam ?? 'id')]
           : orgRoleCheck(group.memberships!, r.orgRole, r.orgParam ?? 'id')
-        : auth === 'required'
-          ? (request, _reply, done) => done(request.user ? undefined : unauthorized(request.authFailure ?? 'Authentication required'))
-          : undefined,
+        : undefined,
       // Without a promise when the route's handler answers at once: Fastify sends a plain
       // return value itself, and a promise per request is measurable (docs/performance.md).
       handler: (request, reply) => {
