@@ -16,6 +16,7 @@ import { AccountData } from './account/account-data.js';
 import { LIFECYCLE_SCHEMAS } from './account/lifecycle-schemas.js';
 import { lifecycleRoutes } from './account/lifecycle-routes.js';
 import { AccountLifecycle } from './account/lifecycle-service.js';
+import { AccountChecks } from './account/guard.js';
 import { LifecycleRateLimiter } from './account/limits.js';
 import { sessionRoutes } from './account/session-routes.js';
 import { AccountSessions } from './account/sessions.js';
@@ -218,6 +219,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     });
     const lifecycle = new AccountLifecycle({
       db: database.db, passwords, refreshTokens, mail, loginLimiter, log: accountLog,
+      onApiKeysRevoked: (ids) => { for (const id of ids) apiKeyVerifier.forget(id); },
       limits: new LifecycleRateLimiter({
         resendAccount: config.resendLimitAccount, resendAddress: config.resendLimitAddress,
         forgotEmail: config.forgotPasswordLimitEmail, forgotAddress: config.forgotPasswordLimitAddress,
@@ -248,7 +250,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     const memberships = membershipResolver(database.db);
     const oidcLog = logs.logger('saas.oidc');
     const signInProviders = new ProviderClients(config.oidcProviders, oidcLog);
-    const identities = new IdentityService({ db: database.db, log: oidcLog, signUpLimiter });
+    const identities = new IdentityService({ db: database.db, log: oidcLog, signUpLimiter, mail });
     const auditLog = new AuditLog(database.db);
     const apiKeys = new ApiKeyService({ db: database.db, log: apiKeyLog, onRevoked: (id) => apiKeyVerifier.forget(id) });
     // embedded named schemas come before the ones that embed them (organization: subscription; account-export: exported-membership, exported-audit-entry, passkey, identity)
@@ -264,6 +266,8 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       redact,
       csrf,
       authenticator: bearerAuthenticator(accessTokens, [REFRESH_COOKIE], apiKeyVerifier),
+      // route data `verifiedEmail` and `reauth` (src/account/guard.ts)
+      accountGuard: new AccountChecks({ db: database.db, passwords, loginLimiter, log: accountLog }),
       schemas,
       observability: appObservability(metrics, tracing),
       // the sign-in buttons' providers, in the page: the log-in page asks nothing to show them

@@ -18,7 +18,7 @@ import { ErrorBody, notFound } from './errors.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
 import { clientErrorHandler, contextServerFactory, frameworkErrorHandler, isApiOrDocsTarget, installPipeline, requestIdOf, sendError } from './pipeline.js';
-import { isApiRoute, MAX_PARAM_LENGTH, registerRouteGroup, type ApiKeyCaller, type AuthUser, type RouteGroup } from './routes.js';
+import { isApiRoute, MAX_PARAM_LENGTH, registerRouteGroup, type AccountGuard, type ApiKeyCaller, type AuthUser, type RouteGroup } from './routes.js';
 import { registerStatic } from './static.js';
 
 /**
@@ -50,6 +50,8 @@ export interface AppDeps {
   redact: Redactor;
   csrf: CsrfService;
   authenticator?: Authenticator;
+  /** the caller's account checks of `verifiedEmail` and `reauth` routes (src/account/guard.ts) */
+  accountGuard?: AccountGuard;
   /** named schemas: referenced by routes, listed under components.schemas */
   schemas: TSchema[];
   routeGroups: RouteGroup[];
@@ -145,7 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   // --- routes ---
-  for (const group of deps.routeGroups) registerRouteGroup(app, group);
+  for (const group of deps.routeGroups) registerRouteGroup(app, group, deps.accountGuard);
   // the document describes every route; public by default (a starter's users read it), and
   // OPENAPI_DOCS=off for deployments that would rather not publish the API's shape
   if (config.openapiDocs) await registerOpenApiRoutes(app);

@@ -46,6 +46,11 @@ export interface AuthUser {
   email: string;
   /** the session (refresh family) the access token belongs to: its `sid` claim */
   sessionId: string;
+  /**
+   * When the sign-in that began the session happened (Unix seconds): the `auth_time` claim,
+   * kept by refreshes; undefined for a token issued before it was written
+   */
+  authTime?: number;
 }
 
 
@@ -107,6 +112,23 @@ export interface RouteDefinition<S extends RouteSchemas> {
    */
   apiKeys?: boolean;
   /**
+   * The caller's address must be proven (a verification link, a reset link, a provider that
+   * asserts it): a route that adds a lasting way in (two-factor, a passkey, a provider link, an
+   * API key) answers 403 `email-not-verified` otherwise, so whoever registered someone else's
+   * address cannot plant a credential that outlives the owner's first proof of it. Implies
+   * `auth: 'required'`; checked through the app's {@link AccountGuard}.
+   */
+  verifiedEmail?: boolean;
+  /**
+   * A sensitive change: the caller re-authenticates. An account with a password gives it in the
+   * body field `password` (or the field named here); one without a password must have signed in
+   * within the last 10 minutes (the access token's `auth_time`). Else 403
+   * `reauthentication-required`; a wrong password is 403 with a field error and counts like a
+   * failed log-in. Implies `auth: 'required'`; checked through the app's {@link AccountGuard}
+   * after the body is validated, before the handler.
+   */
+  reauth?: boolean | { passwordField: string };
+  /**
    * Returns the body (or a promise of it). A handler that can answer without waiting may
    * return the body directly: no promise is made for the request (see docs/performance.md).
    */
@@ -131,6 +153,20 @@ export interface RouteGroup {
   routes: Route[];
 }
 
+/**
+ * What the route layer asks of the caller's account for `verifiedEmail` and `reauth` routes
+ * (implemented by the account module: src/account/guard.ts). Each throws the error to answer.
+ */
+export interface AccountGuard {
+  /** 403 `email-not-verified` unless the account's address is verified */
+  requireVerifiedEmail(user: AuthUser): Promise<void>;
+  /** the password (when the account has one, from `field` of the body) or a recent sign-in; 403 otherwise */
+  reauthenticate(user: AuthUser, password: string | undefined, field: string, clientAddress: string): Promise<void>;
+}
+
+/** How recent a sign-in stands in for the password of an account without one, seconds (DESIGN.md, "Sign-in completeness"). */
+export const REAUTH_MAX_AGE_SECONDS = 600;
+
 /** The caller on an `auth: 'required'` route: the route layer has refused the request without one, so absent is a bug: 401. */
 export function requireUser<U>(user: U | undefined): U {
   if (!user) throw unauthorized();
@@ -146,7 +182,17 @@ export function route<S extends RouteSchemas>(definition: RouteDefinition<S>): R
 export function ref<T extends TSchema>(schema: T): T {
   const id = (schema as { $id?: string }).$id;
   if (!id) throw new Error('ref() needs a schema with an $id');
-  return Type.Unsafe<Static<T>>({ $ref: `${id}#` }) as unknown as T;
+  const reference = Type.Unsafe<Static<T>>({ $ref: `${id}#` });
+  // the schema it names, for checks of route data at start-up (not enumerable: no validator or document sees it)
+  Object.defineProperty(reference, REFERENT, { value: schema });
+  return reference as unknown as T;
+}
+
+const REFERENT = Symbol('saas.referent');
+
+/** A schema, or the one a {@link ref} names. */
+function resolved(schema: TSchema | undefined): TSchema | undefined {
+  return (schema as { [REFERENT]?: TSchema } | undefined)?.[REFERENT] ?? schema;
 }
 
 /** Per-route data the pipeline reads back through `request.routeOptions.config`. */
@@ -165,6 +211,10 @@ export interface RouteConfig {
   requires?: { plans: string[] };
   /** an API key may be the caller */
   apiKeys: boolean;
+  /** the caller's address must be verified */
+  verifiedEmail?: boolean;
+  /** the caller re-authenticates; the body field that carries the password */
+  reauth?: { passwordField: string };
 }
 
 /**
@@ -245,7 +295,36 @@ function validateDefinition(group: RouteGroup, r: Route): void {
   }
   if (r.requires) validateRequires(where, r.requires, Boolean(r.orgRole), Boolean(group.subscriptions));
   if (r.apiKeys && !r.orgRole && (r.auth ?? group.auth ?? 'none') === 'none') throw new Error(`Route ${where}: apiKeys on a route without authentication`);
+  if ((r.reauth || r.verifiedEmail) && r.auth && r.auth !== 'required') throw new Error(`Route ${where}: reauth and verifiedEmail require authentication`);
+  if ((r.reauth || r.verifiedEmail) && r.apiKeys) throw new Error(`Route ${where}: reauth and verifiedEmail are about a person: no apiKeys`);
+  if (r.reauth) {
+    const field = reauthField(r);
+    const properties = resolved(r.schemas.body) as { properties?: Record<string, unknown>; required?: string[] } | undefined;
+    if (!properties?.properties?.[field]) throw new Error(`Route ${where}: reauth needs the body field ${field}`);
+    if (properties.required?.includes(field)) throw new Error(`Route ${where}: reauth's ${field} must be optional (an account without a password gives none)`);
+  }
 }
+
+const reauthField = (r: Pick<Route, 'reauth'>) => (typeof r.reauth === 'object' ? r.reauth.passwordField : 'password');
+
+/** The preHandler of a `verifiedEmail` route. */
+function verifiedEmailCheck(guard: AccountGuard) {
+  return async (request: FastifyRequest): Promise<void> => {
+    await guard.requireVerifiedEmail(requireUser(request.user));
+  };
+}
+
+/** The preHandler of a `reauth` route: the body is validated by now. */
+function reauthCheck(guard: AccountGuard, field: string) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const value = (request.body as Record<string, unknown> | undefined)?.[field];
+    await guard.reauthenticate(requireUser(request.user), typeof value === 'string' && value !== '' ? value : undefined, field, request.ip);
+  };
+}
+
+const REAUTH_SENTENCE = (field: string) => 'Needs re-authentication: the account\'s password in `' + field + '`, or, for an account without a ' +
+  `password, a sign-in within the last ${REAUTH_MAX_AGE_SECONDS / 60} minutes (403 \`reauthentication-required\` otherwise; a wrong password is 403 \`forbidden\`).`;
+const VERIFIED_SENTENCE = 'Needs a verified email address (403 `email-not-verified`).';
 
 /** The onRequest check of an `auth: 'required'` route: 401 before the body is read (with `apiKeys`, a key is a caller too). */
 function callerMissing(request: FastifyRequest, keys: boolean): Error | undefined {
@@ -278,10 +357,11 @@ function orgRoleCheck(resolve: MembershipResolver, required: OrgRole, param: str
  * incomplete. Standard error responses (400 for input, 401 for auth, 500) are added to the
  * documented responses of every route that can produce them.
  */
-export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): void {
+export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guard?: AccountGuard): void {
   for (const r of group.routes) {
     validateDefinition(group, r);
-    const auth = r.orgRole ? 'required' : r.auth ?? group.auth ?? 'none';
+    if ((r.reauth || r.verifiedEmail) && !guard) throw new Error(`Route ${r.method} ${group.prefix}${r.path}: reauth and verifiedEmail need the app's account guard`);
+    const auth = r.orgRole || r.reauth || r.verifiedEmail ? 'required' : r.auth ?? group.auth ?? 'none';
     const successStatus = r.status ?? Math.min(...Object.keys(r.schemas.response).map(Number).filter(isSuccess));
     const responses: Record<number, TSchema | null> = { ...r.schemas.response };
     const hasInput = Boolean(r.schemas.body || r.schemas.querystring || r.schemas.params);
@@ -300,16 +380,28 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
     }
     if (r.requires) addError(402, `\`payment-required\` (with \`plans\`): the organization has no active or trialing subscription on ${planList(r.requires.plans)}`);
     if (r.apiKeys) addError(429, 'Too many API key lookups that found no live key from this address (`rate-limited`, with Retry-After)');
+    if (r.verifiedEmail || r.reauth) {
+      addError(403, [r.verifiedEmail && '`email-not-verified`: the account\'s address is not verified yet', r.reauth && '`reauthentication-required`, or `forbidden` for a wrong password']
+        .filter(Boolean).join('; '));
+    }
+    if (r.reauth) addError(429, 'Too many wrong passwords (`rate-limited`, with Retry-After)');
     addError(500, 'Unexpected error (`exception`) or a response that broke its schema (`response-coercion`)');
 
     const config: RouteConfig = {
       api: isApiPrefix(group.prefix), auth, rawBody: r.rawBody === true, csrf: r.csrf !== false, responses, docs: r.docs, apiKeys: r.apiKeys === true,
       ...(r.orgRole ? { orgRole: r.orgRole, orgParam: r.orgParam ?? 'id' } : {}),
       ...(r.requires ? { requires: { plans: [...r.requires.plans] } } : {}),
+      ...(r.verifiedEmail ? { verifiedEmail: true } : {}),
+      ...(r.reauth ? { reauth: { passwordField: reauthField(r) } } : {}),
     };
-    const description = r.orgRole
-      ? [r.description, ROLE_SENTENCE[r.orgRole], r.requires && plansSentence(r.requires.plans)].filter(Boolean).join(' ')
-      : r.description;
+    const description = [
+      r.description, r.orgRole && ROLE_SENTENCE[r.orgRole], r.requires && plansSentence(r.requires.plans),
+      r.verifiedEmail && VERIFIED_SENTENCE, r.reauth && REAUTH_SENTENCE(reauthField(r)),
+    ].filter(Boolean).join(' ') || undefined;
+    const accountChecks = [
+      ...(r.verifiedEmail ? [verifiedEmailCheck(guard!)] : []),
+      ...(r.reauth ? [reauthCheck(guard!, reauthField(r))] : []),
+    ];
     indexRoute(app, r.method, group.prefix + r.path);
     app.route<RouteGenericInterface, RouteConfig>({
       method: r.method as HTTPMethods,
@@ -321,6 +413,8 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
         description,
         ...(r.orgRole ? { 'x-org-role': r.orgRole } : {}),
         ...(r.requires ? { 'x-requires-plans': [...r.requires.plans] } : {}),
+        ...(r.verifiedEmail ? { 'x-verified-email': true } : {}),
+        ...(r.reauth ? { 'x-reauthentication': { 'password-field': reauthField(r), 'recent-sign-in-seconds': REAUTH_MAX_AGE_SECONDS } } : {}),
         tags: [...(group.tags ?? []), ...(r.tags ?? [])],
         ...(r.schemas.params ? { params: r.schemas.params } : {}),
         ...(r.schemas.querystring ? { querystring: r.schemas.querystring } : {}),
@@ -331,11 +425,11 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
       },
       // the caller before the input: a request without one is 401 whatever its body holds
       onRequest: auth === 'required' ? (request, _reply, done) => done(callerMissing(request, r.apiKeys === true)) : undefined,
-      preHandler: r.orgRole
-        ? r.requires
-          ? [orgRoleCheck(group.memberships!, r.orgRole, r.orgParam ?? 'id'), planCheck(group.subscriptions!, r.requires.plans, r.orgParam ?? 'id')]
-          : orgRoleCheck(group.memberships!, r.orgRole, r.orgParam ?? 'id')
-        : undefined,
+      preHandler: [
+        ...(r.orgRole ? [orgRoleCheck(group.memberships!, r.orgRole, r.orgParam ?? 'id')] : []),
+        ...(r.orgRole && r.requires ? [planCheck(group.subscriptions!, r.requires.plans, r.orgParam ?? 'id')] : []),
+        ...accountChecks,
+      ],
       // Without a promise when the route's handler answers at once: Fastify sends a plain
       // return value itself, and a promise per request is measurable (docs/performance.md).
       handler: (request, reply) => {

@@ -25,6 +25,7 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
         description: 'A new TOTP secret for an authenticator app, as text and as an `otpauth://` URI (QR code). It stays pending, and ' +
           'replaces any pending one, until `POST /2fa/enable` gets a code from it; the secret is not shown again. 409 while two-factor is on.',
         auth: 'required',
+        verifiedEmail: true,
         schemas: { body: ref(NoBody), response: { 200: ref(TwoFactorSetup), 409: error } },
         handler: ({ user }) => twoFactor.setup(requireUser(user)),
       }),
@@ -36,6 +37,7 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
           'failed log-in). Answers ten single-use backup codes, shown this once. From then on log-in asks for a code. 409 without a pending ' +
           'setup or when it is on already.',
         auth: 'required',
+        verifiedEmail: true,
         schemas: { body: ref(TwoFactorEnable), response: { 200: ref(BackupCodes), 403: error, 409: error, 429: error } },
         async handler({ user, parameters, request }) {
           return { 'backup-codes': await twoFactor.enable(requireUser(user), parameters.body, clientOrigin(request)) };

@@ -43,6 +43,15 @@ export const AuthorizationUrl = Type.Object(
   { $id: 'authorization-url', additionalProperties: false },
 );
 
+export const LinkProvider = Type.Object(
+  {
+    password: Type.Optional(Type.String({
+      maxLength: 128, description: 'the account\'s password (re-authentication); an account without one signs in again instead',
+    })),
+  },
+  { $id: 'link-provider', additionalProperties: false },
+);
+
 export const ProviderParam = Type.Object({ provider: Type.String({ maxLength: 64 }) });
 export const IdentityParam = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
@@ -61,4 +70,4 @@ export const CallbackQuery = Type.Object(
   { additionalProperties: Param },
 );
 
-export const OIDC_SCHEMAS = [AuthProvider, AuthProviders, Identity, Identities, AuthorizationUrl];
+export const OIDC_SCHEMAS = [AuthProvider, AuthProviders, Identity, Identities, AuthorizationUrl, LinkProvider];

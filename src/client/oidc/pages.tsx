@@ -73,13 +73,25 @@ export function SignInMethods() {
         </table>
       )}
       {providers.length > 0 && (
-        <p class="link-providers">
+        // linking adds a way in: an account with a password confirms it (the server asks; without one, a recent sign-in)
+        <form id="link-provider" class="link-providers" onSubmit={(e) => {
+          e.preventDefault();
+          const provider = ((e as SubmitEvent).submitter as HTMLButtonElement | null)?.value;
+          const password = (e.currentTarget.elements.namedItem('password') as HTMLInputElement | null)?.value;
+          if (provider) dispatch(['identities/link', provider, password]);
+        }}>
+          {methods.hasPassword && (
+            <div class="field">
+              <label for="link-provider-password">Your password (to link a provider)</label>
+              <input id="link-provider-password" name="password" type="password" required autoComplete="current-password" />
+            </div>
+          )}
           {providers.map((p) => (
-            <button key={p.id} type="button" class="secondary" data-link-provider={p.id} disabled={state.busy} onClick={() => dispatch(['identities/link', p.id])}>
+            <button key={p.id} type="submit" name="provider" value={p.id} class="secondary" data-link-provider={p.id} disabled={state.busy}>
               Link {p.name}
             </button>
           ))}
-        </p>
+        </form>
       )}
     </section>
   );
