@@ -275,6 +275,26 @@ const isApiPrefix = (prefix: string) => prefix === '/api' || prefix.startsWith('
 
 const CONTENT_TYPES = FORMATS.map((f) => f.mime);
 const REQUEST_CONTENT_TYPES = [...CONTENT_TYPES, 'application/x-www-form-urlencoded'];
+
+/** The longest request target the pipeline answers (http/pipeline.ts `MAX_URL_LENGTH`), for the documents' 414. */
+const URL_LIMIT = 8192;
+
+/**
+ * Whether a body schema can be sent as a form: every field a scalar (a form has only flat
+ * text fields; `user[password]` is one key). Nested objects and lists are offered in the three
+ * structured formats only.
+ */
+function isFlat(schema: TSchema | undefined): boolean {
+  const body = resolved(schema) as { properties?: Record<string, TSchema> } | undefined;
+  const scalar = (s: TSchema | undefined): boolean => {
+    const r = resolved(s) as { type?: string | string[]; anyOf?: TSchema[]; oneOf?: TSchema[]; $ref?: string } | undefined;
+    if (!r) return true;
+    if (r.anyOf ?? r.oneOf) return (r.anyOf ?? r.oneOf)!.every(scalar);
+    const types = Array.isArray(r.type) ? r.type : r.type ? [r.type] : [];
+    return r.$ref === undefined && types.every((t) => t !== 'object' && t !== 'array');
+  };
+  return Object.values(body?.properties ?? {}).every(scalar);
+}
 const errorRef = { $ref: 'error#' };
 
 function validateDefinition(group: RouteGroup, r: Route): void {
@@ -373,6 +393,9 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
       if (!(status in responses)) docResponses[status] = { ...errorRef, description };
     };
     if (hasInput) addError(400, 'Malformed body or request coercion failed');
+    // what every route may answer before its own checks: the pipeline's limits and the CSRF and origin checks
+    addError(414, `\`uri-too-long\`: the request target is over ${URL_LIMIT} characters (or a path segment over ${MAX_PARAM_LENGTH})`);
+    addError(431, '`headers-too-large`: the header section is over 16 KiB');
     if (auth === 'required') addError(401, r.apiKeys ? 'Missing, invalid or expired access token or API key' : 'Missing, invalid or expired access token');
     if (r.orgRole) {
       addError(403, 'The caller\'s role in the organization is below the one the route needs');
@@ -381,10 +404,20 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
     if (r.requires) addError(402, `\`payment-required\` (with \`plans\`): the organization has no active or trialing subscription on ${planList(r.requires.plans)}`);
     if (r.apiKeys) addError(429, 'Too many API key lookups that found no live key from this address (`rate-limited`, with Retry-After)');
     if (r.verifiedEmail || r.reauth) {
-      addError(403, [r.verifiedEmail && '`email-not-verified`: the account\'s address is not verified yet', r.reauth && '`reauthentication-required`, or `forbidden` for a wrong password']
-        .filter(Boolean).join('; '));
+      const checks = [r.verifiedEmail && '`email-not-verified`: the account\'s address is not verified yet', r.reauth && '`reauthentication-required`, or `forbidden` for a wrong password']
+        .filter(Boolean).join('; ');
+      const existing = (docResponses[403] as { description?: string } | undefined)?.description;
+      docResponses[403] = { ...errorRef, ...(docResponses[403] as object | undefined), description: existing ? `${checks}; ${existing}` : checks };
     }
     if (r.reauth) addError(429, 'Too many wrong passwords (`rate-limited`, with Retry-After)');
+    if (r.method !== 'GET' && r.csrf !== false && isApiPrefix(group.prefix)) {
+      const csrf = '`forbidden` with `reason: origin` (Origin or Referer names another site), `cross-site` (Sec-Fetch-Site) or `csrf` ' +
+        '(a cookie-bearing request without a valid X-CSRF-Token)';
+      const existing = docResponses[403] as { description?: string } | undefined;
+      docResponses[403] = existing
+        ? { ...existing, description: `${existing.description ?? 'The route\'s own refusal (see its description)'}; or ${csrf}` }
+        : { ...errorRef, description: csrf };
+    }
     addError(500, 'Unexpected error (`exception`) or a response that broke its schema (`response-coercion`)');
 
     const config: RouteConfig = {
@@ -418,10 +451,12 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
         tags: [...(group.tags ?? []), ...(r.tags ?? [])],
         ...(r.schemas.params ? { params: r.schemas.params } : {}),
         ...(r.schemas.querystring ? { querystring: r.schemas.querystring } : {}),
-        ...(r.schemas.body ? { body: r.schemas.body, consumes: r.rawBody ? ['application/json'] : REQUEST_CONTENT_TYPES } : {}),
+        ...(r.schemas.body ? { body: r.schemas.body, consumes: r.rawBody ? ['application/json'] : isFlat(r.schemas.body) ? REQUEST_CONTENT_TYPES : CONTENT_TYPES } : {}),
         produces: CONTENT_TYPES,
         response: docResponses,
         ...(auth === 'required' ? { security: [{ bearerAuth: [] }, ...(r.apiKeys ? [{ apiKeyAuth: [] }] : [])] } : {}),
+        // optional: anonymous, or either credential (the query endpoint: each kind says what it needs)
+        ...(auth === 'optional' && r.apiKeys ? { security: [{}, { bearerAuth: [] }, { apiKeyAuth: [] }] } : {}),
       },
       // the caller before the input: a request without one is 401 whatever its body holds
       onRequest: auth === 'required' ? (request, _reply, done) => done(callerMissing(request, r.apiKeys === true)) : undefined,

@@ -7,7 +7,7 @@ import { LogInResponse } from '../account/schemas.js';
 import type { AccountService } from '../account/service.js';
 import { ErrorBody } from '../http/errors.js';
 import { ref, route, type RouteGroup, requireUser } from '../http/routes.js';
-import { BackupCodes, MfaLogIn, TwoFactorDisable, TwoFactorEnable, TwoFactorSetup } from './schemas.js';
+import { BackupCodes, MfaLogIn, MfaLogInDocs, TwoFactorDisable, TwoFactorDisableDocs, TwoFactorEnable, TwoFactorSetup } from './schemas.js';
 import type { ClientOrigin, TwoFactorService } from './service.js';
 
 const error = ref(ErrorBody);
@@ -51,6 +51,7 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
           'their failure limits, 429), 409 when two-factor is off. The secret and the backup codes are deleted.',
         auth: 'required',
         schemas: { body: ref(TwoFactorDisable), response: { 204: null, 403: error, 409: error, 429: error } },
+        docs: { body: TwoFactorDisableDocs },
         async handler({ user, parameters, request }) {
           await twoFactor.disable(requireUser(user), parameters.body, clientOrigin(request));
           return undefined;
@@ -65,6 +66,7 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
           '(five wrong codes spend it); a code already used is refused. Wrong codes are limited per account and per client address (429).',
         auth: 'none',
         schemas: { body: ref(MfaLogIn), response: { 200: ref(LogInResponse), 401: error, 429: error } },
+        docs: { body: MfaLogInDocs },
         async handler({ parameters, request, reply }) {
           const { accountId } = await twoFactor.completeLogIn(parameters.body, clientOrigin(request));
           const session = await accounts.openSession(accountId, originOf(request));

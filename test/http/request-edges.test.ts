@@ -185,6 +185,34 @@ for (const db of testDatabases()) {
       assert.match(me.body.message, /API keys only work on organization routes/);
     });
 
+    it('documents what the pipeline answers: shared 403, 414 and 431, oneOf second factors, the email rule, forms for flat bodies only', async () => {
+      const doc = (await t.client('GET', '/openapi/openapi.json')).body;
+      const op = (path: string, method: string) => doc.paths[path][method];
+      for (const [path, method] of [['/api/account/log-in', 'post'], ['/api/orgs/{id}', 'get'], ['/api/health', 'get']]) {
+        assert.ok(op(path, method).responses['414'] && op(path, method).responses['431'], `${method} ${path}: 414 and 431`);
+      }
+      assert.match(op('/api/account/log-in', 'post').responses['403'].description, /reason: origin.*csrf/);
+      assert.match(op('/api/orgs/{id}', 'patch').responses['403'].description, /role .* below.*; or `forbidden` with `reason: origin`/);
+      assert.equal(op('/api/orgs/{id}', 'get').responses['403'].description, 'The caller\'s role in the organization is below the one the route needs', 'a GET has no CSRF check');
+      assert.equal(op('/api/webhooks/{provider}', 'post').responses['403'], undefined, 'the webhook has no CSRF check');
+      for (const path of ['/api/account/2fa/disable', '/api/account/log-in/mfa']) {
+        const schema = op(path, 'post').requestBody.content['application/json'].schema;
+        assert.equal(schema.oneOf?.length, 2, `${path}: oneOf`);
+        assert.deepEqual(schema.oneOf.map((s: { required: string[] }) => s.required.filter((f) => f === 'code' || f === 'backup-code')), [['code'], ['backup-code']]);
+      }
+      const neither = await t.client('POST', '/api/account/log-in/mfa', { body: { 'mfa-token': 'x' } });
+      assert.deepEqual([neither.status, neither.body.message], [400, 'Give one of code or backup-code']);
+      const email = doc.components.schemas['create-account'].properties.email;
+      assert.ok(email.pattern && new RegExp(email.pattern, 'u').test('Ann@Example.com') && !new RegExp(email.pattern, 'u').test('ann@'), 'the email rule is stated');
+      assert.equal(doc.components.schemas['update-account'].properties.name.minLength, undefined, 'an empty name clears it, as its description says');
+      assert.ok(op('/api/account/log-in', 'post').requestBody.content['application/x-www-form-urlencoded'], 'a flat body: a form too');
+      assert.equal(op('/api/account/passkeys/register/verify', 'post').requestBody.content['application/x-www-form-urlencoded'], undefined, 'a nested one: no form');
+      assert.deepEqual(op('/api/cqrs/query', 'post').security, [{}, { bearerAuth: [] }, { apiKeyAuth: [] }]);
+      const callback = op('/api/auth/oauth/{provider}/callback', 'get').parameters as Array<{ name: string; schema: { maxLength?: number } }>;
+      const declared = callback.filter((p) => p.schema.maxLength).reduce((sum, p) => sum + p.schema.maxLength!, 0);
+      assert.ok(declared < 8192, `the callback's parameters fit in the URL limit (${declared})`);
+    });
+
     it('logs a 503 the code chose (billing without Stripe) as a warning without a stack', async () => {
       const before = (await t.logEntries()).length;
       const res = await t.client('POST', `/api/orgs/${orgId}/billing/portal`, { headers: auth(), body: {} });
