@@ -109,6 +109,8 @@ export interface Config {
   /** false: the socket's address; a number: that many proxies in front; a list: the proxies' addresses / CIDRs */
   trustProxy: false | number | string[];
   shutdownTimeoutMs: number;
+  /** SHUTDOWN_DELAY: ms of serving with readiness at 503 before the listener closes (default 0; 5 s in prod) */
+  shutdownDelayMs: number;
   webConcurrency: number;
   requestTimeoutMs: number;
   headersTimeoutMs: number;
@@ -427,6 +429,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicDir: str(env, 'PUBLIC_DIR', 'public'),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     shutdownTimeoutMs: shutdownTimeoutMs(env),
+    shutdownDelayMs: int(env, 'SHUTDOWN_DELAY', appEnv === 'prod' ? 5 : 0, 0, 300) * 1000,
     webConcurrency: int(env, 'WEB_CONCURRENCY', 1, 1, 256),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
     headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 100),

@@ -303,7 +303,8 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
         ...(options.extraRouteGroups ?? []),
       ],
     });
-    const drain = new ConnectionDrain(app.server);
+    // SHUTDOWN_DELAY: serving on with readiness at 503 before the listener closes (docs/deployment.md, "Shutdown")
+    const drain = new ConnectionDrain(app.server, { delayMs: config.shutdownDelayMs });
     stops.push(['http', () => closeApp(app, drain, config.shutdownTimeoutMs, log)]);
     await app.ready();
     // discovery in the background: a provider that is down delays no start-up (src/oidc/providers.ts)
