@@ -12,8 +12,7 @@ import { parseTrustProxy } from './http/trust-proxy.js';
 import { metricsSettings, tracingSettings, type MetricsSettings, type TracingSettings } from './observability/settings.js';
 import { ConfigError, int, list, oneOf, str, type Env } from './runtime/settings.js';
 
-export { parseTrustProxy } from './http/trust-proxy.js';
-export { ConfigError, parseRateLimit, type Env, type RateLimitSetting } from './runtime/settings.js';
+export { ConfigError, type Env, type RateLimitSetting } from './runtime/settings.js';
 export type { MetricsSettings, TracingSettings } from './observability/settings.js';
 
 export type AppEnv = 'dev' | 'prod' | 'test';
@@ -50,10 +49,7 @@ export interface Config {
   jwtSecretGenerated: boolean;
   /** signs the CSRF session cookie; derived from JWT_SECRET unless SESSION_SECRET is set */
   sessionSecret: string;
-  /**
-   * encrypts secrets kept in the database (TOTP secrets) and keys the backup codes' hashes;
-   * ENCRYPTION_KEY, else derived from JWT_SECRET (docs/sign-in.md, "Keys")
-   */
+  /** encrypts secrets kept in the database and keys hashes of codes; ENCRYPTION_KEY, else derived from JWT_SECRET */
   encryptionKey: string;
   redisUrl: string | undefined;
   logLevels: string;
@@ -69,6 +65,8 @@ export interface Config {
   /** false: the socket's address; a number: that many proxies in front; a list: the proxies' addresses / CIDRs */
   trustProxy: false | number | string[];
   shutdownTimeoutMs: number;
+  /** SHUTDOWN_DELAY: ms of serving with readiness at 503 before the listener closes (default 0; 5 s in prod) */
+  shutdownDelayMs: number;
   webConcurrency: number;
   requestTimeoutMs: number;
   headersTimeoutMs: number;
@@ -87,7 +85,6 @@ function shutdownTimeoutMs(env: Env): number {
   if (seconds && ms) throw new ConfigError('SHUTDOWN_TIMEOUT', 'is set together with SHUTDOWN_TIMEOUT_MS: set one (seconds, or milliseconds with _MS)');
   return ms ? int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0) : int(env, 'SHUTDOWN_TIMEOUT', 10, 0, 3600) * 1000;
 }
-
 
 /** An origin (`scheme://host[:port]`) from an http(s) URL with no path, query or fragment. */
 function parseOrigin(name: string, raw: string): string {
@@ -188,6 +185,7 @@ export function loadConfig(env: Env = { ...process.env }): Config {
     publicDir: str(env, 'PUBLIC_DIR', 'public'),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     shutdownTimeoutMs: shutdownTimeoutMs(env),
+    shutdownDelayMs: int(env, 'SHUTDOWN_DELAY', appEnv === 'prod' ? 5 : 0, 0, 300) * 1000,
     webConcurrency: int(env, 'WEB_CONCURRENCY', 1, 1, 256),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
     headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 100),

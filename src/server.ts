@@ -43,7 +43,18 @@ const system = await buildSystem(config, { clusterWorker: cluster.isWorker }).ca
   process.stderr.write(`Start-up failed: ${err.message}\n`);
   process.exit(1);
 });
-await system.listen();
+await system.listen().catch(async (err: NodeJS.ErrnoException & { port?: number; address?: string }) => {
+  // a busy port is a configuration problem like the others: one line saying what to do, no stack
+  const message = err.code === 'EADDRINUSE'
+    ? `port ${err.port ?? config.port} on ${err.address ?? config.host} is already in use by another process: stop that process, or set PORT ` +
+      `(or METRICS_PORT for the metrics listener) to a free port`
+    : err.code === 'EACCES'
+      ? `port ${err.port ?? config.port} on ${err.address ?? config.host} needs privileges this process does not have: use a port above 1023`
+      : err.message;
+  process.stderr.write(`Start-up failed: ${message}\n`);
+  await system.stop().catch(() => undefined);
+  process.exit(1);
+});
 
 // a bug that escapes every handler is logged through the one backend, flushed, and ends the
 // process (its state is unknown); the supervisor (or the cluster's primary) starts a new one

@@ -60,18 +60,15 @@ export interface System {
   /** email: `mail.enqueue(trx, message)` in services; `mail.mailbox` to read what was written */
   mail: Mail;
   app: FastifyInstance;
-  /** Prometheus metrics, when METRICS_PORT is set */
-  metrics: Metrics | undefined;
-  /** OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set */
-  tracing: Tracing | undefined;
+  metrics: Metrics | undefined; // when METRICS_PORT is set
+  tracing: Tracing | undefined; // when OTEL_EXPORTER_OTLP_ENDPOINT is set
   /** `http://host:port` of the `/metrics` listener (not in a cluster worker: the primary serves) */
   metricsUrl: string | undefined;
   /** the started services of a module of MODULES (tests reach e.g. the mailbox through `mailModule`) */
   services<S>(module: { start(...args: never[]): { services: S } | Promise<{ services: S }> }): S;
   /** listens on config.host:config.port; resolves to the base URL (the metrics listener started with the system) */
   listen(): Promise<string>;
-  /** true from the moment `stop()` is called: readiness answers 503 */
-  readonly draining: boolean;
+  readonly draining: boolean; // true from the moment `stop()` is called: readiness answers 503
   /**
    * Graceful: readiness turns 503 at once; stop accepting; answer every accepted request and
    * every request arriving on an open connection (`Connection: close`); close idle connections;
@@ -113,13 +110,14 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     await listener.start();
     stops.add('listener', () => listener.stop());
     const app = await buildApp({
-      config, logs, redact, csrf: infra.csrf, authenticator: modules.authenticator,
+      config, logs, redact, csrf: infra.csrf, authenticator: modules.authenticator, accountGuard: modules.accountGuard,
       schemas: embeddedFirst([...modules.schemas, ...(options.extraSchemas ?? [])]),
       observability: appObservability(metrics, tracing),
       pageFields: modules.pageFields,
       routeGroups: [...modules.routeGroups, ...(options.extraRouteGroups ?? [])],
     });
-    const drain = new ConnectionDrain(app.server);
+    // SHUTDOWN_DELAY: serving on, readiness 503, before the listener closes (docs/deployment.md)
+    const drain = new ConnectionDrain(app.server, { delayMs: config.shutdownDelayMs });
     stops.add('http', () => closeApp(app, drain, config.shutdownTimeoutMs, log));
     await app.ready();
     modules.ready();

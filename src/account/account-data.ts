@@ -17,7 +17,9 @@ import { appendAudit, NO_ORIGIN } from '../audit/log.js';
 import { exportAuditLog } from '../audit/service.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import { unauthorized } from '../http/errors.js';
-import { exportMemberships, solelyOwnedOrganizations, type BeforeOrganizationsDeleted } from '../orgs/data.js';
+import {
+  exportMemberships, invitationRolesBeyond, revokeInvitationsSentBy, solelyOwnedOrganizations, type BeforeOrganizationsDeleted,
+} from '../orgs/data.js';
 import { listPasskeys } from '../passkeys/service.js';
 import { accountIdentities } from '../oidc/identities.js';
 import type { AuthUser } from '../http/routes.js';
@@ -77,6 +79,14 @@ export class AccountData {
       await trx.deleteFrom('refresh_token').where('family_id', 'in', families).execute();
       await trx.updateTable('refresh_family').set({ user_agent: null, ip: null, revoked_at: sql`coalesce(revoked_at, clock_timestamp())` })
         .where('account_id', '=', account.id).execute();
+      // what it invited people to, it can no longer grant (the inviter goes: `invited_by` would just be nulled)
+      const revoked = await revokeInvitationsSentBy(trx, account.id, invitationRolesBeyond(undefined));
+      for (const invitation of revoked) {
+        await appendAudit(trx, {
+          action: 'org.invitation-revoked', organizationId: invitation.organization_id, actor: {}, target: { type: 'invitation', id: invitation.id },
+          details: { email: invitation.email, role: invitation.role, reason: 'inviter-deleted' }, origin: NO_ORIGIN,
+        });
+      }
       const shared = await trx.selectFrom('membership').innerJoin('organization', 'organization.id', 'membership.organization_id')
         .select(['organization.id', 'membership.role'])
         .where('membership.account_id', '=', account.id).where('organization.personal', '=', false).execute();

@@ -11,7 +11,7 @@ import {
   Accepted, ChangeEmail, ChangePassword, ForgotPassword, NoBody, ResetPassword, TokenRequest, UpdateAccount,
 } from './lifecycle-schemas.js';
 import { UserAccount } from './schemas.js';
-import { ACCOUNT_GROUP } from './routes.js';
+import { ACCOUNT_GROUP, REFRESH_COOKIE } from './routes.js';
 
 const error = ref(ErrorBody);
 /** The one answer of forgot-password, whatever the address. */
@@ -25,9 +25,12 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         method: 'POST',
         path: '/verify-email',
         summary: 'Verify the email address',
-        description: 'Takes the token of the emailed verification link (24 h, single use). 400 `invalid-token` when it is unknown, used or expired.',
+        description: 'Takes the token of the emailed verification link (24 h, single use). 400 `invalid-token` when it is unknown, used or expired. ' +
+          'The first proof of an address removes every sign-in method, API key and session added before it (they may be someone else\'s ' +
+          'who registered the address), except the session that sent this request (its access token or refresh cookie); an email says what was removed.',
         schemas: { body: ref(TokenRequest), response: { 200: ref(UserAccount), 400: error } },
-        handler: ({ parameters, request }) => lifecycle.verifyEmail(parameters.body.token, originOf(request)),
+        handler: ({ parameters, request, user }) =>
+          lifecycle.verifyEmail(parameters.body.token, originOf(request), { user, refreshToken: request.cookies[REFRESH_COOKIE] }),
       }),
       route({
         method: 'POST',
@@ -61,7 +64,8 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         path: '/reset-password',
         summary: 'Set a new password from a reset link',
         description: 'Takes the reset link\'s token and the new password. Every session of the account ends ' +
-          '(refresh tokens and access tokens). 400 `invalid-token` when the token is unknown, used or expired.',
+          '(refresh tokens and access tokens). When the reset is the first proof of the address, every sign-in method and API key added ' +
+          'before it is removed too, and an email says what. 400 `invalid-token` when the token is unknown, used or expired.',
         schemas: { body: ref(ResetPassword), response: { 204: null, 400: error } },
         async handler({ parameters, request }) {
           await lifecycle.resetPassword(parameters.body.token, parameters.body.password, originOf(request));

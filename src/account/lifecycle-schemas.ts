@@ -29,7 +29,7 @@ export const ChangeEmail = Type.Object(
 );
 
 export const UpdateAccount = Type.Object(
-  { name: Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], { description: 'trimmed; null or an empty string clears the name' }) },
+  { name: Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'trimmed; null, an empty string or spaces alone clear the name' }) },
   { $id: 'update-account', additionalProperties: false },
 );
 

@@ -11,6 +11,7 @@ import type { AuthUser } from '../http/routes.js';
 import { conflict, invalidToken, requestCoercion, unauthorized } from '../http/errors.js';
 import type { Mail } from '../mail/index.js';
 import { newActionToken, retireTokens, storeActionToken, findUsableToken, useToken } from './action-tokens.js';
+import { addressFirstProven, type AddressProofOutcome } from './address-proof.js';
 import type { LifecycleRateLimiter } from './limits.js';
 import { confirmPassword, type PasswordCheckDeps } from './password-check.js';
 import type { UserAccount } from './schemas.js';
@@ -21,6 +22,16 @@ export interface LifecycleDeps extends PasswordCheckDeps {
   refreshTokens: RefreshTokens;
   mail: Pick<Mail, 'enqueue'>;
   limits: LifecycleRateLimiter;
+  /** API keys revoked by an address's first proof: forgotten by this instance at once (the others hear the trigger's notification) */
+  onApiKeysRevoked?: (keyIds: readonly string[]) => void;
+}
+
+/** Who opened a verification link, when it came with their session: that session stays (every other one ends at a first proof). */
+export interface VerifyingClient {
+  /** the access token's caller */
+  user?: AuthUser;
+  /** the refresh cookie (the same browser, signed in) */
+  refreshToken?: string;
 }
 
 /** the pause between forgot-password's answer and its work, ms */
@@ -35,20 +46,40 @@ export class AccountLifecycle {
 
   constructor(private readonly deps: LifecycleDeps) {}
 
-  async verifyEmail(token: string, origin: RequestOrigin): Promise<UserAccount> {
-    return this.deps.db.transaction().execute(async (trx) => {
+  /**
+   * Verifies the address from the emailed link. A first proof removes every credential added
+   * before it (address-proof.ts): the session that opened the link stays, when the request came
+   * with it (the access token, or the refresh cookie of the same browser).
+   */
+  async verifyEmail(token: string, origin: RequestOrigin, client: VerifyingClient = {}): Promise<UserAccount> {
+    const cookieSession = client.refreshToken ? await this.deps.refreshTokens.liveSessionOf(client.refreshToken) : undefined;
+    const { row, proof } = await this.deps.db.transaction().execute(async (trx) => {
       const used = await useToken(trx, 'verify-email', token);
       if (!used) throw invalidToken();
       // a link sent to an address the account no longer has verifies nothing
-      const row = await trx.updateTable('account').set({ email_verified: true })
-        .where('id', '=', used.accountId).where('email', '=', used.email)
-        .returning(ACCOUNT_COLUMNS).executeTakeFirst();
-      if (!row) throw invalidToken();
+      const current = await trx.selectFrom('account').select('id').where('id', '=', used.accountId).where('email', '=', used.email).executeTakeFirst();
+      if (!current) throw invalidToken();
+      const keepSessionId = client.user?.id === current.id ? client.user.sessionId : cookieSession?.accountId === current.id ? cookieSession.familyId : undefined;
+      const proof = await addressFirstProven(trx, this.deps, { accountId: current.id, via: 'verification', keepSessionId, origin });
+      const row = await trx.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', current.id).executeTakeFirstOrThrow();
       await retireTokens(trx, row.id, 'verify-email');
       await appendAccountAudit(trx, { action: 'account.email-verified', accountId: row.id, details: { email: row.email }, origin });
-      this.deps.log.info('account/email-verified', 'Email verified', { 'account-id': row.id });
-      return toUserAccount(row);
+      return { row, proof };
     });
+    this.afterProof(row.id, proof);
+    this.deps.log.info('account/email-verified', 'Email verified', { 'account-id': row.id });
+    return toUserAccount(row);
+  }
+
+  /** What a committed first proof ended: its sessions refused and its keys forgotten here at once, and logged. */
+  private afterProof(accountId: string, proof: AddressProofOutcome): void {
+    this.deps.refreshTokens.sessionsEnded(proof.endedSessions);
+    if (proof.revokedApiKeys.length > 0) this.deps.onApiKeysRevoked?.(proof.revokedApiKeys);
+    if (proof.removed.length > 0) {
+      this.deps.log.info('account/credentials-removed', 'The address was proven for the first time: what was added before is removed', {
+        'account-id': accountId, removed: proof.removed.length, sessions: proof.endedSessions.length, 'api-keys': proof.revokedApiKeys.length,
+      });
+    }
   }
 
   /** Sends a new verification link, unless the address is verified already (then nothing is sent). */
@@ -107,18 +138,22 @@ export class AccountLifecycle {
     // checked before hashing, so a bad token costs no hash; used atomically below
     if (!(await findUsableToken(this.deps.db, 'reset-password', token))) throw invalidToken();
     const passwordHash = await this.deps.passwords.hash(password);
-    const accountId = await this.deps.db.transaction().execute(async (trx) => {
+    const { accountId, proof } = await this.deps.db.transaction().execute(async (trx) => {
       const used = await useToken(trx, 'reset-password', token);
       if (!used) throw invalidToken();
       const row = await trx.updateTable('account').set({ password_hash: passwordHash })
         .where('id', '=', used.accountId).returning(['id', 'email']).executeTakeFirstOrThrow();
-      // the link reached the address the account still has: it is the owner's
-      if (row.email === used.email) await trx.updateTable('account').set({ email_verified: true }).where('id', '=', row.id).execute();
+      // the link reached the address the account still has: it is the owner's (a first proof
+      // removes what was added before it: address-proof.ts)
+      const proof = row.email === used.email
+        ? await addressFirstProven(trx, this.deps, { accountId: row.id, via: 'password-reset', origin })
+        : undefined;
       await retireTokens(trx, row.id, 'reset-password');
       // the link's holder acted as the account; the sessions end right after (below)
       await appendAccountAudit(trx, { action: 'account.password-reset', accountId: row.id, origin });
-      return row.id;
+      return { accountId: row.id, proof };
     });
+    if (proof) this.afterProof(accountId, proof);
     const ended = await this.deps.refreshTokens.revokeAllForAccount(accountId);
     this.deps.log.info('account/password-reset', 'Password reset; every session ended', { 'account-id': accountId, sessions: ended.length });
   }

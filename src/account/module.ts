@@ -7,6 +7,7 @@ import { mailModule } from '../mail/module.js';
 import { defineModule } from '../runtime/module.js';
 import { rateLimit } from '../runtime/settings.js';
 import { AccountData } from './account-data.js';
+import { AccountChecks } from './guard.js';
 import { LIFECYCLE_SCHEMAS } from './lifecycle-schemas.js';
 import { lifecycleRoutes } from './lifecycle-routes.js';
 import { AccountLifecycle } from './lifecycle-service.js';
@@ -35,8 +36,11 @@ export const accountModule = defineModule({
       db, passwords, accessTokens, refreshTokens, loginLimiter, signUpLimiter, mail, log,
       onLogIn: metrics && ((outcome) => metrics.logIn(outcome)),
     });
+    // API keys an unproven account made, revoked at its address's first proof: forgotten at once here (src/api-keys/)
+    const apiKeysRevoked: Array<(keyIds: readonly string[]) => void> = [];
     const lifecycle = new AccountLifecycle({
       db, passwords, refreshTokens, mail, loginLimiter, log, limits: new LifecycleRateLimiter(limits, ctx.limiterStore),
+      onApiKeysRevoked: (ids) => { for (const hook of apiKeysRevoked) hook(ids); },
     });
     const sessions = new AccountSessions(db, refreshTokens, log);
     // an account's deletion takes the organizations it alone owns: what must happen first is plugged in (src/orgs/)
@@ -53,10 +57,15 @@ export const accountModule = defineModule({
         onBeforeOrganizationsDeleted(hook: (organizationIds: readonly string[]) => Promise<void>): void {
           beforeDeletion.push(hook);
         },
+        onApiKeysRevoked(hook: (keyIds: readonly string[]) => void): void {
+          apiKeysRevoked.push(hook);
+        },
       },
       schemas: [...ACCOUNT_SCHEMAS, ...LIFECYCLE_SCHEMAS],
       routeGroups: [accountRoutes(accounts, { secureCookies }), lifecycleRoutes(lifecycle), sessionRoutes(sessions, data, { secureCookies })],
       queries: accountQueries(accounts),
+      // route data `verifiedEmail` and `reauth`
+      accountGuard: new AccountChecks({ db, passwords, loginLimiter, log }),
       // refused log-ins' audit entries and forgot-password work, answered before they finished: done before the database closes
       async stop() {
         await accounts.settle();

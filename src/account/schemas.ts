@@ -1,7 +1,13 @@
 /** The spec's named schemas for accounts; one source for validation, OpenAPI and types. */
 import { Type, type Static } from 'typebox';
 
-export const Email = Type.String({ format: 'email', maxLength: 254, description: 'compared and stored lower-cased' });
+/**
+ * The address rule, as the validator applies it (ajv-formats' `email`, case-insensitive): the
+ * pattern says it in the OpenAPI document, where `format: email` alone would leave it to each reader.
+ */
+export const EMAIL_PATTERN = "^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$";
+
+export const Email = Type.String({ format: 'email', pattern: EMAIL_PATTERN, maxLength: 254, description: 'compared and stored lower-cased' });
 
 export const Subscription = Type.Object(
   {

@@ -321,11 +321,11 @@ export class AccountService {
   }
 
   /** The response of a log-in or refresh: the access token names the refresh family as its session (`sid`). */
-  private async session(row: AccountColumns, refresh: IssuedRefreshToken): Promise<Session> {
+  private async session(row: AccountColumns, refresh: Pick<IssuedRefreshToken, 'familyId' | 'token' | 'expiresAt' | 'authTime'>): Promise<Session> {
     const account = toUserAccount(row);
     return {
       body: {
-        'access-token': await this.deps.accessTokens.issue({ id: account.id, email: account.email, sessionId: refresh.familyId }),
+        'access-token': await this.deps.accessTokens.issue({ id: account.id, email: account.email, sessionId: refresh.familyId, authTime: refresh.authTime }),
         'refresh-token': refresh.token,
         'token-type': 'Bearer',
         'expires-in': this.deps.accessTokens.ttl,

@@ -2,6 +2,7 @@
  * Organization API keys (docs/api-keys.md): made and revoked by admins, taken as the caller on
  * the routes that opt in (`apiKeys: true`), forgotten on every instance when revoked.
  */
+import { accountModule } from '../account/module.js';
 import { authModule } from '../auth/module.js';
 import { orgsModule } from '../orgs/module.js';
 import { defineModule } from '../runtime/module.js';
@@ -19,6 +20,7 @@ export const apiKeysModule = defineModule({
     // verified keys, forgotten on every instance when revoked
     const verifier = new ApiKeyVerifier({ db: ctx.db, log, limit: settings.lookupsPerAddress, store: ctx.limiterStore, listener: ctx.listener });
     ctx.use(authModule).acceptApiKeys(verifier);
+    ctx.use(accountModule).onApiKeysRevoked((ids) => { for (const id of ids) verifier.forget(id); });
     const apiKeys = new ApiKeyService({ db: ctx.db, log, onRevoked: (id) => verifier.forget(id) });
     return {
       services: { apiKeys },

@@ -30,6 +30,8 @@ export function apiKeyRoutes(keys: ApiKeyService, memberships: MembershipResolve
         description: 'A key for servers and scripts, acting in this organization with `role` (`admin` or `member`), sent as ' +
           '`Authorization: Bearer sk_…`. The answer carries the key (`key`) this once: only its hash is stored.',
         orgRole: 'admin',
+        // a key outlives its maker's sessions: no key before the maker's address is proven
+        verifiedEmail: true,
         schemas: { params: OrgId, body: ref(CreateApiKey), response: { 201: ref(CreatedApiKey) } },
         handler: ({ request, parameters, user, membership }) => keys.create(caller(request, user, membership), parameters.body),
       }),

@@ -80,11 +80,20 @@ export class AuditLog {
   }
 }
 
-/** The account's own entries (those whose `account_id` it is), newest first, at most EXPORT_AUDIT_LIMIT. */
+/**
+ * The account's own entries (those whose `account_id` it is), newest first, at most
+ * EXPORT_AUDIT_LIMIT. Emails are resolved only in the organizations the account still belongs
+ * to: an ex-member's export keeps what each entry recorded (an invitation's address, say), never
+ * the address its former co-members use today.
+ */
 export async function exportAuditLog(db: DB, accountId: string): Promise<{ 'audit-log': ExportedAuditEntry[]; 'audit-log-truncated': boolean }> {
   const rows = await entries(db).where('e.account_id', '=', accountId).orderBy('e.id', 'desc').limit(EXPORT_AUDIT_LIMIT + 1).execute();
+  const memberOf = new Set((await db.selectFrom('membership').select('organization_id').where('account_id', '=', accountId).execute()).map((m) => m.organization_id));
   return {
-    'audit-log': rows.slice(0, EXPORT_AUDIT_LIMIT).map((r) => ({ ...toEntry(r), 'organization-id': r.organization_id })),
+    'audit-log': rows.slice(0, EXPORT_AUDIT_LIMIT).map((r) => {
+      const resolved = r.organization_id !== null && memberOf.has(r.organization_id) ? r : { ...r, actor_email: null, target_email: null };
+      return { ...toEntry(resolved), 'organization-id': r.organization_id };
+    }),
     'audit-log-truncated': rows.length > EXPORT_AUDIT_LIMIT,
   };
 }

@@ -3,7 +3,8 @@
  * and refuses oversized tokens before parsing them, so `alg: none`, key confusion, foreign
  * tokens and header bombs all fail the same way.
  *
- * Every token names its session (`sid`, the refresh family). A token whose session has ended
+ * Every token names its session (`sid`, the refresh family) and when that session's sign-in
+ * happened (`auth_time`, as in OpenID Connect: a refresh keeps it). A token whose session has ended
  * is refused, cached or not: the check is one lookup in the in-memory set of ended sessions
  * (see revoked-sessions.ts), so it costs no database query.
  */
@@ -51,7 +52,7 @@ export class AccessTokens {
 
   async issue(user: AuthUser): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({ email: user.email, sid: user.sessionId })
+    return new SignJWT({ email: user.email, sid: user.sessionId, ...(user.authTime !== undefined ? { auth_time: user.authTime } : {}) })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(user.id)
       .setIssuedAt(now)
@@ -93,6 +94,8 @@ export class AccessTokens {
         return { ok: false, reason: 'Access token is missing claims' };
       }
       const user: AuthUser = { id: payload.sub, email: payload.email, sessionId: payload.sid };
+      // OpenID Connect's claim: when the session's sign-in happened (re-authentication reads it)
+      if (typeof payload.auth_time === 'number' && Number.isSafeInteger(payload.auth_time)) user.authTime = payload.auth_time;
       if (this.verified.size >= CACHE_MAX) this.verified.delete(this.verified.keys().next().value as string);
       this.verified.set(token, { user, exp: payload.exp! });
       return this.sessions.isRevoked(user.sessionId) ? { ok: false, reason: SESSION_ENDED } : { ok: true, user };

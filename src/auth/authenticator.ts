@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Authenticator, AuthResult } from '../http/app.js';
 import { HttpError, unauthorized } from '../http/errors.js';
-import { acceptsApiKeys, isOrgRoute, type ApiKeyCaller } from '../http/routes.js';
+import { acceptsApiKeys, isOrgRoute, routeAuth, type ApiKeyCaller } from '../http/routes.js';
 import type { AccessTokens, VerifyResult } from './access-tokens.js';
 
 /** The marker every API key starts with. */
@@ -36,8 +36,13 @@ export function bearerAuthenticator(tokens: AccessTokens, credentialCookies: rea
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (!m) return { failure: 'Unsupported Authorization header; use "Bearer <token>"' };
       if (apiKeys && m[1].startsWith(API_KEY_MARK)) {
-        // refused before any lookup where keys are not taken: a key is never silently ignored
-        if (!acceptsApiKeys(request)) return { refuse: unauthorized(isOrgRoute(request) ? API_KEYS_NOT_ON_THIS_ROUTE : API_KEYS_ONLY_ON_ORG_ROUTES) };
+        if (!acceptsApiKeys(request)) {
+          // a public route ignores credentials (health, sign-up: a client that sends its key
+          // everywhere is not refused there); one that needs a caller refuses the key before
+          // any lookup, saying why, rather than ignoring it into a bare 401
+          if (routeAuth(request) !== 'required') return {};
+          return { refuse: unauthorized(isOrgRoute(request) ? API_KEYS_NOT_ON_THIS_ROUTE : API_KEYS_ONLY_ON_ORG_ROUTES) };
+        }
         const result = apiKeys.verify(m[1], request.ip);
         return result instanceof Promise ? result.then(toKeyResult) : toKeyResult(result);
       }

@@ -32,7 +32,7 @@ export interface RevocationSink {
 }
 
 export type RotateResult =
-  | { outcome: 'rotated' | 'grace'; accountId: string; familyId: string; token: string; expiresAt: Date }
+  | { outcome: 'rotated' | 'grace'; accountId: string; familyId: string; token: string; expiresAt: Date; authTime: number }
   | { outcome: 'invalid' | 'expired' }
   | { outcome: 'reused'; accountId: string; familyId: string };
 
@@ -41,7 +41,12 @@ export interface IssuedRefreshToken {
   familyId: string;
   token: string;
   expiresAt: Date;
+  /** when the session's sign-in happened (the family's creation), Unix seconds: the access tokens' `auth_time` */
+  authTime: number;
 }
+
+/** Unix seconds of a time. */
+const unixSeconds = (at: Date) => Math.floor(at.getTime() / 1000);
 
 /** Where a log-in came from, kept on its family for the sessions page. */
 export interface SessionClient {
@@ -103,13 +108,13 @@ export class RefreshTokens {
       const family = await trx.insertInto('refresh_family').values({
         account_id: accountId, expires_at: expiresAt, last_used_at: sql`now()`,
         user_agent: client.userAgent ? client.userAgent.slice(0, USER_AGENT_MAX) : null, ip: client.ip ?? null,
-      }).returning('id').executeTakeFirstOrThrow();
+      }).returning(['id', 'created_at']).executeTakeFirstOrThrow();
       await trx.insertInto('refresh_token').values({ family_id: family.id, token_hash: hashToken(token), token_sealed: this.seal(token) }).execute();
       await record?.(trx, family.id);
-      return family.id;
+      return family;
     };
-    const familyId = trx ? await write(trx) : await this.db.transaction().execute(write);
-    return { familyId, token, expiresAt };
+    const family = trx ? await write(trx) : await this.db.transaction().execute(write);
+    return { familyId: family.id, token, expiresAt, authTime: unixSeconds(family.created_at) };
   }
 
   /** Exchanges a token for its successor, applying the reuse rules; `recordReuse` runs in the transaction that revokes a reused token's family. */
@@ -118,7 +123,7 @@ export class RefreshTokens {
       const row = await trx
         .selectFrom('refresh_token as t')
         .innerJoin('refresh_family as f', 'f.id', 't.family_id')
-        .select(['t.id', 't.family_id', 't.rotated_at', 't.replaced_by', 'f.account_id', 'f.expires_at', 'f.revoked_at'])
+        .select(['t.id', 't.family_id', 't.rotated_at', 't.replaced_by', 'f.account_id', 'f.expires_at', 'f.revoked_at', 'f.created_at'])
         .where('t.token_hash', '=', hashToken(token))
         .forUpdate('t')
         .executeTakeFirst();
@@ -133,7 +138,9 @@ export class RefreshTokens {
           .returning('id').executeTakeFirstOrThrow();
         await trx.updateTable('refresh_token').set({ rotated_at: sql`now()`, replaced_by: inserted.id }).where('id', '=', row.id).execute();
         await trx.updateTable('refresh_family').set({ last_used_at: sql`now()` }).where('id', '=', row.family_id).execute();
-        return { outcome: 'rotated' as const, accountId: row.account_id, familyId: row.family_id, token: next, expiresAt: row.expires_at };
+        return {
+          outcome: 'rotated' as const, accountId: row.account_id, familyId: row.family_id, token: next, expiresAt: row.expires_at, authTime: unixSeconds(row.created_at),
+        };
       }
 
       // Reuse. Inside the grace window, the immediate parent of the family's current token
@@ -143,7 +150,10 @@ export class RefreshTokens {
         const current = await trx.selectFrom('refresh_token').select(['token_sealed', 'rotated_at'])
           .where('id', '=', row.replaced_by).executeTakeFirst();
         if (current && !current.rotated_at) {
-          return { outcome: 'grace' as const, accountId: row.account_id, familyId: row.family_id, token: this.unseal(current.token_sealed), expiresAt: row.expires_at };
+          return {
+            outcome: 'grace' as const, accountId: row.account_id, familyId: row.family_id, token: this.unseal(current.token_sealed),
+            expiresAt: row.expires_at, authTime: unixSeconds(row.created_at),
+          };
         }
       }
       await revokeWhere(trx, sql`id = ${row.family_id}`);
@@ -186,10 +196,32 @@ export class RefreshTokens {
    * `exceptFamilyId` (the caller's own, e.g. "log out my other devices"). Returns the families ended.
    */
   async revokeAllForAccount(accountId: string, exceptFamilyId?: string): Promise<string[]> {
-    const except = exceptFamilyId === undefined ? sql`` : sql` and id <> ${exceptFamilyId}`;
-    const revoked = (await revokeWhere(this.db, sql`account_id = ${accountId}${except}`)).map((r) => r.familyId);
-    this.revocations.markRevoked(revoked);
+    const revoked = await this.revokeAllForAccountIn(this.db, accountId, exceptFamilyId);
+    this.sessionsEnded(revoked);
     return revoked;
+  }
+
+  /**
+   * The same in the caller's transaction (a change whose other effects must commit with it):
+   * the caller hands the answer to {@link sessionsEnded} once the transaction has committed.
+   */
+  async revokeAllForAccountIn(trx: Kysely<DatabaseSchema>, accountId: string, exceptFamilyId?: string): Promise<string[]> {
+    const except = exceptFamilyId === undefined ? sql`` : sql` and id <> ${exceptFamilyId}`;
+    return (await revokeWhere(trx, sql`account_id = ${accountId}${except}`)).map((r) => r.familyId);
+  }
+
+  /** Records sessions ended by a committed transaction: their access tokens are refused here at once. */
+  sessionsEnded(familyIds: readonly string[]): void {
+    if (familyIds.length > 0) this.revocations.markRevoked(familyIds);
+  }
+
+  /** The live session (family) a refresh token belongs to, with its account; undefined for an unknown, used-up, ended or expired one. */
+  async liveSessionOf(token: string): Promise<{ familyId: string; accountId: string } | undefined> {
+    const row = await this.db.selectFrom('refresh_token as t').innerJoin('refresh_family as f', 'f.id', 't.family_id')
+      .select(['f.id', 'f.account_id'])
+      .where('t.token_hash', '=', hashToken(token)).where('f.revoked_at', 'is', null).where('f.expires_at', '>', new Date())
+      .executeTakeFirst();
+    return row?.account_id ? { familyId: row.id, accountId: row.account_id } : undefined;
   }
 }
 

@@ -17,8 +17,8 @@ import type { RequestWrapper, ResponseObserver } from '../observability/http.js'
 import { ErrorBody, notFound } from './errors.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
-import { contextServerFactory, frameworkErrorHandler, installPipeline, requestIdOf, sendError } from './pipeline.js';
-import { isApiRoute, registerRouteGroup, type ApiKeyCaller, type AuthUser, type RouteGroup } from './routes.js';
+import { clientErrorHandler, contextServerFactory, frameworkErrorHandler, isApiOrDocsTarget, installPipeline, requestIdOf, sendError } from './pipeline.js';
+import { isApiRoute, MAX_PARAM_LENGTH, registerRouteGroup, type AccountGuard, type ApiKeyCaller, type AuthUser, type RouteGroup } from './routes.js';
 import { registerStatic } from './static.js';
 
 /**
@@ -50,6 +50,8 @@ export interface AppDeps {
   redact: Redactor;
   csrf: CsrfService;
   authenticator?: Authenticator;
+  /** the caller's account checks of `verifiedEmail` and `reauth` routes (src/account/guard.ts) */
+  accountGuard?: AccountGuard;
   /** named schemas: referenced by routes, listed under components.schemas */
   schemas: TSchema[];
   routeGroups: RouteGroup[];
@@ -81,6 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const apiHeaders = apiSecurityHeaders(config.env === 'prod');
   const app = Fastify({
     frameworkErrors: frameworkErrorHandler(logs.logger('saas.http'), apiHeaders, deps.observability?.observeResponse),
+    clientErrorHandler: clientErrorHandler(logs.logger('saas.http'), apiHeaders),
     loggerInstance: fastifyLogger(logs),
     // one api-call/response entry per request comes from the pipeline instead
     logController: new LogController({ disableRequestLogging: true }),
@@ -97,7 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // connections itself: Fastify would answer them 503, and destroy connections not yet read
     return503OnClosing: false,
     forceCloseConnections: false,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true } },
   });
 
@@ -144,14 +147,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   // --- routes ---
-  for (const group of deps.routeGroups) registerRouteGroup(app, group);
+  for (const group of deps.routeGroups) registerRouteGroup(app, group, deps.accountGuard);
   // the document describes every route; public by default (a starter's users read it), and
   // OPENAPI_DOCS=off for deployments that would rather not publish the API's shape
   if (config.openapiDocs) await registerOpenApiRoutes(app);
   await registerStatic(app, { publicDir: config.publicDir, csrf: deps.csrf, secureCookies: config.env === 'prod', pageFields: deps.pageFields });
 
   app.setNotFoundHandler(async (request, reply) => {
-    if (app.isClientRoute(request)) return app.sendIndex(request, reply);
+    if (app.isClientRoute(request) && !isApiOrDocsTarget(request.url)) return app.sendIndex(request, reply);
     // an error body, not a document: the API's headers (no-store) whatever path was asked for
     reply.headers(apiHeaders);
     return sendError(reply, notFound(`No route for ${request.method} ${request.url.split('?')[0]}`));

@@ -45,6 +45,7 @@ export interface DrainResult {
 export class ConnectionDrain {
   readonly #server: Server;
   readonly #idleGraceMs: number;
+  readonly #delayMs: number;
   readonly #connections = new Map<Socket, Connection>();
   #draining = false;
   #sweepTimer: NodeJS.Timeout | undefined;
@@ -53,9 +54,15 @@ export class ConnectionDrain {
   #accepted = 0;
   #lastAcceptAt = 0;
 
-  constructor(server: Server, options: { idleGraceMs?: number } = {}) {
+  /**
+   * `delayMs` (SHUTDOWN_DELAY): how long the drain keeps serving, listener open, before it
+   * starts closing: a load balancer or Kubernetes takes a few seconds to see readiness turn 503
+   * and stop sending, and connections it sent meanwhile must find a listener.
+   */
+  constructor(server: Server, options: { idleGraceMs?: number; delayMs?: number } = {}) {
     this.#server = server;
     this.#idleGraceMs = options.idleGraceMs ?? IDLE_GRACE_MS;
+    this.#delayMs = options.delayMs ?? 0;
     server.on('connection', (socket: Socket) => {
       this.#connections.set(socket, { responses: new Set(), idleSince: Date.now(), bytesAtIdle: 0 });
       this.#accepted++;
@@ -94,14 +101,17 @@ export class ConnectionDrain {
   }
 
   /**
-   * Stops accepting and resolves once every connection has closed, or at `deadlineMs`, when
-   * what is left is destroyed and counted.
+   * After the delay, stops accepting and resolves once every connection has closed, or at
+   * `deadlineMs` (counted after the delay), when what is left is destroyed and counted. During
+   * the delay everything is served as usual, each answer with `Connection: close`, so keep-alive
+   * clients reconnect (through the load balancer, to another instance).
    */
   async drain(deadlineMs: number): Promise<DrainResult> {
     this.#draining = true;
     for (const connection of this.#connections.values()) {
       for (const res of connection.responses) if (!res.headersSent) res.shouldKeepAlive = false;
     }
+    if (this.#delayMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, this.#delayMs));
     await this.#closeListener(Math.min(MAX_ACCEPT_MS, deadlineMs / 2));
 
     let deadline: NodeJS.Timeout | undefined;

@@ -44,6 +44,12 @@ export function forbidden(message = 'Forbidden', extra: Record<string, unknown> 
 export function notFound(message = 'Not found', extra: Record<string, unknown> = {}): HttpError {
   return new HttpError(404, { type: 'not-found', message, ...extra });
 }
+/** 405 `method-not-allowed`: the path is a route's, under other methods (`Allow` lists them). */
+export function methodNotAllowed(method: string, allow: readonly string[]): HttpError {
+  return new HttpError(405, {
+    type: 'method-not-allowed', message: `${method} is not allowed here; use ${allow.join(', ')}`, allow: [...allow],
+  }, { allow: allow.join(', ') });
+}
 export function conflict(message: string, extra: Record<string, unknown> = {}): HttpError {
   return new HttpError(409, { type: 'conflict', message, ...extra });
 }

@@ -12,6 +12,11 @@ export interface AuthUser {
   email: string;
   /** the session (refresh family) the access token belongs to: its `sid` claim */
   sessionId: string;
+  /**
+   * When the sign-in that began the session happened (Unix seconds): the `auth_time` claim,
+   * kept by refreshes; undefined for a token issued before it was written
+   */
+  authTime?: number;
 }
 
 /** An organization role; each includes the ones below it (owner > admin > member). */

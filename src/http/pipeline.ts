@@ -14,7 +14,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parse as parseQueryString } from 'node:querystring';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -26,13 +27,14 @@ import { redactApiKeys } from '../logging/redact-links.js';
 import type { Redactor } from '../logging/redact.js';
 import { routeOf, UNMATCHED_ROUTE, type RequestWrapper, type ResponseObserver } from '../observability/http.js';
 import {
-  ajvErrors, HttpError, malformedBody, requestCoercion, ResponseCoercionError, typeForStatus, unsupportedMediaType, type ErrorBody,
+  ajvErrors, HttpError, malformedBody, methodNotAllowed, requestCoercion, ResponseCoercionError, typeForStatus, unsupportedMediaType,
+  type ErrorBody,
 } from './errors.js';
-import { forbiddenKey } from '../shared/codecs.js';
+import { forbiddenKey, MAY_HOLD_NUL, nulPath } from '../shared/codecs.js';
 import { FORBIDDEN_KEYS } from '../shared/forbidden-keys.js';
 import { DecodeError, FORMATS, json, negotiateResponseFormat, type Format } from './formats.js';
 import type { ApiKeyCaller, AuthUser, RouteConfig } from './routes.js';
-import { isApiRoute } from './routes.js';
+import { allowedMethods, isApiRoute } from './routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -132,11 +134,67 @@ function pathOf(url: string): string {
 
 const FORM_MIME = 'application/x-www-form-urlencoded';
 
+/**
+ * The longest request target (path and query) answered, characters: longer ones are 414
+ * `uri-too-long`. Browsers and proxies handle about 8 KiB; the whole header section (URL
+ * included) is limited by Node's 16 KiB, beyond which the answer is 431 (clientErrorHandler).
+ */
+export const MAX_URL_LENGTH = 8192;
+
+/**
+ * Decoded form bodies: the only bodies whose values are coerced to their schema's types (a form
+ * field is text whatever it means); JSON, EDN and Transit bodies are taken as typed.
+ */
+const formBodies = new WeakSet<object>();
+
 /** Form keys are flat (`user[password]` is one key); the prototype keys are refused like in every format. */
 function decodeForm(text: string): Record<string, string | string[]> {
   const fields = parseQueryString(text, '&', '=', { maxKeys: 0 });
   for (const key in fields) if (FORBIDDEN_KEYS.has(key)) throw forbiddenKey(key);
+  formBodies.add(fields);
   return fields as Record<string, string | string[]>;
+}
+
+/** A form's NUL arrives percent-encoded (`%00`) or raw. */
+const FORM_MAY_HOLD_NUL = /%00|\u0000/;
+
+const nulRefused = (where: 'body' | 'query' | 'path', path: string) =>
+  requestCoercion(where, [{ path, message: 'must not contain the NUL character (U+0000)' }]);
+
+/** The first query or path parameter holding U+0000, as `/name`. */
+function nulParameter(values: unknown): string | undefined {
+  for (const key in values as Record<string, unknown>) {
+    const value = (values as Record<string, unknown>)[key];
+    if (key.includes('\u0000') || (typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && value.some((v) => String(v).includes('\u0000')))) {
+      return `/${key.replace(/\u0000/g, '\\u0000')}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The path of a request target as the router matches it: percent-decoded, the absolute form's
+ * scheme and host dropped; undefined when it does not decode.
+ */
+function decodedPath(url: string): string | undefined {
+  const path = pathOf(url.startsWith('/') ? url : url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, ''));
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** the route of @fastify/static's catch-all (http/static.ts) */
+const STATIC_FILES_ROUTE = '/*';
+
+const isApiPath = (path: string) => path === '/api' || path.startsWith('/api/');
+const isDocsPath = (path: string) => path === '/openapi' || path.startsWith('/openapi/');
+
+/** Whether a request target is an API or docs path once decoded (`/%61pi/…` is `/api/…`): never a client route or a file. */
+export function isApiOrDocsTarget(url: string): boolean {
+  const path = decodedPath(url);
+  return path === undefined || isApiPath(path) || isDocsPath(path);
 }
 
 const COERCION_PLACE: Record<string, 'body' | 'query' | 'path' | 'headers'> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
@@ -211,6 +269,33 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   for (const schema of deps.sharedSchemas) ajv.addSchema(schema);
   const validators = new WeakMap<object, Map<number, ValidateFunction | null>>();
 
+  // --- request validation: types coerced only where the input is text --------------------
+  // A query string, a path and a form hold only text, so their values are coerced to the
+  // schema's types (`?limit=5` is the number 5). JSON, EDN and Transit bodies carry their own
+  // types and are taken as they are: `{"slug": false}` is a boolean, refused where a string
+  // is expected, never stored as "false".
+  const requestAjv = (coerceTypes: 'array' | false) => {
+    const instance = new Ajv({ allErrors: true, strict: false, coerceTypes, useDefaults: true, removeAdditional: false });
+    addFormats.default(instance);
+    for (const schema of deps.sharedSchemas) instance.addSchema(schema);
+    return instance;
+  };
+  const coercing = requestAjv('array');
+  const typed = requestAjv(false);
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart !== 'body') return coercing.compile(schema);
+    const forForm = coercing.compile(schema);
+    const forTyped = typed.compile(schema);
+    const validate = (data: unknown) => {
+      const chosen = data !== null && typeof data === 'object' && formBodies.has(data) ? forForm : forTyped;
+      const valid = chosen(data);
+      validate.errors = chosen.errors;
+      return valid;
+    };
+    validate.errors = null as ValidateFunction['errors'];
+    return validate;
+  });
+
   app.decorateRequest('responseFormat', null as unknown as Format);
   app.decorateRequest('bodyParams', undefined);
   app.decorateRequest('user', undefined);
@@ -231,11 +316,17 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     app.addContentTypeParser(mime, { parseAs: 'buffer' }, (request, body, done) => {
       if (request.is404) return done(null, undefined);
       if ((request.routeOptions.config as Partial<RouteConfig>).rawBody) return done(null, body);
+      let value: unknown;
       try {
-        done(null, decode(utf8.decode(body as Buffer)));
+        const text = utf8.decode(body as Buffer);
+        value = decode(text);
+        // PostgreSQL stores no U+0000: refused here, in every format, rather than a 500 later
+        const at = (mime === FORM_MIME ? FORM_MAY_HOLD_NUL : MAY_HOLD_NUL).test(text) ? nulPath(value) : undefined;
+        if (at !== undefined) return done(nulRefused('body', at), undefined);
       } catch (err) {
-        done(err instanceof TypeError ? new DecodeError('Body is not valid UTF-8') : (err as Error), undefined);
+        return done(err instanceof TypeError ? new DecodeError('Body is not valid UTF-8') : (err as Error), undefined);
       }
+      done(null, value);
     });
   }
 
@@ -252,7 +343,26 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     const format = negotiateResponseFormat(request.headers.accept);
     request.responseFormat = format;
     reply.serializer(serializers.get(format)!);
-    reply.headers(isApiRoute(request) ? apiHeaders : documentHeaders);
+    const api = isApiRoute(request);
+    reply.headers(api ? apiHeaders : documentHeaders);
+    if (request.url.length > MAX_URL_LENGTH) {
+      if (!api) reply.headers(apiHeaders);
+      return done(new HttpError(414, { type: 'uri-too-long', message: `The request URI is longer than ${MAX_URL_LENGTH} characters` }));
+    }
+    if (!api && (request.is404 || request.routeOptions.url === STATIC_FILES_ROUTE)) {
+      const path = decodedPath(request.url);
+      if (path !== undefined && isApiPath(path)) {
+        reply.headers(apiHeaders);
+        const allow = allowedMethods(app, path);
+        if (allow.length > 0 && !allow.includes(request.method)) return done(methodNotAllowed(request.method, allow));
+      }
+      // the static files' catch-all matched an API or docs path (a `%00`, a segment over the
+      // router's limit): no file is looked up, the one 404 answers (its hooks run from here)
+      if (!request.is404 && path !== undefined && (isApiPath(path) || isDocsPath(path))) {
+        reply.callNotFound();
+        return;
+      }
+    }
     done();
   });
 
@@ -262,6 +372,10 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     for (const key in request.query as object) {
       if (FORBIDDEN_KEYS.has(key)) return done(requestCoercion('query', [{ path: `/${key}`, message: 'is not allowed' }]));
     }
+    const nulInQuery = nulParameter(request.query);
+    if (nulInQuery) return done(nulRefused('query', nulInQuery));
+    const nulInPath = nulParameter(request.params);
+    if (nulInPath) return done(nulRefused('path', nulInPath));
     const raw = (request.routeOptions.config as Partial<RouteConfig>).rawBody === true;
     // no body at all is an empty map: the schema then names each missing field
     if (request.body === undefined && !raw && request.routeOptions.schema?.body) request.body = {};
@@ -311,6 +425,9 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
       log.error('http/response-coercion', `Response for ${request.method} ${pathOf(request.url)} broke its schema`, {
         status: err.status, errors: err.errors, body: err.responseBody,
       });
+    } else if (status >= 500 && err instanceof HttpError) {
+      // an answer the code chose (a setting missing, a provider down): a warning, no stack
+      log.warn('http/unavailable', `${request.method} ${pathOf(request.url)} answered ${status} ${body.type}: ${body.message}`, { status, type: body.type });
     } else if (status >= 500) {
       const e = err as Error;
       log.error('http/exception', `${request.method} ${pathOf(request.url)} failed: ${e?.message ?? String(err)}`, {
@@ -363,6 +480,36 @@ export function frameworkErrorHandler(log: Logger, headers: Record<string, strin
       observeResponse?.(request.raw, request.method, UNMATCHED_ROUTE, status, elapsed / 1000);
     });
     reply.code(status).headers(headers).type(format.mime).serializer(() => format.encode(body)).send(body);
+  };
+}
+
+/**
+ * Requests Node's parser refuses before Fastify sees them (headers over the 16 KiB limit, a
+ * request line alone over it, a malformed request, a client too slow to send its headers):
+ * answered in the one error shape (JSON: no `Accept` was read) with the API headers, and
+ * logged like any response, the path without its query and cut to 200 characters.
+ */
+export function clientErrorHandler(log: Logger, headers: Record<string, string>) {
+  return (error: Error, socket: Socket): void => {
+    const err = error as NodeJS.ErrnoException & { rawPacket?: unknown };
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const packet = Buffer.isBuffer(err.rawPacket) ? err.rawPacket : undefined;
+    const raw = packet ? packet.toString('latin1', 0, Math.min(packet.length, 16 * 1024 + 1)) : '';
+    let status = 400;
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') status = 408;
+    else if (err.code === 'HPE_HEADER_OVERFLOW') status = raw.includes('\r\n') || raw === '' ? 431 : 414; // no line ended: the request line itself
+    const body = JSON.stringify({ type: typeForStatus(status), message: CLIENT_ERROR_MESSAGES[status] ?? 'Bad request' });
+    const line = /^([A-Z]{1,20}) (\S{1,200})/.exec(raw);
+    const method = line?.[1] ?? '-';
+    const path = line ? redactApiKeys(pathOf(line[2])) : '-';
+    log.info('api-call/response', `${method} ${path} => ${status}`, { status, 'content-type': 'application/json', reason: err.code ?? 'client-error' },
+      { ctx: { 'req-id': randomUUID(), 'request-method': method.toLowerCase(), uri: path } });
+    if (socket.writable) {
+      const head = Object.entries({ ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
+        .map(([name, value]) => `${name}: ${value}`).join('\r\n');
+      socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n\r\n${body}`);
+    }
+    socket.destroy();
   };
 }
 

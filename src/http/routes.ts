@@ -5,7 +5,7 @@
  * OpenAPI document are all derived from that data. Data on a group (prefix, tags, auth)
  * applies to each of its routes, as in reitit.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteGenericInterface } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
 import { ErrorBody, unauthorized } from './errors.js';
 import { FORMATS } from './formats.js';
@@ -101,6 +101,23 @@ export interface RouteDefinition<S extends RouteSchemas> {
    */
   apiKeys?: boolean;
   /**
+   * The caller's address must be proven (a verification link, a reset link, a provider that
+   * asserts it): a route that adds a lasting way in (two-factor, a passkey, a provider link, an
+   * API key) answers 403 `email-not-verified` otherwise, so whoever registered someone else's
+   * address cannot plant a credential that outlives the owner's first proof of it. Implies
+   * `auth: 'required'`; checked through the app's {@link AccountGuard}.
+   */
+  verifiedEmail?: boolean;
+  /**
+   * A sensitive change: the caller re-authenticates. An account with a password gives it in the
+   * body field `password` (or the field named here); one without a password must have signed in
+   * within the last 10 minutes (the access token's `auth_time`). Else 403
+   * `reauthentication-required`; a wrong password is 403 with a field error and counts like a
+   * failed log-in. Implies `auth: 'required'`; checked through the app's {@link AccountGuard}
+   * after the body is validated, before the handler.
+   */
+  reauth?: boolean | { passwordField: string };
+  /**
    * Returns the body (or a promise of it). A handler that can answer without waiting may
    * return the body directly: no promise is made for the request (see docs/performance.md).
    */
@@ -125,6 +142,20 @@ export interface RouteGroup {
   routes: Route[];
 }
 
+/**
+ * What the route layer asks of the caller's account for `verifiedEmail` and `reauth` routes
+ * (implemented by the account module: src/account/guard.ts). Each throws the error to answer.
+ */
+export interface AccountGuard {
+  /** 403 `email-not-verified` unless the account's address is verified */
+  requireVerifiedEmail(user: AuthUser): Promise<void>;
+  /** the password (when the account has one, from `field` of the body) or a recent sign-in; 403 otherwise */
+  reauthenticate(user: AuthUser, password: string | undefined, field: string, clientAddress: string): Promise<void>;
+}
+
+/** How recent a sign-in stands in for the password of an account without one, seconds (DESIGN.md, "Sign-in completeness"). */
+export const REAUTH_MAX_AGE_SECONDS = 600;
+
 /** The caller on an `auth: 'required'` route: the route layer has refused the request without one, so absent is a bug: 401. */
 export function requireUser<U>(user: U | undefined): U {
   if (!user) throw unauthorized();
@@ -140,7 +171,17 @@ export function route<S extends RouteSchemas>(definition: RouteDefinition<S>): R
 export function ref<T extends TSchema>(schema: T): T {
   const id = (schema as { $id?: string }).$id;
   if (!id) throw new Error('ref() needs a schema with an $id');
-  return Type.Unsafe<Static<T>>({ $ref: `${id}#` }) as unknown as T;
+  const reference = Type.Unsafe<Static<T>>({ $ref: `${id}#` });
+  // the schema it names, for checks of route data at start-up (not enumerable: no validator or document sees it)
+  Object.defineProperty(reference, REFERENT, { value: schema });
+  return reference as unknown as T;
+}
+
+const REFERENT = Symbol('saas.referent');
+
+/** A schema, or the one a {@link ref} names. */
+function resolved(schema: TSchema | undefined): TSchema | undefined {
+  return (schema as { [REFERENT]?: TSchema } | undefined)?.[REFERENT] ?? schema;
 }
 
 /** Per-route data the pipeline reads back through `request.routeOptions.config`. */
@@ -159,6 +200,10 @@ export interface RouteConfig {
   requires?: { plans: string[] };
   /** an API key may be the caller */
   apiKeys: boolean;
+  /** the caller's address must be verified */
+  verifiedEmail?: boolean;
+  /** the caller re-authenticates; the body field that carries the password */
+  reauth?: { passwordField: string };
 }
 
 /**
@@ -180,6 +225,38 @@ export function isOrgRoute(request: FastifyRequest): boolean {
   return (request.routeOptions.config as Partial<RouteConfig> | undefined)?.orgRole !== undefined;
 }
 
+/** The route's authentication requirement (route data `auth`); `none` for a request no route of a group matched. */
+export function routeAuth(request: FastifyRequest): AuthRequirement {
+  return (request.routeOptions.config as Partial<RouteConfig> | undefined)?.auth ?? 'none';
+}
+
+/** The router's longest path parameter (app.ts `maxParamLength`): a longer segment matches no route. */
+export const MAX_PARAM_LENGTH = 200;
+
+/** Each app's route paths as patterns, by method: what a 405's `Allow` lists. */
+const routeIndexes = new WeakMap<FastifyInstance, Array<{ method: string; pattern: RegExp }>>();
+
+function indexRoute(app: FastifyInstance, method: string, url: string): void {
+  let index = routeIndexes.get(app);
+  if (!index) routeIndexes.set(app, (index = []));
+  const source = url.split('/').map((segment) => (segment.startsWith(':') ? `[^/]{1,${MAX_PARAM_LENGTH}}` : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
+  index.push({ method, pattern: new RegExp(`^${source}/?$`) });
+}
+
+/**
+ * The methods the app's group routes answer at a decoded `path` (HEAD with GET), sorted; empty
+ * when none does. Asked only for requests no route matched, so a scan is cheap enough.
+ */
+export function allowedMethods(app: FastifyInstance, path: string): string[] {
+  const methods = new Set<string>();
+  for (const { method, pattern } of routeIndexes.get(app) ?? []) {
+    if (!pattern.test(path)) continue;
+    methods.add(method);
+    if (method === 'GET') methods.add('HEAD');
+  }
+  return [...methods].sort();
+}
+
 /** a status a handler's normal return may have: 2xx, or 3xx for a route that redirects */
 const isSuccess = (status: number) => status >= 200 && status < 400;
 
@@ -187,6 +264,26 @@ const isApiPrefix = (prefix: string) => prefix === '/api' || prefix.startsWith('
 
 const CONTENT_TYPES = FORMATS.map((f) => f.mime);
 const REQUEST_CONTENT_TYPES = [...CONTENT_TYPES, 'application/x-www-form-urlencoded'];
+
+/** The longest request target the pipeline answers (http/pipeline.ts `MAX_URL_LENGTH`), for the documents' 414. */
+const URL_LIMIT = 8192;
+
+/**
+ * Whether a body schema can be sent as a form: every field a scalar (a form has only flat
+ * text fields; `user[password]` is one key). Nested objects and lists are offered in the three
+ * structured formats only.
+ */
+function isFlat(schema: TSchema | undefined): boolean {
+  const body = resolved(schema) as { properties?: Record<string, TSchema> } | undefined;
+  const scalar = (s: TSchema | undefined): boolean => {
+    const r = resolved(s) as { type?: string | string[]; anyOf?: TSchema[]; oneOf?: TSchema[]; $ref?: string } | undefined;
+    if (!r) return true;
+    if (r.anyOf ?? r.oneOf) return (r.anyOf ?? r.oneOf)!.every(scalar);
+    const types = Array.isArray(r.type) ? r.type : r.type ? [r.type] : [];
+    return r.$ref === undefined && types.every((t) => t !== 'object' && t !== 'array');
+  };
+  return Object.values(body?.properties ?? {}).every(scalar);
+}
 const errorRef = { $ref: 'error#' };
 
 function validateDefinition(group: RouteGroup, r: Route): void {
@@ -207,6 +304,40 @@ function validateDefinition(group: RouteGroup, r: Route): void {
   }
   if (r.requires) validateRequires(where, r.requires, Boolean(r.orgRole), Boolean(group.subscriptions));
   if (r.apiKeys && !r.orgRole && (r.auth ?? group.auth ?? 'none') === 'none') throw new Error(`Route ${where}: apiKeys on a route without authentication`);
+  if ((r.reauth || r.verifiedEmail) && r.auth && r.auth !== 'required') throw new Error(`Route ${where}: reauth and verifiedEmail require authentication`);
+  if ((r.reauth || r.verifiedEmail) && r.apiKeys) throw new Error(`Route ${where}: reauth and verifiedEmail are about a person: no apiKeys`);
+  if (r.reauth) {
+    const field = reauthField(r);
+    const properties = resolved(r.schemas.body) as { properties?: Record<string, unknown>; required?: string[] } | undefined;
+    if (!properties?.properties?.[field]) throw new Error(`Route ${where}: reauth needs the body field ${field}`);
+    if (properties.required?.includes(field)) throw new Error(`Route ${where}: reauth's ${field} must be optional (an account without a password gives none)`);
+  }
+}
+
+const reauthField = (r: Pick<Route, 'reauth'>) => (typeof r.reauth === 'object' ? r.reauth.passwordField : 'password');
+
+/** The preHandler of a `verifiedEmail` route. */
+function verifiedEmailCheck(guard: AccountGuard) {
+  return async (request: FastifyRequest): Promise<void> => {
+    await guard.requireVerifiedEmail(requireUser(request.user));
+  };
+}
+
+/** The preHandler of a `reauth` route: the body is validated by now. */
+function reauthCheck(guard: AccountGuard, field: string) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const value = (request.body as Record<string, unknown> | undefined)?.[field];
+    await guard.reauthenticate(requireUser(request.user), typeof value === 'string' && value !== '' ? value : undefined, field, request.ip);
+  };
+}
+
+const REAUTH_SENTENCE = (field: string) => 'Needs re-authentication: the account\'s password in `' + field + '`, or, for an account without a ' +
+  `password, a sign-in within the last ${REAUTH_MAX_AGE_SECONDS / 60} minutes (403 \`reauthentication-required\` otherwise; a wrong password is 403 \`forbidden\`).`;
+const VERIFIED_SENTENCE = 'Needs a verified email address (403 `email-not-verified`).';
+
+/** The onRequest check of an `auth: 'required'` route: 401 before the body is read (with `apiKeys`, a key is a caller too). */
+function callerMissing(request: FastifyRequest, keys: boolean): Error | undefined {
+  return request.user || (keys && request.apiKey) ? undefined : unauthorized(request.authFailure ?? 'Authentication required');
 }
 
 const MEMBERSHIP = Symbol('saas.membership');
@@ -235,10 +366,11 @@ function orgRoleCheck(resolve: MembershipResolver, required: OrgRole, param: str
  * incomplete. Standard error responses (400 for input, 401 for auth, 500) are added to the
  * documented responses of every route that can produce them.
  */
-export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): void {
+export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guard?: AccountGuard): void {
   for (const r of group.routes) {
     validateDefinition(group, r);
-    const auth = r.orgRole ? 'required' : r.auth ?? group.auth ?? 'none';
+    if ((r.reauth || r.verifiedEmail) && !guard) throw new Error(`Route ${r.method} ${group.prefix}${r.path}: reauth and verifiedEmail need the app's account guard`);
+    const auth = r.orgRole || r.reauth || r.verifiedEmail ? 'required' : r.auth ?? group.auth ?? 'none';
     const successStatus = r.status ?? Math.min(...Object.keys(r.schemas.response).map(Number).filter(isSuccess));
     const responses: Record<number, TSchema | null> = { ...r.schemas.response };
     const hasInput = Boolean(r.schemas.body || r.schemas.querystring || r.schemas.params);
@@ -250,6 +382,9 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
       if (!(status in responses)) docResponses[status] = { ...errorRef, description };
     };
     if (hasInput) addError(400, 'Malformed body or request coercion failed');
+    // what every route may answer before its own checks: the pipeline's limits and the CSRF and origin checks
+    addError(414, `\`uri-too-long\`: the request target is over ${URL_LIMIT} characters (or a path segment over ${MAX_PARAM_LENGTH})`);
+    addError(431, '`headers-too-large`: the header section is over 16 KiB');
     if (auth === 'required') addError(401, r.apiKeys ? 'Missing, invalid or expired access token or API key' : 'Missing, invalid or expired access token');
     if (r.orgRole) {
       addError(403, 'The caller\'s role in the organization is below the one the route needs');
@@ -257,17 +392,40 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
     }
     if (r.requires) addError(402, `\`payment-required\` (with \`plans\`): the organization has no active or trialing subscription on ${planList(r.requires.plans)}`);
     if (r.apiKeys) addError(429, 'Too many API key lookups that found no live key from this address (`rate-limited`, with Retry-After)');
+    if (r.verifiedEmail || r.reauth) {
+      const checks = [r.verifiedEmail && '`email-not-verified`: the account\'s address is not verified yet', r.reauth && '`reauthentication-required`, or `forbidden` for a wrong password']
+        .filter(Boolean).join('; ');
+      const existing = (docResponses[403] as { description?: string } | undefined)?.description;
+      docResponses[403] = { ...errorRef, ...(docResponses[403] as object | undefined), description: existing ? `${checks}; ${existing}` : checks };
+    }
+    if (r.reauth) addError(429, 'Too many wrong passwords (`rate-limited`, with Retry-After)');
+    if (r.method !== 'GET' && r.csrf !== false && isApiPrefix(group.prefix)) {
+      const csrf = '`forbidden` with `reason: origin` (Origin or Referer names another site), `cross-site` (Sec-Fetch-Site) or `csrf` ' +
+        '(a cookie-bearing request without a valid X-CSRF-Token)';
+      const existing = docResponses[403] as { description?: string } | undefined;
+      docResponses[403] = existing
+        ? { ...existing, description: `${existing.description ?? 'The route\'s own refusal (see its description)'}; or ${csrf}` }
+        : { ...errorRef, description: csrf };
+    }
     addError(500, 'Unexpected error (`exception`) or a response that broke its schema (`response-coercion`)');
 
     const config: RouteConfig = {
       api: isApiPrefix(group.prefix), auth, rawBody: r.rawBody === true, csrf: r.csrf !== false, responses, docs: r.docs, apiKeys: r.apiKeys === true,
       ...(r.orgRole ? { orgRole: r.orgRole, orgParam: r.orgParam ?? 'id' } : {}),
       ...(r.requires ? { requires: { plans: [...r.requires.plans] } } : {}),
+      ...(r.verifiedEmail ? { verifiedEmail: true } : {}),
+      ...(r.reauth ? { reauth: { passwordField: reauthField(r) } } : {}),
     };
-    const description = r.orgRole
-      ? [r.description, ROLE_SENTENCE[r.orgRole], r.requires && plansSentence(r.requires.plans)].filter(Boolean).join(' ')
-      : r.description;
-    app.route({
+    const description = [
+      r.description, r.orgRole && ROLE_SENTENCE[r.orgRole], r.requires && plansSentence(r.requires.plans),
+      r.verifiedEmail && VERIFIED_SENTENCE, r.reauth && REAUTH_SENTENCE(reauthField(r)),
+    ].filter(Boolean).join(' ') || undefined;
+    const accountChecks = [
+      ...(r.verifiedEmail ? [verifiedEmailCheck(guard!)] : []),
+      ...(r.reauth ? [reauthCheck(guard!, reauthField(r))] : []),
+    ];
+    indexRoute(app, r.method, group.prefix + r.path);
+    app.route<RouteGenericInterface, RouteConfig>({
       method: r.method as HTTPMethods,
       url: group.prefix + r.path,
       config,
@@ -277,21 +435,25 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup): voi
         description,
         ...(r.orgRole ? { 'x-org-role': r.orgRole } : {}),
         ...(r.requires ? { 'x-requires-plans': [...r.requires.plans] } : {}),
+        ...(r.verifiedEmail ? { 'x-verified-email': true } : {}),
+        ...(r.reauth ? { 'x-reauthentication': { 'password-field': reauthField(r), 'recent-sign-in-seconds': REAUTH_MAX_AGE_SECONDS } } : {}),
         tags: [...(group.tags ?? []), ...(r.tags ?? [])],
         ...(r.schemas.params ? { params: r.schemas.params } : {}),
         ...(r.schemas.querystring ? { querystring: r.schemas.querystring } : {}),
-        ...(r.schemas.body ? { body: r.schemas.body, consumes: r.rawBody ? ['application/json'] : REQUEST_CONTENT_TYPES } : {}),
+        ...(r.schemas.body ? { body: r.schemas.body, consumes: r.rawBody ? ['application/json'] : isFlat(r.schemas.body) ? REQUEST_CONTENT_TYPES : CONTENT_TYPES } : {}),
         produces: CONTENT_TYPES,
         response: docResponses,
         ...(auth === 'required' ? { security: [{ bearerAuth: [] }, ...(r.apiKeys ? [{ apiKeyAuth: [] }] : [])] } : {}),
+        // optional: anonymous, or either credential (the query endpoint: each kind says what it needs)
+        ...(auth === 'optional' && r.apiKeys ? { security: [{}, { bearerAuth: [] }, { apiKeyAuth: [] }] } : {}),
       },
-      preHandler: r.orgRole
-        ? r.requires
-          ? [orgRoleCheck(group.memberships!, r.orgRole, r.orgParam ?? 'id'), planCheck(group.subscriptions!, r.requires.plans, r.orgParam ?? 'id')]
-          : orgRoleCheck(group.memberships!, r.orgRole, r.orgParam ?? 'id')
-        : auth === 'required'
-          ? (request, _reply, done) => done(request.user ? undefined : unauthorized(request.authFailure ?? 'Authentication required'))
-          : undefined,
+      // the caller before the input: a request without one is 401 whatever its body holds
+      onRequest: auth === 'required' ? (request, _reply, done) => done(callerMissing(request, r.apiKeys === true)) : undefined,
+      preHandler: [
+        ...(r.orgRole ? [orgRoleCheck(group.memberships!, r.orgRole, r.orgParam ?? 'id')] : []),
+        ...(r.orgRole && r.requires ? [planCheck(group.subscriptions!, r.requires.plans, r.orgParam ?? 'id')] : []),
+        ...accountChecks,
+      ],
       // Without a promise when the route's handler answers at once: Fastify sends a plain
       // return value itself, and a promise per request is measurable (docs/performance.md).
       handler: (request, reply) => {

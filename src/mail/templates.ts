@@ -17,6 +17,13 @@ export interface MailTemplates {
   'email-changed-notice': { name: string | null; newEmail: string };
   'password-changed-notice': { name: string | null };
   invitation: { inviter: string; organization: string; role: 'owner' | 'admin' | 'member'; token: string };
+  /**
+   * after the address was proven for the first time (src/account/address-proof.ts): what was
+   * removed because it was added before the proof
+   */
+  'credentials-removed-notice': { name: string | null; via: 'verification' | 'password-reset' | 'email-sign-in' | 'single-sign-on'; removed: string[] };
+  /** a provider identity was linked to the account (src/oidc/identities.ts) */
+  'identity-linked-notice': { name: string | null; provider: string; providerEmail: string | null; at: Date };
   /** to each owner of the organization (src/payments/effects.ts, on Stripe's `customer.subscription.trial_will_end`) */
   'trial-will-end': { organization: string; organizationId: string; plan: string | null; trialEndsAt: Date };
 }
@@ -25,6 +32,7 @@ export type MailKind = keyof MailTemplates;
 
 export const MAIL_KINDS = [
   'verify-email', 'reset-password', 'confirm-email-change', 'email-changed-notice', 'password-changed-notice', 'invitation', 'trial-will-end',
+  'credentials-removed-notice', 'identity-linked-notice',
 ] as const satisfies readonly MailKind[];
 
 /**
@@ -65,6 +73,14 @@ function lifetime(seconds: number): string {
 const greeting = (name: string | null): string => (name ? `Hi ${name},` : 'Hello,');
 
 const longDate = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' });
+const dateTime = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' });
+
+const PROOF_WORDS: Record<MailTemplates['credentials-removed-notice']['via'], string> = {
+  verification: 'through the verification link',
+  'password-reset': 'by resetting the password through the emailed link',
+  'email-sign-in': 'by signing in through the emailed link',
+  'single-sign-on': 'by your organization\'s single sign-on',
+};
 
 /** Builds both parts from one list of blocks, so the HTML and the text cannot drift apart. */
 type Block = { text: string } | { action: string; href: string };
@@ -113,6 +129,21 @@ export const TEMPLATES: Templates = {
     { text: `The password of your ${ctx.product} account was just changed, and your other sessions were logged out.` },
     { text: 'If this was you, there is nothing to do. If it was not, reset your password at once:' },
     { action: 'Reset your password', href: `${ctx.appUrl}/forgot-password` },
+  ]),
+
+  'credentials-removed-notice': (d, ctx) => compose(ctx, `We secured your ${ctx.product} account`, 'What was set up before your address was confirmed is gone.', [
+    { text: greeting(d.name) },
+    { text: `Your email address was just confirmed for your ${ctx.product} account (${PROOF_WORDS[d.via]}). Until then anyone could have used the account with your address, so everything set up before the confirmation was removed:` },
+    ...d.removed.map((line) => ({ text: `• ${line}` })),
+    { text: 'If you set these up yourself, add them again from your account page. If you did not create this account, someone else did with your address: nothing they set up can sign in any more.' },
+    { action: 'Review your account', href: `${ctx.appUrl}/account` },
+  ]),
+
+  'identity-linked-notice': (d, ctx) => compose(ctx, `${d.provider} can now sign in to your ${ctx.product} account`, 'A sign-in provider was linked to your account.', [
+    { text: greeting(d.name) },
+    { text: `On ${dateTime.format(d.at)} UTC, a sign-in with ${d.provider}${d.providerEmail ? ` (${d.providerEmail})` : ''} was linked to your ${ctx.product} account: it can sign in to the account from now on.` },
+    { text: 'If this was you, there is nothing to do. If it was not, unlink it on your account page and change your password: whoever linked it was signed in as you.' },
+    { action: 'Review your sign-in methods', href: `${ctx.appUrl}/account` },
   ]),
 
   invitation: (d, ctx) => compose(ctx, `${d.inviter} invited you to ${d.organization} on ${ctx.product}`, `Join ${d.organization} as ${d.role}.`, [

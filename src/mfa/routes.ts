@@ -7,7 +7,7 @@ import { LogInResponse } from '../account/schemas.js';
 import type { AccountService } from '../account/service.js';
 import { ErrorBody } from '../http/errors.js';
 import { ref, route, type RouteGroup, requireUser } from '../http/routes.js';
-import { BackupCodes, MfaLogIn, TwoFactorDisable, TwoFactorEnable, TwoFactorSetup } from './schemas.js';
+import { BackupCodes, MfaLogIn, MfaLogInDocs, TwoFactorDisable, TwoFactorDisableDocs, TwoFactorEnable, TwoFactorSetup } from './schemas.js';
 import type { ClientOrigin, TwoFactorService } from './service.js';
 
 const error = ref(ErrorBody);
@@ -25,6 +25,7 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
         description: 'A new TOTP secret for an authenticator app, as text and as an `otpauth://` URI (QR code). It stays pending, and ' +
           'replaces any pending one, until `POST /2fa/enable` gets a code from it; the secret is not shown again. 409 while two-factor is on.',
         auth: 'required',
+        verifiedEmail: true,
         schemas: { body: ref(NoBody), response: { 200: ref(TwoFactorSetup), 409: error } },
         handler: ({ user }) => twoFactor.setup(requireUser(user)),
       }),
@@ -36,6 +37,7 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
           'failed log-in). Answers ten single-use backup codes, shown this once. From then on log-in asks for a code. 409 without a pending ' +
           'setup or when it is on already.',
         auth: 'required',
+        verifiedEmail: true,
         schemas: { body: ref(TwoFactorEnable), response: { 200: ref(BackupCodes), 403: error, 409: error, 429: error } },
         async handler({ user, parameters, request }) {
           return { 'backup-codes': await twoFactor.enable(requireUser(user), parameters.body, clientOrigin(request)) };
@@ -49,6 +51,7 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
           'their failure limits, 429), 409 when two-factor is off. The secret and the backup codes are deleted.',
         auth: 'required',
         schemas: { body: ref(TwoFactorDisable), response: { 204: null, 403: error, 409: error, 429: error } },
+        docs: { body: TwoFactorDisableDocs },
         async handler({ user, parameters, request }) {
           await twoFactor.disable(requireUser(user), parameters.body, clientOrigin(request));
           return undefined;
@@ -63,6 +66,7 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
           '(five wrong codes spend it); a code already used is refused. Wrong codes are limited per account and per client address (429).',
         auth: 'none',
         schemas: { body: ref(MfaLogIn), response: { 200: ref(LogInResponse), 401: error, 429: error } },
+        docs: { body: MfaLogInDocs },
         async handler({ parameters, request, reply }) {
           const { accountId } = await twoFactor.completeLogIn(parameters.body, clientOrigin(request));
           const session = await accounts.openSession(accountId, originOf(request));

@@ -1,5 +1,5 @@
 /** Two-factor (TOTP) request and response bodies; one source for validation, OpenAPI and types. */
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 
 const Code = Type.String({ maxLength: 16, description: 'the 6-digit code the authenticator app shows (spaces ignored)' });
 const BackupCode = Type.String({ maxLength: 32, description: 'one of the backup codes given when two-factor was turned on (single-use; case, spaces and dashes ignored)' });
@@ -24,6 +24,19 @@ export const BackupCodes = Type.Object(
   { $id: 'backup-codes', additionalProperties: false },
 );
 
+/**
+ * What the OpenAPI document shows for a body that takes exactly one of `code` and `backup-code`
+ * (with `fields` besides): `oneOf` of the two shapes. The validated schema has both optional and
+ * the service answers "give one of" (a `oneOf` failure from the validator lists every branch).
+ */
+function oneOfSecondFactor(id: string, fields: Record<string, TSchema>, description: string): TSchema {
+  const shape = (factor: 'code' | 'backup-code') => Type.Object(
+    { ...fields, [factor]: factor === 'code' ? Code : BackupCode },
+    { additionalProperties: false, title: factor === 'code' ? 'with a code' : 'with a backup code' },
+  );
+  return Type.Unsafe({ oneOf: [shape('code'), shape('backup-code')], description, title: id });
+}
+
 export const TwoFactorDisable = Type.Object(
   {
     password: Type.String({ maxLength: 128 }),
@@ -33,6 +46,7 @@ export const TwoFactorDisable = Type.Object(
   { $id: 'two-factor-disable', additionalProperties: false, description: 'the password and one of `code` or `backup-code`' },
 );
 export type TwoFactorDisable = Static<typeof TwoFactorDisable>;
+export const TwoFactorDisableDocs = oneOfSecondFactor('two-factor-disable', { password: Type.String({ maxLength: 128 }) }, 'the password and one of `code` or `backup-code`');
 
 export const MfaLogIn = Type.Object(
   {
@@ -43,6 +57,9 @@ export const MfaLogIn = Type.Object(
   { $id: 'mfa-log-in', additionalProperties: false, description: 'the mfa-token and one of `code` or `backup-code`' },
 );
 export type MfaLogIn = Static<typeof MfaLogIn>;
+export const MfaLogInDocs = oneOfSecondFactor('mfa-log-in', {
+  'mfa-token': Type.String({ maxLength: 200, description: 'from the `mfa-required` answer of log-in' }),
+}, 'the mfa-token and one of `code` or `backup-code`');
 
 /** The second factor a request gives: a TOTP code or a backup code. */
 export type SecondFactorInput = { code?: string; 'backup-code'?: string };

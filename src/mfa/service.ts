@@ -53,7 +53,8 @@ const wrongCode = (field: 'code' | 'backup-code') => ({ errors: [{ path: `/${fie
 function oneFactor(input: SecondFactorInput): 'code' | 'backup-code' {
   const given = (['code', 'backup-code'] as const).filter((k) => input[k] !== undefined && input[k] !== '');
   if (given.length !== 1) {
-    throw requestCoercion('body', [{ path: '/code', message: 'give either code (from the authenticator app) or backup-code, not both' }]);
+    throw requestCoercion('body', [{ path: '/code', message: 'give one of code (from the authenticator app) or backup-code: exactly one' }],
+      'Give one of code or backup-code');
   }
   return given[0];
 }

@@ -19,6 +19,7 @@ import type { DatabaseSchema } from '../db/schema.js';
 import { HttpError, notFound } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
+import type { Mail } from '../mail/index.js';
 import { assertAnotherWayToSignIn, signInMethods } from '../account/sign-in-methods.js';
 import { insertAccount } from '../account/service.js';
 import type { ProviderProfile } from './providers.js';
@@ -26,7 +27,7 @@ import type { Identities, Identity } from './schemas.js';
 
 /** Why a provider sign-in or link was refused: the code the client shows a message for. */
 export type RefusalCode =
-  | 'email-not-verified' | 'email-in-use' | 'identity-in-use' | 'session-ended' | 'rate-limited';
+  | 'email-not-verified' | 'email-in-use' | 'identity-in-use' | 'session-ended' | 'rate-limited' | 'account-not-verified';
 
 export class SignInRefused extends Error {
   constructor(readonly code: RefusalCode, message: string) {
@@ -46,6 +47,8 @@ export interface SignInResult {
 export interface IdentityDeps {
   db: DB;
   log: Logger;
+  /** the notice of a link (src/mail) */
+  mail: Pick<Mail, 'enqueue'>;
   /** new accounts count against the sign-up limit per client address, as password sign-ups do */
   signUpLimiter: SignUpRateLimiter;
 }
@@ -136,6 +139,9 @@ export class IdentityService {
         .where('id', '=', link.sessionId).where('account_id', '=', link.accountId)
         .where('revoked_at', 'is', null).where('expires_at', '>', new Date()).executeTakeFirst();
       if (!session) throw new SignInRefused('session-ended', 'The session that started the link has ended');
+      // checked when the link started (route data `verifiedEmail`), and again here: nothing lasting before the address is proven
+      const account = await trx.selectFrom('account').select('email_verified').where('id', '=', link.accountId).forUpdate().executeTakeFirst();
+      if (!account?.email_verified) throw new SignInRefused('account-not-verified', 'The account\'s address is not verified');
       const known = await trx.selectFrom('account_identity').select(['id', 'account_id'])
         .where('provider', '=', provider).where('subject', '=', profile.subject).executeTakeFirst();
       if (known && known.account_id !== link.accountId) {
@@ -162,6 +168,13 @@ export class IdentityService {
       action: 'account.identity-linked', organizationId: await personalOrganizationId(trx, accountId), accountId,
       actor: { accountId }, target: { type: 'identity', id: identity.id }, details: { provider, via }, origin,
     });
+    // a new way into an existing account: its owner hears of it (a sign-up's own identity is no news)
+    if (via !== 'sign-up') {
+      const owner = await trx.selectFrom('account').select(['email', 'name']).where('id', '=', accountId).executeTakeFirstOrThrow();
+      await this.deps.mail.enqueue(trx, {
+        kind: 'identity-linked-notice', to: owner.email, data: { name: owner.name, provider, providerEmail: email, at: new Date() },
+      });
+    }
     this.deps.log.info('oidc/identity-linked', 'Provider identity linked', { 'account-id': accountId, provider, via });
   }
 

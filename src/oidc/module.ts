@@ -4,6 +4,7 @@
  */
 import { accountModule } from '../account/module.js';
 import { authModule } from '../auth/module.js';
+import { mailModule } from '../mail/module.js';
 import { defineModule } from '../runtime/module.js';
 import { parseOidcProviders } from './config.js';
 import { FlowCookies } from './flow-cookie.js';
@@ -20,7 +21,7 @@ export const oidcModule = defineModule({
     const { config, secureCookies } = ctx;
     const log = ctx.logs.logger('saas.oidc');
     const providers = new ProviderClients(settings, log);
-    const identities = new IdentityService({ db: ctx.db, log, signUpLimiter: ctx.use(authModule).signUpLimiter });
+    const identities = new IdentityService({ db: ctx.db, log, signUpLimiter: ctx.use(authModule).signUpLimiter, mail: ctx.use(mailModule).mail });
     return {
       services: { identities },
       schemas: OIDC_SCHEMAS,

@@ -14,7 +14,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
 import { SecondFactorRequiredError, type AccountService } from '../account/service.js';
 import { setSessionCookies, type AccountRouteOptions } from '../account/routes.js';
-import { NoBody } from '../account/lifecycle-schemas.js';
 import { originOf } from '../audit/log.js';
 import { ErrorBody, HttpError, notFound, requestCoercion, serviceUnavailable, unauthorized } from '../http/errors.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
@@ -22,7 +21,7 @@ import type { Logger } from '../logging/logger.js';
 import { callbackPath, FLOW_COOKIE, type FlowCookies, type FlowState } from './flow-cookie.js';
 import { SignInRefused, type IdentityService } from './identities.js';
 import { describeError, isUnavailable, ProviderRefusedError, ProviderUnavailableError, type ProviderClient, type ProviderClients } from './providers.js';
-import { AuthProviders, AuthorizationUrl, CallbackQuery, ProviderParam, StartQuery } from './schemas.js';
+import { AuthProviders, AuthorizationUrl, CallbackQuery, LinkProvider, ProviderParam, StartQuery } from './schemas.js';
 
 /** Where a sign-in lands when it names no other page. */
 export const DEFAULT_RETURN_TO = '/account';
@@ -32,7 +31,7 @@ const RETURN_TO_MAX = 512;
 /** The codes the callback puts in `?error=` (the client shows a message for each). */
 export type CallbackErrorCode =
   | 'access-denied' | 'provider-error' | 'invalid-state' | 'sign-in-failed' | 'provider-unavailable'
-  | 'email-not-verified' | 'email-in-use' | 'identity-in-use' | 'session-ended' | 'rate-limited' | 'server-error'
+  | 'email-not-verified' | 'email-in-use' | 'identity-in-use' | 'session-ended' | 'rate-limited' | 'server-error' | 'account-not-verified'
   | 'second-factor-required';
 
 /**
@@ -198,9 +197,12 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteGroup {
         summary: 'Link a provider to the signed-in account',
         description: 'Starts a link: sets the flow cookie (as the start does, naming the caller\'s account and session) and answers the ' +
           'provider\'s authorization URL for the client to navigate to. Whoever signs in at the provider is then linked to this account, ' +
-          'whatever its email (a verified email is not needed: the caller is signed in). 404 for an unknown provider, 503 when it cannot be reached.',
+          'whatever its email at the provider (the caller proved who it is), and a notice is emailed. 404 for an unknown provider, 503 when it cannot be reached.',
         auth: 'required',
-        schemas: { params: ProviderParam, body: ref(NoBody), response: { 200: ref(AuthorizationUrl), 404: error, 503: error } },
+        // a provider identity is a lasting way in: a proven address, and the caller proves itself again
+        verifiedEmail: true,
+        reauth: true,
+        schemas: { params: ProviderParam, body: ref(LinkProvider), response: { 200: ref(AuthorizationUrl), 404: error, 503: error } },
         async handler({ parameters, user, reply }) {
           if (!user) throw unauthorized();
           const provider = providerOf(parameters.path.provider);

@@ -43,6 +43,15 @@ export const AuthorizationUrl = Type.Object(
   { $id: 'authorization-url', additionalProperties: false },
 );
 
+export const LinkProvider = Type.Object(
+  {
+    password: Type.Optional(Type.String({
+      maxLength: 128, description: 'the account\'s password (re-authentication); an account without one signs in again instead',
+    })),
+  },
+  { $id: 'link-provider', additionalProperties: false },
+);
+
 export const ProviderParam = Type.Object({ provider: Type.String({ maxLength: 64 }) });
 export const IdentityParam = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
@@ -51,14 +60,18 @@ export const StartQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const Param = Type.String({ maxLength: 4096 });
-/** The authorization response; providers add parameters of their own (Google: `authuser`, `hd`, `prompt`). */
+/**
+ * The authorization response; providers add parameters of their own (Google: `authuser`, `hd`,
+ * `prompt`, `scope`). The lengths fit together within the 8192-character request target the
+ * pipeline answers (a longer one is 414 before any route).
+ */
 export const CallbackQuery = Type.Object(
   {
-    code: Type.Optional(Param), state: Type.Optional(Param), iss: Type.Optional(Param),
-    error: Type.Optional(Param), error_description: Type.Optional(Param),
+    code: Type.Optional(Type.String({ maxLength: 2048 })), state: Type.Optional(Type.String({ maxLength: 512 })),
+    iss: Type.Optional(Type.String({ maxLength: 512 })), error: Type.Optional(Type.String({ maxLength: 128 })),
+    error_description: Type.Optional(Type.String({ maxLength: 2048 })),
   },
-  { additionalProperties: Param },
+  { additionalProperties: Type.String({ maxLength: 256 }), maxProperties: 12 },
 );
 
-export const OIDC_SCHEMAS = [AuthProvider, AuthProviders, Identity, Identities, AuthorizationUrl];
+export const OIDC_SCHEMAS = [AuthProvider, AuthProviders, Identity, Identities, AuthorizationUrl, LinkProvider];

@@ -4,7 +4,7 @@
  * the memberships in the account export.
  */
 import { randomBytes } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DatabaseSchema, OrganizationTable } from '../db/schema.js';
 import type { MembershipResolver, OrgRole } from '../http/routes.js';
 import type { Selectable } from 'kysely';
@@ -100,6 +100,34 @@ export async function exportMemberships(db: Executor, accountId: string): Promis
   return rows.map((r) => ({
     'organization-id': r.id, organization: r.name, personal: r.personal, role: r.role, 'joined-at': r.joined_at.toISOString(),
   }));
+}
+
+/** Who may grant a role by invitation: an admin invites members and admins, an owner invites owners too. */
+export function roleNeededToInvite(role: OrgRole): OrgRole {
+  return role === 'owner' ? 'owner' : 'admin';
+}
+
+/** The roles of invitations a member with `role` may no longer have pending (none for an admin's or owner's own grants). */
+export function invitationRolesBeyond(role: OrgRole | undefined): OrgRole[] {
+  if (role === 'owner') return [];
+  if (role === 'admin') return ['owner'];
+  return ['owner', 'admin', 'member'];
+}
+
+/**
+ * Revokes, in `trx`, the pending invitations `inviterId` sent (in one organization, or in every
+ * one) whose role is among `roles`: what an inviter removed from an organization, demoted, or
+ * deleted may no longer grant. Answers the revoked rows, for their audit entries.
+ */
+export async function revokeInvitationsSentBy(
+  trx: Executor, inviterId: string, roles: readonly OrgRole[], organizationId?: string,
+): Promise<Array<{ id: string; organization_id: string; email: string; role: OrgRole }>> {
+  if (roles.length === 0) return [];
+  let query = trx.updateTable('invitation').set({ revoked_at: sql`now()` })
+    .where('invited_by', '=', inviterId).where('role', 'in', [...roles])
+    .where('accepted_at', 'is', null).where('revoked_at', 'is', null);
+  if (organizationId) query = query.where('organization_id', '=', organizationId);
+  return query.returning(['id', 'organization_id', 'email', 'role']).execute();
 }
 
 /** The owner rule broken at commit (migration 0007's trigger): a race the service's own check could not see. */

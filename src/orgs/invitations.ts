@@ -11,13 +11,14 @@ import { normalizeEmail } from '../account/service.js';
 import { hashToken } from '../auth/refresh-tokens.js';
 import type { DB } from '../db/database.js';
 import { conflict, forbidden, invalidToken, notFound, unauthorized } from '../http/errors.js';
-import type { AuthUser, Membership } from '../http/routes.js';
+import { hasRole, type AuthUser, type Membership } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import { LINK_LIFETIME_SECONDS, type Mail } from '../mail/index.js';
-import { ORGANIZATION_COLUMNS, toOrganization } from './data.js';
+import { ORGANIZATION_COLUMNS, roleNeededToInvite, toOrganization } from './data.js';
 import type { CreateInvitation, Invitation, Organization, PendingInvitation } from './schemas.js';
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+const personalOrganization = () => conflict('A personal organization has only its owner: invite people to a shared organization', { reason: 'personal' });
 const alreadyInvited = () => conflict('This address has a pending invitation; revoke it to send a new one', { field: 'email' });
 
 export interface InvitationDeps {
@@ -44,9 +45,11 @@ export class InvitationService {
     try {
       const row = await db.transaction().execute(async (trx) => {
         const context = await trx.selectFrom('organization').innerJoin('account', (j) => j.on('account.id', '=', caller.accountId))
-          .select(['organization.name as organization', 'account.name as inviterName', 'account.email as inviterEmail'])
+          .select(['organization.name as organization', 'organization.personal', 'account.name as inviterName', 'account.email as inviterEmail'])
           .where('organization.id', '=', caller.organizationId).executeTakeFirst();
         if (!context) throw notFound('No such organization');
+        // its log holds the owner's own security events (log-in addresses, failed log-ins): nobody else joins
+        if (context.personal) throw personalOrganization();
         // an expired invitation no longer counts as pending: it makes way for the new one
         await trx.updateTable('invitation').set({ revoked_at: sql`now()` })
           .where('organization_id', '=', caller.organizationId).where('email', '=', email)
@@ -114,10 +117,19 @@ export class InvitationService {
   async accept(user: AuthUser, token: string, origin: RequestOrigin): Promise<Organization> {
     return this.deps.db.transaction().execute(async (trx) => {
       const invitation = await trx.selectFrom('invitation')
-        .select(['id', 'organization_id', 'email', 'role', sql<boolean>`expires_at > now()`.as('live'), 'accepted_at', 'revoked_at'])
+        .select(['id', 'organization_id', 'email', 'role', 'invited_by', sql<boolean>`expires_at > now()`.as('live'), 'accepted_at', 'revoked_at'])
         .where('token_hash', '=', hashToken(token)).forUpdate().executeTakeFirst();
       if (!invitation || !invitation.live || invitation.accepted_at || invitation.revoked_at) {
         throw invalidToken('This invitation is invalid, was already used, was revoked or has expired');
+      }
+      // the inviter's standing now, not when it sent the link: a removed or demoted admin grants nothing
+      // (its pending invitations are revoked with the change; this holds for any made before that rule)
+      const target = await trx.selectFrom('organization').select('personal').where('id', '=', invitation.organization_id).executeTakeFirstOrThrow();
+      if (target.personal) throw personalOrganization();
+      const inviter = invitation.invited_by === null ? undefined : await trx.selectFrom('membership').select('role')
+        .where('organization_id', '=', invitation.organization_id).where('account_id', '=', invitation.invited_by).executeTakeFirst();
+      if (!inviter || !hasRole(inviter.role, roleNeededToInvite(invitation.role))) {
+        throw invalidToken('This invitation is no longer valid: whoever sent it can no longer grant it');
       }
       const account = await trx.selectFrom('account').select(['email', 'email_verified']).where('id', '=', user.id).executeTakeFirst();
       if (!account) throw unauthorized('Account no longer exists');

@@ -14,7 +14,7 @@ import { conflict, forbidden, notFound } from '../http/errors.js';
 import { hasRole, type AuthUser, type Membership, type OrgRole } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import {
-  isOwnerRuleViolation, ORGANIZATION_COLUMNS, ORGANIZATION_ROW_COLUMNS, slugify, suffixedSlug, toOrganization,
+  invitationRolesBeyond, isOwnerRuleViolation, ORGANIZATION_COLUMNS, revokeInvitationsSentBy, ORGANIZATION_ROW_COLUMNS, slugify, suffixedSlug, toOrganization,
   type BeforeOrganizationsDeleted, type OrganizationColumns,
 } from './data.js';
 import type { CreateOrganization, Member, Members, Organization, Organizations, UpdateOrganization } from './schemas.js';
@@ -146,7 +146,11 @@ export class OrganizationService {
     return { members: rows.map((r) => toMember(r)) };
   }
 
-  /** Changes a member's role: admins change admins and members; making or unmaking an owner takes an owner. */
+  /**
+   * Changes a member's role: admins change admins and members; making or unmaking an owner takes
+   * an owner. A demoted member's pending invitations it may no longer grant are revoked with
+   * the change. A personal organization has only its owner: 409.
+   */
   async updateMember(caller: Membership, accountId: string, role: OrgRole, origin: RequestOrigin): Promise<Member> {
     return this.roleChange(caller, accountId, async (trx, state) => {
       if ((state.target.role === 'owner' || role === 'owner') && state.callerRole !== 'owner') {
@@ -158,15 +162,33 @@ export class OrganizationService {
         await appendAudit(trx, orgEntry(caller.organizationId, caller, {
           action: 'org.member-role-changed', target: { type: 'account', id: accountId }, details: { role, 'previous-role': state.target.role }, origin,
         }));
+        await this.revokeInvitationsOf(trx, caller, accountId, invitationRolesBeyond(role), 'inviter-demoted', origin);
       }
       const [member] = (await this.memberRows(trx, caller.organizationId, accountId));
       this.log.info('orgs/role-changed', 'Member role changed', {
         'organization-id': caller.organizationId, 'account-id': accountId, role, 'by-account-id': caller.accountId,
       });
       return member;
-    }, (target, owners) => {
+    }, (target, owners, personal) => {
+      if (personal) throw conflict('A personal organization has only its owner: its roles do not change', { reason: 'personal' });
       if (target.role === 'owner' && role !== 'owner' && owners === 1) throw lastOwner();
     });
+  }
+
+  /** Revokes `inviterId`'s pending invitations of `roles` in the caller's organization, each audited with `reason`. */
+  private async revokeInvitationsOf(trx: Trx, caller: Membership, inviterId: string, roles: OrgRole[], reason: string, origin: RequestOrigin): Promise<void> {
+    const revoked = await revokeInvitationsSentBy(trx, inviterId, roles, caller.organizationId);
+    for (const invitation of revoked) {
+      await appendAudit(trx, orgEntry(caller.organizationId, caller, {
+        action: 'org.invitation-revoked', target: { type: 'invitation', id: invitation.id },
+        details: { email: invitation.email, role: invitation.role, reason, 'invited-by': inviterId }, origin,
+      }));
+    }
+    if (revoked.length > 0) {
+      this.log.info('orgs/invitations-revoked', 'Pending invitations of a removed or demoted inviter revoked', {
+        'organization-id': caller.organizationId, 'account-id': inviterId, count: revoked.length, reason,
+      });
+    }
   }
 
   /** Removes a member: admins remove admins and members, owners anyone; every member can leave. */
@@ -185,6 +207,8 @@ export class OrganizationService {
       await appendAudit(trx, orgEntry(caller.organizationId, caller, {
         action: leaving ? 'org.member-left' : 'org.member-removed', target: { type: 'account', id: accountId }, details: { role: state.target.role }, origin,
       }));
+      // what it sent would make someone a member on the word of a non-member
+      await this.revokeInvitationsOf(trx, caller, accountId, invitationRolesBeyond(undefined), leaving ? 'inviter-left' : 'inviter-removed', origin);
       this.log.info(leaving ? 'orgs/member-left' : 'orgs/member-removed', leaving ? 'Member left' : 'Member removed', {
         'organization-id': caller.organizationId, 'account-id': accountId, 'by-account-id': caller.accountId,
       });
@@ -200,11 +224,11 @@ export class OrganizationService {
   private async roleChange<T>(
     caller: Membership, accountId: string,
     change: (trx: Trx, state: { target: { role: OrgRole }; callerRole: OrgRole; owners: number }) => Promise<T>,
-    lastOwnerRule: (target: { role: OrgRole }, owners: number) => void,
+    lastOwnerRule: (target: { role: OrgRole }, owners: number, personal: boolean) => void,
   ): Promise<T> {
     try {
       return await this.db.transaction().execute(async (trx) => {
-        const org = await trx.selectFrom('organization').select('id').where('id', '=', caller.organizationId).forUpdate().executeTakeFirst();
+        const org = await trx.selectFrom('organization').select(['id', 'personal']).where('id', '=', caller.organizationId).forUpdate().executeTakeFirst();
         if (!org) throw notFound('No such organization');
         const rows = await trx.selectFrom('membership').select(['account_id', 'role'])
           .where('organization_id', '=', caller.organizationId)
@@ -214,7 +238,7 @@ export class OrganizationService {
         if (!target) throw notFound('No such member', { 'account-id': accountId });
         const owners = rows.filter((r) => r.role === 'owner').length;
         // first: the answer to a change that would leave no owner is 409, also for a caller a concurrent change just demoted or removed
-        lastOwnerRule(target, owners);
+        lastOwnerRule(target, owners, org.personal);
         const callerRow = rows.find((r) => r.account_id === caller.accountId);
         if (!callerRow) throw notFound('No such organization');
         return change(trx, { target, callerRole: callerRow.role, owners });

@@ -31,6 +31,7 @@ export function passkeyRoutes(passkeys: PasskeyService): RouteGroup {
         description: 'PublicKeyCredentialCreationOptionsJSON for `navigator.credentials.create()` (e.g. @simplewebauthn/browser\'s ' +
           '`startRegistration`): a discoverable credential with user verification, the account\'s passkeys excluded. Its challenge is ' +
           'single-use and expires in five minutes. Needs the password (403 when wrong, counted like a failed log-in; 429). 409 at 20 passkeys.',
+        verifiedEmail: true,
         schemas: { body: ref(StartPasskeyRegistration), response: { 200: ref(CreationOptionsJson), 403: error, 409: error, 429: error } },
         handler: ({ user, parameters, request }) => passkeys.registrationOptions(requireUser(user), parameters.body.password, request.ip),
       }),
@@ -39,6 +40,7 @@ export function passkeyRoutes(passkeys: PasskeyService): RouteGroup {
         path: '/passkeys/register/verify',
         summary: 'Finish registering a passkey',
         description: `The authenticator's RegistrationResponseJSON and a name. 201 the passkey; 400 \`invalid-challenge\` when the ceremony's challenge is unknown, used or expired, 400 \`invalid-passkey-response\` when it does not verify (origin, RP id, user verification, signature); 409 when the credential is registered already. ${SHAPES}`,
+        verifiedEmail: true,
         schemas: { body: ref(RegisterPasskey), response: { 201: ref(Passkey), 400: error, 409: error } },
         async handler({ user, parameters, request }) {
           const { response, name } = parameters.body;

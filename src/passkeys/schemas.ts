@@ -49,7 +49,8 @@ export const AuthenticationResponseJson = Type.Object(
   { $id: 'authentication-response-json', additionalProperties: true, description: 'WebAuthn AuthenticationResponseJSON (what `startAuthentication` resolves to)' },
 );
 
-export const PasskeyName = Type.String({ minLength: 1, maxLength: 100 });
+/** Spaces around it are trimmed; a name of spaces only is refused (400), never silently renamed "Passkey". */
+export const PasskeyName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'shown in the list; at least one character that is not a space' });
 
 export const RegisterPasskey = Type.Object(
   { response: RegistrationResponseJson, name: Type.Optional(PasskeyName) },

@@ -37,6 +37,9 @@ export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
  */
 const ALGORITHMS = [-8, -7, -257];
 
+/** The one answer of a passkey sign-in that fails after its challenge (unknown, mismatched or unverifiable passkey). */
+export const PASSKEY_REFUSED = 'This passkey cannot sign in here';
+
 /** passkeys one account may have: each is a row and an entry in every registration's exclude list */
 export const MAX_PASSKEYS = 20;
 
@@ -167,7 +170,7 @@ export class PasskeyService {
           transports: (info.credential.transports ?? response.response.transports ?? []).join(','),
           device_type: info.credentialDeviceType,
           backed_up: info.credentialBackedUp,
-          name: name?.trim() || 'Passkey',
+          name: name?.trim() ?? 'Passkey',
         }).returning(['id', 'name', 'created_at', 'last_used_at']).executeTakeFirstOrThrow();
         await auditAccount(trx, {
           action: 'account.passkey-added', accountId: user.id, target: { type: 'passkey', id: inserted.id },
@@ -190,7 +193,7 @@ export class PasskeyService {
   /** 404 for an id that is not one of the caller's passkeys. */
   async rename(user: AuthUser, id: string, name: string, origin: ClientOrigin): Promise<Passkey> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const row = await trx.updateTable('passkey').set({ name: name.trim() || 'Passkey' })
+      const row = await trx.updateTable('passkey').set({ name: name.trim() })
         .where('id', '=', id).where('account_id', '=', user.id)
         .returning(['id', 'name', 'created_at', 'last_used_at']).executeTakeFirst();
       if (!row) throw notFound('No such passkey');
@@ -228,9 +231,11 @@ export class PasskeyService {
     if (!spent || spent.expires_at.getTime() <= Date.now()) throw invalidChallenge();
     const response = input.response as AuthenticationResponseJSON;
     const passkey = await this.deps.db.selectFrom('passkey').selectAll().where('credential_id', '=', response.id).executeTakeFirst();
+    // one answer for every failure: a reason in the answer would tell anyone whether a
+    // credential id is registered here; the log keeps it
     const refuse = (reason: string) => {
       this.deps.log.info('account/passkey-sign-in-failed', 'Passkey sign-in refused', { reason, 'passkey-id': passkey?.id ?? null });
-      return unauthorized('This passkey is not recognised', { reason });
+      return unauthorized(PASSKEY_REFUSED);
     };
     if (!passkey) throw refuse('unknown-credential');
     const handle = response.response.userHandle;

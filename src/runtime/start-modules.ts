@@ -6,6 +6,7 @@
  */
 import type { Config } from '../config.js';
 import type { Authenticator } from '../http/app.js';
+import type { AccountGuard } from '../http/routes.js';
 import type { Contributions, ModuleContext, ModuleRef, Started } from './module.js';
 import type { Env } from './settings.js';
 import type { Stops } from './infrastructure.js';
@@ -24,6 +25,7 @@ export function readSettings(modules: readonly AnyModule[], config: Config): Map
 
 export interface StartedModules extends Contributions {
   authenticator: Authenticator | undefined;
+  accountGuard: AccountGuard | undefined;
   /** tells every module the app is ready (cross-module checks, warm-ups) */
   ready(): void;
 }
@@ -36,6 +38,7 @@ export async function startModules(
   const contributed: Contributions = { schemas: [], routeGroups: [], queries: [], pageFields: {} };
   const started: Array<Started<unknown>> = [];
   let authenticator: Authenticator | undefined;
+  let accountGuard: AccountGuard | undefined;
   for (const module of modules) {
     const ctx: ModuleContext = {
       ...base,
@@ -54,16 +57,21 @@ export async function startModules(
     contributed.routeGroups.push(...(result.routeGroups ?? []));
     contributed.queries.push(...(result.queries ?? []));
     Object.assign(contributed.pageFields, result.pageFields);
-    if (result.authenticator) {
-      if (authenticator) throw new Error(`Module ${module.name} provides an authenticator, and an earlier module did too`);
-      authenticator = result.authenticator;
-    }
+    authenticator = theOne('an authenticator', authenticator, result.authenticator, module.name);
+    accountGuard = theOne('an account guard', accountGuard, result.accountGuard, module.name);
   }
   return {
     ...contributed,
     authenticator,
+    accountGuard,
     ready() {
       for (const result of started) result.ready?.(contributed);
     },
   };
+}
+
+/** What only one module may provide: the earlier one, or the new one; both is a wiring mistake. */
+function theOne<T>(what: string, earlier: T | undefined, given: T | undefined, moduleName: string): T | undefined {
+  if (earlier && given) throw new Error(`Module ${moduleName} provides ${what}, and an earlier module did too`);
+  return given ?? earlier;
 }

@@ -25,6 +25,7 @@ export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
   'account.passkey-added': 'Passkey added',
   'account.passkey-renamed': 'Passkey renamed',
   'account.passkey-removed': 'Passkey removed',
+  'account.credentials-removed': 'Address proven: earlier sign-in methods removed',
   'org.created': 'Organization created',
   'org.renamed': 'Organization renamed',
   'org.deleted': 'Organization deleted',

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
-import { PASSWORD, signUp, uniqueEmail } from '../support/auth.js';
+import { PASSWORD, signUpVerified, uniqueEmail } from '../support/auth.js';
 import { browserHarness, PUBLIC_DIR } from '../support/browser.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 
@@ -31,7 +31,8 @@ describe('API keys in the browser', { skip: browser.skip }, () => {
   });
 
   browser.step('an owner makes a key, copies it once, and revokes it', async () => {
-    const { email } = await signUp(t.client, uniqueEmail('keys'));
+    // an API key needs its maker's address verified
+    const { email } = await signUpVerified(t, uniqueEmail('keys'));
     await page.goto(`${t.url}/log-in`);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);

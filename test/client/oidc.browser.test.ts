@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import type { Page } from 'playwright-core';
 import { uniqueEmail } from '../support/auth.js';
+import { mailedLink } from '../support/mailbox.js';
 import { browserHarness, PUBLIC_DIR } from '../support/browser.js';
 import { testDatabases } from '../support/system.js';
 import { startOidcWorld, type OidcWorld } from '../oidc/support.js';
@@ -101,7 +102,15 @@ describe('provider sign-in in the browser', { skip: browser.skip }, () => {
     await page.locator('#password-method[data-has-password=true]').waitFor();
     // leaving the page aborts what it still loads (the organizations): a failed request, though a harmless one
     await page.waitForLoadState('networkidle');
+    // a provider is linked only to a verified address: the link from the email, opened in this browser (its session stays)
+    await page.goto((await mailedLink(w.t.system, email, 'verify-email')).url.href);
+    await page.getByText('Your email address is verified.').waitFor();
+    await page.goto(`${w.appUrl}/account`);
+    await page.locator('#password-method[data-has-password=true]').waitFor();
+    await page.waitForLoadState('networkidle');
     w.op.accounts.set('yan-at-acme', { email: uniqueEmail('yan-elsewhere'), emailVerified: true });
+    // linking adds a way in: the password confirms it
+    await page.getByLabel('Your password (to link a provider)').fill(password);
     await page.getByRole('button', { name: 'Link Acme' }).click();
     await atProvider('yan-at-acme');
     await page.waitForURL(`${w.appUrl}/account`);

@@ -52,7 +52,7 @@ describe('client provider sign-in events', () => {
     assert.deepEqual(replaced, ['/log-in']);
     assert.deepEqual(requests.map(call), ['GET /api/auth/providers']);
     assert.deepEqual(core.state.providers, [{ id: 'acme', name: 'Acme' }]);
-    assert.match(oauthErrorMessage('email-in-use', 'Acme'), /Log in with your password, then link Acme/);
+    assert.match(oauthErrorMessage('email-in-use', 'Acme'), /Log in with your password, verify the address (.*), then link Acme/);
     assert.match(oauthErrorMessage('something-new', 'Acme'), /Something went wrong/);
   });
 

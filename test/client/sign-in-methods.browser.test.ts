@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import type { Page } from 'playwright-core';
-import { signUp, uniqueEmail, PASSWORD } from '../support/auth.js';
+import { signUpVerified, uniqueEmail, PASSWORD } from '../support/auth.js';
 import { browserHarness, PUBLIC_DIR } from '../support/browser.js';
 import { freePort } from '../support/net.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
@@ -30,7 +30,8 @@ describe('passkeys and two-factor in the browser', { skip: browser.skip }, () =>
     const port = await freePort();
     base = `http://localhost:${port}`;
     t = await startSystem(testDatabases()[0], { PUBLIC_DIR, PORT: String(port), APP_URL: base });
-    await signUp(t.client, email);
+    // lasting sign-in methods need a verified address
+    await signUpVerified(t, email);
     await browser.launch();
     page = await browser.openPage('page');
     const cdp = await browser.contextOf('page').newCDPSession(page);

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { cookiesOf, logIn, PASSWORD, signUp } from '../support/auth.js';
+import { cookiesOf, logIn, PASSWORD, signUpVerified } from '../support/auth.js';
 import { FORMAT_BY_NAME, type TestResponse } from '../support/http.js';
 import type { TestSystem } from '../support/system.js';
 import { SoftwareAuthenticator } from '../support/webauthn.js';
@@ -21,7 +21,7 @@ export function passkeyCases(system: () => TestSystem): void {
   const db = () => system().system.database.db;
 
   const account = async () => {
-    const a = await signUp(client());
+    const a = await signUpVerified(system());
     return { ...a, access: (await logIn(client(), a.email)).body['access-token'] as string };
   };
   const registerOptions = async (access: string, format: Format = FORMAT_BY_NAME.json) => {
@@ -144,6 +144,11 @@ export function passkeyCases(system: () => TestSystem): void {
     const cloned = await signInOptions();
     const back = await signIn(cloned['challenge-id'], authenticator.assert(cloned.options, { counter: 10 }));
     assert.deepEqual([back.status, back.body.type], [401, 'unauthorized'], 'a counter that did not grow');
+    // one answer for every failure: nothing tells whether a credential id is registered here
+    assert.deepEqual(back.body, unknown.body);
+    assert.equal(unknown.body.reason, undefined);
+    const reasons = (await system().logEntries()).filter((e) => e.id === 'account/passkey-sign-in-failed').map((e) => e.data.reason);
+    assert.ok(reasons.includes('unknown-credential') && reasons.includes('verification-failed'), 'the reason is in the log only');
     const stored = await db().selectFrom('passkey').select('counter').where('account_id', '=', a.id).executeTakeFirstOrThrow();
     assert.equal(Number(stored.counter), 10);
 
@@ -173,6 +178,10 @@ export function passkeyCases(system: () => TestSystem): void {
     assert.deepEqual([renamed.status, renamed.body.name], [200, 'Work phone']);
     const empty = await client()('PATCH', `/api/account/passkeys/${id}`, { headers: bearer(a.access), body: { name: '' } });
     assert.equal(empty.status, 400);
+    const spaces = await client()('PATCH', `/api/account/passkeys/${id}`, { headers: bearer(a.access), body: { name: ' \t ' } });
+    assert.deepEqual([spaces.status, spaces.body.type, spaces.body.errors?.[0].path], [400, 'request-coercion', '/name'], 'spaces alone are no name');
+    const padded = await client()('PATCH', `/api/account/passkeys/${id}`, { headers: bearer(a.access), body: { name: '  Work phone 2 ' } });
+    assert.equal(padded.body.name, 'Work phone 2');
 
     const removed = await client()('DELETE', `/api/account/passkeys/${id}`, { headers: bearer(a.access) });
     assert.equal(removed.status, 204);

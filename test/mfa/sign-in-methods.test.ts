@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { cookiesOf, logIn, PASSWORD, signUp } from '../support/auth.js';
+import { cookiesOf, logIn, PASSWORD, signUpVerified } from '../support/auth.js';
 import { FORMAT_BY_NAME, type TestResponse } from '../support/http.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { awayFromStepEdge, totpCode } from '../support/totp.js';
@@ -30,7 +30,7 @@ for (const db of testDatabases()) {
 
     /** A new account with two-factor on: its secret, backup codes and a live access token. */
     const withTwoFactor = async () => {
-      const account = await signUp(t.client);
+      const account = await signUpVerified(t);
       const access = (await logIn(t.client, account.email)).body['access-token'] as string;
       const setup = await t.client('POST', '/api/account/2fa/setup', { headers: bearer(access), body: {} });
       assert.equal(setup.status, 200, setup.text);
@@ -58,7 +58,7 @@ for (const db of testDatabases()) {
         .where('account_id', '=', accountId).orderBy('id').execute());
 
     it('sets up, turns on, and then log-in asks for a code before any token', async () => {
-      const account = await signUp(t.client);
+      const account = await signUpVerified(t);
       const access = (await logIn(t.client, account.email)).body['access-token'] as string;
       assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(access) })).body['two-factor-enabled'], false);
 

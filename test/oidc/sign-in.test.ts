@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FlowCookies } from '../../src/oidc/flow-cookie.js';
-import { cookiesOf, logIn, PASSWORD, signUp, uniqueEmail } from '../support/auth.js';
+import { claimsOf, cookiesOf, logIn, mintAccessToken, PASSWORD, signUp, signUpVerified, uniqueEmail } from '../support/auth.js';
 import { mailedLink } from '../support/mailbox.js';
 import { testDatabases } from '../support/system.js';
 import { startTestProvider } from './provider.js';
@@ -208,13 +208,13 @@ for (const [index, db] of testDatabases().entries()) {
     });
 
     it('answers 404 for a provider that is not configured', async () => {
-      const { email } = await signUp(w.t.client);
+      const { email } = await signUpVerified(w.t);
       const token = (await logIn(w.t.client, email)).body['access-token'];
       for (const [method, path, headers] of [
         ['GET', '/api/auth/oauth/nope/start', {}], ['GET', '/api/auth/oauth/nope/callback?code=x&state=y', {}],
         ['POST', '/api/auth/oauth/nope/link', bearer(token)],
       ] as const) {
-        const res = await w.t.client(method, path, { headers, body: method === 'POST' ? {} : undefined });
+        const res = await w.t.client(method, path, { headers, body: method === 'POST' ? { password: PASSWORD } : undefined });
         assert.equal(res.status, 404, `${method} ${path}: ${res.text}`);
         assert.equal(res.body.type, 'not-found');
       }
@@ -234,11 +234,11 @@ for (const [index, db] of testDatabases().entries()) {
     });
 
     it('links a provider to the signed-in account, whatever its email; refuses one linked elsewhere or after log-out', async () => {
-      const { email } = await signUp(w.t.client, uniqueEmail('joe'));
+      const { email } = await signUpVerified(w.t, uniqueEmail('joe'));
       const logInRes = await logIn(w.t.client, email);
       const token = logInRes.body['access-token'];
       const startLink = async (accessToken: string) => {
-        const res = await w.t.client('POST', '/api/auth/oauth/acme/link', { headers: bearer(accessToken), body: {} });
+        const res = await w.t.client('POST', '/api/auth/oauth/acme/link', { headers: bearer(accessToken), body: { password: PASSWORD } });
         assert.equal(res.status, 200, res.text);
         return flowOf(w, res, res.body.url);
       };
@@ -248,9 +248,12 @@ for (const [index, db] of testDatabases().entries()) {
       assert.deepEqual(landing(w, res), { path: '/account', query: { linked: 'acme' } });
       assert.equal(cookiesOf(res)['refresh-token'], undefined, 'a link starts no session');
       assert.deepEqual((await identitiesOf(token)).identities.map((i) => [i.provider, i.email]), [['acme', null]]);
+      const notice = (await w.t.system.mail.mailbox.list({ to: email, kind: 'identity-linked-notice' }))[0];
+      assert.ok(notice, 'the owner is told of the link');
+      assert.match(notice.text ?? '', /a sign-in with acme was linked to your/);
 
       // the same identity for another account
-      const other = await signUp(w.t.client, uniqueEmail('kim'));
+      const other = await signUpVerified(w.t, uniqueEmail('kim'));
       const otherToken = (await logIn(w.t.client, other.email)).body['access-token'];
       flow = await startLink(otherToken);
       res = await callback(w, await w.op.authorize(flow.location.href, 'joe-at-acme'), flow.cookie);
@@ -268,6 +271,44 @@ for (const [index, db] of testDatabases().entries()) {
       // signing in at acme as joe-at-acme now signs in to joe's account
       const again = await sessionOf(w, await signInWithAcme(w, 'joe-at-acme'));
       assert.equal(again.account.email, email);
+    });
+
+    it('links only after re-authentication: the password, or a recent sign-in for an account without one; never for an unverified account', async () => {
+      const link = (token: string, body: Record<string, string> = {}) => w.t.client('POST', '/api/auth/oauth/acme/link', { headers: bearer(token), body });
+      // a password account: the password itself, and only it
+      const { email, id } = await signUpVerified(w.t, uniqueEmail('reauth'));
+      const token = (await logIn(w.t.client, email)).body['access-token'] as string;
+      assert.equal(typeof claimsOf(token).auth_time, 'number', 'access tokens say when their sign-in was');
+      let res = await link(token);
+      assert.deepEqual([res.status, res.body.type, res.body.errors?.[0].path], [403, 'reauthentication-required', '/password'], 'a stolen access token alone links nothing');
+      res = await link(token, { password: 'not the password' });
+      assert.deepEqual([res.status, res.body.type, res.body.errors?.[0].path], [403, 'forbidden', '/password']);
+      assert.equal((await link(token, { password: PASSWORD })).status, 200);
+      assert.equal((await w.t.system.database.db.selectFrom('account_identity').select('id').where('account_id', '=', id).execute()).length, 0, 'nothing linked before the callback');
+
+      // no password: a sign-in within the last 10 minutes; a refresh keeps the sign-in's time
+      w.op.accounts.set('nopass', person(uniqueEmail('nopass')));
+      const fresh = await sessionOf(w, await signInWithAcme(w, 'nopass'));
+      const refreshed = await w.t.client('POST', '/api/account/refresh', { body: { 'refresh-token': fresh.refreshToken } });
+      assert.equal(claimsOf(refreshed.body['access-token']).auth_time, claimsOf(fresh.token).auth_time);
+      assert.equal((await w.t.client('POST', '/api/auth/oauth/github/link', { headers: bearer(refreshed.body['access-token']), body: {} })).status, 200);
+      const claims = claimsOf(fresh.token);
+      const user = { id: fresh.account.id, email: fresh.account.email, sessionId: String(claims.sid) };
+      const old = await mintAccessToken(w.t.system, { ...user, authTime: Math.floor(Date.now() / 1000) - 11 * 60 });
+      res = await w.t.client('POST', '/api/auth/oauth/github/link', { headers: bearer(old), body: { password: 'anything' } });
+      assert.deepEqual([res.status, res.body.type, res.body.method], [403, 'reauthentication-required', 'recent-sign-in']);
+      const unknown = await mintAccessToken(w.t.system, user);
+      assert.equal((await w.t.client('POST', '/api/auth/oauth/github/link', { headers: bearer(unknown), body: {} })).status, 403, 'a token without auth_time is no recent sign-in');
+      const recent = await mintAccessToken(w.t.system, { ...user, authTime: Math.floor(Date.now() / 1000) - 9 * 60 });
+      assert.equal((await w.t.client('POST', '/api/auth/oauth/github/link', { headers: bearer(recent), body: {} })).status, 200);
+
+      // an unverified account links nothing, password or not
+      const squatter = await signUp(w.t.client, uniqueEmail('squat'));
+      const squatterToken = (await logIn(w.t.client, squatter.email)).body['access-token'] as string;
+      res = await link(squatterToken, { password: PASSWORD });
+      assert.deepEqual([res.status, res.body.type], [403, 'email-not-verified']);
+      const doc = (await w.t.client('GET', '/openapi/openapi.json')).body;
+      assert.deepEqual(doc.paths['/api/auth/oauth/{provider}/link'].post['x-reauthentication'], { 'password-field': 'password', 'recent-sign-in-seconds': 600 });
     });
 
     it('unlinks identities, but never the last way to sign in', async () => {

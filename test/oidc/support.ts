@@ -122,7 +122,7 @@ export function landing(w: OidcWorld, res: TestResponse): { path: string; query:
 }
 
 /** The session a callback started: its refresh cookie exchanged for an access token (the client's first request). */
-export async function sessionOf(w: OidcWorld, res: TestResponse): Promise<{ token: string; account: { id: string; email: string; name: string | null; 'email-verified': boolean } }> {
+export async function sessionOf(w: OidcWorld, res: TestResponse): Promise<{ token: string; refreshToken: string; account: { id: string; email: string; name: string | null; 'email-verified': boolean } }> {
   const refresh = cookiesOf(res)['refresh-token']?.value;
   assert.ok(refresh, 'the callback sets the refresh cookie');
   assert.equal(cookiesOf(res)['has-session']?.value, '1', 'and the session hint');
@@ -130,7 +130,7 @@ export async function sessionOf(w: OidcWorld, res: TestResponse): Promise<{ toke
   assert.equal(r.status, 200, r.text);
   w.secrets.add(r.body['refresh-token']);
   w.secrets.add(r.body['access-token']);
-  return { token: r.body['access-token'], account: r.body.account };
+  return { token: r.body['access-token'], refreshToken: r.body['refresh-token'], account: r.body.account };
 }
 
 /** An authorization URL made by hand at the provider (what an attacker could do), for the app's client. */

@@ -69,7 +69,7 @@ for (const db of testDatabases()) {
       const unverified = await accept(invitee, token);
       assert.equal(unverified.status, 403);
       assert.equal(unverified.body.reason, 'email-unverified');
-      await verify(t, email);
+      await verify(t, email, invitee);
       const ok = await accept(invitee, token);
       assert.equal(ok.status, 200, ok.text);
       assert.equal(ok.body.role, 'member');

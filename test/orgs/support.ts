@@ -27,8 +27,10 @@ export async function mailedToken(t: TestSystem, to: string, kind: 'verify-email
   return decodeURIComponent(token);
 }
 
-export async function verify(t: TestSystem, email: string): Promise<void> {
-  const res = await t.client('POST', '/api/account/verify-email', { body: { token: await mailedToken(t, email, 'verify-email') } });
+/** Opens the verification link; as `who` (its session stays: a first proof ends every other one), or signed out. */
+export async function verify(t: TestSystem, email: string, who?: TestAccount): Promise<void> {
+  const headers: Record<string, string> = who ? { authorization: `Bearer ${who.token}` } : {};
+  const res = await t.client('POST', '/api/account/verify-email', { headers, body: { token: await mailedToken(t, email, 'verify-email') } });
   assert.equal(res.status, 200, res.text);
 }
 

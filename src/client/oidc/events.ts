@@ -71,7 +71,8 @@ const MESSAGES: Record<string, (provider: string) => string> = {
   'second-factor-required': () => 'This account uses two-factor authentication: sign in with your password and code, or with a passkey.',
   'provider-unavailable': (p) => `${p} cannot be reached right now. Please try again in a moment.`,
   'email-not-verified': (p) => `${p} did not confirm that your email address is verified. Verify it at ${p}, or sign up with a password.`,
-  'email-in-use': (p) => `An account with this email exists but its address is not verified yet. Log in with your password, then link ${p} from your account page.`,
+  'email-in-use': (p) => `An account with this email exists but its address is not verified yet. Log in with your password, verify the address (the link we emailed), then link ${p} from your account page.`,
+  'account-not-verified': (p) => `Verify your email address first (the link we emailed), then link ${p}.`,
   'identity-in-use': (p) => `This ${p} account is already linked to another account.`,
   'session-ended': (p) => `Your session ended before ${p} answered. Log in and try again.`,
   'rate-limited': () => 'Too many sign-ups from your network. Please try again later.',
@@ -148,10 +149,10 @@ export function registerOidc(core: EventCore<AppState>, io: OidcIo): void {
     }))
     .regEvent('identities/unlink-failed', ({ state }, [, id]) => ({ db: { ...state, unlinking: state.unlinking?.filter((u) => u !== id) } }))
     // the server keeps the flow's secrets in a cookie and answers the provider's URL
-    .regEvent('identities/link', ({ state }, [, provider]) => ({
+    .regEvent('identities/link', ({ state }, [, provider, password]) => ({
       db: { ...state, busy: true },
       'http/auth-api': {
-        url: `/api/auth/oauth/${encodeURIComponent(provider as string)}/link`, method: 'post', body: {},
+        url: `/api/auth/oauth/${encodeURIComponent(provider as string)}/link`, method: 'post', body: password ? { password } : {},
         successPath: ['url'], onSuccess: ['identities/go-to-provider'], onFailureN: [['request/failed'], ['app/idle']],
       },
     }))

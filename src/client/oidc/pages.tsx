@@ -7,6 +7,7 @@ import { Button, buttonClass } from '../ui/button.js';
 import { Actions, Card } from '../ui/card.js';
 import { ConfirmButton } from '../ui/dialog.js';
 import { Alert } from '../ui/feedback.js';
+import { Field } from '../ui/field.js';
 import { Table } from '../ui/table.js';
 import type { Route } from '../shell/state.js';
 import { oauthErrorMessage, providerName, startPath } from './events.js';
@@ -75,13 +76,24 @@ export function SignInMethods() {
         </>
       )}
       {providers.length > 0 && (
-        <Actions>
-          {providers.map((p) => (
-            <Button key={p.id} variant="secondary" data-link-provider={p.id} disabled={state.busy} onClick={() => dispatch(['identities/link', p.id])}>
-              Link {p.name}
-            </Button>
-          ))}
-        </Actions>
+        // linking adds a way in: an account with a password confirms it (the server asks; without one, a recent sign-in)
+        <form id="link-provider" class="mt-4 space-y-3" onSubmit={(e) => {
+          e.preventDefault();
+          const provider = ((e as SubmitEvent).submitter as HTMLButtonElement | null)?.value;
+          const password = (e.currentTarget.elements.namedItem('password') as HTMLInputElement | null)?.value;
+          if (provider) dispatch(['identities/link', provider, password]);
+        }}>
+          {methods?.hasPassword && (
+            <Field form="link-provider" name="password" label="Your password (to link a provider)" type="password" required autoComplete="current-password" />
+          )}
+          <Actions>
+            {providers.map((p) => (
+              <Button key={p.id} type="submit" name="provider" value={p.id} variant="secondary" data-link-provider={p.id} disabled={state.busy}>
+                Link {p.name}
+              </Button>
+            ))}
+          </Actions>
+        </form>
       )}
     </Card>
   );

@@ -32,6 +32,9 @@ export interface ButtonProps {
   'aria-haspopup'?: 'menu' | 'dialog';
   'data-plan'?: string;
   'data-link-provider'?: string;
+  /** a submit button's name and value: the form's submitter says which was pressed */
+  name?: string;
+  value?: string;
 }
 
 export function Button({ children, variant = 'primary', type = 'button', class: className = '', ...rest }: ButtonProps) {

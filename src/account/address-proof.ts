@@ -1,0 +1,110 @@
+/**
+ * The first proof of an account's address, and what it removes (issue 25, "account
+ * pre-hijacking"; docs/security.md).
+ *
+ * Anyone can sign up with someone else's address and, until the address is proven, use the
+ * account. Nothing lasting can be added before the proof any more (route data `verifiedEmail`,
+ * src/account/guard.ts), but an account may hold credentials from before that rule, and its
+ * sessions are lasting too (a refresh token lives 30 days). So when the address is proven for
+ * the first time, by whichever way (a verification link, a reset link; later an email sign-in
+ * link or a SAML assertion: each calls {@link addressFirstProven}), every credential added
+ * before the proof is removed in the proof's own transaction: passkeys, provider identities,
+ * two-factor (its secret, backup codes and pending log-ins), the API keys the account made,
+ * a pending change of address, and every other session. The owner is told in an email what
+ * was removed; nothing removed, no email.
+ */
+import { sql, type Kysely } from 'kysely';
+import { appendAccountAudit, appendAudit, type RequestOrigin } from '../audit/log.js';
+import type { RefreshTokens } from '../auth/refresh-tokens.js';
+import type { DatabaseSchema } from '../db/schema.js';
+import type { Mail } from '../mail/index.js';
+
+/** How the address was proven: named in the email and the audit entry. */
+export type AddressProof = 'verification' | 'password-reset' | 'email-sign-in' | 'single-sign-on';
+
+export interface AddressProofDeps {
+  refreshTokens: Pick<RefreshTokens, 'revokeAllForAccountIn'>;
+  mail: Pick<Mail, 'enqueue'>;
+}
+
+export interface AddressProofInput {
+  accountId: string;
+  via: AddressProof;
+  /** the session of whoever presented the proof (its own browser), kept; every other one ends */
+  keepSessionId?: string;
+  origin: RequestOrigin;
+}
+
+export interface AddressProofOutcome {
+  /** the address was unverified until this proof */
+  firstProof: boolean;
+  /** what was removed, one line each as the email says it; empty when nothing was */
+  removed: string[];
+  /** sessions ended: `RefreshTokens.sessionsEnded` once the transaction has committed */
+  endedSessions: string[];
+  /** API keys revoked: forgotten by this instance once the transaction has committed */
+  revokedApiKeys: string[];
+}
+
+const NOTHING: AddressProofOutcome = { firstProof: false, removed: [], endedSessions: [], revokedApiKeys: [] };
+
+const plural = (n: number, one: string, many: string) => (n === 1 ? `1 ${one}` : `${n} ${many}`);
+
+/**
+ * Marks the account's address verified in `trx` (its row locked) and, when it was not verified
+ * before, removes every credential added before this proof and queues the notice. Call it in
+ * the transaction that uses the proof (the token, the assertion), so both commit together.
+ */
+export async function addressFirstProven(trx: Kysely<DatabaseSchema>, deps: AddressProofDeps, input: AddressProofInput): Promise<AddressProofOutcome> {
+  const { accountId } = input;
+  const account = await trx.selectFrom('account').select(['email', 'name', 'email_verified'])
+    .where('id', '=', accountId).forUpdate().executeTakeFirst();
+  if (!account || account.email_verified) return NOTHING;
+  await trx.updateTable('account').set({ email_verified: true, two_factor_enabled: false }).where('id', '=', accountId).execute();
+
+  const removed: string[] = [];
+  const passkeys = await trx.deleteFrom('passkey').where('account_id', '=', accountId).returning('id').execute();
+  await trx.deleteFrom('webauthn_challenge').where('account_id', '=', accountId).execute();
+  if (passkeys.length > 0) removed.push(plural(passkeys.length, 'passkey', 'passkeys'));
+
+  const identities = await trx.deleteFrom('account_identity').where('account_id', '=', accountId).returning('provider').execute();
+  if (identities.length > 0) removed.push(`sign-in through ${[...new Set(identities.map((i) => i.provider))].join(', ')}`);
+
+  const totp = await trx.deleteFrom('totp_credential').where('account_id', '=', accountId).returning('enabled_at').execute();
+  await trx.deleteFrom('backup_code').where('account_id', '=', accountId).execute();
+  await trx.deleteFrom('mfa_login').where('account_id', '=', accountId).execute();
+  if (totp.some((t) => t.enabled_at !== null)) removed.push('two-factor authentication (its authenticator app and backup codes)');
+  else if (totp.length > 0) removed.push('a two-factor set-up that was not finished');
+
+  const keys = await trx.updateTable('api_key').set({ revoked_at: sql`now()`, revoked_by: accountId })
+    .where('created_by', '=', accountId).where('revoked_at', 'is', null)
+    .returning(['id', 'organization_id', 'name', 'role', 'prefix']).execute();
+  for (const key of keys) {
+    await appendAudit(trx, {
+      action: 'api-key.revoked', organizationId: key.organization_id, accountId, actor: { accountId },
+      target: { type: 'api-key', id: key.id }, details: { name: key.name, role: key.role, prefix: key.prefix, reason: 'address-proven' }, origin: input.origin,
+    });
+  }
+  if (keys.length > 0) removed.push(plural(keys.length, 'API key', 'API keys'));
+
+  const emailChanges = await trx.updateTable('action_token').set({ used_at: sql`now()` })
+    .where('account_id', '=', accountId).where('purpose', '=', 'email-change').where('used_at', 'is', null)
+    .where('expires_at', '>', sql<Date>`now()`).returning('email').execute();
+  if (emailChanges.length > 0) removed.push(`a pending change of the account's address to ${emailChanges[emailChanges.length - 1].email}`);
+
+  const endedSessions = await deps.refreshTokens.revokeAllForAccountIn(trx, accountId, input.keepSessionId);
+  if (endedSessions.length > 0) removed.push(plural(endedSessions.length, input.keepSessionId ? 'other signed-in session' : 'signed-in session',
+    input.keepSessionId ? 'other signed-in sessions' : 'signed-in sessions'));
+
+  if (removed.length > 0) {
+    await appendAccountAudit(trx, {
+      action: 'account.credentials-removed', accountId, origin: input.origin,
+      details: {
+        via: input.via, passkeys: passkeys.length, identities: identities.length, 'two-factor': totp.length > 0,
+        'api-keys': keys.length, 'email-change': emailChanges.length > 0, sessions: endedSessions.length,
+      },
+    });
+    await deps.mail.enqueue(trx, { kind: 'credentials-removed-notice', to: account.email, data: { name: account.name, via: input.via, removed } });
+  }
+  return { firstProof: true, removed, endedSessions, revokedApiKeys: keys.map((k) => k.id) };
+}
