@@ -60,7 +60,9 @@ describe('client account lifecycle events', () => {
     assert.equal(routeOf('/settings/'), 'settings');
     assert.equal(routeOf('/settings/sessions'), 'sessions');
     assert.equal(routeOf('/settings/delete'), 'delete-account');
-    assert.equal(routeOf('/nowhere'), 'account');
+    assert.equal(routeOf('/settings/security'), 'security');
+    assert.equal(routeOf('/'), 'home');
+    assert.equal(routeOf('/nowhere'), 'not-found', 'an unknown path is the 404 page');
   });
 
   it('verify-email: sends the token from the query once, takes it out of the URL, and shows the verified account', async () => {

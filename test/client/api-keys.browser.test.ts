@@ -75,16 +75,17 @@ describe('API keys in the browser', { skip: browser.skip }, () => {
     assert.ok(!(await page.content()).includes(key.slice(12)), 'and does not come back');
     assert.match(await row.textContent() ?? '', new RegExp(`CI deploys.*sk_${prefix}_…`));
 
-    // revoking asks first: dismissed, nothing happens; accepted, the key is refused
-    page.once('dialog', (d) => void d.dismiss());
+    // revoking asks first, in a modal <dialog>: canceled, nothing happens; confirmed, the key is refused
+    const confirmation = page.locator('dialog[open]');
     await row.locator('.revoke-api-key').click();
+    assert.match(await confirmation.textContent() ?? '', /Revoke the key CI deploys\?/);
+    await confirmation.locator('.confirm-cancel').click();
+    await confirmation.waitFor({ state: 'detached' });
     await sleep(200);
-    assert.equal((await asKey()).status, 200, 'a dismissed confirmation revokes nothing');
-    page.once('dialog', (d) => {
-      assert.match(d.message(), /Revoke the key CI deploys/);
-      void d.accept();
-    });
+    assert.equal((await asKey()).status, 200, 'a canceled confirmation revokes nothing');
+    assert.equal(await page.evaluate(() => document.activeElement?.classList.contains('revoke-api-key')), true, 'the focus is back on the button');
     await row.locator('.revoke-api-key').click();
+    await confirmation.locator('.confirm-ok').click();
     await page.getByText('CI deploys was revoked').waitFor();
     await page.locator('#no-api-keys').waitFor();
     assert.equal((await asKey()).status, 401);

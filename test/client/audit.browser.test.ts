@@ -54,11 +54,16 @@ describe('the audit log in the browser', { skip: browser.skip }, () => {
     await page.locator('#org-switcher').waitFor();
   };
 
-  /** From the navigation to the organization's page, as a user clicks. */
+  /** From the navigation to the organization's page and its members, as a user clicks. */
   const openOrg = async (page: Page) => {
     await page.locator('#nav-orgs').click();
     await page.locator(`#org-list a[data-org="${orgId}"]`).click();
     await page.waitForURL(`${t.url}/orgs/${orgId}`);
+    await page.locator('#org-plan').waitFor();
+  };
+  const openMembers = async (page: Page) => {
+    await page.locator('#org-members-link').click();
+    await page.waitForURL(`${t.url}/orgs/${orgId}/members`);
     await page.locator('#members tbody tr').first().waitFor();
   };
 
@@ -68,6 +73,7 @@ describe('the audit log in the browser', { skip: browser.skip }, () => {
     await openOrg(page);
     await page.locator('#org-role', { hasText: 'member' }).waitFor();
     assert.equal(await page.locator('#audit-log-link').count(), 0);
+    assert.equal(await page.locator('#nav-org-audit').count(), 0, 'nor in the side navigation');
     await page.goto(`${t.url}/orgs/${orgId}/audit-log`);
     await page.locator('#audit-forbidden').waitFor();
     assert.match(await page.locator('#audit-forbidden').textContent() ?? '', /admins and owners/);
@@ -78,10 +84,11 @@ describe('the audit log in the browser', { skip: browser.skip }, () => {
     const page = pages.owner;
     await logInAs(page, owner);
     await openOrg(page);
+    await openMembers(page);
     const row = page.locator(`#members tr[data-email="${member.email}"]`);
-    await row.locator('select.member-role').selectOption('admin');
+    await row.locator('.member-role-field select').selectOption('admin');
     await page.locator(`#members tr[data-email="${member.email}"][data-role=admin]`).waitFor();
-    await page.locator('#audit-log-link').click();
+    await page.locator('#nav-org-audit').click();
     await page.waitForURL(`${t.url}/orgs/${orgId}/audit-log`);
     const top = page.locator('#audit-log tbody tr').first();
     await top.waitFor();

@@ -21,7 +21,7 @@ const org = (status: Organization['subscription']['status'], plan: string | null
 });
 const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
 const call = (r: TransportRequest) => `${r.method} ${new URL(r.url, 'http://x').pathname}`;
-const PLANS = { plans: [{ id: 'pro', 'price-id': 'price_pro' }], 'trial-days': 14, 'checkout-enabled': true };
+const PLANS = { plans: [{ id: 'pro', 'price-id': 'price_pro', features: ['usage-report'] }, { id: 'basic', 'price-id': 'price_basic', features: [] }], 'trial-days': 14, 'checkout-enabled': true };
 
 function setup(handler: (req: TransportRequest) => TransportResponse | undefined) {
   const requests: TransportRequest[] = [];
@@ -44,6 +44,7 @@ function setup(handler: (req: TransportRequest) => TransportResponse | undefined
 describe('client billing events', () => {
   it('routes /billing and reads the organization and the checkout\'s outcome from the query', () => {
     assert.equal(routeOf('/billing'), 'billing');
+    assert.equal(routeOf(`/orgs/${ORG}/billing`), 'org-billing');
     assert.deepEqual(billingQuery(`?org=${ORG}&checkout=success`), { orgId: ORG, notice: 'success' });
     assert.deepEqual(billingQuery('?org=../../etc&checkout=maybe'), { orgId: undefined, notice: undefined });
   });
@@ -61,23 +62,46 @@ describe('client billing events', () => {
       return undefined;
     });
     await s.run(['billing/open', `?org=${ORG}&checkout=success`]);
-    assert.deepEqual(s.replaced, [`/billing?org=${ORG}`], 'the outcome leaves the address bar');
+    assert.deepEqual(s.replaced, [`/orgs/${ORG}/billing`], 'the outcome leaves the address bar, for the organization\'s billing page');
+    assert.equal(s.core.state.route, 'org-billing');
     const page = s.core.state.billingPage!;
     assert.equal(page.notice, 'success');
     assert.equal(page.org?.subscription.status, 'none');
     assert.equal(page.plans?.[0].id, 'pro');
-    assert.deepEqual(page.usage, { status: 'locked', plans: ['pro', 'team'] });
+    assert.deepEqual(page.usage, { status: 'locked', plans: ['pro'] }, 'the plans that include the report, from the plans\' answer');
     assert.deepEqual(s.later, [['billing/load-org', ORG]], 'it will look again');
 
     // the webhook has not arrived: every look schedules the next, until the budget is spent
     for (let i = 1; i < SUCCESS_POLLS + 3; i++) await s.run(s.later[s.later.length - 1]);
     assert.equal(s.later.length, SUCCESS_POLLS, 'bounded');
-    assert.equal(s.requests.filter((r) => call(r) === `GET /api/orgs/${ORG}/reports/usage`).length, 1, 'the locked report is not asked again while nothing changed');
+    assert.equal(s.requests.filter((r) => call(r) === `GET /api/orgs/${ORG}/reports/usage`).length, 0, 'the report is not asked for on no plan (no 402)');
 
     status = 'active';
     await s.run(['billing/load-org', ORG]);
     assert.equal(s.core.state.billingPage?.org?.subscription.status, 'active');
     assert.equal(s.core.state.billingPage?.usage?.status, 'ready', 'the report opens with the plan');
+    await s.run(['billing/load-org', ORG]);
+    assert.equal(s.requests.filter((r) => call(r) === `GET /api/orgs/${ORG}/reports/usage`).length, 1, 'asked for once');
+  });
+
+  it('does not ask for the report on a paid plan that does not include it', async () => {
+    const s = setup((req) => {
+      if (call(req) === `GET /api/orgs/${ORG}`) return ok(org('active', 'basic'));
+      if (call(req) === 'GET /api/billing/plans') return ok(PLANS);
+      return undefined;
+    });
+    await s.run(['billing/open', '', `/orgs/${ORG}/billing`]);
+    assert.deepEqual(s.core.state.billingPage?.usage, { status: 'locked', plans: ['pro'] });
+    assert.deepEqual(s.requests.map(call).sort(), ['GET /api/billing/plans', `GET /api/orgs/${ORG}`]);
+  });
+
+  it('loads the public pricing once', async () => {
+    const s = setup((req) => (call(req) === 'GET /api/billing/plans' ? ok(PLANS) : undefined));
+    await s.run(['pricing/load']);
+    await s.run(['pricing/load']);
+    assert.equal(s.core.state.pricing?.status, 'ready');
+    assert.deepEqual(s.core.state.pricing?.plans?.map((p) => p.id), ['pro', 'basic']);
+    assert.equal(s.requests.length, 1);
   });
 
   it('sends the browser to the URL of the checkout and of the portal', async () => {

@@ -56,7 +56,7 @@ describe('browser client', { skip: browser.skip }, () => {
   });
 
   step('signs up and lands on the account page', async () => {
-    await page.getByRole('link', { name: 'Sign up' }).click();
+    await page.locator('#main').getByRole('link', { name: 'Sign up' }).click();
     await page.waitForURL(`${t.url}/sign-up`);
     await page.getByLabel('Name').fill('Browser User');
     await page.getByLabel('Email').fill(email);
@@ -85,6 +85,7 @@ describe('browser client', { skip: browser.skip }, () => {
   });
 
   step('logs out and is sent to log in, and stays logged out', async () => {
+    await page.locator('#account-menu-button').click();
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL(`${t.url}/log-in`);
     assert.ok(!(await page.evaluate(() => document.cookie)).includes('has-session'), 'the hint left with the session');

@@ -84,6 +84,7 @@ for (const db of testDatabases()) {
 
     step('resets a forgotten password from the link; the old session in another context is logged out', async () => {
       await logInAs(b, email, password);
+      await a.locator('#account-menu-button').click();
       await a.locator('#log-out').click();
       await a.waitForURL(`${t.url}/log-in`);
       await a.locator('#forgot-password-link').click();

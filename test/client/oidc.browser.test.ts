@@ -68,11 +68,14 @@ describe('provider sign-in in the browser', { skip: browser.skip }, () => {
     await atProvider('zoe');
     await page.waitForURL(`${w.appUrl}/account`);
     assert.equal(await page.locator('[data-field=email]').first().textContent(), zoe);
+    await page.locator('#nav-security').click();
+    await page.waitForURL(`${w.appUrl}/settings/security`);
     await page.locator('#identities tr[data-provider=acme]').waitFor();
     assert.equal(await page.locator('#identities tr[data-provider=acme] [data-field=email]').textContent(), zoe);
     assert.equal(await page.locator('#password-method').getAttribute('data-has-password'), 'false');
     assert.ok(await page.locator('#identities button.unlink').isDisabled(), 'the only way to sign in cannot be unlinked');
     await page.waitForLoadState('networkidle');
+    await page.locator('#account-menu-button').click();
     await page.locator('#log-out').click();
     await page.waitForURL(`${w.appUrl}/log-in`);
   });
@@ -99,6 +102,7 @@ describe('provider sign-in in the browser', { skip: browser.skip }, () => {
     await page.getByLabel('Confirm password').fill(password);
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.waitForURL(`${w.appUrl}/account`);
+    await page.locator('#nav-security').click();
     await page.locator('#password-method[data-has-password=true]').waitFor();
     // leaving the page aborts what it still loads (the organizations): a failed request, though a harmless one
     await page.waitForLoadState('networkidle');
@@ -116,8 +120,10 @@ describe('provider sign-in in the browser', { skip: browser.skip }, () => {
     await page.waitForURL(`${w.appUrl}/account`);
     await page.locator('#oauth-notice[data-code=linked]').waitFor();
     assert.equal(new URL(page.url()).search, '', 'the notice left the address bar');
+    await page.locator('#oauth-notice').getByRole('link', { name: 'Your sign-in methods' }).click();
     await page.locator('#identities tr[data-provider=acme]').waitFor();
     await page.locator('#identities button.unlink').click();
+    await page.locator('dialog[open] .confirm-ok').click();
     await page.locator('#identities').waitFor({ state: 'detached' });
   });
 });

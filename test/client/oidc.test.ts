@@ -63,8 +63,8 @@ describe('client provider sign-in events', () => {
   });
 
   it('loads the signed-in account\'s identities, links through the provider\'s URL, unlinks', async () => {
-    const { core, requests, assigned, run } = setup('account', true);
-    await run(['oidc/page-enter', 'account', '']);
+    const { core, requests, assigned, run } = setup('security', true);
+    await run(['oidc/page-enter', 'security', '']);
     assert.deepEqual(core.state.signInMethods, { identities: [identity], hasPassword: true });
     await run(['identities/link', 'acme']);
     assert.deepEqual(assigned, ['https://idp.example/auth?state=s']);

@@ -67,6 +67,8 @@ describe('organizations in the browser', { skip: browser.skip }, () => {
     assert.equal(await a.locator('#org-name').textContent(), 'Acme Rockets');
     assert.equal(await a.locator('#org-role').textContent(), 'owner');
     assert.equal(await a.locator('#org-switcher').inputValue(), orgId);
+    await a.locator('#org-members-link').click();
+    await a.waitForURL(`${t.url}/orgs/${orgId}/members`);
     assert.equal(await member(a, emails.a).getAttribute('data-role'), 'owner');
   });
 
@@ -104,7 +106,11 @@ describe('organizations in the browser', { skip: browser.skip }, () => {
     assert.equal(await b.locator('#org-switcher').inputValue(), orgId);
     assert.equal(await b.evaluate(() => localStorage.getItem('current-org')), orgId);
     assert.equal(await b.evaluate(() => localStorage.getItem('pending-invitation')), null);
+    await b.locator('#nav-org-members').click();
+    await b.waitForURL(`${t.url}/orgs/${orgId}/members`);
+    await member(b, emails.b).waitFor();
     assert.equal(await b.locator('#invite').count(), 0, 'a member sees no invitation form');
+    assert.equal(await b.locator('#nav-org-api-keys').count(), 0, 'nor the admins\' pages in the navigation');
   });
 
   step('A sees B among the members and makes B admin', async () => {
@@ -112,7 +118,7 @@ describe('organizations in the browser', { skip: browser.skip }, () => {
     await a.reload();
     await member(a, emails.b).waitFor();
     assert.equal(await a.locator(`#invitations tr[data-email="${emails.b}"]`).count(), 0, 'the invitation is no longer pending');
-    await member(a, emails.b).locator('select.member-role').selectOption('admin');
+    await member(a, emails.b).locator('.member-role-field select').selectOption('admin');
     await a.locator(`#members tr[data-email="${emails.b}"][data-role=admin]`).waitFor();
   });
 

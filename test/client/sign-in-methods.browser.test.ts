@@ -48,6 +48,7 @@ describe('passkeys and two-factor in the browser', { skip: browser.skip }, () =>
   const step = browser.step;
 
   const logOut = async () => {
+    await page.locator('#account-menu-button').click();
     await page.locator('#log-out').click();
     await page.waitForURL(`${base}/log-in`);
   };
@@ -57,10 +58,16 @@ describe('passkeys and two-factor in the browser', { skip: browser.skip }, () =>
     await page.getByRole('button', { name: 'Log in' }).click();
   };
 
-  step('adds a passkey on the account page', async () => {
+  const toSecurity = async () => {
+    await page.locator('#nav-security').click();
+    await page.waitForURL(`${base}/settings/security`);
+  };
+
+  step('adds a passkey on the security page', async () => {
     await page.goto(`${base}/log-in`);
     await logInWithPassword();
     await page.waitForURL(`${base}/account`);
+    await toSecurity();
     await page.locator('#no-passkeys').waitFor();
     await page.getByLabel('Name for a new passkey').fill('Virtual key');
     await page.getByLabel('Your password (to add a passkey)').fill(PASSWORD);
@@ -75,6 +82,7 @@ describe('passkeys and two-factor in the browser', { skip: browser.skip }, () =>
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.waitForURL(`${base}/account`);
     assert.equal(await page.locator('#account [data-field=email]').textContent(), email);
+    await toSecurity();
     await page.locator('#passkeys tr[data-passkey] [data-field=last-used-at]').filter({ hasNotText: 'never' }).waitFor();
   });
 
@@ -105,6 +113,7 @@ describe('passkeys and two-factor in the browser', { skip: browser.skip }, () =>
     await page.getByLabel('Code from your authenticator app').fill(totpCode(secret, 1));
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.waitForURL(`${base}/account`);
+    await toSecurity();
     assert.equal(await page.locator('#two-factor').getAttribute('data-enabled'), 'true');
   });
 });

@@ -95,7 +95,7 @@ export function AccountPage() {
               ))}
             </ul>
           )}
-          <Actions><ButtonLink to="orgs" variant="primary">Create an organization</ButtonLink></Actions>
+          <Actions><ButtonLink to="orgs" id="dashboard-create-org" variant="primary">Create an organization</ButtonLink></Actions>
         </Card>
       </Stack>
     </>

@@ -1,0 +1,29 @@
+/** PRODUCT_NAME and PRODUCT_PITCH (issue 31): optional, bounded, errors naming the variable; the page carries them. */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ConfigError, DEFAULT_PRODUCT_PITCH, loadConfig } from '../../src/config.js';
+import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
+
+describe('product settings', () => {
+  it('default to no name (the mail sender\'s name, else SaaS, is used) and the default pitch', () => {
+    assert.deepEqual(loadConfig({ APP_ENV: 'test' }).product, { name: undefined, pitch: DEFAULT_PRODUCT_PITCH });
+    assert.deepEqual(loadConfig({ APP_ENV: 'test', PRODUCT_NAME: ' Rocketship ', PRODUCT_PITCH: 'Go.' }).product, { name: 'Rocketship', pitch: 'Go.' });
+  });
+
+  it('refuse values too long for a header and a landing page, naming the variable', () => {
+    assert.throws(() => loadConfig({ APP_ENV: 'test', PRODUCT_NAME: 'x'.repeat(61) }), (err: unknown) => err instanceof ConfigError && /PRODUCT_NAME/.test(err.message));
+    assert.throws(() => loadConfig({ APP_ENV: 'test', PRODUCT_PITCH: 'x'.repeat(301) }), (err: unknown) => err instanceof ConfigError && /PRODUCT_PITCH/.test(err.message));
+  });
+
+  describe('in the served page', () => {
+    let t: TestSystem;
+    before(async () => { t = await startSystem(testDatabases()[0], { PRODUCT_NAME: 'Rocket <&> Co', PRODUCT_PITCH: 'Quotes "escaped"' }); });
+    after(() => t?.stop());
+
+    it('writes the name and pitch as hidden fields, escaped', async () => {
+      const res = await t.client('GET', '/', { headers: { accept: 'text/html' } });
+      assert.match(res.text, /<input type="hidden" id="__product-name" value="Rocket &lt;&amp;> Co">/);
+      assert.match(res.text, /<input type="hidden" id="__product-pitch" value="Quotes &quot;escaped&quot;">/);
+    });
+  });
+});
