@@ -148,7 +148,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // the document describes every route; public by default (a starter's users read it), and
   // OPENAPI_DOCS=off for deployments that would rather not publish the API's shape
   if (config.openapiDocs) await registerOpenApiRoutes(app);
-  await registerStatic(app, { publicDir: config.publicDir, csrf: deps.csrf, secureCookies: config.env === 'prod', pageFields: deps.pageFields });
+  await registerStatic(app, {
+    publicDir: config.publicDir, csrf: deps.csrf, secureCookies: config.env === 'prod', pageFields: deps.pageFields, watch: config.env === 'dev',
+  });
 
   app.setNotFoundHandler(async (request, reply) => {
     if (app.isClientRoute(request)) return app.sendIndex(request, reply);
