@@ -18,7 +18,9 @@
  * `npm run bench -- --full` (or BENCH_FULL=1) adds node:http and Express, PGlite beside
  * PostgreSQL, Transit, observability's copies, log-in and health during a log-in flood, the
  * micro-benchmarks and the database path alone. BENCH_ONLY=fastify-bare,postgres loads only
- * those setups (nothing written), for a quick A/B while working.
+ * those setups (nothing written), for a quick A/B while working. BENCH_BASELINE=<dir> loads
+ * another build of the project (its compiled `server.js` in <dir>, e.g. the previous commit's
+ * `dist/` built elsewhere) in the same rounds, and reports each scenario's CPU after/before.
  */
 import { createServer as createHttpServer } from 'node:http';
 import { mkdtemp, rm, truncate } from 'node:fs/promises';
@@ -71,8 +73,9 @@ if (FULL && !ONLY) {
 const otlpSink = createHttpServer((req, res) => { req.resume(); req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}')); });
 if (FULL) await new Promise<void>((resolve) => otlpSink.listen(0, '127.0.0.1', resolve));
 const profiledMetricsPort = FULL ? await freePort() : undefined;
+const baseline = process.env.BENCH_BASELINE;
 const plan = setups({
-  dir, databaseUrl: pgUrl, full: FULL, profiledMetricsPort,
+  dir, databaseUrl: pgUrl, full: FULL, profiledMetricsPort, baseline,
   otlpUrl: FULL ? `http://127.0.0.1:${(otlpSink.address() as { port: number }).port}` : undefined,
 }).filter((s) => !ONLY || ONLY.includes(s.key));
 
@@ -173,6 +176,12 @@ if (FULL) {
     'pglite-me-json-vs-health': cpuRatio(summary('pglite', 'me-json'), healthOf('pglite')),
     'pglite-health-file-logging-on-vs-off': cpuRatio(healthOf('pglite'), healthOf('pglite-logging-off')),
   });
+}
+if (baseline && byServer.baseline) {
+  // this build against the baseline, scenario by scenario, in the same rounds
+  ratios['this-build-vs-baseline'] = Object.fromEntries(subjects.find((x) => x.setup.key === 'baseline')!.scenarios
+    .map((sc) => [sc.key, cpuRatio(summary(ours, sc.key), summary('baseline', sc.key))]));
+  results.baseline = { dir: baseline, 'health-vs-fastify-bare': cpuRatio(healthOf('baseline'), healthOf('fastify-bare')) };
 }
 results.ratios = ratios;
 

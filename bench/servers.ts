@@ -63,10 +63,10 @@ interface StartOptions {
   stdoutFile?: string;
 }
 
-/** Starts `script` (the compiled project `dist/server.js`, or a peer's TypeScript file) and waits for its health answer. */
+/** Starts `script` (the compiled project, `dist/server.js`, or a peer's TypeScript file) and waits for its health answer. */
 async function startServer(script: string, options: StartOptions = {}): Promise<Running> {
   const port = await freePort();
-  const args = script.startsWith('dist/') ? [...START_FLAGS!, ...(options.flags ?? []), script] : ['--import', 'tsx', ...(options.flags ?? []), script];
+  const args = script.endsWith('.js') ? [...START_FLAGS!, ...(options.flags ?? []), script] : ['--import', 'tsx', ...(options.flags ?? []), script];
   const stdout = options.stdoutFile ? openSync(options.stdoutFile, 'a') : 'ignore';
   const child = spawn(process.execPath, args, { env: { ...process.env, ...options.env, PORT: String(port) }, stdio: ['ignore', stdout, 'inherit'] });
   if (typeof stdout === 'number') closeSync(stdout);
@@ -112,6 +112,11 @@ export interface SetupOptions {
   profiledMetricsPort?: number;
   /** every server runs under V8's sampling profiler, writing its profile here when it stops (bench/profile.ts) */
   profileDir?: string;
+  /**
+   * another build of the project (a directory with its compiled `server.js`, e.g. the previous
+   * commit's `dist/`), loaded beside this one in the same rounds: before/after on one machine state
+   */
+  baseline?: string;
 }
 
 /** The compared systems of a run, in the order they are loaded each round. */
@@ -119,8 +124,8 @@ export function setups(o: SetupOptions): Setup[] {
   const profiled = (key: string) => (o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(o.profileDir, key)}`] : []);
   const peer = (key: string, label: string, script: string, env: Record<string, string> = {}): Setup =>
     ({ key, label, kind: 'peer', start: () => startServer(script, { env, flags: profiled(key) }) });
-  const project = (key: string, label: string, kind: Kind, databaseUrl: string, extra: Record<string, string> = {}, options: StartOptions = {}): Setup =>
-    ({ key, label, kind, start: () => startServer('dist/server.js', { ...options, flags: [...(options.flags ?? []), ...profiled(key)], env: projectEnv(o.dir, databaseUrl, extra) }) });
+  const project = (key: string, label: string, kind: Kind, databaseUrl: string, extra: Record<string, string> = {}, options: StartOptions = {}, script = 'dist/server.js'): Setup =>
+    ({ key, label, kind, start: () => startServer(script, { ...options, flags: [...(options.flags ?? []), ...profiled(key)], env: projectEnv(o.dir, databaseUrl, extra) }) });
   const ours = o.databaseUrl ?? 'memory://';
   const list: Setup[] = [];
   if (o.full) list.push(peer('node-http', '(a) node:http', 'bench/servers/node-http.ts'));
@@ -131,6 +136,7 @@ export function setups(o: SetupOptions): Setup[] {
   if (o.full) list.push(peer('express', '(d) Express 5', 'bench/servers/express.ts'));
   // production's setup: PostgreSQL when there is one, file logging on, console logging off ...
   list.push(project(o.databaseUrl ? 'postgres' : 'pglite', o.databaseUrl ? 'postgres' : 'pglite', 'project', ours));
+  if (o.baseline) list.push(project('baseline', 'baseline build', 'project', ours, {}, {}, join(o.baseline, 'server.js')));
   // ... and the same with prod's default console logging on too: JSON lines to standard output (a file here)
   list.push(project('console-json', `${o.databaseUrl ? 'postgres' : 'pglite'}, console JSON on`, 'project-health-only', ours,
     { LOG_CONSOLE: 'json' }, { stdoutFile: join(o.dir, 'console.jsonl') }));

@@ -14,7 +14,7 @@ import { fastifyLogger } from '../logging/third-party.js';
 import type { LogBackend } from '../logging/logger.js';
 import type { Redactor } from '../logging/redact.js';
 import type { RequestWrapper, ResponseObserver } from '../observability/http.js';
-import { ErrorBody, notFound } from './errors.js';
+import { ErrorBody, expectedError, notFound } from './errors.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
 import { contextServerFactory, frameworkErrorHandler, installPipeline, requestIdOf, sendError } from './pipeline.js';
@@ -99,6 +99,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forceCloseConnections: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true } },
+    // a failed validation is an expected 400: no stack, no message text (the answer is built from its Ajv errors)
+    schemaErrorFormatter: (_errors, dataVar) => expectedError(`Invalid request ${dataVar}`),
   });
 
   // --- defaults layer ---

@@ -34,6 +34,21 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * An Error made without capturing a stack, for an expected answer a framework builds: a body
+ * that fails its schema (Fastify's `schemaErrorFormatter`; the error handler answers from the
+ * Ajv errors it carries, never from this message).
+ */
+export function expectedError(message: string): Error {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new Error(message);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** Early exit with 400 and the given body (`{type, message, ...}`). */
 export function badRequest(body: ErrorBody): HttpError {
   return new HttpError(400, body);

@@ -329,8 +329,9 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     if (tracked[LOGGED]) return;
     tracked[LOGGED] = true;
     const elapsed = elapsedMs(request.raw);
+    const ms = Math.round(elapsed * 1000) / 1000;
     log.info('api-call/response', `${request.method} ${pathOf(request.url)} => ${status}`,
-      { status, 'saas.logging/ms': Math.round(elapsed * 1000) / 1000, ...(contentType ? { 'content-type': String(contentType) } : {}) },
+      contentType ? { status, 'saas.logging/ms': ms, 'content-type': String(contentType) } : { status, 'saas.logging/ms': ms },
       { ctx: request.logContext ?? tracked[CONTEXT] });
     deps.observeResponse?.(request.raw, request.method, routeOf(request), status, elapsed / 1000);
   };

@@ -40,7 +40,8 @@ export type LogData = Record<string, unknown>;
 // `node --enable-source-maps`) turns it into the TypeScript line. Capturing a stack costs
 // ~30 µs inside a busy server, so the line is resolved once per signal (namespace, id and
 // level): a signal id names one call site, as the `<group>/<name>` convention intends.
-const signalLines = new Map<string, number | null>();
+// by namespace, then id, then level: lookups with the caller's own strings (no key built per entry)
+const signalLines = new Map<string, Map<string, Partial<Record<Level, number | null>>>>();
 
 function callerLine(below: Function): number | null {
   const prevLimit = Error.stackTraceLimit;
@@ -132,11 +133,14 @@ export class LogBackend {
   }
 
   private lineOf(ns: string, level: Level, id: string, caller: Function): number | null {
-    const key = `${ns}\u0000${level}\u0000${id}`;
-    let line = signalLines.get(key);
+    let byId = signalLines.get(ns);
+    if (!byId) signalLines.set(ns, (byId = new Map()));
+    let byLevel = byId.get(id);
+    if (!byLevel) byId.set(id, (byLevel = {}));
+    let line = byLevel[level];
     if (line === undefined) {
       line = callerLine(caller);
-      signalLines.set(key, line);
+      byLevel[level] = line;
     }
     return line;
   }
