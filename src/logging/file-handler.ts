@@ -68,7 +68,8 @@ export class RotatingFileHandler implements LogHandler {
       }
       return;
     }
-    this.queue.push(line + '\n');
+    // without its newline: the batch's join adds them (a `line + '\n'` per entry is one more copy)
+    this.queue.push(line);
     if (!this.draining) this.draining = this.drain();
   }
 
@@ -132,10 +133,10 @@ export class RotatingFileHandler implements LogHandler {
     let chunk: string[] = [];
     let chunkBytes = 0;
     for (const line of lines) {
-      const bytes = Buffer.byteLength(line);
+      const bytes = Buffer.byteLength(line) + 1;
       if (this.size + chunkBytes > 0 && this.size + chunkBytes + bytes > this.options.maxFileSize) {
         if (chunk.length) {
-          await writeAll(file, chunk.join(''), chunkBytes);
+          await writeAll(file, chunk.join('\n') + '\n', chunkBytes);
           this.size += chunkBytes;
           chunk = [];
           chunkBytes = 0;
@@ -147,7 +148,7 @@ export class RotatingFileHandler implements LogHandler {
       chunkBytes += bytes;
     }
     if (chunk.length) {
-      await writeAll(file, chunk.join(''), chunkBytes);
+      await writeAll(file, chunk.join('\n') + '\n', chunkBytes);
       this.size += chunkBytes;
     }
   }
