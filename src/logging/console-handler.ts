@@ -29,8 +29,8 @@ export function formatPretty(entry: LogEntry, color: boolean): string {
 }
 
 /** A JSON line with the characters JSON leaves raw (DEL, C1, U+2028, …) escaped as well. */
-function jsonLine(entry: LogEntry): string {
-  return escapeControl(JSON.stringify(entry)) + '\n';
+function jsonLine(json: string): string {
+  return escapeControl(json) + '\n';
 }
 
 const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
@@ -119,6 +119,7 @@ export class ConsoleHandler implements LogHandler {
     this.buffered = options.buffered ?? this.fd !== undefined;
     this.flushIntervalMs = options.flushIntervalMs ?? 100;
     this.maxWriteBytes = options.maxWriteBytes ?? 4096;
+    if (format === 'json') this.writeJson = (json, entry) => this.writeLine(jsonLine(json), entry.level === 'fatal');
     if (this.buffered) {
       process.on('exit', this.onExit);
       for (const signal of SIGNALS) process.on(signal, this.onSignal);
@@ -130,12 +131,18 @@ export class ConsoleHandler implements LogHandler {
     for (const signal of SIGNALS) process.removeListener(signal, this.onSignal);
   }
 
-  write(entry: LogEntry, _kind: Kind): void {
+  write(entry: LogEntry, kind: Kind): void {
     if (this.format !== 'json') {
       this.stream.write(formatPretty(entry, (this.stream as { isTTY?: boolean }).isTTY === true));
       return;
     }
-    const line = jsonLine(entry);
+    this.writeLine(jsonLine(JSON.stringify(entry)), entry.level === 'fatal');
+  }
+
+  /** The backend's JSON of an entry (made once for the file and the console); JSON format only. */
+  readonly writeJson?: (json: string, entry: LogEntry, kind: Kind) => void;
+
+  private writeLine(line: string, fatal: boolean): void {
     const bytes = Buffer.byteLength(line);
     if (!this.buffered) {
       this.out(line, bytes);
@@ -144,7 +151,7 @@ export class ConsoleHandler implements LogHandler {
     if (this.pendingBytes > 0 && this.pendingBytes + bytes > this.maxWriteBytes) this.flushNow();
     this.pending += line;
     this.pendingBytes += bytes;
-    if (entry.level === 'fatal') this.flushNow();
+    if (fatal) this.flushNow();
     else if (this.timer === undefined) {
       this.timer = setTimeout(() => {
         this.timer = undefined;

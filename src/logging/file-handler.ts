@@ -58,6 +58,10 @@ export class RotatingFileHandler implements LogHandler {
     this.writeLine(JSON.stringify(entry));
   }
 
+  writeJson(json: string, _entry: LogEntry, _kind: Kind): void {
+    this.writeLine(json);
+  }
+
   /** Queues one line (without its newline). */
   writeLine(line: string): void {
     if (this.closed && !this.draining) {

@@ -25,6 +25,12 @@ export interface LogEntry {
 export interface LogHandler {
   /** Must not keep `entry` beyond the call: the context object goes on changing. */
   write(entry: LogEntry, kind: Kind): void;
+  /**
+   * For a handler that writes the entry as one JSON object: called instead of `write` with the
+   * entry's `JSON.stringify`, made once per entry for every such handler (the file and the
+   * console in prod).
+   */
+  writeJson?(json: string, entry: LogEntry, kind: Kind): void;
   flush?(): Promise<void>;
   close?(): Promise<void>;
 }
@@ -112,9 +118,11 @@ export class LogBackend {
       data: data ? (this.redact(data) as Record<string, unknown>) : {},
       ctx: withTraceIds(options?.ctx ?? currentContext() ?? {}),
     };
+    let json: string | undefined;
     for (const handler of this.handlers) {
       try {
-        handler.write(entry, kind);
+        if (handler.writeJson) handler.writeJson((json ??= JSON.stringify(entry)), entry, kind);
+        else handler.write(entry, kind);
       } catch (err) {
         // a broken handler must not take the request down with it
         process.stderr.write(`log handler failed: ${String(err)}\n`);
