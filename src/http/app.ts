@@ -14,7 +14,7 @@ import { fastifyLogger } from '../logging/third-party.js';
 import type { LogBackend } from '../logging/logger.js';
 import type { Redactor } from '../logging/redact.js';
 import type { RequestWrapper, ResponseObserver } from '../observability/http.js';
-import { ErrorBody, notFound } from './errors.js';
+import { ErrorBody, expectedError, notFound } from './errors.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
 import { clientErrorHandler, contextServerFactory, frameworkErrorHandler, isApiOrDocsTarget, installPipeline, requestIdOf, sendError } from './pipeline.js';
@@ -102,6 +102,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forceCloseConnections: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true } },
+    // a failed validation is an expected 400: no stack, no message text (the answer is built from its Ajv errors)
+    schemaErrorFormatter: (_errors, dataVar) => expectedError(`Invalid request ${dataVar}`),
   });
 
   // --- defaults layer ---
@@ -151,7 +153,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // the document describes every route; public by default (a starter's users read it), and
   // OPENAPI_DOCS=off for deployments that would rather not publish the API's shape
   if (config.openapiDocs) await registerOpenApiRoutes(app);
-  await registerStatic(app, { publicDir: config.publicDir, csrf: deps.csrf, secureCookies: config.env === 'prod', pageFields: deps.pageFields });
+  await registerStatic(app, {
+    publicDir: config.publicDir, csrf: deps.csrf, secureCookies: config.env === 'prod', pageFields: deps.pageFields, watch: config.env === 'dev',
+  });
 
   app.setNotFoundHandler(async (request, reply) => {
     if (app.isClientRoute(request) && !isApiOrDocsTarget(request.url)) return app.sendIndex(request, reply);

@@ -16,10 +16,36 @@ export const ErrorBody = Type.Object(
 );
 export type ErrorBody = Static<typeof ErrorBody> & Record<string, unknown>;
 
+/**
+ * An answer, not a failure. A 4xx is expected (a scanner's unknown path, a missing token, a
+ * form filled in wrong): it is made without capturing a stack, which would cost more than the
+ * rest of such a request and is never shown (only 5xx answers are logged with their stack).
+ */
 export class HttpError extends Error {
   constructor(readonly status: number, readonly body: ErrorBody, readonly headers: Record<string, string> = {}) {
-    super(body.message);
+    const limit = Error.stackTraceLimit;
+    if (status < 500) Error.stackTraceLimit = 0;
+    try {
+      super(body.message);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     this.name = 'HttpError';
+  }
+}
+
+/**
+ * An Error made without capturing a stack, for an expected answer a framework builds: a body
+ * that fails its schema (Fastify's `schemaErrorFormatter`; the error handler answers from the
+ * Ajv errors it carries, never from this message).
+ */
+export function expectedError(message: string): Error {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new Error(message);
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }
 

@@ -62,8 +62,13 @@ type TrackedMessage = IncomingMessage & { [CONTEXT]?: LogContext; [STARTED]?: bi
 
 function serverName(req: IncomingMessage): string {
   const host = req.headers.host ?? '';
-  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0] || 'localhost';
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+  const colon = host.indexOf(':');
+  return (colon >= 0 ? host.slice(0, colon) : host) || 'localhost';
 }
+
+/** the method as the log context has it, without lower-casing a new string per request */
+const LOWER_METHODS = new Map(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map((m) => [m, m.toLowerCase()]));
 
 /**
  * A server factory that gives every request its log context before Fastify sees it, and
@@ -106,7 +111,7 @@ function contextHandler(handler: (req: IncomingMessage, res: ServerResponse) => 
     const q = url.indexOf('?');
     const ctx: LogContext = {
       'req-id': randomUUID(),
-      'request-method': (req.method ?? 'GET').toLowerCase(),
+      'request-method': LOWER_METHODS.get(req.method ?? 'GET') ?? (req.method ?? 'GET').toLowerCase(),
       // an API key pasted into a path must not reach the log with it
       uri: redactApiKeys(q >= 0 ? url.slice(0, q) : url),
       'server-name': serverName(req),
@@ -376,9 +381,11 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     if (nulInQuery) return done(nulRefused('query', nulInQuery));
     const nulInPath = nulParameter(request.params);
     if (nulInPath) return done(nulRefused('path', nulInPath));
-    const raw = (request.routeOptions.config as Partial<RouteConfig>).rawBody === true;
+    // one read: Fastify builds a new object for every `routeOptions`
+    const routeOptions = request.routeOptions;
+    const raw = (routeOptions.config as Partial<RouteConfig>).rawBody === true;
     // no body at all is an empty map: the schema then names each missing field
-    if (request.body === undefined && !raw && request.routeOptions.schema?.body) request.body = {};
+    if (request.body === undefined && !raw && routeOptions.schema?.body) request.body = {};
     request.bodyParams = raw ? undefined : request.body;
     const body = !raw && request.body !== null && typeof request.body === 'object' && !Buffer.isBuffer(request.body) ? request.body : {};
     const params = { ...(request.params as object), ...(request.query as object), ...(body as object) };
@@ -446,8 +453,9 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     if (tracked[LOGGED]) return;
     tracked[LOGGED] = true;
     const elapsed = elapsedMs(request.raw);
+    const ms = Math.round(elapsed * 1000) / 1000;
     log.info('api-call/response', `${request.method} ${pathOf(request.url)} => ${status}`,
-      { status, 'saas.logging/ms': Math.round(elapsed * 1000) / 1000, ...(contentType ? { 'content-type': String(contentType) } : {}) },
+      contentType ? { status, 'saas.logging/ms': ms, 'content-type': String(contentType) } : { status, 'saas.logging/ms': ms },
       { ctx: request.logContext ?? tracked[CONTEXT] });
     deps.observeResponse?.(request.raw, request.method, routeOf(request), status, elapsed / 1000);
   };

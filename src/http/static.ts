@@ -3,9 +3,17 @@
  * with a fresh CSRF token in its hidden `__anti-forgery-token` field; a GET for a path
  * without a file extension outside `/api` and `/openapi`, from a browser (Accept: text/html),
  * is a client-side route and gets `index.html` too.
+ *
+ * The public directory is the client's build output, which does not change while the server
+ * runs: its files are listed once at start and `index.html` is kept in memory, so a request
+ * for a path that is not a file (most of what scanners send) is answered without touching the
+ * disk. Only a listed file is read, by @fastify/static's `sendFile` (ETag, Last-Modified,
+ * ranges, HEAD). In dev, the listing and the page are taken again when the directory changes
+ * (`npm run build:client` while the server runs).
  */
-import { readFile, stat } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
+import { watch, type FSWatcher } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { extname, join, posix, relative, resolve, sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ensureSession, type CsrfService } from './csrf.js';
@@ -44,26 +52,89 @@ export interface StaticOptions {
    * instead of asking for it (the sign-in providers: a first visit to the log-in page makes no request)
    */
   pageFields?: Record<string, string>;
+  /** take the listing and the page again when the directory changes (dev) */
+  watch?: boolean;
 }
+
+/** Every file under `root` (dotfiles included, as @fastify/static served them), as URL paths: `/assets/app.js`. */
+async function listFiles(root: string): Promise<Set<string>> {
+  const files = new Set<string>();
+  let entries;
+  try {
+    entries = await readdir(root, { recursive: true, withFileTypes: true });
+  } catch {
+    return files; // no public directory (the client is not built): only the fallback page
+  }
+  for (const entry of entries) {
+    if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+    files.add('/' + relative(root, join(entry.parentPath, entry.name)).split(sep).join('/'));
+  }
+  return files;
+}
+
+/** The page with the page fields in place and a function that writes a session's token into it. */
+function pageTemplate(template: string, pageFields: Record<string, string>): (token: string) => string {
+  const page = withPageFields(template, pageFields);
+  if (page.includes(CSRF_PLACEHOLDER)) {
+    const parts = page.split(CSRF_PLACEHOLDER);
+    return (token) => parts.join(escapeAttr(token));
+  }
+  return (token) => withToken(page, token);
+}
+
+/** @fastify/static's answer to a path that is not canonical (`..`, `.`, `//`, a backslash): 403, without looking at the disk. */
+function forbiddenPath(): Error {
+  return Object.assign(new Error('Forbidden'), { statusCode: 403, code: 'FST_STATIC_FORBIDDEN_PATH' });
+}
+
+/**
+ * The decoded path of a request (without the query), as @fastify/static decoded it: `#` and `?`
+ * decoded too; null when it is not canonical (403), undefined when it cannot be decoded (404).
+ */
+function requestedPath(url: string): string | null | undefined {
+  const q = url.indexOf('?');
+  let path: string;
+  try {
+    const raw = q >= 0 ? url.slice(0, q) : url;
+    path = decodeURI(raw.replace(/%(?:23|3f)/giu, decodeURIComponent));
+  } catch {
+    return undefined;
+  }
+  if (!path.startsWith('/')) path = '/' + path;
+  return path.includes('\\') || posix.normalize(path) !== path ? null : path;
+}
+
+const isApiPath = (path: string) => path === '/api' || path.startsWith('/api/') || path === '/openapi' || path.startsWith('/openapi/');
 
 export async function registerStatic(app: FastifyInstance, options: StaticOptions): Promise<void> {
   const root = resolve(options.publicDir);
   const indexPath = resolve(root, 'index.html');
-  let cached: { mtimeMs: number; text: string } | undefined;
+  const pageFields = options.pageFields ?? {};
+  const readPage = async () => pageTemplate(await readFile(indexPath, 'utf8').catch(() => FALLBACK_INDEX), pageFields);
+  let files = await listFiles(root);
+  let page = await readPage();
 
-  async function indexTemplate(): Promise<string> {
+  let watcher: FSWatcher | undefined;
+  if (options.watch) {
+    let timer: NodeJS.Timeout | undefined;
+    const reload = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        void Promise.all([listFiles(root), readPage()]).then(([f, p]) => { files = f; page = p; });
+      }, 100);
+    };
     try {
-      const st = await stat(indexPath);
-      if (!cached || cached.mtimeMs !== st.mtimeMs) cached = { mtimeMs: st.mtimeMs, text: await readFile(indexPath, 'utf8') };
-      return cached.text;
+      watcher = watch(root, { recursive: true }, reload);
+      watcher.on('error', () => undefined);
     } catch {
-      return FALLBACK_INDEX;
+      // no directory yet: restart the server after the first build
     }
+    app.addHook('onClose', async () => watcher?.close());
   }
 
   async function sendIndex(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const sessionId = ensureSession(request, reply, options.secureCookies);
-    const html = withToken(withPageFields(await indexTemplate(), options.pageFields ?? {}), options.csrf.tokenFor(sessionId));
+    const html = page(options.csrf.tokenFor(sessionId));
     // the page embeds a per-session token: never cache it
     return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
   }
@@ -71,10 +142,28 @@ export async function registerStatic(app: FastifyInstance, options: StaticOption
   app.get('/', { schema: { hide: true } }, sendIndex);
   app.get('/index.html', { schema: { hide: true } }, sendIndex);
 
-  await app.register(fastifyStatic, {
-    root, index: false, wildcard: true, serve: true, decorateReply: false,
-    // API and docs paths are never files: answer their 404 without touching the disk
-    allowedPath: (path) => !path.startsWith('/api/') && !path.startsWith('/openapi/'),
+  // reply.sendFile only: the route below decides which paths are files
+  await app.register(fastifyStatic, { root, index: false, serve: false, decorateReply: true });
+
+  app.route({
+    method: ['HEAD', 'GET'],
+    url: '/*',
+    schema: { hide: true },
+    // a client that goes away while a file streams is not an error to answer
+    errorHandler(error, request, reply) {
+      if ((error as NodeJS.ErrnoException)?.code === 'ERR_STREAM_PREMATURE_CLOSE') {
+        reply.request.raw.destroy();
+        return;
+      }
+      return app.errorHandler(error, request, reply);
+    },
+    handler(request, reply) {
+      const path = requestedPath(request.raw.url ?? '/');
+      if (path === null) return reply.send(forbiddenPath());
+      // API and docs paths are never files
+      if (path === undefined || isApiPath(path) || !files.has(path)) return reply.callNotFound();
+      return reply.sendFile(path);
+    },
   });
 
   app.decorate('isClientRoute', (request: FastifyRequest): boolean => {

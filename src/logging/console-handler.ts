@@ -1,4 +1,5 @@
 /** Console output: one JSON object per line, or a human-readable line in dev. */
+import { writeSync } from 'node:fs';
 import type { Kind } from './levels.js';
 import type { LogEntry, LogHandler } from './logger.js';
 
@@ -28,14 +29,168 @@ export function formatPretty(entry: LogEntry, color: boolean): string {
 }
 
 /** A JSON line with the characters JSON leaves raw (DEL, C1, U+2028, …) escaped as well. */
-function jsonLine(entry: LogEntry): string {
-  return escapeControl(JSON.stringify(entry)) + '\n';
+function jsonLine(json: string): string {
+  return escapeControl(json) + '\n';
 }
 
-export class ConsoleHandler implements LogHandler {
-  constructor(private readonly format: 'pretty' | 'json', private readonly stream: NodeJS.WritableStream = process.stdout) {}
+const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 
-  write(entry: LogEntry, _kind: Kind): void {
-    this.stream.write(this.format === 'json' ? jsonLine(entry) : formatPretty(entry, (this.stream as { isTTY?: boolean }).isTTY === true));
+/** a place to wait on for a few ms, synchronously, while a full pipe drains (as sonic-boom does) */
+const pause = new Int32Array(new SharedArrayBuffer(4));
+const PIPE_FULL_WAIT_MS = 10;
+/** how long a full pipe may hold a write back before its lines are given up (reported on stderr) */
+const PIPE_FULL_GIVE_UP_MS = 10_000;
+
+/**
+ * Writes all of `text` (`bytes` long) to `fd` before it returns. Standard output may be a
+ * non-blocking pipe (Node makes it one): a full pipe answers EAGAIN, and a write longer than
+ * the pipe's atomic size may be taken in part; both are waited out, like sonic-boom's sync mode.
+ */
+function writeFully(fd: number, text: string, bytes: number): void {
+  let data: string | Buffer = text;
+  let left = bytes;
+  for (let waited = 0; ;) {
+    try {
+      const n = typeof data === 'string' ? writeSync(fd, data) : writeSync(fd, data);
+      if (n >= left) return;
+      data = (typeof data === 'string' ? Buffer.from(data) : data).subarray(n);
+      left -= n;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || waited >= PIPE_FULL_GIVE_UP_MS) throw err;
+      Atomics.wait(pause, 0, 0, PIPE_FULL_WAIT_MS);
+      waited += PIPE_FULL_WAIT_MS;
+    }
+  }
+}
+
+export interface ConsoleOptions {
+  /**
+   * Gather JSON lines and write them together (the way pino's sonic-boom does), instead of a
+   * write per entry. Default: on for JSON to the process's standard output; off for a stream
+   * of your own, whose writes are queued in memory already, and for the dev console, read as it
+   * comes.
+   */
+  buffered?: boolean;
+  /** the longest wait before gathered lines are written, ms (default 100) */
+  flushIntervalMs?: number;
+  /**
+   * the most bytes one write may carry (default 4096, the size up to which a write to a pipe
+   * cannot interleave with another process's: cluster workers share the standard output); a
+   * single longer line is written alone, as it would be unbuffered
+   */
+  maxWriteBytes?: number;
+}
+
+/**
+ * Console output. JSON to the process's standard output is written to its file descriptor
+ * synchronously: Node's stream would queue what a full pipe does not take at once, and lose
+ * it when the process exits. Buffered, lines are written when the next would not fit in one
+ * write, at most `flushIntervalMs` after the first of them, at once for a fatal entry (the
+ * process is about to end), on `flush` and `close` (SIGTERM's shutdown closes the logs), and
+ * when the process exits (`process.exit`, an uncaught exception, the end of the event loop) or
+ * is sent a terminating signal: a line is lost only if the process is killed outright
+ * (SIGKILL), as with sonic-boom.
+ */
+export class ConsoleHandler implements LogHandler {
+  private buffered: boolean;
+  /** the process's standard output: written to directly */
+  private readonly fd: number | undefined;
+  private readonly flushIntervalMs: number;
+  private readonly maxWriteBytes: number;
+  private pending = '';
+  private pendingBytes = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly onExit = () => this.flushNow();
+  /**
+   * A terminating signal: written first. When nothing else listens for it (the server installs
+   * its shutdown later in start-up), the signal is raised again without this listener, so the
+   * process ends as it would have.
+   */
+  private readonly onSignal = (signal: NodeJS.Signals) => {
+    this.flushNow();
+    if (process.listenerCount(signal) === 1) {
+      this.unhook();
+      process.kill(process.pid, signal);
+    }
+  };
+
+  constructor(private readonly format: 'pretty' | 'json', private readonly stream: NodeJS.WritableStream = process.stdout, options: ConsoleOptions = {}) {
+    this.fd = format === 'json' && stream === process.stdout ? 1 : undefined;
+    this.buffered = options.buffered ?? this.fd !== undefined;
+    this.flushIntervalMs = options.flushIntervalMs ?? 100;
+    this.maxWriteBytes = options.maxWriteBytes ?? 4096;
+    if (format === 'json') this.writeJson = (json, entry) => this.writeLine(jsonLine(json), entry.level === 'fatal');
+    if (this.buffered) {
+      process.on('exit', this.onExit);
+      for (const signal of SIGNALS) process.on(signal, this.onSignal);
+    }
+  }
+
+  private unhook(): void {
+    process.removeListener('exit', this.onExit);
+    for (const signal of SIGNALS) process.removeListener(signal, this.onSignal);
+  }
+
+  write(entry: LogEntry, kind: Kind): void {
+    if (this.format !== 'json') {
+      this.stream.write(formatPretty(entry, (this.stream as { isTTY?: boolean }).isTTY === true));
+      return;
+    }
+    this.writeLine(jsonLine(JSON.stringify(entry)), entry.level === 'fatal');
+  }
+
+  /** The backend's JSON of an entry (made once for the file and the console); JSON format only. */
+  readonly writeJson?: (json: string, entry: LogEntry, kind: Kind) => void;
+
+  private writeLine(line: string, fatal: boolean): void {
+    const bytes = Buffer.byteLength(line);
+    if (!this.buffered) {
+      this.out(line, bytes);
+      return;
+    }
+    if (this.pendingBytes > 0 && this.pendingBytes + bytes > this.maxWriteBytes) this.flushNow();
+    this.pending += line;
+    this.pendingBytes += bytes;
+    if (fatal) this.flushNow();
+    else if (this.timer === undefined) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.flushNow();
+      }, this.flushIntervalMs);
+      // a pending write never keeps the process alive: the exit hook writes it
+      this.timer.unref();
+    }
+  }
+
+  private out(text: string, bytes: number): void {
+    try {
+      if (this.fd === undefined) this.stream.write(text);
+      else writeFully(this.fd, text, bytes);
+    } catch (err) {
+      process.stderr.write(`console log output failed: ${String(err)}; ${text.split('\n').length - 1} lines lost\n`);
+    }
+  }
+
+  /** Writes the gathered lines now. */
+  flushNow(): void {
+    if (this.pendingBytes === 0) return;
+    const chunk = this.pending;
+    const bytes = this.pendingBytes;
+    this.pending = '';
+    this.pendingBytes = 0;
+    this.out(chunk, bytes);
+  }
+
+  async flush(): Promise<void> {
+    this.flushNow();
+  }
+
+  /** Writes what is gathered; later entries (a request finishing during shutdown) are written one by one. */
+  async close(): Promise<void> {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.flushNow();
+    if (this.buffered) this.unhook();
+    this.buffered = false;
   }
 }

@@ -25,6 +25,12 @@ export interface LogEntry {
 export interface LogHandler {
   /** Must not keep `entry` beyond the call: the context object goes on changing. */
   write(entry: LogEntry, kind: Kind): void;
+  /**
+   * For a handler that writes the entry as one JSON object: called instead of `write` with the
+   * entry's `JSON.stringify`, made once per entry for every such handler (the file and the
+   * console in prod).
+   */
+  writeJson?(json: string, entry: LogEntry, kind: Kind): void;
   flush?(): Promise<void>;
   close?(): Promise<void>;
 }
@@ -40,7 +46,8 @@ export type LogData = Record<string, unknown>;
 // `node --enable-source-maps`) turns it into the TypeScript line. Capturing a stack costs
 // ~30 µs inside a busy server, so the line is resolved once per signal (namespace, id and
 // level): a signal id names one call site, as the `<group>/<name>` convention intends.
-const signalLines = new Map<string, number | null>();
+// by namespace, then id, then level: lookups with the caller's own strings (no key built per entry)
+const signalLines = new Map<string, Map<string, Partial<Record<Level, number | null>>>>();
 
 function callerLine(below: Function): number | null {
   const prevLimit = Error.stackTraceLimit;
@@ -111,9 +118,11 @@ export class LogBackend {
       data: data ? (this.redact(data) as Record<string, unknown>) : {},
       ctx: withTraceIds(options?.ctx ?? currentContext() ?? {}),
     };
+    let json: string | undefined;
     for (const handler of this.handlers) {
       try {
-        handler.write(entry, kind);
+        if (handler.writeJson) handler.writeJson((json ??= JSON.stringify(entry)), entry, kind);
+        else handler.write(entry, kind);
       } catch (err) {
         // a broken handler must not take the request down with it
         process.stderr.write(`log handler failed: ${String(err)}\n`);
@@ -132,11 +141,14 @@ export class LogBackend {
   }
 
   private lineOf(ns: string, level: Level, id: string, caller: Function): number | null {
-    const key = `${ns}\u0000${level}\u0000${id}`;
-    let line = signalLines.get(key);
+    let byId = signalLines.get(ns);
+    if (!byId) signalLines.set(ns, (byId = new Map()));
+    let byLevel = byId.get(id);
+    if (!byLevel) byId.set(id, (byLevel = {}));
+    let line = byLevel[level];
     if (line === undefined) {
       line = callerLine(caller);
-      signalLines.set(key, line);
+      byLevel[level] = line;
     }
     return line;
   }

@@ -14,7 +14,11 @@ export function isLogMessage(msg: unknown): msg is LogMessage {
 }
 
 export class PrimaryFileHandler implements LogHandler {
-  write(entry: LogEntry, _kind: Kind): void {
-    process.send?.({ channel: LOG_CHANNEL, line: JSON.stringify(entry) } satisfies LogMessage);
+  write(entry: LogEntry, kind: Kind): void {
+    this.writeJson(JSON.stringify(entry), entry, kind);
+  }
+
+  writeJson(json: string, _entry: LogEntry, _kind: Kind): void {
+    process.send?.({ channel: LOG_CHANNEL, line: json } satisfies LogMessage);
   }
 }

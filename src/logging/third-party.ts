@@ -12,8 +12,8 @@ function errorData(err: Error): LogData {
 }
 
 /** Turns pino-style arguments (`obj, msg, ...args` or `msg, ...args`) into data and message. */
-function pinoArgs(args: unknown[], bindings: LogData): { data: LogData; msg: string } {
-  let data: LogData = { ...bindings };
+function pinoArgs(args: unknown[], bindings: LogData, childBindings: LogData | undefined): { data: LogData; msg: string } {
+  let data: LogData = { ...bindings, ...childBindings };
   let rest = args;
   if (args[0] instanceof Error) {
     data = { ...data, err: errorData(args[0]) };
@@ -41,11 +41,17 @@ function pinoArgs(args: unknown[], bindings: LogData): { data: LogData; msg: str
 class FastifyLogAdapter {
   level = 'trace';
 
-  constructor(private readonly backend: LogBackend, private readonly ns: string, private readonly bindings: LogData) {}
+  constructor(
+    private readonly backend: LogBackend,
+    private readonly ns: string,
+    private readonly bindings: LogData,
+    /** a request child's own bindings, merged only when it logs (most never do) */
+    private readonly childBindings?: LogData,
+  ) {}
 
   private log(level: Level, args: unknown[], caller: Function): void {
     if (!this.backend.enabled('slf4j', this.ns, level)) return;
-    const { data, msg } = pinoArgs(args, this.bindings);
+    const { data, msg } = pinoArgs(args, this.bindings, this.childBindings);
     this.backend.emit('slf4j', this.ns, level, `${this.ns}/${level}`, msg, data, undefined, caller);
   }
 
@@ -58,7 +64,9 @@ class FastifyLogAdapter {
   silent(): void {}
 
   child(childBindings: Record<string, unknown>): FastifyLogAdapter {
-    return new FastifyLogAdapter(this.backend, this.ns, { ...this.bindings, ...childBindings });
+    return this.childBindings === undefined
+      ? new FastifyLogAdapter(this.backend, this.ns, this.bindings, childBindings)
+      : new FastifyLogAdapter(this.backend, this.ns, { ...this.bindings, ...this.childBindings }, childBindings);
   }
 }
 

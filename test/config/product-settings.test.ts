@@ -1,18 +1,20 @@
-/** PRODUCT_NAME and PRODUCT_PITCH (issue 31): optional, bounded, errors naming the variable; the page carries them. */
+/** PRODUCT_NAME and PRODUCT_PITCH (the product module, issue 31): optional, bounded, errors naming the variable; the page carries them. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ConfigError, DEFAULT_PRODUCT_PITCH, loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config.js';
+import { DEFAULT_PRODUCT_PITCH, productModule } from '../../src/product/module.js';
+import { loadAll, settingsOf } from '../support/settings.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 
 describe('product settings', () => {
   it('default to no name (the mail sender\'s name, else SaaS, is used) and the default pitch', () => {
-    assert.deepEqual(loadConfig({ APP_ENV: 'test' }).product, { name: undefined, pitch: DEFAULT_PRODUCT_PITCH });
-    assert.deepEqual(loadConfig({ APP_ENV: 'test', PRODUCT_NAME: ' Rocketship ', PRODUCT_PITCH: 'Go.' }).product, { name: 'Rocketship', pitch: 'Go.' });
+    assert.deepEqual(settingsOf(productModule, { APP_ENV: 'test' }), { name: undefined, pitch: DEFAULT_PRODUCT_PITCH });
+    assert.deepEqual(settingsOf(productModule, { APP_ENV: 'test', PRODUCT_NAME: ' Rocketship ', PRODUCT_PITCH: 'Go.' }), { name: 'Rocketship', pitch: 'Go.' });
   });
 
   it('refuse values too long for a header and a landing page, naming the variable', () => {
-    assert.throws(() => loadConfig({ APP_ENV: 'test', PRODUCT_NAME: 'x'.repeat(61) }), (err: unknown) => err instanceof ConfigError && /PRODUCT_NAME/.test(err.message));
-    assert.throws(() => loadConfig({ APP_ENV: 'test', PRODUCT_PITCH: 'x'.repeat(301) }), (err: unknown) => err instanceof ConfigError && /PRODUCT_PITCH/.test(err.message));
+    assert.throws(() => loadAll({ APP_ENV: 'test', PRODUCT_NAME: 'x'.repeat(61) }), (err: unknown) => err instanceof ConfigError && /PRODUCT_NAME/.test(err.message));
+    assert.throws(() => loadAll({ APP_ENV: 'test', PRODUCT_PITCH: 'x'.repeat(301) }), (err: unknown) => err instanceof ConfigError && /PRODUCT_PITCH/.test(err.message));
   });
 
   describe('in the served page', () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Type } from 'typebox';
@@ -67,12 +68,17 @@ const probes: RouteGroup = {
 for (const db of testDatabases()) {
   describe(`HTTP pipeline on ${db.name}`, () => {
     let t: TestSystem;
+    let publicDir: string;
     before(async () => {
-      t = await startSystem(db, { BODY_LIMIT: '4096' }, { extraRouteGroups: [probes] });
-      await mkdir(t.system.config.publicDir, { recursive: true });
-      await writeFile(join(t.system.config.publicDir, 'hello.txt'), 'static hello');
+      // the public directory is the client's build output, listed when the server starts
+      publicDir = await mkdtemp(join(tmpdir(), 'saas-public-'));
+      await writeFile(join(publicDir, 'hello.txt'), 'static hello');
+      t = await startSystem(db, { BODY_LIMIT: '4096', PUBLIC_DIR: publicDir }, { extraRouteGroups: [probes] });
     });
-    after(async () => t?.stop());
+    after(async () => {
+      await t?.stop();
+      await rm(publicDir, { recursive: true, force: true });
+    });
 
     for (const format of ALL_FORMATS) {
       it(`answers /api/health in ${format.name}`, async () => {
