@@ -109,7 +109,7 @@ describe('provider sign-in in the browser', { skip: browser.skip }, () => {
     // a provider is linked only to a verified address: the link from the email, opened in this browser (its session stays)
     await page.goto((await mailedLink(w.t.system, email, 'verify-email')).url.href);
     await page.getByText('Your email address is verified.').waitFor();
-    await page.goto(`${w.appUrl}/account`);
+    await page.goto(`${w.appUrl}/settings/security`);
     await page.locator('#password-method[data-has-password=true]').waitFor();
     await page.waitForLoadState('networkidle');
     w.op.accounts.set('yan-at-acme', { email: uniqueEmail('yan-elsewhere'), emailVerified: true });
