@@ -10,6 +10,7 @@ import type { SecurityState } from './account/security-events.js';
 import type { ApiKeysState } from './api-keys/events.js';
 import type { OidcState } from './oidc/events.js';
 import type { OrgsState } from './orgs/events.js';
+import type { WebhooksState } from './webhooks/events.js';
 import { EventCore, type EventVector } from './core.js';
 import { installHttp, type HttpFailure, type HttpLayerConfig } from './http.js';
 
@@ -17,7 +18,7 @@ export type Route =
   | 'log-in' | 'sign-up' | 'account'
   | 'forgot-password' | 'reset-password' | 'verify-email' | 'confirm-email'
   | 'settings' | 'sessions' | 'delete-account'
-  | 'orgs' | 'org' | 'org-audit' | 'org-api-keys' | 'accept-invitation'
+  | 'orgs' | 'org' | 'org-audit' | 'org-api-keys' | 'org-webhooks' | 'accept-invitation'
   | 'billing';
 
 export interface Account {
@@ -32,7 +33,7 @@ export interface Account {
   'two-factor-enabled'?: boolean;
 }
 
-export interface AppState extends AccountPagesState, OrgsState, AuditState, BillingState, SecurityState, ApiKeysState, OidcState {
+export interface AppState extends AccountPagesState, OrgsState, AuditState, BillingState, SecurityState, ApiKeysState, OidcState, WebhooksState {
   route: Route;
   token?: string;
   account?: Account;
@@ -60,13 +61,15 @@ export const PATHS: Record<Route, string> = {
   'org-audit': '/orgs',
   /** `/orgs/<id>/api-keys`: navigate with `{route: 'org-api-keys', path}` */
   'org-api-keys': '/orgs',
+  /** `/orgs/<id>/webhooks`: navigate with `{route: 'org-webhooks', path}` */
+  'org-webhooks': '/orgs',
   'accept-invitation': '/invitations/accept',
   /** `/billing?org=<id>`: navigate with `{route: 'billing', path}` */
   billing: '/billing',
 };
 
 /** Pages only a signed-in user sees; a visitor without a session is sent to log in. */
-export const SIGNED_IN_ROUTES: ReadonlySet<Route> = new Set<Route>(['account', 'settings', 'sessions', 'delete-account', 'orgs', 'org', 'org-audit', 'org-api-keys', 'billing']);
+export const SIGNED_IN_ROUTES: ReadonlySet<Route> = new Set<Route>(['account', 'settings', 'sessions', 'delete-account', 'orgs', 'org', 'org-audit', 'org-api-keys', 'org-webhooks', 'billing']);
 
 /** Pages a signed-in user has no business on: a log-in from there goes to the account page. */
 const ENTRY_ROUTES: ReadonlySet<Route> = new Set<Route>(['log-in', 'sign-up']);
@@ -77,6 +80,7 @@ export function routeOf(path: string): Route {
   if (/^\/orgs\/[^/]+$/.test(clean)) return 'org';
   if (/^\/orgs\/[^/]+\/audit-log$/.test(clean)) return 'org-audit';
   if (/^\/orgs\/[^/]+\/api-keys$/.test(clean)) return 'org-api-keys';
+  if (/^\/orgs\/[^/]+\/webhooks$/.test(clean)) return 'org-webhooks';
   const found = (Object.entries(PATHS) as Array<[Route, string]>).find(([, p]) => p === clean);
   return found ? found[0] : 'account';
 }

@@ -5,6 +5,7 @@ import { registerAccount } from './account/events.js';
 import { registerAudit } from './audit/events.js';
 import { registerSecurity } from './account/security-events.js';
 import { registerApiKeys } from './api-keys/events.js';
+import { registerWebhooks } from './webhooks/events.js';
 import { hasSessionHint, registerApp, routeOf, type AppState } from './app.js';
 import { registerBilling } from './billing/events.js';
 import { EventCore } from './core.js';
@@ -46,6 +47,7 @@ registerOrgs(core, {
 registerAudit(core);
 registerBilling(core, { assign: (url) => location.assign(url) });
 registerApiKeys(core, { copy: (text) => navigator.clipboard.writeText(text) });
+registerWebhooks(core);
 registerOidc(core, {
   assign: (url) => location.assign(url),
   replaceUrl: (path) => history.replaceState(history.state, '', path),

@@ -14,6 +14,7 @@ import { MfaStep, PasskeySignIn, PasskeysSection, TwoFactorSection } from './acc
 import { OauthNotice, ProviderButtons, SignInMethods } from './oidc/pages.js';
 import { AcceptInvitationPage, OrgPage, OrgSwitcher, OrgsPage } from './orgs/pages.js';
 import { ApiKeysPage } from './api-keys/pages.js';
+import { WebhooksPage } from './webhooks/pages.js';
 import { App, Field, Form, Link, Submit, useApp } from './ui.js';
 
 function LogInPage() {
@@ -97,6 +98,7 @@ const PAGES: Record<Route, FunctionComponent> = {
   org: OrgPage,
   'org-audit': AuditLogPage,
   'org-api-keys': ApiKeysPage,
+  'org-webhooks': WebhooksPage,
   'accept-invitation': AcceptInvitationPage,
   billing: BillingPage,
 };

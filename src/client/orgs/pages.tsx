@@ -9,6 +9,7 @@ import { formFields, Link, Submit, useApp } from '../ui.js';
 import { auditPath } from '../audit/events.js';
 import { orgIdOf, orgPath, type Member, type Organization, type OrgRole } from './events.js';
 import { apiKeysPath } from '../api-keys/events.js';
+import { webhooksPath } from '../webhooks/events.js';
 
 const ROLES: OrgRole[] = ['member', 'admin', 'owner'];
 const rank = (role: OrgRole) => ROLES.indexOf(role);
@@ -182,6 +183,13 @@ export function OrgPage() {
           e.preventDefault();
           dispatch(['router/navigate', { route: 'org-api-keys', path: apiKeysPath(org.id) }]);
         }}>API keys</a> <span class="muted">for programs acting in this organization</span></p>
+      )}
+      {rank(org.role) >= rank('admin') && (
+        <p><a href={webhooksPath(org.id)} id="org-webhooks-link" onClick={(e) => {
+          if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+          e.preventDefault();
+          dispatch(['router/navigate', { route: 'org-webhooks', path: webhooksPath(org.id) }]);
+        }}>Webhooks</a> <span class="muted">events sent to your systems</span></p>
       )}
       {rank(org.role) >= rank('admin') && <Invitations />}
       {org.role === 'owner' && !org.personal && (
