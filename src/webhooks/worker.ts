@@ -194,6 +194,7 @@ export class WebhookWorker {
     const attempts = delivery.attempt_count + 1;
     const delayMs = result.ok || delivery.manual ? undefined : settings.retryScheduleMs[attempts - 1];
     const status: WebhookDeliveryStatus = result.ok ? 'succeeded' : delayMs === undefined ? 'failed' : 'pending';
+    if (result.ok) return this.recordSuccess(delivery, claimId, at, result, attempts);
     return db.transaction().execute(async (trx) => {
       await trx.insertInto('webhook_attempt').values({
         delivery_id: delivery.id, at, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error, response: result.response,
@@ -208,14 +209,31 @@ export class WebhookWorker {
         locked_by: null,
       }).where('id', '=', delivery.id).where('locked_by', '=', claimId).returning('id').executeTakeFirst();
       if (!updated) return undefined;
-      if (result.ok) {
-        await trx.updateTable('webhook_endpoint').set({ failing_since: null })
-          .where('id', '=', delivery.endpoint_id).where('failing_since', 'is not', null).execute();
-      } else {
-        await this.noteFailure(trx, delivery, at);
-      }
-      return status === 'succeeded' ? 'succeeded' : status === 'failed' ? 'failed' : 'retry';
+      await this.noteFailure(trx, delivery, at);
+      return status === 'failed' ? 'failed' : 'retry';
     });
+  }
+
+  /**
+   * A success, the common case, in one statement (one round trip, atomic like a transaction):
+   * the attempt, the delivery succeeded while the claim holds, the endpoint's failure streak ended.
+   */
+  private async recordSuccess(delivery: ClaimedDelivery, claimId: string, at: Date, result: AttemptResult, attempts: number): Promise<AttemptOutcome | undefined> {
+    const { rows } = await sql<{ id: string }>`
+      with attempt as (
+        insert into webhook_attempt (delivery_id, at, status_code, duration_ms, error, response)
+        values (${delivery.id}, ${at}, ${result.statusCode}, ${result.durationMs}, null, ${result.response})
+      ), delivered as (
+        update webhook_delivery
+        set status = 'succeeded', attempt_count = ${attempts}, manual = false, next_attempt_at = null, completed_at = now(), locked_until = null, locked_by = null
+        where id = ${delivery.id} and locked_by = ${claimId}
+        returning id, endpoint_id
+      ), streak as (
+        update webhook_endpoint set failing_since = null
+        where id = (select endpoint_id from delivered) and failing_since is not null
+      )
+      select id from delivered`.execute(this.options.db);
+    return rows.length > 0 ? 'succeeded' : undefined;
   }
 
   /** Starts or continues the endpoint's failure streak; past WEBHOOK_DISABLE_AFTER, disables it and tells its admins. */
