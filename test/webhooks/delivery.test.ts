@@ -14,6 +14,7 @@ import { sql } from 'kysely';
 import { emitWebhookEvent } from '../../src/webhooks/outbox.js';
 import { WEBHOOK_EVENT_TYPES } from '../../src/webhooks/event-types.js';
 import { account, addMember, as, createOrg, mailedToken, type TestAccount } from '../orgs/support.js';
+import { PASSWORD } from '../support/auth.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { createEndpoint, deliveries, receiver, waitFor, type Receiver } from './support.js';
 
@@ -209,6 +210,22 @@ for (const db of testDatabases()) {
       await sleep(100);
       assert.equal(to('roles').length, 2);
       assert.equal(to('roles').some((d) => d.event.data.member.role === 'owner'), false);
+    });
+
+    it('tells an organization\'s endpoints when a member is gone with its deleted account', async () => {
+      const org = await createOrg(t, owner, 'Left behind');
+      const endpoint = await createEndpoint(t, owner, org, { url: at('gone'), events: ['member.removed'] });
+      hook.secrets.push(endpoint.secret);
+      const leaving = await account(t);
+      await addMember(t, org, owner, leaving, 'admin');
+      const deleted = await as(t, leaving, 'POST', '/api/account/delete', { password: PASSWORD });
+      assert.equal(deleted.status, 204, deleted.text);
+      await waitFor('the removal', () => to('gone').length > 0);
+      const [gone] = hook.verified('/gone');
+      assert.equal(gone.event.type, 'member.removed');
+      assert.deepEqual({ ...gone.event.data.member, 'joined-at': undefined }, {
+        'account-id': leaving.id, email: leaving.email, name: 'Test User', role: 'admin', 'joined-at': undefined,
+      });
     });
 
     it('500, 500, 200: three attempts of one message, one webhook-id', async () => {
