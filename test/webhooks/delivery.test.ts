@@ -8,6 +8,7 @@
  * and filter; the audit entries.
  */
 import assert from 'node:assert/strict';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
@@ -232,7 +233,7 @@ for (const db of testDatabases()) {
       const org = await createOrg(t, owner, 'Retries');
       const endpoint = await createEndpoint(t, owner, org, { url: at('retry'), events: ['organization.updated'] });
       hook.secrets.push(endpoint.secret);
-      hook.answers = [{ status: 500, body: 'down' }, { status: 500, body: 'still down' }, { status: 200, body: 'ok' }, { status: 204 }];
+      hook.byPath['/retry'] = [{ status: 500, body: 'down' }, { status: 500, body: 'still down' }, { status: 200, body: 'ok' }, { status: 204 }];
       assert.equal((await as(t, owner, 'PATCH', `/api/orgs/${org}`, { name: 'Retried' })).status, 200);
       const [delivery] = await waitFor('success', async () => {
         const log = await deliveries(t, owner, org, endpoint.id);
@@ -253,7 +254,7 @@ for (const db of testDatabases()) {
       const org = await createOrg(t, owner, 'Exhausted');
       const endpoint = await createEndpoint(t, owner, org, { url: at('exhausted'), events: ['organization.updated'] });
       hook.secrets.push(endpoint.secret);
-      hook.answers = [{ status: 503 }];
+      hook.byPath['/exhausted'] = [{ status: 503 }];
       assert.equal((await as(t, owner, 'PATCH', `/api/orgs/${org}`, { name: 'Exhausted once' })).status, 200);
       const [failed] = await waitFor('failure', async () => {
         const log = await deliveries(t, owner, org, endpoint.id);
@@ -272,7 +273,7 @@ for (const db of testDatabases()) {
       const again = (await deliveries(t, owner, org, endpoint.id))[0];
       assert.equal(again.status, 'failed');
       assert.equal(again.attempts.length, 4);
-      hook.answers = [{ status: 200 }];
+      hook.byPath['/exhausted'] = [{ status: 200 }];
       assert.equal((await as(t, owner, 'POST', `/api/orgs/${org}/webhooks/${endpoint.id}/deliveries/${failed.id}/retry`)).status, 202);
       const done = await waitFor('the retry', async () => {
         const d = (await deliveries(t, owner, org, endpoint.id))[0];
@@ -282,13 +283,12 @@ for (const db of testDatabases()) {
       assert.equal(new Set(to('exhausted').map((d) => d.headers['webhook-id'])).size, 1);
       assert.equal(hook.verified('/exhausted').length, 5);
       assert.equal((await as(t, owner, 'POST', `/api/orgs/${org}/webhooks/${endpoint.id}/deliveries/00000000-0000-4000-8000-000000000000/retry`)).status, 404);
-      hook.answers = [{ status: 204 }];
     });
 
     it('does not follow a redirect: the attempt fails with its status, the target receives nothing', async () => {
       const org = await createOrg(t, owner, 'Redirected');
       const endpoint = await createEndpoint(t, owner, org, { url: at('redirect'), events: ['organization.updated'] });
-      hook.answers = [{ status: 302, headers: { location: at('redirect-target') } }];
+      hook.byPath['/redirect'] = [{ status: 302, headers: { location: at('redirect-target') } }];
       assert.equal((await as(t, owner, 'PATCH', `/api/orgs/${org}`, { name: 'Moved' })).status, 200);
       const log = await waitFor('failure', async () => {
         const l = await deliveries(t, owner, org, endpoint.id);
@@ -297,7 +297,6 @@ for (const db of testDatabases()) {
       assert.deepEqual(log[0].attempts.map((a: { 'status-code': number; error: string }) => [a['status-code'], a.error]),
         [[302, 'redirect-not-followed'], [302, 'redirect-not-followed'], [302, 'redirect-not-followed']]);
       assert.equal(to('redirect-target').length, 0);
-      hook.answers = [{ status: 204 }];
     });
 
     it('rotates the secret: for 24 hours both secrets sign, then the new one alone', async () => {
@@ -329,7 +328,7 @@ for (const db of testDatabases()) {
       const hang = await createEndpoint(t, owner, org, { url: at('hang'), events: ['webhook.test'] });
       const huge = await createEndpoint(t, owner, org, { url: at('huge'), events: ['webhook.test'] });
       const slow = await createEndpoint(t, owner, org, { url: at('slow'), events: ['webhook.test'] });
-      hook.answers = [(req, res) => {
+      const bounded = (req: IncomingMessage, res: ServerResponse) => {
         if (req.url === '/hang') return; // never answers
         if (req.url === '/slow') {
           const timer = setTimeout(() => res.writeHead(200).end(), 5000);
@@ -346,7 +345,8 @@ for (const db of testDatabases()) {
         res.on('drain', pump);
         res.on('close', () => res.removeListener('drain', pump));
         pump();
-      }];
+      };
+      for (const path of ['/hang', '/huge', '/slow']) hook.byPath[path] = [bounded];
       for (const e of [hang, huge, slow]) assert.equal((await as(t, owner, 'POST', `/api/orgs/${org}/webhooks/${e.id}/test`)).status, 202);
       const first = async (id: string) => (await deliveries(t, owner, org, id))[0];
       const hung = await waitFor('the hanging receiver\'s attempt', async () => ((await first(hang.id))?.attempts.length ? first(hang.id) : undefined));
@@ -357,7 +357,6 @@ for (const db of testDatabases()) {
       const big = await waitFor('the huge answer', async () => ((await first(huge.id))?.status === 'succeeded' ? first(huge.id) : undefined));
       assert.equal(big.attempts[0]['status-code'], 200);
       assert.ok(big.attempts[0].response.length <= 4096 && big.attempts[0].response.length > 0, `${big.attempts[0].response.length} characters kept`);
-      hook.answers = [{ status: 204 }];
     });
 
     it('sends a test event whatever the events; disabled endpoints get nothing; the log pages and filters; changes are audited', async () => {
@@ -416,7 +415,7 @@ for (const db of testDatabases()) {
       await addMember(t, org, owner, admin, 'admin');
       await addMember(t, org, owner, member, 'member');
       const endpoint = await createEndpoint(t, owner, org, { url: at('failing'), events: ['webhook.test'] });
-      hook.answers = [(req, res) => res.writeHead(req.url === '/failing' ? 500 : 204).end()];
+      hook.byPath['/failing'] = [{ status: 500 }];
       // failures keep coming until the streak is longer than 4 s
       await waitFor('the endpoint disabled', async () => {
         const res = await as(t, owner, 'POST', `/api/orgs/${org}/webhooks/${endpoint.id}/test`);
@@ -441,7 +440,7 @@ for (const db of testDatabases()) {
       assert.ok(disabling, 'the disabling is audited');
       assert.equal(disabling.actor['account-id'], null);
       // pending deliveries wait while it is off; turned on again, its failures are forgotten
-      hook.answers = [{ status: 204 }];
+      hook.byPath['/failing'] = [{ status: 204 }];
       const on = await as(t, owner, 'PATCH', `/api/orgs/${org}/webhooks/${endpoint.id}`, { enabled: true });
       assert.equal(on.body.enabled, true);
       assert.equal(on.body['disabled-reason'], null);

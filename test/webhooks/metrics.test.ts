@@ -39,7 +39,7 @@ describe('outgoing webhook metrics', () => {
     const org = await createOrg(t, owner, 'Measured');
     const endpoint = await createEndpoint(t, owner, org, { url: `${hook.url}/metrics`, events: ['webhook.test', 'member.updated'] });
     // retried once then delivered; then failed twice (the schedule has one retry)
-    hook.answers = [{ status: 500 }, { status: 200 }, { status: 500 }];
+    hook.byPath['/metrics'] = [{ status: 500 }, { status: 200 }, { status: 500 }];
     assert.equal((await as(t, owner, 'POST', `/api/orgs/${org}/webhooks/${endpoint.id}/test`)).status, 202);
     await waitFor('the first delivery', async () => (await deliveries(t, owner, org, endpoint.id))[0]?.status === 'succeeded');
     assert.equal((await as(t, owner, 'POST', `/api/orgs/${org}/webhooks/${endpoint.id}/test`)).status, 202);

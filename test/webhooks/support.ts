@@ -33,6 +33,8 @@ export interface Receiver {
   secrets: string[];
   /** answers, in turn; the last one repeats */
   answers: Answer[];
+  /** answers for one path (`/retry`), in turn, the last one repeating; other paths get `answers` */
+  byPath: Record<string, Answer[]>;
   /** the deliveries so far to `path` (all without it), each asserted verified by at least one secret */
   verified(path?: string): ReceivedDelivery[];
   close(): Promise<void>;
@@ -41,7 +43,7 @@ export interface Receiver {
 export async function receiver(): Promise<Receiver> {
   const hung: ServerResponse[] = [];
   const self: Receiver = {
-    url: '', port: 0, received: [], secrets: [], answers: [{ status: 204 }],
+    url: '', port: 0, received: [], secrets: [], answers: [{ status: 204 }], byPath: {},
     verified(path) {
       const chosen = self.received.filter((d) => path === undefined || d.path === path);
       for (const d of chosen) assert.ok(d.verifiedWith.length > 0, `delivery ${d.headers['webhook-id']} to ${d.path} verifies with a known secret`);
@@ -73,7 +75,8 @@ export async function receiver(): Promise<Receiver> {
         event = { type: 'unparsable', timestamp: '', data: {} };
       }
       self.received.push({ path: req.url ?? '', headers: req.headers, body, verifiedWith, event });
-      const answer = self.answers.length > 1 ? self.answers.shift()! : self.answers[0];
+      const queue = self.byPath[req.url ?? ''] ?? self.answers;
+      const answer = queue.length > 1 ? queue.shift()! : queue[0];
       if (answer === 'hang') {
         hung.push(res);
         return;
