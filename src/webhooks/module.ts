@@ -27,7 +27,9 @@ export const webhooksModule = defineModule({
     const { mail, productName } = ctx.use(mailModule);
     const resolve = settings.dnsServers.length > 0 ? dnsResolver(settings.dnsServers) : systemResolver;
     const box = new SecretBox(ctx.config.encryptionKey, 'webhook-secret');
-    const webhooks = new WebhookService({ db: ctx.db, log, box, resolve, allowPrivate: settings.allowPrivate, requireHttps: settings.requireHttps });
+    const webhooks = new WebhookService({
+      db: ctx.db, log, box, resolve, allowPrivate: settings.allowPrivate, requireHttps: settings.requireHttps, resolveTimeoutMs: settings.timeoutMs,
+    });
     const sender = new WebhookSender({
       timeoutMs: settings.timeoutMs, resolve, allowPrivate: settings.allowPrivate,
       userAgent: `${productName.replace(/[^A-Za-z0-9._-]+/g, '-')}-Webhooks/${ctx.config.version}`,

@@ -43,6 +43,8 @@ export interface WebhookServiceDeps {
   resolve: HostResolver;
   allowPrivate: boolean;
   requireHttps: boolean;
+  /** how long resolving a URL's host may take at creation (WEBHOOK_TIMEOUT) */
+  resolveTimeoutMs: number;
 }
 
 function toWebhook(row: EndpointRow): Webhook {
@@ -94,12 +96,17 @@ export class WebhookService {
     if (url.username || url.password) throw refuse('must not carry credentials (user:password@)');
     if (url.hash) throw refuse('must not have a fragment (#...)');
     if (!url.hostname) throw refuse('must name a host');
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await allowedAddresses(bareHost(url), this.deps.resolve, this.deps.allowPrivate);
+      // getaddrinfo has no timeout of its own: a name server that never answers must not hold the request
+      const slow = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('resolution timed out')), this.deps.resolveTimeoutMs); });
+      await Promise.race([allowedAddresses(bareHost(url), this.deps.resolve, this.deps.allowPrivate), slow]);
     } catch (err) {
       if (err instanceof AddressNotAllowed) throw refuse(REFUSALS[err.refusal]);
       if (err instanceof HostNotFound) throw refuse(`names a host that does not resolve (${url.hostname})`);
       throw refuse('names a host that could not be resolved now; try again');
+    } finally {
+      clearTimeout(timer);
     }
     const href = url.href;
     if (href.length > 2000) throw refuse('must be at most 2000 characters');
