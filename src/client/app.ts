@@ -10,7 +10,7 @@ import type { SecurityState } from './account/security-events.js';
 import type { ApiKeysState } from './api-keys/events.js';
 import type { OidcState } from './oidc/events.js';
 import type { OrgsState } from './orgs/events.js';
-import type { WebhooksState } from './webhooks/events.js';
+import type { WebhooksState } from './webhooks/state.js';
 import { EventCore, type EventVector } from './core.js';
 import { installHttp, type HttpFailure, type HttpLayerConfig } from './http.js';
 

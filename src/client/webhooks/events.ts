@@ -7,54 +7,9 @@
 import type { AppState } from '../app.js';
 import type { EventCore } from '../core.js';
 import type { Organization } from '../orgs/events.js';
+import type { DeliveryFilter, Webhook, WebhookDelivery, WebhooksState } from './state.js';
 
-export interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  description: string;
-  enabled: boolean;
-  'disabled-reason': string | null;
-  'created-at': string;
-}
-
-export interface WebhookAttempt {
-  at: string;
-  'status-code': number | null;
-  'duration-ms': number;
-  error: string | null;
-  response: string | null;
-}
-
-export interface WebhookDelivery {
-  id: string;
-  'message-id': string;
-  'event-type': string;
-  status: 'pending' | 'succeeded' | 'failed';
-  attempts: WebhookAttempt[];
-  'next-attempt-at': string | null;
-  'created-at': string;
-}
-
-export type DeliveryFilter = '' | 'pending' | 'succeeded' | 'failed';
-
-export interface WebhooksState {
-  webhooksPage?: {
-    orgId: string;
-    status: 'loading' | 'ready' | 'missing';
-    org?: Organization;
-    eventTypes?: string[];
-    webhooks?: Webhook[];
-    /** secrets shown, by endpoint id (made, revealed or rotated on this visit) */
-    secrets: Record<string, string>;
-    /** the create form's field errors from the server, by field (`url`, `events`, `description`) */
-    fieldErrors: Record<string, string>;
-    /** success count of the create form (keys it, so a success clears it) */
-    formResets: number;
-    /** the endpoint whose deliveries are shown */
-    log?: { webhookId: string; filter: DeliveryFilter; items?: WebhookDelivery[]; nextCursor: string | null };
-  };
-}
+export type { DeliveryFilter, Webhook, WebhookAttempt, WebhookDelivery, WebhooksState } from './state.js';
 
 /** `/orgs/<id>/webhooks` -> the id */
 export function webhooksOrgIdOf(path: string): string | undefined {
