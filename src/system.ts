@@ -32,6 +32,7 @@ import { productModule } from './product/module.js';
 import { paymentsModule } from './payments/module.js';
 import { queryModule } from './query/module.js';
 import { reportsModule } from './reports/module.js';
+import { webhooksModule } from './webhooks/module.js';
 
 /** The feature modules, in start order: each uses only modules above it; they stop bottom-up. */
 export const MODULES: readonly AnyModule[] = [
@@ -50,6 +51,7 @@ export const MODULES: readonly AnyModule[] = [
   apiKeysModule,
   paymentsModule,
   reportsModule,
+  webhooksModule,
   queryModule, // last: serves the query kinds of every module above
 ];
 

@@ -27,6 +27,7 @@ import type { AccountExport } from './lifecycle-schemas.js';
 import { confirmPassword, type PasswordCheckDeps } from './password-check.js';
 import type { AccountSessions } from './sessions.js';
 import { ACCOUNT_COLUMNS, toUserAccount } from './service.js';
+import { emitWebhookEvent } from '../webhooks/outbox.js';
 
 export interface AccountDataDeps extends PasswordCheckDeps {
   refreshTokens: RefreshTokens;
@@ -88,8 +89,9 @@ export class AccountData {
         });
       }
       const shared = await trx.selectFrom('membership').innerJoin('organization', 'organization.id', 'membership.organization_id')
-        .select(['organization.id', 'membership.role'])
+        .select(['organization.id', 'membership.role', 'membership.joined_at'])
         .where('membership.account_id', '=', account.id).where('organization.personal', '=', false).execute();
+      const profile = await trx.selectFrom('account').select(['email', 'name']).where('id', '=', account.id).executeTakeFirstOrThrow();
       // cascades: action tokens, two-factor secrets and backup codes, passkeys, their challenges, memberships,
       // the personal organization (and, by trigger, those it alone owned);
       // set null: refresh families, payment events, audit entries
@@ -100,6 +102,10 @@ export class AccountData {
         await appendAudit(trx, {
           action: 'account.deleted', organizationId: org.id, actor: {}, target: { type: 'account', id: account.id },
           details: { role: shared.find((o) => o.id === org.id)?.role ?? null }, origin: NO_ORIGIN,
+        });
+        const membership = shared.find((o) => o.id === org.id)!;
+        await emitWebhookEvent(trx, org.id, 'member.removed', {
+          member: { 'account-id': account.id, email: profile.email, name: profile.name, role: membership.role, 'joined-at': new Date(membership.joined_at).toISOString() },
         });
       }
     });

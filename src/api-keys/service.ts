@@ -11,6 +11,7 @@ import type { DB } from '../db/database.js';
 import { notFound, requestCoercion } from '../http/errors.js';
 import type { AuthUser, Membership } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
+import { emitWebhookEvent } from '../webhooks/outbox.js';
 import { newApiKey } from './format.js';
 import type { ApiKey, ApiKeys, CreateApiKey, CreatedApiKey } from './schemas.js';
 
@@ -62,6 +63,7 @@ export class ApiKeyService {
         action: 'api-key.created', organizationId: membership.organizationId, accountId: user.id, actor: { accountId: user.id },
         target: { type: 'api-key', id: inserted.id }, details: { name, role: input.role, prefix }, origin: originOf(request),
       });
+      await emitWebhookEvent(trx, membership.organizationId, 'api-key.created', { 'api-key': toApiKey(inserted) });
       return inserted;
     });
     this.deps.log.info('api-key/created', 'API key created', {
@@ -83,8 +85,9 @@ export class ApiKeyService {
     const row = await this.deps.db.transaction().execute(async (trx) => {
       const revoked = await trx.updateTable('api_key').set({ revoked_at: sql`now()`, revoked_by: user.id })
         .where('id', '=', keyId).where('organization_id', '=', membership.organizationId).where('revoked_at', 'is', null)
-        .returning(['id', 'name', 'role', 'prefix']).executeTakeFirst();
+        .returning(COLUMNS).executeTakeFirst();
       if (!revoked) throw notFound('No such API key', { 'api-key-id': keyId });
+      await emitWebhookEvent(trx, membership.organizationId, 'api-key.revoked', { 'api-key': toApiKey(revoked) });
       await appendAudit(trx, {
         action: 'api-key.revoked', organizationId: membership.organizationId, accountId: user.id, actor: { accountId: user.id },
         target: { type: 'api-key', id: revoked.id }, details: { name: revoked.name, role: revoked.role, prefix: revoked.prefix }, origin: originOf(request),

@@ -16,6 +16,7 @@ import * as m0010 from './migrations/0010_api_keys.js';
 import * as m0011 from './migrations/0011_two_factor_passkeys.js';
 import * as m0012 from './migrations/0012_identities.js';
 import * as m0013 from './migrations/0013_hardening.js';
+import * as m0015 from './migrations/0015_webhooks.js';
 import type { Logger } from '../logging/logger.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -32,6 +33,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0011_two_factor_passkeys': m0011,
   '0012_identities': m0012,
   '0013_hardening': m0013,
+  '0015_webhooks': m0015,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

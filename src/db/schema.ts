@@ -276,6 +276,73 @@ export interface ApiKeyTable {
   revoked_by: string | null;
 }
 
+/** An organization's webhook receiver (migration 0015; src/webhooks/). */
+export interface WebhookEndpointTable {
+  /** made by the application: the secret is sealed with the id as associated data before the insert */
+  id: string;
+  organization_id: string;
+  url: string;
+  description: ColumnType<string, string | undefined, string>;
+  /** event types, or `['*']` */
+  events: string[];
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  /** `failing` when the worker disabled it; null otherwise */
+  disabled_reason: 'failing' | null;
+  /** `whsec_…` sealed with ENCRYPTION_KEY (the endpoint id as associated data) */
+  secret_sealed: string;
+  /** the secret before the last rotation: it signs too until `previous_secret_expires_at` */
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: NullableTimestamp;
+  /** the first failed attempt since the last success */
+  failing_since: NullableTimestamp;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** One event for an organization's endpoints; `id` (`msg_…`) is the `webhook-id` header. */
+export interface WebhookMessageTable {
+  id: Generated<string>;
+  organization_id: string;
+  type: string;
+  /** the exact body sent */
+  payload: string;
+  created_at: Generated<Date>;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+/** A message for one endpoint, with its retries. */
+export interface WebhookDeliveryTable {
+  id: Generated<string>;
+  /** bigint identity: the log's order and cursor */
+  seq: Generated<string>;
+  message_id: string;
+  endpoint_id: string;
+  status: ColumnType<WebhookDeliveryStatus, WebhookDeliveryStatus | undefined, WebhookDeliveryStatus>;
+  attempt_count: ColumnType<number, number | undefined, number>;
+  /** the next attempt was asked for by hand: its failure ends the delivery */
+  manual: ColumnType<boolean, boolean | undefined, boolean>;
+  /** set exactly while pending */
+  next_attempt_at: NullableTimestamp;
+  locked_until: NullableTimestamp;
+  locked_by: string | null;
+  created_at: Generated<Date>;
+  completed_at: NullableTimestamp;
+}
+
+/** One HTTP attempt of a delivery. */
+export interface WebhookAttemptTable {
+  id: Generated<string>;
+  delivery_id: string;
+  at: Timestamp;
+  /** null when no response came (timeout, refused address, connection error) */
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  /** the first 4 KiB of the response body */
+  response: string | null;
+}
+
 /** Facts an entry records beyond its columns: small, flat, never a secret. */
 export type AuditDetails = Record<string, string | number | boolean | null>;
 
@@ -297,6 +364,10 @@ export interface DatabaseSchema {
   mfa_login: MfaLoginTable;
   passkey: PasskeyTable;
   webauthn_challenge: WebAuthnChallengeTable;
+  webhook_endpoint: WebhookEndpointTable;
+  webhook_message: WebhookMessageTable;
+  webhook_delivery: WebhookDeliveryTable;
+  webhook_attempt: WebhookAttemptTable;
 }
 
 export type AccountRow = Selectable<AccountTable>;

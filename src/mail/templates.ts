@@ -26,13 +26,15 @@ export interface MailTemplates {
   'identity-linked-notice': { name: string | null; provider: string; providerEmail: string | null; at: Date };
   /** to each owner of the organization (src/payments/effects.ts, on Stripe's `customer.subscription.trial_will_end`) */
   'trial-will-end': { organization: string; organizationId: string; plan: string | null; trialEndsAt: Date };
+  /** to each owner and admin of the organization when the webhook worker disables a failing endpoint (src/webhooks/worker.ts) */
+  'webhook-disabled': { organization: string; organizationId: string; endpoint: string; failingSince: Date; days: number };
 }
 
 export type MailKind = keyof MailTemplates;
 
 export const MAIL_KINDS = [
   'verify-email', 'reset-password', 'confirm-email-change', 'email-changed-notice', 'password-changed-notice', 'invitation', 'trial-will-end',
-  'credentials-removed-notice', 'identity-linked-notice',
+  'credentials-removed-notice', 'identity-linked-notice', 'webhook-disabled',
 ] as const satisfies readonly MailKind[];
 
 /**
@@ -157,6 +159,13 @@ export const TEMPLATES: Templates = {
     { text: 'Hello,' },
     { text: `The trial${d.plan ? ` of the ${d.plan} plan` : ''} for ${d.organization} ends on ${longDate.format(d.trialEndsAt)}. After that the subscription continues with the payment method on file, or ends if there is none.` },
     { action: 'Manage billing', href: `${ctx.appUrl}/billing?org=${encodeURIComponent(d.organizationId)}` },
+  ]),
+
+  'webhook-disabled': (d, ctx) => compose(ctx, `A webhook endpoint of ${d.organization} was disabled`, 'Its deliveries kept failing.', [
+    { text: 'Hello,' },
+    { text: `Every delivery to the webhook endpoint ${d.endpoint} of ${d.organization} has failed since ${longDate.format(d.failingSince)} (${d.days === 1 ? '1 day' : `${d.days} days`} or more), so ${ctx.product} stopped sending to it.` },
+    { text: 'Fix the receiver, then turn the endpoint on again on the Webhooks page; the delivery log shows each attempt\'s status code and error, and failed deliveries can be retried from there.' },
+    { action: 'Open the Webhooks page', href: `${ctx.appUrl}/orgs/${encodeURIComponent(d.organizationId)}/webhooks` },
   ]),
 };
 

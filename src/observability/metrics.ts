@@ -3,7 +3,7 @@
  * by method, route TEMPLATE (never the raw URL) and status; outcomes by a fixed set of names.
  * Gauges that need a query (outbox depth) or a pool's state are read when Prometheus scrapes.
  */
-import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import type { AppEvents, LogInOutcome, MailDeliveryOutcome, WebhookOutcome } from './events.js';
 import { RequestMetrics } from './request-metrics.js';
 
@@ -66,25 +66,6 @@ export class Metrics implements AppEvents {
     }
   }
 
-  /**
-   * A gauge read at each scrape, for a module's own state (an outbox's depth). In a cluster every
-   * worker reads the same database, so the aggregate is `max` (one reading, not their sum) by default.
-   */
-  gauge(name: string, help: string, read: () => Promise<number> | number, aggregator: 'max' | 'sum' = 'max'): void {
-    new Gauge({
-      name, help, registers: [this.registry], aggregator,
-      async collect() {
-        this.set(await read());
-      },
-    });
-  }
-
-  /** A counter with labels, for a module's own events; `inc(labels)` counts one. */
-  counter<L extends string>(name: string, help: string, labelNames: readonly L[]): { inc(labels: Record<L, string>, by?: number): void } {
-    const counter = new Counter({ name, help, labelNames: [...labelNames], registers: [this.registry] });
-    return { inc: (labels, by = 1) => counter.inc(labels, by) };
-  }
-
   /** One answered request; `route` is the template (`/api/account/:id`) or `not-found` (src/observability/http.ts). */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
     this.requests.observe(method, route, status, seconds);
@@ -100,6 +81,34 @@ export class Metrics implements AppEvents {
 
   mailDelivery(outcome: MailDeliveryOutcome): void {
     this.mail.labels(outcome).inc();
+  }
+
+  /**
+   * A counter of a module's own, on this registry (a module's metrics live with the module).
+   * `initial` label values start at 0, so every outcome shows before it first happens.
+   */
+  counter<L extends string>(name: string, help: string, labelNames: readonly L[], initial: ReadonlyArray<Record<L, string>> = []): Counter<L> {
+    const counter = new Counter<L>({ name, help, labelNames, registers: [this.registry] });
+    for (const labels of initial) counter.inc(labels as never, 0);
+    return counter;
+  }
+
+  /** A histogram of a module's own, in seconds (the request buckets unless given). */
+  histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets: readonly number[] = DURATION_BUCKETS): Histogram<L> {
+    return new Histogram<L>({ name, help, labelNames, buckets: [...buckets], registers: [this.registry] });
+  }
+
+  /**
+   * A gauge read at scrape time, e.g. from the database; every worker of a cluster reads the
+   * same table, so the aggregate is one reading (`max`), not their sum.
+   */
+  gauge(name: string, help: string, read: () => Promise<number>): void {
+    new Gauge({
+      name, help, registers: [this.registry], aggregator: 'max',
+      async collect() {
+        this.set(await read());
+      },
+    });
   }
 
   /**

@@ -14,6 +14,7 @@ import { conflict, forbidden, invalidToken, notFound, unauthorized } from '../ht
 import { hasRole, type AuthUser, type Membership } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import { LINK_LIFETIME_SECONDS, type Mail } from '../mail/index.js';
+import { emitWebhookEvent } from '../webhooks/outbox.js';
 import { ORGANIZATION_COLUMNS, roleNeededToInvite, toOrganization } from './data.js';
 import type { CreateInvitation, Invitation, Organization, PendingInvitation } from './schemas.js';
 
@@ -66,12 +67,13 @@ export class InvitationService {
           action: 'org.invitation-sent', organizationId: caller.organizationId, accountId: caller.accountId, actor: { accountId: caller.accountId },
           target: { type: 'invitation', id: inserted.id }, details: { email, role }, origin,
         });
+        await emitWebhookEvent(trx, caller.organizationId, 'invitation.created', { invitation: toInvitation(inserted) });
         return inserted;
       });
       this.deps.log.info('orgs/invited', 'Invitation sent', {
         'organization-id': caller.organizationId, 'invitation-id': row.id, role, 'by-account-id': caller.accountId,
       });
-      return { id: row.id, email: row.email, role: row.role, 'expires-at': row.expires_at.toISOString() };
+      return toInvitation(row);
     } catch (err) {
       // the partial unique index decides between two invitations racing for one address
       if (isUniqueViolation(err)) throw alreadyInvited();
@@ -97,8 +99,9 @@ export class InvitationService {
     await this.deps.db.transaction().execute(async (trx) => {
       const row = await trx.updateTable('invitation').set({ revoked_at: sql`now()` })
         .where('id', '=', invitationId).where('organization_id', '=', caller.organizationId)
-        .where('accepted_at', 'is', null).where('revoked_at', 'is', null).returning(['id', 'email', 'role']).executeTakeFirst();
+        .where('accepted_at', 'is', null).where('revoked_at', 'is', null).returning(['id', 'email', 'role', 'expires_at']).executeTakeFirst();
       if (!row) throw notFound('No such pending invitation');
+      await emitWebhookEvent(trx, caller.organizationId, 'invitation.revoked', { invitation: toInvitation(row) });
       await appendAudit(trx, {
         action: 'org.invitation-revoked', organizationId: caller.organizationId, accountId: caller.accountId, actor: { accountId: caller.accountId },
         target: { type: 'invitation', id: row.id }, details: { email: row.email, role: row.role }, origin,
@@ -117,7 +120,7 @@ export class InvitationService {
   async accept(user: AuthUser, token: string, origin: RequestOrigin): Promise<Organization> {
     return this.deps.db.transaction().execute(async (trx) => {
       const invitation = await trx.selectFrom('invitation')
-        .select(['id', 'organization_id', 'email', 'role', 'invited_by', sql<boolean>`expires_at > now()`.as('live'), 'accepted_at', 'revoked_at'])
+        .select(['id', 'organization_id', 'email', 'role', 'invited_by', 'expires_at', sql<boolean>`expires_at > now()`.as('live'), 'accepted_at', 'revoked_at'])
         .where('token_hash', '=', hashToken(token)).forUpdate().executeTakeFirst();
       if (!invitation || !invitation.live || invitation.accepted_at || invitation.revoked_at) {
         throw invalidToken('This invitation is invalid, was already used, was revoked or has expired');
@@ -131,7 +134,7 @@ export class InvitationService {
       if (!inviter || !hasRole(inviter.role, roleNeededToInvite(invitation.role))) {
         throw invalidToken('This invitation is no longer valid: whoever sent it can no longer grant it');
       }
-      const account = await trx.selectFrom('account').select(['email', 'email_verified']).where('id', '=', user.id).executeTakeFirst();
+      const account = await trx.selectFrom('account').select(['email', 'name', 'email_verified']).where('id', '=', user.id).executeTakeFirst();
       if (!account) throw unauthorized('Account no longer exists');
       if (account.email !== invitation.email) {
         throw forbidden('This invitation was sent to another email address: log in with the account of that address to accept it', {
@@ -142,13 +145,19 @@ export class InvitationService {
         throw forbidden('Verify your email address first (open the link we sent you), then accept the invitation', { reason: 'email-unverified' });
       }
       const joined = await trx.insertInto('membership').values({ organization_id: invitation.organization_id, account_id: user.id, role: invitation.role })
-        .onConflict((oc) => oc.columns(['organization_id', 'account_id']).doNothing()).returning('role').executeTakeFirst();
+        .onConflict((oc) => oc.columns(['organization_id', 'account_id']).doNothing()).returning(['role', 'joined_at']).executeTakeFirst();
       await appendAudit(trx, {
         action: 'org.invitation-accepted', organizationId: invitation.organization_id, accountId: user.id, actor: { accountId: user.id },
         // a member already keeps its role: nothing joined
         target: { type: 'invitation', id: invitation.id }, details: { role: invitation.role, joined: joined !== undefined }, origin,
       });
       await trx.updateTable('invitation').set({ accepted_at: sql`now()`, accepted_by: user.id }).where('id', '=', invitation.id).execute();
+      await emitWebhookEvent(trx, invitation.organization_id, 'invitation.accepted', { invitation: toInvitation(invitation) });
+      if (joined) {
+        await emitWebhookEvent(trx, invitation.organization_id, 'member.added', {
+          member: { 'account-id': user.id, email: account.email, name: account.name, role: joined.role, 'joined-at': new Date(joined.joined_at).toISOString() },
+        });
+      }
       const org = await trx.selectFrom('organization').innerJoin('membership', 'membership.organization_id', 'organization.id')
         .select([...ORGANIZATION_COLUMNS, 'membership.role'])
         .where('organization.id', '=', invitation.organization_id).where('membership.account_id', '=', user.id).executeTakeFirstOrThrow();
@@ -158,4 +167,9 @@ export class InvitationService {
       return toOrganization(org, org.role);
     });
   }
+}
+
+/** An invitation in the API's shape (also what webhook events carry). */
+function toInvitation(row: { id: string; email: string; role: Invitation['role']; expires_at: Date }): Invitation {
+  return { id: row.id, email: row.email, role: row.role, 'expires-at': new Date(row.expires_at).toISOString() };
 }

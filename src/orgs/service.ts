@@ -13,6 +13,7 @@ import type { DatabaseSchema } from '../db/schema.js';
 import { conflict, forbidden, notFound } from '../http/errors.js';
 import { hasRole, type AuthUser, type Membership, type OrgRole } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
+import { emitWebhookEvent } from '../webhooks/outbox.js';
 import {
   invitationRolesBeyond, isOwnerRuleViolation, ORGANIZATION_COLUMNS, revokeInvitationsSentBy, ORGANIZATION_ROW_COLUMNS, slugify, suffixedSlug, toOrganization,
   type BeforeOrganizationsDeleted, type OrganizationColumns,
@@ -103,6 +104,7 @@ export class OrganizationService {
             action: 'org.renamed', target: { type: 'organization', id: after.id },
             details: { name: after.name, slug: after.slug, 'previous-name': before.name, 'previous-slug': before.slug }, origin,
           }));
+          await emitWebhookEvent(trx, after.id, 'organization.updated', { organization: webhookOrganization(after) });
         }
         return after;
       });
@@ -165,6 +167,7 @@ export class OrganizationService {
         await this.revokeInvitationsOf(trx, caller, accountId, invitationRolesBeyond(role), 'inviter-demoted', origin);
       }
       const [member] = (await this.memberRows(trx, caller.organizationId, accountId));
+      if (state.target.role !== role) await emitWebhookEvent(trx, caller.organizationId, 'member.updated', { member });
       this.log.info('orgs/role-changed', 'Member role changed', {
         'organization-id': caller.organizationId, 'account-id': accountId, role, 'by-account-id': caller.accountId,
       });
@@ -203,7 +206,11 @@ export class OrganizationService {
           });
         }
       }
-      await trx.deleteFrom('membership').where('organization_id', '=', caller.organizationId).where('account_id', '=', accountId).execute();
+      const removed = await trx.deleteFrom('membership').using('account')
+        .whereRef('account.id', '=', 'membership.account_id')
+        .where('membership.organization_id', '=', caller.organizationId).where('membership.account_id', '=', accountId)
+        .returning(['account.id', 'account.email', 'account.name', 'membership.role', 'membership.joined_at']).execute();
+      for (const member of removed) await emitWebhookEvent(trx, caller.organizationId, 'member.removed', { member: toMember(member) });
       await appendAudit(trx, orgEntry(caller.organizationId, caller, {
         action: leaving ? 'org.member-left' : 'org.member-removed', target: { type: 'account', id: accountId }, details: { role: state.target.role }, origin,
       }));
@@ -258,5 +265,11 @@ export class OrganizationService {
 }
 
 function toMember(r: { id: string; email: string; name: string | null; role: OrgRole; joined_at: Date }): Member {
-  return { 'account-id': r.id, email: r.email, name: r.name, role: r.role, 'joined-at': r.joined_at.toISOString() };
+  return { 'account-id': r.id, email: r.email, name: r.name, role: r.role, 'joined-at': new Date(r.joined_at).toISOString() };
+}
+
+/** The organization as webhook events carry it: the API's shape without `role` (which is a caller's). */
+function webhookOrganization(row: OrganizationColumns): Omit<Organization, 'role'> {
+  const { role: _role, ...organization } = toOrganization(row, 'member');
+  return organization;
 }

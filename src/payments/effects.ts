@@ -20,6 +20,7 @@ import { appendAudit, originOf, type AuditEntryInput } from '../audit/log.js';
 import type { DatabaseSchema, SubscriptionStatus } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
 import type { Mail } from '../mail/index.js';
+import { emitWebhookEvent } from '../webhooks/outbox.js';
 import type { PaymentEffect, PaymentEvent, PaymentProvider } from './provider.js';
 
 type Trx = Transaction<DatabaseSchema>;
@@ -201,6 +202,16 @@ export class BillingEffects {
       subscription_cancel_at_period_end: next.cancelAtPeriodEnd,
       billing_subscription_id: next.subscriptionId,
     }).where('id', '=', org.id).execute();
+    const periodEnd = (d: Date | null) => (d ? new Date(d).getTime() : null);
+    if (org.subscription_status !== next.status || org.subscription_plan !== next.plan || org.subscription_cancel_at_period_end !== next.cancelAtPeriodEnd
+      || periodEnd(org.subscription_period_end) !== periodEnd(next.periodEnd)) {
+      await emitWebhookEvent(trx, org.id, 'subscription.updated', {
+        subscription: {
+          status: next.status, plan: next.plan, 'current-period-end': next.periodEnd ? new Date(next.periodEnd).toISOString() : null,
+          'cancel-at-period-end': next.cancelAtPeriodEnd, 'has-customer': org.billing_customer_id !== null,
+        },
+      });
+    }
     if (org.subscription_status !== next.status || org.subscription_plan !== next.plan || org.subscription_cancel_at_period_end !== next.cancelAtPeriodEnd) {
       await this.audit(trx, org, 'billing.subscription-changed', {
         status: next.status, plan: next.plan, 'cancel-at-period-end': next.cancelAtPeriodEnd,

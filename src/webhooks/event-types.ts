@@ -1,0 +1,38 @@
+/**
+ * The event types an organization's endpoints can take (DESIGN.md, "Outgoing webhooks"), and
+ * the data each carries beside `organization-id` (docs/webhooks.md). Emitting services name
+ * them; the routes validate `events` against them.
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  'organization.updated',
+  'member.added',
+  'member.updated',
+  'member.removed',
+  'invitation.created',
+  'invitation.accepted',
+  'invitation.revoked',
+  'subscription.updated',
+  'api-key.created',
+  'api-key.revoked',
+  'webhook.test',
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** `events: ["*"]`: every type, those added later included. */
+export const ALL_EVENTS = '*';
+
+/** The key of each type's subject in `data` (the API's own shape of it). */
+export const SUBJECT_OF: Readonly<Record<WebhookEventType, string>> = {
+  'organization.updated': 'organization',
+  'member.added': 'member',
+  'member.updated': 'member',
+  'member.removed': 'member',
+  'invitation.created': 'invitation',
+  'invitation.accepted': 'invitation',
+  'invitation.revoked': 'invitation',
+  'subscription.updated': 'subscription',
+  'api-key.created': 'api-key',
+  'api-key.revoked': 'api-key',
+  'webhook.test': 'webhook',
+};

@@ -1,0 +1,169 @@
+/**
+ * One delivery attempt over HTTP(S), bounded in time and memory whatever the receiver does:
+ * - the host is resolved and every address checked (address-guard.ts), then the connection is
+ *   made to the checked address (the request's `lookup` answers with it; TLS still names and
+ *   verifies the host), so DNS rebinding cannot reach a refused address;
+ * - one budget (`timeoutMs`) covers resolving, connecting, sending and the status line; a 2xx
+ *   within it succeeds. The body is then read until it ends, 4 KiB arrive, or the budget runs out;
+ * - redirects are not followed (a 3xx is a failed attempt); no keep-alive, no cookies, no proxy.
+ * Errors are short codes (`timeout`, `address-not-allowed`, `dns-failed`, `connection-refused`,
+ * `tls-error`, `connection-failed`, `redirect-not-followed`, `unexpected-status`), never a
+ * secret: the URL is not in them.
+ */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { withSpan } from '../observability/spans.js';
+import { AddressNotAllowed, allowedAddresses, bareHost, HostNotFound, type HostResolver, type ResolvedAddress } from './address-guard.js';
+import { signatureHeader } from './signing.js';
+
+/** The most of a response body read and kept. */
+export const RESPONSE_LIMIT_BYTES = 4096;
+
+export interface AttemptRequest {
+  url: string;
+  messageId: string;
+  body: string;
+  /** the live secrets: one signature each */
+  secrets: readonly string[];
+}
+
+export interface AttemptResult {
+  ok: boolean;
+  /** null when no response came */
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  /** the first 4 KiB of the body, as text; null when there was none */
+  response: string | null;
+}
+
+export interface SenderOptions {
+  timeoutMs: number;
+  resolve: HostResolver;
+  allowPrivate: boolean;
+  userAgent: string;
+}
+
+class Timeout extends Error {
+  constructor() {
+    super('timeout');
+    this.name = 'Timeout';
+  }
+}
+
+const TLS_CODES = /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_OSSL|HOSTNAME_MISMATCH)/;
+
+function errorCode(err: unknown): string {
+  if (err instanceof Timeout) return 'timeout';
+  if (err instanceof AddressNotAllowed) return 'address-not-allowed';
+  if (err instanceof HostNotFound) return 'dns-failed';
+  const code = (err as { code?: string }).code ?? '';
+  if (code === 'ECONNREFUSED') return 'connection-refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'dns-failed';
+  if (TLS_CODES.test(code) || code === 'ERR_TLS_CERT_ALTNAME_INVALID') return 'tls-error';
+  return 'connection-failed';
+}
+
+/** `lookup` for the request: the addresses checked before, whatever the name resolves to now. */
+function pinned(addresses: readonly ResolvedAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as (e: null, a: ResolvedAddress[]) => void)(null, [...addresses]);
+    else callback(null, addresses[0].address, addresses[0].family);
+  };
+}
+
+const text = (chunks: Buffer[]): string | null => {
+  if (chunks.length === 0) return null;
+  // PostgreSQL's text holds no NUL
+  return Buffer.concat(chunks).subarray(0, RESPONSE_LIMIT_BYTES).toString('utf8').replace(/\u0000/g, '');
+};
+
+export class WebhookSender {
+  constructor(private readonly options: SenderOptions) {}
+
+  /** Makes one attempt; never throws: every way it can end is a result. */
+  send(attempt: AttemptRequest): Promise<AttemptResult> {
+    const url = new URL(attempt.url);
+    return withSpan('webhook send', { 'server.address': url.hostname, 'http.request.method': 'POST' }, () => this.run(url, attempt));
+  }
+
+  private async run(url: URL, attempt: AttemptRequest): Promise<AttemptResult> {
+    const started = performance.now();
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Timeout()), this.options.timeoutMs);
+    const duration = () => Math.max(0, Math.round(performance.now() - started));
+    const fail = (err: unknown, statusCode: number | null = null, response: string | null = null): AttemptResult =>
+      ({ ok: false, statusCode, durationMs: duration(), error: errorCode(err), response });
+    try {
+      const aborted = new Promise<never>((_, reject) => {
+        controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+      });
+      aborted.catch(() => undefined);
+      const addresses = await Promise.race([allowedAddresses(bareHost(url), this.options.resolve, this.options.allowPrivate), aborted]);
+      const timestamp = Math.floor(Date.now() / 1000);
+      const body = Buffer.from(attempt.body, 'utf8');
+      const headers = {
+        'content-type': 'application/json',
+        'content-length': String(body.length),
+        'user-agent': this.options.userAgent,
+        'webhook-id': attempt.messageId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(attempt.secrets, attempt.messageId, timestamp, attempt.body),
+      };
+      const { response, statusCode } = await this.exchange(url, addresses, headers, body, controller.signal);
+      const chunks = await this.readSome(response, controller.signal);
+      if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode, durationMs: duration(), error: null, response: text(chunks) };
+      return {
+        ok: false, statusCode, durationMs: duration(), response: text(chunks),
+        error: statusCode >= 300 && statusCode < 400 ? 'redirect-not-followed' : 'unexpected-status',
+      };
+    } catch (err) {
+      return fail(err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private exchange(url: URL, addresses: ResolvedAddress[], headers: Record<string, string>, body: Buffer, signal: AbortSignal): Promise<{ response: IncomingMessage; statusCode: number }> {
+    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const req = request({
+        protocol: url.protocol,
+        hostname: bareHost(url),
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers,
+        agent: false,
+        lookup: pinned(addresses),
+        signal,
+      }, (response) => resolve({ response, statusCode: response.statusCode ?? 0 }));
+      req.on('error', (err) => reject(signal.aborted ? signal.reason : err));
+      req.end(body);
+    });
+  }
+
+  /** The body's first 4 KiB at most; stops early at the budget's end (the status is decided already). */
+  private readSome(response: IncomingMessage, signal: AbortSignal): Promise<Buffer[]> {
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const done = () => {
+        signal.removeEventListener('abort', done);
+        response.destroy();
+        resolve(chunks);
+      };
+      if (signal.aborted) return done();
+      signal.addEventListener('abort', done, { once: true });
+      response.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= RESPONSE_LIMIT_BYTES) done();
+      });
+      response.on('end', done);
+      response.on('error', done);
+      response.on('close', done);
+    });
+  }
+}

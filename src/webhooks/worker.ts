@@ -1,0 +1,291 @@
+/**
+ * The delivery worker (docs/webhooks.md, "Delivery"): claims due deliveries with
+ * `FOR UPDATE SKIP LOCKED` and a lease, so each attempt is made by one instance; makes the
+ * attempts (sender.ts) and records each in one transaction with the delivery's next state:
+ * - a 2xx: `succeeded`, and the endpoint's failure streak ends;
+ * - otherwise: retried after the next delay of WEBHOOK_RETRY_SCHEDULE (counted from this
+ *   failure), or `failed` once the schedule is spent (or when the attempt was a manual retry);
+ *   an endpoint failing since longer than WEBHOOK_DISABLE_AFTER is disabled, the organization's
+ *   admins emailed and the change audited, in the same transaction.
+ * It wakes at every commit that wrote a delivery (the `webhook_due` notification), every
+ * WEBHOOK_POLL_MS otherwise (retries falling due), and purges messages older than 30 days hourly.
+ * A process that dies mid-attempt leaves the delivery locked until its lease ends; then any
+ * instance attempts it again.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { appendAudit, NO_ORIGIN } from '../audit/log.js';
+import type { SecretBox } from '../auth/secret-box.js';
+import type { DB } from '../db/database.js';
+import type { WebhookDeliveryStatus } from '../db/schema.js';
+import type { Logger } from '../logging/logger.js';
+import type { Mail } from '../mail/index.js';
+import type { AttemptResult, WebhookSender } from './sender.js';
+import type { WebhookSettings } from './settings.js';
+
+/** Messages (with their deliveries and attempts) are deleted this long after they were written. */
+export const DELIVERY_RETENTION_DAYS = 30;
+const PURGE_EVERY_MS = 3_600_000;
+
+/** How an attempt ended, for metrics: delivered, failed and retried later, failed for good. */
+export type AttemptOutcome = 'succeeded' | 'retry' | 'failed';
+
+export interface WebhookWorkerOptions {
+  db: DB;
+  log: Logger;
+  sender: Pick<WebhookSender, 'send'>;
+  box: SecretBox;
+  mail: Pick<Mail, 'enqueue'>;
+  settings: Pick<WebhookSettings, 'pollMs' | 'leaseMs' | 'concurrency' | 'retryScheduleMs' | 'disableAfterMs'>;
+  /** told how each attempt ended and how long it took (metrics) */
+  onAttempt?: (outcome: AttemptOutcome, seconds: number) => void;
+}
+
+interface ClaimedDelivery {
+  id: string;
+  message_id: string;
+  endpoint_id: string;
+  organization_id: string;
+  attempt_count: number;
+  manual: boolean;
+  type: string;
+  payload: string;
+  url: string;
+  secret_sealed: string;
+  /** the previous secret, while it still signs */
+  previous_secret_sealed: string | null;
+}
+
+export class WebhookWorker {
+  private readonly instance = randomUUID();
+  private loop: Promise<void> | undefined;
+  private stopping = false;
+  private wake: (() => void) | undefined;
+  private woken = false;
+  private pollFailures = 0;
+  private lastPurgeMs = 0;
+
+  constructor(private readonly options: WebhookWorkerOptions) {}
+
+  get running(): boolean {
+    return this.loop !== undefined && !this.stopping;
+  }
+
+  start(): void {
+    if (this.loop) return;
+    this.stopping = false;
+    this.loop = this.run();
+  }
+
+  /** Deliveries were committed (here or on another instance): look now. */
+  nudge(): void {
+    this.woken = true;
+    this.wake?.();
+  }
+
+  /** Stops claiming and waits (at most `timeoutMs`) for the attempts in flight; one cut off is attempted again after its lease. */
+  async stop(timeoutMs: number): Promise<void> {
+    const loop = this.loop;
+    this.stopping = true;
+    this.wake?.();
+    if (loop) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = await Promise.race([loop.then(() => false), new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), timeoutMs); })]);
+      clearTimeout(timer);
+      if (late) this.options.log.warn('webhooks/stop-timeout', `Webhook attempts still running after ${timeoutMs} ms; they are attempted again after their lease`);
+    }
+    this.loop = undefined;
+  }
+
+  /** One pass: claims what is due and attempts it. Resolves to how many deliveries were claimed. */
+  async runOnce(): Promise<number> {
+    const claimId = `${this.instance}:${randomUUID()}`;
+    const batch = await this.claim(claimId);
+    await Promise.all(batch.map((delivery) => this.attempt(delivery, claimId)));
+    return batch.length;
+  }
+
+  private async run(): Promise<void> {
+    const { log, settings } = this.options;
+    while (!this.stopping) {
+      let claimed = 0;
+      this.woken = false;
+      try {
+        claimed = await this.runOnce();
+        if (this.pollFailures > 0) log.info('webhooks/poll-recovered', 'The webhook worker reaches the database again');
+        this.pollFailures = 0;
+        await this.purgeNowAndThen();
+      } catch (err) {
+        // once at the first failure, then once a minute
+        if (this.pollFailures++ % Math.max(1, Math.round(60_000 / settings.pollMs)) === 0) {
+          log.warn('webhooks/poll-failed', `The webhook worker could not read its deliveries: ${(err as Error).message}`);
+        }
+      }
+      if (this.stopping) break;
+      // a full batch: more may be due; a nudge during the pass: its deliveries may have been committed after the claim
+      if (claimed >= settings.concurrency || this.woken) continue;
+      await this.sleep(settings.pollMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        if (this.wake === done) this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
+  private async claim(claimId: string): Promise<ClaimedDelivery[]> {
+    const { db, settings } = this.options;
+    const { rows } = await sql<ClaimedDelivery>`
+      with claimed as (
+        update webhook_delivery
+        set locked_until = now() + (${settings.leaseMs}::bigint * interval '1 millisecond'), locked_by = ${claimId}
+        where id in (
+          select d.id from webhook_delivery d join webhook_endpoint e on e.id = d.endpoint_id
+          where d.status = 'pending' and d.next_attempt_at <= now() and (d.locked_until is null or d.locked_until <= now()) and e.enabled
+          order by d.next_attempt_at
+          limit ${settings.concurrency}
+          for update of d skip locked)
+        returning id, message_id, endpoint_id, attempt_count, manual
+      )
+      select c.id, c.message_id, c.endpoint_id, c.attempt_count, c.manual, m.type, m.payload, m.organization_id, e.url, e.secret_sealed,
+        case when e.previous_secret_expires_at > now() then e.previous_secret_sealed end as previous_secret_sealed
+      from claimed c join webhook_message m on m.id = c.message_id join webhook_endpoint e on e.id = c.endpoint_id`.execute(db);
+    return rows;
+  }
+
+  private async attempt(delivery: ClaimedDelivery, claimId: string): Promise<void> {
+    const { box, sender, log } = this.options;
+    const about = { 'delivery-id': delivery.id, 'message-id': delivery.message_id, 'webhook-id': delivery.endpoint_id, type: delivery.type };
+    const at = new Date();
+    let result: AttemptResult;
+    try {
+      const secrets = [box.open(delivery.secret_sealed, delivery.endpoint_id)];
+      if (delivery.previous_secret_sealed) secrets.push(box.open(delivery.previous_secret_sealed, delivery.endpoint_id));
+      result = await sender.send({ url: delivery.url, messageId: delivery.message_id, body: delivery.payload, secrets });
+    } catch (err) {
+      // a secret that does not open (ENCRYPTION_KEY changed): nothing can be signed
+      log.error('webhooks/attempt-error', `Could not attempt a webhook delivery: ${(err as Error).message}`, about);
+      result = { ok: false, statusCode: null, durationMs: 0, error: 'internal-error', response: null };
+    }
+    try {
+      const outcome = await this.record(delivery, claimId, at, result);
+      this.options.onAttempt?.(outcome ?? (result.ok ? 'succeeded' : 'retry'), result.durationMs / 1000);
+      const details = { ...about, 'status-code': result.statusCode, 'duration-ms': result.durationMs, error: result.error, attempt: delivery.attempt_count + 1 };
+      if (!outcome) log.warn('webhooks/lease-lost', 'A webhook attempt ended after its lease ran out; another instance may attempt it again', details);
+      else if (outcome === 'succeeded') log.info('webhooks/delivered', `Delivered ${delivery.type} message ${delivery.message_id}`, details);
+      else if (outcome === 'failed') log.warn('webhooks/failed', `Gave up on ${delivery.type} message ${delivery.message_id}: ${result.error}`, details);
+      else log.info('webhooks/retry', `Webhook attempt failed (${result.error}); retrying later`, details);
+    } catch (err) {
+      // the outcome could not be recorded: the lease runs out and the delivery is attempted again
+      log.warn('webhooks/record-failed', `Could not record a webhook attempt: ${(err as Error).message}`, about);
+    }
+  }
+
+  /** The attempt and the delivery's next state, in one transaction; undefined when the claim was lost. */
+  private async record(delivery: ClaimedDelivery, claimId: string, at: Date, result: AttemptResult): Promise<AttemptOutcome | undefined> {
+    const { db, settings } = this.options;
+    const attempts = delivery.attempt_count + 1;
+    const delayMs = result.ok || delivery.manual ? undefined : settings.retryScheduleMs[attempts - 1];
+    const status: WebhookDeliveryStatus = result.ok ? 'succeeded' : delayMs === undefined ? 'failed' : 'pending';
+    if (result.ok) return this.recordSuccess(delivery, claimId, at, result, attempts);
+    return db.transaction().execute(async (trx) => {
+      await trx.insertInto('webhook_attempt').values({
+        delivery_id: delivery.id, at, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error, response: result.response,
+      }).execute();
+      const updated = await trx.updateTable('webhook_delivery').set({
+        status,
+        attempt_count: attempts,
+        manual: false,
+        next_attempt_at: status === 'pending' ? sql<Date>`now() + (${delayMs}::bigint * interval '1 millisecond')` : null,
+        completed_at: status === 'pending' ? null : sql<Date>`now()`,
+        locked_until: null,
+        locked_by: null,
+      }).where('id', '=', delivery.id).where('locked_by', '=', claimId).returning('id').executeTakeFirst();
+      if (!updated) return undefined;
+      await this.noteFailure(trx, delivery, at);
+      return status === 'failed' ? 'failed' : 'retry';
+    });
+  }
+
+  /**
+   * A success, the common case, in one statement (one round trip, atomic like a transaction):
+   * the attempt, the delivery succeeded while the claim holds, the endpoint's failure streak ended.
+   */
+  private async recordSuccess(delivery: ClaimedDelivery, claimId: string, at: Date, result: AttemptResult, attempts: number): Promise<AttemptOutcome | undefined> {
+    const { rows } = await sql<{ id: string }>`
+      with attempt as (
+        insert into webhook_attempt (delivery_id, at, status_code, duration_ms, error, response)
+        values (${delivery.id}, ${at}, ${result.statusCode}, ${result.durationMs}, null, ${result.response})
+      ), delivered as (
+        update webhook_delivery
+        set status = 'succeeded', attempt_count = ${attempts}, manual = false, next_attempt_at = null, completed_at = now(), locked_until = null, locked_by = null
+        where id = ${delivery.id} and locked_by = ${claimId}
+        returning id, endpoint_id
+      ), streak as (
+        update webhook_endpoint set failing_since = null
+        where id = (select endpoint_id from delivered) and failing_since is not null
+      )
+      select id from delivered`.execute(this.options.db);
+    return rows.length > 0 ? 'succeeded' : undefined;
+  }
+
+  /** Starts or continues the endpoint's failure streak; past WEBHOOK_DISABLE_AFTER, disables it and tells its admins. */
+  private async noteFailure(trx: DB, delivery: ClaimedDelivery, at: Date): Promise<void> {
+    const { disableAfterMs } = this.options.settings;
+    const overdue = sql<boolean>`coalesce(e.failing_since, ${at}) <= now() - (${disableAfterMs}::bigint * interval '1 millisecond')`;
+    // the values before the statement come from `old`: only the statement that turns the endpoint off announces it
+    const { rows } = await sql<{ was_enabled: boolean; enabled: boolean; url: string; failing_since: Date }>`
+      update webhook_endpoint e
+      set failing_since = coalesce(e.failing_since, ${at}),
+        enabled = e.enabled and not ${overdue},
+        disabled_reason = case when e.enabled and ${overdue} then 'failing' else e.disabled_reason end,
+        updated_at = case when e.enabled and ${overdue} then now() else e.updated_at end
+      from (select id, enabled as was_enabled from webhook_endpoint where id = ${delivery.endpoint_id} for update) old
+      where e.id = old.id
+      returning old.was_enabled, e.enabled, e.url, e.failing_since`.execute(trx);
+    const disabled = rows[0];
+    if (!disabled || !disabled.was_enabled || disabled.enabled) return;
+    const failingSince = new Date(disabled.failing_since);
+    const org = await trx.selectFrom('organization').select(['name']).where('id', '=', delivery.organization_id).executeTakeFirstOrThrow();
+    const admins = await trx.selectFrom('membership').innerJoin('account', 'account.id', 'membership.account_id')
+      .select('account.email').where('membership.organization_id', '=', delivery.organization_id)
+      .where('membership.role', 'in', ['owner', 'admin']).orderBy('account.email').execute();
+    const url = new URL(disabled.url);
+    const days = Math.max(1, Math.round(disableAfterMs / 86_400_000));
+    for (const admin of admins) {
+      await this.options.mail.enqueue(trx, {
+        kind: 'webhook-disabled', to: admin.email,
+        data: { organization: org.name, organizationId: delivery.organization_id, endpoint: `${url.origin}${url.pathname}`, failingSince, days },
+      });
+    }
+    await appendAudit(trx, {
+      action: 'webhook.updated', organizationId: delivery.organization_id, accountId: null, actor: {},
+      target: { type: 'webhook', id: delivery.endpoint_id }, details: { enabled: false, reason: 'failing', host: url.host }, origin: NO_ORIGIN,
+    });
+    this.options.log.warn('webhooks/disabled', 'Webhook endpoint disabled: its attempts all failed for too long', {
+      'organization-id': delivery.organization_id, 'webhook-id': delivery.endpoint_id, 'failing-since': failingSince.toISOString(),
+    });
+  }
+
+  private async purgeNowAndThen(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastPurgeMs < PURGE_EVERY_MS) return;
+    this.lastPurgeMs = now;
+    const deleted = await this.purge();
+    if (deleted > 0) this.options.log.info('webhooks/purged', `Deleted ${deleted} webhook messages older than ${DELIVERY_RETENTION_DAYS} days`, { deleted });
+  }
+
+  /** Deletes messages older than the retention, with their deliveries and attempts; returns how many messages. */
+  async purge(olderThanDays = DELIVERY_RETENTION_DAYS): Promise<number> {
+    const result = await this.options.db.deleteFrom('webhook_message')
+      .where('created_at', '<', sql<Date>`now() - (${olderThanDays}::integer * interval '1 day')`).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}
