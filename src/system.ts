@@ -17,6 +17,7 @@ import { appObservability, type Metrics, type Tracing } from './observability/in
 import { startInfrastructure, startLogging, Stops, type InfrastructureOptions } from './runtime/infrastructure.js';
 import { readSettings, startModules, type AnyModule } from './runtime/start-modules.js';
 import { accountModule } from './account/module.js';
+import { adminModule } from './admin/module.js';
 import { apiKeysModule } from './api-keys/module.js';
 import { auditModule } from './audit/module.js';
 import { authModule } from './auth/module.js';
@@ -46,6 +47,7 @@ export const MODULES: readonly AnyModule[] = [
   apiKeysModule,
   paymentsModule,
   reportsModule,
+  adminModule,
   queryModule, // last: serves the query kinds of every module above
 ];
 

@@ -14,13 +14,16 @@ import { newActionToken, retireTokens, storeActionToken, findUsableToken, useTok
 import type { LifecycleRateLimiter } from './limits.js';
 import { confirmPassword, type PasswordCheckDeps } from './password-check.js';
 import type { UserAccount } from './schemas.js';
-import { ACCOUNT_COLUMNS, normalizeEmail, toUserAccount } from './service.js';
+import type { PlatformAdmins } from './platform-admins.js';
+import { ACCOUNT_COLUMNS, impersonatorOf, normalizeEmail, toUserAccount } from './service.js';
 
 export interface LifecycleDeps extends PasswordCheckDeps {
   passwords: PasswordHasher;
   refreshTokens: RefreshTokens;
   mail: Pick<Mail, 'enqueue'>;
   limits: LifecycleRateLimiter;
+  /** who is a platform admin, for the account shape's `platform-admin` */
+  platformAdmins: PlatformAdmins;
 }
 
 /** the pause between forgot-password's answer and its work, ms */
@@ -47,7 +50,7 @@ export class AccountLifecycle {
       await retireTokens(trx, row.id, 'verify-email');
       await appendAccountAudit(trx, { action: 'account.email-verified', accountId: row.id, details: { email: row.email }, origin });
       this.deps.log.info('account/email-verified', 'Email verified', { 'account-id': row.id });
-      return toUserAccount(row);
+      return toUserAccount(row, this.deps.platformAdmins);
     });
   }
 
@@ -175,7 +178,7 @@ export class AccountLifecycle {
           action: 'account.email-changed', accountId: row.id, details: { 'previous-email': previous.email, email: row.email }, origin,
         });
         this.deps.log.info('account/email-changed', 'Email changed', { 'account-id': row.id });
-        return toUserAccount(row);
+        return toUserAccount(row, this.deps.platformAdmins);
       });
     } catch (err) {
       // the unique index decides when two confirmations race for one address
@@ -190,6 +193,6 @@ export class AccountLifecycle {
     const row = await this.deps.db.updateTable('account').set({ name })
       .where('id', '=', user.id).returning(ACCOUNT_COLUMNS).executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
-    return toUserAccount(row);
+    return toUserAccount(row, this.deps.platformAdmins, user.actor && (await impersonatorOf(this.deps.db, user.actor.id)));
   }
 }

@@ -15,6 +15,7 @@ import * as m0009 from './migrations/0009_billing.js';
 import * as m0010 from './migrations/0010_api_keys.js';
 import * as m0011 from './migrations/0011_two_factor_passkeys.js';
 import * as m0012 from './migrations/0012_identities.js';
+import * as m0016 from './migrations/0016_admin.js';
 import type { Logger } from '../logging/logger.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -30,6 +31,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0010_api_keys': m0010,
   '0011_two_factor_passkeys': m0011,
   '0012_identities': m0012,
+  '0016_admin': m0016,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

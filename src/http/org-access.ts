@@ -12,6 +12,8 @@ export interface AuthUser {
   email: string;
   /** the session (refresh family) the access token belongs to: its `sid` claim */
   sessionId: string;
+  /** set in an impersonated session: the platform admin acting as the account (the token's `act` claim, RFC 8693) */
+  actor?: { id: string };
 }
 
 /** An organization role; each includes the ones below it (owner > admin > member). */
