@@ -4,6 +4,7 @@
  * live in account/events.ts; the views (Preact) in view.tsx and account/pages.tsx.
  */
 import type { AccountPagesState } from './account/events.js';
+import type { AdminState } from './admin/events.js';
 import type { AuditState } from './audit/events.js';
 import type { BillingState } from './billing/events.js';
 import type { SecurityState } from './account/security-events.js';
@@ -18,7 +19,8 @@ export type Route =
   | 'forgot-password' | 'reset-password' | 'verify-email' | 'confirm-email'
   | 'settings' | 'sessions' | 'delete-account'
   | 'orgs' | 'org' | 'org-audit' | 'org-api-keys' | 'accept-invitation'
-  | 'billing';
+  | 'billing'
+  | 'admin' | 'admin-account' | 'admin-orgs' | 'admin-stats' | 'admin-audit';
 
 export interface Account {
   id: string;
@@ -30,9 +32,13 @@ export interface Account {
   'email-verified'?: boolean;
   /** log-in asks for a TOTP code; absent from servers without two-factor */
   'two-factor-enabled'?: boolean;
+  /** the admin pages are open to it (docs/admin.md) */
+  'platform-admin'?: boolean;
+  /** in an impersonated session: the platform admin acting as the account */
+  'impersonated-by'?: { id: string; email: string };
 }
 
-export interface AppState extends AccountPagesState, OrgsState, AuditState, BillingState, SecurityState, ApiKeysState, OidcState {
+export interface AppState extends AccountPagesState, OrgsState, AuditState, BillingState, SecurityState, ApiKeysState, OidcState, AdminState {
   route: Route;
   token?: string;
   account?: Account;
@@ -63,10 +69,19 @@ export const PATHS: Record<Route, string> = {
   'accept-invitation': '/invitations/accept',
   /** `/billing?org=<id>`: navigate with `{route: 'billing', path}` */
   billing: '/billing',
+  admin: '/admin',
+  /** `/admin/accounts/<id>`: navigate with `{route: 'admin-account', path}` */
+  'admin-account': '/admin/accounts',
+  'admin-orgs': '/admin/orgs',
+  'admin-stats': '/admin/stats',
+  'admin-audit': '/admin/audit-log',
 };
 
 /** Pages only a signed-in user sees; a visitor without a session is sent to log in. */
-export const SIGNED_IN_ROUTES: ReadonlySet<Route> = new Set<Route>(['account', 'settings', 'sessions', 'delete-account', 'orgs', 'org', 'org-audit', 'org-api-keys', 'billing']);
+export const SIGNED_IN_ROUTES: ReadonlySet<Route> = new Set<Route>([
+  'account', 'settings', 'sessions', 'delete-account', 'orgs', 'org', 'org-audit', 'org-api-keys', 'billing',
+  'admin', 'admin-account', 'admin-orgs', 'admin-stats', 'admin-audit',
+]);
 
 /** Pages a signed-in user has no business on: a log-in from there goes to the account page. */
 const ENTRY_ROUTES: ReadonlySet<Route> = new Set<Route>(['log-in', 'sign-up']);
@@ -77,6 +92,7 @@ export function routeOf(path: string): Route {
   if (/^\/orgs\/[^/]+$/.test(clean)) return 'org';
   if (/^\/orgs\/[^/]+\/audit-log$/.test(clean)) return 'org-audit';
   if (/^\/orgs\/[^/]+\/api-keys$/.test(clean)) return 'org-api-keys';
+  if (/^\/admin\/accounts\/[^/]+$/.test(clean)) return 'admin-account';
   const found = (Object.entries(PATHS) as Array<[Route, string]>).find(([, p]) => p === clean);
   return found ? found[0] : 'account';
 }

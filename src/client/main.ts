@@ -2,6 +2,7 @@
 import { h, render } from 'preact';
 import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
 import { registerAccount } from './account/events.js';
+import { registerAdmin } from './admin/events.js';
 import { registerAudit } from './audit/events.js';
 import { registerSecurity } from './account/security-events.js';
 import { registerApiKeys } from './api-keys/events.js';
@@ -50,6 +51,7 @@ registerOidc(core, {
   assign: (url) => location.assign(url),
   replaceUrl: (path) => history.replaceState(history.state, '', path),
 });
+registerAdmin(core, { reloadAt: (path) => location.assign(path) });
 core.dispatchSync(['orgs/init']);
 // the server writes the sign-in providers into the page; without them (another server) they are asked for
 const providers = providersInPage(document);

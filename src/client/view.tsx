@@ -14,6 +14,7 @@ import { MfaStep, PasskeySignIn, PasskeysSection, TwoFactorSection } from './acc
 import { OauthNotice, ProviderButtons, SignInMethods } from './oidc/pages.js';
 import { AcceptInvitationPage, OrgPage, OrgSwitcher, OrgsPage } from './orgs/pages.js';
 import { ApiKeysPage } from './api-keys/pages.js';
+import { AdminAccountPage, AdminAccountsPage, AdminAuditPage, AdminNavLink, AdminOrgsPage, AdminStatsPage, ImpersonationBanner } from './admin/pages.js';
 import { App, Field, Form, Link, Submit, useApp } from './ui.js';
 
 function LogInPage() {
@@ -99,6 +100,11 @@ const PAGES: Record<Route, FunctionComponent> = {
   'org-api-keys': ApiKeysPage,
   'accept-invitation': AcceptInvitationPage,
   billing: BillingPage,
+  admin: AdminAccountsPage,
+  'admin-account': AdminAccountPage,
+  'admin-orgs': AdminOrgsPage,
+  'admin-stats': AdminStatsPage,
+  'admin-audit': AdminAuditPage,
 };
 
 /** Navigation between the signed-in pages, and log-out. */
@@ -111,6 +117,7 @@ function Nav() {
         <Link to="settings" id="nav-settings">Settings</Link>
         <Link to="sessions" id="nav-sessions">Sessions</Link>
         <Link to="orgs" id="nav-orgs">Organizations</Link>
+        <AdminNavLink />
         <OrgSwitcher />
         <button id="log-out" type="button" class="secondary" disabled={state.busy} onClick={() => dispatch(['log-out'])}>Log out</button>
       </nav>
@@ -149,6 +156,7 @@ function Shell({ state, children }: { state: AppState; children: ComponentChildr
     <>
       {signedIn && <Nav />}
       <main class={signedIn ? 'wide' : undefined}>
+        <ImpersonationBanner />
         {signedIn && <VerifyBanner />}
         {children}
       </main>
@@ -174,6 +182,7 @@ export function Root({ core }: { core: EventCore<AppState> }) {
       dispatch(['page/enter', state.route, location.search]);
       dispatch(['orgs/page-enter', state.route, location.search]);
       dispatch(['oidc/page-enter', state.route, location.search]);
+      dispatch(['admin/page-enter', state.route]);
     }
     else dispatch(['router/navigate', { route: 'log-in' }]);
   }, [state.route, state.ready, allowed]);
