@@ -4,7 +4,7 @@
  * live in account/events.ts; the views (Preact) in view.tsx and account/pages.tsx.
  */
 import type { AccountPagesState } from './account/events.js';
-import type { AdminState } from './admin/events.js';
+import type { AdminRoute, AdminState } from './admin/events.js';
 import type { AuditState } from './audit/events.js';
 import type { BillingState } from './billing/events.js';
 import type { SecurityState } from './account/security-events.js';
@@ -20,7 +20,7 @@ export type Route =
   | 'settings' | 'sessions' | 'delete-account'
   | 'orgs' | 'org' | 'org-audit' | 'org-api-keys' | 'accept-invitation'
   | 'billing'
-  | 'admin' | 'admin-account' | 'admin-orgs' | 'admin-stats' | 'admin-audit';
+  | AdminRoute;
 
 export interface Account {
   id: string;

@@ -7,7 +7,6 @@
  * session is then the one the server's cookies name (the impersonation's, or the admin's own
  * again), and nothing of the other identity stays in the state.
  */
-import type { AppState, Route } from '../app.js';
 import type { EventCore } from '../core.js';
 
 export interface AdminAccount {
@@ -87,7 +86,15 @@ export interface AdminIo {
 }
 
 export const ADMIN_PAGE_SIZE = 25;
-export const ADMIN_ROUTES: ReadonlySet<Route> = new Set<Route>(['admin', 'admin-account', 'admin-orgs', 'admin-stats', 'admin-audit']);
+
+/** The admin pages' routes (app.ts lists them with their paths). */
+export type AdminRoute = 'admin' | 'admin-account' | 'admin-orgs' | 'admin-stats' | 'admin-audit';
+
+/** What of the app's state the admin events read besides their own: the signed-in account, and whether a request is under way. */
+export interface AdminHost extends AdminState {
+  account?: { id: string; 'platform-admin'?: boolean };
+  busy: boolean;
+}
 
 /** `/admin/accounts/<id>` -> the id */
 export function adminAccountIdOf(path: string): string | undefined {
@@ -103,14 +110,14 @@ const LISTS: Record<ListKey, { url: string; items: string }> = {
   adminAudit: { url: 'admin/audit-log', items: 'entries' },
 };
 
-export function registerAdmin(core: EventCore<AppState>, io: AdminIo): void {
+export function registerAdmin<S extends AdminHost>(core: EventCore<S>, io: AdminIo): void {
   core.regFx('admin/reload-at', (path: string) => io.reloadAt(path));
 
   core
     // the admin pages load what they show when they open (the view dispatches this with the route)
     .regEvent('admin/page-enter', ({ state }, [, route]) => {
       if (!state.account?.['platform-admin']) return;
-      switch (route as Route) {
+      switch (route as AdminRoute) {
         case 'admin': return state.adminAccounts ? undefined : { dispatch: ['admin/list', 'adminAccounts', ''] };
         case 'admin-orgs': return state.adminOrgs ? undefined : { dispatch: ['admin/list', 'adminOrgs', ''] };
         case 'admin-audit': return { dispatch: ['admin/list', 'adminAudit', ''] };

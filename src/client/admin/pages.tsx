@@ -6,7 +6,6 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
-import { auditActionLabel } from '../../audit/actions.js';
 import { Link, useApp } from '../ui.js';
 import { adminAccountIdOf, adminAccountPath, type AdminAccount, type AdminAuditEntry, type AdminOrganization, type Listing } from './events.js';
 
@@ -298,7 +297,7 @@ export function AdminAuditPage() {
             {listing.items.map((e: AdminAuditEntry) => (
               <tr key={e.id} data-action={e.action}>
                 <td>{when(e['created-at'])}</td>
-                <td data-field="action">{auditActionLabel(e.action)}{Object.keys(e.details).length > 0 && <><br /><span class="muted">{detailsOf(e)}</span></>}</td>
+                <td data-field="action"><code>{e.action}</code>{Object.keys(e.details).length > 0 && <><br /><span class="muted">{detailsOf(e)}</span></>}</td>
                 <td data-field="actor">{who(e.actor)}</td>
                 <td data-field="impersonated">{e.impersonated ? who(e.impersonated) : '—'}</td>
                 <td data-field="target">{e.target ? (e.target.email ?? `${e.target.type} ${e.target.id.slice(0, 8)}`) : '—'}</td>
