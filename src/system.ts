@@ -18,6 +18,7 @@ import { observabilityModule, type ObservabilityServices } from './observability
 import { startInfrastructure, startLogging, Stops, type InfrastructureOptions } from './runtime/infrastructure.js';
 import { readSettings, startModules, type AnyModule } from './runtime/start-modules.js';
 import { accountModule } from './account/module.js';
+import { adminModule } from './admin/module.js';
 import { apiKeysModule } from './api-keys/module.js';
 import { auditModule } from './audit/module.js';
 import { authModule } from './auth/module.js';
@@ -52,6 +53,7 @@ export const MODULES: readonly AnyModule[] = [
   paymentsModule,
   reportsModule,
   webhooksModule,
+  adminModule,
   queryModule, // last: serves the query kinds of every module above
 ];
 

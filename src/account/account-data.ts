@@ -26,6 +26,7 @@ import type { AuthUser } from '../http/routes.js';
 import type { AccountExport } from './lifecycle-schemas.js';
 import { confirmPassword, type PasswordCheckDeps } from './password-check.js';
 import type { AccountSessions } from './sessions.js';
+import type { PlatformAdmins } from './platform-admins.js';
 import { ACCOUNT_COLUMNS, toUserAccount } from './service.js';
 import { emitWebhookEvent } from '../webhooks/outbox.js';
 
@@ -34,6 +35,8 @@ export interface AccountDataDeps extends PasswordCheckDeps {
   sessions: AccountSessions;
   /** told of the organizations the deletion takes along (billing cancels their subscriptions first) */
   beforeOrganizationsDeleted?: BeforeOrganizationsDeleted;
+  /** who is a platform admin, for the account shape's `platform-admin` */
+  platformAdmins: PlatformAdmins;
 }
 
 export class AccountData {
@@ -47,7 +50,7 @@ export class AccountData {
       .where('account_id', '=', user.id).orderBy('seq', 'desc').execute();
     return {
       'exported-at': new Date().toISOString(),
-      account: toUserAccount(row),
+      account: toUserAccount(row, this.deps.platformAdmins),
       sessions: await this.deps.sessions.list(user.id, user.sessionId),
       memberships: await exportMemberships(this.deps.db, user.id),
       identities: await accountIdentities(this.deps.db, user.id),

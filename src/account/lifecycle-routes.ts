@@ -75,6 +75,7 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
       route({
         method: 'POST',
         path: '/change-password',
+        impersonation: 'forbidden',
         summary: 'Change the password',
         description: 'Needs the current password (403 `forbidden` when wrong; wrong ones count against the log-in failure limits, 429). ' +
           'Every other session ends; the caller\'s stays. A notice is emailed.',
@@ -88,6 +89,7 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
       route({
         method: 'POST',
         path: '/change-email',
+        impersonation: 'forbidden',
         summary: 'Ask to change the email address',
         description: 'Needs the password (403 when wrong). Emails a confirmation link (24 h) to the new address and a notice to the old one; ' +
           'the address changes when the link is opened. 409 `conflict` when the new address is taken.',

@@ -15,7 +15,8 @@ import { addressFirstProven, type AddressProofOutcome } from './address-proof.js
 import type { LifecycleRateLimiter } from './limits.js';
 import { confirmPassword, type PasswordCheckDeps } from './password-check.js';
 import type { UserAccount } from './schemas.js';
-import { ACCOUNT_COLUMNS, normalizeEmail, toUserAccount } from './service.js';
+import type { PlatformAdmins } from './platform-admins.js';
+import { ACCOUNT_COLUMNS, impersonatorOf, normalizeEmail, toUserAccount } from './service.js';
 
 export interface LifecycleDeps extends PasswordCheckDeps {
   passwords: PasswordHasher;
@@ -24,6 +25,8 @@ export interface LifecycleDeps extends PasswordCheckDeps {
   limits: LifecycleRateLimiter;
   /** API keys revoked by an address's first proof: forgotten by this instance at once (the others hear the trigger's notification) */
   onApiKeysRevoked?: (keyIds: readonly string[]) => void;
+  /** who is a platform admin, for the account shape's `platform-admin` */
+  platformAdmins: PlatformAdmins;
 }
 
 /** Who opened a verification link, when it came with their session: that session stays (every other one ends at a first proof). */
@@ -68,7 +71,7 @@ export class AccountLifecycle {
     });
     this.afterProof(row.id, proof);
     this.deps.log.info('account/email-verified', 'Email verified', { 'account-id': row.id });
-    return toUserAccount(row);
+    return toUserAccount(row, this.deps.platformAdmins);
   }
 
   /** What a committed first proof ended: its sessions refused and its keys forgotten here at once, and logged. */
@@ -210,7 +213,7 @@ export class AccountLifecycle {
           action: 'account.email-changed', accountId: row.id, details: { 'previous-email': previous.email, email: row.email }, origin,
         });
         this.deps.log.info('account/email-changed', 'Email changed', { 'account-id': row.id });
-        return toUserAccount(row);
+        return toUserAccount(row, this.deps.platformAdmins);
       });
     } catch (err) {
       // the unique index decides when two confirmations race for one address
@@ -225,6 +228,6 @@ export class AccountLifecycle {
     const row = await this.deps.db.updateTable('account').set({ name })
       .where('id', '=', user.id).returning(ACCOUNT_COLUMNS).executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
-    return toUserAccount(row);
+    return toUserAccount(row, this.deps.platformAdmins, user.actor && (await impersonatorOf(this.deps.db, user.actor.id)));
   }
 }

@@ -11,6 +11,7 @@ import { AccountChecks } from './guard.js';
 import { LIFECYCLE_SCHEMAS } from './lifecycle-schemas.js';
 import { lifecycleRoutes } from './lifecycle-routes.js';
 import { AccountLifecycle } from './lifecycle-service.js';
+import { PlatformAdmins } from './platform-admins.js';
 import { LifecycleRateLimiter } from './limits.js';
 import { accountQueries } from './queries.js';
 import { accountRoutes } from './routes.js';
@@ -32,21 +33,23 @@ export const accountModule = defineModule({
     const { passwords, accessTokens, refreshTokens, loginLimiter, signUpLimiter } = ctx.use(authModule);
     const { mail } = ctx.use(mailModule);
     const log = ctx.logs.logger('saas.account');
+    // `platform-admin` of the account shape: the admin module plugs in its rule (src/admin/)
+    const platformAdmins = new PlatformAdmins();
     const accounts = new AccountService({
-      db, passwords, accessTokens, refreshTokens, loginLimiter, signUpLimiter, mail, log,
+      db, passwords, accessTokens, refreshTokens, loginLimiter, signUpLimiter, mail, log, platformAdmins,
       onLogIn: metrics && ((outcome) => metrics.logIn(outcome)),
     });
     // API keys an unproven account made, revoked at its address's first proof: forgotten at once here (src/api-keys/)
     const apiKeysRevoked: Array<(keyIds: readonly string[]) => void> = [];
     const lifecycle = new AccountLifecycle({
-      db, passwords, refreshTokens, mail, loginLimiter, log, limits: new LifecycleRateLimiter(limits, ctx.limiterStore),
+      db, passwords, refreshTokens, mail, loginLimiter, log, platformAdmins, limits: new LifecycleRateLimiter(limits, ctx.limiterStore),
       onApiKeysRevoked: (ids) => { for (const hook of apiKeysRevoked) hook(ids); },
     });
     const sessions = new AccountSessions(db, refreshTokens, log);
     // an account's deletion takes the organizations it alone owns: what must happen first is plugged in (src/orgs/)
     const beforeDeletion: Array<(organizationIds: readonly string[]) => Promise<void>> = [];
     const data = new AccountData({
-      db, passwords, loginLimiter, refreshTokens, sessions, log,
+      db, passwords, loginLimiter, refreshTokens, sessions, log, platformAdmins,
       beforeOrganizationsDeleted: async (ids) => {
         for (const hook of beforeDeletion) await hook(ids);
       },
@@ -54,6 +57,7 @@ export const accountModule = defineModule({
     return {
       services: {
         accounts,
+        platformAdmins,
         onBeforeOrganizationsDeleted(hook: (organizationIds: readonly string[]) => Promise<void>): void {
           beforeDeletion.push(hook);
         },

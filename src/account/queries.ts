@@ -14,7 +14,7 @@ export function accountQueries(accounts: AccountService) {
       params: Type.Object({}, { additionalProperties: false }),
       result: UserAccount,
       async run({ user }) {
-        const account = user && (await accounts.get(user.id));
+        const account = user && (await accounts.get(user));
         if (!account) throw unauthorized('Account no longer exists');
         return account;
       },

@@ -2,14 +2,14 @@
 import { finished } from 'node:stream/promises';
 import type { FastifyReply } from 'fastify';
 import { originOf } from '../audit/log.js';
-import { REFRESH_COOKIE } from '../auth/refresh-tokens.js';
+import { IMPERSONATION_COOKIE, REFRESH_COOKIE } from '../auth/refresh-tokens.js';
 import { ErrorBody, HttpError, unauthorized } from '../http/errors.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
 import { Type } from 'typebox';
 import { CreateAccount, LogIn, LogInResponse, MfaRequired, RefreshRequest, SignUpResponse, UserAccount } from './schemas.js';
 import type { AccountService, Session } from './service.js';
 
-export { REFRESH_COOKIE };
+export { IMPERSONATION_COOKIE, REFRESH_COOKIE };
 /**
  * Not a credential: tells the browser client that a refresh cookie may exist (it cannot read
  * the HttpOnly one), so a first visit makes no refresh request bound to fail. Set and cleared
@@ -26,6 +26,23 @@ export interface AccountRouteOptions {
 export function clearSessionCookies(reply: FastifyReply, options: AccountRouteOptions): void {
   reply.clearCookie(REFRESH_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies });
   reply.clearCookie(SESSION_HINT_COOKIE, { path: '/', sameSite: 'strict', secure: options.secureCookies });
+  clearImpersonationCookie(reply, options);
+}
+
+/**
+ * Sets the refresh cookie of an impersonated session in this browser (src/admin/, docs/admin.md):
+ * while it is set, refresh and log-out use it, and the admin's own `refresh-token` stays as it is
+ * for when the impersonation ends.
+ */
+export function setImpersonationCookie(reply: FastifyReply, session: Session, options: AccountRouteOptions): void {
+  reply.setCookie(IMPERSONATION_COOKIE, session.body['refresh-token'], {
+    path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies, expires: session.refreshExpiresAt,
+  });
+}
+
+/** Clears it: the browser is back in the admin's own session. */
+export function clearImpersonationCookie(reply: FastifyReply, options: AccountRouteOptions): void {
+  reply.clearCookie(IMPERSONATION_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies });
 }
 
 /** Group data shared by the account API's route groups (this file, lifecycle, sessions). */
@@ -49,7 +66,7 @@ export function setSessionCookies(reply: FastifyReply, session: Session, options
 export function accountRoutes(accounts: AccountService, options: AccountRouteOptions): RouteGroup {
   const setRefreshCookie = (reply: FastifyReply, session: Session) => setSessionCookies(reply, session, options);
   const refreshTokenOf = (body: { 'refresh-token'?: string } | undefined, cookies: Record<string, string | undefined>) =>
-    body?.['refresh-token'] ?? cookies[REFRESH_COOKIE];
+    body?.['refresh-token'] ?? cookies[IMPERSONATION_COOKIE] ?? cookies[REFRESH_COOKIE];
 
   return {
     ...ACCOUNT_GROUP,
@@ -72,8 +89,8 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         description: 'Exchanges credentials for an access token and a refresh token (also set as the HttpOnly `refresh-token` cookie). ' +
           'Unknown email and wrong password get the same 401. Failed attempts are rate-limited per email + client address and per client address (429); ' +
           'successful ones do not count. An account with two-factor on gets `mfa-required` and an `mfa-token` instead of tokens ' +
-          '(no cookie): the log-in ends at `POST /api/account/log-in/mfa`.',
-        schemas: { body: ref(LogIn), response: { 200: Type.Union([ref(LogInResponse), ref(MfaRequired)]), 401: ref(ErrorBody), 429: ref(ErrorBody) } },
+          '(no cookie): the log-in ends at `POST /api/account/log-in/mfa`. The right password of a locked account: 403 `account-locked`.',
+        schemas: { body: ref(LogIn), response: { 200: Type.Union([ref(LogInResponse), ref(MfaRequired)]), 401: ref(ErrorBody), 403: ref(ErrorBody), 429: ref(ErrorBody) } },
         async handler({ parameters, request, reply }) {
           // a refused log-in's audit entry is written once the answer is out (AccountService.logIn)
           const answered = finished(reply.raw).catch(() => undefined);
@@ -91,7 +108,7 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         auth: 'required',
         schemas: { response: { 200: ref(UserAccount) } },
         async handler({ user }) {
-          const account = user && (await accounts.get(user.id));
+          const account = user && (await accounts.get(user));
           if (!account) throw unauthorized('Account no longer exists');
           return account;
         },
@@ -100,19 +117,27 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         method: 'POST',
         path: '/refresh',
         summary: 'Refresh the access token',
-        description: 'Rotates the refresh token (from the body or the `refresh-token` cookie) and returns a new pair; a 401 clears both cookies. ' +
-          'A token presented again after rotation revokes its whole family, except within the reuse grace window.',
-        schemas: { body: ref(RefreshRequest), response: { 200: ref(LogInResponse), 401: ref(ErrorBody) } },
+        description: 'Rotates the refresh token (from the body, else the `impersonation-token` cookie of an impersonated session, else the ' +
+          '`refresh-token` cookie) and returns a new pair; a 401 clears the cookies it came from. ' +
+          'A token presented again after rotation revokes its whole family, except within the reuse grace window. ' +
+          '403 `account-locked` for a locked account (docs/admin.md).',
+        schemas: { body: ref(RefreshRequest), response: { 200: ref(LogInResponse), 401: ref(ErrorBody), 403: ref(ErrorBody) } },
         async handler({ parameters, request, reply }) {
+          // an impersonation's own cookie: its end leaves the admin's session cookies alone
+          const impersonating = !parameters.body?.['refresh-token'] && request.cookies[IMPERSONATION_COOKIE] !== undefined;
           let session: Session;
           try {
             session = await accounts.refresh(refreshTokenOf(parameters.body, request.cookies), originOf(request));
           } catch (err) {
             // a refresh token that no longer works is gone for good: so are its cookies
-            if (err instanceof HttpError && err.status === 401) clearSessionCookies(reply, options);
+            if (err instanceof HttpError && err.status === 401) {
+              if (impersonating) clearImpersonationCookie(reply, options);
+              else clearSessionCookies(reply, options);
+            }
             throw err;
           }
-          setRefreshCookie(reply, session);
+          if (impersonating) setImpersonationCookie(reply, session, options);
+          else setRefreshCookie(reply, session);
           return session.body;
         },
       }),
@@ -120,10 +145,14 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         method: 'POST',
         path: '/log-out',
         summary: 'Log out',
-        description: 'Revokes the family of the refresh token given (body or cookie) and clears its cookie and the `has-session` hint. Always 204.',
+        description: 'Revokes the family of the refresh token given (body, else the cookies: an impersonated session\'s and the browser\'s own) ' +
+          'and clears the cookies and the `has-session` hint. Always 204.',
         schemas: { body: ref(RefreshRequest), response: { 204: null } },
         async handler({ parameters, request, reply }) {
-          await accounts.logOut(refreshTokenOf(parameters.body, request.cookies), originOf(request));
+          const given = parameters.body?.['refresh-token'];
+          for (const token of given ? [given] : [request.cookies[IMPERSONATION_COOKIE], request.cookies[REFRESH_COOKIE]]) {
+            if (token) await accounts.logOut(token, originOf(request));
+          }
           clearSessionCookies(reply, options);
           return undefined;
         },

@@ -26,6 +26,11 @@ export const UserAccount = Type.Object(
     'created-at': Type.String({ format: 'date-time' }),
     'email-verified': Type.Boolean({ description: 'the owner opened a verification link sent to `email`' }),
     'two-factor-enabled': Type.Boolean({ description: 'log-in asks for a TOTP code after the password (docs/sign-in.md)' }),
+    'platform-admin': Type.Boolean({ description: 'the verified email is in ADMIN_EMAILS: the admin pages are open to this account (docs/admin.md)' }),
+    'impersonated-by': Type.Optional(Type.Object(
+      { id: Type.String({ format: 'uuid' }), email: Type.String() },
+      { additionalProperties: false, description: 'only in an impersonated session: the platform admin acting as this account' },
+    )),
     subscription: Subscription,
   },
   { $id: 'user-account', additionalProperties: false },

@@ -7,7 +7,7 @@ import type { AccessTokens } from '../auth/access-tokens.js';
 import { appendAccountAudit, appendAudit, type AuditCap, type ClientOrigin, type RequestOrigin } from '../audit/log.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { LoginAttempt, LoginRateLimiter, SignUpRateLimiter } from '../auth/rate-limit.js';
-import type { IssuedRefreshToken, RefreshTokens, SessionClient } from '../auth/refresh-tokens.js';
+import { AccountLockedError, type ActedSession, type IssuedRefreshToken, type RefreshTokens, type SessionClient, type SessionRecorder } from '../auth/refresh-tokens.js';
 import type { CompiledQuery, Transaction } from 'kysely';
 import { compiledOnce } from '../db/compiled-once.js';
 import type { DB } from '../db/database.js';
@@ -17,7 +17,9 @@ import type { Logger } from '../logging/logger.js';
 import type { LogInOutcome } from '../observability/events.js';
 import type { Mail } from '../mail/index.js';
 import { createPersonalOrganization } from '../orgs/data.js';
+import type { AuthUser } from '../http/routes.js';
 import { newActionToken, storeActionToken } from './action-tokens.js';
+import { PlatformAdmins } from './platform-admins.js';
 import type { CreateAccount, LogIn, LogInResponse, MfaRequired, UserAccount } from './schemas.js';
 
 /** A sign-in by another method (a provider) reached an account with two-factor on: it must sign in with its second factor. */
@@ -41,7 +43,8 @@ export const ACCOUNT_COLUMNS = [
 ] as const;
 export type AccountColumns = Pick<AccountRow, (typeof ACCOUNT_COLUMNS)[number]>;
 
-export function toUserAccount(row: AccountColumns): UserAccount {
+/** The API's shape of an account; `impersonatedBy`: the platform admin acting, in an impersonated session. */
+export function toUserAccount(row: AccountColumns, admins: PlatformAdmins, impersonatedBy?: { id: string; email: string }): UserAccount {
   return {
     id: row.id,
     email: row.email,
@@ -49,12 +52,20 @@ export function toUserAccount(row: AccountColumns): UserAccount {
     'created-at': new Date(row.created_at).toISOString(),
     'email-verified': row.email_verified,
     'two-factor-enabled': row.two_factor_enabled,
+    'platform-admin': admins.has({ email: row.email, emailVerified: row.email_verified }),
+    ...(impersonatedBy ? { 'impersonated-by': impersonatedBy } : {}),
     subscription: {
       status: row.subscription_status,
       plan: row.subscription_plan,
       'current-period-end': row.subscription_period_end ? new Date(row.subscription_period_end).toISOString() : null,
     },
   };
+}
+
+/** `impersonated-by` of an impersonated session: the acting admin's id and address (empty when that account is gone). */
+export async function impersonatorOf(db: DB, actorId: string): Promise<{ id: string; email: string }> {
+  const actor = await db.selectFrom('account').select('email').where('id', '=', actorId).executeTakeFirst();
+  return { id: actorId, email: actor?.email ?? '' };
 }
 
 export interface NewAccountInput {
@@ -92,6 +103,8 @@ export interface AccountDeps {
   onLogIn?: (outcome: LogInOutcome) => void;
   /** asks an account with two-factor on for its code (src/mfa/) */
   secondFactor?: SecondFactor;
+  /** who is a platform admin (`platform-admin`; src/admin/ plugs in the rule); default: nobody */
+  platformAdmins?: PlatformAdmins;
 }
 
 /** What log-in hands a password-verified account with two-factor on to (src/mfa/). */
@@ -128,7 +141,10 @@ export class AccountService {
   /** audit entries of refused log-ins still being written after their answer (see logIn) */
   private readonly pending = new Set<Promise<void>>();
 
+  private readonly admins: PlatformAdmins;
+
   constructor(private readonly deps: AccountDeps) {
+    this.admins = deps.platformAdmins ?? new PlatformAdmins();
     this.accountById = compiledOnce(1, (param) => deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', param(0)));
   }
 
@@ -160,7 +176,7 @@ export class AccountService {
         return inserted;
       });
       this.deps.log.info('account/signed-up', 'Account created', { 'account-id': row.id });
-      return toUserAccount(row);
+      return toUserAccount(row, this.admins);
     } catch (err) {
       // the unique index decides, so two sign-ups racing for one email cannot both win
       if ((err as { code?: string }).code === '23505') throw emailTaken();
@@ -184,10 +200,10 @@ export class AccountService {
       if (err instanceof HttpError && err.status === 429) this.deps.onLogIn?.('rate-limited');
       throw err;
     }
-    let row: (AccountColumns & { password_hash: string | null }) | undefined;
+    let row: (AccountColumns & { password_hash: string | null; locked_at: Date | null }) | undefined;
     let valid: boolean;
     try {
-      row = await this.deps.db.selectFrom('account').select([...ACCOUNT_COLUMNS, 'password_hash']).where('email', '=', email).executeTakeFirst();
+      row = await this.deps.db.selectFrom('account').select([...ACCOUNT_COLUMNS, 'password_hash', 'locked_at']).where('email', '=', email).executeTakeFirst();
       // an account without a password (made by a provider sign-in) is answered like an unknown email
       valid = row?.password_hash ? await this.deps.passwords.verify(row.password_hash, input.password) : await this.deps.passwords.verifyNothing(input.password);
     } catch (err) {
@@ -202,6 +218,8 @@ export class AccountService {
       throw unauthorized(BAD_CREDENTIALS, { type: 'unauthorized' });
     }
     await attempt.refund();
+    // a locked account is told so once the password was right, before any second factor (the session start refuses it too)
+    if (row.locked_at) throw new AccountLockedError();
     // the password was right; an account with two-factor on logs in at /log-in/mfa (src/mfa/), never here
     if (row.two_factor_enabled) {
       if (!this.deps.secondFactor) throw new Error('Two-factor is on for this account but no second factor is configured');
@@ -280,6 +298,8 @@ export class AccountService {
         throw unauthorized('Invalid refresh token');
       case 'expired':
         throw unauthorized('Refresh token expired');
+      case 'locked':
+        throw new AccountLockedError();
       case 'reused':
         this.deps.log.warn('account/refresh-token-reuse', 'A rotated refresh token was presented again; its family is revoked', {
           'account-id': result.accountId, 'family-id': result.familyId,
@@ -288,7 +308,7 @@ export class AccountService {
     }
     const row = await this.deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', result.accountId).executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
-    return this.session(row, result);
+    return this.session(row, result, result.actorAccountId ?? undefined);
   }
 
   async logOut(token: string | undefined, origin: RequestOrigin): Promise<void> {
@@ -303,9 +323,28 @@ export class AccountService {
     if (familyId) this.deps.log.info('account/logged-out', 'Logged out', { 'family-id': familyId });
   }
 
-  async get(id: string): Promise<UserAccount | undefined> {
-    const { rows } = await this.deps.db.executeQuery(this.accountById(id));
-    return rows.length > 0 ? toUserAccount(rows[0]) : undefined;
+  /** The caller's account; in an impersonated session with the admin acting (`impersonated-by`). */
+  async get(user: Pick<AuthUser, 'id' | 'actor'>): Promise<UserAccount | undefined> {
+    const { rows } = await this.deps.db.executeQuery(this.accountById(user.id));
+    if (rows.length === 0) return undefined;
+    return toUserAccount(rows[0], this.admins, user.actor && (await this.actorOf(user.actor.id)));
+  }
+
+  /**
+   * A session of `accountId` in which another account acts (an impersonation, src/admin/): its
+   * access tokens carry `act`, it ends after `acted.lifetimeSeconds` whatever the refreshes, and
+   * `record` writes its audit entry in the transaction that starts it. A locked account is
+   * refused (403 `account-locked`) like every sign-in.
+   */
+  async openActedSession(accountId: string, acted: ActedSession, client: SessionClient, record: SessionRecorder<string>): Promise<Session> {
+    const row = await this.deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', accountId).executeTakeFirst();
+    if (!row) throw unauthorized('Account no longer exists');
+    const refresh = await this.deps.refreshTokens.issue(row.id, client, record, undefined, acted);
+    return this.session(row, refresh, acted.actorAccountId);
+  }
+
+  private actorOf(actorId: string): Promise<{ id: string; email: string }> {
+    return impersonatorOf(this.deps.db, actorId);
   }
 
   /**
@@ -320,15 +359,22 @@ export class AccountService {
     return this.session(row, refresh);
   }
 
-  /** The response of a log-in or refresh: the access token names the refresh family as its session (`sid`). */
-  private async session(row: AccountColumns, refresh: Pick<IssuedRefreshToken, 'familyId' | 'token' | 'expiresAt' | 'authTime'>): Promise<Session> {
-    const account = toUserAccount(row);
+  /**
+   * The response of a log-in or refresh: the access token names the refresh family as its
+   * session (`sid`), when its sign-in happened (`auth_time`), the acting admin of an impersonated
+   * one (`act`), and outlives none of them.
+   */
+  private async session(row: AccountColumns, refresh: Pick<IssuedRefreshToken, 'familyId' | 'token' | 'expiresAt' | 'authTime'>, actorId?: string): Promise<Session> {
+    const account = toUserAccount(row, this.admins, actorId === undefined ? undefined : await this.actorOf(actorId));
+    const user: AuthUser = {
+      id: account.id, email: account.email, sessionId: refresh.familyId, authTime: refresh.authTime, ...(actorId === undefined ? {} : { actor: { id: actorId } }),
+    };
     return {
       body: {
-        'access-token': await this.deps.accessTokens.issue({ id: account.id, email: account.email, sessionId: refresh.familyId, authTime: refresh.authTime }),
+        'access-token': await this.deps.accessTokens.issue(user, refresh.expiresAt),
         'refresh-token': refresh.token,
         'token-type': 'Bearer',
-        'expires-in': this.deps.accessTokens.ttl,
+        'expires-in': this.deps.accessTokens.lifetime(refresh.expiresAt),
         account,
       },
       refreshExpiresAt: refresh.expiresAt,

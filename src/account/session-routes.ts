@@ -48,6 +48,7 @@ export function sessionRoutes(sessions: AccountSessions, data: AccountData, opti
       route({
         method: 'POST',
         path: '/delete',
+        impersonation: 'forbidden',
         summary: 'Delete the account',
         description: 'Needs the password (403 `forbidden` when wrong; counted like log-in failures). Ends every session first, then deletes ' +
           'the account, its tokens and its sessions; payment events stay, unlinked. Clears the refresh cookie. The organizations it alone owns go ' +

@@ -26,6 +26,7 @@ export function apiKeyRoutes(keys: ApiKeyService, memberships: MembershipResolve
       route({
         method: 'POST',
         path: '/:id/api-keys',
+        impersonation: 'forbidden',
         summary: 'Create an API key',
         description: 'A key for servers and scripts, acting in this organization with `role` (`admin` or `member`), sent as ' +
           '`Authorization: Bearer sk_…`. The answer carries the key (`key`) this once: only its hash is stored.',

@@ -18,6 +18,11 @@
  * `api-key.created`, `billing.subscription-changed`); the database checks the shape.
  * Details are small flat facts, never a secret: no password, token, key or link.
  * Handlers hand services `originOf(request)`; services never see the request. See docs/audit.md.
+ *
+ * Impersonation (src/admin/, docs/admin.md): the origin of a request of an impersonated session
+ * names the platform admin acting; every entry written with it records the admin as the actor
+ * and the account as `impersonated`, and goes to the admin audit log too. This happens here,
+ * once, so no service has to know about impersonation.
  */
 import type { FastifyRequest } from 'fastify';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
@@ -33,6 +38,8 @@ export interface AuditActor {
 export interface RequestOrigin {
   ip: string | null;
   userAgent: string | null;
+  /** the platform admin acting, when the request came from an impersonated session (the access token's `act`) */
+  impersonatorId?: string;
 }
 
 /** The origin of a request that came in: its client address is always known (rate limits count by it). */
@@ -50,6 +57,10 @@ export interface AuditEntryInput {
   target?: { type: string; id: string };
   details?: AuditDetails;
   origin: RequestOrigin;
+  /** the account an admin acted as (set from `origin` for the changes of an impersonated session; src/admin/ sets it on its own entries) */
+  impersonatedAccountId?: string;
+  /** shown in the admin audit log (every admin action; implied for the changes of an impersonated session) */
+  adminLog?: boolean;
 }
 
 /** An account's own event: shown in its personal organization's log, and in its export. */
@@ -75,15 +86,23 @@ export function originOf(request: FastifyRequest | undefined): RequestOrigin;
 export function originOf(request: FastifyRequest | undefined): RequestOrigin {
   if (!request) return NO_ORIGIN;
   const userAgent = request.headers['user-agent'];
-  return { ip: request.ip ?? null, userAgent: typeof userAgent === 'string' ? userAgent.slice(0, USER_AGENT_MAX) : null };
+  const impersonatorId = request.user?.actor?.id;
+  return {
+    ip: request.ip ?? null, userAgent: typeof userAgent === 'string' ? userAgent.slice(0, USER_AGENT_MAX) : null,
+    ...(impersonatorId ? { impersonatorId } : {}),
+  };
 }
 
 function values(entry: AuditEntryInput, organizationId: string | null | RawBuilder<string | null>) {
+  // in an impersonated session the account did nothing itself: the admin acted as it
+  const impersonated = entry.origin.impersonatorId && entry.actor.accountId ? entry.actor.accountId : undefined;
   return {
     organization_id: organizationId,
     account_id: entry.accountId ?? null,
-    actor_account_id: entry.actor.accountId ?? null,
+    actor_account_id: impersonated ? entry.origin.impersonatorId! : entry.actor.accountId ?? null,
     actor_api_key_id: entry.actor.apiKeyId ?? null,
+    impersonated_account_id: impersonated ?? entry.impersonatedAccountId ?? null,
+    admin_log: impersonated !== undefined || entry.adminLog === true,
     action: entry.action,
     target_type: entry.target?.type ?? null,
     target_id: entry.target?.id ?? null,
@@ -115,7 +134,7 @@ export async function appendAccountAudit(executor: Kysely<DatabaseSchema>, entry
   const columns = Object.keys(row) as Array<keyof typeof row>;
   // parameters in a SELECT list have no type from their column: say it
   const cast: Partial<Record<keyof typeof row, RawBuilder<unknown>>> = {
-    account_id: sql`uuid`, actor_account_id: sql`uuid`, actor_api_key_id: sql`uuid`, details: sql`jsonb`,
+    account_id: sql`uuid`, actor_account_id: sql`uuid`, actor_api_key_id: sql`uuid`, impersonated_account_id: sql`uuid`, admin_log: sql`boolean`, details: sql`jsonb`,
   };
   const result = await sql<{ id: string }>`
     insert into audit_entry (${sql.join(columns.map((c) => sql.ref(c)))})

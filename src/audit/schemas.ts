@@ -26,6 +26,13 @@ const auditEntryProperties = {
     ),
     Type.Null(),
   ]),
+  impersonated: Type.Optional(Type.Object(
+    {
+      'account-id': Uuid,
+      email: Type.Optional(Type.String({ description: 'present while the account is a member of the organization' })),
+    },
+    { additionalProperties: false, description: 'only for a change made in an impersonated session: the account a platform admin (the actor) acted as (docs/admin.md)' },
+  )),
   ip: Nullable(Type.String()),
   'user-agent': Nullable(Type.String()),
   details: Type.Object({}, {

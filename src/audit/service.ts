@@ -34,9 +34,12 @@ function entries(db: DB) {
     .leftJoin('membership as tm', (j) => j.onRef('tm.organization_id', '=', 'e.organization_id')
       .on(sql<boolean>`e.target_type = 'account' and tm.account_id::text = e.target_id`))
     .leftJoin('account as ta', 'ta.id', 'tm.account_id')
+    .leftJoin('membership as im', (j) => j.onRef('im.organization_id', '=', 'e.organization_id').onRef('im.account_id', '=', 'e.impersonated_account_id'))
+    .leftJoin('account as ia', 'ia.id', 'im.account_id')
     .select([
       'e.id', 'e.organization_id', 'e.action', 'e.actor_account_id', 'e.actor_api_key_id', 'e.target_type', 'e.target_id',
       'e.ip', 'e.user_agent', 'e.details', 'e.created_at', 'aa.email as actor_email', 'ta.email as target_email',
+      'e.impersonated_account_id', 'ia.email as impersonated_email',
     ]);
 }
 
@@ -54,6 +57,9 @@ function toEntry(r: EntryRow): AuditEntry {
     target: r.target_type && r.target_id
       ? { type: r.target_type, id: r.target_id, ...(r.target_email ? { email: r.target_email } : {}) }
       : null,
+    ...(r.impersonated_account_id
+      ? { impersonated: { 'account-id': r.impersonated_account_id, ...(r.impersonated_email ? { email: r.impersonated_email } : {}) } }
+      : {}),
     ip: r.ip,
     'user-agent': r.user_agent,
     details: (typeof r.details === 'string' ? JSON.parse(r.details) : r.details) as AuditDetails,

@@ -50,13 +50,21 @@ export class AccessTokens {
     return this.settings.ttl;
   }
 
-  async issue(user: AuthUser): Promise<string> {
+  /** Seconds a token issued now lives: the lifetime, or less when its session ends sooner (`notAfter`). */
+  lifetime(notAfter?: Date): number {
+    return notAfter ? Math.max(1, Math.min(this.settings.ttl, Math.floor((notAfter.getTime() - Date.now()) / 1000))) : this.settings.ttl;
+  }
+
+  /** A token of the user's session; an impersonated session's carry `act: {sub: <admin id>}` (RFC 8693). */
+  async issue(user: AuthUser, notAfter?: Date): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({ email: user.email, sid: user.sessionId, ...(user.authTime !== undefined ? { auth_time: user.authTime } : {}) })
+    return new SignJWT({
+      email: user.email, sid: user.sessionId, ...(user.authTime !== undefined ? { auth_time: user.authTime } : {}), ...(user.actor ? { act: { sub: user.actor.id } } : {}),
+    })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(user.id)
       .setIssuedAt(now)
-      .setExpirationTime(now + this.settings.ttl)
+      .setExpirationTime(now + this.lifetime(notAfter))
       .setIssuer(this.settings.issuer)
       .setAudience(this.settings.audience)
       .setJti(randomUUID())
@@ -93,7 +101,9 @@ export class AccessTokens {
       if (typeof payload.sub !== 'string' || typeof payload.email !== 'string' || typeof payload.sid !== 'string' || payload.sid === '') {
         return { ok: false, reason: 'Access token is missing claims' };
       }
-      const user: AuthUser = { id: payload.sub, email: payload.email, sessionId: payload.sid };
+      const act = payload.act as { sub?: unknown } | undefined;
+      if (act !== undefined && (typeof act?.sub !== 'string' || act.sub === '')) return { ok: false, reason: 'Access token is missing claims' };
+      const user: AuthUser = { id: payload.sub, email: payload.email, sessionId: payload.sid, ...(act ? { actor: { id: act.sub as string } } : {}) };
       // OpenID Connect's claim: when the session's sign-in happened (re-authentication reads it)
       if (typeof payload.auth_time === 'number' && Number.isSafeInteger(payload.auth_time)) user.authTime = payload.auth_time;
       if (this.verified.size >= CACHE_MAX) this.verified.delete(this.verified.keys().next().value as string);

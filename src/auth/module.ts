@@ -9,7 +9,7 @@ import { AccessTokens } from './access-tokens.js';
 import { bearerAuthenticator, type ApiKeyCheck } from './authenticator.js';
 import { PasswordHasher } from './passwords.js';
 import { LoginRateLimiter, SignUpRateLimiter } from './rate-limit.js';
-import { REFRESH_COOKIE, RefreshTokens } from './refresh-tokens.js';
+import { IMPERSONATION_COOKIE, REFRESH_COOKIE, RefreshTokens } from './refresh-tokens.js';
 import { RevokedSessions } from './revoked-sessions.js';
 import { startSessionPurge } from './session-purge.js';
 
@@ -49,7 +49,8 @@ export const authModule = defineModule({
     const accessTokens = new AccessTokens({
       secret: config.jwtSecret, issuer: settings.jwtIssuer, audience: settings.jwtAudience, ttl: settings.accessTokenTtl,
     }, revokedSessions);
-    let authenticator = bearerAuthenticator(accessTokens, [REFRESH_COOKIE]);
+    const credentialCookies = [REFRESH_COOKIE, IMPERSONATION_COOKIE];
+    let authenticator = bearerAuthenticator(accessTokens, credentialCookies);
     const services: AuthServices = {
       accessTokens,
       refreshTokens: new RefreshTokens(db, { secret: config.jwtSecret, ttl: settings.refreshTokenTtl, reuseGrace: settings.refreshReuseGrace }, revokedSessions),
@@ -58,12 +59,12 @@ export const authModule = defineModule({
       signUpLimiter: new SignUpRateLimiter(settings.signupLimitAddress, limiterStore),
       revokedSessions,
       acceptApiKeys(check) {
-        authenticator = bearerAuthenticator(accessTokens, [REFRESH_COOKIE], check);
+        authenticator = bearerAuthenticator(accessTokens, credentialCookies, check);
       },
     };
     return {
       services,
-      authenticator: { credentialCookies: [REFRESH_COOKIE], authenticate: (request) => authenticator.authenticate(request) },
+      authenticator: { credentialCookies, authenticate: (request) => authenticator.authenticate(request) },
       async stop() {
         await sessionPurge.stop();
         await revokedSessions.stop();

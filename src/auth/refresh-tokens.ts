@@ -16,6 +16,7 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } f
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../db/database.js';
 import type { DatabaseSchema } from '../db/schema.js';
+import { HttpError, unauthorized } from '../http/errors.js';
 import { REVOCATION_CHANNEL } from './revoked-sessions.js';
 
 export interface RefreshSettings {
@@ -32,8 +33,8 @@ export interface RevocationSink {
 }
 
 export type RotateResult =
-  | { outcome: 'rotated' | 'grace'; accountId: string; familyId: string; token: string; expiresAt: Date; authTime: number }
-  | { outcome: 'invalid' | 'expired' }
+  | { outcome: 'rotated' | 'grace'; accountId: string; familyId: string; token: string; expiresAt: Date; authTime: number; actorAccountId: string | null }
+  | { outcome: 'invalid' | 'expired' | 'locked' }
   | { outcome: 'reused'; accountId: string; familyId: string };
 
 export interface IssuedRefreshToken {
@@ -47,6 +48,21 @@ export interface IssuedRefreshToken {
 
 /** Unix seconds of a time. */
 const unixSeconds = (at: Date) => Math.floor(at.getTime() / 1000);
+
+/** 403 `account-locked`: a platform admin locked the account (src/admin/); no session of it starts. */
+export class AccountLockedError extends HttpError {
+  constructor() {
+    super(403, { type: 'account-locked', message: 'This account is locked; contact support' });
+  }
+}
+
+/** A session someone else acts in: an impersonation by a platform admin (src/admin/). */
+export interface ActedSession {
+  /** the acting account: its id is the access tokens' `act.sub` */
+  actorAccountId: string;
+  /** the session's whole life, seconds (shorter than the usual `ttl`); refreshing never extends it */
+  lifetimeSeconds: number;
+}
 
 /** Where a log-in came from, kept on its family for the sessions page. */
 export interface SessionClient {
@@ -75,6 +91,8 @@ export function hashToken(token: string): string {
 
 /** The cookie that carries the refresh token (HttpOnly, SameSite=Strict, Path=/api/account). */
 export const REFRESH_COOKIE = 'refresh-token';
+/** The one that carries an impersonated session's, beside the admin's own (src/account/routes.ts, docs/admin.md). */
+export const IMPERSONATION_COOKIE = 'impersonation-token';
 
 export class RefreshTokens {
   private readonly sealKey: Buffer;
@@ -100,14 +118,21 @@ export class RefreshTokens {
   /**
    * Starts a family for a log-in and returns its first token; `record` runs in the same
    * transaction: `trx` when given (the caller's, whose audit entry commits with it), else one of its own.
+   * Every way of signing in ends here: a locked account gets {@link AccountLockedError}, a
+   * deleted one a 401. The account's row is share-locked meanwhile, so a lock committing at the
+   * same time either comes first (refused here) or ends this session with the others.
    */
-  async issue(accountId: string, client: SessionClient = {}, record?: SessionRecorder<string>, trx?: Transaction<DatabaseSchema>): Promise<IssuedRefreshToken> {
-    const expiresAt = new Date(Date.now() + this.settings.ttl * 1000);
+  async issue(accountId: string, client: SessionClient = {}, record?: SessionRecorder<string>, trx?: Transaction<DatabaseSchema>, acted?: ActedSession): Promise<IssuedRefreshToken> {
+    const expiresAt = new Date(Date.now() + Math.min(this.settings.ttl, acted?.lifetimeSeconds ?? Infinity) * 1000);
     const token = randomBytes(32).toString('base64url');
     const write = async (trx: Transaction<DatabaseSchema>) => {
+      const account = await trx.selectFrom('account').select('locked_at').where('id', '=', accountId).forShare().executeTakeFirst();
+      if (!account) throw unauthorized('Account no longer exists');
+      if (account.locked_at) throw new AccountLockedError();
       const family = await trx.insertInto('refresh_family').values({
         account_id: accountId, expires_at: expiresAt, last_used_at: sql`now()`,
         user_agent: client.userAgent ? client.userAgent.slice(0, USER_AGENT_MAX) : null, ip: client.ip ?? null,
+        actor_account_id: acted?.actorAccountId ?? null,
       }).returning(['id', 'created_at']).executeTakeFirstOrThrow();
       await trx.insertInto('refresh_token').values({ family_id: family.id, token_hash: hashToken(token), token_sealed: this.seal(token) }).execute();
       await record?.(trx, family.id);
@@ -123,10 +148,13 @@ export class RefreshTokens {
       const row = await trx
         .selectFrom('refresh_token as t')
         .innerJoin('refresh_family as f', 'f.id', 't.family_id')
-        .select(['t.id', 't.family_id', 't.rotated_at', 't.replaced_by', 'f.account_id', 'f.expires_at', 'f.revoked_at', 'f.created_at'])
+        .leftJoin('account as a', 'a.id', 'f.account_id')
+        .select(['t.id', 't.family_id', 't.rotated_at', 't.replaced_by', 'f.account_id', 'f.expires_at', 'f.revoked_at', 'f.created_at', 'f.actor_account_id', 'a.locked_at'])
         .where('t.token_hash', '=', hashToken(token))
         .forUpdate('t')
         .executeTakeFirst();
+      // locking ended the family too: its holder is told why
+      if (row?.locked_at) return { outcome: 'locked' as const };
       // a family without an account belongs to a deleted one and is always revoked
       if (!row || row.revoked_at || !row.account_id) return { outcome: 'invalid' as const };
       if (row.expires_at.getTime() <= Date.now()) return { outcome: 'expired' as const };
@@ -140,6 +168,7 @@ export class RefreshTokens {
         await trx.updateTable('refresh_family').set({ last_used_at: sql`now()` }).where('id', '=', row.family_id).execute();
         return {
           outcome: 'rotated' as const, accountId: row.account_id, familyId: row.family_id, token: next, expiresAt: row.expires_at, authTime: unixSeconds(row.created_at),
+          actorAccountId: row.actor_account_id,
         };
       }
 
@@ -152,7 +181,7 @@ export class RefreshTokens {
         if (current && !current.rotated_at) {
           return {
             outcome: 'grace' as const, accountId: row.account_id, familyId: row.family_id, token: this.unseal(current.token_sealed),
-            expiresAt: row.expires_at, authTime: unixSeconds(row.created_at),
+            expiresAt: row.expires_at, authTime: unixSeconds(row.created_at), actorAccountId: row.actor_account_id,
           };
         }
       }
@@ -192,8 +221,9 @@ export class RefreshTokens {
   }
 
   /**
-   * Ends every session of an account (password reset, account deletion), or every one but
-   * `exceptFamilyId` (the caller's own, e.g. "log out my other devices"). Returns the families ended.
+   * Ends every session of an account (password reset, account deletion, locking), or every one but
+   * `exceptFamilyId` (the caller's own, e.g. "log out my other devices"), and every session it
+   * acts in as a platform admin (impersonations). Returns the families ended.
    */
   async revokeAllForAccount(accountId: string, exceptFamilyId?: string): Promise<string[]> {
     const revoked = await this.revokeAllForAccountIn(this.db, accountId, exceptFamilyId);
@@ -207,7 +237,7 @@ export class RefreshTokens {
    */
   async revokeAllForAccountIn(trx: Kysely<DatabaseSchema>, accountId: string, exceptFamilyId?: string): Promise<string[]> {
     const except = exceptFamilyId === undefined ? sql`` : sql` and id <> ${exceptFamilyId}`;
-    return (await revokeWhere(trx, sql`account_id = ${accountId}${except}`)).map((r) => r.familyId);
+    return (await revokeWhere(trx, sql`(account_id = ${accountId} or actor_account_id = ${accountId})${except}`)).map((r) => r.familyId);
   }
 
   /** Records sessions ended by a committed transaction: their access tokens are refused here at once. */

@@ -17,6 +17,7 @@ import * as m0011 from './migrations/0011_two_factor_passkeys.js';
 import * as m0012 from './migrations/0012_identities.js';
 import * as m0013 from './migrations/0013_hardening.js';
 import * as m0015 from './migrations/0015_webhooks.js';
+import * as m0016 from './migrations/0016_admin.js';
 import type { Logger } from '../logging/logger.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -34,6 +35,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0012_identities': m0012,
   '0013_hardening': m0013,
   '0015_webhooks': m0015,
+  '0016_admin': m0016,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -21,6 +21,11 @@ export interface AccountTable {
   email_verified: ColumnType<boolean, boolean | undefined, boolean>;
   /** log-in asks for a TOTP code (or a backup code) after the password (migration 0011) */
   two_factor_enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  /** set while a platform admin has locked the account: no session starts (migration 0016) */
+  locked_at: NullableTimestamp;
+  locked_reason: string | null;
+  /** the admin who locked it */
+  locked_by: string | null;
 }
 
 /** One log-in: every refresh token rotated from it belongs to this family. */
@@ -37,6 +42,8 @@ export interface RefreshFamilyTable {
   ip: string | null;
   /** the last log-in or refresh of the family */
   last_used_at: NullableTimestamp;
+  /** the platform admin acting in an impersonated session (its access tokens' `act`); null for the account's own */
+  actor_account_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export type ActionTokenPurpose = 'verify-email' | 'reset-password' | 'email-change' | 'invitation';
@@ -175,6 +182,10 @@ export interface AuditEntryTable {
   user_agent: string | null;
   details: ColumnType<AuditDetails, string | undefined, never>;
   created_at: Generated<Date>;
+  /** the account an impersonated session acted as; the actor is then the platform admin (migration 0016) */
+  impersonated_account_id: ColumnType<string | null, string | null | undefined, never>;
+  /** shown in the admin audit log: an admin action, or a change made in an impersonated session */
+  admin_log: ColumnType<boolean, boolean | undefined, never>;
 }
 
 /** An account's TOTP secret: pending until `enabled_at`; one per account. */

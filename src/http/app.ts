@@ -6,7 +6,7 @@
  */
 import fastifyCompress from '@fastify/compress';
 import fastifyCookie from '@fastify/cookie';
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Config } from '../config.js';
 import { installCsrfCheck, type CsrfService } from './csrf.js';
@@ -19,6 +19,7 @@ import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
 import { clientErrorHandler, contextServerFactory, frameworkErrorHandler, isApiOrDocsTarget, installPipeline, requestIdOf, sendError } from './pipeline.js';
 import { isApiRoute, MAX_PARAM_LENGTH, registerRouteGroup, type AccountGuard, type ApiKeyCaller, type AuthUser, type RouteGroup } from './routes.js';
+import { installRouteGates, isPlatformAdminRoute } from './route-gates.js';
 import { registerStatic } from './static.js';
 
 /**
@@ -126,15 +127,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app.addHook('onRequest', (request, _reply, done) => {
       if (!request.headers.authorization || !isApiRoute(request)) return done();
       const apply = ({ user, apiKey, failure, refuse }: AuthResult) => {
-        if (refuse) return done(refuse);
+        // on a platform admin route the gate answers every caller who is not one (route-gates.ts)
+        if (refuse && !isPlatformAdminRoute(request)) return done(refuse);
         if (user) {
           request.user = user;
-          request.logContext.user = { id: user.id, email: user.email };
+          request.logContext.user = { id: user.id, email: user.email, ...(user.actor ? { actor: user.actor } : {}) };
         } else if (apiKey) {
           request.apiKey = apiKey;
           request.logContext['api-key'] = { id: apiKey.id, prefix: apiKey.prefix, 'organization-id': apiKey.organizationId };
-        } else if (failure) {
-          request.authFailure = failure;
+        } else if (failure || refuse) {
+          request.authFailure = failure ?? refuse?.message;
         }
         done();
       };
@@ -143,6 +145,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       else apply(result);
     });
   }
+  // what a path without a route answers, headers included (whichever hook set some before): also a
+  // platform admin route's answer to anyone else (route-gates.ts)
+  const unmatchedHeaders = (reply: FastifyReply) => {
+    for (const name of [...Object.keys(securityHeaders), ...Object.keys(apiHeaders)]) reply.removeHeader(name);
+    reply.headers(securityHeaders);
+  };
+  const unmatched = (request: FastifyRequest, reply: FastifyReply) => {
+    // an error body, not a document: the API's headers (no-store) over the document's, whatever path was asked for
+    unmatchedHeaders(reply);
+    reply.headers(apiHeaders);
+    return sendError(reply, notFound(`No route for ${request.method} ${request.url.split('?')[0]}`));
+  };
+  // after the JWT middleware, before everything else (CSRF, the body)
+  installRouteGates(app, { headers: unmatchedHeaders, answer: unmatched });
   installCsrfCheck(app, deps.csrf, {
     credentialCookies: deps.authenticator?.credentialCookies ?? [],
     allowedOrigins: [config.appUrl, ...config.allowedOrigins],
@@ -159,9 +175,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.setNotFoundHandler(async (request, reply) => {
     if (app.isClientRoute(request) && !isApiOrDocsTarget(request.url)) return app.sendIndex(request, reply);
-    // an error body, not a document: the API's headers (no-store) whatever path was asked for
-    reply.headers(apiHeaders);
-    return sendError(reply, notFound(`No route for ${request.method} ${request.url.split('?')[0]}`));
+    return unmatched(request, reply);
   });
 
   return app;

@@ -17,6 +17,8 @@ export interface AuthUser {
    * kept by refreshes; undefined for a token issued before it was written
    */
   authTime?: number;
+  /** set in an impersonated session: the platform admin acting as the account (the token's `act` claim, RFC 8693) */
+  actor?: { id: string };
 }
 
 /** An organization role; each includes the ones below it (owner > admin > member). */

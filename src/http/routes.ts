@@ -11,9 +11,11 @@ import { ErrorBody, unauthorized } from './errors.js';
 import { FORMATS } from './formats.js';
 import { actorOf, authorizeOrg, type Actor, type ApiKeyCaller, type AuthUser, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
 import { planCheck, planList, plansSentence, validateRequires, type SubscriptionResolver } from './plan-gate.js';
+import type { GateConfig, ImpersonationRule, PlatformAdminResolver } from './route-gates.js';
 
 export { hasRole, NO_ACCOUNT, type Actor, type ApiKeyCaller, type AuthUser, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
 export type { OrganizationPlan, SubscriptionResolver } from './plan-gate.js';
+export type { ImpersonationRule, PlatformAdminResolver } from './route-gates.js';
 
 export type AuthRequirement = 'none' | 'optional' | 'required';
 
@@ -118,6 +120,16 @@ export interface RouteDefinition<S extends RouteSchemas> {
    */
   reauth?: boolean | { passwordField: string };
   /**
+   * Platform admins only (defaults to the group's): anyone else gets the 404 of an unknown route,
+   * before anything else is checked (http/route-gates.ts; the group's `platformAdmins` decides).
+   */
+  platformAdmin?: boolean;
+  /**
+   * An impersonated session (a platform admin acting as the account): `forbidden` answers it 403
+   * `impersonation-forbidden`; `allowed` lets it reach a `platformAdmin` route (which it otherwise may not).
+   */
+  impersonation?: ImpersonationRule;
+  /**
    * Returns the body (or a promise of it). A handler that can answer without waiting may
    * return the body directly: no promise is made for the request (see docs/performance.md).
    */
@@ -139,6 +151,10 @@ export interface RouteGroup {
   memberships?: MembershipResolver;
   /** looks up subscriptions for the group's `requires` routes (required when one has it) */
   subscriptions?: SubscriptionResolver;
+  /** the routes' `platformAdmin` unless they say otherwise */
+  platformAdmin?: boolean;
+  /** decides who is a platform admin, for `platformAdmin` routes (required when one has it) */
+  platformAdmins?: PlatformAdminResolver;
   routes: Route[];
 }
 
@@ -185,7 +201,7 @@ function resolved(schema: TSchema | undefined): TSchema | undefined {
 }
 
 /** Per-route data the pipeline reads back through `request.routeOptions.config`. */
-export interface RouteConfig {
+export interface RouteConfig extends GateConfig {
   /** under `/api` (from the group's prefix): API headers, the JWT middleware, the CSRF and origin checks */
   api: boolean;
   auth: AuthRequirement;
@@ -304,6 +320,8 @@ function validateDefinition(group: RouteGroup, r: Route): void {
   }
   if (r.requires) validateRequires(where, r.requires, Boolean(r.orgRole), Boolean(group.subscriptions));
   if (r.apiKeys && !r.orgRole && (r.auth ?? group.auth ?? 'none') === 'none') throw new Error(`Route ${where}: apiKeys on a route without authentication`);
+  if ((r.platformAdmin ?? group.platformAdmin) && !group.platformAdmins) throw new Error(`Route ${where}: platformAdmin needs the group's platformAdmins resolver`);
+  if (r.impersonation === 'forbidden' && (r.auth ?? group.auth ?? 'none') === 'none' && !r.orgRole) throw new Error(`Route ${where}: impersonation on a route without authentication`);
   if ((r.reauth || r.verifiedEmail) && r.auth && r.auth !== 'required') throw new Error(`Route ${where}: reauth and verifiedEmail require authentication`);
   if ((r.reauth || r.verifiedEmail) && r.apiKeys) throw new Error(`Route ${where}: reauth and verifiedEmail are about a person: no apiKeys`);
   if (r.reauth) {
@@ -370,7 +388,8 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
   for (const r of group.routes) {
     validateDefinition(group, r);
     if ((r.reauth || r.verifiedEmail) && !guard) throw new Error(`Route ${r.method} ${group.prefix}${r.path}: reauth and verifiedEmail need the app's account guard`);
-    const auth = r.orgRole || r.reauth || r.verifiedEmail ? 'required' : r.auth ?? group.auth ?? 'none';
+    const platformAdmin = r.platformAdmin ?? group.platformAdmin ?? false;
+    const auth = r.orgRole || r.reauth || r.verifiedEmail || platformAdmin ? 'required' : r.auth ?? group.auth ?? 'none';
     const successStatus = r.status ?? Math.min(...Object.keys(r.schemas.response).map(Number).filter(isSuccess));
     const responses: Record<number, TSchema | null> = { ...r.schemas.response };
     const hasInput = Boolean(r.schemas.body || r.schemas.querystring || r.schemas.params);
@@ -391,6 +410,8 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
       addError(404, 'No such organization, or the caller is not a member');
     }
     if (r.requires) addError(402, `\`payment-required\` (with \`plans\`): the organization has no active or trialing subscription on ${planList(r.requires.plans)}`);
+    if (platformAdmin) addError(404, 'Not a platform admin, or not signed in: the answer of a path without a route');
+    if (r.impersonation === 'forbidden') addError(403, '`impersonation-forbidden`: an impersonated session may not do this');
     if (r.apiKeys) addError(429, 'Too many API key lookups that found no live key from this address (`rate-limited`, with Retry-After)');
     if (r.verifiedEmail || r.reauth) {
       const checks = [r.verifiedEmail && '`email-not-verified`: the account\'s address is not verified yet', r.reauth && '`reauthentication-required`, or `forbidden` for a wrong password']
@@ -415,6 +436,8 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
       ...(r.requires ? { requires: { plans: [...r.requires.plans] } } : {}),
       ...(r.verifiedEmail ? { verifiedEmail: true } : {}),
       ...(r.reauth ? { reauth: { passwordField: reauthField(r) } } : {}),
+      ...(platformAdmin ? { platformAdmin: group.platformAdmins } : {}),
+      ...(r.impersonation ? { impersonation: r.impersonation } : {}),
     };
     const description = [
       r.description, r.orgRole && ROLE_SENTENCE[r.orgRole], r.requires && plansSentence(r.requires.plans),
@@ -437,6 +460,7 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
         ...(r.requires ? { 'x-requires-plans': [...r.requires.plans] } : {}),
         ...(r.verifiedEmail ? { 'x-verified-email': true } : {}),
         ...(r.reauth ? { 'x-reauthentication': { 'password-field': reauthField(r), 'recent-sign-in-seconds': REAUTH_MAX_AGE_SECONDS } } : {}),
+        ...(platformAdmin ? { 'x-platform-admin': true } : {}),
         tags: [...(group.tags ?? []), ...(r.tags ?? [])],
         ...(r.schemas.params ? { params: r.schemas.params } : {}),
         ...(r.schemas.querystring ? { querystring: r.schemas.querystring } : {}),

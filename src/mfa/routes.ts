@@ -21,6 +21,7 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
       route({
         method: 'POST',
         path: '/2fa/setup',
+        impersonation: 'forbidden',
         summary: 'Start setting up two-factor authentication',
         description: 'A new TOTP secret for an authenticator app, as text and as an `otpauth://` URI (QR code). It stays pending, and ' +
           'replaces any pending one, until `POST /2fa/enable` gets a code from it; the secret is not shown again. 409 while two-factor is on.',
@@ -32,6 +33,7 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
       route({
         method: 'POST',
         path: '/2fa/enable',
+        impersonation: 'forbidden',
         summary: 'Turn two-factor authentication on',
         description: 'Needs a current code of the pending secret and the password (403 when either is wrong; a wrong password counts like a ' +
           'failed log-in). Answers ten single-use backup codes, shown this once. From then on log-in asks for a code. 409 without a pending ' +
@@ -46,6 +48,7 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
       route({
         method: 'POST',
         path: '/2fa/disable',
+        impersonation: 'forbidden',
         summary: 'Turn two-factor authentication off',
         description: 'Needs the password and a current code (or an unused backup code); 403 when either is wrong (both count against ' +
           'their failure limits, 429), 409 when two-factor is off. The secret and the backup codes are deleted.',

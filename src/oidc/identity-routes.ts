@@ -22,6 +22,7 @@ export function identityRoutes(identities: IdentityService): RouteGroup {
       route({
         method: 'DELETE',
         path: '/identities/:id',
+        impersonation: 'forbidden',
         summary: 'Unlink a provider identity',
         description: 'The provider no longer signs in to this account. 404 for an id that is not one of the caller\'s identities; ' +
           '409 `conflict` (`reason: last-sign-in-method`) when it is the account\'s last way to sign in (no password, no other identity).',

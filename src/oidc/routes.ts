@@ -13,6 +13,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
 import { SecondFactorRequiredError, type AccountService } from '../account/service.js';
+import { AccountLockedError } from '../auth/refresh-tokens.js';
 import { setSessionCookies, type AccountRouteOptions } from '../account/routes.js';
 import { originOf } from '../audit/log.js';
 import { ErrorBody, HttpError, notFound, requestCoercion, serviceUnavailable, unauthorized } from '../http/errors.js';
@@ -32,7 +33,7 @@ const RETURN_TO_MAX = 512;
 export type CallbackErrorCode =
   | 'access-denied' | 'provider-error' | 'invalid-state' | 'sign-in-failed' | 'provider-unavailable'
   | 'email-not-verified' | 'email-in-use' | 'identity-in-use' | 'session-ended' | 'rate-limited' | 'server-error' | 'account-not-verified'
-  | 'second-factor-required';
+  | 'second-factor-required' | 'account-locked';
 
 /**
  * `return-to` as a path of this app: it must start with one `/` (no `//host`, no `/\host`, which
@@ -105,6 +106,7 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteGroup {
     let code: CallbackErrorCode;
     if (err instanceof SignInRefused) code = err.code;
     else if (err instanceof SecondFactorRequiredError) code = 'second-factor-required';
+    else if (err instanceof AccountLockedError) code = 'account-locked';
     else if (err instanceof client.AuthorizationResponseError) code = err.error === 'access_denied' ? 'access-denied' : 'provider-error';
     else if (isUnavailable(err)) code = 'provider-unavailable';
     else if (err instanceof HttpError || !(err instanceof Error)) code = 'server-error';
@@ -194,6 +196,7 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteGroup {
       route({
         method: 'POST',
         path: '/oauth/:provider/link',
+        impersonation: 'forbidden',
         summary: 'Link a provider to the signed-in account',
         description: 'Starts a link: sets the flow cookie (as the start does, naming the caller\'s account and session) and answers the ' +
           'provider\'s authorization URL for the client to navigate to. Whoever signs in at the provider is then linked to this account, ' +

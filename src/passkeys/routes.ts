@@ -27,6 +27,7 @@ export function passkeyRoutes(passkeys: PasskeyService): RouteGroup {
       route({
         method: 'POST',
         path: '/passkeys/register/options',
+        impersonation: 'forbidden',
         summary: 'Start registering a passkey',
         description: 'PublicKeyCredentialCreationOptionsJSON for `navigator.credentials.create()` (e.g. @simplewebauthn/browser\'s ' +
           '`startRegistration`): a discoverable credential with user verification, the account\'s passkeys excluded. Its challenge is ' +
@@ -38,6 +39,7 @@ export function passkeyRoutes(passkeys: PasskeyService): RouteGroup {
       route({
         method: 'POST',
         path: '/passkeys/register/verify',
+        impersonation: 'forbidden',
         summary: 'Finish registering a passkey',
         description: `The authenticator's RegistrationResponseJSON and a name. 201 the passkey; 400 \`invalid-challenge\` when the ceremony's challenge is unknown, used or expired, 400 \`invalid-passkey-response\` when it does not verify (origin, RP id, user verification, signature); 409 when the credential is registered already. ${SHAPES}`,
         verifiedEmail: true,
@@ -60,6 +62,7 @@ export function passkeyRoutes(passkeys: PasskeyService): RouteGroup {
       route({
         method: 'PATCH',
         path: '/passkeys/:id',
+        impersonation: 'forbidden',
         summary: 'Rename a passkey',
         description: '404 for an id that is not one of the caller\'s passkeys.',
         schemas: { params: PasskeyId, body: ref(RenamePasskey), response: { 200: ref(Passkey), 404: error } },
@@ -68,6 +71,7 @@ export function passkeyRoutes(passkeys: PasskeyService): RouteGroup {
       route({
         method: 'DELETE',
         path: '/passkeys/:id',
+        impersonation: 'forbidden',
         summary: 'Remove a passkey',
         description: 'It no longer signs in. 404 for an id that is not one of the caller\'s passkeys.',
         schemas: { params: PasskeyId, response: { 204: null, 404: error } },

@@ -45,6 +45,10 @@ export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
   'billing.checkout-completed': 'Checkout completed',
   'billing.portal-opened': 'Billing portal opened',
   'billing.subscription-changed': 'Subscription changed',
+  'admin.account-locked': 'Account locked by a platform admin',
+  'admin.account-unlocked': 'Account unlocked by a platform admin',
+  'admin.impersonation-started': 'Support signed in as the account',
+  'admin.impersonation-stopped': 'Support signed out of the account',
 };
 
 /** The readable name of an action; the action itself when it has none. */

@@ -69,6 +69,7 @@ const MESSAGES: Record<string, (provider: string) => string> = {
   'invalid-state': () => 'The sign-in took too long or was started in another tab. Please try again.',
   'sign-in-failed': (p) => `Signing in with ${p} failed. Please try again.`,
   'second-factor-required': () => 'This account uses two-factor authentication: sign in with your password and code, or with a passkey.',
+  'account-locked': () => 'This account is locked. Contact support.',
   'provider-unavailable': (p) => `${p} cannot be reached right now. Please try again in a moment.`,
   'email-not-verified': (p) => `${p} did not confirm that your email address is verified. Verify it at ${p}, or sign up with a password.`,
   'email-in-use': (p) => `An account with this email exists but its address is not verified yet. Log in with your password, verify the address (the link we emailed), then link ${p} from your account page.`,

@@ -1,0 +1,76 @@
+/**
+ * Two rules of route data about who the caller is, applied once for every route (DESIGN.md,
+ * "Platform administration"; docs/admin.md):
+ *
+ * - `platformAdmin: true`: only platform admins reach the route. Anyone else, signed in or not,
+ *   gets exactly what a path without a route gets (404 `not-found`, same body and headers), and
+ *   gets it before the body is read, the CSRF check or any other check runs, so no answer tells
+ *   that the route exists. Who is an admin is the group's `platformAdmins` resolver (the admin
+ *   module's rule: this layer knows no feature).
+ * - `impersonation`: a session in which a platform admin acts as the account (the access token's
+ *   `act` claim) is refused with 403 `impersonation-forbidden` on `forbidden` routes (the account's
+ *   credentials and its deletion), and reaches a `platformAdmin` route only where it is `allowed`
+ *   (ending the impersonation).
+ *
+ * The gate runs as an `onRequest` hook right after the JWT middleware.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError } from './errors.js';
+import type { AuthUser } from './org-access.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Answers whether a signed-in caller (never an impersonated session) is a platform admin. */
+export type PlatformAdminResolver = (user: AuthUser) => Promise<boolean>;
+
+export type ImpersonationRule = 'forbidden' | 'allowed';
+
+/** The route data the gate reads back (part of RouteConfig). */
+export interface GateConfig {
+  /** set on `platformAdmin` routes: the group's resolver */
+  platformAdmin?: PlatformAdminResolver;
+  impersonation?: ImpersonationRule;
+}
+
+export function impersonationForbidden(): HttpError {
+  return new HttpError(403, {
+    type: 'impersonation-forbidden',
+    message: 'Not in an impersonated session: the account\'s credentials, sign-in methods, API keys and deletion are its owner\'s alone',
+  });
+}
+
+/** Whether the matched route is open to platform admins only. */
+export function isPlatformAdminRoute(request: FastifyRequest): boolean {
+  return (request.routeOptions.config as GateConfig | undefined)?.platformAdmin !== undefined;
+}
+
+/**
+ * Installs the gate. `unmatched` answers as for a path without a route (the app's not-found
+ * answer, headers included), so a refused caller learns nothing.
+ */
+export interface Unmatched {
+  /** sets the headers a path without a route gets (before its answer) */
+  headers(reply: FastifyReply): void;
+  /** answers as for a path without a route */
+  answer(request: FastifyRequest, reply: FastifyReply): void;
+}
+
+export function installRouteGates(app: FastifyInstance, unmatched: Unmatched): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const config = request.routeOptions.config as GateConfig | undefined;
+    const user = request.user;
+    if (config?.impersonation === 'forbidden' && user?.actor) return done(impersonationForbidden());
+    const isAdmin = config?.platformAdmin;
+    if (!isAdmin) return done();
+    // refused before any route matters (csrf.ts), a path without a route included: left to that check, as for such a path
+    if (request.headers['sec-fetch-site'] === 'cross-site' && !SAFE_METHODS.has(request.method)) {
+      unmatched.headers(reply);
+      return done();
+    }
+    // answered without calling `done`: the request goes no further
+    const refuse = () => { unmatched.answer(request, reply); };
+    if (user?.actor) return config.impersonation === 'allowed' ? done() : refuse();
+    if (!user) return refuse();
+    isAdmin(user).then((admin) => (admin ? done() : refuse()), done);
+  });
+}
