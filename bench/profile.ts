@@ -2,7 +2,9 @@
  * Where a request's CPU time goes: one compared system under V8's sampling profiler
  * (`--cpu-prof`), loaded with one scenario, then the self time per function and per area
  * (Node's internals, Fastify, this project's code, each other package, the garbage collector)
- * divided by the requests served, in µs per request.
+ * divided by the requests served, in µs per request (and scaled to the CPU time per request
+ * /proc measured: V8 samples on a wall clock, so on a busy machine time spent waiting for a core
+ * lands on whatever frame was running; the shares are what to read).
  *
  *   npm run bench:profile -- postgres not-found          (builds first)
  *   npm run bench:profile -- fastify-bare health 10      (seconds; default BENCH_DURATION or 8)
@@ -29,6 +31,8 @@ if (!setup) throw new Error(`bench:profile: no setup ${setupKey} (see bench/serv
 
 const server = await setup.start();
 let requests = 0;
+/** the server's CPU per request over the measured load, from /proc (the bench's figure) */
+let cpuPerRequest: number | null = null;
 /** the measured load's window on the monotonic clock (µs), which V8's profile timestamps share */
 let window = { from: 0, to: 0 };
 try {
@@ -42,6 +46,7 @@ try {
   const r = await load(`${server.url}${scenario.path}`, { ...options, duration: DURATION });
   window = { from, to: Number(process.hrtime.bigint() / 1000n) };
   requests = r.requests;
+  cpuPerRequest = r['server-cpu-us-per-request'];
   console.log(`${setup.label} ${scenario.label}: ${r.rps} req/s, ${r['server-cpu-us-per-request']} µs CPU per request (profiled), load average ${r.machine['load-before']}->${r.machine['load-during']}`);
 } finally {
   await server.stop();
@@ -59,12 +64,18 @@ profile.samples.forEach((id, i) => {
   if (at >= window.from && at <= window.to) selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
 });
 
+/** native functions worth telling apart: what they are, by their caller */
+const NATIVE: Record<string, string> = {
+  writeUtf8String: '(native) socket write', writev: '(native) socket write', writeBuffer: '(native) file and socket write of a buffer',
+  readdir: '(native) fs', stat: '(native) fs', lstat: '(native) fs', open: '(native) fs', readFileUtf8: '(native) fs',
+};
+
 /** the area of a frame: a package, this project's compiled code, Node's internals, or V8's own entries */
 function area(url: string, name: string): string {
-  if (!url) return name.startsWith('(') ? name : '(native)';
+  if (!url) return name.startsWith('(') ? name : NATIVE[name] ?? (/^validate\d+$/.test(name) ? 'ajv (compiled validators)' : '(native)');
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (pkg) return pkg[1];
-  if (url.includes('/dist/')) return `project ${url.slice(url.indexOf('/dist/') + 6).split('/')[0]}/`;
+  if (url.includes('/dist/')) return `project ${url.slice(url.indexOf('/dist/') + 6)}`;
   if (url.startsWith('node:')) return `node ${url.slice(5).replace(/^internal\//, '').split('/')[0]}`;
   return url;
 }
@@ -87,9 +98,12 @@ for (const [id, us] of selfUs) {
   byArea.set(a, (byArea.get(a) ?? 0) + us);
 }
 const perRequest = (us: number) => (us / requests).toFixed(2).padStart(7);
-console.log(`\n${requests} requests, ${(total / 1000).toFixed(0)} ms of profiled CPU (idle excluded): ${perRequest(total)} µs per request`);
-console.log('\nself time by area, µs per request');
-for (const [a, us] of [...byArea].sort((x, y) => y[1] - x[1]).slice(0, 25)) console.log(`${perRequest(us)}  ${a}`);
+// V8 samples on a wall clock: time the process spent waiting for a core lands on the frame it
+// was in. The shares are kept and scaled to the CPU per request /proc measured over the load.
+const scaled = (us: number) => (cpuPerRequest === null ? '' : `${(us / total * cpuPerRequest).toFixed(2).padStart(7)}  `);
+console.log(`\n${requests} requests, ${(total / 1000).toFixed(0)} ms of profile samples (idle excluded): ${perRequest(total)} µs per request; /proc: ${cpuPerRequest} µs of CPU per request`);
+console.log('\nself time by area, µs per request: scaled to /proc\'s CPU, then as sampled');
+for (const [a, us] of [...byArea].sort((x, y) => y[1] - x[1]).slice(0, 25)) console.log(`${scaled(us)}${perRequest(us)}  ${a}`);
 console.log(`\nself time by function (top ${TOP}), µs per request`);
 for (const [f, us] of [...byFunction].sort((x, y) => y[1] - x[1]).slice(0, TOP)) console.log(`${perRequest(us)}  ${f}`);
 // who calls the costliest functions (native ones have no place of their own: their callers tell what they are)

@@ -110,7 +110,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // --- defaults layer ---
   await app.register(fastifyCookie, { secret: config.sessionSecret });
   const securityHeaders = computeSecurityHeaders(securityHeaderOptions(config.env === 'prod'));
-  await app.register(fastifyCompress, { global: true, encodings: ['br', 'gzip', 'deflate'] });
+  // a body under 1 KiB goes as it is: compressing it costs more than the bytes it saves (error bodies, health, /me)
+  await app.register(fastifyCompress, { global: true, encodings: ['br', 'gzip', 'deflate'], threshold: 1024 });
   await registerOpenApi(app, { version: config.version });
   for (const schema of [ErrorBody, ...deps.schemas]) app.addSchema(schema);
 

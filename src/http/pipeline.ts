@@ -426,7 +426,8 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   // --- errors, in the negotiated format --------------------------------------------------
-  app.setErrorHandler(async (err, request, reply) => {
+  // synchronous: an async handler costs a promise per error answer (most are expected 4xx)
+  app.setErrorHandler((err, request, reply) => {
     const { status, body, headers } = toErrorResponse(err);
     if (err instanceof ResponseCoercionError) {
       log.error('http/response-coercion', `Response for ${request.method} ${pathOf(request.url)} broke its schema`, {
@@ -444,7 +445,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
       log.debug('http/client-error', body.message, { status, type: body.type });
     }
     (reply as unknown as Record<symbol, boolean>)[ERROR_BODY] = true;
-    return reply.code(status).headers(headers).send(body);
+    reply.code(status).headers(headers).send(body);
   });
 
   // --- 9: one entry per response, also for errors, 404s and aborted requests -------------

@@ -7,14 +7,15 @@
  *
  * Writes are queued and drained by one async loop, so request handling never waits on the
  * disk, lines are never interleaved or torn, and rotation happens between whole lines. The loop
- * lets the event loop's turn end before it takes a batch: the lines of every request answered
- * in that turn leave in one write (a write costs a hand-off to libuv's thread pool, a system
- * call and the thread switches, whatever its size).
+ * takes a batch every {@link BATCH_WAIT_MS} at most: under load the lines of every request
+ * answered meanwhile leave in one write (a write costs a hand-off to libuv's thread pool, a
+ * system call and the thread switches, whatever its size: about 30 µs of CPU); `flush` and
+ * `close` return once everything queued is written.
  */
 import { appendFileSync, createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { setImmediate as turnEnd } from 'node:timers/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { LogFileSettings, RotationInterval } from '../config.js';
@@ -22,6 +23,9 @@ import type { Kind } from './levels.js';
 import type { LogEntry, LogHandler } from './logger.js';
 
 const SUFFIX: Record<RotationInterval, string> = { daily: 'd', weekly: 'w', monthly: 'm' };
+
+/** how long queued lines wait for more before they are written, ms */
+export const BATCH_WAIT_MS = 5;
 
 /** UTC start of the interval holding `date`, as `YYYY-MM-DD`. Weeks start on Monday. */
 export function intervalStart(date: Date, interval: RotationInterval): string {
@@ -92,8 +96,8 @@ export class RotatingFileHandler implements LogHandler {
 
   private async drain(): Promise<void> {
     try {
-      await turnEnd();
       while (this.queue.length > 0) {
+        await delay(BATCH_WAIT_MS);
         const batch = this.queue;
         this.queue = [];
         try {
