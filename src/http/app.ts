@@ -148,14 +148,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   // what a path without a route answers, headers included (whichever hook set some before): also a
   // platform admin route's answer to anyone else (route-gates.ts)
+  // an error body, not a document: the API's headers (no-store) over the document's, whatever path was asked for
   const unmatchedHeaders = (reply: FastifyReply) => {
     for (const name of [...Object.keys(securityHeaders), ...Object.keys(apiHeaders)]) reply.removeHeader(name);
     reply.headers(securityHeaders);
+    reply.headers(apiHeaders);
   };
   const unmatched = (request: FastifyRequest, reply: FastifyReply) => {
-    // an error body, not a document: the API's headers (no-store) over the document's, whatever path was asked for
     unmatchedHeaders(reply);
-    reply.headers(apiHeaders);
     return sendError(reply, notFound(`No route for ${request.method} ${request.url.split('?')[0]}`));
   };
   // after the JWT middleware, before everything else (CSRF, the body)

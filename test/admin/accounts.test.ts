@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { accountModule } from '../../src/account/module.js';
 import { account, addMember, as, createOrg, type TestAccount } from '../orgs/support.js';
 import { awayFromStepEdge, totpCode } from '../support/totp.js';
-import { logIn, PASSWORD, signUp } from '../support/auth.js';
+import { logIn, PASSWORD, signUp, signUpVerified } from '../support/auth.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { adminAddresses } from './support.js';
 
@@ -188,7 +188,8 @@ for (const db of testDatabases()) {
     });
 
     it('refuses a sign-in begun before the lock at its second step, and a provider sign-in at the session start', async () => {
-      const { email, id } = await signUp(t.client);
+      // two-factor is a lasting credential: only a verified address may add it
+      const { email, id } = await signUpVerified(t);
       const access = (await logIn(t.client, email)).body['access-token'] as string;
       const setup = await t.client('POST', '/api/account/2fa/setup', { headers: bearer(access), body: {} });
       await awayFromStepEdge();
