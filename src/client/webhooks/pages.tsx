@@ -104,7 +104,7 @@ function Endpoint({ webhook }: { webhook: Webhook }) {
   const page = state.webhooksPage!;
   const showing = page.log?.webhookId === webhook.id;
   return (
-    <li class="webhook" data-webhook={webhook.id}>
+    <li class="webhook min-w-0" data-webhook={webhook.id}>
       <Card id={`webhook-${webhook.id}`} title={<code class="break-all">{webhook.url}</code>} description={webhook.description || undefined} data-enabled={String(webhook.enabled)}>
         <DataList items={[
           ['Events', webhook.events.includes(ALL_EVENTS) ? 'Every event type' : webhook.events.join(', '), 'events'],
@@ -173,7 +173,7 @@ export function WebhooksPage() {
         {!page.webhooks ? <p class="text-sm text-muted" role="status">Loading endpoints…</p> : page.webhooks.length === 0 ? (
           <Card title="Endpoints" id="webhooks-card"><Muted id="no-webhooks">No endpoints yet.</Muted></Card>
         ) : (
-          <ul id="webhooks" aria-label="Endpoints" class="grid gap-4 sm:gap-6">{page.webhooks.map((w) => <Endpoint key={w.id} webhook={w} />)}</ul>
+          <ul id="webhooks" aria-label="Endpoints" class="grid min-w-0 gap-4 sm:gap-6">{page.webhooks.map((w) => <Endpoint key={w.id} webhook={w} />)}</ul>
         )}
         <CreateForm />
       </Stack>
