@@ -1,8 +1,8 @@
 /**
  * Every page of the client in Chromium (issue 31, DESIGN.md "The product's face"): the public
  * pages signed out, the signed-in pages of an owner whose organization has members, an
- * invitation, an API key and an audit log, against a local Stripe with monthly and yearly
- * prices. Each page, light at 1280 px and dark at 390 px: axe-core (WCAG 2.0, 2.1 and 2.2 A and
+ * invitation, an API key, a webhook endpoint with a delivery (its log open) and an audit log,
+ * against a local Stripe with monthly and yearly prices. Each page, light at 1280 px and dark at 390 px: axe-core (WCAG 2.0, 2.1 and 2.2 A and
  * AA) finds no violation, no console error or warning (a CSP violation is one), no request
  * answers 4xx/5xx or fails, nothing is wider than the screen. Also: the landing page's product
  * and its dashboard link, the pricing toggle, the theme toggle, the 404 page, focus on the title
@@ -23,6 +23,7 @@ import { startSystem, testDatabases, type TestSystem } from '../support/system.j
 import { account, addMember, as, createOrg, type TestAccount } from '../orgs/support.js';
 import { billingEnv } from '../billing/support.js';
 import { startFakeStripe, type FakeStripe } from '../billing/stripe-server.js';
+import { receiver, type Receiver } from '../webhooks/support.js';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
@@ -51,12 +52,13 @@ const browser = browserHarness('pages');
 describe('every page: accessible, quiet, and no wider than the screen', { skip: browser.skip }, () => {
   let t: TestSystem;
   let stripe: FakeStripe;
+  let hook: Receiver;
   let owner: TestAccount;
   let orgId = '';
   const pages: Record<string, Page> = {};
 
-  /** The signed-in pages: [name, path, what shows it is there]. */
-  const signedIn = (): Array<[string, string, string]> => [
+  /** The signed-in pages: [name, path, what shows it is there, what to open on it before the checks]. */
+  const signedIn = (): Array<[string, string, string, ((page: Page) => Promise<void>)?]> => [
     ['dashboard', '/account', '#account [data-field=email]'],
     ['profile', '/settings', 'form#settings-name'],
     ['security', '/settings/security', '#no-passkeys'],
@@ -66,12 +68,17 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     ['organization', `/orgs/${orgId}`, '#org-plan'],
     ['members', `/orgs/${orgId}/members`, '#invitations tr[data-invitation]'],
     ['api-keys', `/orgs/${orgId}/api-keys`, '#api-keys tr[data-api-key]'],
+    ['webhooks', `/orgs/${orgId}/webhooks`, '#webhooks li.webhook', async (page) => {
+      await page.locator('#webhooks .show-log').first().click();
+      await page.locator('#delivery-log tr[data-delivery]').first().waitFor();
+    }],
     ['audit-log', `/orgs/${orgId}/audit-log`, '#audit-log tr[data-entry]'],
     ['billing', `/orgs/${orgId}/billing`, '[data-plan]'],
   ];
 
   before(async () => {
     stripe = await startFakeStripe();
+    hook = await receiver();
     stripe.prices.price_pro_year = { product: 'Pro', unitAmount: 12000, currency: 'usd', interval: 'year' };
     stripe.prices.price_team_year = { product: 'Team', unitAmount: 49000, currency: 'usd', interval: 'year' };
     t = await startSystem(testDatabases()[0], billingEnv(stripe.url, {
@@ -79,12 +86,17 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
       BILLING_PLANS: 'pro=price_pro_2024,team=price_team_2024,pro-yearly=price_pro_year,team-yearly=price_team_year',
       PRODUCT_NAME: 'Rocketship',
       PRODUCT_PITCH: 'Launch your team\'s work into orbit.',
+      // the endpoint is the receiver on 127.0.0.1
+      WEBHOOK_ALLOW_PRIVATE: 'true',
     }));
     owner = await account(t);
     orgId = await createOrg(t, owner, 'Acme Rockets');
     await addMember(t, orgId, owner, await account(t), 'admin');
     assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/invitations`, { email: uniqueEmail('invited'), role: 'member' })).status, 201);
     assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/api-keys`, { name: 'CI deploys', role: 'member' })).status, 201);
+    const endpoint = await as(t, owner, 'POST', `/api/orgs/${orgId}/webhooks`, { url: `${hook.url}/crm`, events: ['member.updated', 'api-key.created'], description: 'CRM sync' });
+    assert.equal(endpoint.status, 201, endpoint.text);
+    assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/webhooks/${endpoint.body.id as string}/test`)).status, 202);
     await browser.launch();
     for (const mode of MODES) {
       for (const who of ['visitor', 'owner']) {
@@ -99,14 +111,16 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     await browser.close();
     await t?.stop();
     await stripe?.close();
+    await hook?.close();
   });
 
   const step = browser.step;
 
   /** Opens `path`, waits until it shows `ready` and the network is quiet, then checks it. */
-  async function check(page: Page, name: string, mode: string, path: string, ready: string) {
+  async function check(page: Page, name: string, mode: string, path: string, ready: string, open?: (page: Page) => Promise<void>) {
     await page.goto(`${t.url}${path}`);
     await page.locator(ready).first().waitFor();
+    await open?.(page);
     await page.waitForLoadState('networkidle');
     await page.evaluate(AXE_SOURCE);
     const violations = await page.evaluate(async (tags) => {
@@ -142,7 +156,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
       await page.waitForURL(`${t.url}/account`);
     });
     step(`every signed-in page (${mode.name}, ${mode.viewport.width} px)`, async () => {
-      for (const [name, path, ready] of signedIn()) await check(pages[`owner-${mode.name}`], name, mode.name, path, ready);
+      for (const [name, path, ready, open] of signedIn()) await check(pages[`owner-${mode.name}`], name, mode.name, path, ready, open);
     });
   }
 

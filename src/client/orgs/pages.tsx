@@ -15,6 +15,7 @@ import { Alert, Badge } from '../ui/feedback.js';
 import { Field, Form, SelectField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
+import { webhooksPath } from '../webhooks/events.js';
 import { membersPath, orgIdInPath, orgPath, type Member, type Organization, type OrgRole } from './events.js';
 
 const ROLES: OrgRole[] = ['member', 'admin', 'owner'];
@@ -119,6 +120,7 @@ export function OrgPage() {
           <Card title="Administration" id="org-admin-card">
             <Actions>
               <ButtonLink to="org-api-keys" path={apiKeysPath(org.id)} id="org-api-keys-link" variant="secondary">API keys</ButtonLink>
+              <ButtonLink to="org-webhooks" path={webhooksPath(org.id)} id="org-webhooks-link" variant="secondary">Webhooks</ButtonLink>
               <ButtonLink to="org-audit" path={auditPath(org.id)} id="audit-log-link" variant="secondary">Audit log</ButtonLink>
             </Actions>
           </Card>

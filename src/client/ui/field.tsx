@@ -6,13 +6,16 @@
 import type { ComponentChildren, InputHTMLAttributes } from 'preact';
 import { formFields, useApp } from './app.js';
 
-/** A form that hands its fields to `onSubmit`. `resetKey`: the success count keying it (default: `formResets[id]`). */
-export function Form({ id, onSubmit, children, resetKey }: { id: string; onSubmit: (fields: Record<string, string>) => void; children: ComponentChildren; resetKey?: number }) {
+/**
+ * A form that hands its fields to `onSubmit` (and its FormData, for a field with several values:
+ * a {@link CheckboxGroup}). `resetKey`: the success count keying it (default: `formResets[id]`).
+ */
+export function Form({ id, onSubmit, children, resetKey }: { id: string; onSubmit: (fields: Record<string, string>, data: FormData) => void; children: ComponentChildren; resetKey?: number }) {
   const { state } = useApp();
   const key = resetKey ?? state.formResets?.[id] ?? 0;
   return (
     <form key={key} id={id} class="space-y-4" aria-busy={state.busy} noValidate={false}
-      onSubmit={(e) => { e.preventDefault(); onSubmit(formFields(e.currentTarget)); }}>
+      onSubmit={(e) => { e.preventDefault(); onSubmit(formFields(e.currentTarget), new FormData(e.currentTarget)); }}>
       {children}
     </form>
   );
@@ -23,7 +26,7 @@ const LABEL = 'block text-sm font-medium';
 
 /** The input attributes the forms use. */
 interface InputProps {
-  type?: 'text' | 'email' | 'password';
+  type?: 'text' | 'email' | 'password' | 'url';
   required?: boolean;
   autoComplete?: string;
   minLength?: number;
@@ -73,6 +76,34 @@ export function SelectField({ id, name, label, options, value, disabled, onChang
       </select>
       {name && <FieldError id={id} name={name} error={error} />}
     </div>
+  );
+}
+
+/**
+ * A group of checkboxes (a fieldset named by its legend), every checked value under `name` in the
+ * form's FormData; the group's hint and error are tied to it by aria-describedby.
+ */
+export function CheckboxGroup({ form, name, legend, id: given, hint, options }: {
+  form: string; name: string; legend: string; id?: string; hint?: string; options: Array<{ value: string; label: ComponentChildren }>;
+}) {
+  const { state } = useApp();
+  const id = given ?? `${form}-${name}`;
+  const error = state.fieldErrors?.[form]?.[name];
+  const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
+  return (
+    <fieldset id={id} aria-describedby={describedBy}>
+      <legend class={LABEL}>{legend}</legend>
+      {hint && <small id={`${id}-hint`} class="mt-1 block text-sm text-muted">{hint}</small>}
+      <div class="mt-2 space-y-2">
+        {options.map((o, i) => (
+          <label key={o.value} for={`${id}-${i}`} class="flex items-start gap-2 text-sm">
+            <input id={`${id}-${i}`} type="checkbox" name={name} value={o.value} class="mt-0.5 h-4 w-4 shrink-0 accent-primary" />
+            <span class="min-w-0 break-words">{o.label}</span>
+          </label>
+        ))}
+      </div>
+      <FieldError id={id} name={name} error={error} />
+    </fieldset>
   );
 }
 

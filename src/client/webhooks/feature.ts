@@ -1,0 +1,15 @@
+/** The webhooks feature: an organization's outgoing webhooks page (admins and owners). */
+import { Webhook } from 'lucide';
+import { adminOfCurrent } from '../orgs/events.js';
+import type { Feature } from '../shell/features.js';
+import { registerWebhooks, webhooksPath } from './events.js';
+import { WebhooksPage } from './pages.js';
+
+export const webhooks: Feature = {
+  id: 'webhooks',
+  routes: [{ name: 'org-webhooks', path: '/orgs/:id/webhooks', page: WebhooksPage, access: 'signed-in', title: 'Webhooks' }],
+  nav: [{ section: 'org', route: 'org-webhooks', label: 'Webhooks', id: 'nav-org-webhooks', icon: Webhook, order: 2.5, path: (s) => (s.currentOrg && adminOfCurrent(s) ? webhooksPath(s.currentOrg) : undefined) }],
+  register: (core) => registerWebhooks(core),
+  // a secret shown on the page leaves memory with the session
+  forgetOnLogOut: ['webhooksPage'],
+};
