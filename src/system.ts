@@ -73,12 +73,7 @@ export interface System {
   /** listens on config.host:config.port; resolves to the base URL (the metrics listener started with the system) */
   listen(): Promise<string>;
   readonly draining: boolean; // true from the moment `stop()` is called: readiness answers 503
-  /**
-   * Graceful: readiness turns 503 at once; stop accepting; answer every accepted request and
-   * every request arriving on an open connection (`Connection: close`); close idle connections;
-   * at SHUTDOWN_TIMEOUT cut what is left (logged with a count); then the modules in reverse,
-   * Redis, the database, logs.
-   */
+  /** Graceful: readiness 503 at once, the HTTP drain (http/drain.ts), then the modules in reverse, Redis, the database, logs. */
   stop(): Promise<void>;
 }
 
