@@ -34,13 +34,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // the new columns are as immutable as the others: only their foreign key's `set null` may touch them
   await sql`create or replace function audit_entry_append_only() returns trigger language plpgsql as $$
     begin
+      -- only the foreign keys' "set null" may touch an entry, once the account is gone (migration 0013): everything else stays as written
       if (new.id, new.organization_id, new.action, new.target_type, new.target_id, new.ip, new.user_agent, new.details, new.created_at,
           new.actor_api_key_id, new.admin_log)
          is not distinct from (old.id, old.organization_id, old.action, old.target_type, old.target_id, old.ip, old.user_agent, old.details,
           old.created_at, old.actor_api_key_id, old.admin_log)
-         and (new.account_id is null or new.account_id = old.account_id)
-         and (new.actor_account_id is null or new.actor_account_id = old.actor_account_id)
-         and (new.impersonated_account_id is null or new.impersonated_account_id = old.impersonated_account_id) then
+         and (new.account_id is not distinct from old.account_id
+              or (new.account_id is null and not exists (select 1 from account where id = old.account_id)))
+         and (new.actor_account_id is not distinct from old.actor_account_id
+              or (new.actor_account_id is null and not exists (select 1 from account where id = old.actor_account_id)))
+         and (new.impersonated_account_id is not distinct from old.impersonated_account_id
+              or (new.impersonated_account_id is null and not exists (select 1 from account where id = old.impersonated_account_id))) then
         return new;
       end if;
       raise exception 'audit entries are append-only' using errcode = 'P0001';
@@ -63,8 +67,10 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     begin
       if (new.id, new.organization_id, new.action, new.target_type, new.target_id, new.ip, new.user_agent, new.details, new.created_at, new.actor_api_key_id)
          is not distinct from (old.id, old.organization_id, old.action, old.target_type, old.target_id, old.ip, old.user_agent, old.details, old.created_at, old.actor_api_key_id)
-         and (new.account_id is null or new.account_id = old.account_id)
-         and (new.actor_account_id is null or new.actor_account_id = old.actor_account_id) then
+         and (new.account_id is not distinct from old.account_id
+              or (new.account_id is null and not exists (select 1 from account where id = old.account_id)))
+         and (new.actor_account_id is not distinct from old.actor_account_id
+              or (new.actor_account_id is null and not exists (select 1 from account where id = old.actor_account_id))) then
         return new;
       end if;
       raise exception 'audit entries are append-only' using errcode = 'P0001';
