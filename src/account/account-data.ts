@@ -24,7 +24,7 @@ import { listPasskeys } from '../passkeys/service.js';
 import { accountIdentities } from '../oidc/identities.js';
 import type { AuthUser } from '../http/routes.js';
 import type { AccountExport } from './lifecycle-schemas.js';
-import { confirmPassword, type PasswordCheckDeps } from './password-check.js';
+import type { PasswordCheckDeps } from './password-check.js';
 import type { AccountSessions } from './sessions.js';
 import type { PlatformAdmins } from './platform-admins.js';
 import { ACCOUNT_COLUMNS, toUserAccount } from './service.js';
@@ -68,8 +68,10 @@ export class AccountData {
   }
 
   /** Deletes the account once `password` is its password (403 otherwise). */
-  async delete(user: AuthUser, password: string, clientAddress: string): Promise<void> {
-    const account = await confirmPassword(this.deps, user.id, password, clientAddress, 'password');
+  async delete(user: AuthUser): Promise<void> {
+    // re-authenticated by the route (`reauth`)
+    const account = await this.deps.db.selectFrom('account').select(['id', 'email']).where('id', '=', user.id).executeTakeFirst();
+    if (!account) throw unauthorized('Account no longer exists');
     await this.deps.beforeOrganizationsDeleted?.(await solelyOwnedOrganizations(this.deps.db, account.id));
     // first: from here on no instance accepts the account's access tokens
     const ended = await this.deps.refreshTokens.revokeAllForAccount(account.id);

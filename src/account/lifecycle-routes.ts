@@ -77,9 +77,10 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         path: '/change-password',
         impersonation: 'forbidden',
         summary: 'Change the password',
-        description: 'Needs the current password (403 `forbidden` when wrong; wrong ones count against the log-in failure limits, 429). ' +
-          'Every other session ends; the caller\'s stays. A notice is emailed.',
+        description: 'Every other session ends; the caller\'s stays. A notice is emailed. An account without a password (made by a provider ' +
+          'or an email sign-in) sets its first one here, after a recent sign-in.',
         auth: 'required',
+        reauth: { passwordField: 'current-password' },
         schemas: { body: ref(ChangePassword), response: { 204: null, 403: error, 429: error } },
         async handler({ parameters, user, request }) {
           await lifecycle.changePassword(requireUser(user), parameters.body, originOf(request));
@@ -91,9 +92,10 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         path: '/change-email',
         impersonation: 'forbidden',
         summary: 'Ask to change the email address',
-        description: 'Needs the password (403 when wrong). Emails a confirmation link (24 h) to the new address and a notice to the old one; ' +
+        description: 'Emails a confirmation link (24 h) to the new address and a notice to the old one; ' +
           'the address changes when the link is opened. 409 `conflict` when the new address is taken.',
         auth: 'required',
+        reauth: true,
         schemas: { body: ref(ChangeEmail), response: { 202: ref(Accepted), 403: error, 409: error, 429: error } },
         async handler({ parameters, user, request }) {
           await lifecycle.changeEmail(requireUser(user), parameters.body, originOf(request));

@@ -13,7 +13,7 @@ import type { Mail } from '../mail/index.js';
 import { newActionToken, retireTokens, storeActionToken, findUsableToken, useToken } from './action-tokens.js';
 import { addressFirstProven, type AddressProofOutcome } from './address-proof.js';
 import type { LifecycleRateLimiter } from './limits.js';
-import { confirmPassword, type PasswordCheckDeps } from './password-check.js';
+import type { PasswordCheckDeps } from './password-check.js';
 import type { UserAccount } from './schemas.js';
 import type { PlatformAdmins } from './platform-admins.js';
 import { ACCOUNT_COLUMNS, impersonatorOf, normalizeEmail, toUserAccount } from './service.js';
@@ -162,8 +162,9 @@ export class AccountLifecycle {
   }
 
   /** Changes the password; every other session ends, the caller's (`sid`) stays; a notice is emailed. */
-  async changePassword(user: AuthUser, input: { 'current-password': string; password: string }, client: ClientOrigin): Promise<void> {
-    const account = await confirmPassword(this.deps, user.id, input['current-password'], client.ip, 'current-password');
+  async changePassword(user: AuthUser, input: { 'current-password'?: string; password: string }, client: ClientOrigin): Promise<void> {
+    // re-authenticated by the route (`reauth`)
+    const account = await this.accountOf(user);
     const passwordHash = await this.deps.passwords.hash(input.password);
     await this.deps.db.transaction().execute(async (trx) => {
       await trx.updateTable('account').set({ password_hash: passwordHash }).where('id', '=', account.id).execute();
@@ -177,8 +178,9 @@ export class AccountLifecycle {
   }
 
   /** Asks for an email change: a confirmation link to the new address, a notice to the old one. */
-  async changeEmail(user: AuthUser, input: { password: string; 'new-email': string }, client: ClientOrigin): Promise<void> {
-    const account = await confirmPassword(this.deps, user.id, input.password, client.ip, 'password');
+  async changeEmail(user: AuthUser, input: { password?: string; 'new-email': string }, client: ClientOrigin): Promise<void> {
+    // re-authenticated by the route (`reauth`)
+    const account = await this.accountOf(user);
     const newEmail = normalizeEmail(input['new-email']);
     if (newEmail === account.email) throw requestCoercion('body', [{ path: '/new-email', message: 'is already the account\'s address' }]);
     const taken = await this.deps.db.selectFrom('account').select('id').where('email', '=', newEmail).executeTakeFirst();
@@ -193,6 +195,12 @@ export class AccountLifecycle {
       await appendAccountAudit(trx, { action: 'account.email-change-requested', accountId: account.id, details: { 'new-email': newEmail }, origin: client });
     });
     this.deps.log.info('account/email-change-requested', 'Email change requested', { 'account-id': account.id });
+  }
+
+  private async accountOf(user: AuthUser): Promise<{ id: string; email: string; name: string | null }> {
+    const account = await this.deps.db.selectFrom('account').select(['id', 'email', 'name']).where('id', '=', user.id).executeTakeFirst();
+    if (!account) throw unauthorized('Account no longer exists');
+    return account;
   }
 
   /** Confirms an email change from the link sent to the new address: the new address, verified. */

@@ -93,4 +93,12 @@ export const RefreshRequest = Type.Object(
   { $id: 'refresh-request', additionalProperties: false },
 );
 
+/** The password re-entered to confirm a sensitive change (route data `reauth`): an account without one signs in again instead. */
+export const CurrentPassword = Type.Optional(Type.String({
+  maxLength: 128, description: 'the account\'s password (re-authentication); an account without one gives none and must have signed in within the last 10 minutes',
+}));
+
+/** The body of a sensitive change that takes nothing else (a removal): the re-authentication alone. */
+export const Reauthenticate = Type.Object({ password: CurrentPassword }, { $id: 'reauthenticate', additionalProperties: false, description: 'the password, or nothing for an account without one' });
+
 export const ACCOUNT_SCHEMAS = [Subscription, UserAccount, CreateAccount, SignUpResponse, LogIn, LogInResponse, MfaRequired, RefreshRequest];

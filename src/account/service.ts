@@ -20,14 +20,10 @@ import { createPersonalOrganization } from '../orgs/data.js';
 import type { AuthUser } from '../http/routes.js';
 import { newActionToken, storeActionToken } from './action-tokens.js';
 import { PlatformAdmins } from './platform-admins.js';
+import type { FirstFactorMethod, FirstFactorPolicy } from './first-factor.js';
 import type { CreateAccount, LogIn, LogInResponse, MfaRequired, UserAccount } from './schemas.js';
 
-/** A sign-in by another method (a provider) reached an account with two-factor on: it must sign in with its second factor. */
-export class SecondFactorRequiredError extends Error {
-  constructor() {
-    super('This account uses two-factor authentication');
-  }
-}
+export type { FirstFactorMethod, FirstFactorPolicy } from './first-factor.js';
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -142,6 +138,7 @@ export class AccountService {
   private readonly pending = new Set<Promise<void>>();
 
   private readonly admins: PlatformAdmins;
+  private readonly firstFactorPolicies: FirstFactorPolicy[] = [];
 
   constructor(private readonly deps: AccountDeps) {
     this.admins = deps.platformAdmins ?? new PlatformAdmins();
@@ -220,18 +217,45 @@ export class AccountService {
     await attempt.refund();
     // a locked account is told so once the password was right, before any second factor (the session start refuses it too)
     if (row.locked_at) throw new AccountLockedError();
-    // the password was right; an account with two-factor on logs in at /log-in/mfa (src/mfa/), never here
-    if (row.two_factor_enabled) {
+    return this.passFirstFactor(row, 'password', client, { method: 'password' });
+  }
+
+  /**
+   * Where every first factor ends (a password, an email link, a provider, a passkey): the
+   * policies other modules plugged in are asked, then an account with two-factor on gets its
+   * second step (`mfa-required`) unless the factor was a passkey with user verification (two
+   * factors in one), and any other gets its session. `audit`: the details of the sign-in's audit
+   * entry, written with the session (false: the caller recorded it).
+   */
+  private async passFirstFactor(
+    row: Pick<AccountColumns, 'id' | 'email' | 'two_factor_enabled'>, method: FirstFactorMethod, client: ClientOrigin, audit: AuditDetails | false,
+  ): Promise<Session | SecondFactorPending> {
+    for (const policy of this.firstFactorPolicies) await policy({ id: row.id, email: row.email }, method);
+    if (row.two_factor_enabled && method !== 'passkey') {
       if (!this.deps.secondFactor) throw new Error('Two-factor is on for this account but no second factor is configured');
       return { mfaRequired: await this.deps.secondFactor.challenge(row.id) };
     }
     const accountId = row.id;
-    const refresh = await this.deps.refreshTokens.issue(accountId, client, (trx, familyId) => appendAccountAudit(trx, {
-      action: 'account.logged-in', accountId, target: { type: 'session', id: familyId }, details: { method: 'password' }, origin: client,
+    return this.openSession(accountId, client, audit === false ? undefined : (trx, familyId) => appendAccountAudit(trx, {
+      action: 'account.logged-in', accountId, target: { type: 'session', id: familyId }, details: audit, origin: client,
     }));
-    this.deps.log.info('account/logged-in', 'Logged in', { 'account-id': row.id });
-    this.deps.onLogIn?.('success');
-    return this.session(row, refresh);
+  }
+
+  /**
+   * A first factor another module verified (an email link, a provider, a passkey) for
+   * `accountId`: on to the second factor or a session as {@link passFirstFactor} decides. A
+   * locked account is refused (403 `account-locked`) before any second step.
+   */
+  async firstFactorPassed(accountId: string, method: FirstFactorMethod, client: ClientOrigin, audit: AuditDetails | false): Promise<Session | SecondFactorPending> {
+    const row = await this.deps.db.selectFrom('account').select(['id', 'email', 'two_factor_enabled', 'locked_at']).where('id', '=', accountId).executeTakeFirst();
+    if (!row) throw unauthorized('Account no longer exists');
+    if (row.locked_at) throw new AccountLockedError();
+    return this.passFirstFactor(row, method, client, audit);
+  }
+
+  /** Adds a policy every first factor is checked against (see {@link FirstFactorPolicy}); it throws an HttpError to refuse. */
+  useFirstFactorPolicy(policy: FirstFactorPolicy): void {
+    this.firstFactorPolicies.push(policy);
   }
 
   /**
@@ -259,30 +283,6 @@ export class AccountService {
 
   async settle(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
-  }
-
-  /**
-   * Starts a session (a new refresh family) for an account that another method signed in (a
-   * provider's callback, src/oidc/): what a password log-in ends with, without the password.
-   * An account with two-factor on is refused (`SecondFactorRequiredError`): a provider's sign-in
-   * never stands in for its second factor (docs/oidc.md).
-   */
-  async startSession(accountId: string, client: SessionClient, audit: { details: AuditDetails; origin: RequestOrigin }): Promise<Session> {
-    const { row, refresh } = await this.deps.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', accountId).executeTakeFirst();
-      if (!row) throw unauthorized('Account no longer exists');
-      if (row.two_factor_enabled) throw new SecondFactorRequiredError();
-      const refresh = await this.deps.refreshTokens.issue(row.id, client, undefined, trx);
-      const organization = await trx.selectFrom('organization').select('id').where('personal_account_id', '=', row.id).executeTakeFirst();
-      await appendAudit(trx, {
-        action: 'account.logged-in', organizationId: organization?.id ?? null, accountId: row.id, actor: { accountId: row.id },
-        target: { type: 'session', id: refresh.familyId }, details: audit.details, origin: audit.origin,
-      });
-      return { row, refresh };
-    });
-    this.deps.log.info('account/logged-in', 'Logged in', { 'account-id': row.id, ...audit.details });
-    this.deps.onLogIn?.('success');
-    return this.session(row, refresh);
   }
 
   /** `origin` goes into the audit entry of a detected reuse. */
@@ -348,13 +348,14 @@ export class AccountService {
   }
 
   /**
-   * A session for an account whose log-in another module verified (a second factor, a
-   * passkey): the same response and refresh-token family as a password log-in.
+   * The session of a complete sign-in (both factors where two-factor is on): every sign-in ends
+   * here, the second step of one (src/mfa/) included. `record` writes its audit entry with it.
    */
-  async openSession(accountId: string, client: ClientOrigin): Promise<Session> {
+  async openSession(accountId: string, client: ClientOrigin, record?: SessionRecorder<string>): Promise<Session> {
     const row = await this.deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', accountId).executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
-    const refresh = await this.deps.refreshTokens.issue(row.id, client);
+    const refresh = await this.deps.refreshTokens.issue(row.id, client, record);
+    this.deps.log.info('account/logged-in', 'Logged in', { 'account-id': row.id });
     this.deps.onLogIn?.('success');
     return this.session(row, refresh);
   }

@@ -7,6 +7,11 @@
  */
 import { button, frame, paragraph, textFrame, type Html } from './layout.js';
 
+/** What a security notice tells of (src/account/notices.ts). */
+export type SecurityEvent =
+  | 'two-factor-enabled' | 'two-factor-disabled' | 'backup-codes-regenerated' | 'passkey-added' | 'passkey-removed'
+  | 'identity-linked' | 'identity-unlinked' | 'new-browser-sign-in';
+
 /** The data each kind of message needs. */
 export interface MailTemplates {
   'verify-email': { name: string | null; token: string };
@@ -24,6 +29,10 @@ export interface MailTemplates {
   'credentials-removed-notice': { name: string | null; via: 'verification' | 'password-reset' | 'email-sign-in' | 'single-sign-on'; removed: string[] };
   /** a provider identity was linked to the account (src/oidc/identities.ts) */
   'identity-linked-notice': { name: string | null; provider: string; providerEmail: string | null; at: Date };
+  /** a change to how the account signs in, or a sign-in from a new browser (src/account/notices.ts) */
+  'security-notice': { name: string | null; event: SecurityEvent; at: Date; browser: string | null; ip: string | null; detail?: string };
+  /** the link and code of an email sign-in (src/account/email-sign-in.ts) */
+  'email-sign-in': { name: string | null; token: string; code: string };
   /** to each owner of the organization (src/payments/effects.ts, on Stripe's `customer.subscription.trial_will_end`) */
   'trial-will-end': { organization: string; organizationId: string; plan: string | null; trialEndsAt: Date };
   /** to each owner and admin of the organization when the webhook worker disables a failing endpoint (src/webhooks/worker.ts) */
@@ -34,7 +43,7 @@ export type MailKind = keyof MailTemplates;
 
 export const MAIL_KINDS = [
   'verify-email', 'reset-password', 'confirm-email-change', 'email-changed-notice', 'password-changed-notice', 'invitation', 'trial-will-end',
-  'credentials-removed-notice', 'identity-linked-notice', 'webhook-disabled',
+  'credentials-removed-notice', 'identity-linked-notice', 'webhook-disabled', 'security-notice', 'email-sign-in',
 ] as const satisfies readonly MailKind[];
 
 /**
@@ -46,6 +55,7 @@ export const LINK_LIFETIME_SECONDS = {
   'reset-password': 3600,
   'confirm-email-change': 24 * 3600,
   invitation: 7 * 24 * 3600,
+  'email-sign-in': 15 * 60,
 } as const;
 
 export interface RenderedMail {
@@ -82,6 +92,17 @@ const PROOF_WORDS: Record<MailTemplates['credentials-removed-notice']['via'], st
   'password-reset': 'by resetting the password through the emailed link',
   'email-sign-in': 'by signing in through the emailed link',
   'single-sign-on': 'by your organization\'s single sign-on',
+};
+
+const SECURITY_EVENT_WORDS: Record<SecurityEvent, (detail: string | undefined, product: string) => { subject: string; text: string }> = {
+  'two-factor-enabled': (_d, p) => ({ subject: `Two-factor authentication was turned on for your ${p} account`, text: 'two-factor authentication was turned on: signing in now also asks for a code from an authenticator app.' }),
+  'two-factor-disabled': (_d, p) => ({ subject: `Two-factor authentication was turned off for your ${p} account`, text: 'two-factor authentication was turned off: signing in no longer asks for a code.' }),
+  'backup-codes-regenerated': (_d, p) => ({ subject: `New backup codes were made for your ${p} account`, text: 'new two-factor backup codes were made; the earlier ones no longer work.' }),
+  'passkey-added': (d, p) => ({ subject: `A passkey was added to your ${p} account`, text: `a passkey${d ? ` (${d})` : ''} was added: it can sign in to the account from now on.` }),
+  'passkey-removed': (d, p) => ({ subject: `A passkey was removed from your ${p} account`, text: `a passkey${d ? ` (${d})` : ''} was removed: it no longer signs in.` }),
+  'identity-linked': (d, p) => ({ subject: `${d ?? 'A provider'} can now sign in to your ${p} account`, text: `a sign-in with ${d ?? 'a provider'} was linked: it can sign in to the account from now on.` }),
+  'identity-unlinked': (d, p) => ({ subject: `${d ?? 'A provider'} was unlinked from your ${p} account`, text: `the sign-in with ${d ?? 'a provider'} was unlinked: it no longer signs in.` }),
+  'new-browser-sign-in': (d, p) => ({ subject: `New sign-in to your ${p} account`, text: `your account was signed in to${d ? ` (${d})` : ''} from a browser it had not used before.` }),
 };
 
 /** Builds both parts from one list of blocks, so the HTML and the text cannot drift apart. */
@@ -146,6 +167,25 @@ export const TEMPLATES: Templates = {
     { text: `On ${dateTime.format(d.at)} UTC, a sign-in with ${d.provider}${d.providerEmail ? ` (${d.providerEmail})` : ''} was linked to your ${ctx.product} account: it can sign in to the account from now on.` },
     { text: 'If this was you, there is nothing to do. If it was not, unlink it on your account page and change your password: whoever linked it was signed in as you.' },
     { action: 'Review your sign-in methods', href: `${ctx.appUrl}/account` },
+  ]),
+
+  'security-notice': (d, ctx) => {
+    const what = SECURITY_EVENT_WORDS[d.event](d.detail, ctx.product);
+    const from = [d.browser && `from ${d.browser}`, d.ip && `at the address ${d.ip}`].filter(Boolean).join(' ');
+    return compose(ctx, what.subject, what.subject, [
+      { text: greeting(d.name) },
+      { text: `On ${dateTime.format(d.at)} UTC${from ? `, ${from}` : ''}: ${what.text}` },
+      { text: 'If this was you, there is nothing to do. If it was not, sign out the sessions you do not know, then change your password and check your sign-in methods: someone else can sign in as you.' },
+      { action: 'Review your sessions', href: `${ctx.appUrl}/sessions` },
+    ]);
+  },
+
+  'email-sign-in': (d, ctx) => compose(ctx, `Your ${ctx.product} sign-in code: ${d.code}`, 'A link and a code to sign in.', [
+    { text: greeting(d.name) },
+    { text: `Someone asked to sign in to ${ctx.product} with this address. If it was you, open the link in this browser:` },
+    { action: `Sign in to ${ctx.product}`, href: tokenLink(ctx, '/auth/email', d.token) },
+    { text: `Or type this code where you asked for it: ${d.code}` },
+    { text: `The link and the code expire in ${lifetime(LINK_LIFETIME_SECONDS['email-sign-in'])} and work once. If you did not ask for this, ignore this message: no one can sign in without it.` },
   ]),
 
   invitation: (d, ctx) => compose(ctx, `${d.inviter} invited you to ${d.organization} on ${ctx.product}`, `Join ${d.organization} as ${d.role}.`, [

@@ -7,7 +7,7 @@ import { LogInResponse } from '../account/schemas.js';
 import type { AccountService } from '../account/service.js';
 import { ErrorBody } from '../http/errors.js';
 import { ref, route, type RouteGroup, requireUser } from '../http/routes.js';
-import { BackupCodes, MfaLogIn, MfaLogInDocs, TwoFactorDisable, TwoFactorDisableDocs, TwoFactorEnable, TwoFactorSetup } from './schemas.js';
+import { BackupCodes, MfaLogIn, RegenerateBackupCodes, MfaLogInDocs, TwoFactorDisable, TwoFactorDisableDocs, TwoFactorEnable, TwoFactorSetup } from './schemas.js';
 import type { ClientOrigin, TwoFactorService } from './service.js';
 
 const error = ref(ErrorBody);
@@ -35,11 +35,11 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
         path: '/2fa/enable',
         impersonation: 'forbidden',
         summary: 'Turn two-factor authentication on',
-        description: 'Needs a current code of the pending secret and the password (403 when either is wrong; a wrong password counts like a ' +
-          'failed log-in). Answers ten single-use backup codes, shown this once. From then on log-in asks for a code. 409 without a pending ' +
-          'setup or when it is on already.',
+        description: 'Needs a current code of the pending secret (403 when wrong). Answers ten single-use backup codes, shown this once. ' +
+          'From then on every sign-in but a passkey asks for a code. 409 without a pending setup or when it is on already. A notice is emailed.',
         auth: 'required',
         verifiedEmail: true,
+        reauth: true,
         schemas: { body: ref(TwoFactorEnable), response: { 200: ref(BackupCodes), 403: error, 409: error, 429: error } },
         async handler({ user, parameters, request }) {
           return { 'backup-codes': await twoFactor.enable(requireUser(user), parameters.body, clientOrigin(request)) };
@@ -50,14 +50,30 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
         path: '/2fa/disable',
         impersonation: 'forbidden',
         summary: 'Turn two-factor authentication off',
-        description: 'Needs the password and a current code (or an unused backup code); 403 when either is wrong (both count against ' +
-          'their failure limits, 429), 409 when two-factor is off. The secret and the backup codes are deleted.',
+        description: 'Needs a current code (or an unused backup code); 403 when it is wrong (counted against ' +
+          'its failure limits, 429), 409 when two-factor is off. The secret and the backup codes are deleted. A notice is emailed.',
         auth: 'required',
+        reauth: true,
         schemas: { body: ref(TwoFactorDisable), response: { 204: null, 403: error, 409: error, 429: error } },
         docs: { body: TwoFactorDisableDocs },
         async handler({ user, parameters, request }) {
           await twoFactor.disable(requireUser(user), parameters.body, clientOrigin(request));
           return undefined;
+        },
+      }),
+      route({
+        method: 'POST',
+        path: '/2fa/backup-codes',
+        impersonation: 'forbidden',
+        summary: 'Regenerate the backup codes',
+        description: 'Ten new single-use backup codes, shown this once; the old ones no longer work. Needs a current code of the authenticator ' +
+          'app (`code`; a backup code is refused): 403 when it is wrong (counted against the second-factor limits, 429), 409 when two-factor is off. ' +
+          'A notice is emailed.',
+        auth: 'required',
+        reauth: true,
+        schemas: { body: ref(RegenerateBackupCodes), response: { 200: ref(BackupCodes), 403: error, 409: error, 429: error } },
+        async handler({ user, parameters, request }) {
+          return { 'backup-codes': await twoFactor.regenerateBackupCodes(requireUser(user), parameters.body, clientOrigin(request)) };
         },
       }),
       route({

@@ -1,5 +1,6 @@
 /** Two-factor (TOTP) request and response bodies; one source for validation, OpenAPI and types. */
 import { Type, type Static, type TSchema } from 'typebox';
+import { CurrentPassword } from '../account/schemas.js';
 
 const Code = Type.String({ maxLength: 16, description: 'the 6-digit code the authenticator app shows (spaces ignored)' });
 const BackupCode = Type.String({ maxLength: 32, description: 'one of the backup codes given when two-factor was turned on (single-use; case, spaces and dashes ignored)' });
@@ -14,7 +15,7 @@ export const TwoFactorSetup = Type.Object(
 export type TwoFactorSetup = Static<typeof TwoFactorSetup>;
 
 export const TwoFactorEnable = Type.Object(
-  { code: Code, password: Type.String({ maxLength: 128, description: 'the account\'s password: a stolen access token alone cannot lock the owner out' }) },
+  { code: Code, password: CurrentPassword },
   { $id: 'two-factor-enable', additionalProperties: false },
 );
 export type TwoFactorEnable = Static<typeof TwoFactorEnable>;
@@ -39,14 +40,20 @@ function oneOfSecondFactor(id: string, fields: Record<string, TSchema>, descript
 
 export const TwoFactorDisable = Type.Object(
   {
-    password: Type.String({ maxLength: 128 }),
+    password: CurrentPassword,
     code: Type.Optional(Code),
     'backup-code': Type.Optional(BackupCode),
   },
   { $id: 'two-factor-disable', additionalProperties: false, description: 'the password and one of `code` or `backup-code`' },
 );
 export type TwoFactorDisable = Static<typeof TwoFactorDisable>;
-export const TwoFactorDisableDocs = oneOfSecondFactor('two-factor-disable', { password: Type.String({ maxLength: 128 }) }, 'the password and one of `code` or `backup-code`');
+
+export const RegenerateBackupCodes = Type.Object(
+  { password: CurrentPassword, code: Type.String({ maxLength: 16, description: 'a current code of the authenticator app (not a backup code: whoever holds only those must not mint more)' }) },
+  { $id: 'regenerate-backup-codes', additionalProperties: false },
+);
+export type RegenerateBackupCodes = Static<typeof RegenerateBackupCodes>;
+export const TwoFactorDisableDocs = oneOfSecondFactor('two-factor-disable', { password: CurrentPassword }, 'the password (or nothing, for an account without one) and one of `code` or `backup-code`');
 
 export const MfaLogIn = Type.Object(
   {
@@ -64,4 +71,4 @@ export const MfaLogInDocs = oneOfSecondFactor('mfa-log-in', {
 /** The second factor a request gives: a TOTP code or a backup code. */
 export type SecondFactorInput = { code?: string; 'backup-code'?: string };
 
-export const MFA_SCHEMAS = [TwoFactorSetup, TwoFactorEnable, BackupCodes, TwoFactorDisable, MfaLogIn];
+export const MFA_SCHEMAS = [TwoFactorSetup, TwoFactorEnable, BackupCodes, TwoFactorDisable, RegenerateBackupCodes, MfaLogIn];

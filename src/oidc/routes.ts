@@ -12,7 +12,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
-import { SecondFactorRequiredError, type AccountService } from '../account/service.js';
+import type { AccountService } from '../account/service.js';
 import { AccountLockedError } from '../auth/refresh-tokens.js';
 import { setSessionCookies, type AccountRouteOptions } from '../account/routes.js';
 import { originOf } from '../audit/log.js';
@@ -27,13 +27,15 @@ import { AuthProviders, AuthorizationUrl, CallbackQuery, LinkProvider, ProviderP
 /** Where a sign-in lands when it names no other page. */
 export const DEFAULT_RETURN_TO = '/account';
 const LOG_IN_PAGE = '/log-in';
+/** the client's page of a sign-in's second step (the mfa-token in its fragment) */
+export const TWO_FACTOR_PAGE = '/log-in/two-factor';
 const RETURN_TO_MAX = 512;
 
 /** The codes the callback puts in `?error=` (the client shows a message for each). */
 export type CallbackErrorCode =
   | 'access-denied' | 'provider-error' | 'invalid-state' | 'sign-in-failed' | 'provider-unavailable'
   | 'email-not-verified' | 'email-in-use' | 'identity-in-use' | 'session-ended' | 'rate-limited' | 'server-error' | 'account-not-verified'
-  | 'second-factor-required' | 'account-locked';
+  | 'account-locked';
 
 /**
  * `return-to` as a path of this app: it must start with one `/` (no `//host`, no `/\host`, which
@@ -88,15 +90,16 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteGroup {
   };
 
   /**
-   * The last step of a provider sign-in: a session for the account (its audit entry commits with
-   * it), the refresh and hint cookies, and the way into the app. An account with two-factor on
-   * gets no session here (`second-factor-required`): it signs in with its password and code, or a
-   * passkey, so a provider's sign-in never stands in for the second factor.
+   * The last step of a provider sign-in, a first factor: a session for the account (its audit
+   * entry commits with it), the refresh and hint cookies, and the way into the app. An account
+   * with two-factor on gets no session yet: the browser goes to the client's second-step page
+   * with the mfa-token in the URL's fragment, which no server, proxy or log ever sees.
    */
   const completeSignIn = async (request: FastifyRequest, reply: FastifyReply, accountId: string, provider: string, returnTo: string) => {
-    const session = await accounts.startSession(accountId, originOf(request), {
-      details: { method: 'oidc', provider }, origin: originOf(request),
-    });
+    const session = await accounts.firstFactorPassed(accountId, 'provider', originOf(request), { method: 'oidc', provider });
+    if ('mfaRequired' in session) {
+      return redirect(reply, `${appUrl}${TWO_FACTOR_PAGE}#mfa-token=${encodeURIComponent(session.mfaRequired['mfa-token'])}`);
+    }
     setSessionCookies(reply, session, deps.cookies);
     return redirect(reply, `${appUrl}${returnTo}`);
   };
@@ -105,7 +108,6 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteGroup {
   const refusal = (err: unknown, provider: string): CallbackErrorCode => {
     let code: CallbackErrorCode;
     if (err instanceof SignInRefused) code = err.code;
-    else if (err instanceof SecondFactorRequiredError) code = 'second-factor-required';
     else if (err instanceof AccountLockedError) code = 'account-locked';
     else if (err instanceof client.AuthorizationResponseError) code = err.error === 'access_denied' ? 'access-denied' : 'provider-error';
     else if (isUnavailable(err)) code = 'provider-unavailable';

@@ -4,7 +4,7 @@
  */
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import { ACCOUNT_GROUP, setSessionCookies, type AccountRouteOptions } from '../account/routes.js';
-import { NoBody } from '../account/lifecycle-schemas.js';
+import { NoBody, Reauthenticate } from '../account/lifecycle-schemas.js';
 import { LogInResponse } from '../account/schemas.js';
 import type { AccountService } from '../account/service.js';
 import { ErrorBody } from '../http/errors.js';
@@ -31,10 +31,11 @@ export function passkeyRoutes(passkeys: PasskeyService): RouteGroup {
         summary: 'Start registering a passkey',
         description: 'PublicKeyCredentialCreationOptionsJSON for `navigator.credentials.create()` (e.g. @simplewebauthn/browser\'s ' +
           '`startRegistration`): a discoverable credential with user verification, the account\'s passkeys excluded. Its challenge is ' +
-          'single-use and expires in five minutes. Needs the password (403 when wrong, counted like a failed log-in; 429). 409 at 20 passkeys.',
+          'single-use and expires in five minutes. 409 at 20 passkeys.',
         verifiedEmail: true,
+        reauth: true,
         schemas: { body: ref(StartPasskeyRegistration), response: { 200: ref(CreationOptionsJson), 403: error, 409: error, 429: error } },
-        handler: ({ user, parameters, request }) => passkeys.registrationOptions(requireUser(user), parameters.body.password, request.ip),
+        handler: ({ user }) => passkeys.registrationOptions(requireUser(user)),
       }),
       route({
         method: 'POST',
@@ -73,8 +74,9 @@ export function passkeyRoutes(passkeys: PasskeyService): RouteGroup {
         path: '/passkeys/:id',
         impersonation: 'forbidden',
         summary: 'Remove a passkey',
-        description: 'It no longer signs in. 404 for an id that is not one of the caller\'s passkeys.',
-        schemas: { params: PasskeyId, response: { 204: null, 404: error } },
+        description: 'It no longer signs in. 404 for an id that is not one of the caller\'s passkeys. A notice is emailed.',
+        reauth: true,
+        schemas: { params: PasskeyId, body: ref(Reauthenticate), response: { 204: null, 404: error } },
         async handler({ user, parameters, request }) {
           await passkeys.remove(requireUser(user), parameters.path.id, clientOrigin(request));
           return undefined;
@@ -112,7 +114,9 @@ export function passkeySignInRoutes(passkeys: PasskeyService, accounts: AccountS
         schemas: { body: ref(PasskeySignIn), response: { 200: ref(LogInResponse), 400: error, 401: error } },
         async handler({ parameters, request, reply }) {
           const accountId = await passkeys.signIn(parameters.body, clientOrigin(request));
-          const session = await accounts.openSession(accountId, originOf(request));
+          // a passkey with user verification is both factors: never a second step (its audit entry is written)
+          const session = await accounts.firstFactorPassed(accountId, 'passkey', originOf(request), false);
+          if ('mfaRequired' in session) throw new Error('A passkey sign-in was asked for a second factor');
           setSessionCookies(reply, session, options);
           return session.body;
         },

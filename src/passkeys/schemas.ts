@@ -5,6 +5,7 @@
  * value passes through untouched (docs/sign-in.md). Every other key is kebab-case.
  */
 import { Type, type Static } from 'typebox';
+import { CurrentPassword } from '../account/schemas.js';
 
 const B64Url = (description: string, maxLength = 4096) => Type.String({ maxLength, pattern: '^[A-Za-z0-9_-]*$', description });
 const CredentialId = B64Url('the credential id, base64url', 1400);
@@ -58,7 +59,7 @@ export const RegisterPasskey = Type.Object(
 );
 
 export const StartPasskeyRegistration = Type.Object(
-  { password: Type.String({ maxLength: 128, description: 'the account\'s password: a stolen access token alone cannot add a way in' }) },
+  { password: CurrentPassword },
   { $id: 'start-passkey-registration', additionalProperties: false },
 );
 

@@ -20,7 +20,7 @@ import { sql } from 'kysely';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { addressKey, take } from '../auth/rate-limit.js';
 import type { DB } from '../db/database.js';
-import { confirmPassword, type PasswordCheckDeps } from '../account/password-check.js';
+import type { PasswordCheckDeps } from '../account/password-check.js';
 import type { PasskeyTable, WebAuthnPurpose } from '../db/schema.js';
 import { badRequest, conflict, notFound, unauthorized } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
@@ -119,8 +119,7 @@ export class PasskeyService {
    * passkey is a way in that outlives any session, so a stolen access token alone must not add
    * one. The stored challenge carries that proof on to the verification.
    */
-  async registrationOptions(user: AuthUser, password: string, clientAddress: string): Promise<PublicKeyCredentialCreationOptionsJSON> {
-    await confirmPassword(this.deps, user.id, password, clientAddress, 'password');
+  async registrationOptions(user: AuthUser): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const account = await this.deps.db.selectFrom('account').select(['email', 'name']).where('id', '=', user.id).executeTakeFirst();
     if (!account) throw unauthorized('Account no longer exists');
     const existing = await this.deps.db.selectFrom('passkey').select(['credential_id', 'transports']).where('account_id', '=', user.id).execute();

@@ -22,6 +22,8 @@ export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
   'account.2fa-enabled': 'Two-factor turned on',
   'account.2fa-disabled': 'Two-factor turned off',
   'account.backup-code-used': 'Backup code used',
+  'account.backup-codes-regenerated': 'Backup codes regenerated',
+  'account.email-sign-in-requested': 'Email sign-in link requested',
   'account.passkey-added': 'Passkey added',
   'account.passkey-renamed': 'Passkey renamed',
   'account.passkey-removed': 'Passkey removed',

@@ -207,7 +207,7 @@ for (const db of testDatabases()) {
       const other = await signUp(t.client);
       assert.equal((await as(t, admin, 'POST', `/api/admin/accounts/${other.id}/lock`, { reason: 'abuse' })).status, 200);
       const accounts = t.system.services(accountModule).accounts;
-      await assert.rejects(accounts.startSession(other.id, { ip: '127.0.0.1' }, { details: { method: 'oidc' }, origin: { ip: null, userAgent: null } }),
+      await assert.rejects(accounts.firstFactorPassed(other.id, 'provider', { ip: '127.0.0.1', userAgent: null }, { method: 'oidc' }),
         (err: { status?: number; body?: { type: string } }) => err.status === 403 && err.body?.type === 'account-locked');
     });
 
