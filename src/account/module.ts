@@ -17,6 +17,8 @@ import { accountQueries } from './queries.js';
 import { accountRoutes } from './routes.js';
 import { ACCOUNT_SCHEMAS } from './schemas.js';
 import { AccountService } from './service.js';
+import type { FirstFactorPolicy } from './first-factor.js';
+import { securityNotices } from './notices.js';
 import { sessionRoutes } from './session-routes.js';
 import { AccountSessions } from './sessions.js';
 
@@ -35,6 +37,7 @@ export const accountModule = defineModule({
     const log = ctx.logs.logger('saas.account');
     // `platform-admin` of the account shape: the admin module plugs in its rule (src/admin/)
     const platformAdmins = new PlatformAdmins();
+    const notices = securityNotices(mail);
     const accounts = new AccountService({
       db, passwords, accessTokens, refreshTokens, loginLimiter, signUpLimiter, mail, log, platformAdmins,
       onLogIn: metrics && ((outcome) => metrics.logIn(outcome)),
@@ -58,6 +61,12 @@ export const accountModule = defineModule({
       services: {
         accounts,
         platformAdmins,
+        /** queues a security notice in a change's transaction (notices.ts) */
+        notices,
+        /** every first factor asks these before a session or a second step (first-factor.ts) */
+        useFirstFactorPolicy(policy: FirstFactorPolicy): void {
+          accounts.useFirstFactorPolicy(policy);
+        },
         onBeforeOrganizationsDeleted(hook: (organizationIds: readonly string[]) => Promise<void>): void {
           beforeDeletion.push(hook);
         },

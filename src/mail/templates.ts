@@ -10,7 +10,7 @@ import { button, frame, paragraph, textFrame, type Html } from './layout.js';
 /** What a security notice tells of (src/account/notices.ts). */
 export type SecurityEvent =
   | 'two-factor-enabled' | 'two-factor-disabled' | 'backup-codes-regenerated' | 'passkey-added' | 'passkey-removed'
-  | 'identity-linked' | 'identity-unlinked' | 'new-browser-sign-in';
+  | 'identity-unlinked' | 'new-browser-sign-in';
 
 /** The data each kind of message needs. */
 export interface MailTemplates {
@@ -100,7 +100,6 @@ const SECURITY_EVENT_WORDS: Record<SecurityEvent, (detail: string | undefined, p
   'backup-codes-regenerated': (_d, p) => ({ subject: `New backup codes were made for your ${p} account`, text: 'new two-factor backup codes were made; the earlier ones no longer work.' }),
   'passkey-added': (d, p) => ({ subject: `A passkey was added to your ${p} account`, text: `a passkey${d ? ` (${d})` : ''} was added: it can sign in to the account from now on.` }),
   'passkey-removed': (d, p) => ({ subject: `A passkey was removed from your ${p} account`, text: `a passkey${d ? ` (${d})` : ''} was removed: it no longer signs in.` }),
-  'identity-linked': (d, p) => ({ subject: `${d ?? 'A provider'} can now sign in to your ${p} account`, text: `a sign-in with ${d ?? 'a provider'} was linked: it can sign in to the account from now on.` }),
   'identity-unlinked': (d, p) => ({ subject: `${d ?? 'A provider'} was unlinked from your ${p} account`, text: `the sign-in with ${d ?? 'a provider'} was unlinked: it no longer signs in.` }),
   'new-browser-sign-in': (d, p) => ({ subject: `New sign-in to your ${p} account`, text: `your account was signed in to${d ? ` (${d})` : ''} from a browser it had not used before.` }),
 };

@@ -29,6 +29,7 @@ export const mfaModule = defineModule({
       backupCodes: new SecretBox(config.encryptionKey, 'backup-code'),
       limiter: new SecondFactorRateLimiter(limits, ctx.limiterStore),
       onFailure: metrics && (() => metrics.logIn('failure')),
+      notices: ctx.use(accountModule).notices,
     });
     accounts.useSecondFactor(twoFactor);
     return {

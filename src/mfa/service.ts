@@ -104,6 +104,7 @@ export class TwoFactorService implements SecondFactor {
       await trx.updateTable('account').set({ two_factor_enabled: true }).where('id', '=', user.id).execute();
       await this.replaceBackupCodes(trx, user.id, codes);
       await auditAccount(trx, { action: 'account.2fa-enabled', accountId: user.id, details: { 'backup-codes': codes.length }, origin });
+      await this.deps.notices?.(trx, user.id, 'two-factor-enabled', origin);
       return true;
     });
     if (!enabled) throw forbidden('The code is wrong: check the app\'s clock, or set it up again', wrongCode('code'));
@@ -128,6 +129,7 @@ export class TwoFactorService implements SecondFactor {
         await trx.updateTable('account').set({ two_factor_enabled: false }).where('id', '=', user.id).execute();
         if (used === 'backup-code') await auditAccount(trx, { action: 'account.backup-code-used', accountId: user.id, origin });
         await auditAccount(trx, { action: 'account.2fa-disabled', accountId: user.id, details: { method: used }, origin });
+        await this.deps.notices?.(trx, user.id, 'two-factor-disabled', origin);
         return used;
       });
     } catch (err) {

@@ -19,6 +19,7 @@ import type { DatabaseSchema } from '../db/schema.js';
 import { HttpError, notFound } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
+import type { SecurityNotices } from '../account/notices.js';
 import type { Mail } from '../mail/index.js';
 import { assertAnotherWayToSignIn, signInMethods } from '../account/sign-in-methods.js';
 import { insertAccount } from '../account/service.js';
@@ -51,6 +52,8 @@ export interface IdentityDeps {
   mail: Pick<Mail, 'enqueue'>;
   /** new accounts count against the sign-up limit per client address, as password sign-ups do */
   signUpLimiter: SignUpRateLimiter;
+  /** queues a security notice in the change's transaction (src/account/notices.ts) */
+  notices?: SecurityNotices;
 }
 
 type Trx = Transaction<DatabaseSchema>;
@@ -198,6 +201,7 @@ export class IdentityService {
         action: 'account.identity-unlinked', organizationId: await personalOrganizationId(trx, user.id), accountId: user.id,
         actor: { accountId: user.id }, target: { type: 'identity', id: identity.id }, details: { provider: identity.provider }, origin,
       });
+      await this.deps.notices?.(trx, user.id, 'identity-unlinked', origin, identity.provider);
       this.deps.log.info('oidc/identity-unlinked', 'Provider identity unlinked', { 'account-id': user.id, provider: identity.provider });
     });
   }

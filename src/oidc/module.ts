@@ -21,7 +21,7 @@ export const oidcModule = defineModule({
     const { config, secureCookies } = ctx;
     const log = ctx.logs.logger('saas.oidc');
     const providers = new ProviderClients(settings, log);
-    const identities = new IdentityService({ db: ctx.db, log, signUpLimiter: ctx.use(authModule).signUpLimiter, mail: ctx.use(mailModule).mail });
+    const identities = new IdentityService({ db: ctx.db, log, signUpLimiter: ctx.use(authModule).signUpLimiter, mail: ctx.use(mailModule).mail, notices: ctx.use(accountModule).notices });
     return {
       services: { identities },
       schemas: OIDC_SCHEMAS,

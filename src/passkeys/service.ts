@@ -21,6 +21,7 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { addressKey, take } from '../auth/rate-limit.js';
 import type { DB } from '../db/database.js';
 import type { PasswordCheckDeps } from '../account/password-check.js';
+import type { SecurityNotices } from '../account/notices.js';
 import type { PasskeyTable, WebAuthnPurpose } from '../db/schema.js';
 import { badRequest, conflict, notFound, unauthorized } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
@@ -48,6 +49,8 @@ export interface PasskeyDeps extends PasswordCheckDeps {
   appUrl: string;
   /** shown by the authenticator (the product's name) */
   rpName: string;
+  /** queues a security notice in the change's transaction (src/account/notices.ts) */
+  notices?: SecurityNotices;
   /** sign-in ceremonies started per client address (PASSKEY_LIMIT_ADDRESS); null: off */
   signInLimiter: RateLimiterAbstract | null;
 }
@@ -175,6 +178,7 @@ export class PasskeyService {
           action: 'account.passkey-added', accountId: user.id, target: { type: 'passkey', id: inserted.id },
           details: { name: inserted.name, 'device-type': info.credentialDeviceType, 'backed-up': info.credentialBackedUp }, origin,
         });
+        await this.deps.notices?.(trx, user.id, 'passkey-added', origin, inserted.name);
         return inserted;
       });
       this.deps.log.info('account/passkey-added', 'Passkey registered', { 'account-id': user.id, 'passkey-id': row.id });
@@ -207,6 +211,7 @@ export class PasskeyService {
       const row = await trx.deleteFrom('passkey').where('id', '=', id).where('account_id', '=', user.id).returning('name').executeTakeFirst();
       if (!row) throw notFound('No such passkey');
       await auditAccount(trx, { action: 'account.passkey-removed', accountId: user.id, target: { type: 'passkey', id }, details: { name: row.name }, origin });
+      await this.deps.notices?.(trx, user.id, 'passkey-removed', origin, row.name);
     });
     this.deps.log.info('account/passkey-removed', 'Passkey removed', { 'account-id': user.id, 'passkey-id': id });
   }

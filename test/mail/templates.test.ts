@@ -28,7 +28,6 @@ const samples: { [K in keyof MailTemplates]: MailTemplates[K] } = {
 
 const linkPaths: Partial<Record<keyof MailTemplates, string>> = {
   'verify-email': '/verify-email', 'reset-password': '/reset-password', 'confirm-email-change': '/confirm-email', invitation: '/invitations/accept', 'email-sign-in': '/auth/email',
-  'email-sign-in': '/auth/email',
 };
 
 describe('mail templates', () => {
