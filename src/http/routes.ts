@@ -311,7 +311,8 @@ function validateDefinition(group: RouteGroup, r: Route): void {
   if (!Object.keys(r.schemas.response).some((s) => isSuccess(Number(s)))) {
     throw new Error(`Route ${where} must declare at least one 2xx (or redirect) response`);
   }
-  if ((r.method === 'GET' || r.method === 'DELETE') && r.schemas.body) throw new Error(`Route ${where}: ${r.method} takes no body`);
+  // a removal that needs re-authentication takes the password in an optional body: it is the one DELETE with a body
+  if ((r.method === 'GET' || (r.method === 'DELETE' && !r.reauth)) && r.schemas.body) throw new Error(`Route ${where}: ${r.method} takes no body`);
   if (r.orgRole) {
     const param = r.orgParam ?? 'id';
     if (!r.path.split('/').includes(`:${param}`)) throw new Error(`Route ${where}: orgRole needs the path parameter :${param}`);

@@ -168,7 +168,7 @@ export function passkeyCases(system: () => TestSystem): void {
     assert.equal(created.status, 201, created.text);
     const id = created.body.id as string;
 
-    for (const [method, body] of [['PATCH', { name: 'Mine now' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [['PATCH', { name: 'Mine now' }], ['DELETE', { password: PASSWORD }]] as const) {
       const res = await client()(method, `/api/account/passkeys/${id}`, { headers: bearer(b.access), body });
       assert.deepEqual([res.status, res.body.type], [404, 'not-found'], `${method} of another account's passkey`);
     }
@@ -183,9 +183,11 @@ export function passkeyCases(system: () => TestSystem): void {
     const padded = await client()('PATCH', `/api/account/passkeys/${id}`, { headers: bearer(a.access), body: { name: '  Work phone 2 ' } });
     assert.equal(padded.body.name, 'Work phone 2');
 
-    const removed = await client()('DELETE', `/api/account/passkeys/${id}`, { headers: bearer(a.access) });
+    const unconfirmed = await client()('DELETE', `/api/account/passkeys/${id}`, { headers: bearer(a.access) });
+    assert.deepEqual([unconfirmed.status, unconfirmed.body.type, unconfirmed.body.method], [403, 'reauthentication-required', 'password'], 'a removal asks for the password');
+    const removed = await client()('DELETE', `/api/account/passkeys/${id}`, { headers: bearer(a.access), body: { password: PASSWORD } });
     assert.equal(removed.status, 204);
-    const gone = await client()('DELETE', `/api/account/passkeys/${id}`, { headers: bearer(a.access) });
+    const gone = await client()('DELETE', `/api/account/passkeys/${id}`, { headers: bearer(a.access), body: { password: PASSWORD } });
     assert.equal(gone.status, 404);
     const request = await signInOptions();
     assert.equal((await signIn(request['challenge-id'], authenticator.assert(request.options))).status, 401, 'a removed passkey signs nobody in');

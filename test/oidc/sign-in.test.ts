@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { FlowCookies } from '../../src/oidc/flow-cookie.js';
 import { claimsOf, cookiesOf, logIn, mintAccessToken, PASSWORD, signUp, signUpVerified, uniqueEmail } from '../support/auth.js';
 import { mailedLink } from '../support/mailbox.js';
+import { awayFromStepEdge, totpCode } from '../support/totp.js';
 import { testDatabases } from '../support/system.js';
 import { startTestProvider } from './provider.js';
 import {
@@ -93,15 +94,28 @@ for (const [index, db] of testDatabases().entries()) {
       assert.deepEqual((await auditOf(w, first.account.id)).map((e) => e.action).filter((a) => a === 'account.logged-in').length, 2);
     });
 
-    it('never stands in for a second factor: an account with two-factor on gets no session', async () => {
+    it('is a first factor: an account with two-factor on goes to the second step, the mfa-token in the fragment only', async () => {
       const email = uniqueEmail('tess');
       w.op.accounts.set('tess', person(email));
       const first = await sessionOf(w, await signInWithAcme(w, 'tess'));
-      // two-factor turned on (its own flow is tested in test/mfa/)
-      await w.t.system.database.db.updateTable('account').set({ two_factor_enabled: true }).where('id', '=', first.account.id).execute();
-      const refused = await signInWithAcme(w, 'tess');
-      assert.deepEqual(landing(w, refused).query, { error: 'second-factor-required', provider: 'acme' });
-      assert.equal(refused.headers['set-cookie']?.toString().includes('refresh-token='), false, 'no session cookie');
+      // two-factor turned on by an account without a password: its recent sign-in re-authenticates it
+      const setup = await w.t.client('POST', '/api/account/2fa/setup', { headers: bearer(first.token), body: {} });
+      assert.equal(setup.status, 200, setup.text);
+      w.secrets.add(setup.body.secret);
+      await awayFromStepEdge();
+      const enabled = await w.t.client('POST', '/api/account/2fa/enable', { headers: bearer(first.token), body: { code: totpCode(setup.body.secret, -1) } });
+      assert.equal(enabled.status, 200, enabled.text);
+      const pending = await signInWithAcme(w, 'tess');
+      assert.equal(pending.status, 302);
+      const url = new URL(String(pending.headers.location));
+      assert.equal(`${url.origin}${url.pathname}${url.search}`, `${w.appUrl}/log-in/two-factor`, 'nothing in the query: a fragment never reaches a server or a log');
+      const token = new URLSearchParams(url.hash.slice(1)).get('mfa-token');
+      assert.ok(token, 'the mfa-token is in the fragment');
+      w.secrets.add(token);
+      assert.equal(pending.headers['set-cookie']?.toString().includes('refresh-token='), false, 'no session cookie before the second factor');
+      const done = await w.t.client('POST', '/api/account/log-in/mfa', { body: { 'mfa-token': token, code: totpCode(setup.body.secret) } });
+      assert.equal(done.status, 200, done.text);
+      assert.equal(done.body.account.id, first.account.id);
     });
 
     it('links to an existing account whose address is verified here and at the provider', async () => {
@@ -331,6 +345,8 @@ for (const [index, db] of testDatabases().entries()) {
       const stranger = await signUp(w.t.client);
       const strangerToken = (await logIn(w.t.client, stranger.email)).body['access-token'];
       res = await w.t.client('DELETE', `/api/account/identities/${acme.id}`, { headers: bearer(strangerToken) });
+      assert.deepEqual([res.status, res.body.type], [403, 'reauthentication-required'], 'an unlink asks for the password');
+      res = await w.t.client('DELETE', `/api/account/identities/${acme.id}`, { headers: bearer(strangerToken), body: { password: PASSWORD } });
       assert.equal(res.status, 404, 'another account\'s identity is not found');
 
       res = await w.t.client('DELETE', `/api/account/identities/${acme.id}`, { headers: bearer(token) });
@@ -339,20 +355,23 @@ for (const [index, db] of testDatabases().entries()) {
       assert.equal(res.status, 409);
       const unlinked = (await auditOf(w, account.id)).filter((e) => e.action === 'account.identity-unlinked');
       assert.deepEqual(unlinked.map((e) => [e.target_id, e.details]), [[acme.id, { provider: 'acme' }]]);
+      const [notice] = await w.t.system.mail.mailbox.list({ to: account.email, kind: 'security-notice', limit: 1 });
+      assert.match(notice?.subject ?? '', /acme was unlinked/, 'the unlink is told to the address');
       assert.equal((await w.t.client('DELETE', `/api/account/identities/not-a-uuid`, { headers: bearer(token) })).status, 400);
     });
 
-    it('an account without a password refuses password log-in and password-confirmed changes until one is set by forgot-password', async () => {
+    it('an account without a password refuses password log-in; a sensitive change needs a recent sign-in; its first password is set by change-password', async () => {
       const email = uniqueEmail('max');
       w.op.accounts.set('max', person(email));
-      const { token } = await sessionOf(w, await signInWithAcme(w, 'max'));
+      const { token, account } = await sessionOf(w, await signInWithAcme(w, 'max'));
       assert.equal((await logIn(w.t.client, email, 'any password at all')).status, 401);
-      const del = await w.t.client('POST', '/api/account/delete', { headers: bearer(token), body: { password: 'any password at all' } });
-      assert.equal(del.status, 403, del.text);
-      assert.equal(del.body.reason, 'no-password');
-      assert.equal((await w.t.client('POST', '/api/account/forgot-password', { body: { email } })).status, 202);
-      const reset = await mailedLink(w.t.system, email, 'reset-password');
-      assert.equal((await w.t.client('POST', '/api/account/reset-password', { body: { token: reset.token, password: PASSWORD } })).status, 204);
+      const old = await mintAccessToken(w.t.system, { id: account.id, email, sessionId: claimsOf(token).sid as string, authTime: Math.floor(Date.now() / 1000) - 11 * 60 });
+      const del = await w.t.client('POST', '/api/account/delete', { headers: bearer(old), body: { password: 'any password at all' } });
+      assert.deepEqual([del.status, del.body.type, del.body.method], [403, 'reauthentication-required', 'recent-sign-in'], 'a password it does not have proves nothing');
+      const stale = await w.t.client('POST', '/api/account/change-password', { headers: bearer(old), body: { password: PASSWORD } });
+      assert.deepEqual([stale.status, stale.body.type], [403, 'reauthentication-required']);
+      const set = await w.t.client('POST', '/api/account/change-password', { headers: bearer(token), body: { password: PASSWORD } });
+      assert.equal(set.status, 204, set.text);
       const session = await logIn(w.t.client, email);
       assert.equal(session.status, 200);
       assert.equal((await identitiesOf(session.body['access-token']))['has-password'], true);
