@@ -88,6 +88,12 @@ export interface HttpLayerConfig {
   timeoutMs?: number;
   /** the API path prefix; `/api` */
   apiBase?: string;
+  /**
+   * An `http/auth-api` request answered 403 `reauthentication-required` goes to this event
+   * (with the request and the answer) instead of its failure events: the shell asks for the
+   * password, or a new sign-in, and sends the request again (docs/sign-in.md).
+   */
+  reauthEvent?: string;
 }
 
 /** The default transport: `fetch`, same-origin cookies. */
@@ -238,6 +244,11 @@ export function installHttp<S>(core: EventCore<S>, config: HttpLayerConfig): voi
         } else {
           core.dispatch(['router/navigate', { route: config.loginRoute ?? 'log-in' }]);
         }
+      }
+      if (!outcome.ok && outcome.failure.status === 403 && config.reauthEvent
+        && (outcome.failure.body as { type?: string } | undefined)?.type === 'reauthentication-required') {
+        core.dispatch([config.reauthEvent, opts, outcome.failure.body]);
+        return;
       }
       finish(opts, outcome);
     })();

@@ -175,7 +175,7 @@ export const TEMPLATES: Templates = {
       { text: greeting(d.name) },
       { text: `On ${dateTime.format(d.at)} UTC${from ? `, ${from}` : ''}: ${what.text}` },
       { text: 'If this was you, there is nothing to do. If it was not, sign out the sessions you do not know, then change your password and check your sign-in methods: someone else can sign in as you.' },
-      { action: 'Review your sessions', href: `${ctx.appUrl}/sessions` },
+      { action: 'Review your sessions', href: `${ctx.appUrl}/settings/sessions` },
     ]);
   },
 

@@ -40,6 +40,8 @@ const PUBLIC: Array<[string, string, string]> = [
   ['pricing', '/pricing', '[data-plan-card]'],
   ['log-in', '/log-in', 'form#log-in'],
   ['sign-up', '/sign-up', 'form#sign-up'],
+  // a provider's callback hands over the mfa-token in the fragment (checked when the code is sent)
+  ['log-in-two-factor', '/log-in/two-factor#mfa-token=not-checked-until-sent', 'form#mfa'],
   ['forgot-password', '/forgot-password', 'form#forgot-password'],
   ['reset-password', '/reset-password?token=not-checked-until-sent', 'form#reset-password'],
   ['verify-email', '/verify-email', '#token-status[data-status=failed]'],

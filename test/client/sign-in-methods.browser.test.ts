@@ -70,8 +70,10 @@ describe('passkeys and two-factor in the browser', { skip: browser.skip }, () =>
     await toSecurity();
     await page.locator('#no-passkeys').waitFor();
     await page.getByLabel('Name for a new passkey').fill('Virtual key');
-    await page.getByLabel('Your password (to add a passkey)').fill(PASSWORD);
     await page.getByRole('button', { name: 'Add a passkey' }).click();
+    // the server asks for the password (re-authentication): a dialog takes it and the request goes again
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.locator('#reauth-dialog .dialog-ok').click();
     await page.locator('#passkeys tr[data-passkey] [data-field=name]', { hasText: 'Virtual key' }).waitFor();
     const stored = await t.system.database.db.selectFrom('passkey').select(['name', 'transports']).execute();
     assert.deepEqual(stored.map((p) => p.name), ['Virtual key']);
@@ -94,8 +96,9 @@ describe('passkeys and two-factor in the browser', { skip: browser.skip }, () =>
     assert.match((await page.locator('#two-factor-qr').getAttribute('src')) ?? '', /^data:image\//, 'the QR code is drawn');
     await awayFromStepEdge();
     await page.getByLabel('Code from the app').fill(totpCode(secret));
-    await page.getByLabel('Your password (to confirm)').fill(PASSWORD);
     await page.getByRole('button', { name: 'Turn on two-factor' }).click();
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.locator('#reauth-dialog .dialog-ok').click();
     await page.locator('#backup-codes li').nth(9).waitFor();
     assert.equal(await page.locator('#two-factor').getAttribute('data-enabled'), 'true');
     await page.getByRole('button', { name: 'I saved them' }).click();

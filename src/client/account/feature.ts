@@ -5,11 +5,13 @@ import { AccountPage, LogInPage, SignUpPage } from './auth-pages.js';
 import { registerAccount } from './events.js';
 import { ConfirmEmailPage, DeleteAccountPage, ForgotPasswordPage, ResetPasswordPage, SecurityPage, SessionsPage, SettingsPage, VerifyEmailPage } from './pages.js';
 import { registerSecurity } from './security-events.js';
+import { TwoFactorLogInPage } from './security-pages.js';
 
 export const account: Feature = {
   id: 'account',
   routes: [
     { name: 'log-in', path: '/log-in', page: LogInPage, access: 'entry', title: 'Log in' },
+    { name: 'log-in-two-factor', path: '/log-in/two-factor', page: TwoFactorLogInPage, access: 'entry', title: 'Two-factor authentication' },
     { name: 'sign-up', path: '/sign-up', page: SignUpPage, access: 'entry', title: 'Sign up' },
     { name: 'account', path: '/account', page: AccountPage, access: 'signed-in', title: 'Dashboard' },
     { name: 'forgot-password', path: '/forgot-password', page: ForgotPasswordPage, access: 'public', title: 'Forgot password' },

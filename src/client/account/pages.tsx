@@ -113,7 +113,7 @@ export function SettingsPage() {
           )}
           <Form id="change-email" onSubmit={(f) => dispatch(['settings/change-email', f])}>
             <Field form="change-email" name="new-email" label="New email" type="email" required autoComplete="email" />
-            <Field form="change-email" name="password" label="Your password (to confirm)" type="password" required autoComplete="current-password" />
+            <Field form="change-email" name="password" label="Your password (to confirm)" type="password" autoComplete="current-password" hint="Leave it empty if your account has none: you may be asked to sign in again." />
             <Submit>Change email</Submit>
           </Form>
         </Card>
@@ -137,7 +137,7 @@ export function SecurityPage() {
       <Stack>
         <Card title="Password" id="change-password-card" titleId="change-password-title" description="Changing it ends your sessions on other devices.">
           <Form id="change-password" onSubmit={(f) => dispatch(['settings/change-password', f])}>
-            <Field form="change-password" name="current-password" label="Current password" type="password" required autoComplete="current-password" />
+            <Field form="change-password" name="current-password" label="Current password" type="password" autoComplete="current-password" hint="Leave it empty if your account has none yet." />
             <Field form="change-password" name="password" label="New password (8+ characters)" type="password" required minLength={8} maxLength={128} autoComplete="new-password" />
             <Field form="change-password" name="confirm-password" label="Confirm new password" type="password" required autoComplete="new-password" />
             <Submit>Change password</Submit>
@@ -197,7 +197,7 @@ export function DeleteAccountPage() {
         </p>
         <Form id="delete-account" onSubmit={(f) => dispatch(['account/delete', f])}>
           <Field form="delete-account" name="confirm-email" label={`Type your email (${email}) to confirm`} type="text" required autoComplete="off" spellcheck={false} />
-          <Field form="delete-account" name="password" label="Password" type="password" required autoComplete="current-password" />
+          <Field form="delete-account" name="password" label="Password" type="password" autoComplete="current-password" hint="Leave it empty if your account has none: you may be asked to sign in again." />
           <Submit danger>Delete my account</Submit>
         </Form>
       </Card>

@@ -71,6 +71,8 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
       if (r['mfa-required'] && r['mfa-token']) return { db: { ...state, busy: false, mfa: { token: r['mfa-token'], backup: false } } };
       return { db: { ...state, mfa: undefined }, dispatch: ['auth/logged-in', {}, response] };
     })
+    // a first factor elsewhere (a provider's callback) handed over its mfa-token in the URL's fragment
+    .regEvent('mfa/pending', ({ state }, [, token]) => ({ db: { ...state, mfa: { token: token as string, backup: false } } }))
     .regEvent('mfa/use-backup-code', ({ state }, [, backup]) => (state.mfa ? { db: { ...state, mfa: { ...state.mfa, backup: Boolean(backup) } } } : undefined))
     .regEvent('mfa/cancel', ({ state }) => ({ db: { ...state, mfa: undefined } }))
     .regEvent('mfa/submit', ({ state }, [, form]) => {
@@ -128,7 +130,8 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
       db: { ...state, busy: true },
       'http/auth-api': {
         url: 'account/2fa/enable', method: 'post',
-        body: { ...secondFactorOf(form as Record<string, string>, false), password: (form as { password?: string }).password ?? '' },
+        // the password is asked by the re-authentication dialog when the server wants it
+        body: secondFactorOf(form as Record<string, string>, false),
         onSuccess: ['two-factor/enabled'], onFailureN: [['request/failed'], ['app/idle']],
       },
     }))
@@ -139,6 +142,17 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
         account: state.account && { ...state.account, 'two-factor-enabled': true },
       },
     }))
+    .regEvent('backup-codes/regenerate', ({ state }, [, form]) => ({
+      db: { ...state, busy: true },
+      'http/auth-api': {
+        url: 'account/2fa/backup-codes', method: 'post', body: secondFactorOf(form as Record<string, string>, false),
+        onSuccess: ['backup-codes/regenerated'], onFailureN: [['request/failed'], ['app/idle']],
+      },
+    }))
+    .regEvent('backup-codes/regenerated', ({ state }, [, answer]) => ({
+      db: { ...state, busy: false, backupCodes: (answer as { 'backup-codes': string[] })['backup-codes'] },
+      dispatch: ['toast/info', { message: 'New backup codes: the old ones no longer work' }],
+    }))
     .regEvent('backup-codes/dismiss', ({ state }) => ({ db: { ...state, backupCodes: undefined } }))
     .regEvent('two-factor/disable', ({ state }, [, form]) => {
       const f = form as Record<string, string>;
@@ -146,7 +160,7 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: 'account/2fa/disable', method: 'post', body: { password: f.password ?? '', ...secondFactorOf(f, backup) },
+          url: 'account/2fa/disable', method: 'post', body: secondFactorOf(f, backup),
           onSuccess: ['two-factor/disabled'], onFailureN: [['request/failed'], ['app/idle']],
         },
       };
@@ -164,7 +178,7 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
     .regEvent('passkeys/add', ({ state }, [, form]) => ({
       db: { ...state, busy: true },
       'http/auth-api': {
-        url: 'account/passkeys/register/options', method: 'post', body: { password: (form as { password?: string }).password ?? '' },
+        url: 'account/passkeys/register/options', method: 'post', body: {},
         onSuccess: ['passkeys/create', (form as { name?: string }).name ?? ''], onFailureN: [['request/failed'], ['app/idle']],
       },
     }))
@@ -195,7 +209,7 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
     .regEvent('passkeys/remove', ({ state }, [, id]) => ({
       db: { ...state, busy: true },
       'http/auth-api': {
-        url: `account/passkeys/${encodeURIComponent(id as string)}`, method: 'delete',
+        url: `account/passkeys/${encodeURIComponent(id as string)}`, method: 'delete', body: {},
         onSuccess: ['passkeys/removed', id], onFailureN: [['request/failed'], ['app/idle']],
       },
     }))

@@ -5,7 +5,7 @@
  */
 import { generate } from 'lean-qr';
 import { useEffect, useState } from 'preact/hooks';
-import { useApp } from '../ui/app.js';
+import { Link, useApp } from '../ui/app.js';
 import { Button, Submit } from '../ui/button.js';
 import { Actions, Card, Narrow } from '../ui/card.js';
 import { ConfirmButton } from '../ui/dialog.js';
@@ -17,7 +17,7 @@ import type { Passkey } from './security-events.js';
 
 const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : 'never');
 
-/** The code form after a right password; a backup code instead when the app is not at hand. */
+/** The code form after a first factor (a password, an email link, a provider); a backup code instead when the app is not at hand. */
 export function MfaStep() {
   const { state, dispatch } = useApp();
   const backup = state.mfa?.backup ?? false;
@@ -40,6 +40,38 @@ export function MfaStep() {
           <Button id="mfa-cancel" variant="link" onClick={() => dispatch(['mfa/cancel'])}>Back to log in</Button>
         </Actions>
       </Card>
+    </Narrow>
+  );
+}
+
+/** The mfa-token a provider's callback put in the fragment (`#mfa-token=…`), or undefined. */
+export function fragmentToken(hash: string): string | undefined {
+  return new URLSearchParams(hash.replace(/^#/, '')).get('mfa-token') ?? undefined;
+}
+
+/**
+ * `/log-in/two-factor`: the second step of a sign-in begun elsewhere (a provider). The token
+ * comes in the fragment, which never reaches a server; it is read once and cleared from the
+ * address bar and the history, so it is not bookmarked or shared.
+ */
+export function TwoFactorLogInPage() {
+  const { state, dispatch } = useApp();
+  const [read, setRead] = useState(false);
+  useEffect(() => {
+    const token = fragmentToken(location.hash);
+    if (location.hash) history.replaceState(history.state, '', `${location.pathname}${location.search}`);
+    if (token) dispatch(['mfa/pending', token]);
+    setRead(true);
+  }, []);
+  if (state.mfa) return <MfaStep />;
+  return (
+    <Narrow>
+      <PageHeader title="Two-factor authentication" />
+      {read && (
+        <Alert id="two-factor-missing" tone="error">
+          This sign-in expired or was already completed. <Link to="log-in">Log in again</Link>.
+        </Alert>
+      )}
     </Narrow>
   );
 }
@@ -81,9 +113,13 @@ export function TwoFactorSection() {
         <>
           <p>On: log-in asks for a code from your authenticator app.</p>
           <Form id="two-factor-disable" onSubmit={(f) => dispatch(['two-factor/disable', f])}>
-            <Field form="two-factor-disable" name="password" label="Your password" type="password" required autoComplete="current-password" />
             <Field form="two-factor-disable" name="code" label="Code from the app" required autoComplete="one-time-code" maxLength={16} />
             <Submit danger>Turn off two-factor</Submit>
+          </Form>
+          <Form id="backup-codes-regenerate" onSubmit={(f) => dispatch(['backup-codes/regenerate', f])}>
+            <p class="text-sm text-muted">Lost your backup codes, or used most of them? New ones replace them all.</p>
+            <Field form="backup-codes-regenerate" name="code" label="Code from the app (for new backup codes)" required autoComplete="one-time-code" maxLength={16} />
+            <Submit id="backup-codes-regenerate-submit">Regenerate backup codes</Submit>
           </Form>
         </>
       ) : setup ? (
@@ -94,7 +130,6 @@ export function TwoFactorSection() {
           <p class="text-muted">Link: <code id="two-factor-url" class="break-all">{setup.url}</code></p>
           <Form id="two-factor-enable" onSubmit={(f) => dispatch(['two-factor/enable', f])}>
             <Field form="two-factor-enable" name="code" label="Code from the app" required autoComplete="one-time-code" maxLength={16} />
-            <Field form="two-factor-enable" name="password" label="Your password (to confirm)" type="password" required autoComplete="current-password" />
             <Submit>Turn on two-factor</Submit>
           </Form>
         </>
@@ -139,7 +174,6 @@ export function PasskeysSection() {
         loadingText="Loading passkeys…" empty="No passkeys yet." emptyId="no-passkeys" render={(p) => <PasskeyRow key={p.id} passkey={p} />} />
       <Form id="passkey-add" onSubmit={(f) => dispatch(['passkeys/add', f])}>
         <Field form="passkey-add" name="name" label="Name for a new passkey" maxLength={100} autoComplete="off" />
-        <Field form="passkey-add" name="password" label="Your password (to add a passkey)" type="password" required autoComplete="current-password" />
         <Submit>Add a passkey</Submit>
       </Form>
     </Card>

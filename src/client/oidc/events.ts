@@ -136,7 +136,7 @@ export function registerOidc(core: EventCore<AppState>, io: OidcIo): void {
     .regEvent('identities/unlink', ({ state }, [, id]) => ({
       db: { ...state, unlinking: [...(state.unlinking ?? []), id as string] },
       'http/auth-api': {
-        url: `account/identities/${encodeURIComponent(id as string)}`, method: 'delete',
+        url: `account/identities/${encodeURIComponent(id as string)}`, method: 'delete', body: {},
         onSuccess: ['identities/unlinked', id], onFailureN: [['request/failed'], ['identities/unlink-failed', id]],
       },
     }))

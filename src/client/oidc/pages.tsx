@@ -84,7 +84,7 @@ export function SignInMethods() {
           if (provider) dispatch(['identities/link', provider, password]);
         }}>
           {methods?.hasPassword && (
-            <Field form="link-provider" name="password" label="Your password (to link a provider)" type="password" required autoComplete="current-password" />
+            <Field form="link-provider" name="password" label="Your password (to link a provider)" type="password" autoComplete="current-password" />
           )}
           <Actions>
             {providers.map((p) => (

@@ -4,7 +4,7 @@
  * event core and the request layer. Features add their own events (their `register`).
  */
 import type { EventCore, EventVector } from '../core.js';
-import { installHttp, type HttpFailure, type HttpLayerConfig } from '../http.js';
+import { installHttp, type HttpFailure, type HttpLayerConfig, type HttpOptions } from '../http.js';
 import type { Router } from './features.js';
 import type { Account, AppState, Route } from './state.js';
 
@@ -43,6 +43,7 @@ export function registerShell(core: EventCore<AppState>, http: Omit<HttpLayerCon
   installHttp(core, {
     ...http,
     loginRoute: options.logIn,
+    reauthEvent: 'reauth/required',
     getToken: () => core.state.token,
     // synchronous, so a request retried after a refresh sees the new token at once
     setToken: (token) => core.dispatchSync(['auth/token', token]),
@@ -103,6 +104,28 @@ export function registerShell(core: EventCore<AppState>, http: Omit<HttpLayerCon
       return { db, dispatch: ['router/navigate', { route: options.logIn }] };
     })
     .regEvent('app/idle', ({ state }) => ({ db: { ...state, busy: false } }))
+    // a sensitive change answered `reauthentication-required`: the dialog asks, then the request goes again
+    .regEvent('reauth/required', ({ state }, [, request, refusal]) => {
+      const r = refusal as { method?: string; errors?: Array<{ path: string }> };
+      const field = r.errors?.[0]?.path.replace(/^\//, '') || 'password';
+      return { db: { ...state, busy: false, reauth: { method: r.method === 'recent-sign-in' ? 'recent-sign-in' : 'password', field, request: request as HttpOptions, refusal } } };
+    })
+    .regEvent('reauth/submit', ({ state }, [, password]) => {
+      if (!state.reauth) return;
+      const { request, field } = state.reauth;
+      return {
+        db: { ...state, busy: true, reauth: undefined },
+        'http/auth-api': { ...request, body: { ...(request.body as Record<string, unknown> | undefined), [field]: password } },
+      };
+    })
+    .regEvent('reauth/cancel', ({ state }) => {
+      if (!state.reauth) return;
+      const { request, refusal } = state.reauth;
+      const failures = [request.onFailure, ...(request.onFailureN ?? [])].filter((e): e is EventVector => Boolean(e));
+      return { db: { ...state, busy: false, reauth: undefined }, dispatchN: failures.map((e) => [...e, refusal] as EventVector) };
+    })
+    // an account without a password proves itself by signing in again
+    .regEvent('reauth/sign-in-again', ({ state }) => ({ db: { ...state, reauth: undefined }, dispatch: ['log-out'] }))
     .regEvent('router/navigate', ({ state }, [, arg]) => {
       // `path` for a route with a parameter (`/orgs/<id>`)
       const { route, path } = arg as { route: Route; path?: string };

@@ -13,6 +13,8 @@
 /** A route's name (`log-in`, `org-audit`, ...): the features' route tables name them. */
 export type Route = string;
 
+import type { HttpOptions } from '../http.js';
+
 export interface Account {
   id: string;
   email: string;
@@ -53,6 +55,11 @@ export interface ShellState {
   ready: boolean;
   /** per form, per field: the message to show beside the field (the server's, or a client check's) */
   fieldErrors?: Record<string, Record<string, string>>;
+  /**
+   * A request that needs re-authentication, waiting for it: how (the password into `field`, or
+   * a new sign-in), the request to send again, and its refusal (for its failure events on cancel)
+   */
+  reauth?: { method: 'password' | 'recent-sign-in'; field: string; request: HttpOptions; refusal: unknown };
   /** per form, how many times it succeeded: the form is keyed by it, so a success clears it */
   formResets?: Record<string, number>;
 }

@@ -15,6 +15,7 @@ import { Button, ButtonLink } from '../ui/button.js';
 import { Alert } from '../ui/feedback.js';
 import { Icon } from '../ui/icon.js';
 import { Toasts } from '../ui/toast.js';
+import { FormDialog } from '../ui/dialog.js';
 import type { Feature, NavItem, Router } from './features.js';
 import type { AppState } from './state.js';
 import { chooseTheme, currentTheme } from './theme.js';
@@ -215,6 +216,33 @@ function PublicShell({ children }: { children: ComponentChildren }) {
   );
 }
 
+/**
+ * Re-authentication before a sensitive change (the server answered `reauthentication-required`):
+ * the password, then the change is sent again; an account without a password signs in again.
+ */
+function ReauthDialog() {
+  const { state, dispatch } = useApp();
+  const reauth = state.reauth;
+  if (!reauth) return null;
+  if (reauth.method === 'recent-sign-in') {
+    return (
+      <FormDialog id="reauth-dialog" title="Sign in again to continue" submitLabel="Sign in again"
+        message="This change needs a sign-in within the last 10 minutes. Sign in again, then make the change."
+        onSubmit={() => dispatch(['reauth/sign-in-again'])} onCancel={() => dispatch(['reauth/cancel'])} />
+    );
+  }
+  return (
+    <FormDialog id="reauth-dialog" title="Confirm with your password" submitLabel="Confirm"
+      message="This change needs your password, so that no one else using this session can make it."
+      onSubmit={(fields) => dispatch(['reauth/submit', fields['reauth-password'] ?? ''])} onCancel={() => dispatch(['reauth/cancel'])}>
+      <label class="block text-sm font-medium" for="reauth-password">Password
+        <input id="reauth-password" name="reauth-password" type="password" required autoComplete="current-password"
+          class="mt-1 block w-full rounded-lg border border-line bg-surface px-3 py-2 text-sm" />
+      </label>
+    </FormDialog>
+  );
+}
+
 /** The root: renders the core's state, enters pages, keeps visitors without a session off signed-in pages, moves the focus. */
 export function Root({ core, router, features, logIn }: { core: EventCore<AppState>; router: Router; features: readonly Feature[]; logIn: string }) {
   const [state, setState] = useState(core.state);
@@ -258,6 +286,7 @@ export function Root({ core, router, features, logIn }: { core: EventCore<AppSta
   return (
     <App.Provider value={context}>
       {signedInOnly && state.token ? <AppShell features={features}>{page}</AppShell> : <PublicShell>{page}</PublicShell>}
+      {state.reauth && <ReauthDialog />}
       <Toasts />
     </App.Provider>
   );
