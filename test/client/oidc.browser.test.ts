@@ -124,6 +124,9 @@ describe('provider sign-in in the browser', { skip: browser.skip }, () => {
     await page.locator('#identities tr[data-provider=acme]').waitFor();
     await page.locator('#identities button.unlink').click();
     await page.locator('dialog[open] .confirm-ok').click();
+    // an unlink is a sensitive change: the password again, in the re-authentication dialog
+    await page.locator('#reauth-password').fill(password);
+    await page.locator('#reauth-dialog .dialog-ok').click();
     await page.locator('#identities').waitFor({ state: 'detached' });
-  });
+  }, [/identities\/[0-9a-f-]+ 403$/, /status of 403/]);
 });

@@ -105,23 +105,36 @@ describe('client sign-in security events', () => {
   });
 
   it('two-factor on the account page: setup, backup codes once, off', async () => {
-    const t = setup('account', (req) => {
+    const t = setup('account', (req, body) => {
       if (req.url === '/api/account/2fa/setup') return ok({ secret: 'JBSWY3DPEHPK3PXP', 'otpauth-url': 'otpauth://totp/x?secret=JBSWY3DPEHPK3PXP' });
-      if (req.url === '/api/account/2fa/enable') return ok({ 'backup-codes': ['aaaaa-bbbbb'] });
+      // the server asks for the password first: the dialog's answer goes with the request again
+      if (req.url === '/api/account/2fa/enable') {
+        return body.password === 'pw' ? ok({ 'backup-codes': ['aaaaa-bbbbb'] })
+          : ok({ type: 'reauthentication-required', message: 'Confirm', method: 'password', errors: [{ path: '/password', message: 'is required' }] }, 403);
+      }
+      if (req.url === '/api/account/2fa/backup-codes') return ok({ 'backup-codes': ['ccccc-ddddd'] });
       if (req.url === '/api/account/2fa/disable') return { status: 204, contentType: null, text: '' };
       return undefined;
     }, true);
     await t.run(['two-factor/setup']);
     assert.deepEqual(t.core.state.twoFactorSetup, { secret: 'JBSWY3DPEHPK3PXP', url: 'otpauth://totp/x?secret=JBSWY3DPEHPK3PXP' });
-    await t.run(['two-factor/enable', { code: '123 456', password: 'pw' }]);
-    assert.deepEqual(t.requests.at(-1), { call: 'POST /api/account/2fa/enable', body: { code: '123456', password: 'pw' } });
+    await t.run(['two-factor/enable', { code: '123 456' }]);
+    assert.deepEqual(t.requests.at(-1), { call: 'POST /api/account/2fa/enable', body: { code: '123456' } });
+    assert.deepEqual([t.core.state.reauth?.method, t.core.state.reauth?.field], ['password', 'password'], 'the dialog asks for the password');
+    assert.deepEqual(t.toasts(), [], 'not a failure yet');
+    await t.run(['reauth/submit', 'pw']);
+    assert.deepEqual(t.requests.at(-1), { call: 'POST /api/account/2fa/enable', body: { code: '123456', password: 'pw' } }, 'sent again with it');
+    assert.equal(t.core.state.reauth, undefined);
     assert.deepEqual(t.core.state.backupCodes, ['aaaaa-bbbbb']);
     assert.equal(t.core.state.twoFactorSetup, undefined);
     assert.equal(t.core.state.account?.['two-factor-enabled'], true);
     await t.run(['backup-codes/dismiss']);
     assert.equal(t.core.state.backupCodes, undefined);
-    await t.run(['two-factor/disable', { password: 'pw', code: '654321' }]);
-    assert.deepEqual(t.requests.at(-1), { call: 'POST /api/account/2fa/disable', body: { password: 'pw', code: '654321' } });
+    await t.run(['backup-codes/regenerate', { code: '111 222' }]);
+    assert.deepEqual(t.requests.at(-1), { call: 'POST /api/account/2fa/backup-codes', body: { code: '111222' } });
+    assert.deepEqual(t.core.state.backupCodes, ['ccccc-ddddd'], 'the new codes are shown once');
+    await t.run(['two-factor/disable', { code: '654321' }]);
+    assert.deepEqual(t.requests.at(-1), { call: 'POST /api/account/2fa/disable', body: { code: '654321' } });
     assert.equal(t.core.state.account?.['two-factor-enabled'], false);
   });
 
@@ -138,8 +151,8 @@ describe('client sign-in security events', () => {
     const names = () => t.core.state.passkeys?.map((k) => k.name);
     await t.run(['passkeys/load']);
     assert.deepEqual(t.core.state.passkeys, []);
-    await t.run(['passkeys/add', { name: 'Laptop', password: 'pw' }], 60);
-    assert.deepEqual(t.requests.find((r) => r.call === 'POST /api/account/passkeys/register/options')?.body, { password: 'pw' });
+    await t.run(['passkeys/add', { name: 'Laptop' }], 60);
+    assert.deepEqual(t.requests.find((r) => r.call === 'POST /api/account/passkeys/register/options')?.body, {});
     assert.deepEqual(t.ceremonies, [['register', { challenge: 'reg', rp: { name: 'SaaS' } }]]);
     assert.deepEqual(t.requests.at(-1)?.body, { response: { id: 'cred-1', response: { attestationObject: 'a' } }, name: 'Laptop' });
     assert.deepEqual(names(), ['Laptop']);
@@ -148,5 +161,31 @@ describe('client sign-in security events', () => {
     await t.run(['passkeys/remove', 'k-1']);
     assert.deepEqual(t.core.state.passkeys, []);
     assert.ok(t.requests.every((r) => r.call.startsWith('GET') || r.call.includes('/api/account/')), 'authenticated calls under the account API');
+  });
+
+  it('re-authentication: an account without a password signs in again; a cancelled dialog fails the action', async () => {
+    const t = setup('account', (req) => {
+      if (req.url === '/api/account/2fa/disable') return ok({ type: 'reauthentication-required', message: 'Sign in again', method: 'recent-sign-in', 'max-age': 600 }, 403);
+      if (req.url === '/api/account/log-out') return { status: 204, contentType: null, text: '' };
+      return undefined;
+    }, true);
+    await t.run(['two-factor/disable', { code: '654321' }]);
+    assert.equal(t.core.state.reauth?.method, 'recent-sign-in');
+    await t.run(['reauth/cancel']);
+    assert.equal(t.core.state.reauth, undefined);
+    assert.deepEqual(t.toasts(), ['Sign in again'], 'the action\'s own failure events run');
+    assert.equal(t.core.state.busy, false);
+    await t.run(['two-factor/disable', { code: '654321' }]);
+    await t.run(['reauth/sign-in-again']);
+    assert.equal(t.requests.at(-1)?.call, 'POST /api/account/log-out');
+    assert.equal(t.core.state.token, undefined, 'signed out, to sign in again');
+  });
+
+  it('the two-factor page takes the mfa-token a provider put in the fragment', async () => {
+    const t = setup('log-in-two-factor', (req, body) => (req.url === '/api/account/log-in/mfa' && body['mfa-token'] === 'from-fragment' ? ok(logInResponse) : undefined));
+    await t.run(['mfa/pending', 'from-fragment']);
+    await t.run(['mfa/submit', { code: '123456' }]);
+    assert.deepEqual(t.requests.at(-1), { call: 'POST /api/account/log-in/mfa', body: { 'mfa-token': 'from-fragment', code: '123456' } });
+    assert.equal(t.core.state.token, 'access-2');
   });
 });
