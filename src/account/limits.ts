@@ -1,6 +1,6 @@
 /**
  * Limits on the lifecycle's unauthenticated or mail-sending requests: verification resends per
- * account and per client address, forgot-password per email and per client address. Every
+ * account and per client address, forgot-password and email sign-in per email and per client address. Every
  * request counts (each one may send a message). The counters live where the log-in limits'
  * do (memory, the cluster's primary, or Redis; src/auth/rate-limit.ts).
  */
@@ -17,6 +17,10 @@ export interface LifecycleLimits {
   forgotEmail: RateLimitSetting | null;
   /** FORGOT_PASSWORD_LIMIT_ADDRESS */
   forgotAddress: RateLimitSetting | null;
+  /** EMAIL_SIGN_IN_LIMIT_EMAIL */
+  emailSignInEmail: RateLimitSetting | null;
+  /** EMAIL_SIGN_IN_LIMIT_ADDRESS */
+  emailSignInAddress: RateLimitSetting | null;
 }
 
 /** Takes a point from each counter in order; a refusal gives back the points already taken. */
@@ -39,12 +43,16 @@ export class LifecycleRateLimiter {
   private readonly resendByAddress: RateLimiterAbstract | null;
   private readonly forgotByEmail: RateLimiterAbstract | null;
   private readonly forgotByAddress: RateLimiterAbstract | null;
+  private readonly emailSignInByEmail: RateLimiterAbstract | null;
+  private readonly emailSignInByAddress: RateLimiterAbstract | null;
 
   constructor(limits: LifecycleLimits, store: LimiterStore = 'memory') {
     this.resendByAccount = counter('resend-account', limits.resendAccount, store);
     this.resendByAddress = counter('resend-address', limits.resendAddress, store);
     this.forgotByEmail = counter('forgot-password-email', limits.forgotEmail, store);
     this.forgotByAddress = counter('forgot-password-address', limits.forgotAddress, store);
+    this.emailSignInByEmail = counter('email-sign-in-email', limits.emailSignInEmail, store);
+    this.emailSignInByAddress = counter('email-sign-in-address', limits.emailSignInAddress, store);
   }
 
   /** One verification resend; 429 with Retry-After over either limit. */
@@ -55,5 +63,10 @@ export class LifecycleRateLimiter {
   /** One forgot-password request, counted the same whether the email has an account or not. */
   forgotPassword(email: string, address: string): Promise<void> {
     return takeEach([[this.forgotByEmail, email], [this.forgotByAddress, addressKey(address)]]);
+  }
+
+  /** One email sign-in request, counted the same whether the email has an account or not. */
+  emailSignIn(email: string, address: string): Promise<void> {
+    return takeEach([[this.emailSignInByEmail, email], [this.emailSignInByAddress, addressKey(address)]]);
   }
 }

@@ -5,7 +5,9 @@
 import { authModule } from '../auth/module.js';
 import { mailModule } from '../mail/module.js';
 import { defineModule } from '../runtime/module.js';
-import { rateLimit } from '../runtime/settings.js';
+import { oneOf, rateLimit } from '../runtime/settings.js';
+import { EmailSignIn } from './email-sign-in.js';
+import { EMAIL_SIGN_IN_SCHEMAS, emailSignInRoutes } from './email-sign-in-routes.js';
 import { AccountData } from './account-data.js';
 import { AccountChecks } from './guard.js';
 import { LIFECYCLE_SCHEMAS } from './lifecycle-schemas.js';
@@ -29,6 +31,9 @@ export const accountModule = defineModule({
     resendAddress: rateLimit(env, 'RESEND_LIMIT_ADDRESS', { count: 20, seconds: 3600 }),
     forgotEmail: rateLimit(env, 'FORGOT_PASSWORD_LIMIT_EMAIL', { count: 5, seconds: 3600 }),
     forgotAddress: rateLimit(env, 'FORGOT_PASSWORD_LIMIT_ADDRESS', { count: 20, seconds: 3600 }),
+    emailSignInEmail: rateLimit(env, 'EMAIL_SIGN_IN_LIMIT_EMAIL', { count: 5, seconds: 3600 }),
+    emailSignInAddress: rateLimit(env, 'EMAIL_SIGN_IN_LIMIT_ADDRESS', { count: 20, seconds: 3600 }),
+    emailSignUp: oneOf(env, 'EMAIL_SIGN_UP', ['on', 'off'] as const, 'on') === 'on',
   }),
   start(ctx, limits) {
     const { db, metrics, secureCookies } = ctx;
@@ -44,10 +49,12 @@ export const accountModule = defineModule({
     });
     // API keys an unproven account made, revoked at its address's first proof: forgotten at once here (src/api-keys/)
     const apiKeysRevoked: Array<(keyIds: readonly string[]) => void> = [];
+    const lifecycleLimits = new LifecycleRateLimiter(limits, ctx.limiterStore);
+    const onApiKeysRevoked = (ids: readonly string[]) => { for (const hook of apiKeysRevoked) hook(ids); };
     const lifecycle = new AccountLifecycle({
-      db, passwords, refreshTokens, mail, loginLimiter, log, platformAdmins, limits: new LifecycleRateLimiter(limits, ctx.limiterStore),
-      onApiKeysRevoked: (ids) => { for (const hook of apiKeysRevoked) hook(ids); },
+      db, passwords, refreshTokens, mail, loginLimiter, log, platformAdmins, limits: lifecycleLimits, onApiKeysRevoked,
     });
+    const emailSignIn = new EmailSignIn({ db, mail, log, refreshTokens, limits: lifecycleLimits, accounts, signUp: limits.emailSignUp, onApiKeysRevoked });
     const sessions = new AccountSessions(db, refreshTokens, log);
     // an account's deletion takes the organizations it alone owns: what must happen first is plugged in (src/orgs/)
     const beforeDeletion: Array<(organizationIds: readonly string[]) => Promise<void>> = [];
@@ -61,6 +68,7 @@ export const accountModule = defineModule({
       services: {
         accounts,
         platformAdmins,
+        emailSignIn,
         /** queues a security notice in a change's transaction (notices.ts) */
         notices,
         /** every first factor asks these before a session or a second step (first-factor.ts) */
@@ -74,8 +82,11 @@ export const accountModule = defineModule({
           apiKeysRevoked.push(hook);
         },
       },
-      schemas: [...ACCOUNT_SCHEMAS, ...LIFECYCLE_SCHEMAS],
-      routeGroups: [accountRoutes(accounts, { secureCookies }), lifecycleRoutes(lifecycle), sessionRoutes(sessions, data, { secureCookies })],
+      schemas: [...ACCOUNT_SCHEMAS, ...LIFECYCLE_SCHEMAS, ...EMAIL_SIGN_IN_SCHEMAS],
+      routeGroups: [
+        accountRoutes(accounts, { secureCookies }), lifecycleRoutes(lifecycle), sessionRoutes(sessions, data, { secureCookies }),
+        emailSignInRoutes(emailSignIn, { secureCookies }),
+      ],
       queries: accountQueries(accounts),
       // route data `verifiedEmail` and `reauth`
       accountGuard: new AccountChecks({ db, passwords, loginLimiter, log }),
@@ -83,6 +94,7 @@ export const accountModule = defineModule({
       async stop() {
         await accounts.settle();
         await lifecycle.settle();
+        await emailSignIn.settle();
       },
     };
   },

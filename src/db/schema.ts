@@ -220,6 +220,28 @@ export interface MfaLoginTable {
   failures: ColumnType<number, number | undefined, number>;
 }
 
+/** An emailed sign-in (link and code) to an address, single-use, 15 minutes (migration 0017). */
+export interface EmailSignInTable {
+  id: Generated<string>;
+  /** normalised; the account is looked up (or made) by it when the sign-in is used */
+  email: string;
+  token_hash: string;
+  code_hash: string;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+  /** wrong codes given for it; the fifth voids it */
+  failures: ColumnType<number, number | undefined, number>;
+}
+
+/** A browser an account has signed in from: its device cookie's id (migration 0017). */
+export interface AccountDeviceTable {
+  account_id: string;
+  device_id: string;
+  first_seen_at: Generated<Date>;
+  last_seen_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 /** A WebAuthn credential (passkey) of an account. */
 export interface PasskeyTable {
   id: Generated<string>;
@@ -373,6 +395,8 @@ export interface DatabaseSchema {
   totp_credential: TotpCredentialTable;
   backup_code: BackupCodeTable;
   mfa_login: MfaLoginTable;
+  email_sign_in: EmailSignInTable;
+  account_device: AccountDeviceTable;
   passkey: PasskeyTable;
   webauthn_challenge: WebAuthnChallengeTable;
   webhook_endpoint: WebhookEndpointTable;

@@ -179,7 +179,7 @@ export const TEMPLATES: Templates = {
     ]);
   },
 
-  'email-sign-in': (d, ctx) => compose(ctx, `Your ${ctx.product} sign-in code: ${d.code}`, 'A link and a code to sign in.', [
+  'email-sign-in': (d, ctx) => compose(ctx, `Sign in to ${ctx.product}`, 'A link and a code to sign in.', [
     { text: greeting(d.name) },
     { text: `Someone asked to sign in to ${ctx.product} with this address. If it was you, open the link in this browser:` },
     { action: `Sign in to ${ctx.product}`, href: tokenLink(ctx, '/auth/email', d.token) },
