@@ -41,6 +41,7 @@ const PUBLIC: Array<[string, string, string]> = [
   ['log-in', '/log-in', 'form#log-in'],
   ['sign-up', '/sign-up', 'form#sign-up'],
   // a provider's callback hands over the mfa-token in the fragment (checked when the code is sent)
+  ['email-sign-in', '/auth/email', 'form#email-sign-in-start'],
   ['log-in-two-factor', '/log-in/two-factor#mfa-token=not-checked-until-sent', 'form#mfa'],
   ['forgot-password', '/forgot-password', 'form#forgot-password'],
   ['reset-password', '/reset-password?token=not-checked-until-sent', 'form#reset-password'],

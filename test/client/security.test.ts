@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { transitJson } from '../../src/shared/codecs.js';
 import { registerAccount } from '../../src/client/account/events.js';
 import { registerSecurity } from '../../src/client/account/security-events.js';
+import { registerEmailSignIn } from '../../src/client/account/email-sign-in.js';
 import { registerApp, type Account, type AppState, type Route } from '../../src/client/app.js';
 import { EventCore, type EventVector } from '../../src/client/core.js';
 import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
@@ -42,6 +43,7 @@ function setup(route: Route, handler: (req: TransportRequest, body: Record<strin
       return { id: 'cred-1', response: { signature: 's' } };
     },
   });
+  registerEmailSignIn(core);
   core.regFx('later', () => undefined);
   const run = async (event: EventVector, wait = 30) => { core.dispatch(event); await sleep(wait); };
   return { core, requests, ceremonies, navigated, run, toasts: () => core.state.toasts.map((t) => t.message) };
@@ -187,5 +189,32 @@ describe('client sign-in security events', () => {
     await t.run(['mfa/submit', { code: '123456' }]);
     assert.deepEqual(t.requests.at(-1), { call: 'POST /api/account/log-in/mfa', body: { 'mfa-token': 'from-fragment', code: '123456' } });
     assert.equal(t.core.state.token, 'access-2');
+  });
+
+  it('email sign-in: asks, takes the code, and the link\'s page sends its token once', async () => {
+    const t = setup('log-in', (req, body) => {
+      if (req.url === '/api/auth/email/start') return ok({ message: 'on its way' }, 202);
+      if (req.url === '/api/auth/email/verify' && body.code === '000000') return ok({ type: 'invalid-code', message: 'The code is wrong' }, 401);
+      if (req.url === '/api/auth/email/verify' && (body.code === '123456' || body.token === 'link-token')) return ok(logInResponse);
+      if (req.url === '/api/auth/email/verify') return ok({ type: 'invalid-token', message: 'bad' }, 400);
+      return undefined;
+    });
+    await t.run(['email-sign-in/ask']);
+    await t.run(['email-sign-in/start', { email: ' ada@example.test ' }]);
+    assert.deepEqual(t.requests.at(-1), { call: 'POST /api/auth/email/start', body: { email: 'ada@example.test' } });
+    assert.deepEqual(t.core.state.emailSignIn, { step: 'sent', email: 'ada@example.test' });
+    await t.run(['email-sign-in/code', { code: '000 000' }]);
+    assert.deepEqual(t.toasts(), ['The code is wrong']);
+    assert.equal(t.core.state.emailSignIn?.step, 'sent', 'the code can be typed again');
+    await t.run(['email-sign-in/code', { code: '123456' }]);
+    assert.deepEqual(t.requests.at(-1), { call: 'POST /api/auth/email/verify', body: { email: 'ada@example.test', code: '123456' } });
+    assert.equal(t.core.state.token, 'access-2');
+
+    const link = setup('email-sign-in', (req, body) => (req.url === '/api/auth/email/verify' && body.token === 'link-token' ? ok(logInResponse) : ok({ type: 'invalid-token', message: 'bad' }, 400)));
+    await link.run(['email-sign-in/open', '?token=used-token']);
+    assert.equal(link.core.state.emailSignIn?.step, 'failed');
+    await link.run(['email-sign-in/open', '?token=link-token']);
+    assert.deepEqual(link.requests.at(-1), { call: 'POST /api/auth/email/verify', body: { token: 'link-token' } });
+    assert.equal(link.core.state.token, 'access-2');
   });
 });

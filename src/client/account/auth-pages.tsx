@@ -11,6 +11,7 @@ import { Field, Form } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { OauthNotice, ProviderButtons } from '../oidc/pages.js';
 import { MfaStep, PasskeySignIn } from './security-pages.js';
+import { EmailSignInCard } from './email-sign-in-pages.js';
 
 export function LogInPage() {
   const { state, dispatch } = useApp();
@@ -27,6 +28,7 @@ export function LogInPage() {
           <Submit>Log in</Submit>
         </Form>
         <PasskeySignIn />
+        <EmailSignInCard />
         <ProviderButtons verb="Log in" />
       </Card>
       <p class="text-sm"><Link to="forgot-password" id="forgot-password-link">Forgot password?</Link></p>

@@ -108,6 +108,8 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
           return { db, dispatch: ['token-page/open', r, search] };
         case 'reset-password':
           return { db, dispatch: ['reset-password/open', search] };
+        case 'email-sign-in':
+          return { db, dispatch: ['email-sign-in/open', search] };
         case 'sessions':
           return { db: { ...db, sessions: undefined }, dispatch: ['sessions/load'] };
         default:

@@ -6,12 +6,15 @@ import { registerAccount } from './events.js';
 import { ConfirmEmailPage, DeleteAccountPage, ForgotPasswordPage, ResetPasswordPage, SecurityPage, SessionsPage, SettingsPage, VerifyEmailPage } from './pages.js';
 import { registerSecurity } from './security-events.js';
 import { TwoFactorLogInPage } from './security-pages.js';
+import { registerEmailSignIn } from './email-sign-in.js';
+import { EmailSignInPage } from './email-sign-in-pages.js';
 
 export const account: Feature = {
   id: 'account',
   routes: [
     { name: 'log-in', path: '/log-in', page: LogInPage, access: 'entry', title: 'Log in' },
     { name: 'log-in-two-factor', path: '/log-in/two-factor', page: TwoFactorLogInPage, access: 'entry', title: 'Two-factor authentication' },
+    { name: 'email-sign-in', path: '/auth/email', page: EmailSignInPage, access: 'entry', title: 'Sign in by email' },
     { name: 'sign-up', path: '/sign-up', page: SignUpPage, access: 'entry', title: 'Sign up' },
     { name: 'account', path: '/account', page: AccountPage, access: 'signed-in', title: 'Dashboard' },
     { name: 'forgot-password', path: '/forgot-password', page: ForgotPasswordPage, access: 'public', title: 'Forgot password' },
@@ -32,7 +35,8 @@ export const account: Feature = {
   register(core, io) {
     registerAccount(core, io);
     registerSecurity(core, io.webauthn);
+    registerEmailSignIn(core);
   },
   enter: 'page/enter',
-  forgetOnLogOut: ['passkeys', 'backupCodes', 'twoFactorSetup'],
+  forgetOnLogOut: ['passkeys', 'backupCodes', 'twoFactorSetup', 'emailSignIn'],
 };
