@@ -14,6 +14,7 @@ import { newActionToken, retireTokens, storeActionToken, findUsableToken, useTok
 import { addressFirstProven, type AddressProofOutcome } from './address-proof.js';
 import type { LifecycleRateLimiter } from './limits.js';
 import type { PasswordCheckDeps } from './password-check.js';
+import type { BreachedPasswords } from './breached-passwords.js';
 import type { UserAccount } from './schemas.js';
 import type { PlatformAdmins } from './platform-admins.js';
 import { ACCOUNT_COLUMNS, impersonatorOf, normalizeEmail, toUserAccount } from './service.js';
@@ -27,6 +28,8 @@ export interface LifecycleDeps extends PasswordCheckDeps {
   onApiKeysRevoked?: (keyIds: readonly string[]) => void;
   /** who is a platform admin, for the account shape's `platform-admin` */
   platformAdmins: PlatformAdmins;
+  /** refuses a new password found in known breaches (breached-passwords.ts) */
+  breaches?: Pick<BreachedPasswords, 'check'>;
 }
 
 /** Who opened a verification link, when it came with their session: that session stays (every other one ends at a first proof). */
@@ -140,6 +143,7 @@ export class AccountLifecycle {
   async resetPassword(token: string, password: string, origin: RequestOrigin): Promise<void> {
     // checked before hashing, so a bad token costs no hash; used atomically below
     if (!(await findUsableToken(this.deps.db, 'reset-password', token))) throw invalidToken();
+    await this.deps.breaches?.check(password);
     const passwordHash = await this.deps.passwords.hash(password);
     const { accountId, proof } = await this.deps.db.transaction().execute(async (trx) => {
       const used = await useToken(trx, 'reset-password', token);
@@ -165,6 +169,7 @@ export class AccountLifecycle {
   async changePassword(user: AuthUser, input: { 'current-password'?: string; password: string }, client: ClientOrigin): Promise<void> {
     // re-authenticated by the route (`reauth`)
     const account = await this.accountOf(user);
+    await this.deps.breaches?.check(input.password);
     const passwordHash = await this.deps.passwords.hash(input.password);
     await this.deps.db.transaction().execute(async (trx) => {
       await trx.updateTable('account').set({ password_hash: passwordHash }).where('id', '=', account.id).execute();

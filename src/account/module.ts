@@ -5,7 +5,8 @@
 import { authModule } from '../auth/module.js';
 import { mailModule } from '../mail/module.js';
 import { defineModule } from '../runtime/module.js';
-import { oneOf, rateLimit } from '../runtime/settings.js';
+import { ConfigError, oneOf, rateLimit, str, type Env } from '../runtime/settings.js';
+import { BreachedPasswords, type BreachCheckOutcome } from './breached-passwords.js';
 import { EmailSignIn } from './email-sign-in.js';
 import { EMAIL_SIGN_IN_SCHEMAS, emailSignInRoutes } from './email-sign-in-routes.js';
 import { AccountData } from './account-data.js';
@@ -24,9 +25,22 @@ import { securityNotices } from './notices.js';
 import { sessionRoutes } from './session-routes.js';
 import { AccountSessions } from './sessions.js';
 
+/** An http(s) URL setting; anything else stops start-up naming the variable. */
+function httpUrl(env: Env, name: string, fallback: string): string {
+  const raw = str(env, name, fallback);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`);
+  return raw;
+}
+
 export const accountModule = defineModule({
   name: 'account',
-  settings: (env) => ({
+  settings: (env, config) => ({
     resendAccount: rateLimit(env, 'RESEND_LIMIT_ACCOUNT', { count: 5, seconds: 3600 }),
     resendAddress: rateLimit(env, 'RESEND_LIMIT_ADDRESS', { count: 20, seconds: 3600 }),
     forgotEmail: rateLimit(env, 'FORGOT_PASSWORD_LIMIT_EMAIL', { count: 5, seconds: 3600 }),
@@ -34,6 +48,10 @@ export const accountModule = defineModule({
     emailSignInEmail: rateLimit(env, 'EMAIL_SIGN_IN_LIMIT_EMAIL', { count: 5, seconds: 3600 }),
     emailSignInAddress: rateLimit(env, 'EMAIL_SIGN_IN_LIMIT_ADDRESS', { count: 20, seconds: 3600 }),
     emailSignUp: oneOf(env, 'EMAIL_SIGN_UP', ['on', 'off'] as const, 'on') === 'on',
+    breachCheck: {
+      enabled: oneOf(env, 'PASSWORD_BREACH_CHECK', ['on', 'off'] as const, config.env === 'test' ? 'off' : 'on') === 'on',
+      apiUrl: httpUrl(env, 'HIBP_API_URL', 'https://api.pwnedpasswords.com'),
+    },
   }),
   start(ctx, limits) {
     const { db, metrics, secureCookies } = ctx;
@@ -43,8 +61,13 @@ export const accountModule = defineModule({
     // `platform-admin` of the account shape: the admin module plugs in its rule (src/admin/)
     const platformAdmins = new PlatformAdmins();
     const notices = securityNotices(mail);
+    const breaches = new BreachedPasswords(limits.breachCheck, log, metrics && (() => {
+      const checks = metrics.counter('saas_password_breach_checks_total', 'Breached-password checks by outcome: clean, breached, unavailable (accepted unchecked)',
+        ['outcome'], [{ outcome: 'clean' }, { outcome: 'breached' }, { outcome: 'unavailable' }]);
+      return (outcome: BreachCheckOutcome) => checks.labels(outcome).inc();
+    })());
     const accounts = new AccountService({
-      db, passwords, accessTokens, refreshTokens, loginLimiter, signUpLimiter, mail, log, platformAdmins,
+      db, passwords, accessTokens, refreshTokens, loginLimiter, signUpLimiter, mail, log, platformAdmins, breaches,
       onLogIn: metrics && ((outcome) => metrics.logIn(outcome)),
     });
     // API keys an unproven account made, revoked at its address's first proof: forgotten at once here (src/api-keys/)
@@ -52,7 +75,7 @@ export const accountModule = defineModule({
     const lifecycleLimits = new LifecycleRateLimiter(limits, ctx.limiterStore);
     const onApiKeysRevoked = (ids: readonly string[]) => { for (const hook of apiKeysRevoked) hook(ids); };
     const lifecycle = new AccountLifecycle({
-      db, passwords, refreshTokens, mail, loginLimiter, log, platformAdmins, limits: lifecycleLimits, onApiKeysRevoked,
+      db, passwords, refreshTokens, mail, loginLimiter, log, platformAdmins, limits: lifecycleLimits, onApiKeysRevoked, breaches,
     });
     const emailSignIn = new EmailSignIn({ db, mail, log, refreshTokens, limits: lifecycleLimits, accounts, signUp: limits.emailSignUp, onApiKeysRevoked });
     const sessions = new AccountSessions(db, refreshTokens, log);

@@ -21,6 +21,7 @@ import type { AuthUser } from '../http/routes.js';
 import { newActionToken, storeActionToken } from './action-tokens.js';
 import { PlatformAdmins } from './platform-admins.js';
 import type { FirstFactorMethod, FirstFactorPolicy } from './first-factor.js';
+import type { BreachedPasswords } from './breached-passwords.js';
 import type { CreateAccount, LogIn, LogInResponse, MfaRequired, UserAccount } from './schemas.js';
 
 export type { FirstFactorMethod, FirstFactorPolicy } from './first-factor.js';
@@ -101,6 +102,8 @@ export interface AccountDeps {
   secondFactor?: SecondFactor;
   /** who is a platform admin (`platform-admin`; src/admin/ plugs in the rule); default: nobody */
   platformAdmins?: PlatformAdmins;
+  /** refuses a new password found in known breaches (breached-passwords.ts) */
+  breaches?: Pick<BreachedPasswords, 'check'>;
 }
 
 /** What log-in hands a password-verified account with two-factor on to (src/mfa/). */
@@ -158,6 +161,7 @@ export class AccountService {
     const email = normalizeEmail(input.email);
     const taken = await this.deps.db.selectFrom('account').select('id').where('email', '=', email).executeTakeFirst();
     if (taken) throw emailTaken();
+    await this.deps.breaches?.check(input.password);
     const passwordHash = await this.deps.passwords.hash(input.password);
     try {
       const { token, hash } = newActionToken();
