@@ -2,6 +2,7 @@
 import { finished } from 'node:stream/promises';
 import { Type } from 'typebox';
 import { originOf } from '../audit/log.js';
+import { signInClient } from './devices.js';
 import { ErrorBody } from '../http/errors.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
 import { Accepted } from './lifecycle-schemas.js';
@@ -59,7 +60,7 @@ export function emailSignInRoutes(emailSignIn: EmailSignIn, options: AccountRout
           response: { 200: Type.Union([ref(LogInResponse), ref(MfaRequired)]), 400: error, 401: error, 403: error },
         },
         async handler({ parameters, request, reply }) {
-          const session = await emailSignIn.verify(emailSignInProof(parameters.body), originOf(request));
+          const session = await emailSignIn.verify(emailSignInProof(parameters.body), signInClient(request));
           if ('mfaRequired' in session) return session.mfaRequired;
           setSessionCookies(reply, session, options);
           return session.body;

@@ -24,6 +24,7 @@ import { LINK_LIFETIME_SECONDS, type Mail } from '../mail/index.js';
 import { newActionToken } from './action-tokens.js';
 import { addressFirstProven, type AddressProofOutcome } from './address-proof.js';
 import type { LifecycleRateLimiter } from './limits.js';
+import type { SignInClient } from './devices.js';
 import { insertAccount, normalizeEmail, type AccountService, type SecondFactorPending, type Session } from './service.js';
 
 /** wrong codes one message takes; the last one voids it */
@@ -98,7 +99,7 @@ export class EmailSignIn {
    * factor. 400 `invalid-token` for a bad, used or expired token; 401 `invalid-code` for a
    * wrong code (the fifth voids the message).
    */
-  async verify(proof: EmailSignInProof, client: ClientOrigin): Promise<Session | SecondFactorPending> {
+  async verify(proof: EmailSignInProof, client: SignInClient): Promise<Session | SecondFactorPending> {
     type Outcome = { kind: 'invalid-token' } | { kind: 'wrong-code' } | { kind: 'ok'; accountId: string; proof: AddressProofOutcome };
     const outcome = await this.deps.db.transaction().execute(async (trx): Promise<Outcome> => {
       let row: { id: string; email: string; code_hash: string; failures: number } | undefined;

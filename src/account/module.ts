@@ -67,7 +67,7 @@ export const accountModule = defineModule({
       return (outcome: BreachCheckOutcome) => checks.labels(outcome).inc();
     })());
     const accounts = new AccountService({
-      db, passwords, accessTokens, refreshTokens, loginLimiter, signUpLimiter, mail, log, platformAdmins, breaches,
+      db, passwords, accessTokens, refreshTokens, loginLimiter, signUpLimiter, mail, log, platformAdmins, breaches, notices,
       onLogIn: metrics && ((outcome) => metrics.logIn(outcome)),
     });
     // API keys an unproven account made, revoked at its address's first proof: forgotten at once here (src/api-keys/)

@@ -8,6 +8,7 @@ import { ref, route, type RouteGroup } from '../http/routes.js';
 import { Type } from 'typebox';
 import { CreateAccount, LogIn, LogInResponse, MfaRequired, RefreshRequest, SignUpResponse, UserAccount } from './schemas.js';
 import type { AccountService, Session } from './service.js';
+import { setDeviceCookie, signInClient } from './devices.js';
 
 export { IMPERSONATION_COOKIE, REFRESH_COOKIE };
 /**
@@ -56,6 +57,7 @@ export const ACCOUNT_GROUP: Readonly<Omit<RouteGroup, 'routes'>> = {
 
 /** Sets the cookies of a session that started (log-in, refresh; a second factor, a passkey, a provider sign-in): the refresh token and the hint. */
 export function setSessionCookies(reply: FastifyReply, session: Session, options: AccountRouteOptions): void {
+  if (session.device) setDeviceCookie(reply, session.device, options.secureCookies);
   reply.setCookie(REFRESH_COOKIE, session.body['refresh-token'], {
     path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies,
     expires: session.refreshExpiresAt,
@@ -94,7 +96,7 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         async handler({ parameters, request, reply }) {
           // a refused log-in's audit entry is written once the answer is out (AccountService.logIn)
           const answered = finished(reply.raw).catch(() => undefined);
-          const session = await accounts.logIn(parameters.body, originOf(request), answered);
+          const session = await accounts.logIn(parameters.body, signInClient(request), answered);
           if ('mfaRequired' in session) return session.mfaRequired;
           setRefreshCookie(reply, session);
           return session.body;

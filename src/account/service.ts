@@ -22,6 +22,8 @@ import { newActionToken, storeActionToken } from './action-tokens.js';
 import { PlatformAdmins } from './platform-admins.js';
 import type { FirstFactorMethod, FirstFactorPolicy } from './first-factor.js';
 import type { BreachedPasswords } from './breached-passwords.js';
+import { newDeviceId, noteDevice, type SignInClient } from './devices.js';
+import type { SecurityNotices } from './notices.js';
 import type { CreateAccount, LogIn, LogInResponse, MfaRequired, UserAccount } from './schemas.js';
 
 export type { FirstFactorMethod, FirstFactorPolicy } from './first-factor.js';
@@ -104,6 +106,8 @@ export interface AccountDeps {
   platformAdmins?: PlatformAdmins;
   /** refuses a new password found in known breaches (breached-passwords.ts) */
   breaches?: Pick<BreachedPasswords, 'check'>;
+  /** queues a security notice (a sign-in from a new browser) in the session's transaction */
+  notices?: SecurityNotices;
 }
 
 /** What log-in hands a password-verified account with two-factor on to (src/mfa/). */
@@ -121,6 +125,8 @@ export interface SecondFactorPending {
 export interface Session {
   body: LogInResponse;
   refreshExpiresAt: Date;
+  /** a sign-in's browser id, for the device cookie (devices.ts); absent on a refresh */
+  device?: string;
 }
 
 const BAD_CREDENTIALS = 'Invalid email or password';
@@ -191,7 +197,7 @@ export class AccountService {
    * once `answered` has resolved (the route: its answer was handed to the socket), so the answer
    * takes as long whether the email has an account or not; see docs/audit.md.
    */
-  async logIn(input: LogIn, client: ClientOrigin, answered: Promise<unknown> = Promise.resolve()): Promise<Session | SecondFactorPending> {
+  async logIn(input: LogIn, client: SignInClient, answered: Promise<unknown> = Promise.resolve()): Promise<Session | SecondFactorPending> {
     const email = normalizeEmail(input.email);
     // counts as a failure unless the password turns out right (src/auth/rate-limit.ts)
     let attempt: LoginAttempt;
@@ -232,7 +238,7 @@ export class AccountService {
    * entry, written with the session (false: the caller recorded it).
    */
   private async passFirstFactor(
-    row: Pick<AccountColumns, 'id' | 'email' | 'two_factor_enabled'>, method: FirstFactorMethod, client: ClientOrigin, audit: AuditDetails | false,
+    row: Pick<AccountColumns, 'id' | 'email' | 'two_factor_enabled'>, method: FirstFactorMethod, client: SignInClient, audit: AuditDetails | false,
   ): Promise<Session | SecondFactorPending> {
     for (const policy of this.firstFactorPolicies) await policy({ id: row.id, email: row.email }, method);
     if (row.two_factor_enabled && method !== 'passkey') {
@@ -250,7 +256,7 @@ export class AccountService {
    * `accountId`: on to the second factor or a session as {@link passFirstFactor} decides. A
    * locked account is refused (403 `account-locked`) before any second step.
    */
-  async firstFactorPassed(accountId: string, method: FirstFactorMethod, client: ClientOrigin, audit: AuditDetails | false): Promise<Session | SecondFactorPending> {
+  async firstFactorPassed(accountId: string, method: FirstFactorMethod, client: SignInClient, audit: AuditDetails | false): Promise<Session | SecondFactorPending> {
     const row = await this.deps.db.selectFrom('account').select(['id', 'email', 'two_factor_enabled', 'locked_at']).where('id', '=', accountId).executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
     if (row.locked_at) throw new AccountLockedError();
@@ -355,13 +361,18 @@ export class AccountService {
    * The session of a complete sign-in (both factors where two-factor is on): every sign-in ends
    * here, the second step of one (src/mfa/) included. `record` writes its audit entry with it.
    */
-  async openSession(accountId: string, client: ClientOrigin, record?: SessionRecorder<string>): Promise<Session> {
+  async openSession(accountId: string, client: SignInClient, record?: SessionRecorder<string>): Promise<Session> {
     const row = await this.deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', accountId).executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
-    const refresh = await this.deps.refreshTokens.issue(row.id, client, record);
+    // the browser's id: a sign-in from one the account has not used is told by email (devices.ts)
+    const device = client.device ?? newDeviceId();
+    const refresh = await this.deps.refreshTokens.issue(row.id, client, async (trx, familyId) => {
+      await record?.(trx, familyId);
+      await noteDevice(trx, this.deps.notices, row.id, device, client);
+    });
     this.deps.log.info('account/logged-in', 'Logged in', { 'account-id': row.id });
     this.deps.onLogIn?.('success');
-    return this.session(row, refresh);
+    return { ...(await this.session(row, refresh)), device };
   }
 
   /**

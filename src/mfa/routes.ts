@@ -4,6 +4,7 @@ import { originOf } from '../audit/log.js';
 import { NoBody } from '../account/lifecycle-schemas.js';
 import { ACCOUNT_GROUP, setSessionCookies, type AccountRouteOptions } from '../account/routes.js';
 import { LogInResponse } from '../account/schemas.js';
+import { signInClient } from '../account/devices.js';
 import type { AccountService } from '../account/service.js';
 import { ErrorBody } from '../http/errors.js';
 import { ref, route, type RouteGroup, requireUser } from '../http/routes.js';
@@ -88,7 +89,7 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
         docs: { body: MfaLogInDocs },
         async handler({ parameters, request, reply }) {
           const { accountId } = await twoFactor.completeLogIn(parameters.body, clientOrigin(request));
-          const session = await accounts.openSession(accountId, originOf(request));
+          const session = await accounts.openSession(accountId, signInClient(request));
           setSessionCookies(reply, session, options);
           return session.body;
         },

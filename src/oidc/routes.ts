@@ -15,6 +15,7 @@ import * as client from 'openid-client';
 import type { AccountService } from '../account/service.js';
 import { AccountLockedError } from '../auth/refresh-tokens.js';
 import { setSessionCookies, type AccountRouteOptions } from '../account/routes.js';
+import { signInClient } from '../account/devices.js';
 import { originOf } from '../audit/log.js';
 import { ErrorBody, HttpError, notFound, requestCoercion, serviceUnavailable, unauthorized } from '../http/errors.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
@@ -96,7 +97,7 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteGroup {
    * with the mfa-token in the URL's fragment, which no server, proxy or log ever sees.
    */
   const completeSignIn = async (request: FastifyRequest, reply: FastifyReply, accountId: string, provider: string, returnTo: string) => {
-    const session = await accounts.firstFactorPassed(accountId, 'provider', originOf(request), { method: 'oidc', provider });
+    const session = await accounts.firstFactorPassed(accountId, 'provider', signInClient(request), { method: 'oidc', provider });
     if ('mfaRequired' in session) {
       return redirect(reply, `${appUrl}${TWO_FACTOR_PAGE}#mfa-token=${encodeURIComponent(session.mfaRequired['mfa-token'])}`);
     }

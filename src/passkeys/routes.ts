@@ -6,6 +6,7 @@ import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import { ACCOUNT_GROUP, setSessionCookies, type AccountRouteOptions } from '../account/routes.js';
 import { NoBody, Reauthenticate } from '../account/lifecycle-schemas.js';
 import { LogInResponse } from '../account/schemas.js';
+import { signInClient } from '../account/devices.js';
 import type { AccountService } from '../account/service.js';
 import { ErrorBody } from '../http/errors.js';
 import { ref, route, type RouteGroup, requireUser } from '../http/routes.js';
@@ -115,7 +116,7 @@ export function passkeySignInRoutes(passkeys: PasskeyService, accounts: AccountS
         async handler({ parameters, request, reply }) {
           const accountId = await passkeys.signIn(parameters.body, clientOrigin(request));
           // a passkey with user verification is both factors: never a second step (its audit entry is written)
-          const session = await accounts.firstFactorPassed(accountId, 'passkey', originOf(request), false);
+          const session = await accounts.firstFactorPassed(accountId, 'passkey', signInClient(request), false);
           if ('mfaRequired' in session) throw new Error('A passkey sign-in was asked for a second factor');
           setSessionCookies(reply, session, options);
           return session.body;
