@@ -1,10 +1,11 @@
 /**
- * The password re-entered to confirm a sensitive change (change password, change email, delete
- * the account). Wrong passwords count against the log-in failure limits (per email + client
- * address, per address), so a stolen access token cannot be used to guess the password.
- * A wrong one is 403, not 401: 401 means "refresh your access token and retry" to the client.
- * An account without a password (made by a provider sign-in) is refused the same way, with
- * `reason: "no-password"`.
+ * The password re-entered to confirm a sensitive change: the check behind route data `reauth`
+ * (guard.ts), for every route that names it (docs/sign-in.md, "Re-authentication"). Wrong
+ * passwords count against the log-in failure limits (per email + client address, per address),
+ * so a stolen access token cannot be used to guess the password. A wrong one is 403, not 401:
+ * 401 means "refresh your access token and retry" to the client. An account without a password
+ * is refused the same way, with `reason: "no-password"` (the guard asks it for a recent sign-in
+ * instead and never gets here).
  */
 import type { LoginRateLimiter } from '../auth/rate-limit.js';
 import type { PasswordHasher } from '../auth/passwords.js';

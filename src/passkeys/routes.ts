@@ -10,7 +10,6 @@ import { signInClient } from '../account/devices.js';
 import type { AccountService } from '../account/service.js';
 import { ErrorBody } from '../http/errors.js';
 import { ref, route, type RouteGroup, requireUser } from '../http/routes.js';
-import { originOf } from '../audit/log.js';
 import { clientOrigin } from '../mfa/routes.js';
 import {
   CreationOptionsJson, Passkey, PasskeyId, Passkeys, PasskeySignIn, PasskeySignInOptions, RegisterPasskey, RenamePasskey, StartPasskeyRegistration,
