@@ -79,6 +79,8 @@ export class EmailSignIn {
     const account = await this.deps.db.selectFrom('account').select(['id', 'name']).where('email', '=', email).executeTakeFirst();
     if (!account && !this.deps.signUp) return;
     await this.deps.db.transaction().execute(async (trx) => {
+      // spent and expired messages go as new ones come: the table stays the size of the sign-ins under way
+      await trx.deleteFrom('email_sign_in').where('expires_at', '<', sql<Date>`now()`).execute();
       await trx.insertInto('email_sign_in').values({
         email, token_hash: tokenHash, code_hash: codeHash(code), expires_at: new Date(Date.now() + LINK_LIFETIME_SECONDS['email-sign-in'] * 1000),
       }).execute();
