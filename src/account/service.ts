@@ -8,18 +8,18 @@ import { appendAccountAudit, appendAudit, type AuditCap, type ClientOrigin, type
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { LoginAttempt, LoginRateLimiter, SignUpRateLimiter } from '../auth/rate-limit.js';
 import { AccountLockedError, type ActedSession, type IssuedRefreshToken, type RefreshTokens, type SessionClient, type SessionRecorder } from '../auth/refresh-tokens.js';
-import type { CompiledQuery, Transaction } from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import { compiledOnce } from '../db/compiled-once.js';
 import type { DB } from '../db/database.js';
-import type { AccountRow, AuditDetails, DatabaseSchema } from '../db/schema.js';
+import type { AuditDetails } from '../db/schema.js';
 import { conflict, HttpError, requestCoercion, unauthorized } from '../http/errors.js';
 import type { Logger } from '../logging/logger.js';
 import type { LogInOutcome } from '../observability/events.js';
 import type { Mail } from '../mail/index.js';
-import { createPersonalOrganization } from '../orgs/data.js';
 import type { AuthUser } from '../http/routes.js';
 import { newActionToken, storeActionToken } from './action-tokens.js';
 import { PlatformAdmins } from './platform-admins.js';
+import { ACCOUNT_COLUMNS, impersonatorOf, insertAccount, normalizeEmail, toUserAccount, type AccountColumns } from './account-shape.js';
 import type { FirstFactorMethod, FirstFactorPolicy } from './first-factor.js';
 import type { BreachedPasswords } from './breached-passwords.js';
 import { newDeviceId, noteDevice, type SignInClient } from './devices.js';
@@ -28,66 +28,7 @@ import type { CreateAccount, LogIn, LogInResponse, MfaRequired, UserAccount } fr
 
 export type { FirstFactorMethod, FirstFactorPolicy } from './first-factor.js';
 
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
-/**
- * The columns an account's API shape needs: named rather than `*`, so the password hash is not
- * read where it is not needed and a column added later does not change these queries' results.
- */
-export const ACCOUNT_COLUMNS = [
-  'id', 'email', 'name', 'created_at', 'email_verified', 'subscription_status', 'subscription_plan', 'subscription_period_end',
-  'two_factor_enabled',
-] as const;
-export type AccountColumns = Pick<AccountRow, (typeof ACCOUNT_COLUMNS)[number]>;
-
-/** The API's shape of an account; `impersonatedBy`: the platform admin acting, in an impersonated session. */
-export function toUserAccount(row: AccountColumns, admins: PlatformAdmins, impersonatedBy?: { id: string; email: string }): UserAccount {
-  return {
-    id: row.id,
-    email: row.email,
-    name: row.name,
-    'created-at': new Date(row.created_at).toISOString(),
-    'email-verified': row.email_verified,
-    'two-factor-enabled': row.two_factor_enabled,
-    'platform-admin': admins.has({ email: row.email, emailVerified: row.email_verified }),
-    ...(impersonatedBy ? { 'impersonated-by': impersonatedBy } : {}),
-    subscription: {
-      status: row.subscription_status,
-      plan: row.subscription_plan,
-      'current-period-end': row.subscription_period_end ? new Date(row.subscription_period_end).toISOString() : null,
-    },
-  };
-}
-
-/** `impersonated-by` of an impersonated session: the acting admin's id and address (empty when that account is gone). */
-export async function impersonatorOf(db: DB, actorId: string): Promise<{ id: string; email: string }> {
-  const actor = await db.selectFrom('account').select('email').where('id', '=', actorId).executeTakeFirst();
-  return { id: actorId, email: actor?.email ?? '' };
-}
-
-export interface NewAccountInput {
-  /** normalised (see normalizeEmail) */
-  email: string;
-  name: string | null;
-  /** null: no password (an account made by a provider sign-in) */
-  passwordHash: string | null;
-  emailVerified: boolean;
-}
-
-/**
- * Inserts an account and its personal organization (owner: the account) in the caller's
- * transaction: every way of making an account (password sign-up, a provider sign-in) goes
- * through here, so each gets the same rows. A taken email fails on the unique index (23505).
- */
-export async function insertAccount(trx: Transaction<DatabaseSchema>, input: NewAccountInput): Promise<AccountColumns & { organizationId: string }> {
-  const inserted = await trx.insertInto('account')
-    .values({ email: input.email, name: input.name, password_hash: input.passwordHash, email_verified: input.emailVerified })
-    .returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow();
-  const organizationId = await createPersonalOrganization(trx, inserted);
-  return { ...inserted, organizationId };
-}
+export { ACCOUNT_COLUMNS, impersonatorOf, insertAccount, normalizeEmail, toUserAccount, type AccountColumns, type NewAccountInput } from './account-shape.js';
 
 export interface AccountDeps {
   db: DB;
