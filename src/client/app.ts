@@ -4,6 +4,7 @@
  * docs/client.md walks through it.
  */
 import { account } from './account/feature.js';
+import { admin } from './admin/feature.js';
 import { apiKeys } from './api-keys/feature.js';
 import { audit } from './audit/feature.js';
 import { billing } from './billing/feature.js';
@@ -19,7 +20,7 @@ import { webhooks } from './webhooks/feature.js';
 
 export type { Account, AppState, Route } from './shell/state.js';
 
-export const FEATURES: readonly Feature[] = [site, account, orgs, apiKeys, webhooks, audit, billing, oidc];
+export const FEATURES: readonly Feature[] = [site, account, orgs, apiKeys, webhooks, audit, billing, oidc, admin];
 
 /** the route of a path no feature knows: the site's 404 page */
 const FALLBACK = 'not-found';
