@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import type { Page } from 'playwright-core';
 import { PASSWORD } from '../support/auth.js';
-import { axeViolations, browserHarness, PUBLIC_DIR } from '../support/browser.js';
+import { axeViolations, browserHarness, logInThroughPage, PUBLIC_DIR } from '../support/browser.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { account, createOrg, type TestAccount } from '../orgs/support.js';
 import { adminAddresses } from './support.js';
@@ -40,14 +40,7 @@ describe('the admin console and impersonation in the browser', { skip: browser.s
 
   const step = browser.step;
 
-  const logInAs = async (page: Page, who: TestAccount) => {
-    await page.goto(`${t.url}/log-in`);
-    await page.getByLabel('Email').fill(who.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL(`${t.url}/account`);
-    await page.locator('#org-switcher').waitFor();
-  };
+  const logInAs = (page: Page, who: TestAccount) => logInThroughPage(page, t.url, who, PASSWORD);
 
   step('a plain account has no Platform section, and /admin is not found for it', async () => {
     const page = pages.plain;

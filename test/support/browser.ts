@@ -140,3 +140,16 @@ export async function axeViolations(page: Page): Promise<string[]> {
     return result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(', ')}`);
   }, AXE_TAGS);
 }
+
+/**
+ * Logs in through the log-in page as a user does, and waits for the dashboard with its
+ * organizations loaded (the switcher shows them): nothing is in flight for a next navigation to cut off.
+ */
+export async function logInThroughPage(page: Page, appUrl: string, who: { email: string }, password: string): Promise<void> {
+  await page.goto(`${appUrl}/log-in`);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL(`${appUrl}/account`);
+  await page.locator('#org-switcher').waitFor();
+}
