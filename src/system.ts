@@ -33,6 +33,7 @@ import { productModule } from './product/module.js';
 import { paymentsModule } from './payments/module.js';
 import { queryModule } from './query/module.js';
 import { reportsModule } from './reports/module.js';
+import { ssoModule } from './sso/module.js';
 import { webhooksModule } from './webhooks/module.js';
 
 /** The feature modules, in start order: each uses only modules above it; they stop bottom-up. */
@@ -54,6 +55,7 @@ export const MODULES: readonly AnyModule[] = [
   reportsModule,
   webhooksModule,
   adminModule,
+  ssoModule,
   queryModule, // last: serves the query kinds of every module above
 ];
 
