@@ -63,7 +63,8 @@ function reasonOf(message: string): RefusalReason {
   if (/InResponseTo is missing/i.test(message)) return 'unsolicited';
   if (/InResponseTo/i.test(message)) return 'unknown-request';
   if (/signature/i.test(message)) return 'signature';
-  if (/expired|not yet valid/i.test(message)) return 'expired';
+  // node-saml drops subject confirmations outside their time window before saying so
+  if (/expired|not yet valid|No valid subject confirmation/i.test(message)) return 'expired';
   if (/audience/i.test(message)) return 'audience';
   if (/SAML provider returned/i.test(message)) return 'idp-error';
   if (/not well-formed|parse|Missing SAML assertion|Unknown SAML/i.test(message)) return 'malformed';
