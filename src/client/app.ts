@@ -12,6 +12,7 @@ import type { HttpLayerConfig } from './http.js';
 import { oidc } from './oidc/feature.js';
 import { orgs } from './orgs/feature.js';
 import { site } from './site/feature.js';
+import { sso } from './sso/feature.js';
 import { registerShell, type ShellOptions } from './shell/events.js';
 import { createRouter, type BrowserIo, type Feature } from './shell/features.js';
 import type { AppState } from './shell/state.js';
