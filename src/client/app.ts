@@ -20,7 +20,7 @@ import { webhooks } from './webhooks/feature.js';
 
 export type { Account, AppState, Route } from './shell/state.js';
 
-export const FEATURES: readonly Feature[] = [site, account, orgs, apiKeys, webhooks, audit, billing, oidc];
+export const FEATURES: readonly Feature[] = [site, account, orgs, apiKeys, webhooks, audit, billing, oidc, sso];
 
 /** the route of a path no feature knows: the site's 404 page */
 const FALLBACK = 'not-found';

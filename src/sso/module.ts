@@ -5,6 +5,7 @@
  */
 import { accountModule } from '../account/module.js';
 import { authModule } from '../auth/module.js';
+import { counter } from '../auth/rate-limit.js';
 import { mailModule } from '../mail/module.js';
 import { orgsModule } from '../orgs/module.js';
 import { defineModule } from '../runtime/module.js';
@@ -41,7 +42,7 @@ export const ssoModule = defineModule({
       schemas: SSO_SCHEMAS,
       routeGroups: [
         ssoAdminRoutes(domains, connections, memberships),
-        ...ssoSignOnRoutes({ db, signOn, connections, accounts, appUrl: ctx.config.appUrl, cookies: { secureCookies: ctx.secureCookies }, log }),
+        ...ssoSignOnRoutes({ db, startLimiter: counter('sso-start-address', settings.startLimit, ctx.limiterStore), signOn, connections, accounts, appUrl: ctx.config.appUrl, cookies: { secureCookies: ctx.secureCookies }, log }),
       ],
       stop: () => expiry.stop(),
     };

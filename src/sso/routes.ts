@@ -4,6 +4,8 @@
  * the SP metadata is public; `POST /api/auth/sso/start` and the ACS are the browser's sign-in.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { addressKey, take } from '../auth/rate-limit.js';
 import { setSessionCookies, type AccountRouteOptions } from '../account/routes.js';
 import { SecondFactorRequiredError, type AccountService } from '../account/service.js';
 import { appendAudit, originOf } from '../audit/log.js';
@@ -109,6 +111,8 @@ export function ssoAdminRoutes(domains: DomainService, connections: ConnectionSe
 
 export interface SignOnRouteDeps {
   db: DB;
+  /** counts sign-ons started per client address (SSO_START_LIMIT_ADDRESS); null: no limit */
+  startLimiter: RateLimiterAbstract | null;
   signOn: SignOnService;
   connections: ConnectionService;
   accounts: AccountService;
@@ -157,8 +161,10 @@ export function ssoSignOnRoutes(deps: SignOnRouteDeps): RouteGroup[] {
           summary: 'Start signing in with SSO',
           description: 'The email\'s domain picks the organization (a verified domain with a SAML connection): answers the identity ' +
             'provider\'s URL with a SAMLRequest (HTTP-Redirect) and RelayState, for the browser to navigate to. 404 `sso-not-configured` otherwise.',
-          schemas: { body: ref(SsoStart), response: { 200: ref(SsoStartUrl), 404: error } },
-          async handler({ parameters }) {
+          schemas: { body: ref(SsoStart), response: { 200: ref(SsoStartUrl), 404: error, 429: error } },
+          async handler({ parameters, request }) {
+            // each start stores a request: bounded per client address (429 with Retry-After)
+            if (deps.startLimiter) await take(deps.startLimiter, addressKey(request.ip));
             const { url, organizationId } = await signOn.start(parameters.body.email);
             log.info('sso/saml-started', 'SAML sign-on started', { 'organization-id': organizationId });
             return { url };

@@ -69,7 +69,8 @@ export const SsoStartUrl = Type.Object(
 
 export const AcsForm = Type.Object(
   {
-    SAMLResponse: Type.String({ minLength: 1, maxLength: 262_144, description: 'base64 of the identity provider\'s `samlp:Response`' }),
+    // no maxLength: a response too large is refused by the ACS like any other (a 302 with the reason logged), up to the body limit (413)
+    SAMLResponse: Type.String({ minLength: 1, description: 'base64 of the identity provider\'s `samlp:Response` (at most 192 KiB decoded)' }),
     RelayState: Type.Optional(Type.String({ maxLength: 1024 })),
   },
   { $id: 'saml-acs-form', additionalProperties: true },

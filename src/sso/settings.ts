@@ -3,7 +3,7 @@
  * verification asks instead of the system's) and how often expiring IdP certificates are checked.
  */
 import { isIP } from 'node:net';
-import { ConfigError, int, list, type Env } from '../runtime/settings.js';
+import { ConfigError, int, list, rateLimit, type Env, type RateLimitSetting } from '../runtime/settings.js';
 
 export interface SsoSettings {
   /** `ip[:port]` of DNS servers for TXT lookups; empty: node's resolver (the system's servers) */
@@ -12,6 +12,8 @@ export interface SsoSettings {
   expiryCheckMs: number;
   /** how long an AuthnRequest waits for its answer, ms */
   requestTtlMs: number;
+  /** SSO_START_LIMIT_ADDRESS: sign-ons started per client address (each stores a request) */
+  startLimit: RateLimitSetting | null;
 }
 
 function dnsServers(env: Env): string[] {
@@ -29,5 +31,6 @@ export function ssoSettings(env: Env): SsoSettings {
     dnsServers: dnsServers(env),
     expiryCheckMs: int(env, 'SSO_CERT_CHECK_SECONDS', 86_400, 1, 7 * 86_400) * 1000,
     requestTtlMs: int(env, 'SAML_REQUEST_TTL', 600, 30, 3600) * 1000,
+    startLimit: rateLimit(env, 'SSO_START_LIMIT_ADDRESS', { count: 60, seconds: 900 }),
   };
 }

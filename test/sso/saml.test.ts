@@ -12,7 +12,8 @@ import { sql } from 'kysely';
 import { REFRESH_COOKIE } from '../../src/auth/refresh-tokens.js';
 import { ssoModule } from '../../src/sso/module.js';
 import { account, addMember, as, createOrg, type TestAccount } from '../orgs/support.js';
-import { cookiesOf, logIn, signUp } from '../support/auth.js';
+import { cookiesOf, logIn, PASSWORD, signUp } from '../support/auth.js';
+import { awayFromStepEdge, totpCode } from '../support/totp.js';
 import type { TestResponse } from '../support/http.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import {
@@ -172,6 +173,8 @@ for (const db of testDatabases()) {
         assert.equal(session.body.account.email, email);
         assert.equal(session.body.account['email-verified'], true);
         assert.equal(session.body.account.name, 'Alice Example');
+        const log = await t.logText();
+        assert.ok(!log.includes('PHNhbWxwOlJlc3BvbnNl'), 'no base64 of <samlp:Response in the log');
         const members = await as(t, org.owner, 'GET', `/api/orgs/${org.orgId}/members`);
         const alice = members.body.members.find((m: { email: string }) => m.email === email);
         assert.equal(alice.role, 'member');
@@ -270,8 +273,9 @@ for (const db of testDatabases()) {
         const xml = responseXml(org.idp, base(`d@${org.domain}`, requestId));
         await assertRefused(await postAcs(t, org.orgId, `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>${xml}`), 'doctype');
         await assertRefused(await postAcs(t, org.orgId, 'this is not xml'), 'malformed');
+        await assertRefused(await postAcs(t, org.orgId, `<x>${'a'.repeat(200_000)}</x>`), 'too-large');
         const huge = await postAcs(t, org.orgId, `<x>${'a'.repeat(400_000)}</x>`);
-        assert.ok(huge.status === 413 || huge.status === 302, `${huge.status}`);
+        assert.equal(huge.status, 413, 'beyond the body limit');
         assert.equal(cookiesOf(huge)[REFRESH_COOKIE], undefined);
       });
     });
@@ -298,6 +302,24 @@ for (const db of testDatabases()) {
         assert.equal(row.email_verified, true);
         const stale = await t.client('POST', '/api/account/refresh', { body: { 'refresh-token': earlier.body['refresh-token'] } });
         assert.equal(stale.status, 401, 'the session opened before the proof ended');
+      });
+    });
+
+    describe('two-factor', () => {
+      it('does not let SAML stand in for an account\'s second factor: no session, the log-in page says why', async () => {
+        const person = await account(t, { email: `totp@${org.domain}` });
+        const bearer = { authorization: `Bearer ${person.token}` };
+        const setup = await t.client('POST', '/api/account/2fa/setup', { headers: bearer, body: {} });
+        assert.equal(setup.status, 200, setup.text);
+        await awayFromStepEdge();
+        const enabled = await t.client('POST', '/api/account/2fa/enable', { headers: bearer, body: { code: totpCode(setup.body.secret, -1), password: PASSWORD } });
+        assert.equal(enabled.status, 200, enabled.text);
+        const requestId = await startSso(t, person.email);
+        const res = await postAcs(t, org.orgId, responseXml(org.idp, base(person.email, requestId)));
+        assert.equal(res.status, 302);
+        assert.match(String(res.headers.location), /\/log-in\?error=second-factor-required$/);
+        assert.equal(cookiesOf(res)[REFRESH_COOKIE], undefined);
+        assert.ok((await refusals('second-factor-required')).audited >= 1);
       });
     });
 

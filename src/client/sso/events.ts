@@ -54,7 +54,7 @@ declare module '../shell/state.js' {
 }
 
 export const DOMAIN_FORM = 'add-domain';
-export const SAML_FORM = 'saml-connection';
+export const SAML_FORM = 'saml-connection-form';
 export const TOKEN_FORM = 'create-scim-token';
 export const SSO_SIGN_IN_FORM = 'sso-sign-in';
 
