@@ -14,22 +14,28 @@ export const WARN_BEFORE_DAYS = 30;
 
 export class CertificateExpiryCheck {
   private timer: NodeJS.Timeout | undefined;
+  private first: NodeJS.Timeout | undefined;
+  private stopped = false;
   private running: Promise<unknown> | undefined;
 
   constructor(private readonly deps: { db: DB; mail: Pick<Mail, 'enqueue'>; log: Logger; intervalMs: number; purge: () => Promise<void> }) {}
 
   start(): void {
     const tick = () => {
+      if (this.stopped) return;
       this.running = this.runOnce().catch((err: Error) => this.deps.log.error('sso/expiry-check-failed', `Certificate expiry check failed: ${err.message}`, { class: err.constructor?.name }));
     };
     this.timer = setInterval(tick, this.deps.intervalMs);
     this.timer.unref();
     // the first look soon after start, not a day later
-    setTimeout(tick, 1000).unref();
+    this.first = setTimeout(tick, 1000);
+    this.first.unref();
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.first) clearTimeout(this.first);
     await this.running;
   }
 
