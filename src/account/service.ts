@@ -113,6 +113,22 @@ export interface SecondFactor {
   challenge(accountId: string): Promise<MfaRequired>;
 }
 
+/** How an account proves who it is first (DESIGN.md, "Enterprise single sign-on": what `enforced` refuses). */
+export type FirstFactorMethod = 'password' | 'email-link' | 'provider' | 'passkey';
+
+/**
+ * A rule another module sets on first factors (src/sso/: an enforced connection refuses every
+ * method but the organization's SSO): throws the error to answer to refuse, resolves to allow.
+ */
+export type FirstFactorPolicy = (account: { id: string; email: string }, method: FirstFactorMethod) => Promise<void>;
+
+/** A policy's refusal (403 with the policy's `type`, e.g. `sso-required`): sign-in pages tell it apart from a failure. */
+export class FirstFactorRefusedError extends HttpError {
+  constructor(type: string, message: string) {
+    super(403, { type, message });
+  }
+}
+
 /** A log-in that waits for its second factor: no tokens, no cookie. */
 export interface SecondFactorPending {
   mfaRequired: MfaRequired;
@@ -142,6 +158,7 @@ export class AccountService {
   private readonly pending = new Set<Promise<void>>();
 
   private readonly admins: PlatformAdmins;
+  private readonly firstFactorPolicies: FirstFactorPolicy[] = [];
 
   constructor(private readonly deps: AccountDeps) {
     this.admins = deps.platformAdmins ?? new PlatformAdmins();
@@ -220,6 +237,7 @@ export class AccountService {
     await attempt.refund();
     // a locked account is told so once the password was right, before any second factor (the session start refuses it too)
     if (row.locked_at) throw new AccountLockedError();
+    await this.checkFirstFactor(row, 'password');
     // the password was right; an account with two-factor on logs in at /log-in/mfa (src/mfa/), never here
     if (row.two_factor_enabled) {
       if (!this.deps.secondFactor) throw new Error('Two-factor is on for this account but no second factor is configured');
@@ -257,6 +275,16 @@ export class AccountService {
     this.deps.secondFactor = secondFactor;
   }
 
+  /** Adds a rule every first factor must pass (src/sso/'s enforcement); checked after the factor itself succeeded. */
+  useFirstFactorPolicy(policy: FirstFactorPolicy): void {
+    this.firstFactorPolicies.push(policy);
+  }
+
+  /** Runs the first-factor policies: throws the first refusal. */
+  async checkFirstFactor(account: { id: string; email: string }, method: FirstFactorMethod): Promise<void> {
+    for (const policy of this.firstFactorPolicies) await policy({ id: account.id, email: account.email }, method);
+  }
+
   async settle(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
@@ -265,9 +293,17 @@ export class AccountService {
    * Starts a session (a new refresh family) for an account that another method signed in (a
    * provider's callback, src/oidc/): what a password log-in ends with, without the password.
    * An account with two-factor on is refused (`SecondFactorRequiredError`): a provider's sign-in
-   * never stands in for its second factor (docs/oidc.md).
+   * never stands in for its second factor (docs/oidc.md). `firstFactor`: the method the
+   * first-factor policies judge (a provider's by default); null for a sign-in that is itself what
+   * a policy asks for (an organization's SSO).
    */
-  async startSession(accountId: string, client: SessionClient, audit: { details: AuditDetails; origin: RequestOrigin }): Promise<Session> {
+  async startSession(
+    accountId: string, client: SessionClient, audit: { details: AuditDetails; origin: RequestOrigin }, firstFactor: FirstFactorMethod | null = 'provider',
+  ): Promise<Session> {
+    if (firstFactor !== null) {
+      const account = await this.deps.db.selectFrom('account').select(['id', 'email']).where('id', '=', accountId).executeTakeFirst();
+      if (account) await this.checkFirstFactor(account, firstFactor);
+    }
     const { row, refresh } = await this.deps.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', accountId).executeTakeFirst();
       if (!row) throw unauthorized('Account no longer exists');

@@ -13,6 +13,7 @@ import type { HttpLayerConfig } from './http.js';
 import { oidc } from './oidc/feature.js';
 import { orgs } from './orgs/feature.js';
 import { site } from './site/feature.js';
+import { sso } from './sso/feature.js';
 import { registerShell, type ShellOptions } from './shell/events.js';
 import { createRouter, type BrowserIo, type Feature } from './shell/features.js';
 import type { AppState } from './shell/state.js';
@@ -20,7 +21,7 @@ import { webhooks } from './webhooks/feature.js';
 
 export type { Account, AppState, Route } from './shell/state.js';
 
-export const FEATURES: readonly Feature[] = [site, account, orgs, apiKeys, webhooks, audit, billing, oidc, admin];
+export const FEATURES: readonly Feature[] = [site, account, orgs, apiKeys, webhooks, audit, billing, oidc, sso, admin];
 
 /** the route of a path no feature knows: the site's 404 page */
 const FALLBACK = 'not-found';

@@ -18,6 +18,7 @@ import * as m0012 from './migrations/0012_identities.js';
 import * as m0013 from './migrations/0013_hardening.js';
 import * as m0015 from './migrations/0015_webhooks.js';
 import * as m0016 from './migrations/0016_admin.js';
+import * as m0018 from './migrations/0018_sso.js';
 import type { Logger } from '../logging/logger.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -36,6 +37,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0013_hardening': m0013,
   '0015_webhooks': m0015,
   '0016_admin': m0016,
+  '0018_sso': m0018,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -22,6 +22,7 @@ import { account, addMember, as, createOrg, type TestAccount } from '../orgs/sup
 import { billingEnv } from '../billing/support.js';
 import { startFakeStripe, type FakeStripe } from '../billing/stripe-server.js';
 import { receiver, type Receiver } from '../webhooks/support.js';
+import { makeIdp, uniqueDomain } from '../sso/support.js';
 
 const SCREENSHOTS = process.env.SCREENSHOTS;
 
@@ -69,6 +70,10 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
       await page.locator('#webhooks .show-log').first().click();
       await page.locator('#delivery-log tr[data-delivery]').first().waitFor();
     }],
+    ['sso', `/orgs/${orgId}/sso`, '#scim-tokens li[data-token]', async (page) => {
+      await page.locator('#saml-connection').waitFor();
+      await page.locator('#domains li[data-domain]').first().waitFor();
+    }],
     ['audit-log', `/orgs/${orgId}/audit-log`, '#audit-log tr[data-entry]'],
     ['billing', `/orgs/${orgId}/billing`, '[data-plan]'],
     ['admin', '/admin', '#admin-stats [data-field=accounts]'],
@@ -108,6 +113,10 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     const endpoint = await as(t, owner, 'POST', `/api/orgs/${orgId}/webhooks`, { url: `${hook.url}/crm`, events: ['member.updated', 'api-key.created'], description: 'CRM sync' });
     assert.equal(endpoint.status, 201, endpoint.text);
     assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/webhooks/${endpoint.body.id as string}/test`)).status, 202);
+    // the Single sign-on page with a domain waiting for its TXT record, a SAML connection and a SCIM token
+    assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/domains`, { domain: uniqueDomain() })).status, 201);
+    assert.equal((await as(t, owner, 'PUT', `/api/orgs/${orgId}/sso/saml`, { 'metadata-xml': (await makeIdp()).metadata })).status, 200);
+    assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/scim-tokens`, { name: 'Okta' })).status, 201);
     await browser.launch();
     for (const mode of MODES) {
       for (const who of ['visitor', 'owner']) {
