@@ -5,12 +5,14 @@
  *  - the server's CPU time per request: user + system time of its process (all threads) from
  *    `/proc/<pid>/stat`, before and after a load, divided by the requests autocannon completed
  *  - the machine's load average (`/proc/loadavg`, one minute) before a load and sampled every
- *    second during it, and the steal time (`/proc/stat`: CPU time the hypervisor gave to other
- *    guests) over the load; a load taken with more runnable tasks than cores is saturated
+ *    second during it; the CPU that other processes than the bench's own took over the load
+ *    (`/proc/stat`'s busy time less the bench, autocannon, the server and PostgreSQL), and the
+ *    steal time (CPU time the hypervisor gave to other guests): a load during which other work
+ *    took more than a sliver of a core is saturated
  *  - the requests per second and latency, from autocannon run as a child process
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -52,18 +54,54 @@ export function loadAverage(): number | null {
   }
 }
 
-interface CpuTimes { total: number; steal: number }
+interface CpuTimes { total: number; busy: number; steal: number }
 
-/** the machine's CPU time so far, all cores, in ticks: the total and the steal part (null off Linux) */
+/** the machine's CPU time so far, all cores, in ticks: the total, the busy part and the steal part (null off Linux) */
 function cpuTimes(): CpuTimes | null {
   try {
     const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
     // cpu  user nice system idle iowait irq softirq steal guest guest_nice (guest time is inside user)
     const [user, nice, system, idle, iowait, irq, softirq, steal = 0] = line.trim().split(/\s+/).slice(1).map(Number);
-    return { total: user + nice + system + idle + iowait + irq + softirq + steal, steal };
+    return { total: user + nice + system + idle + iowait + irq + softirq + steal, busy: user + nice + system + irq + softirq, steal };
   } catch {
     return null;
   }
+}
+
+/** ticks from a /proc/<pid>/stat: utime + stime, and the reaped children's cutime + cstime */
+function statTicks(pid: number | 'self'): { own: number; children: number } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { own: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) };
+  } catch {
+    return null;
+  }
+}
+
+/** CPU ticks used so far by PostgreSQL's processes (the project's database server is part of what is measured) */
+function postgresTicks(): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch { /* gone meanwhile */ }
+  }
+  return ticks;
+}
+
+/**
+ * The CPU ticks of everything the bench itself runs: this process, its reaped children (the
+ * autocannon of each load, counted once it exits), the server under load and PostgreSQL.
+ */
+function benchTicks(serverPid: number | undefined): number {
+  const self = statTicks('self');
+  const server = serverPid === undefined ? null : statTicks(serverPid);
+  return (self ? self.own + self.children : 0) + (server?.own ?? 0) + postgresTicks();
 }
 
 /** How busy the machine was around one load. */
@@ -72,16 +110,30 @@ export interface MachineLoad {
   'load-before': number | null;
   /** its highest value sampled during the load (once a second, and at the end) */
   'load-during': number | null;
+  /**
+   * the CPU other processes than the bench's own took during the load, in cores (the machine's
+   * busy time less the bench, its autocannon, the server and PostgreSQL); null off Linux
+   */
+  'others-cores': number | null;
   /** the share of the machine's CPU time the hypervisor gave to other guests during the load, %; null where not visible */
   'steal-percent': number | null;
-  /** more runnable tasks than cores, before or during: the figures of this load are not valid for targets */
+  /** other work took more than {@link OTHERS_MAX_CORES} of a core, or steal was above 5 %: the figures of this load are not valid for targets */
   saturated: boolean;
 }
 
-/** Samples the machine from `start` until the returned function is called. */
-export function watchMachine(): () => MachineLoad {
+/**
+ * Other work beyond this (cores, averaged over a load) makes the load not valid. The bench keeps
+ * about two tasks runnable by itself (autocannon and the server, and PostgreSQL for the project),
+ * so on a 2-core machine the load average sits near or above 2 even on an otherwise idle machine:
+ * what decides is the CPU of everything else (docs/performance.md, "Validity").
+ */
+export const OTHERS_MAX_CORES = 0.15;
+
+/** Samples the machine from `start` until the returned function is called; `serverPid`: the server under load. */
+export function watchMachine(serverPid?: number): () => MachineLoad {
   const before = loadAverage();
   const cpuBefore = cpuTimes();
+  const benchBefore = benchTicks(serverPid);
   let during = before;
   const sample = () => {
     const now = loadAverage();
@@ -95,11 +147,16 @@ export function watchMachine(): () => MachineLoad {
     const ticks = cpuBefore && cpuAfter ? cpuAfter.total - cpuBefore.total : 0;
     // a kernel that does not account steal time shows 0 for it: visible only when it moved at all
     const steal = cpuBefore && cpuAfter && ticks > 0 ? (cpuAfter.steal - cpuBefore.steal) / ticks * 100 : null;
+    // total ticks are summed over the cores: their count over the cores is the elapsed time in ticks
+    const others = cpuBefore && cpuAfter && ticks > 0
+      ? Math.max(0, (cpuAfter.busy - cpuBefore.busy) - (benchTicks(serverPid) - benchBefore)) / (ticks / CORES)
+      : null;
     return {
       'load-before': before,
       'load-during': during,
+      'others-cores': others === null ? null : +others.toFixed(2),
       'steal-percent': steal === null ? null : +steal.toFixed(1),
-      saturated: (before ?? 0) > CORES || (during ?? 0) > CORES,
+      saturated: others === null ? (before ?? 0) > CORES : others > OTHERS_MAX_CORES || (steal ?? 0) > 5,
     };
   };
 }
@@ -154,7 +211,7 @@ export async function load(url: string, options: LoadOptions): Promise<Load> {
   if (options.body) request.push('-b', options.body);
   request.push(url);
   if (options.warmUp) await autocannon(['-d', '1', ...request], false);
-  const stopWatching = watchMachine();
+  const stopWatching = watchMachine(options.pid);
   const cpuBefore = await processCpuUs(options.pid);
   const out = await autocannon(['-j', '-d', String(options.duration), ...request], true);
   const cpuAfter = await processCpuUs(options.pid);

@@ -20,7 +20,8 @@
  * micro-benchmarks and the database path alone. BENCH_ONLY=fastify-bare,postgres loads only
  * those setups (nothing written), for a quick A/B while working. BENCH_BASELINE=<dir> loads
  * another build of the project (its compiled `server.js` in <dir>, e.g. the previous commit's
- * `dist/` built elsewhere) in the same rounds, and reports each scenario's CPU after/before.
+ * `dist/` built elsewhere) in the same rounds, and reports each scenario's CPU after/before;
+ * BENCH_BASELINE_FLAGS gives the baseline node flags of its own (BENCH_BASELINE=dist to A/B a flag).
  */
 import { createServer as createHttpServer } from 'node:http';
 import { mkdtemp, rm, truncate } from 'node:fs/promises';
@@ -75,7 +76,7 @@ if (FULL) await new Promise<void>((resolve) => otlpSink.listen(0, '127.0.0.1', r
 const profiledMetricsPort = FULL ? await freePort() : undefined;
 const baseline = process.env.BENCH_BASELINE;
 const plan = setups({
-  dir, databaseUrl: pgUrl, full: FULL, profiledMetricsPort, baseline,
+  dir, databaseUrl: pgUrl, full: FULL, profiledMetricsPort, baseline, baselineFlags: process.env.BENCH_BASELINE_FLAGS?.split(' ').filter(Boolean),
   otlpUrl: FULL ? `http://127.0.0.1:${(otlpSink.address() as { port: number }).port}` : undefined,
 }).filter((s) => !ONLY || ONLY.includes(s.key));
 

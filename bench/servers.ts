@@ -117,6 +117,8 @@ export interface SetupOptions {
    * commit's `dist/`), loaded beside this one in the same rounds: before/after on one machine state
    */
   baseline?: string;
+  /** node flags for the baseline build only */
+  baselineFlags?: string[];
 }
 
 /** The compared systems of a run, in the order they are loaded each round. */
@@ -136,7 +138,8 @@ export function setups(o: SetupOptions): Setup[] {
   if (o.full) list.push(peer('express', '(d) Express 5', 'bench/servers/express.ts'));
   // production's setup: PostgreSQL when there is one, file logging on, console logging off ...
   list.push(project(o.databaseUrl ? 'postgres' : 'pglite', o.databaseUrl ? 'postgres' : 'pglite', 'project', ours));
-  if (o.baseline) list.push(project('baseline', 'baseline build', 'project', ours, {}, {}, join(o.baseline, 'server.js')));
+  // BENCH_BASELINE_FLAGS: node flags of the baseline only (after `npm start`'s: a V8 flag given twice takes the later), to A/B a flag
+  if (o.baseline) list.push(project('baseline', 'baseline build', 'project', ours, {}, { flags: o.baselineFlags }, join(o.baseline, 'server.js')));
   // ... and the same with prod's default console logging on too: JSON lines to standard output (a file here)
   list.push(project('console-json', `${o.databaseUrl ? 'postgres' : 'pglite'}, console JSON on`, 'project-health-only', ours,
     { LOG_CONSOLE: 'json' }, { stdoutFile: join(o.dir, 'console.jsonl') }));

@@ -33,6 +33,8 @@ import { productModule } from './product/module.js';
 import { paymentsModule } from './payments/module.js';
 import { queryModule } from './query/module.js';
 import { reportsModule } from './reports/module.js';
+import { scimModule } from './scim/module.js';
+import { ssoModule } from './sso/module.js';
 import { webhooksModule } from './webhooks/module.js';
 
 /** The feature modules, in start order: each uses only modules above it; they stop bottom-up. */
@@ -54,6 +56,7 @@ export const MODULES: readonly AnyModule[] = [
   reportsModule,
   webhooksModule,
   adminModule,
+  ssoModule, scimModule, // enterprise sign-on, then directory sync (it uses sso's verified domains)
   queryModule, // last: serves the query kinds of every module above
 ];
 
@@ -76,7 +79,6 @@ export interface System {
   /** Graceful: readiness 503 at once, the HTTP drain (http/drain.ts), then the modules in reverse, Redis, the database, logs. */
   stop(): Promise<void>;
 }
-
 export interface SystemOptions extends InfrastructureOptions {
   /** more route groups (and the named schemas they use), e.g. probes in tests */
   extraRouteGroups?: RouteGroup[];

@@ -57,6 +57,23 @@ export interface SecondFactor {
   challenge(accountId: string): Promise<MfaRequired>;
 }
 
+/**
+ * A sign-in that does not ask for the second factor itself (an organization's single sign-on,
+ * src/sso/, through {@link AccountService.startSession}) reached an account with two-factor on.
+ */
+export class SecondFactorRequiredError extends Error {
+  constructor() {
+    super('This account uses two-factor authentication');
+  }
+}
+
+/** A policy's refusal (403 with the policy's `type`, e.g. `sso-required`): sign-in pages tell it apart from a failure. */
+export class FirstFactorRefusedError extends HttpError {
+  constructor(type: string, message: string) {
+    super(403, { type, message });
+  }
+}
+
 /** A log-in that waits for its second factor: no tokens, no cookie. */
 export interface SecondFactorPending {
   mfaRequired: MfaRequired;
@@ -181,7 +198,7 @@ export class AccountService {
   private async passFirstFactor(
     row: Pick<AccountColumns, 'id' | 'email' | 'two_factor_enabled'>, method: FirstFactorMethod, client: SignInClient, audit: AuditDetails | false,
   ): Promise<Session | SecondFactorPending> {
-    for (const policy of this.firstFactorPolicies) await policy({ id: row.id, email: row.email }, method);
+    await this.checkFirstFactor(row, method);
     if (row.two_factor_enabled && method !== 'passkey') {
       if (!this.deps.secondFactor) throw new Error('Two-factor is on for this account but no second factor is configured');
       return { mfaRequired: await this.deps.secondFactor.challenge(row.id) };
@@ -232,8 +249,35 @@ export class AccountService {
     this.deps.secondFactor = secondFactor;
   }
 
+  /** Runs the first-factor policies: throws the first refusal. */
+  async checkFirstFactor(account: { id: string; email: string }, method: FirstFactorMethod): Promise<void> {
+    for (const policy of this.firstFactorPolicies) await policy({ id: account.id, email: account.email }, method);
+  }
+
   async settle(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  /**
+   * A session for a sign-in that is not one of the first factors judged here (an organization's
+   * single sign-on, src/sso/: `firstFactor` null, for it is what a policy may ask for), or, with a
+   * method, one the policies judge first. Two-factor is not asked here: an account with it on is
+   * refused (`SecondFactorRequiredError`). The sign-ins of this module's own first factors go
+   * through {@link firstFactorPassed} instead, which asks for the second step.
+   */
+  async startSession(
+    accountId: string, client: SignInClient, audit: { details: AuditDetails; origin: RequestOrigin }, firstFactor: FirstFactorMethod | null = 'provider',
+  ): Promise<Session> {
+    const row = await this.deps.db.selectFrom('account').select(['id', 'email', 'two_factor_enabled', 'locked_at']).where('id', '=', accountId).executeTakeFirst();
+    if (!row) throw unauthorized('Account no longer exists');
+    if (row.locked_at) throw new AccountLockedError();
+    if (firstFactor !== null) await this.checkFirstFactor(row, firstFactor);
+    if (row.two_factor_enabled) throw new SecondFactorRequiredError();
+    // no browser is recognized here: a SAML response arrives as a cross-site POST, which carries no
+    // SameSite=Lax device cookie, so every such sign-in would look new (docs/sign-in.md)
+    return this.openSession(accountId, client, (trx, familyId) => appendAccountAudit(trx, {
+      action: 'account.logged-in', accountId, target: { type: 'session', id: familyId }, details: audit.details, origin: audit.origin,
+    }), false);
   }
 
   /** `origin` goes into the audit entry of a detected reuse. */
@@ -302,18 +346,18 @@ export class AccountService {
    * The session of a complete sign-in (both factors where two-factor is on): every sign-in ends
    * here, the second step of one (src/mfa/) included. `record` writes its audit entry with it.
    */
-  async openSession(accountId: string, client: SignInClient, record?: SessionRecorder<string>): Promise<Session> {
+  async openSession(accountId: string, client: SignInClient, record?: SessionRecorder<string>, browsers = true): Promise<Session> {
     const row = await this.deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', accountId).executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
     // the browser's id: a sign-in from one the account has not used is told by email (devices.ts)
-    const device = client.device ?? newDeviceId();
+    const device = browsers ? client.device ?? newDeviceId() : undefined;
     const refresh = await this.deps.refreshTokens.issue(row.id, client, async (trx, familyId) => {
       await record?.(trx, familyId);
-      await noteDevice(trx, this.deps.notices, row.id, device, client);
+      if (device) await noteDevice(trx, this.deps.notices, row.id, device, client);
     });
     this.deps.log.info('account/logged-in', 'Logged in', { 'account-id': row.id });
     this.deps.onLogIn?.('success');
-    return { ...(await this.session(row, refresh)), device };
+    return { ...(await this.session(row, refresh)), ...(device ? { device } : {}) };
   }
 
   /**

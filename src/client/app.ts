@@ -4,6 +4,7 @@
  * docs/client.md walks through it.
  */
 import { account } from './account/feature.js';
+import { admin } from './admin/feature.js';
 import { apiKeys } from './api-keys/feature.js';
 import { audit } from './audit/feature.js';
 import { billing } from './billing/feature.js';
@@ -12,6 +13,7 @@ import type { HttpLayerConfig } from './http.js';
 import { oidc } from './oidc/feature.js';
 import { orgs } from './orgs/feature.js';
 import { site } from './site/feature.js';
+import { sso } from './sso/feature.js';
 import { registerShell, type ShellOptions } from './shell/events.js';
 import { createRouter, type BrowserIo, type Feature } from './shell/features.js';
 import type { AppState } from './shell/state.js';
@@ -19,7 +21,7 @@ import { webhooks } from './webhooks/feature.js';
 
 export type { Account, AppState, Route } from './shell/state.js';
 
-export const FEATURES: readonly Feature[] = [site, account, orgs, apiKeys, webhooks, audit, billing, oidc];
+export const FEATURES: readonly Feature[] = [site, account, orgs, apiKeys, webhooks, audit, billing, oidc, sso, admin];
 
 /** the route of a path no feature knows: the site's 404 page */
 const FALLBACK = 'not-found';

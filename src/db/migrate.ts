@@ -19,6 +19,7 @@ import * as m0013 from './migrations/0013_hardening.js';
 import * as m0015 from './migrations/0015_webhooks.js';
 import * as m0016 from './migrations/0016_admin.js';
 import * as m0017 from './migrations/0017_sign_in.js';
+import * as m0018 from './migrations/0018_sso.js';
 import type { Logger } from '../logging/logger.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -38,6 +39,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0015_webhooks': m0015,
   '0016_admin': m0016,
   '0017_sign_in': m0017,
+  '0018_sso': m0018,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

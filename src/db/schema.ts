@@ -148,6 +148,10 @@ export interface MembershipTable {
   account_id: string;
   role: OrgRole;
   joined_at: Generated<Date>;
+  /** set while a directory (SCIM `active: false`) suspends the membership: it grants nothing */
+  suspended_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** the directory's id of the user (SCIM `externalId`) */
+  scim_external_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** An emailed invitation; pending while neither accepted nor revoked (one pending per organization and address). */
@@ -376,6 +380,59 @@ export interface WebhookAttemptTable {
   response: string | null;
 }
 
+/** A domain an organization claims; verified by a DNS TXT record (one organization per verified domain). */
+export interface OrgDomainTable {
+  id: Generated<string>;
+  organization_id: string;
+  /** lower-case */
+  domain: string;
+  txt_value: string;
+  verified_at: NullableTimestamp;
+  created_at: Generated<Date>;
+}
+
+/** An organization's SAML identity provider, from its pasted metadata. */
+export interface SamlConnectionTable {
+  organization_id: string;
+  metadata_xml: string;
+  idp_entity_id: string;
+  idp_sso_url: string;
+  /** base64 DER signing certificates */
+  idp_certificates: string[];
+  certificate_expires_at: Timestamp;
+  default_role: 'member' | 'admin';
+  enforced: ColumnType<boolean, boolean | undefined, boolean>;
+  expiry_warned_at: NullableTimestamp;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** An AuthnRequest we sent, live until answered or expired. */
+export interface SamlRequestTable {
+  id: string;
+  organization_id: string;
+  expires_at: Timestamp;
+}
+
+/** An assertion id already accepted (replay guard), kept until after it expires. */
+export interface SamlAssertionTable {
+  organization_id: string;
+  id: string;
+  expires_at: Timestamp;
+}
+
+/** A directory's SCIM bearer token (hash only). */
+export interface ScimTokenTable {
+  id: Generated<string>;
+  organization_id: string;
+  name: string;
+  default_role: 'member' | 'admin';
+  /** SHA-256 of the token, hex */
+  token_hash: string;
+  created_at: Generated<Date>;
+  last_used_at: NullableTimestamp;
+}
+
 /** Facts an entry records beyond its columns: small, flat, never a secret. */
 export type AuditDetails = Record<string, string | number | boolean | null>;
 
@@ -403,6 +460,11 @@ export interface DatabaseSchema {
   webhook_message: WebhookMessageTable;
   webhook_delivery: WebhookDeliveryTable;
   webhook_attempt: WebhookAttemptTable;
+  org_domain: OrgDomainTable;
+  saml_connection: SamlConnectionTable;
+  saml_request: SamlRequestTable;
+  saml_assertion: SamlAssertionTable;
+  scim_token: ScimTokenTable;
 }
 
 export type AccountRow = Selectable<AccountTable>;

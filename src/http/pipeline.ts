@@ -138,6 +138,8 @@ function pathOf(url: string): string {
 }
 
 const FORM_MIME = 'application/x-www-form-urlencoded';
+/** SCIM's media type (RFC 7644 §3.1): JSON, decoded as JSON (the directory sync routes, src/scim/) */
+const SCIM_MIME = 'application/scim+json';
 
 /**
  * The longest request target (path and query) answered, characters: longer ones are 414
@@ -316,7 +318,9 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   // (within the body limit) and dropped, so nothing of it reaches a decoder, the redactor or
   // their caches (issue 14, item 1).
   app.removeAllContentTypeParsers();
-  const decoders: [string, (text: string) => unknown][] = [...FORMATS.map((f) => [f.mime, f.decode] as [string, (text: string) => unknown]), [FORM_MIME, decodeForm]];
+  const decoders: [string, (text: string) => unknown][] = [
+    ...FORMATS.map((f) => [f.mime, f.decode] as [string, (text: string) => unknown]), [FORM_MIME, decodeForm], [SCIM_MIME, json.decode],
+  ];
   for (const [mime, decode] of decoders) {
     app.addContentTypeParser(mime, { parseAs: 'buffer' }, (request, body, done) => {
       if (request.is404) return done(null, undefined);

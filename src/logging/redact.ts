@@ -19,6 +19,8 @@ export const DEFAULT_REDACT_KEYS: readonly string[] = [
   'privatekey', 'signature', 'csrf',
   // two-factor: backup codes, otpauth:// URIs (they carry the TOTP secret), anything named totp
   'backupcode', 'otpauth', 'totp',
+  // a SAML response is a signed assertion: a bearer credential until its single use (src/sso/)
+  'samlresponse',
 ];
 
 /**

@@ -37,13 +37,15 @@ export interface MailTemplates {
   'trial-will-end': { organization: string; organizationId: string; plan: string | null; trialEndsAt: Date };
   /** to each owner and admin of the organization when the webhook worker disables a failing endpoint (src/webhooks/worker.ts) */
   'webhook-disabled': { organization: string; organizationId: string; endpoint: string; failingSince: Date; days: number };
+  /** to each owner when the organization's SAML identity provider certificate expires within 30 days (src/sso/expiry.ts) */
+  'sso-certificate-expiring': { organization: string; organizationId: string; expiresAt: Date };
 }
 
 export type MailKind = keyof MailTemplates;
 
 export const MAIL_KINDS = [
   'verify-email', 'reset-password', 'confirm-email-change', 'email-changed-notice', 'password-changed-notice', 'invitation', 'trial-will-end',
-  'credentials-removed-notice', 'identity-linked-notice', 'webhook-disabled', 'security-notice', 'email-sign-in',
+  'credentials-removed-notice', 'identity-linked-notice', 'webhook-disabled', 'sso-certificate-expiring', 'security-notice', 'email-sign-in',
 ] as const satisfies readonly MailKind[];
 
 /**
@@ -205,6 +207,13 @@ export const TEMPLATES: Templates = {
     { text: `Every delivery to the webhook endpoint ${d.endpoint} of ${d.organization} has failed since ${longDate.format(d.failingSince)} (${d.days === 1 ? '1 day' : `${d.days} days`} or more), so ${ctx.product} stopped sending to it.` },
     { text: 'Fix the receiver, then turn the endpoint on again on the Webhooks page; the delivery log shows each attempt\'s status code and error, and failed deliveries can be retried from there.' },
     { action: 'Open the Webhooks page', href: `${ctx.appUrl}/orgs/${encodeURIComponent(d.organizationId)}/webhooks` },
+  ]),
+
+  'sso-certificate-expiring': (d, ctx) => compose(ctx, `The single sign-on certificate of ${d.organization} expires on ${longDate.format(d.expiresAt)}`, 'Sign-on stops working when it expires.', [
+    { text: 'Hello,' },
+    { text: `The signing certificate of ${d.organization}'s SAML identity provider expires on ${longDate.format(d.expiresAt)}. After that nobody can sign in to ${ctx.product} through it.` },
+    { text: 'Create a new certificate in the identity provider, then paste its new metadata on the Single sign-on page.' },
+    { action: 'Open the Single sign-on page', href: `${ctx.appUrl}/orgs/${encodeURIComponent(d.organizationId)}/sso` },
   ]),
 };
 

@@ -12,7 +12,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
-import type { AccountService } from '../account/service.js';
+import { FirstFactorRefusedError, type AccountService } from '../account/service.js';
 import { AccountLockedError } from '../auth/refresh-tokens.js';
 import { setSessionCookies, type AccountRouteOptions } from '../account/routes.js';
 import { signInClient } from '../account/devices.js';
@@ -36,7 +36,7 @@ const RETURN_TO_MAX = 512;
 export type CallbackErrorCode =
   | 'access-denied' | 'provider-error' | 'invalid-state' | 'sign-in-failed' | 'provider-unavailable'
   | 'email-not-verified' | 'email-in-use' | 'identity-in-use' | 'session-ended' | 'rate-limited' | 'server-error' | 'account-not-verified'
-  | 'account-locked';
+  | 'account-locked' | 'sso-required';
 
 /**
  * `return-to` as a path of this app: it must start with one `/` (no `//host`, no `/\host`, which
@@ -110,6 +110,8 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteGroup {
     let code: CallbackErrorCode;
     if (err instanceof SignInRefused) code = err.code;
     else if (err instanceof AccountLockedError) code = 'account-locked';
+    // an organization's enforced single sign-on (src/sso/) owns this address
+    else if (err instanceof FirstFactorRefusedError) code = 'sso-required';
     else if (err instanceof client.AuthorizationResponseError) code = err.error === 'access_denied' ? 'access-denied' : 'provider-error';
     else if (isUnavailable(err)) code = 'provider-unavailable';
     else if (err instanceof HttpError || !(err instanceof Error)) code = 'server-error';

@@ -71,7 +71,9 @@ export async function createPersonalOrganization(trx: Executor, account: { id: s
 export function membershipResolver(db: Kysely<DatabaseSchema>): MembershipResolver {
   return async (organizationId, accountId) => {
     const row = await db.selectFrom('membership').select(['role', 'joined_at'])
-      .where('organization_id', '=', organizationId).where('account_id', '=', accountId).executeTakeFirst();
+      .where('organization_id', '=', organizationId).where('account_id', '=', accountId)
+      // suspended by a directory (SCIM): the membership grants nothing
+      .where('suspended_at', 'is', null).executeTakeFirst();
     return row && { organizationId, accountId, role: row.role, joinedAt: row.joined_at };
   };
 }

@@ -61,6 +61,7 @@ export const Member = Type.Object(
     name: Type.Union([Type.String(), Type.Null()]),
     role: OrgRoleSchema,
     'joined-at': Type.String({ format: 'date-time' }),
+    suspended: Type.Optional(Type.Boolean({ description: 'a directory (SCIM `active: false`) suspended the membership: it grants nothing' })),
   },
   { $id: 'member', additionalProperties: false },
 );

@@ -44,6 +44,8 @@ export class OrganizationService {
     const rows = await this.db.selectFrom('membership').innerJoin('organization', 'organization.id', 'membership.organization_id')
       .select([...ORGANIZATION_COLUMNS, 'membership.role'])
       .where('membership.account_id', '=', user.id)
+      // a membership a directory suspended (SCIM `active: false`) grants nothing, not even a place in the list
+      .where('membership.suspended_at', 'is', null)
       .orderBy('organization.personal', 'desc').orderBy('organization.name').orderBy('organization.id').execute();
     return { organizations: rows.map((r) => toOrganization(r, r.role)) };
   }
@@ -142,10 +144,10 @@ export class OrganizationService {
 
   async members(organizationId: string): Promise<Members> {
     const rows = await this.db.selectFrom('membership').innerJoin('account', 'account.id', 'membership.account_id')
-      .select(['account.id', 'account.email', 'account.name', 'membership.role', 'membership.joined_at'])
+      .select(['account.id', 'account.email', 'account.name', 'membership.role', 'membership.joined_at', 'membership.suspended_at'])
       .where('membership.organization_id', '=', organizationId)
       .orderBy('membership.joined_at').orderBy('account.id').execute();
-    return { members: rows.map((r) => toMember(r)) };
+    return { members: rows.map((r) => ({ ...toMember(r), suspended: r.suspended_at !== null })) };
   }
 
   /**

@@ -51,6 +51,19 @@ export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
   'admin.account-unlocked': 'Account unlocked by a platform admin',
   'admin.impersonation-started': 'Support signed in as the account',
   'admin.impersonation-stopped': 'Support signed out of the account',
+  'sso.domain-added': 'Domain added',
+  'sso.domain-verified': 'Domain verified',
+  'sso.domain-removed': 'Domain removed',
+  'sso.saml-configured': 'SAML connection set',
+  'sso.saml-removed': 'SAML connection removed',
+  'sso.member-joined': 'Joined through single sign-on',
+  'sso.sign-in-refused': 'Single sign-on refused',
+  'scim.token-created': 'SCIM token created',
+  'scim.token-revoked': 'SCIM token revoked',
+  'scim.user-provisioned': 'User provisioned by the directory',
+  'scim.user-suspended': 'User suspended by the directory',
+  'scim.user-reactivated': 'User reactivated by the directory',
+  'scim.user-removed': 'User removed by the directory',
 };
 
 /** The readable name of an action; the action itself when it has none. */

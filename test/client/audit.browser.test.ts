@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import type { Page } from 'playwright-core';
 import { PASSWORD } from '../support/auth.js';
-import { browserHarness, PUBLIC_DIR } from '../support/browser.js';
+import { browserHarness, logInThroughPage, PUBLIC_DIR } from '../support/browser.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { account, addMember, createOrg, type TestAccount } from '../orgs/support.js';
 
@@ -44,15 +44,7 @@ describe('the audit log in the browser', { skip: browser.skip }, () => {
 
   const step = browser.step;
 
-  const logInAs = async (page: Page, who: TestAccount) => {
-    await page.goto(`${t.url}/log-in`);
-    await page.getByLabel('Email').fill(who.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL(`${t.url}/account`);
-    // the organizations are loaded (the switcher shows them): nothing is in flight for a navigation to cut off
-    await page.locator('#org-switcher').waitFor();
-  };
+  const logInAs = (page: Page, who: TestAccount) => logInThroughPage(page, t.url, who, PASSWORD);
 
   /** From the navigation to the organization's page and its members, as a user clicks. */
   const openOrg = async (page: Page) => {

@@ -12,21 +12,18 @@
  * `<page>-light.png` and `<page>-dark.png`.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { after, before, describe } from 'node:test';
 import type { Page } from 'playwright-core';
 import { PASSWORD, uniqueEmail } from '../support/auth.js';
-import { browserHarness, PUBLIC_DIR } from '../support/browser.js';
+import { axeViolations, browserHarness, PUBLIC_DIR } from '../support/browser.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { account, addMember, as, createOrg, type TestAccount } from '../orgs/support.js';
 import { billingEnv } from '../billing/support.js';
 import { startFakeStripe, type FakeStripe } from '../billing/stripe-server.js';
 import { receiver, type Receiver } from '../webhooks/support.js';
+import { makeIdp, uniqueDomain } from '../sso/support.js';
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 const SCREENSHOTS = process.env.SCREENSHOTS;
 
 const MODES = [
@@ -58,6 +55,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
   let hook: Receiver;
   let owner: TestAccount;
   let orgId = '';
+  let memberId = '';
   const pages: Record<string, Page> = {};
 
   /** The signed-in pages: [name, path, what shows it is there, what to open on it before the checks]. */
@@ -75,9 +73,20 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
       await page.locator('#webhooks .show-log').first().click();
       await page.locator('#delivery-log tr[data-delivery]').first().waitFor();
     }],
+    ['sso', `/orgs/${orgId}/sso`, '#scim-tokens li[data-token]', async (page) => {
+      await page.locator('#saml-connection').waitFor();
+      await page.locator('#domains li[data-domain]').first().waitFor();
+    }],
     ['audit-log', `/orgs/${orgId}/audit-log`, '#audit-log tr[data-entry]'],
     ['billing', `/orgs/${orgId}/billing`, '[data-plan]'],
+    ['admin', '/admin', '#admin-stats [data-field=accounts]'],
+    ['admin-accounts', '/admin/accounts', '#admin-accounts tr[data-account]'],
+    ['admin-account', `/admin/accounts/${memberId}`, '#admin-account-orgs tr[data-org]'],
+    ['admin-orgs', '/admin/orgs', '#admin-orgs tr[data-org]'],
+    ['admin-audit-log', '/admin/audit-log', '#admin-audit tr[data-action]'],
   ];
+
+  const ownerEmail = uniqueEmail('owner');
 
   before(async () => {
     stripe = await startFakeStripe();
@@ -91,15 +100,26 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
       PRODUCT_PITCH: 'Launch your team\'s work into orbit.',
       // the endpoint is the receiver on 127.0.0.1
       WEBHOOK_ALLOW_PRIVATE: 'true',
+      // the owner is a platform admin: the admin pages are among those checked
+      ADMIN_EMAILS: ownerEmail,
     }));
-    owner = await account(t);
+    owner = await account(t, { email: ownerEmail });
     orgId = await createOrg(t, owner, 'Acme Rockets');
-    await addMember(t, orgId, owner, await account(t), 'admin');
+    const member = await account(t);
+    memberId = member.id;
+    await addMember(t, orgId, owner, member, 'admin');
+    // an admin action, for the admin audit log's page
+    assert.equal((await as(t, owner, 'POST', `/api/admin/accounts/${memberId}/lock`, { reason: 'checking the console' })).status, 200);
+    assert.equal((await as(t, owner, 'POST', `/api/admin/accounts/${memberId}/unlock`, {})).status, 200);
     assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/invitations`, { email: uniqueEmail('invited'), role: 'member' })).status, 201);
     assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/api-keys`, { name: 'CI deploys', role: 'member' })).status, 201);
     const endpoint = await as(t, owner, 'POST', `/api/orgs/${orgId}/webhooks`, { url: `${hook.url}/crm`, events: ['member.updated', 'api-key.created'], description: 'CRM sync' });
     assert.equal(endpoint.status, 201, endpoint.text);
     assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/webhooks/${endpoint.body.id as string}/test`)).status, 202);
+    // the Single sign-on page with a domain waiting for its TXT record, a SAML connection and a SCIM token
+    assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/domains`, { domain: uniqueDomain() })).status, 201);
+    assert.equal((await as(t, owner, 'PUT', `/api/orgs/${orgId}/sso/saml`, { 'metadata-xml': (await makeIdp()).metadata })).status, 200);
+    assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/scim-tokens`, { name: 'Okta' })).status, 201);
     await browser.launch();
     for (const mode of MODES) {
       for (const who of ['visitor', 'owner']) {
@@ -125,13 +145,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     await page.locator(ready).first().waitFor();
     await open?.(page);
     await page.waitForLoadState('networkidle');
-    await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async (tags) => {
-      const axe = (window as unknown as { axe: { run(ctx: Document, o: unknown): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
-      const result = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
-      return result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(', ')}`);
-    }, AXE_TAGS);
-    assert.deepEqual(violations, [], `axe-core on ${name} (${mode})`);
+    assert.deepEqual(await axeViolations(page), [], `axe-core on ${name} (${mode})`);
     const width = await page.evaluate(() => {
       const client = document.documentElement.clientWidth;
       // the elements reaching past the screen's right edge, to say what is too wide

@@ -15,8 +15,9 @@
  * `<who> console: text (url)` and `<who> page error: message`.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -124,4 +125,31 @@ export function browserHarness(name: string): BrowserHarness {
       browser = undefined;
     },
   };
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** the rules the client is held to: WCAG 2.0, 2.1 and 2.2, A and AA */
+export const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+
+/** axe-core's violations of {@link AXE_TAGS} on the page as it is now, one line each (empty: none). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async (tags) => {
+    const axe = (window as unknown as { axe: { run(ctx: Document, o: unknown): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+    return result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(', ')}`);
+  }, AXE_TAGS);
+}
+
+/**
+ * Logs in through the log-in page as a user does, and waits for the dashboard with its
+ * organizations loaded (the switcher shows them): nothing is in flight for a next navigation to cut off.
+ */
+export async function logInThroughPage(page: Page, appUrl: string, who: { email: string }, password: string): Promise<void> {
+  await page.goto(`${appUrl}/log-in`);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL(`${appUrl}/account`);
+  await page.locator('#org-switcher').waitFor();
 }

@@ -10,6 +10,7 @@ import { Badge } from '../ui/feedback.js';
 import { Field, Form } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { OauthNotice, ProviderButtons } from '../oidc/pages.js';
+import { SsoSignIn } from '../sso/pages.js';
 import { MfaStep, PasskeySignIn } from './security-pages.js';
 import { EmailSignInCard } from './email-sign-in-pages.js';
 
@@ -30,6 +31,7 @@ export function LogInPage() {
         <PasskeySignIn />
         <EmailSignInCard />
         <ProviderButtons verb="Log in" />
+        <SsoSignIn />
       </Card>
       <p class="text-sm"><Link to="forgot-password" id="forgot-password-link">Forgot password?</Link></p>
       <p class="text-sm">No account? <Link to="sign-up">Sign up</Link></p>

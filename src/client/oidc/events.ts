@@ -78,6 +78,9 @@ const MESSAGES: Record<string, (provider: string) => string> = {
   'session-ended': (p) => `Your session ended before ${p} answered. Log in and try again.`,
   'rate-limited': () => 'Too many sign-ups from your network. Please try again later.',
   'server-error': () => 'Something went wrong while signing you in. Please try again.',
+  // the SAML sign-on's answers (src/sso/): the reason is in the server's log, not the URL
+  'sso-failed': () => 'Single sign-on failed: your identity provider\'s answer could not be accepted. Try again, or ask your administrator (the reason is in the log).',
+  'sso-required': () => 'Your organization requires single sign-on: use "Sign in with SSO" with your work email.',
 };
 
 /** The sentence for a callback's error code. */

@@ -30,8 +30,8 @@ export interface RouteDef {
 
 /** A link in the signed-in shell's side navigation. */
 export interface NavItem {
-  /** `main`: the account's own pages; `org`: the current organization's; `settings`: the account's settings */
-  section: 'main' | 'org' | 'settings';
+  /** `main`: the account's own pages; `org`: the current organization's; `settings`: the account's settings; `admin`: the operator's console */
+  section: 'main' | 'org' | 'settings' | 'admin';
   route: Route;
   label: string;
   /** the element id (test hooks: `nav-orgs`) */
@@ -77,6 +77,8 @@ export interface Feature {
   nav?: NavItem[];
   /** parts the feature adds to the shell's header (the organization switcher) */
   header?: ComponentType;
+  /** a banner above every page of a session, rendering nothing when it has nothing to say (an impersonation's) */
+  banner?: ComponentType;
   /** state fields (of the feature's slice) a log-out forgets */
   forgetOnLogOut?: string[];
 }

@@ -25,6 +25,10 @@ export interface Account {
   'email-verified'?: boolean;
   /** log-in asks for a TOTP code; absent from servers without two-factor */
   'two-factor-enabled'?: boolean;
+  /** a platform admin (ADMIN_EMAILS, verified): the admin pages are shown */
+  'platform-admin'?: boolean;
+  /** in a session a platform admin opened as this account: who acts (the banner says so) */
+  'impersonated-by'?: { id: string; email: string };
 }
 
 /** The product as the server's configuration names it (PRODUCT_NAME, PRODUCT_PITCH), written into the page. */

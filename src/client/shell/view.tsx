@@ -85,6 +85,7 @@ const SECTIONS: Array<{ id: NavItem['section']; label: string }> = [
   { id: 'main', label: 'Home' },
   { id: 'org', label: 'Organization' },
   { id: 'settings', label: 'Account' },
+  { id: 'admin', label: 'Platform' },
 ];
 
 /** The side navigation: the features' links by section, each shown when its path exists for the state. */
@@ -135,6 +136,11 @@ function NavLink({ item, path, active, onNavigate, dispatch }: { item: NavItem; 
   );
 }
 
+/** The features' banners (an impersonation's), above every page of a session. */
+function Banners({ features }: { features: readonly Feature[] }) {
+  return <>{features.map((f) => f.banner && <f.banner key={f.id} />)}</>;
+}
+
 /** Shown on every signed-in page while the account's address is unverified. */
 function VerifyBanner() {
   const { state, dispatch } = useApp();
@@ -155,6 +161,7 @@ function AppShell({ features, children }: { features: readonly Feature[]; childr
   return (
     <div class="min-h-screen">
       <a href="#main" class="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-surface focus:p-2">Skip to content</a>
+      <Banners features={features} />
       <header class="sticky top-0 z-30 border-b border-line bg-surface">
         <div class="flex flex-wrap items-center gap-2 px-3 py-2 sm:px-4">
           <Button variant="ghost" id="menu-button" class="md:hidden" aria-expanded={menu} aria-controls="side-nav-panel" onClick={() => setMenu(!menu)}>
@@ -186,11 +193,12 @@ function AppShell({ features, children }: { features: readonly Feature[]; childr
 }
 
 /** The public pages' shell: the product, pricing, log-in and sign-up (or the dashboard, signed in). */
-function PublicShell({ children }: { children: ComponentChildren }) {
+function PublicShell({ features, children }: { features: readonly Feature[]; children: ComponentChildren }) {
   const { state } = useApp();
   return (
     <div class="flex min-h-screen flex-col">
       <a href="#main" class="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-surface focus:p-2">Skip to content</a>
+      {state.token && <Banners features={features} />}
       <header class="border-b border-line bg-surface">
         <div class="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3">
           <Brand />
@@ -285,7 +293,7 @@ export function Root({ core, router, features, logIn }: { core: EventCore<AppSta
   const page = state.ready && allowed && Page ? <Page /> : <p class="text-sm text-muted" role="status">Loading…</p>;
   return (
     <App.Provider value={context}>
-      {signedInOnly && state.token ? <AppShell features={features}>{page}</AppShell> : <PublicShell>{page}</PublicShell>}
+      {signedInOnly && state.token ? <AppShell features={features}>{page}</AppShell> : <PublicShell features={features}>{page}</PublicShell>}
       {state.reauth && <ReauthDialog />}
       <Toasts />
     </App.Provider>

@@ -59,6 +59,25 @@ export function Field({ form, name, label, id: given, hint, ...input }: { form: 
   );
 }
 
+/** A labelled multi-line text input (pasted XML, say), its hint and error tied to it like a {@link Field}'s. */
+export function TextAreaField({ form, name, label, id: given, hint, required, rows = 6, maxLength }: {
+  form: string; name: string; label: string; id?: string; hint?: string; required?: boolean; rows?: number; maxLength?: number;
+}) {
+  const { state } = useApp();
+  const id = given ?? `${form}-${name}`;
+  const error = state.fieldErrors?.[form]?.[name];
+  const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
+  return (
+    <div>
+      <label class={LABEL} for={id}>{label}</label>
+      <textarea id={id} name={name} rows={rows} required={required} maxLength={maxLength} spellcheck={false} class={`${INPUT} font-mono`}
+        aria-invalid={error ? true : undefined} aria-describedby={describedBy} />
+      {hint && <small id={`${id}-hint`} class="mt-1 block text-sm text-muted">{hint}</small>}
+      <FieldError id={id} name={name} error={error} />
+    </div>
+  );
+}
+
 /** A labelled select; `onChange` for one that acts at once, none for one read with its form. */
 export function SelectField({ id, name, label, options, value, disabled, onChange, srOnlyLabel, form }: {
   id: string; name?: string; label: string; options: Array<{ value: string; label: string }>; value?: string; disabled?: boolean;

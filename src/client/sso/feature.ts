@@ -1,0 +1,15 @@
+/** The single sign-on feature: an organization's Single sign-on page (admins and owners) and "Sign in with SSO" on the log-in page. */
+import { KeyRound } from 'lucide';
+import { adminOfCurrent } from '../orgs/events.js';
+import type { Feature } from '../shell/features.js';
+import { registerSso, ssoPath } from './events.js';
+import { SsoPage } from './pages.js';
+
+export const sso: Feature = {
+  id: 'sso',
+  routes: [{ name: 'org-sso', path: '/orgs/:id/sso', page: SsoPage, access: 'signed-in', title: 'Single sign-on' }],
+  nav: [{ section: 'org', route: 'org-sso', label: 'Single sign-on', id: 'nav-org-sso', icon: KeyRound, order: 2.6, path: (s) => (s.currentOrg && adminOfCurrent(s) ? ssoPath(s.currentOrg) : undefined) }],
+  register: (core) => registerSso(core),
+  // a SCIM token shown on the page leaves memory with the session
+  forgetOnLogOut: ['ssoPage'],
+};

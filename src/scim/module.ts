@@ -1,0 +1,30 @@
+/**
+ * Directory sync (docs/sso.md, "SCIM"): SCIM 2.0 Users at `/scim/v2` for Okta, Entra ID and
+ * Google, with per-organization bearer tokens; suspending a user ends its sessions everywhere.
+ */
+import { authModule } from '../auth/module.js';
+import { orgsModule } from '../orgs/module.js';
+import { defineModule } from '../runtime/module.js';
+import { ssoModule } from '../sso/module.js';
+import { SCIM_PREFIX, scimRoutes, scimTokenRoutes } from './routes.js';
+import { SCIM_SCHEMAS } from './schemas.js';
+import { ScimTokenService } from './tokens.js';
+import { ScimUserService } from './users.js';
+
+export const scimModule = defineModule({
+  name: 'scim',
+  start(ctx) {
+    const log = ctx.logs.logger('saas.scim');
+    const { refreshTokens } = ctx.use(authModule);
+    const { memberships } = ctx.use(orgsModule);
+    const { domains } = ctx.use(ssoModule);
+    const baseUrl = `${ctx.config.appUrl}${SCIM_PREFIX}`;
+    const tokens = new ScimTokenService(ctx.db, log);
+    const users = new ScimUserService({ db: ctx.db, domains, refreshTokens, baseUrl, log });
+    return {
+      services: { tokens, users },
+      schemas: SCIM_SCHEMAS,
+      routeGroups: [scimTokenRoutes(tokens, memberships), scimRoutes({ tokens, users, baseUrl, log })],
+    };
+  },
+});

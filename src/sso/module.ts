@@ -1,0 +1,50 @@
+/**
+ * Enterprise single sign-on (docs/sso.md): an organization's verified domains, its SAML 2.0
+ * connection and the sign-on through it, the enforcement of SSO on the domains' accounts (a
+ * first-factor policy on the account module's hook) and the daily certificate expiry check.
+ */
+import { accountModule } from '../account/module.js';
+import { authModule } from '../auth/module.js';
+import { counter } from '../auth/rate-limit.js';
+import { mailModule } from '../mail/module.js';
+import { orgsModule } from '../orgs/module.js';
+import { defineModule } from '../runtime/module.js';
+import { ConnectionService, ServiceProviderUrls } from './connections.js';
+import { DomainService, txtResolver } from './domains.js';
+import { enforcementPolicy } from './enforcement.js';
+import { CertificateExpiryCheck } from './expiry.js';
+import { ssoAdminRoutes, ssoSignOnRoutes } from './routes.js';
+import { SSO_SCHEMAS } from './schemas.js';
+import { ssoSettings } from './settings.js';
+import { SignOnService } from './signon.js';
+
+export { domainOf } from './domains.js';
+
+export const ssoModule = defineModule({
+  name: 'sso',
+  settings: (env) => ssoSettings(env),
+  start(ctx, settings) {
+    const log = ctx.logs.logger('saas.sso');
+    const { db } = ctx;
+    const { refreshTokens } = ctx.use(authModule);
+    const { mail } = ctx.use(mailModule);
+    const { accounts } = ctx.use(accountModule);
+    const { memberships } = ctx.use(orgsModule);
+    const urls = new ServiceProviderUrls(ctx.config.appUrl);
+    const domains = new DomainService(db, txtResolver(settings.dnsServers), log);
+    const connections = new ConnectionService(db, urls, log);
+    const signOn = new SignOnService({ db, urls, connections, domains, refreshTokens, mail, requestTtlMs: settings.requestTtlMs });
+    accounts.useFirstFactorPolicy(enforcementPolicy(db, log));
+    const expiry = new CertificateExpiryCheck({ db, mail, log, intervalMs: settings.expiryCheckMs, purge: () => signOn.purge() });
+    expiry.start();
+    return {
+      services: { domains, connections, signOn, expiry },
+      schemas: SSO_SCHEMAS,
+      routeGroups: [
+        ssoAdminRoutes(domains, connections, memberships),
+        ...ssoSignOnRoutes({ db, startLimiter: counter('sso-start-address', settings.startLimit, ctx.limiterStore), signOn, connections, accounts, appUrl: ctx.config.appUrl, cookies: { secureCookies: ctx.secureCookies }, log }),
+      ],
+      stop: () => expiry.stop(),
+    };
+  },
+});
