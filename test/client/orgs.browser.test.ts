@@ -41,7 +41,7 @@ describe('organizations in the browser', { skip: browser.skip }, () => {
 
   const signUp = async (page: Page, name: string, email: string) => {
     await page.getByLabel('Name').fill(name);
-    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByLabel('Password (8+ characters)').fill(password);
     await page.getByLabel('Confirm password').fill(password);
     await page.getByRole('button', { name: 'Create account' }).click();
