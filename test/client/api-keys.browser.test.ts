@@ -34,7 +34,7 @@ describe('API keys in the browser', { skip: browser.skip }, () => {
     // an API key needs its maker's address verified
     const { email } = await signUpVerified(t, uniqueEmail('keys'));
     await page.goto(`${t.url}/log-in`);
-    await page.locator('#log-in-email').fill(email);
+    await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(`${t.url}/account`);

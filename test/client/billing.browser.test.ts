@@ -54,7 +54,7 @@ describe('billing in the browser', { skip: browser.skip }, () => {
 
   step('the owner goes from the organization page to its billing page: no plan, the plans offered, the report locked', async () => {
     await page.goto(`${t.url}/log-in`);
-    await page.locator('#log-in-email').fill(owner.email);
+    await page.getByLabel('Email', { exact: true }).fill(owner.email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(`${t.url}/account`);

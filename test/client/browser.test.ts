@@ -59,7 +59,7 @@ describe('browser client', { skip: browser.skip }, () => {
     await page.locator('#main').getByRole('link', { name: 'Sign up' }).click();
     await page.waitForURL(`${t.url}/sign-up`);
     await page.getByLabel('Name').fill('Browser User');
-    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByLabel('Password (8+ characters)').fill(password);
     await page.getByLabel('Confirm password').fill(password);
     await page.getByRole('button', { name: 'Create account' }).click();
@@ -96,11 +96,11 @@ describe('browser client', { skip: browser.skip }, () => {
   });
 
   step('shows failures as toasts, and logs back in', async () => {
-    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByLabel('Password').fill('wrong password!');
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.locator('.toast').filter({ hasText: 'Invalid email or password' }).waitFor();
-    assert.equal(await page.getByLabel('Email').inputValue(), email, 'typed input survives the failure');
+    assert.equal(await page.getByLabel('Email', { exact: true }).inputValue(), email, 'typed input survives the failure');
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(`${t.url}/account`);

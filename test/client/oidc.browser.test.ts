@@ -97,7 +97,7 @@ describe('provider sign-in in the browser', { skip: browser.skip }, () => {
     await page.goto(`${w.appUrl}/sign-up`);
     assert.equal(await page.getByRole('link', { name: 'Sign up with Acme' }).count(), 1);
     await page.getByLabel('Name').fill('Yan');
-    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByLabel('Password (8+ characters)').fill(password);
     await page.getByLabel('Confirm password').fill(password);
     await page.getByRole('button', { name: 'Create account' }).click();

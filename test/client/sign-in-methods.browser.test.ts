@@ -56,7 +56,7 @@ describe('passkeys and two-factor in the browser', { skip: browser.skip }, () =>
     await page.waitForURL(`${base}/log-in`);
   };
   const logInWithPassword = async () => {
-    await page.locator('#log-in-email').fill(email);
+    await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
   };

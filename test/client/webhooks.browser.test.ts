@@ -39,7 +39,7 @@ describe('Webhooks in the browser', { skip: browser.skip }, () => {
   browser.step('an owner adds an endpoint, tests it, rotates its secret, retries a delivery and deletes it', async () => {
     const { email } = await signUp(t.client, uniqueEmail('hooks'));
     await page.goto(`${t.url}/log-in`);
-    await page.locator('#log-in-email').fill(email);
+    await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(`${t.url}/account`);

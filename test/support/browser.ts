@@ -147,7 +147,7 @@ export async function axeViolations(page: Page): Promise<string[]> {
  */
 export async function logInThroughPage(page: Page, appUrl: string, who: { email: string }, password: string): Promise<void> {
   await page.goto(`${appUrl}/log-in`);
-  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Email', { exact: true }).fill(who.email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.waitForURL(`${appUrl}/account`);

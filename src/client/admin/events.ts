@@ -137,6 +137,12 @@ function registerLists(core: EventCore<AppState>): void {
     });
 }
 
+/** the state with a `log-in-response`'s session (switching to an impersonation, or back), set at once so no page sees none between */
+function sessionOf(state: AppState, response: unknown): AppState {
+  const r = response as { 'access-token': string; account: AppState['account'] };
+  return { ...state, token: r['access-token'], account: r.account, busy: false };
+}
+
 export function registerAdmin(core: EventCore<AppState>): void {
   registerLists(core);
   core
@@ -193,21 +199,20 @@ export function registerAdmin(core: EventCore<AppState>): void {
       };
     })
     .regEvent('admin/impersonating', ({ state }, [, response]) => ({
-      db: { ...state, adminAccount: undefined, adminAccounts: undefined },
-      dispatch: ['auth/logged-in', { quiet: true }, response],
-      dispatchN: [['router/navigate', { route: 'account' }]],
+      db: { ...sessionOf(state, response), adminAccount: undefined, adminAccounts: undefined },
+      dispatch: ['router/navigate', { route: 'account' }],
     }))
     // ends the impersonated session; a refresh then restores the admin's own (its cookie never changed)
     .regEvent('impersonation/stop', ({ state }) => ({
       db: { ...state, busy: true },
-      'http/auth-api': { url: 'admin/impersonation/stop', method: 'post', body: {}, onSuccess: ['impersonation/stopped'], onFailure: ['request/failed'] },
+      'http/auth-api': { url: 'admin/impersonation/stop', method: 'post', body: {}, onSuccess: ['impersonation/stopped'], onFailureN: [['request/failed'], ['app/idle']] },
     }))
-    .regEvent('impersonation/stopped', ({ state }) => ({
-      db: { ...state, token: undefined, account: undefined },
+    // the state stays until the admin's own session is back: a page without a token would be sent to log in meanwhile
+    .regEvent('impersonation/stopped', () => ({
       'http/api': { url: 'account/refresh', method: 'post', body: {}, onSuccess: ['impersonation/restored'], onFailure: ['auth/logged-out'] },
     }))
-    .regEvent('impersonation/restored', (_ctx, [, response]) => ({
-      dispatch: ['auth/logged-in', { quiet: true }, response],
-      dispatchN: [['router/navigate', { route: 'admin-accounts' }]],
+    .regEvent('impersonation/restored', ({ state }, [, response]) => ({
+      db: sessionOf(state, response),
+      dispatch: ['router/navigate', { route: 'admin-accounts' }],
     }));
 }
