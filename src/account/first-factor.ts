@@ -12,3 +12,9 @@ export type FirstFactorMethod = 'password' | 'email-link' | 'provider' | 'passke
  * challenge is issued; throws an HttpError to refuse the sign-in.
  */
 export type FirstFactorPolicy = (account: { id: string; email: string }, method: FirstFactorMethod) => Promise<void>;
+
+/**
+ * The client's second-step page: a sign-in that ends in a redirect (a provider's callback, a SAML
+ * response) sends an account with two-factor on here, the mfa-token in the URL's fragment.
+ */
+export const TWO_FACTOR_PAGE = '/log-in/two-factor';

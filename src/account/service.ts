@@ -261,18 +261,21 @@ export class AccountService {
   /**
    * A session for a sign-in that is not one of the first factors judged here (an organization's
    * single sign-on, src/sso/: `firstFactor` null, for it is what a policy may ask for), or, with a
-   * method, one the policies judge first. Two-factor is not asked here: an account with it on is
-   * refused (`SecondFactorRequiredError`). The sign-ins of this module's own first factors go
-   * through {@link firstFactorPassed} instead, which asks for the second step.
+   * method, one the policies judge first. An account with two-factor on gets its second step
+   * (`mfa-required`), as after every first factor. The sign-ins of this module's own first factors
+   * go through {@link firstFactorPassed} instead.
    */
   async startSession(
     accountId: string, client: SignInClient, audit: { details: AuditDetails; origin: RequestOrigin }, firstFactor: FirstFactorMethod | null = 'provider',
-  ): Promise<Session> {
+  ): Promise<Session | SecondFactorPending> {
     const row = await this.deps.db.selectFrom('account').select(['id', 'email', 'two_factor_enabled', 'locked_at']).where('id', '=', accountId).executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
     if (row.locked_at) throw new AccountLockedError();
     if (firstFactor !== null) await this.checkFirstFactor(row, firstFactor);
-    if (row.two_factor_enabled) throw new SecondFactorRequiredError();
+    if (row.two_factor_enabled) {
+      if (!this.deps.secondFactor) throw new SecondFactorRequiredError();
+      return { mfaRequired: await this.deps.secondFactor.challenge(row.id) };
+    }
     // no browser is recognized here: a SAML response arrives as a cross-site POST, which carries no
     // SameSite=Lax device cookie, so every such sign-in would look new (docs/sign-in.md)
     return this.openSession(accountId, client, (trx, familyId) => appendAccountAudit(trx, {

@@ -13,6 +13,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
 import { FirstFactorRefusedError, type AccountService } from '../account/service.js';
+import { TWO_FACTOR_PAGE } from '../account/first-factor.js';
 import { AccountLockedError } from '../auth/refresh-tokens.js';
 import { setSessionCookies, type AccountRouteOptions } from '../account/routes.js';
 import { signInClient } from '../account/devices.js';
@@ -29,7 +30,6 @@ import { AuthProviders, AuthorizationUrl, CallbackQuery, LinkProvider, ProviderP
 export const DEFAULT_RETURN_TO = '/account';
 const LOG_IN_PAGE = '/log-in';
 /** the client's page of a sign-in's second step (the mfa-token in its fragment) */
-export const TWO_FACTOR_PAGE = '/log-in/two-factor';
 const RETURN_TO_MAX = 512;
 
 /** The codes the callback puts in `?error=` (the client shows a message for each). */

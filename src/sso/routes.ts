@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { addressKey, take } from '../auth/rate-limit.js';
 import { setSessionCookies, type AccountRouteOptions } from '../account/routes.js';
+import { TWO_FACTOR_PAGE } from '../account/first-factor.js';
 import { SecondFactorRequiredError, type AccountService } from '../account/service.js';
 import { appendAudit, originOf } from '../audit/log.js';
 import type { DB } from '../db/database.js';
@@ -199,7 +200,8 @@ export function ssoSignOnRoutes(deps: SignOnRouteDeps): RouteGroup[] {
             'the signed, single-use response is its protection. Every check (signature, issuer, audience, destination and recipient, ' +
             'time window, InResponseTo, assertion id, the email\'s domain) passing: the account is signed in (created or linked), made a ' +
             'member, the refresh cookie set, 302 to `APP_URL/account`. Any failure: 302 to `/log-in?error=sso-failed`, the reason logged ' +
-            'and audited (docs/sso.md). An account with two-factor on: 302 to `/log-in?error=second-factor-required`.',
+            'and audited (docs/sso.md). An account with two-factor on: no session yet, 302 to `APP_URL/log-in/two-factor#mfa-token=…` ' +
+            '(the second step; a fragment never reaches a server or a log).',
           csrf: false,
           schemas: { params: OrgParam, body: ref(AcsForm), response: { 302: null } },
           async handler({ parameters, request, reply }) {
@@ -214,6 +216,10 @@ export function ssoSignOnRoutes(deps: SignOnRouteDeps): RouteGroup[] {
               const session = await accounts.startSession(identity.accountId, originOf(request), {
                 details: { method: 'saml', 'organization-id': organizationId }, origin: originOf(request),
               }, null);
+              if ('mfaRequired' in session) {
+                log.info('sso/saml-second-step', 'SAML sign-in of an account with two-factor: on to the second step', { 'organization-id': organizationId, 'account-id': identity.accountId });
+                return redirect(reply, `${appUrl}${TWO_FACTOR_PAGE}#mfa-token=${encodeURIComponent(session.mfaRequired['mfa-token'])}`);
+              }
               setSessionCookies(reply, session, deps.cookies);
             } catch (err) {
               if (err instanceof SecondFactorRequiredError) return refuse(request, reply, organizationId, err, 'second-factor-required');

@@ -306,7 +306,7 @@ for (const db of testDatabases()) {
     });
 
     describe('two-factor', () => {
-      it('does not let SAML stand in for an account\'s second factor: no session, the log-in page says why', async () => {
+      it('does not let SAML stand in for an account\'s second factor: the second step follows, the mfa-token in the fragment only', async () => {
         const person = await account(t, { email: `totp@${org.domain}` });
         const bearer = { authorization: `Bearer ${person.token}` };
         const setup = await t.client('POST', '/api/account/2fa/setup', { headers: bearer, body: {} });
@@ -317,9 +317,16 @@ for (const db of testDatabases()) {
         const requestId = await startSso(t, person.email);
         const res = await postAcs(t, org.orgId, responseXml(org.idp, base(person.email, requestId)));
         assert.equal(res.status, 302);
-        assert.match(String(res.headers.location), /\/log-in\?error=second-factor-required$/);
-        assert.equal(cookiesOf(res)[REFRESH_COOKIE], undefined);
-        assert.ok((await refusals('second-factor-required')).audited >= 1);
+        const url = new URL(String(res.headers.location));
+        assert.equal(`${url.origin}${url.pathname}${url.search}`, `${t.system.config.appUrl}/log-in/two-factor`, 'nothing in the query: a fragment never reaches a server or a log');
+        assert.equal(cookiesOf(res)[REFRESH_COOKIE], undefined, 'no session before the second factor');
+        const token = new URLSearchParams(url.hash.slice(1)).get('mfa-token');
+        assert.ok(token, 'the mfa-token is in the fragment');
+        const wrong = await t.client('POST', '/api/account/log-in/mfa', { body: { 'mfa-token': token, code: '000000' } });
+        assert.equal(wrong.status, 401, 'the second factor is asked for, not waved through');
+        const done = await t.client('POST', '/api/account/log-in/mfa', { body: { 'mfa-token': token, code: totpCode(setup.body.secret) } });
+        assert.equal(done.status, 200, done.text);
+        assert.equal(done.body.account.id, person.id);
       });
     });
 
