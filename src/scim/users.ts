@@ -14,6 +14,7 @@ import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { DB } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
 import type { DomainService } from '../sso/domains.js';
+import { FORBIDDEN_KEYS } from '../shared/forbidden-keys.js';
 import { scimBadRequest, scimNotFound, ScimHttpError } from './errors.js';
 import type { ScimCaller } from './tokens.js';
 
@@ -162,16 +163,17 @@ export class ScimUserService {
     const input = inputOf(body);
     const orgId = caller.organizationId;
     const inVerifiedDomain = await this.deps.domains.isVerifiedFor(orgId, input.userName);
+    // a directory speaks for the organization's own verified domains only: an account it made for
+    // anyone else's address would squat that address and make its owner a member unasked
+    if (!inVerifiedDomain) throw scimBadRequest(`${input.userName} is not in a verified domain of this organization`, 'invalidValue');
     const accountId = await this.deps.db.transaction().execute(async (trx) => {
       let account = await trx.selectFrom('account').select('id').where('email', '=', input.userName).forUpdate().executeTakeFirst();
       if (account) {
         const member = await trx.selectFrom('membership').select('role').where('organization_id', '=', orgId).where('account_id', '=', account.id).executeTakeFirst();
         if (member) throw new ScimHttpError(409, `${input.userName} is already a user of this organization`, 'uniqueness');
-        // a directory links only addresses of the organization's own verified domains: not anyone's existing account
-        if (!inVerifiedDomain) throw new ScimHttpError(409, `An account with ${input.userName} exists and its domain is not verified by this organization`, 'uniqueness');
       } else {
-        // the organization proved it owns a verified domain: its directory vouches for those addresses
-        const inserted = await insertAccount(trx, { email: input.userName, name: input.name, passwordHash: null, emailVerified: inVerifiedDomain });
+        // the organization proved it owns the address's domain: its directory vouches for the address
+        const inserted = await insertAccount(trx, { email: input.userName, name: input.name, passwordHash: null, emailVerified: true });
         await appendAudit(trx, {
           action: 'account.signed-up', organizationId: inserted.organizationId, accountId: inserted.id, actor: {},
           target: { type: 'account', id: inserted.id }, details: { method: 'scim', 'organization-id': orgId }, origin,
@@ -206,6 +208,11 @@ export class ScimUserService {
     if (!Array.isArray(schemas) || !schemas.includes(PATCH_SCHEMA)) throw scimBadRequest(`The body must name the schema ${PATCH_SCHEMA}`, 'invalidSyntax');
     const operations = body.Operations;
     if (!Array.isArray(operations) || operations.length === 0 || operations.length > 100) throw scimBadRequest('Operations must list 1 to 100 operations', 'invalidSyntax');
+    // scim-patch walks a path's segments and a pathless value's keys (dotted ones too) into plain
+    // objects: `__proto__` there would reach Object.prototype of the whole process
+    if (operations.some((op) => pathReachesPrototype((op as { path?: unknown }).path) || keysReachPrototype((op as { value?: unknown }).value))) {
+      throw scimBadRequest('A path or attribute name in the patch is not allowed', 'invalidPath');
+    }
     let patched: ScimUser;
     try {
       const ops = operations.map((op) => ({ ...(op as object), op: String((op as { op?: unknown }).op ?? '').toLowerCase() })) as ScimPatchOperation[];
@@ -275,4 +282,17 @@ function positive(raw: string, name: string, zeroOk = false): number {
   const n = Number(raw.trim());
   if (!zeroOk && n < 1) throw scimBadRequest(`${name} must be at least 1`, 'invalidValue');
   return n;
+}
+
+/** The segments of a patch path (`name.givenName`, `emails[type eq "work"].value`, a schema URN prefix) name the prototype. */
+function pathReachesPrototype(path: unknown): boolean {
+  return typeof path === 'string' && path.split(/[.[\]:\s"]+/).some((segment) => FORBIDDEN_KEYS.has(segment));
+}
+
+/** A key of the value, at any depth (a dotted key is a path to scim-patch), names the prototype. */
+function keysReachPrototype(node: unknown, depth = 0): boolean {
+  if (depth > 32) return true;
+  if (Array.isArray(node)) return node.some((item) => keysReachPrototype(item, depth + 1));
+  if (node === null || typeof node !== 'object') return false;
+  return Object.keys(node).some((key) => pathReachesPrototype(key) || keysReachPrototype((node as Record<string, unknown>)[key], depth + 1));
 }

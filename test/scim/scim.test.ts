@@ -147,6 +147,35 @@ for (const db of testDatabases()) {
       assert.equal((await scim('GET', '/Users/not-a-uuid')).status, 404);
     });
 
+    it('refuses a patch whose path or attribute names reach the prototype, and leaves every object\'s prototype alone', async () => {
+      const id = (await scim('POST', '/Users', oktaUser(`proto@${domain}`))).json.id;
+      const attempts = [
+        { op: 'replace', path: '__proto__.polluted', value: 'yes' },
+        { op: 'add', path: 'name.constructor.prototype.polluted', value: 'yes' },
+        { op: 'add', value: { '__proto__.polluted': 'yes' } },
+        { op: 'add', value: { name: { 'constructor.prototype.polluted': 'yes' } } },
+        { op: 'replace', path: 'emails[type eq "work"].__proto__', value: { polluted: 'yes' } },
+      ];
+      for (const op of attempts) {
+        const res = await scim('PATCH', `/Users/${id}`, { schemas: [PATCH], Operations: [op] });
+        assert.equal(res.status, 400, JSON.stringify(op));
+        assert.equal(res.json.scimType, 'invalidPath');
+      }
+      assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype is untouched');
+      // an ordinary value that merely says "constructor" is a value like any other
+      const named = await scim('PATCH', `/Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'replace', path: 'name.givenName', value: 'constructor' }] });
+      assert.equal(named.status, 200, named.text);
+    });
+
+    it('provisions only addresses of the organization\'s verified domains: no account is made for anyone else\'s', async () => {
+      const outsider = `someone-${Date.now()}@gmail.example`;
+      const res = await scim('POST', '/Users', oktaUser(outsider));
+      assert.equal(res.status, 400);
+      assert.equal(res.json.scimType, 'invalidValue');
+      const row = await t.system.database.db.selectFrom('account').select('id').where('email', '=', outsider).executeTakeFirst();
+      assert.equal(row, undefined);
+    });
+
     it('deactivates as Okta does: suspended, listed so, granting nothing, and the account\'s sessions end at once', async () => {
       const person = await account(t, { email: `okta-person@${domain}` });
       const created = await scim('POST', '/Users', oktaUser(person.email));
@@ -214,7 +243,8 @@ for (const db of testDatabases()) {
       assert.equal((await scim('GET', `/Users?filter=${encodeURIComponent(`userName eq "ours@${domain}"`)}`, undefined, otherToken)).json.totalResults, 0);
       // and cannot link an existing account of a domain it has not verified
       const linked = await scim('POST', '/Users', oktaUser(`ours@${domain}`), otherToken);
-      assert.equal(linked.status, 409);
+      assert.equal(linked.status, 400);
+      assert.equal(linked.json.scimType, 'invalidValue');
       assert.equal((await scim('GET', `/Users/${ours.json.id}`)).json.active, true);
       // a revoked token stops at once
       const list = await as(t, otherOwner, 'GET', `/api/orgs/${otherOrg}/scim-tokens`);
