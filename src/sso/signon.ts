@@ -140,18 +140,16 @@ export class SignOnService {
     // no DTD: no entity expansion or external entity can reach the parser
     if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new SsoRefused('doctype', 'The SAMLResponse carries a DOCTYPE or ENTITY declaration');
 
-    // InResponseTo: a live request of this organization, used up by the first answer that names it
+    // InResponseTo: a live request of this organization. It is only looked up here: node-saml
+    // also removes a request when a response fails validation, which would let a forged, unsigned
+    // post burn a person's sign-on; it is used up in signIn's transaction, by a validated response only
     const { db } = this.deps;
-    const consumed = new Map<string, string | null>();
     const cache: CacheProvider = {
       saveAsync: async () => null,
       getAsync: async (key) => {
-        if (!consumed.has(key)) {
-          const row = await db.deleteFrom('saml_request').where('id', '=', key).where('organization_id', '=', organizationId)
-            .where('expires_at', '>', new Date()).returning('id').executeTakeFirst();
-          consumed.set(key, row ? new Date().toISOString() : null);
-        }
-        return consumed.get(key) ?? null;
+        const row = await db.selectFrom('saml_request').select('id').where('id', '=', key).where('organization_id', '=', organizationId)
+          .where('expires_at', '>', new Date()).executeTakeFirst();
+        return row ? new Date().toISOString() : null;
       },
       removeAsync: async () => null,
     };
@@ -186,13 +184,21 @@ export class SignOnService {
     const notOnOrAfter = first(assertion, 'Conditions')?.$?.NotOnOrAfter;
     const keepUntil = Math.max(Date.now(), Date.parse(notOnOrAfter ?? '') || 0) + CLOCK_SKEW_MS + 24 * 3600 * 1000;
 
-    return this.signIn(connection, email, nameOf(profile), assertionId, new Date(keepUntil), origin);
+    const requestId = typeof profile.inResponseTo === 'string' ? profile.inResponseTo : undefined;
+    if (!requestId) throw new SsoRefused('unsolicited', 'The response answers no request of ours');
+    return this.signIn(connection, email, nameOf(profile), { requestId, assertionId }, new Date(keepUntil), origin);
   }
 
-  private async signIn(connection: ConnectionRow, email: string, name: string | null, assertionId: string, keepUntil: Date, origin: RequestOrigin): Promise<SsoIdentity> {
+  private async signIn(
+    connection: ConnectionRow, email: string, name: string | null, { requestId, assertionId }: { requestId: string; assertionId: string }, keepUntil: Date, origin: RequestOrigin,
+  ): Promise<SsoIdentity> {
     const organizationId = connection.organization_id;
     const { db, refreshTokens, mail } = this.deps;
     const identity = await db.transaction().execute(async (trx) => {
+      // the request is used up by its first validated answer: the delete decides, also between two posts racing
+      const request = await trx.deleteFrom('saml_request').where('id', '=', requestId).where('organization_id', '=', organizationId)
+        .where('expires_at', '>', new Date()).returning('id').executeTakeFirst();
+      if (!request) throw new SsoRefused('unknown-request', 'The request this response answers was answered before, or has expired');
       // never seen before: the primary key decides, also between two posts racing
       const fresh = await trx.insertInto('saml_assertion').values({ organization_id: organizationId, id: assertionId.slice(0, 256), expires_at: keepUntil })
         .onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();

@@ -187,9 +187,11 @@ for (const db of testDatabases()) {
         assert.equal(res.headers.location, `${t.system.config.appUrl}/account`, String(res.headers.location));
       });
 
-      it('refuses an unsigned response', async () => {
+      it('refuses an unsigned response, which does not use up the request it names: the genuine answer still signs in', async () => {
         const requestId = await startSso(t, `u@${org.domain}`);
         await assertRefused(await postAcs(t, org.orgId, responseXml(org.idp, { ...base(`u@${org.domain}`, requestId), sign: 'none' })), 'signature');
+        const genuine = await postAcs(t, org.orgId, responseXml(org.idp, base(`u@${org.domain}`, requestId)));
+        assert.equal(genuine.headers.location, `${t.system.config.appUrl}/account`, String(genuine.headers.location));
       });
 
       it('refuses a response signed by another key', async () => {
