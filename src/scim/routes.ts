@@ -4,6 +4,7 @@
  * `application/scim+json` and SCIM's error shape; the organization follows from the token.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { originOf } from '../audit/log.js';
 import { ErrorBody, unauthorized } from '../http/errors.js';
 import { ref, route, type Actor, type Membership, type MembershipResolver, type RouteGroup } from '../http/routes.js';
@@ -105,7 +106,10 @@ export function scimRoutes(deps: ScimRouteDeps): RouteGroup {
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ScimHttpError(400, 'The body must be a JSON object', 'invalidSyntax');
     return raw as Record<string, unknown>;
   };
-  const doc = { 200: ScimDocument, 201: ScimDocument, 204: null };
+  // the route's refusals are SCIM's error document: no token 401, bad input 400, not this organization's 404, taken 409;
+  // a body that is not JSON at all is refused by the pipeline first, in its own error shape
+  const scimErrors = { 400: Type.Union([ScimDocument, error]), 401: ScimDocument, 404: ScimDocument, 409: ScimDocument };
+  const doc = { 200: ScimDocument, 201: ScimDocument, 204: null, ...scimErrors };
   const scimRoute = { csrf: false } as const;
 
   return {
@@ -116,24 +120,24 @@ export function scimRoutes(deps: ScimRouteDeps): RouteGroup {
     routes: [
       route({
         ...scimRoute, method: 'GET', path: '/ServiceProviderConfig', summary: 'SCIM: what this service provider supports',
-        schemas: { response: { 200: ScimDocument } },
+        schemas: { response: { 200: ScimDocument, ...scimErrors } },
         handler: ({ request, reply }) => scim(request, reply, async () => serviceProviderConfig(baseUrl)),
       }),
       route({
         ...scimRoute, method: 'GET', path: '/ResourceTypes', summary: 'SCIM: the resource types (User)',
-        schemas: { response: { 200: ScimDocument } },
+        schemas: { response: { 200: ScimDocument, ...scimErrors } },
         handler: ({ request, reply }) => scim(request, reply, async () => listOf([userResourceType(baseUrl)])),
       }),
       route({
         ...scimRoute, method: 'GET', path: '/Schemas', summary: 'SCIM: the schemas (User)',
-        schemas: { response: { 200: ScimDocument } },
+        schemas: { response: { 200: ScimDocument, ...scimErrors } },
         handler: ({ request, reply }) => scim(request, reply, async () => listOf([userSchema(baseUrl)])),
       }),
       route({
         ...scimRoute, method: 'GET', path: '/Users', summary: 'SCIM: the organization\'s users',
         description: 'Filter (`userName eq "…"` and the rest of RFC 7644 §3.4.2.2), `startIndex` (1-based), `count` (at most 200). ' +
           'Bearer: a SCIM token of the organization. Errors in SCIM\'s shape (`invalidFilter`, `invalidValue`).',
-        schemas: { querystring: ScimListQuery, response: { 200: ScimDocument } },
+        schemas: { querystring: ScimListQuery, response: { 200: ScimDocument, ...scimErrors } },
         handler: ({ request, reply, parameters }) => scim(request, reply, (who) => users.list(who, parameters.query as Record<string, string>)),
       }),
       route({
@@ -145,25 +149,25 @@ export function scimRoutes(deps: ScimRouteDeps): RouteGroup {
       }),
       route({
         ...scimRoute, method: 'GET', path: '/Users/:userId', summary: 'SCIM: a user',
-        schemas: { params: ScimUserPath, response: { 200: ScimDocument } },
+        schemas: { params: ScimUserPath, response: { 200: ScimDocument, ...scimErrors } },
         handler: ({ request, reply, parameters }) => scim(request, reply, (who) => users.get(who, parameters.path.userId)),
       }),
       route({
         ...scimRoute, method: 'PUT', path: '/Users/:userId', summary: 'SCIM: replace a user',
         description: '`active: false` suspends the membership and ends the account\'s sessions; `active: true` lifts it.',
-        schemas: { params: ScimUserPath, body: ScimBody, response: { 200: ScimDocument } },
+        schemas: { params: ScimUserPath, body: ScimBody, response: { 200: ScimDocument, ...scimErrors } },
         handler: ({ request, reply, parameters }) => scim(request, reply, (who) => users.replace(who, parameters.path.userId, bodyOf(parameters.body), originOf(request))),
       }),
       route({
         ...scimRoute, method: 'PATCH', path: '/Users/:userId', summary: 'SCIM: change a user',
         description: 'PatchOp operations, with or without a `path` (Okta: `{op: "replace", value: {active: false}}`; Entra ID: ' +
           '`{op: "Replace", path: "active", value: "False"}`).',
-        schemas: { params: ScimUserPath, body: ScimBody, response: { 200: ScimDocument } },
+        schemas: { params: ScimUserPath, body: ScimBody, response: { 200: ScimDocument, ...scimErrors } },
         handler: ({ request, reply, parameters }) => scim(request, reply, (who) => users.patch(who, parameters.path.userId, bodyOf(parameters.body), originOf(request))),
       }),
       route({
         ...scimRoute, method: 'DELETE', path: '/Users/:userId', summary: 'SCIM: remove a user from the organization',
-        schemas: { params: ScimUserPath, response: { 204: null, 200: ScimDocument } },
+        schemas: { params: ScimUserPath, response: { 204: null, 200: ScimDocument, ...scimErrors } },
         handler: ({ request, reply, parameters }) => scim(request, reply, async (who) => {
           await users.remove(who, parameters.path.userId, originOf(request));
           return undefined;

@@ -40,7 +40,15 @@ export const ScimListQuery = Type.Object(
   { additionalProperties: true },
 );
 export const ScimUserPath = Type.Object({ userId: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
-/** A SCIM document (application/scim+json), written by the route itself. */
-export const ScimDocument = Type.String({ description: 'a SCIM resource, list or error (application/scim+json)' });
+/**
+ * A SCIM document (application/scim+json): a resource, a list or an error. The route writes it as
+ * JSON text itself (SCIM is JSON whatever the Accept header), so the pipeline's negotiation and
+ * response check do not apply to it (Fastify runs no serialization hook for a string): the
+ * handler's type is that text, the schema the document on the wire, for the OpenAPI document.
+ */
+export const ScimDocument = Type.Unsafe<string>({
+  type: 'object', properties: { schemas: { type: 'array', items: { type: 'string' } } }, required: ['schemas'], additionalProperties: true,
+  description: 'a SCIM resource, list or error (application/scim+json)',
+});
 
 export const SCIM_SCHEMAS = [ScimToken, ScimTokens, CreatedScimToken, CreateScimToken];

@@ -112,7 +112,13 @@ describe(`fuzzing every route (seed ${SEED}, ${RUNS} runs)`, () => {
           throw new Error(`${route.method} ${path.slice(0, 80)}: no answer (${err.message})`);
         });
         assert.ok(res.status < 500, `${route.method} ${path} -> ${res.status} ${res.text.slice(0, 300)}`);
-        if (res.status >= 400) {
+        if (res.status >= 400 && path.startsWith('/scim/') && String(res.headers['content-type']).startsWith('application/scim+json')) {
+          // SCIM's own error document (RFC 7644 §3.12), JSON whatever was asked: its answers are the directory's protocol
+          const decoded = JSON.parse(res.text) as { schemas?: unknown; status?: unknown; detail?: unknown };
+          assert.deepEqual(decoded.schemas, ['urn:ietf:params:scim:api:messages:2.0:Error'], `${route.method} ${path}: ${res.text.slice(0, 200)}`);
+          assert.equal(decoded.status, String(res.status));
+          assert.equal(typeof decoded.detail, 'string');
+        } else if (res.status >= 400) {
           const expected = negotiateResponseFormat(accept);
           assert.equal(res.headers['content-type'], expected.mime, `${route.method} ${path}: error in ${res.headers['content-type']}`);
           let decoded: { type?: unknown; message?: unknown };

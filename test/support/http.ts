@@ -39,6 +39,8 @@ function decompress(raw: Buffer, encoding: string | undefined): Buffer {
 
 export function decodeBody(text: string, contentType: string | undefined): any {
   const mime = (contentType ?? '').split(';')[0].trim();
+  // a `+json` media type (application/scim+json) is JSON by its structured syntax suffix (RFC 6839)
+  if (mime.endsWith('+json') && text !== '') return JSON.parse(text);
   const format = ALL_FORMATS.find((f) => f.mime === mime);
   if (!format || text === '') return undefined;
   return format.decode(text);
