@@ -39,10 +39,10 @@ function decompress(raw: Buffer, encoding: string | undefined): Buffer {
 
 export function decodeBody(text: string, contentType: string | undefined): any {
   const mime = (contentType ?? '').split(';')[0].trim();
-  // a `+json` media type (application/scim+json) is JSON by its structured syntax suffix (RFC 6839)
-  if (mime.endsWith('+json') && text !== '') return JSON.parse(text);
   const format = ALL_FORMATS.find((f) => f.mime === mime);
-  if (!format || text === '') return undefined;
+  if (text === '') return undefined;
+  // another `+json` media type (application/scim+json; Transit's is one of ours) is JSON by its structured syntax suffix (RFC 6839)
+  if (!format) return mime.endsWith('+json') ? JSON.parse(text) : undefined;
   return format.decode(text);
 }
 
