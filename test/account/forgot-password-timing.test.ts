@@ -1,3 +1,4 @@
+// test-run: alone (it measures time, or loads the machine on purpose: see scripts/run-tests.mjs)
 /**
  * Forgot-password answers in the same time whether the email has an account or not (issue 17).
  *

@@ -1,3 +1,4 @@
+// test-run: alone (it measures time, or loads the machine on purpose: see scripts/run-tests.mjs)
 /**
  * SIGTERM under load, on the real process: no accepted connection is lost. Every request sent
  * before the load balancer saw readiness fail, and every request on a connection the server
