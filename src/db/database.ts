@@ -44,6 +44,12 @@ export const PIPELINED_APPLICATION_NAME = 'saas-pipelined';
 export interface OpenDatabaseOptions {
   /** run around every statement (tracing's query spans, src/observability/) */
   aroundQuery?: QueryAround;
+  /**
+   * An in-memory database (`memory://`) starts from this data directory (PGlite's
+   * `dumpDataDir`) rather than an empty one: PGlite's initdb takes seconds of CPU, which tests
+   * starting a hundred systems feel (test/support/memory-image.ts). Migrations still run.
+   */
+  memoryImage?: Blob;
 }
 
 // bigint (int8) as string: ids and sequence numbers must not lose precision
@@ -109,7 +115,7 @@ export async function openDatabase(config: Config, logs: LogBackend, options: Op
   } else {
     if (config.databaseUrl === 'memory://') {
       const { PGlite } = await import('@electric-sql/pglite');
-      pglite = new PGlite({ postgresqlconf: PGLITE_SETTINGS });
+      pglite = new PGlite({ postgresqlconf: PGLITE_SETTINGS, ...(options.memoryImage ? { loadDataDir: options.memoryImage } : {}) });
     } else {
       ({ pglite, lock } = await openPgliteDirectory(config.pgliteDir));
     }

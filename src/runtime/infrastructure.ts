@@ -52,6 +52,8 @@ export interface Infrastructure {
 export interface InfrastructureOptions extends LoggingOptions {
   /** this process is a cluster worker (WEB_CONCURRENCY > 1) */
   clusterWorker?: boolean;
+  /** where an in-memory database starts from (src/db/database.ts `memoryImage`) */
+  memoryDatabaseImage?: Blob;
 }
 
 /** Logging first (its stop is the last), then the rest; `stops` learns each piece as it starts. */
@@ -67,7 +69,7 @@ export async function startInfrastructure(
   // stopped last but logging, so the spans of the shutdown are exported
   const tracing = await startTracing(config);
   if (tracing) stops.add('tracing', () => tracing.shutdown());
-  const database = await openDatabase(config, logs, { aroundQuery: tracing?.aroundQuery });
+  const database = await openDatabase(config, logs, { aroundQuery: tracing?.aroundQuery, memoryImage: options.memoryDatabaseImage });
   stops.add('database', () => database.close());
   const metrics = await createMetrics(config, database);
   if (metrics && options.clusterWorker) metrics.shareWithClusterPrimary();

@@ -39,8 +39,8 @@ describe('request logging', () => {
     }
     const response = entries.find((e) => e.id === 'api-call/response')!;
     assert.equal(response.line, await sourceLine('http/pipeline.ts', "log.info('api-call/response'"));
-    const migrated = entries.find((e) => e.id === 'db/migrated')!;
-    assert.equal(migrated.line, await sourceLine('db/migrate.ts', "log.info('db/migrated'"));
+    const ready = entries.find((e) => e.id === 'db/ready')!;
+    assert.equal(ready.line, await sourceLine('db/database.ts', "log.info('db/ready'"));
   });
 
   it('routes third-party logs (Fastify) through the same backend as slf4j signals', async () => {

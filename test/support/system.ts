@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/config.js';
 import type { LogEntry } from '../../src/logging/logger.js';
 import { buildSystem, type System, type SystemOptions } from '../../src/system.js';
 import { makeClient, type TestClient } from './http.js';
+import { memoryDatabaseImage } from './memory-image.js';
 
 export interface TestDatabase {
   name: 'pglite' | 'postgres';
@@ -79,7 +80,9 @@ export async function startSystem(db: TestDatabase, env: Record<string, string> 
     SIGNUP_LIMIT_ADDRESS: '0',
     ...env,
   });
-  const system = await buildSystem(config, options);
+  // an in-memory database starts migrated, from the image (memory-image.ts)
+  const image = databaseUrl === 'memory://' && options.memoryDatabaseImage === undefined ? await memoryDatabaseImage() : undefined;
+  const system = await buildSystem(config, image ? { ...options, memoryDatabaseImage: image } : options);
   const url = await system.listen();
   const read = async () => {
     await system.logs.flush();
