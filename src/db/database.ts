@@ -47,7 +47,7 @@ export interface OpenDatabaseOptions {
   /**
    * An in-memory database (`memory://`) starts from this data directory (PGlite's
    * `dumpDataDir`) rather than an empty one: PGlite's initdb takes seconds of CPU, which tests
-   * starting a hundred systems feel (test/support/memory-image.ts). Migrations still run.
+   * starting a hundred systems feel (test/support/migrated.ts). Migrations still run.
    */
   memoryImage?: Blob;
 }

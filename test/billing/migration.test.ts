@@ -16,7 +16,7 @@ import { testDatabases } from '../support/system.js';
 for (const db of testDatabases()) {
   describe(`Migration 0009 on ${db.name}`, () => {
     it('moves the customer and the subscription to the personal organization, and keeps the account a copy of it', async () => {
-      const { url, drop } = await db.create();
+      const { url, drop } = await db.create({ empty: true });
       const kysely = new Kysely<any>({
         dialect: db.name === 'pglite' ? new PGliteDialect(new PGlite()) : new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) }),
       });

@@ -75,7 +75,7 @@ describe('dump and restore', { skip: postgres ? false : 'TEST_DATABASE_URL not s
     assert.match(text, /^--\n-- PostgreSQL database dump/);
     for (const email of fixture.emails) assert.ok(text.includes(email));
 
-    const target = await postgres!.create();
+    const target = await postgres!.create({ empty: true });
     try {
       const restore = await runProcess('src/db/restore-cli.ts', [dumpFile], databaseEnv({ url: target.url }));
       assert.equal(restore.code, 0, restore.stderr);

@@ -11,7 +11,7 @@ import { testDatabases } from '../support/system.js';
 for (const db of testDatabases()) {
   describe(`Migration 0007 on ${db.name}`, () => {
     it('creates a personal organization, with the subscription, for each account that exists', async () => {
-      const { url, drop } = await db.create();
+      const { url, drop } = await db.create({ empty: true });
       const kysely = new Kysely<any>({
         dialect: db.name === 'pglite' ? new PGliteDialect(new PGlite()) : new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) }),
       });

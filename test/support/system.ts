@@ -11,12 +11,16 @@ import { loadConfig } from '../../src/config.js';
 import type { LogEntry } from '../../src/logging/logger.js';
 import { buildSystem, type System, type SystemOptions } from '../../src/system.js';
 import { makeClient, type TestClient } from './http.js';
-import { memoryDatabaseImage } from './memory-image.js';
+import { memoryDatabaseImage, postgresTemplate } from './migrated.js';
 
 export interface TestDatabase {
   name: 'pglite' | 'postgres';
-  /** a fresh database URL for one system; the returned function drops it */
-  create(): Promise<{ url: string; drop(): Promise<void> }>;
+  /**
+   * a fresh database URL for one system; the returned function drops it. A PostgreSQL database
+   * is migrated already (migrated.ts) unless `empty` is asked for (a restore's target, a
+   * migration's own test)
+   */
+  create(options?: { empty?: boolean }): Promise<{ url: string; drop(): Promise<void> }>;
 }
 
 /** PGlite always; PostgreSQL when TEST_DATABASE_URL is set (mandatory under CI=true). */
@@ -27,11 +31,12 @@ export function testDatabases(): TestDatabase[] {
   if (pgUrl) {
     list.push({
       name: 'postgres',
-      async create() {
+      async create({ empty = false } = {}) {
         const admin = new pg.Client({ connectionString: pgUrl });
         await admin.connect();
         const dbName = `t_${randomBytes(6).toString('hex')}`;
-        await admin.query(`create database ${dbName}`);
+        // migrated already (migrated.ts)
+        await admin.query(empty ? `create database ${dbName}` : `create database ${dbName} template ${await postgresTemplate(pgUrl)}`);
         await admin.end();
         const url = new URL(pgUrl);
         url.pathname = `/${dbName}`;
@@ -80,7 +85,7 @@ export async function startSystem(db: TestDatabase, env: Record<string, string> 
     SIGNUP_LIMIT_ADDRESS: '0',
     ...env,
   });
-  // an in-memory database starts migrated, from the image (memory-image.ts)
+  // an in-memory database starts migrated, from the image (migrated.ts)
   const image = databaseUrl === 'memory://' && options.memoryDatabaseImage === undefined ? await memoryDatabaseImage() : undefined;
   const system = await buildSystem(config, image ? { ...options, memoryDatabaseImage: image } : options);
   const url = await system.listen();

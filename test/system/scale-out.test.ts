@@ -28,7 +28,7 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
 
   before(async () => {
     const postgres = testDatabases().find((d) => d.name === 'postgres')!;
-    const { url, drop } = await postgres.create();
+    const { url, drop } = await postgres.create({ empty: true });
     dropDatabase = drop;
     const shared: TestDatabase = { name: 'postgres', create: async () => ({ url, drop: async () => undefined }) };
     const env = { REDIS_URL: redisUrl!, REFRESH_REUSE_GRACE: '0', STRIPE_WEBHOOK_SECRET: SECRET, LOGIN_LIMIT_EMAIL: '6/60', LOGIN_LIMIT_ADDRESS: '0' };
