@@ -11,6 +11,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forbidden } from './errors.js';
 import { isApiRoute, type RouteConfig } from './routes.js';
+import { routeDataOf } from './route-data.js';
 
 export const SESSION_COOKIE = 'session';
 export const CSRF_HEADER = 'x-csrf-token';
@@ -94,7 +95,7 @@ export function installCsrfCheck(app: FastifyInstance, csrf: CsrfService, option
   const { credentialCookies } = options;
   const allowed = new Set(options.allowedOrigins);
   const check = (request: FastifyRequest): Error | undefined => {
-    const config = request.routeOptions.config as Partial<RouteConfig> | undefined;
+    const config = routeDataOf(request) as Partial<RouteConfig>;
     if (config?.csrf === false) return undefined;
     if (request.headers['sec-fetch-site'] === 'cross-site') return forbidden('Cross-site request refused', { reason: 'cross-site' });
     if (!isApiRoute(request)) return undefined;

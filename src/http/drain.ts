@@ -28,7 +28,11 @@ export const MAX_ACCEPT_MS = 5000;
 
 interface Connection {
   /** responses not yet finished on this connection */
-  responses: Set<ServerResponse>;
+  inFlight: number;
+  /** the newest of them: responses on a connection go out in order, so it is the last to go */
+  newest: ServerResponse | undefined;
+  /** the 'close' listener of its responses: one per connection, none made per request */
+  onResponseClose: (this: ServerResponse) => void;
   /** when it was accepted or its last response ended (ms) */
   idleSince: number;
   /** bytes read by then: more means a request is on its way (not yet a 'request' event) */
@@ -64,7 +68,21 @@ export class ConnectionDrain {
     this.#idleGraceMs = options.idleGraceMs ?? IDLE_GRACE_MS;
     this.#delayMs = options.delayMs ?? 0;
     server.on('connection', (socket: Socket) => {
-      this.#connections.set(socket, { responses: new Set(), idleSince: Date.now(), bytesAtIdle: 0 });
+      const drain = this;
+      const connection: Connection = {
+        inFlight: 0,
+        newest: undefined,
+        idleSince: Date.now(),
+        bytesAtIdle: 0,
+        onResponseClose(this: ServerResponse) {
+          connection.inFlight--;
+          if (connection.newest === this) connection.newest = undefined;
+          connection.idleSince = Date.now();
+          connection.bytesAtIdle = socket.bytesRead;
+          if (drain.#draining) drain.#sweep();
+        },
+      };
+      this.#connections.set(socket, connection);
       this.#accepted++;
       this.#lastAcceptAt = Date.now();
       socket.once('close', () => {
@@ -78,13 +96,10 @@ export class ConnectionDrain {
       const connection = this.#connections.get(req.socket);
       if (this.#draining) res.shouldKeepAlive = false;
       if (!connection) return;
-      connection.responses.add(res);
-      res.once('close', () => {
-        connection.responses.delete(res);
-        connection.idleSince = Date.now();
-        connection.bytesAtIdle = req.socket.bytesRead;
-        if (this.#draining) this.#sweep();
-      });
+      // a counter and a listener made once per connection: this runs for every request
+      connection.inFlight++;
+      connection.newest = res;
+      res.on('close', connection.onResponseClose);
     });
   }
 
@@ -96,7 +111,7 @@ export class ConnectionDrain {
   /** open connections, and how many of them have a request in flight */
   get open(): { connections: number; inFlight: number } {
     let inFlight = 0;
-    for (const c of this.#connections.values()) if (c.responses.size > 0) inFlight++;
+    for (const c of this.#connections.values()) if (c.inFlight > 0) inFlight++;
     return { connections: this.#connections.size, inFlight };
   }
 
@@ -108,9 +123,8 @@ export class ConnectionDrain {
    */
   async drain(deadlineMs: number): Promise<DrainResult> {
     this.#draining = true;
-    for (const connection of this.#connections.values()) {
-      for (const res of connection.responses) if (!res.headersSent) res.shouldKeepAlive = false;
-    }
+    // the newest response closes its connection: the ones before it go out first, in order
+    for (const { newest } of this.#connections.values()) if (newest && !newest.headersSent) newest.shouldKeepAlive = false;
     if (this.#delayMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, this.#delayMs));
     await this.#closeListener(Math.min(MAX_ACCEPT_MS, deadlineMs / 2));
 
@@ -165,7 +179,7 @@ export class ConnectionDrain {
     let next = Infinity;
     const silent: Array<[Socket, Connection]> = [];
     for (const [socket, connection] of this.#connections) {
-      if (socket.destroyed || connection.responses.size > 0) continue;
+      if (socket.destroyed || connection.inFlight > 0) continue;
       const closeAt = connection.idleSince + this.#idleGraceMs;
       // part of a request has come: it is answered (the deadline and the headers time-out bound it)
       if (socket.bytesRead > connection.bytesAtIdle) next = Math.min(next, Math.max(closeAt, now + this.#idleGraceMs));
@@ -177,7 +191,7 @@ export class ConnectionDrain {
       // busy) is read first, and its connection is no longer silent
       setImmediate(() => {
         for (const [socket, connection] of silent) {
-          if (connection.responses.size === 0 && socket.bytesRead === connection.bytesAtIdle) socket.destroy();
+          if (connection.inFlight === 0 && socket.bytesRead === connection.bytesAtIdle) socket.destroy();
         }
         if (this.#draining) this.#sweep();
       });

@@ -35,6 +35,7 @@ import { FORBIDDEN_KEYS } from '../shared/forbidden-keys.js';
 import { DecodeError, FORMATS, json, negotiateResponseFormat, type Format } from './formats.js';
 import type { ApiKeyCaller, AuthUser, RouteConfig } from './routes.js';
 import { allowedMethods, isApiRoute } from './routes.js';
+import { routeDataOf } from './route-data.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -268,27 +269,52 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   return { status: 500, body: { type: 'exception', message: 'Internal server error', class: className }, headers: {} };
 }
 
-/** Installs parsers, hooks and the error and not-found handlers on the root instance. */
-export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void {
-  const { log, redact } = deps;
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  addFormats.default(ajv);
-  for (const schema of deps.sharedSchemas) ajv.addSchema(schema);
-  const validators = new WeakMap<object, Map<number, ValidateFunction | null>>();
+interface Validators {
+  /** responses, checked against their schemas as they are */
+  responses: Ajv;
+  /** query strings, paths and forms: text, coerced to the schema's types */
+  coercing: Ajv;
+  /** JSON, EDN and Transit bodies: taken as typed */
+  typed: Ajv;
+}
 
-  // --- request validation: types coerced only where the input is text --------------------
+/**
+ * The Ajv instances, by the shared schemas they hold. An app built again in the same process
+ * with the same schemas (tests build a hundred) takes the same instances, and with them Ajv's
+ * cache of what it compiled: compiling every route's schemas again cost a fifth of a test
+ * file's CPU. A few sets at most are kept.
+ */
+const validatorSets: Array<{ schemas: TSchema[]; validators: Validators }> = [];
+
+function validatorsFor(schemas: TSchema[]): Validators {
+  const same = validatorSets.find((set) => set.schemas.length === schemas.length && set.schemas.every((schema, i) => schema === schemas[i]));
+  if (same) return same.validators;
   // A query string, a path and a form hold only text, so their values are coerced to the
   // schema's types (`?limit=5` is the number 5). JSON, EDN and Transit bodies carry their own
   // types and are taken as they are: `{"slug": false}` is a boolean, refused where a string
   // is expected, never stored as "false".
-  const requestAjv = (coerceTypes: 'array' | false) => {
-    const instance = new Ajv({ allErrors: true, strict: false, coerceTypes, useDefaults: true, removeAdditional: false });
+  const make = (options: { coerceTypes?: 'array' | false; useDefaults?: boolean }) => {
+    const instance = new Ajv({ allErrors: true, strict: false, removeAdditional: false, ...options });
     addFormats.default(instance);
-    for (const schema of deps.sharedSchemas) instance.addSchema(schema);
+    for (const schema of schemas) instance.addSchema(schema);
     return instance;
   };
-  const coercing = requestAjv('array');
-  const typed = requestAjv(false);
+  const validators = {
+    responses: make({}),
+    coercing: make({ coerceTypes: 'array', useDefaults: true }),
+    typed: make({ coerceTypes: false, useDefaults: true }),
+  };
+  if (validatorSets.length >= 4) validatorSets.shift();
+  validatorSets.push({ schemas: [...schemas], validators });
+  return validators;
+}
+
+/** Installs parsers, hooks and the error and not-found handlers on the root instance. */
+export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void {
+  const { log, redact } = deps;
+  const { responses: ajv, coercing, typed } = validatorsFor(deps.sharedSchemas);
+  const validators = new WeakMap<object, Map<number, ValidateFunction | null>>();
+
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (httpPart !== 'body') return coercing.compile(schema);
     const forForm = coercing.compile(schema);
@@ -324,7 +350,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   for (const [mime, decode] of decoders) {
     app.addContentTypeParser(mime, { parseAs: 'buffer' }, (request, body, done) => {
       if (request.is404) return done(null, undefined);
-      if ((request.routeOptions.config as Partial<RouteConfig>).rawBody) return done(null, body);
+      if ((routeDataOf(request) as Partial<RouteConfig>).rawBody) return done(null, body);
       let value: unknown;
       try {
         const text = utf8.decode(body as Buffer);
@@ -358,7 +384,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
       if (!api) reply.headers(apiHeaders);
       return done(new HttpError(414, { type: 'uri-too-long', message: `The request URI is longer than ${MAX_URL_LENGTH} characters` }));
     }
-    if (!api && (request.is404 || request.routeOptions.url === STATIC_FILES_ROUTE)) {
+    if (!api && (request.is404 || routeDataOf(request).url === STATIC_FILES_ROUTE)) {
       const path = decodedPath(request.url);
       if (path !== undefined && isApiPath(path)) {
         reply.headers(apiHeaders);
@@ -385,11 +411,10 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     if (nulInQuery) return done(nulRefused('query', nulInQuery));
     const nulInPath = nulParameter(request.params);
     if (nulInPath) return done(nulRefused('path', nulInPath));
-    // one read: Fastify builds a new object for every `routeOptions`
-    const routeOptions = request.routeOptions;
-    const raw = (routeOptions.config as Partial<RouteConfig>).rawBody === true;
+    const config = routeDataOf(request) as Partial<RouteConfig>;
+    const raw = config.rawBody === true;
     // no body at all is an empty map: the schema then names each missing field
-    if (request.body === undefined && !raw && routeOptions.schema?.body) request.body = {};
+    if (request.body === undefined && !raw && config.body) request.body = {};
     request.bodyParams = raw ? undefined : request.body;
     const body = !raw && request.body !== null && typeof request.body === 'object' && !Buffer.isBuffer(request.body) ? request.body : {};
     const params = { ...(request.params as object), ...(request.query as object), ...(body as object) };
@@ -408,7 +433,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   app.addHook('preSerialization', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, value?: unknown) => void) => {
     const format = request.responseFormat ?? json;
     if (!(reply as unknown as Record<symbol, boolean>)[ERROR_BODY]) {
-      const config = request.routeOptions.config as Partial<RouteConfig>;
+      const config = routeDataOf(request) as Partial<RouteConfig>;
       const schema = config.responses?.[reply.statusCode];
       if (schema !== undefined && config.responses) {
         let perRoute = validators.get(config.responses);

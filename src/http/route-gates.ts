@@ -17,6 +17,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './errors.js';
 import type { AuthUser } from './org-access.js';
+import { routeDataOf } from './route-data.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -41,7 +42,7 @@ export function impersonationForbidden(): HttpError {
 
 /** Whether the matched route is open to platform admins only. */
 export function isPlatformAdminRoute(request: FastifyRequest): boolean {
-  return (request.routeOptions.config as GateConfig | undefined)?.platformAdmin !== undefined;
+  return (routeDataOf(request) as GateConfig).platformAdmin !== undefined;
 }
 
 /**
@@ -57,7 +58,7 @@ export interface Unmatched {
 
 export function installRouteGates(app: FastifyInstance, unmatched: Unmatched): void {
   app.addHook('onRequest', (request, reply, done) => {
-    const config = request.routeOptions.config as GateConfig | undefined;
+    const config = routeDataOf(request) as GateConfig;
     const user = request.user;
     if (config?.impersonation === 'forbidden' && user?.actor) return done(impersonationForbidden());
     const isAdmin = config?.platformAdmin;

@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteG
 import { Type, type Static, type TSchema } from 'typebox';
 import { ErrorBody, unauthorized } from './errors.js';
 import { FORMATS } from './formats.js';
+import { routeDataOf } from './route-data.js';
 import { actorOf, authorizeOrg, type Actor, type ApiKeyCaller, type AuthUser, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
 import { planCheck, planList, plansSentence, validateRequires, type SubscriptionResolver } from './plan-gate.js';
 import type { GateConfig, ImpersonationRule, PlatformAdminResolver } from './route-gates.js';
@@ -200,12 +201,14 @@ function resolved(schema: TSchema | undefined): TSchema | undefined {
   return (schema as { [REFERENT]?: TSchema } | undefined)?.[REFERENT] ?? schema;
 }
 
-/** Per-route data the pipeline reads back through `request.routeOptions.config`. */
+/** Per-route data the pipeline reads back through `routeDataOf(request)` (route-data.ts). */
 export interface RouteConfig extends GateConfig {
   /** under `/api` (from the group's prefix): API headers, the JWT middleware, the CSRF and origin checks */
   api: boolean;
   auth: AuthRequirement;
   rawBody: boolean;
+  /** the route's schema describes a body (one that came without any is then an empty map) */
+  body: boolean;
   csrf: boolean;
   responses: Record<number, TSchema | null>;
   docs?: { body?: TSchema };
@@ -228,22 +231,22 @@ export interface RouteConfig extends GateConfig {
  * `request.url` does neither. Unmatched requests (404), static files and the docs are not API routes.
  */
 export function isApiRoute(request: FastifyRequest): boolean {
-  return (request.routeOptions.config as Partial<RouteConfig> | undefined)?.api === true;
+  return (routeDataOf(request) as Partial<RouteConfig>).api === true;
 }
 
 /** Whether the matched route takes an API key as the caller (route data `apiKeys`). */
 export function acceptsApiKeys(request: FastifyRequest): boolean {
-  return (request.routeOptions.config as Partial<RouteConfig> | undefined)?.apiKeys === true;
+  return (routeDataOf(request) as Partial<RouteConfig>).apiKeys === true;
 }
 
 /** Whether the matched route names an organization (route data `orgRole`). */
 export function isOrgRoute(request: FastifyRequest): boolean {
-  return (request.routeOptions.config as Partial<RouteConfig> | undefined)?.orgRole !== undefined;
+  return (routeDataOf(request) as Partial<RouteConfig>).orgRole !== undefined;
 }
 
 /** The route's authentication requirement (route data `auth`); `none` for a request no route of a group matched. */
 export function routeAuth(request: FastifyRequest): AuthRequirement {
-  return (request.routeOptions.config as Partial<RouteConfig> | undefined)?.auth ?? 'none';
+  return (routeDataOf(request) as Partial<RouteConfig>).auth ?? 'none';
 }
 
 /** The router's longest path parameter (app.ts `maxParamLength`): a longer segment matches no route. */
@@ -432,7 +435,7 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
     addError(500, 'Unexpected error (`exception`) or a response that broke its schema (`response-coercion`)');
 
     const config: RouteConfig = {
-      api: isApiPrefix(group.prefix), auth, rawBody: r.rawBody === true, csrf: r.csrf !== false, responses, docs: r.docs, apiKeys: r.apiKeys === true,
+      api: isApiPrefix(group.prefix), auth, rawBody: r.rawBody === true, body: r.schemas.body !== undefined, csrf: r.csrf !== false, responses, docs: r.docs, apiKeys: r.apiKeys === true,
       ...(r.orgRole ? { orgRole: r.orgRole, orgParam: r.orgParam ?? 'id' } : {}),
       ...(r.requires ? { requires: { plans: [...r.requires.plans] } } : {}),
       ...(r.verifiedEmail ? { verifiedEmail: true } : {}),

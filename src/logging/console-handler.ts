@@ -1,4 +1,5 @@
 /** Console output: one JSON object per line, or a human-readable line in dev. */
+import cluster from 'node:cluster';
 import { writeSync } from 'node:fs';
 import type { Kind } from './levels.js';
 import type { LogEntry, LogHandler } from './logger.js';
@@ -74,11 +75,19 @@ export interface ConsoleOptions {
   /** the longest wait before gathered lines are written, ms (default 100) */
   flushIntervalMs?: number;
   /**
-   * the most bytes one write may carry (default 4096, the size up to which a write to a pipe
-   * cannot interleave with another process's: cluster workers share the standard output); a
-   * single longer line is written alone, as it would be unbuffered
+   * the most bytes one write may carry (default: {@link defaultMaxWriteBytes}); a single longer
+   * line is written alone, as it would be unbuffered
    */
   maxWriteBytes?: number;
+}
+
+/**
+ * 4 KiB in a cluster worker: up to that size a write to a pipe cannot interleave with another
+ * process's, and the workers share the standard output. 64 KiB for a process writing alone,
+ * so that under load a write carries a hundred lines rather than ten (a system call each).
+ */
+export function defaultMaxWriteBytes(isClusterWorker: boolean = cluster.isWorker): number {
+  return isClusterWorker ? 4096 : 65536;
 }
 
 /**
@@ -118,7 +127,7 @@ export class ConsoleHandler implements LogHandler {
     this.fd = format === 'json' && stream === process.stdout ? 1 : undefined;
     this.buffered = options.buffered ?? this.fd !== undefined;
     this.flushIntervalMs = options.flushIntervalMs ?? 100;
-    this.maxWriteBytes = options.maxWriteBytes ?? 4096;
+    this.maxWriteBytes = options.maxWriteBytes ?? defaultMaxWriteBytes();
     if (format === 'json') this.writeJson = (json, entry) => this.writeLine(jsonLine(json), entry.level === 'fatal');
     if (this.buffered) {
       process.on('exit', this.onExit);

@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import type { LogContext } from '../logging/context.js';
+import { routeDataOf } from '../http/route-data.js';
 
 /** Called by the server factory around each request (tracing): must call `next` once, synchronously. */
 export type RequestWrapper = (req: IncomingMessage, res: ServerResponse, ctx: LogContext, next: () => void) => void;
@@ -20,5 +21,5 @@ export const UNMATCHED_ROUTE = 'not-found';
 /** The route template of a request: bounded, never the raw URL. */
 export function routeOf(request: FastifyRequest): string {
   if (request.is404) return UNMATCHED_ROUTE;
-  return request.routeOptions.url ?? UNMATCHED_ROUTE;
+  return routeDataOf(request).url ?? UNMATCHED_ROUTE;
 }

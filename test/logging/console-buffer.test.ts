@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConsoleHandler } from '../../src/logging/console-handler.js';
+import { ConsoleHandler, defaultMaxWriteBytes } from '../../src/logging/console-handler.js';
 import type { LogEntry } from '../../src/logging/logger.js';
 
 const FIXTURE = new URL('./fixtures/console-child.ts', import.meta.url).pathname;
@@ -47,9 +47,15 @@ async function run(how: string, count: number): Promise<{ entries: Array<{ id: s
 }
 
 describe('buffered console output', () => {
-  it('gathers whole lines into writes of at most 4 KiB, and writes on flush', async () => {
+  it('writes at most 4 KiB at a time in a cluster worker (a pipe\'s atomic size), 64 KiB in a process writing alone', () => {
+    assert.equal(defaultMaxWriteBytes(true), 4096);
+    assert.equal(defaultMaxWriteBytes(false), 65536);
+    assert.equal(defaultMaxWriteBytes(), 65536, 'the test runs outside a cluster');
+  });
+
+  it('gathers whole lines into writes of at most maxWriteBytes, and writes on flush', async () => {
     const { writes, stream } = recorder();
-    const handler = new ConsoleHandler('json', stream, { buffered: true, flushIntervalMs: 60_000 });
+    const handler = new ConsoleHandler('json', stream, { buffered: true, flushIntervalMs: 60_000, maxWriteBytes: 4096 });
     for (let i = 0; i < 200; i++) handler.write(entry(i, 'info', i % 250), 'log');
     assert.ok(writes.length > 0 && writes.length < 200 / 4, `${writes.length} writes for 200 entries`);
     await handler.flush();
@@ -64,7 +70,7 @@ describe('buffered console output', () => {
 
   it('writes a line longer than a write alone, and a fatal entry at once', async () => {
     const { writes, stream } = recorder();
-    const handler = new ConsoleHandler('json', stream, { buffered: true, flushIntervalMs: 60_000 });
+    const handler = new ConsoleHandler('json', stream, { buffered: true, flushIntervalMs: 60_000, maxWriteBytes: 4096 });
     handler.write(entry(0), 'log');
     handler.write(entry(1, 'info', 10_000), 'log');
     assert.equal(writes.length, 1, 'the gathered line goes first, the long one waits for the next');
