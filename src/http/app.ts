@@ -17,7 +17,9 @@ import type { RequestWrapper, ResponseObserver } from '../observability/http.js'
 import { ErrorBody, expectedError, notFound } from './errors.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
-import { clientErrorHandler, contextServerFactory, frameworkErrorHandler, isApiOrDocsTarget, installPipeline, requestIdOf, sendError } from './pipeline.js';
+import { clientErrorHandler, frameworkErrorHandler, sendError } from './error-answers.js';
+import { isApiOrDocsTarget, installPipeline } from './pipeline.js';
+import { contextServerFactory, requestIdOf } from './request-context.js';
 import { isApiRoute, MAX_PARAM_LENGTH, registerRouteGroup, type AccountGuard, type ApiKeyCaller, type AuthUser, type RouteGroup } from './routes.js';
 import { installRouteGates, isPlatformAdminRoute } from './route-gates.js';
 import { registerStatic } from './static.js';

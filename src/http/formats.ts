@@ -5,6 +5,9 @@ import { ownCopy } from '../shared/memo.js';
 
 export { DecodeError, edn, FORMATS, json, transitJson, type Format } from '../shared/codecs.js';
 
+/** Forms: decoded into flat text fields (pipeline.ts), the one request format besides the three */
+export const FORM_MIME = 'application/x-www-form-urlencoded';
+
 const BY_MIME = new Map(FORMATS.map((f) => [f.mime, f]));
 const MIMES = FORMATS.map((f) => f.mime);
 

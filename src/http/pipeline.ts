@@ -1,7 +1,7 @@
 /**
  * The request pipeline, in the spec's order:
  *  1. per request: a `req-id`, the start time and method/URI/server name in the log context
- *     (done in the server factory, so the async context covers the whole request);
+ *     (done in the server factory, request-context.ts, so the async context covers the whole request);
  *  2. response format from `Accept`, request format from `Content-Type`;
  *  3. body decoded by its format into `body-params` (raw bytes for routes that ask for them);
  *  4. defaults layer: cookies, query, form parameters, static files (registered in app.ts);
@@ -12,30 +12,25 @@
  *  8. compression (@fastify/compress, app.ts);
  *  9. one `api-call/response` entry per response.
  */
-import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ValidateFunction } from 'ajv';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
-import { isDatabaseUnavailable } from '../db/database.js';
-import { currentContext, runWithContext, type LogContext } from '../logging/context.js';
+import { currentContext, type LogContext } from '../logging/context.js';
 import type { Logger } from '../logging/logger.js';
-import { redactApiKeys } from '../logging/redact-links.js';
 import type { Redactor } from '../logging/redact.js';
-import { routeOf, UNMATCHED_ROUTE, type RequestWrapper, type ResponseObserver } from '../observability/http.js';
-import {
-  ajvErrors, HttpError, malformedBody, methodNotAllowed, requestCoercion, ResponseCoercionError, typeForStatus, unsupportedMediaType,
-  type ErrorBody,
-} from './errors.js';
+import { routeOf, type ResponseObserver } from '../observability/http.js';
 import { forbiddenKey, MAY_HOLD_NUL, nulPath } from '../shared/codecs.js';
 import { FORBIDDEN_KEYS } from '../shared/forbidden-keys.js';
-import { DecodeError, FORMATS, json, negotiateResponseFormat, type Format } from './formats.js';
+import { isErrorBody, markErrorBody, toErrorResponse } from './error-answers.js';
+import { ajvErrors, HttpError, methodNotAllowed, requestCoercion, ResponseCoercionError } from './errors.js';
+import { DecodeError, FORM_MIME, FORMATS, json, negotiateResponseFormat, type Format } from './formats.js';
+import { contextOf, elapsedMs, pathOf } from './request-context.js';
+import { routeDataOf } from './route-data.js';
+import { validatorsFor } from './validators.js';
 import type { ApiKeyCaller, AuthUser, RouteConfig } from './routes.js';
 import { allowedMethods, isApiRoute } from './routes.js';
-import { routeDataOf } from './route-data.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -54,91 +49,8 @@ declare module 'fastify' {
   }
 }
 
-const CONTEXT = Symbol('saas.logContext');
-const STARTED = Symbol('saas.startedAt');
 const LOGGED = Symbol('saas.responseLogged');
-const ERROR_BODY = Symbol('saas.errorBody');
 
-type TrackedMessage = IncomingMessage & { [CONTEXT]?: LogContext; [STARTED]?: bigint };
-
-function serverName(req: IncomingMessage): string {
-  const host = req.headers.host ?? '';
-  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
-  const colon = host.indexOf(':');
-  return (colon >= 0 ? host.slice(0, colon) : host) || 'localhost';
-}
-
-/** the method as the log context has it, without lower-casing a new string per request */
-const LOWER_METHODS = new Map(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map((m) => [m, m.toLowerCase()]));
-
-/**
- * A server factory that gives every request its log context before Fastify sees it, and
- * runs the request inside that context, so all code for the request (ours, libraries',
- * timers, database callbacks) logs with it.
- */
-export interface ServerTimeouts {
-  /** the whole request, headers and body, ms */
-  requestTimeoutMs: number;
-  /** the request headers, ms */
-  headersTimeoutMs: number;
-  /** an idle keep-alive connection, ms */
-  keepAliveTimeoutMs: number;
-  /** a socket with no activity at all, ms */
-  idleTimeoutMs: number;
-}
-
-/**
- * The server factory. Fastify applies its timeouts only to servers it creates itself, so they
- * are applied here: a client that sends its headers or body slowly, or never finishes, is
- * dropped when its time is up, checked every second.
- */
-export function contextServerFactory(timeouts: ServerTimeouts, around?: RequestWrapper) {
-  return (handler: (req: IncomingMessage, res: ServerResponse) => void): Server => {
-    const server = createServer({
-      requestTimeout: timeouts.requestTimeoutMs,
-      headersTimeout: Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs),
-      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
-      connectionsCheckingInterval: 1000,
-    }, contextHandler(handler, around));
-    server.setTimeout(timeouts.idleTimeoutMs);
-    return server;
-  };
-}
-
-/** `around`: the request span when tracing is on (src/observability/tracing.ts); off, one check. */
-function contextHandler(handler: (req: IncomingMessage, res: ServerResponse) => void, around: RequestWrapper | undefined) {
-  return (req: TrackedMessage, res: ServerResponse) => {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const ctx: LogContext = {
-      'req-id': randomUUID(),
-      'request-method': LOWER_METHODS.get(req.method ?? 'GET') ?? (req.method ?? 'GET').toLowerCase(),
-      // an API key pasted into a path must not reach the log with it
-      uri: redactApiKeys(q >= 0 ? url.slice(0, q) : url),
-      'server-name': serverName(req),
-    };
-    req[CONTEXT] = ctx;
-    req[STARTED] = process.hrtime.bigint();
-    if (around) runWithContext(ctx, () => around(req, res, ctx, () => handler(req, res)));
-    else runWithContext(ctx, () => handler(req, res));
-  };
-}
-
-export function requestIdOf(req: IncomingMessage): string {
-  return (req as TrackedMessage)[CONTEXT]?.['req-id'] ?? randomUUID();
-}
-
-function elapsedMs(req: IncomingMessage): number {
-  const started = (req as TrackedMessage)[STARTED];
-  return started === undefined ? 0 : Number(process.hrtime.bigint() - started) / 1e6;
-}
-
-function pathOf(url: string): string {
-  const q = url.indexOf('?');
-  return q >= 0 ? url.slice(0, q) : url;
-}
-
-const FORM_MIME = 'application/x-www-form-urlencoded';
 /** SCIM's media type (RFC 7644 §3.1): JSON, decoded as JSON (the directory sync routes, src/scim/) */
 const SCIM_MIME = 'application/scim+json';
 
@@ -205,8 +117,6 @@ export function isApiOrDocsTarget(url: string): boolean {
   return path === undefined || isApiPath(path) || isDocsPath(path);
 }
 
-const COERCION_PLACE: Record<string, 'body' | 'query' | 'path' | 'headers'> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
-const SUPPORTED_REQUEST_TYPES = [...FORMATS.map((f) => f.mime), FORM_MIME];
 
 export interface PipelineDeps {
   log: Logger;
@@ -219,94 +129,6 @@ export interface PipelineDeps {
   apiResponseHeaders?: Record<string, string>;
   /** metrics and the request span's name (src/observability/); absent when both are off */
   observeResponse?: ResponseObserver;
-}
-
-export interface ErrorResponse {
-  status: number;
-  body: ErrorBody;
-  headers: Record<string, string>;
-}
-
-const CLIENT_ERROR_MESSAGES: Record<number, string> = {
-  400: 'Bad request', 404: 'Not found', 405: 'Method not allowed', 408: 'Request timeout', 413: 'The request body is larger than allowed',
-  414: 'The request URI is too long', 415: 'Unsupported media type', 431: 'The request headers are too large',
-};
-
-/** Maps anything thrown during a request to the one error body shape. */
-export function toErrorResponse(err: unknown): ErrorResponse {
-  if (err instanceof HttpError) return { status: err.status, body: err.body, headers: err.headers };
-  if (err instanceof DecodeError) return { status: 400, body: { type: 'malformed-body', message: err.message }, headers: {} };
-  if (err instanceof ResponseCoercionError) {
-    return { status: 500, body: { type: 'response-coercion', message: 'The response did not match its schema' }, headers: {} };
-  }
-  const fe = err as Partial<FastifyError> & { validation?: ErrorObject[]; validationContext?: string };
-  if (fe && Array.isArray(fe.validation)) {
-    const { status, body, headers } = requestCoercion(COERCION_PLACE[fe.validationContext ?? 'body'] ?? 'body', ajvErrors(fe.validation));
-    return { status, body, headers };
-  }
-  switch (fe?.code) {
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, body: unsupportedMediaType('', SUPPORTED_REQUEST_TYPES).body, headers: {} };
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, body: { type: 'payload-too-large', message: 'The request body is larger than allowed' }, headers: {} };
-    // Fastify's own messages are replaced: ours never quote the request
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { status: 400, body: malformedBody('The body is empty').body, headers: {} };
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return { status: 400, body: malformedBody('The body does not match its Content-Length').body, headers: {} };
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return { status: 400, body: malformedBody('Malformed JSON').body, headers: {} };
-  }
-  if (isDatabaseUnavailable(err)) {
-    return { status: 503, body: { type: 'service-unavailable', message: 'The database is not available; try again shortly' }, headers: { 'retry-after': '1' } };
-  }
-  const status = typeof fe?.statusCode === 'number' ? fe.statusCode : 500;
-  if (status >= 400 && status < 500) {
-    // a framework or library message may quote the request: the status says enough
-    return { status, body: { type: typeForStatus(status), message: CLIENT_ERROR_MESSAGES[status] ?? 'Bad request' }, headers: {} };
-  }
-  const className = err instanceof Error ? err.constructor?.name || err.name : typeof err;
-  return { status: 500, body: { type: 'exception', message: 'Internal server error', class: className }, headers: {} };
-}
-
-interface Validators {
-  /** responses, checked against their schemas as they are */
-  responses: Ajv;
-  /** query strings, paths and forms: text, coerced to the schema's types */
-  coercing: Ajv;
-  /** JSON, EDN and Transit bodies: taken as typed */
-  typed: Ajv;
-}
-
-/**
- * The Ajv instances, by the shared schemas they hold. An app built again in the same process
- * with the same schemas (tests build a hundred) takes the same instances, and with them Ajv's
- * cache of what it compiled: compiling every route's schemas again cost a fifth of a test
- * file's CPU. A few sets at most are kept.
- */
-const validatorSets: Array<{ schemas: TSchema[]; validators: Validators }> = [];
-
-function validatorsFor(schemas: TSchema[]): Validators {
-  const same = validatorSets.find((set) => set.schemas.length === schemas.length && set.schemas.every((schema, i) => schema === schemas[i]));
-  if (same) return same.validators;
-  // A query string, a path and a form hold only text, so their values are coerced to the
-  // schema's types (`?limit=5` is the number 5). JSON, EDN and Transit bodies carry their own
-  // types and are taken as they are: `{"slug": false}` is a boolean, refused where a string
-  // is expected, never stored as "false".
-  const make = (options: { coerceTypes?: 'array' | false; useDefaults?: boolean }) => {
-    const instance = new Ajv({ allErrors: true, strict: false, removeAdditional: false, ...options });
-    addFormats.default(instance);
-    for (const schema of schemas) instance.addSchema(schema);
-    return instance;
-  };
-  const validators = {
-    responses: make({}),
-    coercing: make({ coerceTypes: 'array', useDefaults: true }),
-    typed: make({ coerceTypes: false, useDefaults: true }),
-  };
-  if (validatorSets.length >= 4) validatorSets.shift();
-  validatorSets.push({ schemas: [...schemas], validators });
-  return validators;
 }
 
 /** Installs parsers, hooks and the error and not-found handlers on the root instance. */
@@ -374,7 +196,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   // Hooks on the hot path are callback-style: an async hook costs a promise per request,
   // and every promise is tracked for the async context.
   app.addHook('onRequest', (request, reply, done) => {
-    request.logContext = (request.raw as TrackedMessage)[CONTEXT] ?? currentContext() ?? {};
+    request.logContext = contextOf(request.raw) ?? currentContext() ?? {};
     const format = negotiateResponseFormat(request.headers.accept);
     request.responseFormat = format;
     reply.serializer(serializers.get(format)!);
@@ -432,7 +254,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   // --- 6-7: response checked against its schema, then encoded ----------------------------
   app.addHook('preSerialization', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, value?: unknown) => void) => {
     const format = request.responseFormat ?? json;
-    if (!(reply as unknown as Record<symbol, boolean>)[ERROR_BODY]) {
+    if (!isErrorBody(reply)) {
       const config = routeDataOf(request) as Partial<RouteConfig>;
       const schema = config.responses?.[reply.statusCode];
       if (schema !== undefined && config.responses) {
@@ -473,20 +295,20 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     } else if (log.enabled('debug')) {
       log.debug('http/client-error', body.message, { status, type: body.type });
     }
-    (reply as unknown as Record<symbol, boolean>)[ERROR_BODY] = true;
+    markErrorBody(reply);
     reply.code(status).headers(headers).send(body);
   });
 
   // --- 9: one entry per response, also for errors, 404s and aborted requests -------------
   const logResponse = (request: FastifyRequest, status: number, contentType: unknown) => {
-    const tracked = request.raw as TrackedMessage & { [LOGGED]?: boolean };
+    const tracked = request.raw as IncomingMessage & { [LOGGED]?: boolean };
     if (tracked[LOGGED]) return;
     tracked[LOGGED] = true;
     const elapsed = elapsedMs(request.raw);
     const ms = Math.round(elapsed * 1000) / 1000;
     log.info('api-call/response', `${request.method} ${pathOf(request.url)} => ${status}`,
       contentType ? { status, 'saas.logging/ms': ms, 'content-type': String(contentType) } : { status, 'saas.logging/ms': ms },
-      { ctx: request.logContext ?? tracked[CONTEXT] });
+      { ctx: request.logContext ?? contextOf(tracked) });
     deps.observeResponse?.(request.raw, request.method, routeOf(request), status, elapsed / 1000);
   };
   app.addHook('onResponse', (request, reply, done) => {
@@ -499,61 +321,3 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     done();
   });
 }
-
-/**
- * Errors the router raises before any route or hook runs (a malformed URL, a path parameter
- * over the length limit): answered in the one error shape, in the negotiated format, with the
- * API headers, and logged like any response.
- */
-export function frameworkErrorHandler(log: Logger, headers: Record<string, string>, observeResponse?: ResponseObserver) {
-  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
-    const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
-    const format = negotiateResponseFormat(request.headers.accept);
-    const body = { type: typeForStatus(status), message: status === 414 ? 'A path segment is too long' : 'Malformed request URL' };
-    const ctx = (request.raw as TrackedMessage)[CONTEXT] ?? {};
-    reply.raw.once('finish', () => {
-      const elapsed = elapsedMs(request.raw);
-      log.info('api-call/response', `${request.method} ${pathOf(request.url)} => ${status}`,
-        { status, 'saas.logging/ms': Math.round(elapsed * 1000) / 1000, 'content-type': format.mime }, { ctx });
-      observeResponse?.(request.raw, request.method, UNMATCHED_ROUTE, status, elapsed / 1000);
-    });
-    reply.code(status).headers(headers).type(format.mime).serializer(() => format.encode(body)).send(body);
-  };
-}
-
-/**
- * Requests Node's parser refuses before Fastify sees them (headers over the 16 KiB limit, a
- * request line alone over it, a malformed request, a client too slow to send its headers):
- * answered in the one error shape (JSON: no `Accept` was read) with the API headers, and
- * logged like any response, the path without its query and cut to 200 characters.
- */
-export function clientErrorHandler(log: Logger, headers: Record<string, string>) {
-  return (error: Error, socket: Socket): void => {
-    const err = error as NodeJS.ErrnoException & { rawPacket?: unknown };
-    if (err.code === 'ECONNRESET' || socket.destroyed) return;
-    const packet = Buffer.isBuffer(err.rawPacket) ? err.rawPacket : undefined;
-    const raw = packet ? packet.toString('latin1', 0, Math.min(packet.length, 16 * 1024 + 1)) : '';
-    let status = 400;
-    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') status = 408;
-    else if (err.code === 'HPE_HEADER_OVERFLOW') status = raw.includes('\r\n') || raw === '' ? 431 : 414; // no line ended: the request line itself
-    const body = JSON.stringify({ type: typeForStatus(status), message: CLIENT_ERROR_MESSAGES[status] ?? 'Bad request' });
-    const line = /^([A-Z]{1,20}) (\S{1,200})/.exec(raw);
-    const method = line?.[1] ?? '-';
-    const path = line ? redactApiKeys(pathOf(line[2])) : '-';
-    log.info('api-call/response', `${method} ${path} => ${status}`, { status, 'content-type': 'application/json', reason: err.code ?? 'client-error' },
-      { ctx: { 'req-id': randomUUID(), 'request-method': method.toLowerCase(), uri: path } });
-    if (socket.writable) {
-      const head = Object.entries({ ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
-        .map(([name, value]) => `${name}: ${value}`).join('\r\n');
-      socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n\r\n${body}`);
-    }
-    socket.destroy();
-  };
-}
-
-/** Sends an error body in the negotiated format (for handlers outside the route table). */
-export function sendError(reply: FastifyReply, error: HttpError): FastifyReply {
-  (reply as unknown as Record<symbol, boolean>)[ERROR_BODY] = true;
-  return reply.code(error.status).headers(error.headers).send(error.body);
-}
-

@@ -1,0 +1,138 @@
+/**
+ * Every answer that is an error, in the one error shape: what anything thrown during a request
+ * maps to (`toErrorResponse`), the router's own refusals (`frameworkErrorHandler`) and the
+ * requests Node's parser refuses before Fastify sees them (`clientErrorHandler`).
+ */
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ErrorObject } from 'ajv';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/database.js';
+import type { Logger } from '../logging/logger.js';
+import { redactApiKeys } from '../logging/redact-links.js';
+import { UNMATCHED_ROUTE, type ResponseObserver } from '../observability/http.js';
+import {
+  ajvErrors, HttpError, malformedBody, requestCoercion, ResponseCoercionError, typeForStatus, unsupportedMediaType, type ErrorBody,
+} from './errors.js';
+import { DecodeError, FORM_MIME, FORMATS, negotiateResponseFormat } from './formats.js';
+import { contextOf, elapsedMs, pathOf } from './request-context.js';
+
+const ERROR_BODY = Symbol('saas.errorBody');
+
+/** Marks a reply's body as an error body: the response schema check leaves it alone. */
+export function markErrorBody(reply: FastifyReply): void {
+  (reply as unknown as Record<symbol, boolean>)[ERROR_BODY] = true;
+}
+
+export function isErrorBody(reply: FastifyReply): boolean {
+  return (reply as unknown as Record<symbol, boolean>)[ERROR_BODY] === true;
+}
+
+const COERCION_PLACE: Record<string, 'body' | 'query' | 'path' | 'headers'> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
+const SUPPORTED_REQUEST_TYPES = [...FORMATS.map((f) => f.mime), FORM_MIME];
+
+export interface ErrorResponse {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+}
+
+export const CLIENT_ERROR_MESSAGES: Record<number, string> = {
+  400: 'Bad request', 404: 'Not found', 405: 'Method not allowed', 408: 'Request timeout', 413: 'The request body is larger than allowed',
+  414: 'The request URI is too long', 415: 'Unsupported media type', 431: 'The request headers are too large',
+};
+
+/** Maps anything thrown during a request to the one error body shape. */
+export function toErrorResponse(err: unknown): ErrorResponse {
+  if (err instanceof HttpError) return { status: err.status, body: err.body, headers: err.headers };
+  if (err instanceof DecodeError) return { status: 400, body: { type: 'malformed-body', message: err.message }, headers: {} };
+  if (err instanceof ResponseCoercionError) {
+    return { status: 500, body: { type: 'response-coercion', message: 'The response did not match its schema' }, headers: {} };
+  }
+  const fe = err as Partial<FastifyError> & { validation?: ErrorObject[]; validationContext?: string };
+  if (fe && Array.isArray(fe.validation)) {
+    const { status, body, headers } = requestCoercion(COERCION_PLACE[fe.validationContext ?? 'body'] ?? 'body', ajvErrors(fe.validation));
+    return { status, body, headers };
+  }
+  switch (fe?.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, body: unsupportedMediaType('', SUPPORTED_REQUEST_TYPES).body, headers: {} };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, body: { type: 'payload-too-large', message: 'The request body is larger than allowed' }, headers: {} };
+    // Fastify's own messages are replaced: ours never quote the request
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, body: malformedBody('The body is empty').body, headers: {} };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, body: malformedBody('The body does not match its Content-Length').body, headers: {} };
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { status: 400, body: malformedBody('Malformed JSON').body, headers: {} };
+  }
+  if (isDatabaseUnavailable(err)) {
+    return { status: 503, body: { type: 'service-unavailable', message: 'The database is not available; try again shortly' }, headers: { 'retry-after': '1' } };
+  }
+  const status = typeof fe?.statusCode === 'number' ? fe.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    // a framework or library message may quote the request: the status says enough
+    return { status, body: { type: typeForStatus(status), message: CLIENT_ERROR_MESSAGES[status] ?? 'Bad request' }, headers: {} };
+  }
+  const className = err instanceof Error ? err.constructor?.name || err.name : typeof err;
+  return { status: 500, body: { type: 'exception', message: 'Internal server error', class: className }, headers: {} };
+}
+
+/**
+ * Errors the router raises before any route or hook runs (a malformed URL, a path parameter
+ * over the length limit): answered in the one error shape, in the negotiated format, with the
+ * API headers, and logged like any response.
+ */
+export function frameworkErrorHandler(log: Logger, headers: Record<string, string>, observeResponse?: ResponseObserver) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
+    const format = negotiateResponseFormat(request.headers.accept);
+    const body = { type: typeForStatus(status), message: status === 414 ? 'A path segment is too long' : 'Malformed request URL' };
+    const ctx = contextOf(request.raw) ?? {};
+    reply.raw.once('finish', () => {
+      const elapsed = elapsedMs(request.raw);
+      log.info('api-call/response', `${request.method} ${pathOf(request.url)} => ${status}`,
+        { status, 'saas.logging/ms': Math.round(elapsed * 1000) / 1000, 'content-type': format.mime }, { ctx });
+      observeResponse?.(request.raw, request.method, UNMATCHED_ROUTE, status, elapsed / 1000);
+    });
+    reply.code(status).headers(headers).type(format.mime).serializer(() => format.encode(body)).send(body);
+  };
+}
+
+/**
+ * Requests Node's parser refuses before Fastify sees them (headers over the 16 KiB limit, a
+ * request line alone over it, a malformed request, a client too slow to send its headers):
+ * answered in the one error shape (JSON: no `Accept` was read) with the API headers, and
+ * logged like any response, the path without its query and cut to 200 characters.
+ */
+export function clientErrorHandler(log: Logger, headers: Record<string, string>) {
+  return (error: Error, socket: Socket): void => {
+    const err = error as NodeJS.ErrnoException & { rawPacket?: unknown };
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const packet = Buffer.isBuffer(err.rawPacket) ? err.rawPacket : undefined;
+    const raw = packet ? packet.toString('latin1', 0, Math.min(packet.length, 16 * 1024 + 1)) : '';
+    let status = 400;
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') status = 408;
+    else if (err.code === 'HPE_HEADER_OVERFLOW') status = raw.includes('\r\n') || raw === '' ? 431 : 414; // no line ended: the request line itself
+    const body = JSON.stringify({ type: typeForStatus(status), message: CLIENT_ERROR_MESSAGES[status] ?? 'Bad request' });
+    const line = /^([A-Z]{1,20}) (\S{1,200})/.exec(raw);
+    const method = line?.[1] ?? '-';
+    const path = line ? redactApiKeys(pathOf(line[2])) : '-';
+    log.info('api-call/response', `${method} ${path} => ${status}`, { status, 'content-type': 'application/json', reason: err.code ?? 'client-error' },
+      { ctx: { 'req-id': randomUUID(), 'request-method': method.toLowerCase(), uri: path } });
+    if (socket.writable) {
+      const head = Object.entries({ ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
+        .map(([name, value]) => `${name}: ${value}`).join('\r\n');
+      socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n\r\n${body}`);
+    }
+    socket.destroy();
+  };
+}
+
+/** Sends an error body in the negotiated format (for handlers outside the route table). */
+export function sendError(reply: FastifyReply, error: HttpError): FastifyReply {
+  markErrorBody(reply);
+  return reply.code(error.status).headers(error.headers).send(error.body);
+}
