@@ -27,11 +27,12 @@ const verbose = process.env.TEST_VERBOSE === '1';
 // a file that hangs is killed rather than holding CI until its own limit
 const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS) || 10 * 60_000;
 
-const alone = (file) => /^\/\/ test-run: alone\b/m.test(readFileSync(file, 'utf8').slice(0, 2000));
-// longest first packs the pool best; a file's size is a fair stand-in for its length
-const bySizeDescending = (a, b) => readFileSync(b).length - readFileSync(a).length;
+// each file read once: whether it runs alone, and its size (longest first packs the pool best;
+// a file's size is a fair stand-in for its length)
+const sources = new Map(files.map((file) => [file, readFileSync(file, 'utf8')]));
+const alone = (file) => /^\/\/ test-run: alone\b/m.test(sources.get(file).slice(0, 2000));
 const serialFiles = files.filter(alone);
-const pooledFiles = files.filter((f) => !alone(f)).sort(bySizeDescending);
+const pooledFiles = files.filter((f) => !alone(f)).sort((a, b) => sources.get(b).length - sources.get(a).length);
 
 const totals = { tests: 0, pass: 0, fail: 0, skipped: 0, cancelled: 0, todo: 0 };
 const timings = [];

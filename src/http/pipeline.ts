@@ -27,7 +27,7 @@ import { isErrorBody, markErrorBody, toErrorResponse } from './error-answers.js'
 import { ajvErrors, HttpError, methodNotAllowed, requestCoercion, ResponseCoercionError } from './errors.js';
 import { DecodeError, FORM_MIME, FORMATS, json, negotiateResponseFormat, type Format } from './formats.js';
 import { contextOf, elapsedMs, pathOf } from './request-context.js';
-import { routeDataOf } from './route-data.js';
+import { callNotFound, routeDataOf } from './route-data.js';
 import { validatorsFor } from './validators.js';
 import type { ApiKeyCaller, AuthUser, RouteConfig } from './routes.js';
 import { allowedMethods, isApiRoute } from './routes.js';
@@ -216,7 +216,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
       // the static files' catch-all matched an API or docs path (a `%00`, a segment over the
       // router's limit): no file is looked up, the one 404 answers (its hooks run from here)
       if (!request.is404 && path !== undefined && (isApiPath(path) || isDocsPath(path))) {
-        reply.callNotFound();
+        callNotFound(request, reply);
         return;
       }
     }

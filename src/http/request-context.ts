@@ -24,11 +24,6 @@ function serverName(req: IncomingMessage): string {
 /** the method as the log context has it, without lower-casing a new string per request */
 const LOWER_METHODS = new Map(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map((m) => [m, m.toLowerCase()]));
 
-/**
- * A server factory that gives every request its log context before Fastify sees it, and
- * runs the request inside that context, so all code for the request (ours, libraries',
- * timers, database callbacks) logs with it.
- */
 export interface ServerTimeouts {
   /** the whole request, headers and body, ms */
   requestTimeoutMs: number;
@@ -58,16 +53,17 @@ export function contextServerFactory(timeouts: ServerTimeouts, around?: RequestW
   };
 }
 
-/** `around`: the request span when tracing is on (src/observability/tracing.ts); off, one check. */
+/**
+ * Gives every request its log context before Fastify sees it, and runs the request inside that
+ * context. `around`: the request span when tracing is on (src/observability/tracing.ts); off, one check.
+ */
 function contextHandler(handler: (req: IncomingMessage, res: ServerResponse) => void, around: RequestWrapper | undefined) {
   return (req: TrackedMessage, res: ServerResponse) => {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
     const ctx: LogContext = {
       'req-id': randomUUID(),
       'request-method': LOWER_METHODS.get(req.method ?? 'GET') ?? (req.method ?? 'GET').toLowerCase(),
       // an API key pasted into a path must not reach the log with it
-      uri: redactApiKeys(q >= 0 ? url.slice(0, q) : url),
+      uri: redactApiKeys(pathOf(req.url ?? '/')),
       'server-name': serverName(req),
     };
     req[CONTEXT] = ctx;

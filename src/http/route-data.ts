@@ -4,7 +4,7 @@
  * `routeOptions` object on every read, and the pipeline, the checks and the metrics each need
  * the data: five reads on a health request. An unmatched request has its 404 route's data.
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 const ROUTE_DATA = Symbol('saas.route-data');
 
@@ -22,4 +22,13 @@ export interface RouteData {
 export function routeDataOf(request: FastifyRequest): RouteData {
   const holder = request as unknown as Holder;
   return (holder[ROUTE_DATA] ??= (request.routeOptions.config ?? {}) as unknown as RouteData);
+}
+
+/**
+ * Answers as a request for no route (Fastify's `callNotFound`, which moves the request to the
+ * 404 route): the route data read so far was the matched route's, so it is read again after.
+ */
+export function callNotFound(request: FastifyRequest, reply: FastifyReply): void {
+  (request as unknown as Holder)[ROUTE_DATA] = undefined;
+  reply.callNotFound();
 }

@@ -17,6 +17,7 @@ import { extname, join, posix, relative, resolve, sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ensureSession, type CsrfService } from './csrf.js';
+import { callNotFound } from './route-data.js';
 
 export const CSRF_PLACEHOLDER = '__CSRF_TOKEN__';
 
@@ -161,7 +162,7 @@ export async function registerStatic(app: FastifyInstance, options: StaticOption
       const path = requestedPath(request.raw.url ?? '/');
       if (path === null) return reply.send(forbiddenPath());
       // API and docs paths are never files
-      if (path === undefined || isApiPath(path) || !files.has(path)) return reply.callNotFound();
+      if (path === undefined || isApiPath(path) || !files.has(path)) return callNotFound(request, reply);
       return reply.sendFile(path);
     },
   });
