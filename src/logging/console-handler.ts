@@ -1,8 +1,9 @@
 /** Console output: one JSON object per line, or a human-readable line in dev. */
 import cluster from 'node:cluster';
-import { writeSync } from 'node:fs';
 import type { Kind } from './levels.js';
+import { FdOutput, StreamOutput, type ConsoleOutput } from './console-output.js';
 import type { LogEntry, LogHandler } from './logger.js';
+import { SinkFailures } from './sink-failures.js';
 
 const COLORS: Record<string, string> = { trace: '90', debug: '36', info: '32', warn: '33', error: '31', fatal: '35' };
 
@@ -36,34 +37,6 @@ function jsonLine(json: string): string {
 
 const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 
-/** a place to wait on for a few ms, synchronously, while a full pipe drains (as sonic-boom does) */
-const pause = new Int32Array(new SharedArrayBuffer(4));
-const PIPE_FULL_WAIT_MS = 10;
-/** how long a full pipe may hold a write back before its lines are given up (reported on stderr) */
-const PIPE_FULL_GIVE_UP_MS = 10_000;
-
-/**
- * Writes all of `text` (`bytes` long) to `fd` before it returns. Standard output may be a
- * non-blocking pipe (Node makes it one): a full pipe answers EAGAIN, and a write longer than
- * the pipe's atomic size may be taken in part; both are waited out, like sonic-boom's sync mode.
- */
-function writeFully(fd: number, text: string, bytes: number): void {
-  let data: string | Buffer = text;
-  let left = bytes;
-  for (let waited = 0; ;) {
-    try {
-      const n = typeof data === 'string' ? writeSync(fd, data) : writeSync(fd, data);
-      if (n >= left) return;
-      data = (typeof data === 'string' ? Buffer.from(data) : data).subarray(n);
-      left -= n;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || waited >= PIPE_FULL_GIVE_UP_MS) throw err;
-      Atomics.wait(pause, 0, 0, PIPE_FULL_WAIT_MS);
-      waited += PIPE_FULL_WAIT_MS;
-    }
-  }
-}
-
 export interface ConsoleOptions {
   /**
    * Gather JSON lines and write them together (the way pino's sonic-boom does), instead of a
@@ -92,8 +65,9 @@ export function defaultMaxWriteBytes(isClusterWorker: boolean = cluster.isWorker
 
 /**
  * Console output. JSON to the process's standard output is written to its file descriptor
- * synchronously: Node's stream would queue what a full pipe does not take at once, and lose
- * it when the process exits. Buffered, lines are written when the next would not fit in one
+ * directly: Node's stream would queue without bound what a full pipe does not take, and lose
+ * it when the process exits. A failing console (a full pipe, a reader gone) never blocks nor
+ * throws: see console-output.ts. Buffered, lines are written when the next would not fit in one
  * write, at most `flushIntervalMs` after the first of them, at once for a fatal entry (the
  * process is about to end), on `flush` and `close` (SIGTERM's shutdown closes the logs), and
  * when the process exits (`process.exit`, an uncaught exception, the end of the event loop) or
@@ -102,21 +76,21 @@ export function defaultMaxWriteBytes(isClusterWorker: boolean = cluster.isWorker
  */
 export class ConsoleHandler implements LogHandler {
   private buffered: boolean;
-  /** the process's standard output: written to directly */
-  private readonly fd: number | undefined;
+  readonly failures = new SinkFailures('console');
+  private readonly output: ConsoleOutput;
   private readonly flushIntervalMs: number;
   private readonly maxWriteBytes: number;
   private pending = '';
   private pendingBytes = 0;
   private timer: NodeJS.Timeout | undefined;
-  private readonly onExit = () => this.flushNow();
+  private readonly onExit = () => this.flushBeforeExit();
   /**
    * A terminating signal: written first. When nothing else listens for it (the server installs
    * its shutdown later in start-up), the signal is raised again without this listener, so the
    * process ends as it would have.
    */
   private readonly onSignal = (signal: NodeJS.Signals) => {
-    this.flushNow();
+    this.flushBeforeExit();
     if (process.listenerCount(signal) === 1) {
       this.unhook();
       process.kill(process.pid, signal);
@@ -124,8 +98,10 @@ export class ConsoleHandler implements LogHandler {
   };
 
   constructor(private readonly format: 'pretty' | 'json', private readonly stream: NodeJS.WritableStream = process.stdout, options: ConsoleOptions = {}) {
-    this.fd = format === 'json' && stream === process.stdout ? 1 : undefined;
-    this.buffered = options.buffered ?? this.fd !== undefined;
+    const toStandardOutput = format === 'json' && stream === process.stdout;
+    // the process's standard output is written to its descriptor directly (see console-output.ts)
+    this.output = toStandardOutput ? new FdOutput(1, this.failures) : new StreamOutput(stream, this.failures);
+    this.buffered = options.buffered ?? toStandardOutput;
     this.flushIntervalMs = options.flushIntervalMs ?? 100;
     this.maxWriteBytes = options.maxWriteBytes ?? defaultMaxWriteBytes();
     if (format === 'json') this.writeJson = (json, entry) => this.writeLine(jsonLine(json), entry.level === 'fatal');
@@ -142,7 +118,8 @@ export class ConsoleHandler implements LogHandler {
 
   write(entry: LogEntry, kind: Kind): void {
     if (this.format !== 'json') {
-      this.stream.write(formatPretty(entry, (this.stream as { isTTY?: boolean }).isTTY === true));
+      const line = formatPretty(entry, (this.stream as { isTTY?: boolean }).isTTY === true);
+      this.output.write(line, Buffer.byteLength(line));
       return;
     }
     this.writeLine(jsonLine(JSON.stringify(entry)), entry.level === 'fatal');
@@ -154,7 +131,7 @@ export class ConsoleHandler implements LogHandler {
   private writeLine(line: string, fatal: boolean): void {
     const bytes = Buffer.byteLength(line);
     if (!this.buffered) {
-      this.out(line, bytes);
+      this.output.write(line, bytes);
       return;
     }
     if (this.pendingBytes > 0 && this.pendingBytes + bytes > this.maxWriteBytes) this.flushNow();
@@ -171,15 +148,6 @@ export class ConsoleHandler implements LogHandler {
     }
   }
 
-  private out(text: string, bytes: number): void {
-    try {
-      if (this.fd === undefined) this.stream.write(text);
-      else writeFully(this.fd, text, bytes);
-    } catch (err) {
-      process.stderr.write(`console log output failed: ${String(err)}; ${text.split('\n').length - 1} lines lost\n`);
-    }
-  }
-
   /** Writes the gathered lines now. */
   flushNow(): void {
     if (this.pendingBytes === 0) return;
@@ -187,7 +155,13 @@ export class ConsoleHandler implements LogHandler {
     const bytes = this.pendingBytes;
     this.pending = '';
     this.pendingBytes = 0;
-    this.out(chunk, bytes);
+    this.output.write(chunk, bytes);
+  }
+
+  /** The process is about to end: what is gathered, and what a full pipe holds back, is written now. */
+  private flushBeforeExit(): void {
+    this.flushNow();
+    this.output.drainBeforeExit();
   }
 
   async flush(): Promise<void> {
@@ -198,7 +172,7 @@ export class ConsoleHandler implements LogHandler {
   async close(): Promise<void> {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    this.flushNow();
+    this.flushBeforeExit();
     if (this.buffered) this.unhook();
     this.buffered = false;
   }

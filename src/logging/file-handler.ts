@@ -21,11 +21,18 @@ import { createGzip } from 'node:zlib';
 import type { LogFileSettings, RotationInterval } from '../config.js';
 import type { Kind } from './levels.js';
 import type { LogEntry, LogHandler } from './logger.js';
+import { SinkFailures } from './sink-failures.js';
 
 const SUFFIX: Record<RotationInterval, string> = { daily: 'd', weekly: 'w', monthly: 'm' };
 
 /** how long queued lines wait for more before they are written, ms */
 export const BATCH_WAIT_MS = 5;
+/** the most lines held while the file cannot be written; past it new lines are dropped (counted) */
+export const MAX_QUEUED_LINES = 10_000;
+/** the first wait after a failed write (a full disk, a directory the process may not write), ms */
+export const RETRY_FIRST_MS = 1_000;
+/** the longest wait between tries, ms */
+export const RETRY_MAX_MS = 30_000;
 
 /** UTC start of the interval holding `date`, as `YYYY-MM-DD`. Weeks start on Monday. */
 export function intervalStart(date: Date, interval: RotationInterval): string {
@@ -45,7 +52,11 @@ export interface RotatingFileOptions extends LogFileSettings {
 }
 
 export class RotatingFileHandler implements LogHandler {
+  readonly failures: SinkFailures;
   private queue: string[] = [];
+  /** while the file fails: the wait before the next try, and the timer of that wait */
+  private retryMs = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
   private draining: Promise<void> | null = null;
   private file: FileHandle | null = null;
   private size = 0;
@@ -56,6 +67,7 @@ export class RotatingFileHandler implements LogHandler {
 
   constructor(private readonly options: RotatingFileOptions) {
     this.clock = options.clock ?? (() => new Date());
+    this.failures = new SinkFailures('file', () => this.clock().getTime());
   }
 
   write(entry: LogEntry, _kind: Kind): void {
@@ -69,29 +81,50 @@ export class RotatingFileHandler implements LogHandler {
   /** Queues one line (without its newline). */
   writeLine(line: string): void {
     if (this.closed && !this.draining) {
-      try {
-        appendFileSync(this.options.path, line + '\n');
-      } catch (err) {
-        process.stderr.write(`log file ${this.options.path}: ${String(err)}; 1 line lost\n`);
-      }
+      this.appendAfterClose(line);
+      return;
+    }
+    if (this.queue.length >= MAX_QUEUED_LINES) {
+      this.failures.failed(this.failures.failing ? 'the file cannot be written' : 'lines come faster than the file takes them', 1);
       return;
     }
     // without its newline: the batch's join adds them (a `line + '\n'` per entry is one more copy)
     this.queue.push(line);
-    if (!this.draining) this.draining = this.drain();
+    if (!this.draining && this.retryTimer === undefined) this.draining = this.drain();
   }
 
+  /** After close (a request finishing during shutdown): appended at once, unless the file fails. */
+  private appendAfterClose(line: string): void {
+    if (this.failures.failing) {
+      this.failures.failed('the file cannot be written', 1);
+      return;
+    }
+    try {
+      appendFileSync(this.options.path, line + '\n');
+    } catch (err) {
+      this.failures.failed(errorReason(err), 1);
+    }
+  }
+
+  /** Returns once what is queued is written, or given up while the file fails. */
   async flush(): Promise<void> {
     while (this.draining) await this.draining;
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    // lines queued meanwhile are drained through the open file before it closes
+    // a file waiting for its next try gets one more now; lines queued meanwhile go through the open file
+    if (this.retryTimer !== undefined) {
+      clearTimeout(this.retryTimer);
+      this.retryTimer = undefined;
+      if (this.queue.length > 0 && !this.draining) this.draining = this.drain();
+    }
     await this.flush();
+    if (this.queue.length > 0) this.failures.failed('the file cannot be written as the process ends', this.queue.length);
+    this.queue = [];
     const file = this.file;
     this.file = null;
-    await file?.close();
+    await file?.close().catch(() => undefined);
   }
 
   private async drain(): Promise<void> {
@@ -102,15 +135,29 @@ export class RotatingFileHandler implements LogHandler {
         this.queue = [];
         try {
           await this.writeBatch(batch);
+          this.retryMs = 0;
+          if (this.failures.failing) this.failures.recovered();
         } catch (err) {
-          process.stderr.write(`log file ${this.options.path}: ${String(err)}; ${batch.length} lines lost\n`);
+          this.failures.failed(errorReason(err), batch.length);
           await this.file?.close().catch(() => undefined);
           this.file = null;
+          // tried again later, not at once: a full disk stays full for a while
+          if (!this.closed) this.retryLater();
+          return;
         }
       }
     } finally {
       this.draining = null;
     }
+  }
+
+  private retryLater(): void {
+    this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs === 0 ? RETRY_FIRST_MS : this.retryMs * 2);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (this.queue.length > 0 && !this.draining) this.draining = this.drain();
+    }, this.retryMs);
+    this.retryTimer.unref();
   }
 
   private async ensureOpen(): Promise<FileHandle> {
@@ -203,6 +250,11 @@ export class RotatingFileHandler implements LogHandler {
 async function writeAll(file: FileHandle, text: string, bytes: number): Promise<void> {
   const { bytesWritten } = await file.write(text);
   if (bytesWritten < bytes) await file.appendFile(Buffer.from(text).subarray(bytesWritten));
+}
+
+function errorReason(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  return e.code ? `${e.code}: ${e.syscall ?? 'write'}` : String(err);
 }
 
 function ignoreMissing(err: NodeJS.ErrnoException): void {

@@ -1,6 +1,7 @@
 /** Builds the log backend from configuration: filter presets + overrides, handlers, redaction. */
 import type { Config } from '../config.js';
 import { ConsoleHandler } from './console-handler.js';
+import { guardStandardStream } from './console-output.js';
 import { RotatingFileHandler } from './file-handler.js';
 import { LevelFilter, parseLevelOverrides, presetRules } from './filter.js';
 import { LogBackend, type LogHandler } from './logger.js';
@@ -29,6 +30,8 @@ export function createLogging(config: Config, options: LoggingOptions = {}): Log
     throw new Error(`Invalid configuration: ${(err as Error).message}`);
   }
   const filter = new LevelFilter([...presetRules(config.env), ...overrides]);
+  // a standard error whose reader is gone must not turn a notice into an uncaught exception
+  guardStandardStream(process.stderr);
   const handlers: LogHandler[] = [...(options.handlers ?? [])];
   if (config.logConsole !== 'off') handlers.push(new ConsoleHandler(config.logConsole));
   if (config.logFile) {

@@ -9,6 +9,8 @@ import type { LevelFilter } from './filter.js';
 import { LEVEL_VALUE, type Kind, type Level } from './levels.js';
 import type { Redactor } from './redact.js';
 import { mayHoldSecret, redactText } from './redact-links.js';
+import { writeStandardError } from './console-output.js';
+import type { SinkFailures, SinkName } from './sink-failures.js';
 
 /** One log entry, with exactly the spec's fields. */
 export interface LogEntry {
@@ -33,6 +35,8 @@ export interface LogHandler {
   writeJson?(json: string, entry: LogEntry, kind: Kind): void;
   flush?(): Promise<void>;
   close?(): Promise<void>;
+  /** a sink that can fail (the console, the file): what it dropped, and how its failure is said */
+  readonly failures?: SinkFailures;
 }
 
 export interface EmitOptions {
@@ -82,17 +86,50 @@ export class LogBackend {
   private lastMs = Number.NaN;
   private lastTimestamp = '';
 
+  /** a handler that threw has been said on standard error (once: it may throw on every entry) */
+  private handlerFailureSaid = false;
+
   constructor(
     readonly filter: LevelFilter,
     handlers: LogHandler[],
     private readonly redact: Redactor,
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.handlers = [...handlers];
+    this.handlers = [];
+    for (const handler of handlers) this.addHandler(handler);
   }
 
   addHandler(handler: LogHandler): void {
     this.handlers.push(handler);
+    if (handler.failures) handler.failures.notify = (level, id, msg, data) => this.sayElsewhere(handler, level, id, msg, data);
+  }
+
+  /** entries dropped by each sink that can fail, since start (the metric reads it) */
+  droppedEntries(): Partial<Record<SinkName, number>> {
+    const dropped: Partial<Record<SinkName, number>> = {};
+    for (const handler of this.handlers) {
+      if (handler.failures) dropped[handler.failures.sink] = (dropped[handler.failures.sink] ?? 0) + handler.failures.total;
+    }
+    return dropped;
+  }
+
+  /**
+   * A sink's failure, said on every other sink; a console's on standard error too (the
+   * operator's other view of the process when its standard output's reader is gone).
+   */
+  private sayElsewhere(failing: LogHandler, level: Level, id: string, msg: string, data: LogData): void {
+    const entry: LogEntry = { timestamp: this.timestamp(), level, id, msg, ns: 'saas.logging', line: null, data, ctx: {} };
+    const json = JSON.stringify(entry);
+    for (const handler of this.handlers) {
+      if (handler === failing || handler.failures?.failing) continue;
+      try {
+        if (handler.writeJson) handler.writeJson(json, entry, 'log');
+        else handler.write(entry, 'log');
+      } catch {
+        // a notice is never worth a second failure
+      }
+    }
+    if (failing.failures?.sink === 'console' || this.handlers.length === 1) writeStandardError(json + '\n');
   }
 
   /** A logger for a namespace; the project's own code uses `saas.<area>`. */
@@ -124,8 +161,12 @@ export class LogBackend {
         if (handler.writeJson) handler.writeJson((json ??= JSON.stringify(entry)), entry, kind);
         else handler.write(entry, kind);
       } catch (err) {
-        // a broken handler must not take the request down with it
-        process.stderr.write(`log handler failed: ${String(err)}\n`);
+        // a broken handler must not take the request down with it, nor say so once per entry
+        if (handler.failures) handler.failures.failed(String(err), 1);
+        else if (!this.handlerFailureSaid) {
+          this.handlerFailureSaid = true;
+          writeStandardError(`log handler failed: ${String(err)} (said once)\n`);
+        }
       }
     }
   }

@@ -24,10 +24,10 @@ export async function startTracing(config: Config): Promise<Tracing | undefined>
 }
 
 /** Metrics when METRICS_PORT is set; undefined otherwise. */
-export async function createMetrics(config: Config, database: Database): Promise<Metrics | undefined> {
+export async function createMetrics(config: Config, database: Database, logDrops?: () => Partial<Record<string, number>>): Promise<Metrics | undefined> {
   if (!config.metrics) return undefined;
   const { Metrics } = await import('./metrics.js');
-  return new Metrics({ pool: database.poolStats });
+  return new Metrics({ pool: database.poolStats, logDrops });
 }
 
 /** What the HTTP app needs of metrics and tracing; undefined when both are off. */

@@ -19,6 +19,8 @@ export interface PoolStats {
 export interface MetricsSources {
   /** the PostgreSQL pool's state; absent for PGlite (one in-process session, no pool) */
   pool?: () => PoolStats;
+  /** entries each log sink dropped since start (src/logging/sink-failures.ts) */
+  logDrops?: () => Partial<Record<string, number>>;
 }
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -47,6 +49,19 @@ export class Metrics implements AppEvents {
     this.mail = new Counter({ name: 'saas_mail_deliveries_total', help: 'Outbox delivery attempts by outcome: sent, retry (failed, tried again later), failed (given up)', labelNames: ['outcome'], registers });
     for (const outcome of ['sent', 'retry', 'failed'] satisfies MailDeliveryOutcome[]) this.mail.labels(outcome).inc(0);
 
+    const logDrops = sources.logDrops;
+    if (logDrops) {
+      new Counter({
+        name: 'saas_log_entries_dropped_total', help: 'Log entries a failing sink could not take (console: its reader gone or not reading; file: a full disk, no permission), by sink',
+        labelNames: ['sink'], registers,
+        collect() {
+          // the sinks keep the counts (logging knows no metrics): read as Prometheus scrapes
+          this.reset();
+          const dropped = logDrops();
+          for (const sink of ['console', 'file']) this.labels(sink).inc(dropped[sink] ?? 0);
+        },
+      });
+    }
     const pool = sources.pool;
     if (pool) {
       new Gauge({

@@ -71,7 +71,7 @@ export async function startInfrastructure(
   if (tracing) stops.add('tracing', () => tracing.shutdown());
   const database = await openDatabase(config, logs, { aroundQuery: tracing?.aroundQuery, memoryImage: options.memoryDatabaseImage });
   stops.add('database', () => database.close());
-  const metrics = await createMetrics(config, database);
+  const metrics = await createMetrics(config, database, () => logs.droppedEntries());
   if (metrics && options.clusterWorker) metrics.shareWithClusterPrimary();
 
   let redis: Redis | undefined;
