@@ -10,8 +10,26 @@ import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, RateLimiterRes
 import type { RateLimitSetting } from '../runtime/settings.js';
 import { tooManyRequests } from './errors.js';
 
-/** Where the counters live: Redis (all instances), the cluster's primary (its workers), or here. */
-export type LimiterStore = { redis: Redis } | 'cluster' | 'memory';
+/**
+ * Where the counters live: Redis (all instances), the cluster's primary (its workers), or here.
+ * With Redis, `onFallback` hears each count taken in this instance because Redis did not answer.
+ */
+export type LimiterStore = { redis: Redis; onFallback?: () => void } | 'cluster' | 'memory';
+
+/**
+ * While Redis is gone its counters count in this instance (rate-limiter-flexible's insurance
+ * limiter): a limit then holds per instance rather than failing every request it guards.
+ */
+class FallbackCounter extends RateLimiterMemory {
+  constructor(options: ConstructorParameters<typeof RateLimiterMemory>[0], private readonly onFallback: (() => void) | undefined) {
+    super(options);
+  }
+
+  override consume(...args: Parameters<RateLimiterMemory['consume']>): ReturnType<RateLimiterMemory['consume']> {
+    this.onFallback?.();
+    return super.consume(...args);
+  }
+}
 
 /** One counter per key with a fixed window; `null` when the setting turns it off. */
 export function counter(keyPrefix: string, setting: RateLimitSetting | null, store: LimiterStore): RateLimiterAbstract | null {
@@ -19,7 +37,10 @@ export function counter(keyPrefix: string, setting: RateLimitSetting | null, sto
   const options = { keyPrefix, points: setting.count, duration: setting.seconds };
   if (store === 'memory') return new RateLimiterMemory(options);
   if (store === 'cluster') return new RateLimiterCluster({ ...options, timeoutMs: 3000 });
-  return new RateLimiterRedis({ ...options, storeClient: store.redis, rejectIfRedisNotReady: true });
+  return new RateLimiterRedis({
+    ...options, storeClient: store.redis, rejectIfRedisNotReady: true,
+    insuranceLimiter: new FallbackCounter(options, store.onFallback),
+  });
 }
 
 /**

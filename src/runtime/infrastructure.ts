@@ -4,7 +4,7 @@
  * registers how it stops on {@link Stops}, so a failure half-way through start-up stops what
  * had started, in reverse.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { DatabaseListener } from '../db/listener.js';
@@ -14,6 +14,7 @@ import { createLogging, type LoggingOptions } from '../logging/index.js';
 import type { LogBackend, Logger } from '../logging/logger.js';
 import type { Redactor } from '../logging/redact.js';
 import { createMetrics, startTracing, type Metrics, type Tracing } from '../observability/index.js';
+import { connectRedis, type RedisConnection } from './redis.js';
 
 /** What to stop, in reverse order of registration; each failure is logged and the rest still stop. */
 export class Stops {
@@ -74,14 +75,10 @@ export async function startInfrastructure(
   const metrics = await createMetrics(config, database, () => logs.droppedEntries());
   if (metrics && options.clusterWorker) metrics.shareWithClusterPrimary();
 
-  let redis: Redis | undefined;
+  let redis: RedisConnection | undefined;
   if (config.redisUrl) {
-    const redisLog = logs.logger('ioredis', 'slf4j');
-    redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: false });
-    redis.on('error', (err: Error) => redisLog.warn('ioredis/error', err.message));
-    await redis.connect();
-    const client = redis;
-    stops.add('redis', async () => { await client.quit(); });
+    redis = await connectRedis(config.redisUrl, logs, metrics);
+    stops.add('redis', redis.stop);
   }
   return {
     logs,
@@ -89,8 +86,8 @@ export async function startInfrastructure(
     tracing,
     database,
     metrics,
-    redis,
-    limiterStore: redis ? { redis } : options.clusterWorker ? 'cluster' : 'memory',
+    redis: redis?.redis,
+    limiterStore: redis?.limiterStore ?? (options.clusterWorker ? 'cluster' : 'memory'),
     // other instances' changes to what this one keeps in memory: one LISTEN connection for all channels
     listener: new DatabaseListener({ source: database.notifications, log: logs.logger('saas.db') }),
     csrf: new CsrfService(config.sessionSecret),
