@@ -113,9 +113,9 @@ export function webhookRoutes(webhooks: WebhookService, memberships: MembershipR
         path: '/:id/webhooks/:webhookId/test',
         summary: 'Send a test event',
         description: 'Queues a `webhook.test` message for this endpoint, whatever its `events`; follow it in the deliveries. ' +
-          '409 when the endpoint is disabled.',
+          '409 when the endpoint is disabled; 429 (`rate-limited`, Retry-After) past the organization\'s manual sends (`test` and `retry`, WEBHOOK_MANUAL_LIMIT).',
         orgRole: 'admin',
-        schemas: { params: WebhookPath, response: { 202: ref(Accepted), 409: error } },
+        schemas: { params: WebhookPath, response: { 202: ref(Accepted), 409: error, 429: error } },
         handler: ({ parameters, membership }) => webhooks.test(orgOf(membership), parameters.path.webhookId),
       }),
       route({
@@ -133,9 +133,10 @@ export function webhookRoutes(webhooks: WebhookService, memberships: MembershipR
         path: '/:id/webhooks/:webhookId/deliveries/:deliveryId/retry',
         summary: 'Retry a delivery',
         description: 'Attempts the delivery once more, now. A failed delivery stays failed if this attempt fails too; a pending one ' +
-          'keeps its schedule. 409 when the endpoint is disabled.',
+          'keeps its schedule. 409 when the endpoint is disabled; 429 (`rate-limited`, Retry-After) past the organization\'s manual sends ' +
+          '(`test` and `retry`, WEBHOOK_MANUAL_LIMIT).',
         orgRole: 'admin',
-        schemas: { params: DeliveryPath, response: { 202: ref(Accepted), 409: error } },
+        schemas: { params: DeliveryPath, response: { 202: ref(Accepted), 409: error, 429: error } },
         handler: ({ parameters, membership }) => webhooks.retry(orgOf(membership), parameters.path.webhookId, parameters.path.deliveryId),
       }),
     ],
