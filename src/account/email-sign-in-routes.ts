@@ -54,10 +54,12 @@ export function emailSignInRoutes(emailSignIn: EmailSignIn, options: AccountRout
         description: 'The link\'s `token`, or the `email` and its `code`. Answers like log-in (with the refresh cookie), or ' +
           '`mfa-required` when two-factor is on. The address becomes verified (a first proof removes what was added before it); an ' +
           'address without an account gets one when EMAIL_SIGN_UP is on. 400 `invalid-token` for a bad, used or expired token; 401 ' +
-          '`invalid-code` for a wrong code: the fifth wrong one voids the message (its link and code). 403 `account-locked` for a locked account.',
+          '`invalid-code` for a wrong code: the fifth wrong one voids the message (its link and code). 403 `account-locked` for a locked account. ' +
+          '429 `rate-limited` (Retry-After) for a code once the address\'s wrong codes of the day are spent (EMAIL_SIGN_IN_CODE_FAILURES; its link ' +
+          'still works), and for any request past the client address\'s limit (EMAIL_SIGN_IN_VERIFY_LIMIT_ADDRESS).',
         schemas: {
           body: ref(VerifyEmailSignIn),
-          response: { 200: Type.Union([ref(LogInResponse), ref(MfaRequired)]), 400: error, 401: error, 403: error },
+          response: { 200: Type.Union([ref(LogInResponse), ref(MfaRequired)]), 400: error, 401: error, 403: error, 429: error },
         },
         async handler({ parameters, request, reply }) {
           const session = await emailSignIn.verify(emailSignInProof(parameters.body), signInClient(request));

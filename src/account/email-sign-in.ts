@@ -10,7 +10,9 @@
  * - Using it proves the address: a first proof removes what was added before it
  *   (address-proof.ts), and an unknown address gets its account here, verified.
  * - A wrong code counts against its message: the fifth voids it (link and code), so a message
- *   gives at most five guesses at one in a million, and the per-email limit bounds the messages.
+ *   gives at most five guesses at one in a million; and against its address across messages
+ *   (EMAIL_SIGN_IN_CODE_FAILURES, 20 a day: then 429 for codes, the link still works), so new
+ *   messages do not bring new guesses. `/verify` is limited per client address too.
  */
 import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -45,6 +47,8 @@ export interface EmailSignInDeps {
 }
 
 export type EmailSignInProof = { token: string } | { email: string; code: string };
+
+type ProofOutcome = { kind: 'invalid-token' } | { kind: 'wrong-code' } | { kind: 'ok'; accountId: string; proof: AddressProofOutcome };
 
 const codeHash = (code: string) => hashToken(`email-sign-in-code:${code}`);
 
@@ -102,8 +106,30 @@ export class EmailSignIn {
    * wrong code (the fifth voids the message).
    */
   async verify(proof: EmailSignInProof, client: SignInClient): Promise<Session | SecondFactorPending> {
-    type Outcome = { kind: 'invalid-token' } | { kind: 'wrong-code' } | { kind: 'ok'; accountId: string; proof: AddressProofOutcome };
-    const outcome = await this.deps.db.transaction().execute(async (trx): Promise<Outcome> => {
+    await this.deps.limits.emailSignInVerify(client.ip);
+    // a wrong code counts for its address whichever message it was meant for: taken now, given back unless wrong
+    const codeAttempt = 'code' in proof ? await this.deps.limits.emailCode(normalizeEmail(proof.email)) : undefined;
+    let outcome: ProofOutcome;
+    try {
+      outcome = await this.check(proof, client);
+    } catch (err) {
+      await codeAttempt?.refund();
+      throw err;
+    }
+    if (outcome.kind !== 'wrong-code') await codeAttempt?.refund();
+    if (outcome.kind === 'invalid-token') throw invalidToken('This sign-in link is invalid, was already used or has expired: ask for a new one');
+    if (outcome.kind === 'wrong-code') {
+      this.deps.log.info('account/email-code-failed', 'Wrong email sign-in code');
+      throw invalidCode();
+    }
+    this.deps.refreshTokens.sessionsEnded(outcome.proof.endedSessions);
+    if (outcome.proof.revokedApiKeys.length > 0) this.deps.onApiKeysRevoked?.(outcome.proof.revokedApiKeys);
+    return this.deps.accounts.firstFactorPassed(outcome.accountId, 'email-link', client, { method: 'email-link' });
+  }
+
+  /** The proof checked and used, in one transaction: the message spent and the address proven, or why not. */
+  private check(proof: EmailSignInProof, client: SignInClient): Promise<ProofOutcome> {
+    return this.deps.db.transaction().execute(async (trx): Promise<ProofOutcome> => {
       let row: { id: string; email: string; code_hash: string; failures: number } | undefined;
       const live = trx.selectFrom('email_sign_in').select(['id', 'email', 'code_hash', 'failures'])
         .where('used_at', 'is', null).where('expires_at', '>', sql<Date>`now()`);
@@ -133,14 +159,6 @@ export class EmailSignIn {
       const proven = await addressFirstProven(trx, this.deps, { accountId: account.id, via: 'email-sign-in', origin: client });
       return { kind: 'ok', accountId: account.id, proof: proven };
     });
-    if (outcome.kind === 'invalid-token') throw invalidToken('This sign-in link is invalid, was already used or has expired: ask for a new one');
-    if (outcome.kind === 'wrong-code') {
-      this.deps.log.info('account/email-code-failed', 'Wrong email sign-in code');
-      throw invalidCode();
-    }
-    this.deps.refreshTokens.sessionsEnded(outcome.proof.endedSessions);
-    if (outcome.proof.revokedApiKeys.length > 0) this.deps.onApiKeysRevoked?.(outcome.proof.revokedApiKeys);
-    return this.deps.accounts.firstFactorPassed(outcome.accountId, 'email-link', client, { method: 'email-link' });
   }
 }
 

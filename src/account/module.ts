@@ -47,6 +47,8 @@ export const accountModule = defineModule({
     forgotAddress: rateLimit(env, 'FORGOT_PASSWORD_LIMIT_ADDRESS', { count: 20, seconds: 3600 }),
     emailSignInEmail: rateLimit(env, 'EMAIL_SIGN_IN_LIMIT_EMAIL', { count: 5, seconds: 3600 }),
     emailSignInAddress: rateLimit(env, 'EMAIL_SIGN_IN_LIMIT_ADDRESS', { count: 20, seconds: 3600 }),
+    emailSignInVerifyAddress: rateLimit(env, 'EMAIL_SIGN_IN_VERIFY_LIMIT_ADDRESS', { count: 100, seconds: 900 }),
+    emailCodeFailures: rateLimit(env, 'EMAIL_SIGN_IN_CODE_FAILURES', { count: 20, seconds: 86400 }),
     emailSignUp: oneOf(env, 'EMAIL_SIGN_UP', ['on', 'off'] as const, 'on') === 'on',
     breachCheck: {
       enabled: oneOf(env, 'PASSWORD_BREACH_CHECK', ['on', 'off'] as const, config.env === 'test' ? 'off' : 'on') === 'on',

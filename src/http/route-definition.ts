@@ -120,7 +120,8 @@ export interface RouteDefinition<S extends RouteSchemas> {
   platformAdmin?: boolean;
   /**
    * An impersonated session (a platform admin acting as the account): `forbidden` answers it 403
-   * `impersonation-forbidden`; `allowed` lets it reach a `platformAdmin` route (which it otherwise may not).
+   * `impersonation-forbidden`; `allowed` lets it reach a `platformAdmin` route (which it otherwise may not);
+   * `{forbiddenWhen: {field, values}}` answers it 403 when the validated body's `field` is one of `values`.
    */
   impersonation?: ImpersonationRule;
   /**

@@ -8,9 +8,12 @@
  *   that the route exists. Who is an admin is the group's `platformAdmins` resolver (the admin
  *   module's rule: this layer knows no feature).
  * - `impersonation`: a session in which a platform admin acts as the account (the access token's
- *   `act` claim) is refused with 403 `impersonation-forbidden` on `forbidden` routes (the account's
- *   credentials and its deletion), and reaches a `platformAdmin` route only where it is `allowed`
- *   (ending the impersonation).
+ *   `act` claim) is refused with 403 `impersonation-forbidden` on `forbidden` routes (whatever
+ *   signs in as, or keeps acting for, the account or its organizations after the session ends:
+ *   credentials, deletion, SAML connections, SCIM tokens, webhook endpoints), and reaches a
+ *   `platformAdmin` route only where it is `allowed` (ending the impersonation). A rule that
+ *   depends on the body, `{forbiddenWhen: {field, values}}` (an invitation with a role of admin or
+ *   above), is refused the same way once the body is validated ({@link impersonationBodyCheck}).
  *
  * The gate runs as an `onRequest` hook right after the JWT middleware.
  */
@@ -24,7 +27,12 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Answers whether a signed-in caller (never an impersonated session) is a platform admin. */
 export type PlatformAdminResolver = (user: AuthUser) => Promise<boolean>;
 
-export type ImpersonationRule = 'forbidden' | 'allowed';
+/** Refused to an impersonated session when the body's `field` holds one of `values` (absent: allowed). */
+export interface ImpersonationBodyRule {
+  forbiddenWhen: { field: string; values: readonly string[] };
+}
+
+export type ImpersonationRule = 'forbidden' | 'allowed' | ImpersonationBodyRule;
 
 /** The route data the gate reads back (part of RouteConfig). */
 export interface GateConfig {
@@ -36,8 +44,19 @@ export interface GateConfig {
 export function impersonationForbidden(): HttpError {
   return new HttpError(403, {
     type: 'impersonation-forbidden',
-    message: 'Not in an impersonated session: the account\'s credentials, sign-in methods, API keys and deletion are its owner\'s alone',
+    message: 'Not in an impersonated session: what signs in as the account or acts for it or its organizations afterwards ' +
+      '(credentials, sign-in methods, API keys, SAML, SCIM tokens, webhook endpoints, admin invitations, deletion) is its owner\'s alone',
   });
+}
+
+/** The preHandler of a route with a body-dependent impersonation rule: the body is validated by now. */
+export function impersonationBodyCheck(rule: ImpersonationBodyRule) {
+  const { field, values } = rule.forbiddenWhen;
+  return async (request: FastifyRequest): Promise<void> => {
+    if (!request.user?.actor) return;
+    const value = (request.body as Record<string, unknown> | undefined)?.[field];
+    if (typeof value === 'string' && values.includes(value)) throw impersonationForbidden();
+  };
 }
 
 /** Whether the matched route is open to platform admins only. */

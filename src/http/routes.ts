@@ -13,11 +13,11 @@ import { actorOf, authorizeOrg, type Membership, type MembershipResolver, type O
 import { planCheck, planList, plansSentence, validateRequires } from './plan-gate.js';
 import { REAUTH_MAX_AGE_SECONDS, requireUser, resolved, type AccountGuard, type AuthRequirement, type Route, type RouteGroup } from './route-definition.js';
 import { routeDataOf } from './route-data.js';
-import type { GateConfig } from './route-gates.js';
+import { impersonationBodyCheck, type GateConfig } from './route-gates.js';
 
 export { hasRole, NO_ACCOUNT, type Actor, type ApiKeyCaller, type AuthUser, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
 export type { OrganizationPlan, SubscriptionResolver } from './plan-gate.js';
-export type { ImpersonationRule, PlatformAdminResolver } from './route-gates.js';
+export type { ImpersonationBodyRule, ImpersonationRule, PlatformAdminResolver } from './route-gates.js';
 export {
   ref, REAUTH_MAX_AGE_SECONDS, requireUser, route,
   type AccountGuard, type AuthRequirement, type HandlerContext, type Parameters, type Route, type RouteDefinition, type RouteGroup, type RouteSchemas, type SuccessBody,
@@ -147,7 +147,12 @@ function validateDefinition(group: RouteGroup, r: Route): void {
   if (r.requires) validateRequires(where, r.requires, Boolean(r.orgRole), Boolean(group.subscriptions));
   if (r.apiKeys && !r.orgRole && (r.auth ?? group.auth ?? 'none') === 'none') throw new Error(`Route ${where}: apiKeys on a route without authentication`);
   if ((r.platformAdmin ?? group.platformAdmin) && !group.platformAdmins) throw new Error(`Route ${where}: platformAdmin needs the group's platformAdmins resolver`);
-  if (r.impersonation === 'forbidden' && (r.auth ?? group.auth ?? 'none') === 'none' && !r.orgRole) throw new Error(`Route ${where}: impersonation on a route without authentication`);
+  if (r.impersonation && r.impersonation !== 'allowed' && (r.auth ?? group.auth ?? 'none') === 'none' && !r.orgRole) throw new Error(`Route ${where}: impersonation on a route without authentication`);
+  if (typeof r.impersonation === 'object') {
+    const { field } = r.impersonation.forbiddenWhen;
+    const body = resolved(r.schemas.body) as { properties?: Record<string, unknown> } | undefined;
+    if (!body?.properties?.[field]) throw new Error(`Route ${where}: impersonation's forbiddenWhen needs the body field ${field}`);
+  }
   if ((r.reauth || r.verifiedEmail) && r.auth && r.auth !== 'required') throw new Error(`Route ${where}: reauth and verifiedEmail require authentication`);
   if ((r.reauth || r.verifiedEmail) && r.apiKeys) throw new Error(`Route ${where}: reauth and verifiedEmail are about a person: no apiKeys`);
   if (r.reauth) {
@@ -238,6 +243,10 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
     if (r.requires) addError(402, `\`payment-required\` (with \`plans\`): the organization has no active or trialing subscription on ${planList(r.requires.plans)}`);
     if (platformAdmin) addError(404, 'Not a platform admin, or not signed in: the answer of a path without a route');
     if (r.impersonation === 'forbidden') addError(403, '`impersonation-forbidden`: an impersonated session may not do this');
+    if (typeof r.impersonation === 'object') {
+      const { field, values } = r.impersonation.forbiddenWhen;
+      addError(403, `\`impersonation-forbidden\`: an impersonated session may not send \`${field}\` ${values.map((v) => `\`${v}\``).join(' or ')}`);
+    }
     if (r.apiKeys) addError(429, 'Too many API key lookups that found no live key from this address (`rate-limited`, with Retry-After)');
     if (r.verifiedEmail || r.reauth) {
       const checks = [r.verifiedEmail && '`email-not-verified`: the account\'s address is not verified yet', r.reauth && '`reauthentication-required`, or `forbidden` for a wrong password']
@@ -300,6 +309,7 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
       // the caller before the input: a request without one is 401 whatever its body holds
       onRequest: auth === 'required' ? (request, _reply, done) => done(callerMissing(request, r.apiKeys === true)) : undefined,
       preHandler: [
+        ...(typeof r.impersonation === 'object' ? [impersonationBodyCheck(r.impersonation)] : []),
         ...(r.orgRole ? [orgRoleCheck(group.memberships!, r.orgRole, r.orgParam ?? 'id')] : []),
         ...(r.orgRole && r.requires ? [planCheck(group.subscriptions!, r.requires.plans, r.orgParam ?? 'id')] : []),
         ...accountChecks,

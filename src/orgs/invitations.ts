@@ -125,12 +125,14 @@ export class InvitationService {
       if (!invitation || !invitation.live || invitation.accepted_at || invitation.revoked_at) {
         throw invalidToken('This invitation is invalid, was already used, was revoked or has expired');
       }
-      // the inviter's standing now, not when it sent the link: a removed or demoted admin grants nothing
+      // the inviter's standing now, not when it sent the link: a removed, suspended or demoted admin grants nothing
       // (its pending invitations are revoked with the change; this holds for any made before that rule)
       const target = await trx.selectFrom('organization').select('personal').where('id', '=', invitation.organization_id).executeTakeFirstOrThrow();
       if (target.personal) throw personalOrganization();
+      // a membership the directory suspended grants nothing, not even through what it sent before
       const inviter = invitation.invited_by === null ? undefined : await trx.selectFrom('membership').select('role')
-        .where('organization_id', '=', invitation.organization_id).where('account_id', '=', invitation.invited_by).executeTakeFirst();
+        .where('organization_id', '=', invitation.organization_id).where('account_id', '=', invitation.invited_by)
+        .where('suspended_at', 'is', null).executeTakeFirst();
       if (!inviter || !hasRole(inviter.role, roleNeededToInvite(invitation.role))) {
         throw invalidToken('This invitation is no longer valid: whoever sent it can no longer grant it');
       }

@@ -6,13 +6,16 @@
  * Filters are parsed by scim2-parse-filter and PATCH operations applied by scim-patch (both the
  * Okta and the Entra ID styles). Owners are not the directory's to suspend or remove.
  */
+import type { Transaction } from 'kysely';
 import { filter as compileFilter, parse as parseFilter, type Filter } from 'scim2-parse-filter';
 import { scimPatch, ScimError, type ScimPatchOperation, type ScimResource } from 'scim-patch';
 import { insertAccount, normalizeEmail } from '../account/service.js';
 import { appendAudit, type RequestOrigin } from '../audit/log.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { DB } from '../db/database.js';
+import type { DatabaseSchema } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
+import { invitationRolesBeyond, revokeInvitationsSentBy } from '../orgs/data.js';
 import type { DomainService } from '../sso/domains.js';
 import { FORBIDDEN_KEYS } from '../shared/forbidden-keys.js';
 import { scimBadRequest, scimNotFound, ScimHttpError } from './errors.js';
@@ -247,6 +250,7 @@ export class ScimUserService {
           target: { type: 'account', id: current.id }, details: { 'scim-token-id': caller.tokenId }, origin,
         });
       }
+      if (suspend) await revokeSentInvitations(trx, caller, current.id, 'inviter-suspended', origin);
       return { suspend, lift };
     });
     if (change.suspend) {
@@ -272,8 +276,25 @@ export class ScimUserService {
         action: 'scim.user-removed', organizationId: orgId, accountId: current.id, actor: {}, target: { type: 'account', id: current.id },
         details: { 'scim-token-id': caller.tokenId }, origin,
       });
+      await revokeSentInvitations(trx, caller, current.id, 'inviter-removed', origin);
     });
     this.deps.log.info('scim/user-removed', 'User removed by the directory', { 'organization-id': orgId, 'account-id': current.id });
+  }
+}
+
+/**
+ * A member the directory suspends or removes can no longer grant a membership: what it sent is
+ * revoked in the change's transaction, each audited with the directory as actor (the accept
+ * checks the inviter's standing again: orgs/invitations.ts).
+ */
+async function revokeSentInvitations(trx: Transaction<DatabaseSchema>, caller: ScimCaller, inviterId: string, reason: string, origin: RequestOrigin): Promise<void> {
+  const revoked = await revokeInvitationsSentBy(trx, inviterId, invitationRolesBeyond(undefined), caller.organizationId);
+  for (const invitation of revoked) {
+    await appendAudit(trx, {
+      action: 'org.invitation-revoked', organizationId: caller.organizationId, accountId: inviterId, actor: {},
+      target: { type: 'invitation', id: invitation.id },
+      details: { email: invitation.email, role: invitation.role, reason, 'invited-by': inviterId, 'scim-token-id': caller.tokenId }, origin,
+    });
   }
 }
 

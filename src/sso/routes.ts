@@ -83,6 +83,8 @@ export function ssoAdminRoutes(domains: DomainService, connections: ConnectionSe
         description: 'From the identity provider\'s metadata, pasted (never fetched): its entity id, HTTP-Redirect sign-on URL and signing ' +
           'certificates. 400 with the reason for metadata that cannot be used (not XML, a DOCTYPE, no IDPSSODescriptor, no certificate...).',
         orgRole: 'owner',
+        // the admin's own identity provider would sign in as every account of the domains, after the session ends
+        impersonation: 'forbidden',
         schemas: { params: OrgId, body: ref(PutSamlConnection), response: { 200: ref(SamlConnection) } },
         handler: ({ request, parameters, membership, actor }) => connections.put(caller(request, membership, actor), parameters.body),
       }),
@@ -100,6 +102,7 @@ export function ssoAdminRoutes(domains: DomainService, connections: ConnectionSe
         path: '/:id/sso/saml',
         summary: 'Remove the SAML connection',
         orgRole: 'owner',
+        impersonation: 'forbidden',
         schemas: { params: OrgId, response: { 204: null, 404: error } },
         handler: async ({ request, membership, actor }) => {
           await connections.remove(caller(request, membership, actor));

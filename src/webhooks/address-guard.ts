@@ -9,17 +9,25 @@
  * - loopback, private (RFC 1918), carrier-grade NAT, unique-local (fc00::/7), unspecified:
  *   refused unless WEBHOOK_ALLOW_PRIVATE=true;
  * - every other special range (multicast, broadcast, reserved, documentation, 6to4, Teredo,
- *   NAT64, ...): refused always; only global unicast addresses are reached by default. An
- *   IPv4-mapped IPv6 address is judged as the IPv4 address it carries.
+ *   NAT64, IPv4-compatible `::/96` but `::` and `::1`, ...): refused always; only global unicast
+ *   addresses are reached by default. An IPv4-mapped IPv6 address (`::ffff:0:0/96`) is judged as
+ *   the IPv4 address it carries.
  */
 import { lookup } from 'node:dns/promises';
 import { Resolver } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 export type AddressRefusal = 'link-local' | 'private' | 'not-routable';
 
 const PRIVATE_RANGES: ReadonlySet<string> = new Set(['loopback', 'private', 'carrierGradeNat', 'uniqueLocal', 'unspecified']);
+
+/**
+ * IPv4-compatible IPv6 (`::/96`, deprecated by RFC 4291): ipaddr.js has no range for it (`::7f00:1`
+ * is `unicast` to it) and reads the dotted `::a.b.c.d` as IPv4-mapped, so node's parser decides.
+ */
+const IPV4_COMPATIBLE = new BlockList();
+IPV4_COMPATIBLE.addSubnet('::', 96, 'ipv6');
 
 /** Why `address` may not be reached, or null when it may. */
 export function refusalOf(address: string, allowPrivate: boolean): AddressRefusal | null {
@@ -29,7 +37,12 @@ export function refusalOf(address: string, allowPrivate: boolean): AddressRefusa
   } catch {
     return 'not-routable';
   }
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6') {
+    const ownRange = parsed.range();
+    // `::` and `::1` are in ::/96 too: they stay unspecified and loopback
+    if (ownRange !== 'unspecified' && ownRange !== 'loopback' && isIP(address) === 6 && IPV4_COMPATIBLE.check(address, 'ipv6')) return 'not-routable';
+    if ((parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
   const range = parsed.range();
   if (range === 'unicast') return null;
   if (range === 'linkLocal') return 'link-local';

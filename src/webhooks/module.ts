@@ -4,6 +4,7 @@
  * (outbox.ts) in their own transactions; they start before this module and need nothing of it.
  */
 import { SecretBox } from '../auth/secret-box.js';
+import { counter } from '../http/rate-limit.js';
 import { mailModule } from '../mail/module.js';
 import { orgsModule } from '../orgs/module.js';
 import { defineModule } from '../runtime/module.js';
@@ -29,6 +30,7 @@ export const webhooksModule = defineModule({
     const box = new SecretBox(ctx.config.encryptionKey, 'webhook-secret');
     const webhooks = new WebhookService({
       db: ctx.db, log, box, resolve, allowPrivate: settings.allowPrivate, requireHttps: settings.requireHttps, resolveTimeoutMs: settings.timeoutMs,
+      manualLimiter: counter('webhook-manual-org', settings.manualLimit, ctx.limiterStore),
     });
     const sender = new WebhookSender({
       timeoutMs: settings.timeoutMs, resolve, allowPrivate: settings.allowPrivate,

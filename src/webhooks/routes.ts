@@ -2,6 +2,9 @@
  * The webhook routes, as data (DESIGN.md, "Outgoing webhooks"; docs/webhooks.md): an
  * organization's admins manage its endpoints, read their secrets and delivery logs, send a test
  * and retry a delivery. People only (`apiKeys` stays off): the routes hand out signing secrets.
+ * An impersonated session cannot make, change or rotate an endpoint, nor read its secret: it would
+ * keep receiving the organization's events, or signing messages its receivers trust, after the
+ * session ends.
  * The event types are public.
  */
 import type { FastifyRequest } from 'fastify';
@@ -46,6 +49,7 @@ export function webhookRoutes(webhooks: WebhookService, memberships: MembershipR
           'resolve, or is or resolves to a loopback, private, link-local, unique-local or unspecified address; and for an unknown event type. ' +
           '409 when the organization has 20 endpoints.',
         orgRole: 'admin',
+        impersonation: 'forbidden',
         schemas: { params: OrgId, body: ref(CreateWebhook), response: { 201: ref(CreatedWebhook), 409: error } },
         handler: ({ request, parameters, membership, actor }) => webhooks.create(caller(request, membership, actor), parameters.body),
       }),
@@ -74,6 +78,7 @@ export function webhookRoutes(webhooks: WebhookService, memberships: MembershipR
         description: 'Sets `url`, `events`, `description` and/or `enabled` (a disabled endpoint is sent nothing; enabling it again ' +
           'forgets its failures). The URL is checked as at creation.',
         orgRole: 'admin',
+        impersonation: 'forbidden',
         schemas: { params: WebhookPath, body: ref(UpdateWebhook), response: { 200: ref(Webhook) } },
         handler: ({ request, parameters, membership, actor }) => webhooks.update(caller(request, membership, actor), parameters.path.webhookId, parameters.body),
       }),
@@ -95,6 +100,8 @@ export function webhookRoutes(webhooks: WebhookService, memberships: MembershipR
         summary: 'A webhook endpoint\'s signing secret',
         description: 'The current `whsec_…` secret (stored encrypted).',
         orgRole: 'admin',
+        // whoever holds the secret signs messages the receiver trusts, long after the session
+        impersonation: 'forbidden',
         schemas: { params: WebhookPath, response: { 200: ref(WebhookSecret) } },
         handler: ({ parameters, membership }) => webhooks.secret(orgOf(membership), parameters.path.webhookId),
       }),
@@ -105,6 +112,7 @@ export function webhookRoutes(webhooks: WebhookService, memberships: MembershipR
         description: 'Answers the new secret. For 24 hours the previous one signs every message too (a second signature in ' +
           '`webhook-signature`), so the receiver can switch without missing a message.',
         orgRole: 'admin',
+        impersonation: 'forbidden',
         schemas: { params: WebhookPath, response: { 200: ref(WebhookSecret) } },
         handler: ({ request, parameters, membership, actor }) => webhooks.rotateSecret(caller(request, membership, actor), parameters.path.webhookId),
       }),
@@ -113,9 +121,9 @@ export function webhookRoutes(webhooks: WebhookService, memberships: MembershipR
         path: '/:id/webhooks/:webhookId/test',
         summary: 'Send a test event',
         description: 'Queues a `webhook.test` message for this endpoint, whatever its `events`; follow it in the deliveries. ' +
-          '409 when the endpoint is disabled.',
+          '409 when the endpoint is disabled; 429 (`rate-limited`, Retry-After) past the organization\'s manual sends (`test` and `retry`, WEBHOOK_MANUAL_LIMIT).',
         orgRole: 'admin',
-        schemas: { params: WebhookPath, response: { 202: ref(Accepted), 409: error } },
+        schemas: { params: WebhookPath, response: { 202: ref(Accepted), 409: error, 429: error } },
         handler: ({ parameters, membership }) => webhooks.test(orgOf(membership), parameters.path.webhookId),
       }),
       route({
@@ -133,9 +141,10 @@ export function webhookRoutes(webhooks: WebhookService, memberships: MembershipR
         path: '/:id/webhooks/:webhookId/deliveries/:deliveryId/retry',
         summary: 'Retry a delivery',
         description: 'Attempts the delivery once more, now. A failed delivery stays failed if this attempt fails too; a pending one ' +
-          'keeps its schedule. 409 when the endpoint is disabled.',
+          'keeps its schedule. 409 when the endpoint is disabled; 429 (`rate-limited`, Retry-After) past the organization\'s manual sends ' +
+          '(`test` and `retry`, WEBHOOK_MANUAL_LIMIT).',
         orgRole: 'admin',
-        schemas: { params: DeliveryPath, response: { 202: ref(Accepted), 409: error } },
+        schemas: { params: DeliveryPath, response: { 202: ref(Accepted), 409: error, 429: error } },
         handler: ({ parameters, membership }) => webhooks.retry(orgOf(membership), parameters.path.webhookId, parameters.path.deliveryId),
       }),
     ],

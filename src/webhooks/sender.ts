@@ -3,8 +3,10 @@
  * - the host is resolved and every address checked (address-guard.ts), then the connection is
  *   made to the checked address (the request's `lookup` answers with it; TLS still names and
  *   verifies the host), so DNS rebinding cannot reach a refused address;
- * - one budget (`timeoutMs`) covers resolving, connecting, sending and the status line; a 2xx
- *   within it succeeds. The body is then read until it ends, 4 KiB arrive, or the budget runs out;
+ * - one budget (`timeoutMs`) covers resolving, connecting, sending, the status line and the body
+ *   (read until it ends or 4 KiB arrive): a 2xx whose body is read within it succeeds. When the
+ *   budget runs out the attempt ends whatever the receiver does (silent, or dripping the body a
+ *   byte at a time): `timeout`, with the status code when one came, and its socket destroyed;
  * - redirects are not followed (a 3xx is a failed attempt); no keep-alive, no cookies, no proxy.
  * Errors are short codes (`timeout`, `address-not-allowed`, `dns-failed`, `connection-refused`,
  * `tls-error`, `connection-failed`, `redirect-not-followed`, `unexpected-status`), never a
@@ -112,7 +114,9 @@ export class WebhookSender {
         'webhook-signature': signatureHeader(attempt.secrets, attempt.messageId, timestamp, attempt.body),
       };
       const { response, statusCode } = await this.exchange(url, addresses, headers, body, controller.signal);
-      const chunks = await this.readSome(response, controller.signal);
+      const { chunks, ended } = await this.readSome(response, controller.signal);
+      // a status without its body is no answer: the receiver may not have taken the message
+      if (ended !== 'complete') return fail(ended === 'timeout' ? new Timeout() : new Error('connection-failed'), statusCode, text(chunks));
       if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode, durationMs: duration(), error: null, response: text(chunks) };
       return {
         ok: false, statusCode, durationMs: duration(), response: text(chunks),
@@ -144,26 +148,34 @@ export class WebhookSender {
     });
   }
 
-  /** The body's first 4 KiB at most; stops early at the budget's end (the status is decided already). */
-  private readSome(response: IncomingMessage, signal: AbortSignal): Promise<Buffer[]> {
+  /**
+   * The body's first 4 KiB at most, and how the read ended: `complete` (it ended, or 4 KiB
+   * arrived), `timeout` (the budget ran out first), `broken` (the connection failed first).
+   * Whichever way, the response and its socket are destroyed.
+   */
+  private readSome(response: IncomingMessage, signal: AbortSignal): Promise<{ chunks: Buffer[]; ended: 'complete' | 'timeout' | 'broken' }> {
     return new Promise((resolve) => {
       const chunks: Buffer[] = [];
       let size = 0;
-      const done = () => {
-        signal.removeEventListener('abort', done);
+      let settled = false;
+      const done = (ended: 'complete' | 'timeout' | 'broken') => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', cutOff);
         response.destroy();
-        resolve(chunks);
+        resolve({ chunks, ended });
       };
-      if (signal.aborted) return done();
-      signal.addEventListener('abort', done, { once: true });
+      const cutOff = () => done('timeout');
+      if (signal.aborted) return done('timeout');
+      signal.addEventListener('abort', cutOff, { once: true });
       response.on('data', (chunk: Buffer) => {
         chunks.push(chunk);
         size += chunk.length;
-        if (size >= RESPONSE_LIMIT_BYTES) done();
+        if (size >= RESPONSE_LIMIT_BYTES) done('complete');
       });
-      response.on('end', done);
-      response.on('error', done);
-      response.on('close', done);
+      response.on('end', () => done('complete'));
+      response.on('error', () => done('broken'));
+      response.on('close', () => done(response.complete ? 'complete' : 'broken'));
     });
   }
 }

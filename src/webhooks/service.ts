@@ -11,6 +11,7 @@ import type { SecretBox } from '../auth/secret-box.js';
 import type { DB } from '../db/database.js';
 import type { DatabaseSchema, WebhookDeliveryStatus } from '../db/schema.js';
 import { conflict, notFound, requestCoercion } from '../http/errors.js';
+import { take } from '../http/rate-limit.js';
 import type { Actor, Membership } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import { AddressNotAllowed, allowedAddresses, bareHost, HostNotFound, type AddressRefusal, type HostResolver } from './address-guard.js';
@@ -19,6 +20,7 @@ import { WEBHOOK_DUE_CHANNEL, webhookBody } from './outbox.js';
 import type { CreatedWebhook, CreateWebhook, UpdateWebhook, Webhook, WebhookDeliveries, WebhookDelivery, Webhooks, WebhookSecret } from './schemas.js';
 import { newWebhookSecret } from './signing.js';
 import type { Selectable } from 'kysely';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 
 /** An organization has at most this many endpoints: each event fans out to every one. */
 export const MAX_ENDPOINTS = 20;
@@ -45,6 +47,8 @@ export interface WebhookServiceDeps {
   requireHttps: boolean;
   /** how long resolving a URL's host may take at creation (WEBHOOK_TIMEOUT) */
   resolveTimeoutMs: number;
+  /** counts an organization's manual sends, `test` and `retry` (WEBHOOK_MANUAL_LIMIT); null: unlimited */
+  manualLimiter: RateLimiterAbstract | null;
 }
 
 function toWebhook(row: EndpointRow): Webhook {
@@ -220,6 +224,7 @@ export class WebhookService {
       .where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
     if (!endpoint) throw notFound('No such webhook endpoint', { 'webhook-id': id });
     if (!endpoint.enabled) throw conflict('The endpoint is disabled: enable it first', { reason: 'webhook-disabled' });
+    await this.countManualSend(organizationId);
     const payload = webhookBody('webhook.test', organizationId, { webhook: { id } });
     const { rows } = await sql<{ id: string }>`
       with message as (
@@ -272,6 +277,7 @@ export class WebhookService {
       .where('organization_id', '=', organizationId).where('id', '=', webhookId).executeTakeFirst();
     if (!endpoint) throw notFound('No such webhook endpoint', { 'webhook-id': webhookId });
     if (!endpoint.enabled) throw conflict('The endpoint is disabled: enable it first', { reason: 'webhook-disabled' });
+    await this.countManualSend(organizationId);
     const { rows } = await sql<{ id: string }>`
       with retried as (
         update webhook_delivery
@@ -283,6 +289,11 @@ export class WebhookService {
     if (rows.length === 0) throw notFound('No such delivery', { 'delivery-id': deliveryId });
     this.deps.log.info('webhooks/retry-requested', 'Webhook delivery retry requested', { 'organization-id': organizationId, 'webhook-id': webhookId, 'delivery-id': deliveryId });
     return { 'delivery-id': deliveryId };
+  }
+
+  /** 429 (Retry-After) past the organization's manual sends: each is an attempt the worker makes now, beside the due ones. */
+  private async countManualSend(organizationId: string): Promise<void> {
+    if (this.deps.manualLimiter) await take(this.deps.manualLimiter, organizationId);
   }
 
   private audit(trx: DB, caller: WebhookCaller, action: string, id: string, details: Record<string, string | number | boolean>): Promise<void> {

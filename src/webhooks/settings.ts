@@ -4,7 +4,7 @@
  * worker's pace and resolver.
  */
 import { isIP } from 'node:net';
-import { ConfigError, int, list, type Env } from '../runtime/settings.js';
+import { ConfigError, int, list, rateLimit, type Env, type RateLimitSetting } from '../runtime/settings.js';
 
 export interface WebhookSettings {
   /** an attempt's whole budget (connect, send, status, the first 4 KiB of the body), ms */
@@ -25,6 +25,10 @@ export interface WebhookSettings {
   leaseMs: number;
   /** deliveries attempted at once per instance */
   concurrency: number;
+  /** attempts in flight at once for one organization, across instances (its endpoints' share) */
+  orgConcurrency: number;
+  /** manual sends (`test`, `retry`) per organization; null: unlimited */
+  manualLimit: RateLimitSetting | null;
 }
 
 /** Standard Webhooks' reference schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
@@ -76,5 +80,7 @@ export function webhookSettings(env: Env, prod: boolean): WebhookSettings {
     pollMs: int(env, 'WEBHOOK_POLL_MS', 1000, 10, 3_600_000),
     leaseMs,
     concurrency: int(env, 'WEBHOOK_CONCURRENCY', 10, 1, 200),
+    orgConcurrency: int(env, 'WEBHOOK_ORG_CONCURRENCY', 3, 1, 200),
+    manualLimit: rateLimit(env, 'WEBHOOK_MANUAL_LIMIT', { count: 30, seconds: 60 }),
   };
 }

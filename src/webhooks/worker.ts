@@ -1,16 +1,21 @@
 /**
- * The delivery worker (docs/webhooks.md, "Delivery"): claims due deliveries with
- * `FOR UPDATE SKIP LOCKED` and a lease, so each attempt is made by one instance; makes the
- * attempts (sender.ts) and records each in one transaction with the delivery's next state:
+ * The delivery worker (docs/webhooks.md, "Delivery"): claims due deliveries with a lease, so each
+ * attempt is made by one instance; makes the attempts (sender.ts) and records each in one
+ * transaction with the delivery's next state:
  * - a 2xx: `succeeded`, and the endpoint's failure streak ends;
  * - otherwise: retried after the next delay of WEBHOOK_RETRY_SCHEDULE (counted from this
  *   failure), or `failed` once the schedule is spent (or when the attempt was a manual retry);
  *   an endpoint failing since longer than WEBHOOK_DISABLE_AFTER is disabled, the organization's
  *   admins emailed and the change audited, in the same transaction.
- * It wakes at every commit that wrote a delivery (the `webhook_due` notification), every
- * WEBHOOK_POLL_MS otherwise (retries falling due), and purges messages older than 30 days hourly.
- * A process that dies mid-attempt leaves the delivery locked until its lease ends; then any
- * instance attempts it again.
+ * Attempts are shared fairly, in the claim itself so that it holds across instances: an endpoint
+ * with a live lease gets no other attempt (one in flight per endpoint), an organization's live
+ * leases count against WEBHOOK_ORG_CONCURRENCY, and organizations with fewer attempts in flight
+ * come first. The worker keeps up to WEBHOOK_CONCURRENCY attempts running and claims again as
+ * each ends, so an attempt that hangs until WEBHOOK_TIMEOUT holds its own slot only, never a batch.
+ * It wakes at every commit that wrote a delivery (the `webhook_due` notification), when an attempt
+ * ends, every WEBHOOK_POLL_MS otherwise (retries falling due), and purges messages older than 30
+ * days hourly. A process that dies mid-attempt leaves the delivery (and its endpoint) leased until
+ * the lease ends; then any instance attempts it again.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -36,7 +41,7 @@ export interface WebhookWorkerOptions {
   sender: Pick<WebhookSender, 'send'>;
   box: SecretBox;
   mail: Pick<Mail, 'enqueue'>;
-  settings: Pick<WebhookSettings, 'pollMs' | 'leaseMs' | 'concurrency' | 'retryScheduleMs' | 'disableAfterMs'>;
+  settings: Pick<WebhookSettings, 'pollMs' | 'leaseMs' | 'concurrency' | 'orgConcurrency' | 'retryScheduleMs' | 'disableAfterMs'>;
   /** told how each attempt ended and how long it took (metrics) */
   onAttempt?: (outcome: AttemptOutcome, seconds: number) => void;
 }
@@ -64,6 +69,8 @@ export class WebhookWorker {
   private woken = false;
   private pollFailures = 0;
   private lastPurgeMs = 0;
+  /** the attempts running on this instance */
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly options: WebhookWorkerOptions) {}
 
@@ -90,28 +97,44 @@ export class WebhookWorker {
     this.wake?.();
     if (loop) {
       let timer: NodeJS.Timeout | undefined;
-      const late = await Promise.race([loop.then(() => false), new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), timeoutMs); })]);
+      const finished = loop.then(() => Promise.all([...this.inFlight])).then(() => false);
+      const late = await Promise.race([finished, new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), timeoutMs); })]);
       clearTimeout(timer);
       if (late) this.options.log.warn('webhooks/stop-timeout', `Webhook attempts still running after ${timeoutMs} ms; they are attempted again after their lease`);
     }
     this.loop = undefined;
   }
 
-  /** One pass: claims what is due and attempts it. Resolves to how many deliveries were claimed. */
+  /** One pass: claims what is due (as many as free slots allow) and waits for those attempts. Resolves to how many were claimed. */
   async runOnce(): Promise<number> {
-    const claimId = `${this.instance}:${randomUUID()}`;
-    const batch = await this.claim(claimId);
-    await Promise.all(batch.map((delivery) => this.attempt(delivery, claimId)));
+    const batch = await this.claimAndStart();
+    await Promise.all(batch);
     return batch.length;
+  }
+
+  /** Claims up to the free slots and starts their attempts; answers the attempts started. */
+  private async claimAndStart(): Promise<Array<Promise<void>>> {
+    const free = this.options.settings.concurrency - this.inFlight.size;
+    if (free <= 0) return [];
+    const claimId = `${this.instance}:${randomUUID()}`;
+    const batch = await this.claim(claimId, free);
+    return batch.map((delivery) => {
+      const running = this.attempt(delivery, claimId).finally(() => {
+        this.inFlight.delete(running);
+        // its slot, and its endpoint, are free: another delivery may go now
+        this.nudge();
+      });
+      this.inFlight.add(running);
+      return running;
+    });
   }
 
   private async run(): Promise<void> {
     const { log, settings } = this.options;
     while (!this.stopping) {
-      let claimed = 0;
       this.woken = false;
       try {
-        claimed = await this.runOnce();
+        await this.claimAndStart();
         if (this.pollFailures > 0) log.info('webhooks/poll-recovered', 'The webhook worker reaches the database again');
         this.pollFailures = 0;
         await this.purgeNowAndThen();
@@ -122,8 +145,8 @@ export class WebhookWorker {
         }
       }
       if (this.stopping) break;
-      // a full batch: more may be due; a nudge during the pass: its deliveries may have been committed after the claim
-      if (claimed >= settings.concurrency || this.woken) continue;
+      // woken during the pass: a commit after the claim, or an attempt that ended (its slot and endpoint are free)
+      if (this.woken) continue;
       await this.sleep(settings.pollMs);
     }
   }
@@ -140,24 +163,48 @@ export class WebhookWorker {
     });
   }
 
-  private async claim(claimId: string): Promise<ClaimedDelivery[]> {
+  /**
+   * Leases at most `limit` due deliveries, fairly: one per endpoint without a live lease, none of
+   * an organization whose live leases reach WEBHOOK_ORG_CONCURRENCY, the organizations with the
+   * fewest in flight first, then the most overdue. Claims are serialized across instances (a
+   * transaction-scoped advisory lock, taken before the statement's snapshot), so every claim sees
+   * the leases of those before it: the exclusions hold on PostgreSQL with many instances, and on
+   * PGlite alike.
+   */
+  private async claim(claimId: string, limit: number): Promise<ClaimedDelivery[]> {
     const { db, settings } = this.options;
-    const { rows } = await sql<ClaimedDelivery>`
-      with claimed as (
-        update webhook_delivery
-        set locked_until = now() + (${settings.leaseMs}::bigint * interval '1 millisecond'), locked_by = ${claimId}
-        where id in (
-          select d.id from webhook_delivery d join webhook_endpoint e on e.id = d.endpoint_id
+    return db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtextextended('saas:webhook-claim', 0))`.execute(trx);
+      const { rows } = await sql<ClaimedDelivery>`
+        with busy as (
+          select e.id as endpoint_id, e.organization_id from webhook_delivery d join webhook_endpoint e on e.id = d.endpoint_id
+          where d.status = 'pending' and d.locked_until > now()
+        ), heads as (
+          select distinct on (d.endpoint_id) d.id, d.next_attempt_at, e.organization_id
+          from webhook_delivery d join webhook_endpoint e on e.id = d.endpoint_id
           where d.status = 'pending' and d.next_attempt_at <= now() and (d.locked_until is null or d.locked_until <= now()) and e.enabled
-          order by d.next_attempt_at
-          limit ${settings.concurrency}
-          for update of d skip locked)
-        returning id, message_id, endpoint_id, attempt_count, manual
-      )
-      select c.id, c.message_id, c.endpoint_id, c.attempt_count, c.manual, m.type, m.payload, m.organization_id, e.url, e.secret_sealed,
-        case when e.previous_secret_expires_at > now() then e.previous_secret_sealed end as previous_secret_sealed
-      from claimed c join webhook_message m on m.id = c.message_id join webhook_endpoint e on e.id = c.endpoint_id`.execute(db);
-    return rows;
+            and not exists (select 1 from busy b where b.endpoint_id = d.endpoint_id)
+          order by d.endpoint_id, d.next_attempt_at, d.seq
+        ), ranked as (
+          select h.id, h.next_attempt_at,
+            (select count(*) from busy b where b.organization_id = h.organization_id)
+              + row_number() over (partition by h.organization_id order by h.next_attempt_at, h.id) as org_slot
+          from heads h
+        ), chosen as (
+          select id from ranked where org_slot <= ${settings.orgConcurrency}
+          order by org_slot, next_attempt_at, id
+          limit ${limit}
+        ), claimed as (
+          update webhook_delivery
+          set locked_until = now() + (${settings.leaseMs}::bigint * interval '1 millisecond'), locked_by = ${claimId}
+          where id in (select id from chosen) and status = 'pending' and (locked_until is null or locked_until <= now())
+          returning id, message_id, endpoint_id, attempt_count, manual
+        )
+        select c.id, c.message_id, c.endpoint_id, c.attempt_count, c.manual, m.type, m.payload, m.organization_id, e.url, e.secret_sealed,
+          case when e.previous_secret_expires_at > now() then e.previous_secret_sealed end as previous_secret_sealed
+        from claimed c join webhook_message m on m.id = c.message_id join webhook_endpoint e on e.id = c.endpoint_id`.execute(trx);
+      return rows;
+    });
   }
 
   private async attempt(delivery: ClaimedDelivery, claimId: string): Promise<void> {

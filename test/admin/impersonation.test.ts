@@ -177,6 +177,37 @@ for (const db of testDatabases()) {
       assert.equal((await as(t, session, 'PATCH', '/api/account/me', { name: 'Renamed by support' })).body['impersonated-by'].id, admin.id);
     });
 
+    it('cannot set up what outlasts the session: SAML, SCIM tokens, webhook endpoints and their secrets, invitations of admins or owners', async () => {
+      const session = await impersonate(t, admin, user);
+      const anId = '00000000-0000-4000-8000-000000000000';
+      const attempts: Array<[string, string, unknown]> = [
+        ['PUT', `/api/orgs/${orgId}/sso/saml`, { 'metadata-xml': '<EntityDescriptor/>' }],
+        ['DELETE', `/api/orgs/${orgId}/sso/saml`, undefined],
+        ['POST', `/api/orgs/${orgId}/scim-tokens`, { name: 'backdoor' }],
+        ['POST', `/api/orgs/${orgId}/webhooks`, { url: 'https://hooks.example.com/exfiltrate', events: ['*'] }],
+        ['PATCH', `/api/orgs/${orgId}/webhooks/${anId}`, { url: 'https://hooks.example.com/exfiltrate' }],
+        ['POST', `/api/orgs/${orgId}/webhooks/${anId}/rotate-secret`, undefined],
+        ['GET', `/api/orgs/${orgId}/webhooks/${anId}/secret`, undefined],
+        ['POST', `/api/orgs/${orgId}/invitations`, { email: 'second-address@example.com', role: 'admin' }],
+        ['POST', `/api/orgs/${orgId}/invitations`, { email: 'second-address@example.com', role: 'owner' }],
+      ];
+      for (const [method, path, body] of attempts) {
+        const res = await as(t, session, method, path, body);
+        assert.equal(res.status, 403, `${method} ${path} ${JSON.stringify(body)}: ${res.text}`);
+        assert.equal(res.body.type, FORBIDDEN.type, `${method} ${path}`);
+      }
+      assert.deepEqual(await t.system.database.db.selectFrom('invitation').select('id').where('organization_id', '=', orgId).execute(), []);
+      // a member's invitation is not a way back in: allowed, with or without the role named
+      assert.equal((await as(t, session, 'POST', `/api/orgs/${orgId}/invitations`, { email: 'a-colleague@example.com', role: 'member' })).status, 201);
+      assert.equal((await as(t, session, 'POST', `/api/orgs/${orgId}/invitations`, { email: 'another-colleague@example.com' })).status, 201);
+      // the rule reads the validated body: a bad one is still 400
+      assert.equal((await as(t, session, 'POST', `/api/orgs/${orgId}/invitations`, { email: 'x@example.com', role: 'emperor' })).status, 400);
+      // and the account's own session does all of it
+      const own = await as(t, user, 'POST', `/api/orgs/${orgId}/invitations`, { email: 'second-address@example.com', role: 'admin' });
+      assert.equal(own.status, 201, own.text);
+      assert.equal((await as(t, user, 'POST', `/api/orgs/${orgId}/scim-tokens`, { name: 'directory' })).status, 201);
+    });
+
     it('audits its changes with the admin as actor and the account as impersonated, in the organization\'s log and the admin audit log', async () => {
       const session = await impersonate(t, admin, user, 'customer asked to fix the name');
       const renamed = await as(t, session, 'PATCH', `/api/orgs/${orgId}`, { name: 'Customer Company' });

@@ -49,6 +49,12 @@ describe('address rules', () => {
       ['ff02::1', 'not-routable', 'not-routable'],
       ['2002:7f00:1::1', 'not-routable', 'not-routable'],
       ['64:ff9b::7f00:1', 'not-routable', 'not-routable'],
+      // IPv4-compatible (::/96): never reached, whatever IPv4 address it carries
+      ['::7f00:1', 'not-routable', 'not-routable'],
+      ['::a00:1', 'not-routable', 'not-routable'],
+      ['::808:808', 'not-routable', 'not-routable'],
+      ['::127.0.0.1', 'not-routable', 'not-routable'],
+      ['::8.8.8.8', 'not-routable', 'not-routable'],
       ['not an address', 'not-routable', 'not-routable'],
     ];
     for (const [address, strict, lax] of table) {
@@ -139,7 +145,8 @@ for (const db of testDatabases()) {
       const port = hook.port;
       for (const url of [
         `http://127.0.0.1:${port}/x`, `http://localhost:${port}/x`, `http://[::1]:${port}/x`, 'http://10.0.0.1/x', 'http://192.168.1.1/x',
-        'http://169.254.169.254/latest/meta-data/', 'http://[::ffff:127.0.0.1]/x', 'http://0.0.0.0/x',
+        'http://169.254.169.254/latest/meta-data/', 'http://[::ffff:127.0.0.1]/x', 'http://0.0.0.0/x', 'http://[::7f00:1]/x',
+        'http://[::127.0.0.1]/x',
         `http://loopback.hooks.test:${port}/x`, 'http://private.hooks.test/x', 'http://metadata.hooks.test/x', 'http://mixed.hooks.test/x',
         'http://nowhere.hooks.test/x',
       ]) {

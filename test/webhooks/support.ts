@@ -1,11 +1,11 @@
 /**
  * Test support for webhooks: a receiver on 127.0.0.1 that verifies every delivery with the
- * `standardwebhooks` package and answers as the test says, a DNS server (dns2) that answers as
- * the test says, and polling helpers.
+ * `standardwebhooks` package and answers as the test says, receivers that misbehave on raw TCP
+ * (silent, dripping), a DNS server (dns2) that answers as the test says, and polling helpers.
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import dns2 from 'dns2';
 import { Webhook } from 'standardwebhooks';
@@ -154,4 +154,67 @@ export async function deliveries(t: TestSystem, who: TestAccount, orgId: string,
   const res = await as(t, who, 'GET', `/api/orgs/${orgId}/webhooks/${webhookId}/deliveries${query}`);
   assert.equal(res.status, 200, res.text);
   return res.body.deliveries;
+}
+
+/** A receiver that misbehaves on a raw TCP socket: `silent` accepts and never answers; `drip` answers 200 and sends its body a byte every 100 ms. */
+export interface MisbehavingReceiver {
+  url: string;
+  /** connections open now */
+  open(): number;
+  /** the most requests in flight at once (head received, client not gone), in all and per request path */
+  maxOpen: number;
+  maxOpenPerPath: number;
+  /** connections accepted so far */
+  accepted: number;
+  /** from now on every request is answered 204 at once */
+  heal(): void;
+  close(): Promise<void>;
+}
+
+export async function misbehavingReceiver(mode: 'silent' | 'drip'): Promise<MisbehavingReceiver> {
+  const sockets = new Set<Socket>();
+  /** requests whose head arrived and whose client has not ended its side: attempts in flight, as the receiver sees them */
+  const inFlight = new Map<Socket, string>();
+  let healed = false;
+  const counted = (path?: string) => [...inFlight.values()].filter((p) => path === undefined || p === path).length;
+  const server = createNetServer((socket) => {
+    sockets.add(socket);
+    self.accepted++;
+    let head = '';
+    let drip: NodeJS.Timeout | undefined;
+    const ended = () => {
+      clearInterval(drip);
+      inFlight.delete(socket);
+    };
+    socket.on('data', (chunk: Buffer) => {
+      if (head.includes('\r\n\r\n')) return;
+      head += chunk.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      const path = /^POST (\S+) HTTP/.exec(head)?.[1] ?? '?';
+      inFlight.set(socket, path);
+      self.maxOpen = Math.max(self.maxOpen, counted());
+      self.maxOpenPerPath = Math.max(self.maxOpenPerPath, counted(path));
+      if (healed) return void socket.end('HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n');
+      if (mode === 'silent') return;
+      socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n');
+      drip = setInterval(() => socket.write('x'), 100);
+    });
+    socket.on('error', () => undefined);
+    socket.on('end', ended);
+    socket.on('close', () => {
+      ended();
+      sockets.delete(socket);
+    });
+  });
+  const self: MisbehavingReceiver = {
+    url: '', open: () => sockets.size, maxOpen: 0, maxOpenPerPath: 0, accepted: 0,
+    heal() { healed = true; },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  self.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return self;
 }
