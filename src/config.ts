@@ -40,6 +40,10 @@ export interface Config {
   databaseListenUrl: string | undefined;
   pgliteDir: string;
   pgPoolMax: number;
+  /** DATABASE_TIMEOUT: ms a connection attempt or a statement may take before it fails (503); PostgreSQL */
+  databaseTimeoutMs: number;
+  /** DATABASE_CONNECT_TIMEOUT: ms start-up waits for an unreachable PostgreSQL before it gives up */
+  databaseConnectTimeoutMs: number;
   /** send parameterised queries as named prepared statements (PostgreSQL only) */
   pgPreparedStatements: boolean;
   /** serve the OpenAPI document and Swagger UI (`/openapi`); off hides the API's shape from the public */
@@ -168,6 +172,8 @@ export function loadConfig(env: Env = { ...process.env }): Config {
     databaseListenUrl: databaseListenUrl ?? (databaseUrl?.startsWith('postgres') ? databaseUrl : undefined),
     pgliteDir: str(env, 'PGLITE_DIR', './data/pglite'),
     pgPoolMax: int(env, 'PG_POOL_MAX', 10, 1, 1000),
+    databaseTimeoutMs: int(env, 'DATABASE_TIMEOUT', 5, 1, 10) * 1000,
+    databaseConnectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT', 30, 0, 3600) * 1000,
     pgPreparedStatements: oneOf(env, 'PG_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on') === 'on',
     openapiDocs: oneOf(env, 'OPENAPI_DOCS', ['on', 'off'] as const, 'on') === 'on',
     jwtSecret,

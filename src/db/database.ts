@@ -3,11 +3,12 @@
  * driver's and pool's own events routed into the log backend as `slf4j` signals.
  */
 import { chmod, mkdir } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
-import type { LogBackend } from '../logging/logger.js';
+import type { LogBackend, Logger } from '../logging/logger.js';
 import { dumpPglite } from './dump.js';
 import type { NotificationSource } from './listener.js';
 import { lockDirectory, type DirectoryLock } from './lock.js';
@@ -78,9 +79,9 @@ export async function openDatabase(config: Config, logs: LogBackend, options: Op
     const pool = new pg.Pool({
       connectionString: config.databaseUrl,
       max: config.pgPoolMax,
-      connectionTimeoutMillis: 3000,
+      connectionTimeoutMillis: config.databaseTimeoutMs,
       // a database that stops answering fails requests with 503 instead of holding them forever
-      query_timeout: 10_000,
+      query_timeout: config.databaseTimeoutMs,
       idleTimeoutMillis: 30_000,
       ...(config.pgPreparedStatements ? { Client: PreparedStatementClient } : {}),
     });
@@ -97,11 +98,11 @@ export async function openDatabase(config: Config, logs: LogBackend, options: Op
     // single statements share a few pipelined connections; transactions take one from the pool
     db = new Kysely<DatabaseSchema>({
       dialect: observed(new PipelinedDialect({
-        client: { connectionString: config.databaseUrl, connectionTimeoutMillis: 3000, application_name: PIPELINED_APPLICATION_NAME },
+        client: { connectionString: config.databaseUrl, connectionTimeoutMillis: config.databaseTimeoutMs, application_name: PIPELINED_APPLICATION_NAME },
         sharedConnections: SHARED_CONNECTIONS,
         pool,
         preparedStatements: config.pgPreparedStatements,
-        stallTimeoutMs: 10_000,
+        stallTimeoutMs: config.databaseTimeoutMs,
         onConnect(client, slot) {
           driverLog.debug('pg/connect', 'Opened a shared database connection', { slot });
           client.on('notice', (n) => driverLog.info('pg/notice', n.message ?? 'notice', { severity: n.severity }));
@@ -130,6 +131,7 @@ export async function openDatabase(config: Config, logs: LogBackend, options: Op
   }
 
   try {
+    if (kind === 'postgres') await waitForDatabase(db, config, log);
     await migrateToLatest(db as unknown as Kysely<unknown>, log);
   } catch (err) {
     await db.destroy().catch(() => undefined);
@@ -167,6 +169,50 @@ export async function openDatabase(config: Config, logs: LogBackend, options: Op
   };
 }
 
+/** PostgreSQL did not answer at start-up within DATABASE_CONNECT_TIMEOUT. */
+export class DatabaseUnreachableError extends Error {}
+
+/** `host:port` of a PostgreSQL URL: what a message may name (never the password). */
+export function databaseAddress(url: string): string {
+  try {
+    const { hostname, port } = new URL(url);
+    return `${hostname || 'localhost'}:${port || '5432'}`;
+  } catch {
+    return 'the configured database';
+  }
+}
+
+const WAIT_FIRST_MS = 250;
+const WAIT_MAX_MS = 2_000;
+
+/**
+ * Start-up with PostgreSQL not there yet (a container starting beside it, a restart): says once
+ * that it waits, asks again with backoff until DATABASE_CONNECT_TIMEOUT, then gives up with one
+ * line naming the database and what failed. An error that is not about reaching it (a wrong
+ * password, a missing database) ends the wait at once.
+ */
+async function waitForDatabase(db: DB, config: Config, log: Logger): Promise<void> {
+  const address = databaseAddress(config.databaseUrl!);
+  const deadline = Date.now() + config.databaseConnectTimeoutMs;
+  let wait = WAIT_FIRST_MS;
+  for (let said = false; ; said = true) {
+    try {
+      await sql`select 1`.execute(db);
+      if (said) log.info('db/reached', `The database at ${address} answers`);
+      return;
+    } catch (err) {
+      const reason = (err as Error).message;
+      if (!isDatabaseUnavailable(err)) throw new DatabaseUnreachableError(`the database at ${address} refused the connection: ${reason}`);
+      if (Date.now() + wait > deadline) {
+        throw new DatabaseUnreachableError(`the database at ${address} did not answer within ${config.databaseConnectTimeoutMs / 1000} s (DATABASE_CONNECT_TIMEOUT): ${reason}`);
+      }
+      if (!said) log.warn('db/waiting', `Waiting for the database at ${address} (${reason}); giving up after ${config.databaseConnectTimeoutMs / 1000} s`, { address });
+    }
+    await delay(wait);
+    wait = Math.min(wait * 2, WAIT_MAX_MS);
+  }
+}
+
 /**
  * Opens a PGlite directory (created if missing) after taking its lock: throws
  * DirectoryLockedError naming the process that has it open. Closing the PGlite instance does not
@@ -190,12 +236,12 @@ export async function openPgliteDirectory(dir: string): Promise<{ pglite: PGlite
   }
 }
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
 
 /** True for errors that mean "the database is not there right now" (answered 503). */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: string }).code;
   if (code && UNAVAILABLE_CODES.has(code)) return true;
-  return /timeout exceeded when trying to connect|Connection terminated|not queryable|connect ECONNREFUSED|Query read timeout|PGlite is closed/i.test(err.message);
+  return /timeout exceeded when trying to connect|timeout expired|No answer for \d+ ms|Connection terminated|not queryable|connect ECONNREFUSED|Query read timeout|PGlite is closed/i.test(err.message);
 }

@@ -24,6 +24,8 @@ export interface RequestOptions {
   format?: Format;
   /** a connection of its own instead of a pooled keep-alive one */
   freshConnection?: boolean;
+  /** rejects when no answer came within this many ms (a test of a bounded answer) */
+  timeoutMs?: number;
 }
 
 export type TestClient = (method: string, path: string, options?: RequestOptions) => Promise<TestResponse>;
@@ -78,6 +80,7 @@ export function makeClient(baseUrl: string): TestClient {
         res.on('error', reject);
       });
       req.on('error', reject);
+      if (options.timeoutMs !== undefined) req.setTimeout(options.timeoutMs, () => req.destroy(new Error(`no answer to ${method} ${path} within ${options.timeoutMs} ms`)));
       req.end(payload);
     });
 }

@@ -22,7 +22,7 @@ import { account, as, createOrg, type TestAccount } from '../orgs/support.js';
 import { logIn, signUp, uniqueEmail } from '../support/auth.js';
 import { makeClient } from '../support/http.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
-import { createEndpoint, deliveries, misbehavingReceiver, receiver, waitFor, type MisbehavingReceiver, type Receiver } from './support.js';
+import { createEndpoint, deliveries, misbehavingReceiver, receiver, waitFor, type CreatedEndpoint, type MisbehavingReceiver, type Receiver } from './support.js';
 
 const TIMEOUT_S = 2;
 const ENV = {
@@ -64,8 +64,8 @@ for (const db of testDatabases()) {
     it('keeps a healthy endpoint on time while two organizations\' endpoints hang with backlogs, and ends every hung attempt at the timeout', async () => {
       const baseline = await openDescriptors();
       const [silentOrg, dripOrg, healthyOrg] = await Promise.all([createOrg(t, owner, 'Silent'), createOrg(t, owner, 'Dripping'), createOrg(t, owner, 'Healthy')]);
-      const silentEndpoints = [];
-      const dripEndpoints = [];
+      const silentEndpoints: CreatedEndpoint[] = [];
+      const dripEndpoints: CreatedEndpoint[] = [];
       for (let i = 0; i < HUNG_ENDPOINTS; i++) {
         silentEndpoints.push(await createEndpoint(t, owner, silentOrg, { url: `${silent.url}/silent-${i}`, events: ['member.updated'] }));
         dripEndpoints.push(await createEndpoint(t, owner, dripOrg, { url: `${drip.url}/drip-${i}`, events: ['member.updated'] }));
