@@ -8,7 +8,7 @@ import { ErrorBody } from '../http/errors.js';
 import { ref, route, type RouteGroup, requireUser } from '../http/routes.js';
 import type { AccountLifecycle } from './lifecycle-service.js';
 import {
-  Accepted, ChangeEmail, ChangePassword, ForgotPassword, NoBody, ResetPassword, TokenRequest, UpdateAccount,
+  Accepted, ChangeEmail, ChangePassword, ForgotPassword, NoBody, ResetPassword, TokenRequest, UpdateAccount, VerifiedAccount,
 } from './lifecycle-schemas.js';
 import { UserAccount } from './schemas.js';
 import { ACCOUNT_GROUP, REFRESH_COOKIE } from './routes.js';
@@ -27,8 +27,10 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         summary: 'Verify the email address',
         description: 'Takes the token of the emailed verification link (24 h, single use). 400 `invalid-token` when it is unknown, used or expired. ' +
           'The first proof of an address removes every sign-in method, API key and session added before it (they may be someone else\'s ' +
-          'who registered the address), except the session that sent this request (its access token or refresh cookie); an email says what was removed.',
-        schemas: { body: ref(TokenRequest), response: { 200: ref(UserAccount), 400: error } },
+          'who registered the address), except the session that sent this request (its access token or refresh cookie); an email says what was removed. ' +
+          'The password goes too unless the request came with such a session: then the answer carries `password-reset-token`, for ' +
+          '`reset-password`, so the person can set one at once.',
+        schemas: { body: ref(TokenRequest), response: { 200: ref(VerifiedAccount), 400: error } },
         handler: ({ parameters, request, user }) =>
           lifecycle.verifyEmail(parameters.body.token, originOf(request), { user, refreshToken: request.cookies[REFRESH_COOKIE] }),
       }),

@@ -16,6 +16,7 @@ import type { LifecycleRateLimiter } from './limits.js';
 import type { PasswordCheckDeps } from './password-check.js';
 import type { BreachedPasswords } from './breached-passwords.js';
 import type { UserAccount } from './schemas.js';
+import type { VerifiedAccount } from './lifecycle-schemas.js';
 import type { PlatformAdmins } from './platform-admins.js';
 import { ACCOUNT_COLUMNS, impersonatorOf, normalizeEmail, toUserAccount } from './service.js';
 
@@ -55,9 +56,10 @@ export class AccountLifecycle {
   /**
    * Verifies the address from the emailed link. A first proof removes every credential added
    * before it (address-proof.ts): the session that opened the link stays, when the request came
-   * with it (the access token, or the refresh cookie of the same browser).
+   * with it (the access token, or the refresh cookie of the same browser); without one, the
+   * password goes too and the answer carries a reset token to set a new one.
    */
-  async verifyEmail(token: string, origin: RequestOrigin, client: VerifyingClient = {}): Promise<UserAccount> {
+  async verifyEmail(token: string, origin: RequestOrigin, client: VerifyingClient = {}): Promise<VerifiedAccount> {
     const cookieSession = client.refreshToken ? await this.deps.refreshTokens.liveSessionOf(client.refreshToken) : undefined;
     const { row, proof } = await this.deps.db.transaction().execute(async (trx) => {
       const used = await useToken(trx, 'verify-email', token);
@@ -74,7 +76,8 @@ export class AccountLifecycle {
     });
     this.afterProof(row.id, proof);
     this.deps.log.info('account/email-verified', 'Email verified', { 'account-id': row.id });
-    return toUserAccount(row, this.deps.platformAdmins);
+    const account = toUserAccount(row, this.deps.platformAdmins);
+    return proof.passwordResetToken ? { ...account, 'password-reset-token': proof.passwordResetToken } : account;
   }
 
   /** What a committed first proof ended: its sessions refused and its keys forgotten here at once, and logged. */

@@ -201,7 +201,8 @@ export function ssoSignOnRoutes(deps: SignOnRouteDeps): RouteGroup[] {
             'time window, InResponseTo, assertion id, the email\'s domain) passing: the account is signed in (created or linked), made a ' +
             'member, the refresh cookie set, 302 to `APP_URL/account`. Any failure: 302 to `/log-in?error=sso-failed`, the reason logged ' +
             'and audited (docs/sso.md). An account with two-factor on: no session yet, 302 to `APP_URL/log-in/two-factor#mfa-token=…` ' +
-            '(the second step; a fragment never reaches a server or a log).',
+            '(the second step; a fragment never reaches a server or a log). The first proof of an address whose account had a password ' +
+            'removes it: 302 to `APP_URL/reset-password?token=…` (signed in; the page sets a new password, as a reset link does).',
           csrf: false,
           schemas: { params: OrgParam, body: ref(AcsForm), response: { 302: null } },
           async handler({ parameters, request, reply }) {
@@ -229,6 +230,8 @@ export function ssoSignOnRoutes(deps: SignOnRouteDeps): RouteGroup[] {
             log.info('sso/saml-signed-in', 'Signed in with SAML', {
               'organization-id': organizationId, 'account-id': identity.accountId, created: identity.created, joined: identity.joined,
             });
+            // a password set before this first proof of the address is gone: the reset page sets one at once (or is left for the account)
+            if (identity.passwordResetToken) return redirect(reply, `${appUrl}/reset-password?token=${encodeURIComponent(identity.passwordResetToken)}`);
             return redirect(reply, `${appUrl}/account`);
           },
         }),

@@ -46,6 +46,8 @@ export interface SsoIdentity {
   joined: boolean;
   /** sessions a first proof of the address ended (RefreshTokens.sessionsEnded after commit) */
   endedSessions: string[];
+  /** a first proof removed a password set before it: a reset token for the landing page to set one at once */
+  passwordResetToken?: string;
 }
 
 export interface SignOnDeps {
@@ -206,6 +208,7 @@ export class SignOnService {
       let account = await trx.selectFrom('account').select(['id', 'email_verified']).where('email', '=', email).forUpdate().executeTakeFirst();
       let created = false;
       let endedSessions: string[] = [];
+      let passwordResetToken: string | undefined;
       if (!account) {
         const inserted = await insertAccount(trx, { email, name, passwordHash: null, emailVerified: true });
         await appendAudit(trx, {
@@ -218,6 +221,7 @@ export class SignOnService {
         // the assertion is the first proof of the address: what was added before it goes
         const proof = await addressFirstProven(trx, { refreshTokens, mail }, { accountId: account.id, via: 'single-sign-on', origin });
         endedSessions = proof.endedSessions;
+        passwordResetToken = proof.passwordResetToken;
       }
       const member = await trx.selectFrom('membership').select(['role', 'suspended_at'])
         .where('organization_id', '=', organizationId).where('account_id', '=', account.id).executeTakeFirst();
@@ -231,7 +235,7 @@ export class SignOnService {
         });
         joined = true;
       }
-      return { organizationId, accountId: account.id, email, created, joined, endedSessions };
+      return { organizationId, accountId: account.id, email, created, joined, endedSessions, ...(passwordResetToken ? { passwordResetToken } : {}) };
     });
     refreshTokens.sessionsEnded(identity.endedSessions);
     return identity;

@@ -292,18 +292,27 @@ for (const db of testDatabases()) {
         assert.ok(members.body.members.some((m: { 'account-id': string }) => m['account-id'] === existing.id));
       });
 
-      it('proves an unverified account\'s address for the first time: its earlier sessions end', async () => {
+      it('proves an unverified account\'s address for the first time: its earlier sessions and its password end; the landing page sets a new one', async () => {
         const email = `carol@${org.domain}`;
         const { id } = await signUp(t.client, email);
         const earlier = await logIn(t.client, email);
         assert.equal(earlier.status, 200);
         const requestId = await startSso(t, email);
         const res = await postAcs(t, org.orgId, responseXml(org.idp, base(email, requestId)));
-        assert.equal(res.headers.location, `${t.system.config.appUrl}/account`);
-        const row = await t.system.database.db.selectFrom('account').select('email_verified').where('id', '=', id).executeTakeFirstOrThrow();
+        const landing = new URL(String(res.headers.location));
+        assert.equal(`${landing.origin}${landing.pathname}`, `${t.system.config.appUrl}/reset-password`, 'the reset page, as a reset link opens');
+        assert.ok(cookiesOf(res)[REFRESH_COOKIE]?.value, 'signed in all the same');
+        const row = await t.system.database.db.selectFrom('account').select(['email_verified', 'password_hash']).where('id', '=', id).executeTakeFirstOrThrow();
         assert.equal(row.email_verified, true);
+        assert.equal(row.password_hash, null, 'the password set before the proof is gone');
+        assert.equal((await logIn(t.client, email)).status, 401, 'it signs nobody in');
         const stale = await t.client('POST', '/api/account/refresh', { body: { 'refresh-token': earlier.body['refresh-token'] } });
         assert.equal(stale.status, 401, 'the session opened before the proof ended');
+        const reset = await t.client('POST', '/api/account/reset-password', { body: { token: landing.searchParams.get('token'), password: 'carol\'s own passphrase' } });
+        assert.equal(reset.status, 204, reset.text);
+        // a later sign-on is no first proof: straight to the account
+        const again = await postAcs(t, org.orgId, responseXml(org.idp, base(email, await startSso(t, email))));
+        assert.equal(again.headers.location, `${t.system.config.appUrl}/account`);
       });
     });
 
