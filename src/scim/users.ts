@@ -1,7 +1,8 @@
 /**
  * SCIM Users (RFC 7643 §4.1, RFC 7644) of one organization: its members, as the directory sees
- * them. `id` is the account id; `userName` the email. Creating a user makes (or links, by email)
- * the account and its membership with the token's default role; `active: false` suspends the
+ * them. `id` is the account id; `userName` the email. Creating a user makes (or links, by email,
+ * only when the account's address is verified) the account and its membership with the token's
+ * default role; `active: false` suspends the
  * membership and ends the account's sessions on every instance; DELETE removes the membership.
  * Filters are parsed by scim2-parse-filter and PATCH operations applied by scim-patch (both the
  * Okta and the Entra ID styles). Owners are not the directory's to suspend or remove.
@@ -167,10 +168,16 @@ export class ScimUserService {
     // anyone else's address would squat that address and make its owner a member unasked
     if (!inVerifiedDomain) throw scimBadRequest(`${input.userName} is not in a verified domain of this organization`, 'invalidValue');
     const accountId = await this.deps.db.transaction().execute(async (trx) => {
-      let account = await trx.selectFrom('account').select('id').where('email', '=', input.userName).forUpdate().executeTakeFirst();
+      let account = await trx.selectFrom('account').select(['id', 'email_verified']).where('email', '=', input.userName).forUpdate().executeTakeFirst();
       if (account) {
         const member = await trx.selectFrom('membership').select('role').where('organization_id', '=', orgId).where('account_id', '=', account.id).executeTakeFirst();
         if (member) throw new ScimHttpError(409, `${input.userName} is already a user of this organization`, 'uniqueness');
+        // nothing proved that whoever made this account holds the address (a squatter's sign-up): linking it would
+        // hand the organization to its password and sessions. Its owner proves the address (a link, an email
+        // sign-in, SAML), and the directory's next push links it
+        if (!account.email_verified) {
+          throw new ScimHttpError(409, `An account uses ${input.userName} but its address is not verified yet: it is linked once its owner proves it`, 'uniqueness');
+        }
       } else {
         // the organization proved it owns the address's domain: its directory vouches for the address
         const inserted = await insertAccount(trx, { email: input.userName, name: input.name, passwordHash: null, emailVerified: true });
@@ -178,7 +185,7 @@ export class ScimUserService {
           action: 'account.signed-up', organizationId: inserted.organizationId, accountId: inserted.id, actor: {},
           target: { type: 'account', id: inserted.id }, details: { method: 'scim', 'organization-id': orgId }, origin,
         });
-        account = { id: inserted.id };
+        account = { id: inserted.id, email_verified: true };
       }
       await trx.insertInto('membership').values({
         organization_id: orgId, account_id: account.id, role: caller.defaultRole, scim_external_id: input.externalId,
