@@ -42,7 +42,12 @@ export const ssoModule = defineModule({
       schemas: SSO_SCHEMAS,
       routeGroups: [
         ssoAdminRoutes(domains, connections, memberships),
-        ...ssoSignOnRoutes({ db, startLimiter: counter('sso-start-address', settings.startLimit, ctx.limiterStore), signOn, connections, accounts, appUrl: ctx.config.appUrl, cookies: { secureCookies: ctx.secureCookies }, log }),
+        ...ssoSignOnRoutes({
+          db, signOn, connections, accounts, appUrl: ctx.config.appUrl, cookies: { secureCookies: ctx.secureCookies }, log,
+          startLimiter: counter('sso-start-address', settings.startLimit, ctx.limiterStore),
+          acsAddressLimiter: counter('sso-acs-address', settings.acsAddressLimit, ctx.limiterStore),
+          acsRequestLimiter: counter('sso-acs-request', settings.acsRequestLimit, ctx.limiterStore),
+        }),
       ],
       stop: () => expiry.stop(),
     };

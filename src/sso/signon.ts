@@ -19,6 +19,7 @@ import type { Mail } from '../mail/index.js';
 import { EMAIL_NAME_ID, type ConnectionRow, type ConnectionService, type ServiceProviderUrls } from './connections.js';
 import { domainOf, type DomainService } from './domains.js';
 import { toPem } from './metadata.js';
+import { MAX_RESPONSE_DEPTH, MAX_RESPONSE_ELEMENTS, responseShape } from './response-bounds.js';
 
 export const CLOCK_SKEW_MS = 2 * 60 * 1000;
 /** the largest decoded SAMLResponse we read, bytes */
@@ -141,6 +142,11 @@ export class SignOnService {
     if (!/^\s*(<\?xml[^>]*\?>\s*)?</.test(text)) throw new SsoRefused('malformed', 'The SAMLResponse is not base64 of an XML document');
     // no DTD: no entity expansion or external entity can reach the parser
     if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new SsoRefused('doctype', 'The SAMLResponse carries a DOCTYPE or ENTITY declaration');
+    // bytes do not bound the signature library's work: elements and depth do (response-bounds.ts)
+    const shape = responseShape(text);
+    if (shape.elements > MAX_RESPONSE_ELEMENTS || shape.depth > MAX_RESPONSE_DEPTH) {
+      throw new SsoRefused('too-large', `The SAMLResponse has more than ${MAX_RESPONSE_ELEMENTS} elements or is nested deeper than ${MAX_RESPONSE_DEPTH}`);
+    }
 
     // InResponseTo: a live request of this organization. It is only looked up here: node-saml
     // also removes a request when a response fails validation, which would let a forged, unsigned

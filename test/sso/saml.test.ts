@@ -282,6 +282,29 @@ for (const db of testDatabases()) {
       });
     });
 
+    describe('bounded work', () => {
+      /** a genuine, signed response for `email` with `padding` put in the Response's Extensions, outside the signed assertion */
+      const padded = (email: string, requestId: string, padding: string) => responseXml(org.idp, base(email, requestId))
+        .replace('</saml:Issuer><samlp:Status>', `</saml:Issuer><samlp:Extensions>${padding}</samlp:Extensions><samlp:Status>`);
+
+      it('refuses a response of 45,000 empty elements, and one nested too deep, before parsing; the server answers on, and the request stays usable', async () => {
+        const email = `wide@${org.domain}`;
+        const requestId = await startSso(t, email);
+        const wide = padded(email, requestId, '<x/>'.repeat(45_000));
+        assert.ok(Buffer.byteLength(wide) < 192 * 1024, 'under the byte limit: only the element count refuses it');
+        const before = (await refusals('too-large')).audited;
+        await assertRefused(await postAcs(t, org.orgId, wide), 'too-large');
+        assert.equal((await refusals('too-large')).audited, before + 1);
+        assert.equal((await t.client('GET', '/api/health/live')).status, 200, 'the server answers the next request');
+        // 5,000 elements in all, but 100 levels deep
+        await assertRefused(await postAcs(t, org.orgId, padded(email, requestId, `${'<x>'.repeat(100)}${'</x>'.repeat(100)}`)), 'too-large');
+        assert.equal((await refusals('too-large')).audited, before + 2);
+        // a few thousand elements is within the bounds: the genuine answer still signs in
+        const genuine = await postAcs(t, org.orgId, padded(email, requestId, '<x/>'.repeat(1_000)));
+        assert.equal(genuine.headers.location, `${t.system.config.appUrl}/account`, String(genuine.headers.location));
+      });
+    });
+
     describe('accounts', () => {
       it('links an existing verified account and makes it a member', async () => {
         const existing = await account(t, { email: `bob@${org.domain}` });
