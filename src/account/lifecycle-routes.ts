@@ -95,7 +95,8 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         impersonation: 'forbidden',
         summary: 'Ask to change the email address',
         description: 'Emails a confirmation link (24 h) to the new address and a notice to the old one; ' +
-          'the address changes when the link is opened. 409 `conflict` when the new address is taken.',
+          'the address changes when the link is opened. 409 `conflict` when the new address is taken; 403 `sso-required` when an ' +
+          'organization that enforces single sign-on on the current address\'s domain would lose it (owners excepted; docs/sso.md).',
         auth: 'required',
         reauth: true,
         schemas: { body: ref(ChangeEmail), response: { 202: ref(Accepted), 403: error, 409: error, 429: error } },
@@ -109,8 +110,9 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         path: '/confirm-email',
         summary: 'Confirm an email change',
         description: 'Takes the token of the link sent to the new address: the account gets the new address, verified. ' +
-          '400 `invalid-token` when the token is unknown, used or expired; 409 when another account took the address meanwhile.',
-        schemas: { body: ref(TokenRequest), response: { 200: ref(UserAccount), 400: error, 409: error } },
+          '400 `invalid-token` when the token is unknown, used or expired; 409 when another account took the address meanwhile; ' +
+          '403 `sso-required` when the move is no longer allowed (as for change-email).',
+        schemas: { body: ref(TokenRequest), response: { 200: ref(UserAccount), 400: error, 403: error, 409: error } },
         handler: ({ parameters, request }) => lifecycle.confirmEmail(parameters.body.token, originOf(request)),
       }),
       route({

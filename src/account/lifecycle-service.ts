@@ -31,7 +31,16 @@ export interface LifecycleDeps extends PasswordCheckDeps {
   platformAdmins: PlatformAdmins;
   /** refuses a new password found in known breaches (breached-passwords.ts) */
   breaches?: Pick<BreachedPasswords, 'check'>;
+  /** every change of address asks these (see {@link EmailChangePolicy}) */
+  emailChangePolicies?: readonly EmailChangePolicy[];
 }
+
+/**
+ * Asked before an account's address changes (when asked for, and again when confirmed): throws an
+ * HttpError to refuse. Other modules plug them in (single sign-on: an organization that requires
+ * it keeps its domains' accounts inside them).
+ */
+export type EmailChangePolicy = (account: { id: string; email: string }, newEmail: string) => Promise<void>;
 
 /** Who opened a verification link, when it came with their session: that session stays (every other one ends at a first proof). */
 export interface VerifyingClient {
@@ -193,6 +202,7 @@ export class AccountLifecycle {
     if (newEmail === account.email) throw requestCoercion('body', [{ path: '/new-email', message: 'is already the account\'s address' }]);
     const taken = await this.deps.db.selectFrom('account').select('id').where('email', '=', newEmail).executeTakeFirst();
     if (taken) throw emailTaken();
+    await this.checkEmailChange(account, newEmail);
     const { token, hash } = newActionToken();
     await this.deps.db.transaction().execute(async (trx) => {
       // only the latest request can be confirmed
@@ -205,6 +215,10 @@ export class AccountLifecycle {
     this.deps.log.info('account/email-change-requested', 'Email change requested', { 'account-id': account.id });
   }
 
+  private async checkEmailChange(account: { id: string; email: string }, newEmail: string): Promise<void> {
+    for (const policy of this.deps.emailChangePolicies ?? []) await policy({ id: account.id, email: account.email }, newEmail);
+  }
+
   private async accountOf(user: AuthUser): Promise<{ id: string; email: string; name: string | null }> {
     const account = await this.deps.db.selectFrom('account').select(['id', 'email', 'name']).where('id', '=', user.id).executeTakeFirst();
     if (!account) throw unauthorized('Account no longer exists');
@@ -213,6 +227,10 @@ export class AccountLifecycle {
 
   /** Confirms an email change from the link sent to the new address: the new address, verified. */
   async confirmEmail(token: string, origin: RequestOrigin): Promise<UserAccount> {
+    // the policies again: the account may have come under one since it asked (checked before the transaction; used atomically below)
+    const pending = await findUsableToken(this.deps.db, 'email-change', token);
+    const current = pending && await this.deps.db.selectFrom('account').select(['id', 'email']).where('id', '=', pending.accountId).executeTakeFirst();
+    if (pending && current) await this.checkEmailChange(current, pending.email);
     try {
       return await this.deps.db.transaction().execute(async (trx) => {
         const used = await useToken(trx, 'email-change', token);

@@ -13,6 +13,7 @@ import { REFRESH_COOKIE } from '../../src/auth/refresh-tokens.js';
 import { ssoModule } from '../../src/sso/module.js';
 import { account, addMember, as, createOrg, type TestAccount } from '../orgs/support.js';
 import { cookiesOf, logIn, PASSWORD, signUp } from '../support/auth.js';
+import { mailedLink } from '../support/mailbox.js';
 import { awayFromStepEdge, totpCode } from '../support/totp.js';
 import type { TestResponse } from '../support/http.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
@@ -384,6 +385,30 @@ for (const db of testDatabases()) {
         const requestId = await startSso(t, worker.email);
         const res = await postAcs(t, enforced.orgId, responseXml(enforced.idp, { email: worker.email, acsUrl: enforced.acsUrl, audience: enforced.entityId, inResponseTo: requestId }));
         assert.equal(res.headers.location, `${t.system.config.appUrl}/account`);
+      });
+
+      it('keeps the domain\'s accounts inside its domains: a move out is 403 sso-required, asked or confirmed; owners may', async () => {
+        const enforced = await ssoOrg(t, dns);
+        const boss = await account(t, { email: `boss@${enforced.domain}` });
+        await addMember(t, enforced.orgId, enforced.owner, boss, 'owner');
+        const worker = await account(t, { email: `worker@${enforced.domain}` });
+        await addMember(t, enforced.orgId, enforced.owner, worker, 'member');
+        const changeEmail = (who: TestAccount, newEmail: string) =>
+          t.client('POST', '/api/account/change-email', { headers: { authorization: `Bearer ${who.token}` }, body: { password: PASSWORD, 'new-email': newEmail } });
+        // asked before the organization enforced SSO, confirmed after
+        const early = `worker-early-${Date.now()}@elsewhere.example`;
+        assert.equal((await changeEmail(worker, early)).status, 202);
+        const put = await as(t, enforced.owner, 'PUT', `/api/orgs/${enforced.orgId}/sso/saml`, { 'metadata-xml': enforced.idp.metadata, enforced: true });
+        assert.equal(put.body.enforced, true);
+
+        const moved = await changeEmail(worker, `worker-${Date.now()}@elsewhere.example`);
+        assert.deepEqual([moved.status, moved.body.type], [403, 'sso-required'], moved.text);
+        const { token } = await mailedLink(t.system, early, 'confirm-email-change');
+        const confirmed = await t.client('POST', '/api/account/confirm-email', { body: { token } });
+        assert.deepEqual([confirmed.status, confirmed.body.type], [403, 'sso-required'], confirmed.text);
+        const row = await t.system.database.db.selectFrom('account').select('email').where('id', '=', worker.id).executeTakeFirstOrThrow();
+        assert.equal(row.email, worker.email, 'the address stays in the domain');
+        assert.equal((await changeEmail(boss, `boss-${Date.now()}@elsewhere.example`)).status, 202, 'an owner may move');
       });
     });
 
