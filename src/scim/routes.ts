@@ -39,7 +39,7 @@ export function scimTokenRoutes(tokens: ScimTokenService, memberships: Membershi
         path: '/:id/scim-tokens',
         summary: 'Create a SCIM token',
         description: 'For a directory (Okta, Entra ID, Google) to provision the organization\'s users at `APP_URL/scim/v2`. The token is ' +
-          'in this answer only (stored hashed). 409 when the organization has 10.',
+          'in this answer only (stored hashed). 409 when the organization has 10; 409 `reason: personal` in a personal organization.',
         orgRole: 'owner',
         impersonation: 'forbidden',
         schemas: { params: OrgId, body: ref(CreateScimToken), response: { 201: ref(CreatedScimToken), 409: error } },

@@ -43,7 +43,8 @@ export function ssoAdminRoutes(domains: DomainService, connections: ConnectionSe
         path: '/:id/domains',
         summary: 'Claim a domain',
         description: 'Answers the TXT record to create (`_saas-verification.<domain>` holding `txt-value`), then `verify`. 400 for a name ' +
-          'that is not a domain; 409 `domain-exists` when this organization has it, `domain-taken` when another organization verified it.',
+          'that is not a domain; 409 `domain-exists` when this organization has it, `domain-taken` when another organization verified it, ' +
+          '`reason: personal` in a personal organization (it has only its owner).',
         orgRole: 'admin',
         schemas: { params: OrgId, body: ref(AddDomain), response: { 201: ref(OrgDomain), 409: error } },
         handler: ({ request, parameters, membership, actor }) => domains.add(caller(request, membership, actor), parameters.body.domain),
@@ -82,9 +83,10 @@ export function ssoAdminRoutes(domains: DomainService, connections: ConnectionSe
         path: '/:id/sso/saml',
         summary: 'Set the SAML connection',
         description: 'From the identity provider\'s metadata, pasted (never fetched): its entity id, HTTP-Redirect sign-on URL and signing ' +
-          'certificates. 400 with the reason for metadata that cannot be used (not XML, a DOCTYPE, no IDPSSODescriptor, no certificate...).',
+          'certificates. 400 with the reason for metadata that cannot be used (not XML, a DOCTYPE, no IDPSSODescriptor, no certificate...); ' +
+          '409 `reason: personal` in a personal organization.',
         orgRole: 'owner',
-        schemas: { params: OrgId, body: ref(PutSamlConnection), response: { 200: ref(SamlConnection) } },
+        schemas: { params: OrgId, body: ref(PutSamlConnection), response: { 200: ref(SamlConnection), 409: error } },
         handler: ({ request, parameters, membership, actor }) => connections.put(caller(request, membership, actor), parameters.body),
       }),
       route({

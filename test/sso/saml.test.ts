@@ -57,6 +57,29 @@ for (const db of testDatabases()) {
     const base = (email: string, inResponseTo?: string) => ({ email, acsUrl: org.acsUrl, audience: org.entityId, inResponseTo });
 
     describe('domains', () => {
+      it('are not for a personal organization, nor a SAML connection or SCIM tokens: 409 reason personal', async () => {
+        const owner = await account(t);
+        const orgs = await as(t, owner, 'GET', '/api/orgs');
+        const personal = (orgs.body.organizations as Array<{ id: string; personal: boolean }>).find((o) => o.personal)!.id;
+        const attempts: Array<[string, string, unknown]> = [
+          ['POST', `/api/orgs/${personal}/domains`, { domain: uniqueDomain() }],
+          ['PUT', `/api/orgs/${personal}/sso/saml`, { 'metadata-xml': org.idp.metadata }],
+          ['POST', `/api/orgs/${personal}/scim-tokens`, { name: 'Okta' }],
+        ];
+        for (const [method, path, body] of attempts) {
+          const res = await as(t, owner, method, path, body);
+          assert.deepEqual([res.status, res.body.reason], [409, 'personal'], `${method} ${path}: ${res.text}`);
+        }
+        // a domain claimed before the rule is never verified
+        const old = await t.system.database.db.insertInto('org_domain').values({ organization_id: personal, domain: uniqueDomain(), txt_value: 'saas-domain-verification=x' })
+          .returning('id').executeTakeFirstOrThrow();
+        const verify = await as(t, owner, 'POST', `/api/orgs/${personal}/domains/${old.id}/verify`);
+        assert.deepEqual([verify.status, verify.body.reason], [409, 'personal'], verify.text);
+        for (const table of ['saml_connection', 'scim_token'] as const) {
+          assert.equal((await t.system.database.db.selectFrom(table).select('organization_id').where('organization_id', '=', personal).execute()).length, 0, table);
+        }
+      });
+
       it('are claimed by admins, verified by the TXT record, and belong to one organization', async () => {
         const owner = await account(t);
         const member = await account(t);
