@@ -5,7 +5,9 @@
  * default role; `active: false` suspends the
  * membership and ends the account's sessions on every instance; DELETE removes the membership.
  * Filters are parsed by scim2-parse-filter and PATCH operations applied by scim-patch (both the
- * Okta and the Entra ID styles). Owners are not the directory's to suspend or remove.
+ * Okta and the Entra ID styles). Owners are not the directory's to suspend or remove. Each
+ * change of membership emits its `member.*` webhook event in its own transaction, as invitations
+ * and removals do: added, updated (suspended or lifted), removed.
  */
 import { filter as compileFilter, parse as parseFilter, type Filter } from 'scim2-parse-filter';
 import { scimPatch, ScimError, type ScimPatchOperation, type ScimResource } from 'scim-patch';
@@ -16,6 +18,7 @@ import type { DB } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
 import type { DomainService } from '../sso/domains.js';
 import { FORBIDDEN_KEYS } from '../shared/forbidden-keys.js';
+import { emitWebhookEvent } from '../webhooks/outbox.js';
 import { scimBadRequest, scimNotFound, ScimHttpError } from './errors.js';
 import type { ScimCaller } from './tokens.js';
 
@@ -187,10 +190,12 @@ export class ScimUserService {
         });
         account = { id: inserted.id, email_verified: true };
       }
-      await trx.insertInto('membership').values({
+      const joined = await trx.insertInto('membership').values({
         organization_id: orgId, account_id: account.id, role: caller.defaultRole, scim_external_id: input.externalId,
         suspended_at: input.active ? null : new Date(),
-      }).execute();
+      }).returning(['role', 'joined_at', 'suspended_at']).executeTakeFirstOrThrow();
+      const profile = await trx.selectFrom('account').select(['email', 'name']).where('id', '=', account.id).executeTakeFirstOrThrow();
+      await emitWebhookEvent(trx, orgId, 'member.added', { member: memberEvent({ id: account.id, ...profile, ...joined }) });
       await appendAudit(trx, {
         action: 'scim.user-provisioned', organizationId: orgId, accountId: account.id, actor: {}, target: { type: 'account', id: account.id },
         details: { role: caller.defaultRole, active: input.active, 'scim-token-id': caller.tokenId }, origin,
@@ -245,14 +250,16 @@ export class ScimUserService {
       const suspend = !input.active && member.suspended_at === null;
       const lift = input.active && member.suspended_at !== null;
       if (suspend && member.role === 'owner') throw scimBadRequest('An owner of the organization cannot be suspended by the directory', 'mutability');
-      await trx.updateTable('membership').set({
+      const updated = await trx.updateTable('membership').set({
         scim_external_id: input.externalId, ...(suspend ? { suspended_at: new Date() } : lift ? { suspended_at: null } : {}),
-      }).where('organization_id', '=', orgId).where('account_id', '=', current.id).execute();
+      }).where('organization_id', '=', orgId).where('account_id', '=', current.id).returning(['role', 'joined_at', 'suspended_at']).executeTakeFirstOrThrow();
       if (suspend || lift) {
         await appendAudit(trx, {
           action: suspend ? 'scim.user-suspended' : 'scim.user-reactivated', organizationId: orgId, accountId: current.id, actor: {},
           target: { type: 'account', id: current.id }, details: { 'scim-token-id': caller.tokenId }, origin,
         });
+        // access changed: a customer syncing from webhooks hears it as for a role change
+        await emitWebhookEvent(trx, orgId, 'member.updated', { member: memberEvent({ id: current.id, email: current.userName, name: current.displayName ?? null, ...updated }) });
       }
       return { suspend, lift };
     });
@@ -271,10 +278,12 @@ export class ScimUserService {
     const current = await this.get(caller, id);
     const orgId = caller.organizationId;
     await this.deps.db.transaction().execute(async (trx) => {
-      const member = await trx.selectFrom('membership').select('role').where('organization_id', '=', orgId).where('account_id', '=', current.id).forUpdate().executeTakeFirst();
+      const member = await trx.selectFrom('membership').select(['role', 'joined_at', 'suspended_at']).where('organization_id', '=', orgId)
+        .where('account_id', '=', current.id).forUpdate().executeTakeFirst();
       if (!member) throw scimNotFound();
       if (member.role === 'owner') throw scimBadRequest('An owner of the organization cannot be removed by the directory', 'mutability');
       await trx.deleteFrom('membership').where('organization_id', '=', orgId).where('account_id', '=', current.id).execute();
+      await emitWebhookEvent(trx, orgId, 'member.removed', { member: memberEvent({ id: current.id, email: current.userName, name: current.displayName ?? null, ...member }) });
       await appendAudit(trx, {
         action: 'scim.user-removed', organizationId: orgId, accountId: current.id, actor: {}, target: { type: 'account', id: current.id },
         details: { 'scim-token-id': caller.tokenId }, origin,
@@ -282,6 +291,11 @@ export class ScimUserService {
     });
     this.deps.log.info('scim/user-removed', 'User removed by the directory', { 'organization-id': orgId, 'account-id': current.id });
   }
+}
+
+/** A `member.*` webhook event's member (docs/webhooks.md), with `suspended` (a directory's suspension grants nothing). */
+function memberEvent(m: { id: string; email: string; name: string | null; role: string; joined_at: Date; suspended_at: Date | null }): Record<string, unknown> {
+  return { 'account-id': m.id, email: m.email, name: m.name, role: m.role, 'joined-at': new Date(m.joined_at).toISOString(), suspended: m.suspended_at !== null };
 }
 
 function positive(raw: string, name: string, zeroOk = false): number {

@@ -16,6 +16,7 @@ import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { DB } from '../db/database.js';
 import { notFound } from '../http/errors.js';
 import type { Mail } from '../mail/index.js';
+import { emitWebhookEvent } from '../webhooks/outbox.js';
 import { EMAIL_NAME_ID, type ConnectionRow, type ConnectionService, type ServiceProviderUrls } from './connections.js';
 import { domainOf, type DomainService } from './domains.js';
 import { toPem } from './metadata.js';
@@ -234,7 +235,12 @@ export class SignOnService {
       if (member?.suspended_at) throw new SsoRefused('membership-suspended', 'The membership is suspended by the directory');
       let joined = false;
       if (!member) {
-        await trx.insertInto('membership').values({ organization_id: organizationId, account_id: account.id, role: connection.default_role }).execute();
+        const added = await trx.insertInto('membership').values({ organization_id: organizationId, account_id: account.id, role: connection.default_role })
+          .returning(['role', 'joined_at']).executeTakeFirstOrThrow();
+        const profile = await trx.selectFrom('account').select(['email', 'name']).where('id', '=', account.id).executeTakeFirstOrThrow();
+        await emitWebhookEvent(trx, organizationId, 'member.added', {
+          member: { 'account-id': account.id, email: profile.email, name: profile.name, role: added.role, 'joined-at': new Date(added.joined_at).toISOString() },
+        });
         await appendAudit(trx, {
           action: 'sso.member-joined', organizationId, accountId: account.id, actor: { accountId: account.id },
           target: { type: 'account', id: account.id }, details: { role: connection.default_role, method: 'saml' }, origin,
