@@ -10,14 +10,19 @@
  * link or a SAML assertion: each calls {@link addressFirstProven}), every credential added
  * before the proof is removed in the proof's own transaction: passkeys, provider identities,
  * two-factor (its secret, backup codes and pending log-ins), the API keys the account made,
- * a pending change of address, and every other session. The owner is told in an email what
- * was removed; nothing removed, no email.
+ * a pending change of address, every other session, and the password (issue 37), unless the
+ * proof comes with a live session of the account (the verification link opened in the browser
+ * that signed up: whoever set the password holds the address) or sets the password itself (a
+ * reset). A removed password leaves a reset token, handed back to the page the proof landed on
+ * so the person can set one at once. The owner is told in an email what was removed; nothing
+ * removed, no email.
  */
 import { sql, type Kysely } from 'kysely';
 import { appendAccountAudit, appendAudit, type RequestOrigin } from '../audit/log.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import type { Mail } from '../mail/index.js';
+import { newActionToken, storeActionToken } from './action-tokens.js';
 
 /** How the address was proven: named in the email and the audit entry. */
 export type AddressProof = 'verification' | 'password-reset' | 'email-sign-in' | 'single-sign-on';
@@ -44,6 +49,8 @@ export interface AddressProofOutcome {
   endedSessions: string[];
   /** API keys revoked: forgotten by this instance once the transaction has committed */
   revokedApiKeys: string[];
+  /** the password was removed: a reset token (1 hour, single use) for the page the proof landed on to set a new one */
+  passwordResetToken?: string;
 }
 
 const NOTHING: AddressProofOutcome = { firstProof: false, removed: [], endedSessions: [], revokedApiKeys: [] };
@@ -57,12 +64,22 @@ const plural = (n: number, one: string, many: string) => (n === 1 ? `1 ${one}` :
  */
 export async function addressFirstProven(trx: Kysely<DatabaseSchema>, deps: AddressProofDeps, input: AddressProofInput): Promise<AddressProofOutcome> {
   const { accountId } = input;
-  const account = await trx.selectFrom('account').select(['email', 'name', 'email_verified'])
+  const account = await trx.selectFrom('account').select(['email', 'name', 'email_verified', 'password_hash'])
     .where('id', '=', accountId).forUpdate().executeTakeFirst();
   if (!account || account.email_verified) return NOTHING;
-  await trx.updateTable('account').set({ email_verified: true, two_factor_enabled: false }).where('id', '=', accountId).execute();
+  // the password stays only when whoever set it shows the proof (its own session), or the proof sets it (a reset)
+  const removePassword = account.password_hash !== null && input.via !== 'password-reset' && input.keepSessionId === undefined;
+  await trx.updateTable('account').set({ email_verified: true, two_factor_enabled: false, ...(removePassword ? { password_hash: null } : {}) })
+    .where('id', '=', accountId).execute();
 
   const removed: string[] = [];
+  let passwordResetToken: string | undefined;
+  if (removePassword) {
+    removed.push('the password');
+    const { token, hash } = newActionToken();
+    await storeActionToken(trx, { purpose: 'reset-password', hash, accountId, email: account.email });
+    passwordResetToken = token;
+  }
   const passkeys = await trx.deleteFrom('passkey').where('account_id', '=', accountId).returning('id').execute();
   await trx.deleteFrom('webauthn_challenge').where('account_id', '=', accountId).execute();
   if (passkeys.length > 0) removed.push(plural(passkeys.length, 'passkey', 'passkeys'));
@@ -100,11 +117,11 @@ export async function addressFirstProven(trx: Kysely<DatabaseSchema>, deps: Addr
     await appendAccountAudit(trx, {
       action: 'account.credentials-removed', accountId, origin: input.origin,
       details: {
-        via: input.via, passkeys: passkeys.length, identities: identities.length, 'two-factor': totp.length > 0,
+        via: input.via, password: removePassword, passkeys: passkeys.length, identities: identities.length, 'two-factor': totp.length > 0,
         'api-keys': keys.length, 'email-change': emailChanges.length > 0, sessions: endedSessions.length,
       },
     });
     await deps.mail.enqueue(trx, { kind: 'credentials-removed-notice', to: account.email, data: { name: account.name, via: input.via, removed } });
   }
-  return { firstProof: true, removed, endedSessions, revokedApiKeys: keys.map((k) => k.id) };
+  return { firstProof: true, removed, endedSessions, revokedApiKeys: keys.map((k) => k.id), ...(passwordResetToken ? { passwordResetToken } : {}) };
 }

@@ -52,7 +52,8 @@ export function emailSignInRoutes(emailSignIn: EmailSignIn, options: AccountRout
         path: '/verify',
         summary: 'Sign in with an emailed link or code',
         description: 'The link\'s `token`, or the `email` and its `code`. Answers like log-in (with the refresh cookie), or ' +
-          '`mfa-required` when two-factor is on. The address becomes verified (a first proof removes what was added before it); an ' +
+          '`mfa-required` when two-factor is on. The address becomes verified (a first proof removes what was added before it, the ' +
+          'password included: the answer then carries `password-reset-token` to set a new one at once); an ' +
           'address without an account gets one when EMAIL_SIGN_UP is on. 400 `invalid-token` for a bad, used or expired token; 401 ' +
           '`invalid-code` for a wrong code: the fifth wrong one voids the message (its link and code). 403 `account-locked` for a locked account. ' +
           '429 `rate-limited` (Retry-After) for a code once the address\'s wrong codes of the day are spent (EMAIL_SIGN_IN_CODE_FAILURES; its link ' +

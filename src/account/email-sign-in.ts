@@ -7,8 +7,9 @@
  *   The lookup, the row and the message are written once the answer has been handed to the
  *   socket (as forgot-password does, lifecycle-service.ts), so no timing tells whether an
  *   account uses the address. An unknown address gets a message only when sign-up by email is on.
- * - Using it proves the address: a first proof removes what was added before it
- *   (address-proof.ts), and an unknown address gets its account here, verified.
+ * - Using it proves the address: a first proof removes what was added before it, the password
+ *   included (address-proof.ts; the answer then carries a reset token to set a new one), and an
+ *   unknown address gets its account here, verified.
  * - A wrong code counts against its message: the fifth voids it (link and code), so a message
  *   gives at most five guesses at one in a million; and against its address across messages
  *   (EMAIL_SIGN_IN_CODE_FAILURES, 20 a day: then 429 for codes, the link still works), so new
@@ -124,7 +125,10 @@ export class EmailSignIn {
     }
     this.deps.refreshTokens.sessionsEnded(outcome.proof.endedSessions);
     if (outcome.proof.revokedApiKeys.length > 0) this.deps.onApiKeysRevoked?.(outcome.proof.revokedApiKeys);
-    return this.deps.accounts.firstFactorPassed(outcome.accountId, 'email-link', client, { method: 'email-link' });
+    const session = await this.deps.accounts.firstFactorPassed(outcome.accountId, 'email-link', client, { method: 'email-link' });
+    // a password set before this first proof is gone: the page can offer to set one at once
+    const resetToken = outcome.proof.passwordResetToken;
+    return resetToken && 'body' in session ? { ...session, body: { ...session.body, 'password-reset-token': resetToken } } : session;
   }
 
   /** The proof checked and used, in one transaction: the message spent and the address proven, or why not. */

@@ -8,7 +8,7 @@ import { ErrorBody } from '../http/errors.js';
 import { ref, route, type RouteGroup, requireUser } from '../http/routes.js';
 import type { AccountLifecycle } from './lifecycle-service.js';
 import {
-  Accepted, ChangeEmail, ChangePassword, ForgotPassword, NoBody, ResetPassword, TokenRequest, UpdateAccount,
+  Accepted, ChangeEmail, ChangePassword, ForgotPassword, NoBody, ResetPassword, TokenRequest, UpdateAccount, VerifiedAccount,
 } from './lifecycle-schemas.js';
 import { UserAccount } from './schemas.js';
 import { ACCOUNT_GROUP, REFRESH_COOKIE } from './routes.js';
@@ -27,8 +27,10 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         summary: 'Verify the email address',
         description: 'Takes the token of the emailed verification link (24 h, single use). 400 `invalid-token` when it is unknown, used or expired. ' +
           'The first proof of an address removes every sign-in method, API key and session added before it (they may be someone else\'s ' +
-          'who registered the address), except the session that sent this request (its access token or refresh cookie); an email says what was removed.',
-        schemas: { body: ref(TokenRequest), response: { 200: ref(UserAccount), 400: error } },
+          'who registered the address), except the session that sent this request (its access token or refresh cookie); an email says what was removed. ' +
+          'The password goes too unless the request came with such a session: then the answer carries `password-reset-token`, for ' +
+          '`reset-password`, so the person can set one at once.',
+        schemas: { body: ref(TokenRequest), response: { 200: ref(VerifiedAccount), 400: error } },
         handler: ({ parameters, request, user }) =>
           lifecycle.verifyEmail(parameters.body.token, originOf(request), { user, refreshToken: request.cookies[REFRESH_COOKIE] }),
       }),
@@ -93,7 +95,8 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         impersonation: 'forbidden',
         summary: 'Ask to change the email address',
         description: 'Emails a confirmation link (24 h) to the new address and a notice to the old one; ' +
-          'the address changes when the link is opened. 409 `conflict` when the new address is taken.',
+          'the address changes when the link is opened. 409 `conflict` when the new address is taken; 403 `sso-required` when an ' +
+          'organization that enforces single sign-on on the current address\'s domain would lose it (owners excepted; docs/sso.md).',
         auth: 'required',
         reauth: true,
         schemas: { body: ref(ChangeEmail), response: { 202: ref(Accepted), 403: error, 409: error, 429: error } },
@@ -107,8 +110,9 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         path: '/confirm-email',
         summary: 'Confirm an email change',
         description: 'Takes the token of the link sent to the new address: the account gets the new address, verified. ' +
-          '400 `invalid-token` when the token is unknown, used or expired; 409 when another account took the address meanwhile.',
-        schemas: { body: ref(TokenRequest), response: { 200: ref(UserAccount), 400: error, 409: error } },
+          '400 `invalid-token` when the token is unknown, used or expired; 409 when another account took the address meanwhile; ' +
+          '403 `sso-required` when the move is no longer allowed (as for change-email).',
+        schemas: { body: ref(TokenRequest), response: { 200: ref(UserAccount), 400: error, 403: error, 409: error } },
         handler: ({ parameters, request }) => lifecycle.confirmEmail(parameters.body.token, originOf(request)),
       }),
       route({

@@ -4,13 +4,20 @@ import { ExportedAuditEntry } from '../audit/schemas.js';
 import { Passkey } from '../passkeys/schemas.js';
 import { Identity } from '../oidc/schemas.js';
 import { ExportedMembership } from '../orgs/schemas.js';
-import { CurrentPassword, Email, NewPassword, Reauthenticate, UserAccount } from './schemas.js';
+import { CurrentPassword, Email, NewPassword, PasswordResetToken, Reauthenticate, UserAccount } from './schemas.js';
 
 export { CurrentPassword, Reauthenticate };
 
 /** An emailed link's token: 43 characters as issued; anything far longer is not one. */
 const LinkToken = Type.String({ minLength: 1, maxLength: 200, description: 'the `token` query parameter of the emailed link' });
 export const TokenRequest = Type.Object({ token: LinkToken }, { $id: 'token-request', additionalProperties: false });
+
+/** The verification link's answer: the account, and a reset token when the proof removed a password set before it. */
+export const VerifiedAccount = Type.Object(
+  { ...UserAccount.properties, 'password-reset-token': Type.Optional(PasswordResetToken) },
+  { $id: 'verified-account', additionalProperties: false },
+);
+export type VerifiedAccount = Static<typeof VerifiedAccount>;
 
 export const NoBody = Type.Object({}, { $id: 'empty-request', additionalProperties: false, description: 'an empty map (or no body)' });
 
@@ -92,6 +99,6 @@ export const AccountExport = Type.Object(
 export type AccountExport = Static<typeof AccountExport>;
 
 export const LIFECYCLE_SCHEMAS = [
-  TokenRequest, NoBody, Reauthenticate, ForgotPassword, ResetPassword, ChangePassword, ChangeEmail, UpdateAccount, DeleteAccount, Accepted,
+  TokenRequest, VerifiedAccount, NoBody, Reauthenticate, ForgotPassword, ResetPassword, ChangePassword, ChangeEmail, UpdateAccount, DeleteAccount, Accepted,
   AccountSession, AccountSessions, ExportedPaymentEvent, AccountExport,
 ];

@@ -16,6 +16,7 @@ import type { LifecycleRateLimiter } from './limits.js';
 import type { PasswordCheckDeps } from './password-check.js';
 import type { BreachedPasswords } from './breached-passwords.js';
 import type { UserAccount } from './schemas.js';
+import type { VerifiedAccount } from './lifecycle-schemas.js';
 import type { PlatformAdmins } from './platform-admins.js';
 import { ACCOUNT_COLUMNS, impersonatorOf, normalizeEmail, toUserAccount } from './service.js';
 
@@ -30,7 +31,16 @@ export interface LifecycleDeps extends PasswordCheckDeps {
   platformAdmins: PlatformAdmins;
   /** refuses a new password found in known breaches (breached-passwords.ts) */
   breaches?: Pick<BreachedPasswords, 'check'>;
+  /** every change of address asks these (see {@link EmailChangePolicy}) */
+  emailChangePolicies?: readonly EmailChangePolicy[];
 }
+
+/**
+ * Asked before an account's address changes (when asked for, and again when confirmed): throws an
+ * HttpError to refuse. Other modules plug them in (single sign-on: an organization that requires
+ * it keeps its domains' accounts inside them).
+ */
+export type EmailChangePolicy = (account: { id: string; email: string }, newEmail: string) => Promise<void>;
 
 /** Who opened a verification link, when it came with their session: that session stays (every other one ends at a first proof). */
 export interface VerifyingClient {
@@ -55,9 +65,10 @@ export class AccountLifecycle {
   /**
    * Verifies the address from the emailed link. A first proof removes every credential added
    * before it (address-proof.ts): the session that opened the link stays, when the request came
-   * with it (the access token, or the refresh cookie of the same browser).
+   * with it (the access token, or the refresh cookie of the same browser); without one, the
+   * password goes too and the answer carries a reset token to set a new one.
    */
-  async verifyEmail(token: string, origin: RequestOrigin, client: VerifyingClient = {}): Promise<UserAccount> {
+  async verifyEmail(token: string, origin: RequestOrigin, client: VerifyingClient = {}): Promise<VerifiedAccount> {
     const cookieSession = client.refreshToken ? await this.deps.refreshTokens.liveSessionOf(client.refreshToken) : undefined;
     const { row, proof } = await this.deps.db.transaction().execute(async (trx) => {
       const used = await useToken(trx, 'verify-email', token);
@@ -74,7 +85,8 @@ export class AccountLifecycle {
     });
     this.afterProof(row.id, proof);
     this.deps.log.info('account/email-verified', 'Email verified', { 'account-id': row.id });
-    return toUserAccount(row, this.deps.platformAdmins);
+    const account = toUserAccount(row, this.deps.platformAdmins);
+    return proof.passwordResetToken ? { ...account, 'password-reset-token': proof.passwordResetToken } : account;
   }
 
   /** What a committed first proof ended: its sessions refused and its keys forgotten here at once, and logged. */
@@ -190,6 +202,7 @@ export class AccountLifecycle {
     if (newEmail === account.email) throw requestCoercion('body', [{ path: '/new-email', message: 'is already the account\'s address' }]);
     const taken = await this.deps.db.selectFrom('account').select('id').where('email', '=', newEmail).executeTakeFirst();
     if (taken) throw emailTaken();
+    await this.checkEmailChange(account, newEmail);
     const { token, hash } = newActionToken();
     await this.deps.db.transaction().execute(async (trx) => {
       // only the latest request can be confirmed
@@ -202,6 +215,10 @@ export class AccountLifecycle {
     this.deps.log.info('account/email-change-requested', 'Email change requested', { 'account-id': account.id });
   }
 
+  private async checkEmailChange(account: { id: string; email: string }, newEmail: string): Promise<void> {
+    for (const policy of this.deps.emailChangePolicies ?? []) await policy({ id: account.id, email: account.email }, newEmail);
+  }
+
   private async accountOf(user: AuthUser): Promise<{ id: string; email: string; name: string | null }> {
     const account = await this.deps.db.selectFrom('account').select(['id', 'email', 'name']).where('id', '=', user.id).executeTakeFirst();
     if (!account) throw unauthorized('Account no longer exists');
@@ -210,6 +227,10 @@ export class AccountLifecycle {
 
   /** Confirms an email change from the link sent to the new address: the new address, verified. */
   async confirmEmail(token: string, origin: RequestOrigin): Promise<UserAccount> {
+    // the policies again: the account may have come under one since it asked (checked before the transaction; used atomically below)
+    const pending = await findUsableToken(this.deps.db, 'email-change', token);
+    const current = pending && await this.deps.db.selectFrom('account').select(['id', 'email']).where('id', '=', pending.accountId).executeTakeFirst();
+    if (pending && current) await this.checkEmailChange(current, pending.email);
     try {
       return await this.deps.db.transaction().execute(async (trx) => {
         const used = await useToken(trx, 'email-change', token);

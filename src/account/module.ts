@@ -13,7 +13,7 @@ import { AccountData } from './account-data.js';
 import { AccountChecks } from './guard.js';
 import { LIFECYCLE_SCHEMAS } from './lifecycle-schemas.js';
 import { lifecycleRoutes } from './lifecycle-routes.js';
-import { AccountLifecycle } from './lifecycle-service.js';
+import { AccountLifecycle, type EmailChangePolicy } from './lifecycle-service.js';
 import { PlatformAdmins } from './platform-admins.js';
 import { LifecycleRateLimiter } from './limits.js';
 import { accountQueries } from './queries.js';
@@ -76,8 +76,10 @@ export const accountModule = defineModule({
     const apiKeysRevoked: Array<(keyIds: readonly string[]) => void> = [];
     const lifecycleLimits = new LifecycleRateLimiter(limits, ctx.limiterStore);
     const onApiKeysRevoked = (ids: readonly string[]) => { for (const hook of apiKeysRevoked) hook(ids); };
+    // other modules' rules for a change of address (src/sso: an organization that requires single sign-on)
+    const emailChangePolicies: EmailChangePolicy[] = [];
     const lifecycle = new AccountLifecycle({
-      db, passwords, refreshTokens, mail, loginLimiter, log, platformAdmins, limits: lifecycleLimits, onApiKeysRevoked, breaches,
+      db, passwords, refreshTokens, mail, loginLimiter, log, platformAdmins, limits: lifecycleLimits, onApiKeysRevoked, breaches, emailChangePolicies,
     });
     const emailSignIn = new EmailSignIn({ db, mail, log, refreshTokens, limits: lifecycleLimits, accounts, signUp: limits.emailSignUp, onApiKeysRevoked });
     const sessions = new AccountSessions(db, refreshTokens, log);
@@ -99,6 +101,10 @@ export const accountModule = defineModule({
         /** every first factor asks these before a session or a second step (first-factor.ts) */
         useFirstFactorPolicy(policy: FirstFactorPolicy): void {
           accounts.useFirstFactorPolicy(policy);
+        },
+        /** every change of address asks these, when asked for and when confirmed (lifecycle-service.ts) */
+        useEmailChangePolicy(policy: EmailChangePolicy): void {
+          emailChangePolicies.push(policy);
         },
         onBeforeOrganizationsDeleted(hook: (organizationIds: readonly string[]) => Promise<void>): void {
           beforeDeletion.push(hook);

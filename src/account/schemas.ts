@@ -65,6 +65,12 @@ export const LogIn = Type.Object(
 );
 export type LogIn = Static<typeof LogIn>;
 
+/** Handed back where an address's first proof removed the password set before it (address-proof.ts). */
+export const PasswordResetToken = Type.String({
+  description: 'only when this first proof of the address removed a password set before it: a reset token (1 hour, single use) for ' +
+    '`POST /api/account/reset-password`, so the person can set a password at once',
+});
+
 export const LogInResponse = Type.Object(
   {
     'access-token': Type.String(),
@@ -72,6 +78,7 @@ export const LogInResponse = Type.Object(
     'token-type': Type.Literal('Bearer'),
     'expires-in': Type.Integer({ description: 'seconds until the access token expires' }),
     account: UserAccount,
+    'password-reset-token': Type.Optional(PasswordResetToken),
   },
   { $id: 'log-in-response', additionalProperties: false },
 );

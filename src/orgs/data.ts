@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DatabaseSchema, OrganizationTable } from '../db/schema.js';
+import { conflict, type HttpError } from '../http/errors.js';
 import type { MembershipResolver, OrgRole } from '../http/routes.js';
 import type { Selectable } from 'kysely';
 import type { ExportedMembership, Organization } from './schemas.js';
@@ -65,6 +66,17 @@ export async function createPersonalOrganization(trx: Executor, account: { id: s
   }).returning('id').executeTakeFirstOrThrow();
   await trx.insertInto('membership').values({ organization_id: org.id, account_id: account.id, role: 'owner' }).execute();
   return org.id;
+}
+
+/** 409 `reason: personal`: a personal organization has only its owner (no invitations, domains, SAML connection or SCIM tokens). */
+export function personalOrganization(instead: string): HttpError {
+  return conflict(`A personal organization has only its owner: ${instead}`, { reason: 'personal' });
+}
+
+/** Throws {@link personalOrganization} when the organization is an account's personal one. */
+export async function refusePersonal(db: Executor, organizationId: string, instead: string): Promise<void> {
+  const org = await db.selectFrom('organization').select('personal').where('id', '=', organizationId).executeTakeFirst();
+  if (org?.personal) throw personalOrganization(instead);
 }
 
 /** One query per request of an `orgRole` route. */

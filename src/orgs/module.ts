@@ -13,6 +13,7 @@ import { ORG_SCHEMAS } from './schemas.js';
 import { OrganizationService } from './service.js';
 
 export { OrgId } from './schemas.js';
+export { personalOrganization, refusePersonal } from './data.js';
 
 /** Work that must happen before organizations are deleted (billing cancels their subscriptions). */
 export type BeforeDeletion = (organizationIds: readonly string[]) => Promise<void>;

@@ -3,8 +3,10 @@
  * Google, with per-organization bearer tokens; suspending a user ends its sessions everywhere.
  */
 import { authModule } from '../auth/module.js';
+import { counter } from '../auth/rate-limit.js';
 import { orgsModule } from '../orgs/module.js';
 import { defineModule } from '../runtime/module.js';
+import { rateLimit } from '../runtime/settings.js';
 import { ssoModule } from '../sso/module.js';
 import { SCIM_PREFIX, scimRoutes, scimTokenRoutes } from './routes.js';
 import { SCIM_SCHEMAS } from './schemas.js';
@@ -13,7 +15,9 @@ import { ScimUserService } from './users.js';
 
 export const scimModule = defineModule({
   name: 'scim',
-  start(ctx) {
+  // SCIM_LIMIT_TOKEN: requests per token (a directory backs off on 429 with Retry-After)
+  settings: (env) => ({ tokenLimit: rateLimit(env, 'SCIM_LIMIT_TOKEN', { count: 300, seconds: 60 }) }),
+  start(ctx, settings) {
     const log = ctx.logs.logger('saas.scim');
     const { refreshTokens } = ctx.use(authModule);
     const { memberships } = ctx.use(orgsModule);
@@ -24,7 +28,7 @@ export const scimModule = defineModule({
     return {
       services: { tokens, users },
       schemas: SCIM_SCHEMAS,
-      routeGroups: [scimTokenRoutes(tokens, memberships), scimRoutes({ tokens, users, baseUrl, log })],
+      routeGroups: [scimTokenRoutes(tokens, memberships), scimRoutes({ tokens, users, baseUrl, log, tokenLimiter: counter('scim-token', settings.tokenLimit, ctx.limiterStore) })],
     };
   },
 });

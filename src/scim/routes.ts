@@ -6,7 +6,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { originOf } from '../audit/log.js';
-import { ErrorBody, unauthorized } from '../http/errors.js';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { take } from '../auth/rate-limit.js';
+import { ErrorBody, HttpError, unauthorized } from '../http/errors.js';
 import { ref, route, type Actor, type Membership, type MembershipResolver, type RouteGroup } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import { OrgId } from '../orgs/module.js';
@@ -39,7 +41,7 @@ export function scimTokenRoutes(tokens: ScimTokenService, memberships: Membershi
         path: '/:id/scim-tokens',
         summary: 'Create a SCIM token',
         description: 'For a directory (Okta, Entra ID, Google) to provision the organization\'s users at `APP_URL/scim/v2`. The token is ' +
-          'in this answer only (stored hashed). 409 when the organization has 10.',
+          'in this answer only (stored hashed). 409 when the organization has 10; 409 `reason: personal` in a personal organization.',
         orgRole: 'owner',
         impersonation: 'forbidden',
         schemas: { params: OrgId, body: ref(CreateScimToken), response: { 201: ref(CreatedScimToken), 409: error } },
@@ -74,10 +76,23 @@ export interface ScimRouteDeps {
   users: ScimUserService;
   baseUrl: string;
   log: Logger;
+  /** counts a token's requests (SCIM_LIMIT_TOKEN); null: no limit */
+  tokenLimiter: RateLimiterAbstract | null;
+}
+
+/** One point of the token's limit: 429 in SCIM's shape, with Retry-After, when it has none left. */
+async function takeTokenPoint(limiter: RateLimiterAbstract, who: ScimCaller, reply: FastifyReply): Promise<void> {
+  try {
+    await take(limiter, who.tokenId);
+  } catch (err) {
+    if (!(err instanceof HttpError) || err.status !== 429) throw err;
+    for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+    throw new ScimHttpError(429, 'Too many requests with this token; try again after the time Retry-After gives');
+  }
 }
 
 export function scimRoutes(deps: ScimRouteDeps): RouteGroup {
-  const { tokens, users, baseUrl, log } = deps;
+  const { tokens, users, baseUrl, log, tokenLimiter } = deps;
 
   /** Authenticates the token, runs `work`, and writes its answer (or SCIM's error) as application/scim+json. */
   const scim = async (request: FastifyRequest, reply: FastifyReply, work: (who: ScimCaller) => Promise<unknown>, status = 200): Promise<string> => {
@@ -88,6 +103,8 @@ export function scimRoutes(deps: ScimRouteDeps): RouteGroup {
         reply.header('www-authenticate', 'Bearer realm="scim"');
         throw new ScimHttpError(401, 'A valid SCIM bearer token is required');
       }
+      // a directory's pushes make accounts and memberships: bounded per token
+      if (tokenLimiter) await takeTokenPoint(tokenLimiter, who, reply);
       const body = await work(who);
       if (body === undefined) {
         reply.code(204);
@@ -108,7 +125,7 @@ export function scimRoutes(deps: ScimRouteDeps): RouteGroup {
   };
   // the route's refusals are SCIM's error document: no token 401, bad input 400, not this organization's 404, taken 409;
   // a body that is not JSON at all is refused by the pipeline first, in its own error shape
-  const scimErrors = { 400: Type.Union([ScimDocument, error]), 401: ScimDocument, 404: ScimDocument, 409: ScimDocument };
+  const scimErrors = { 400: Type.Union([ScimDocument, error]), 401: ScimDocument, 404: ScimDocument, 409: ScimDocument, 429: ScimDocument };
   const doc = { 200: ScimDocument, 201: ScimDocument, 204: null, ...scimErrors };
   const scimRoute = { csrf: false } as const;
 

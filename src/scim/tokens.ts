@@ -7,6 +7,7 @@ import { appendAudit } from '../audit/log.js';
 import type { DB } from '../db/database.js';
 import { conflict, notFound } from '../http/errors.js';
 import type { Logger } from '../logging/logger.js';
+import { refusePersonal } from '../orgs/module.js';
 import type { DomainCaller } from '../sso/domains.js';
 import type { CreatedScimToken, CreateScimToken, ScimTokens } from './schemas.js';
 
@@ -27,6 +28,7 @@ export class ScimTokenService {
   async create(caller: DomainCaller, input: CreateScimToken): Promise<CreatedScimToken> {
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
     const row = await this.db.transaction().execute(async (trx) => {
+      await refusePersonal(trx, caller.organizationId, 'connect a directory to a shared organization');
       const count = await trx.selectFrom('scim_token').select((eb) => eb.fn.countAll<string>().as('n')).where('organization_id', '=', caller.organizationId).executeTakeFirstOrThrow();
       if (Number(count.n) >= MAX_TOKENS) throw conflict(`An organization has at most ${MAX_TOKENS} SCIM tokens`, { type: 'too-many-tokens' });
       const inserted = await trx.insertInto('scim_token').values({

@@ -1,10 +1,13 @@
 /**
  * SCIM Users (RFC 7643 §4.1, RFC 7644) of one organization: its members, as the directory sees
- * them. `id` is the account id; `userName` the email. Creating a user makes (or links, by email)
- * the account and its membership with the token's default role; `active: false` suspends the
+ * them. `id` is the account id; `userName` the email. Creating a user makes (or links, by email,
+ * only when the account's address is verified) the account and its membership with the token's
+ * default role; `active: false` suspends the
  * membership and ends the account's sessions on every instance; DELETE removes the membership.
  * Filters are parsed by scim2-parse-filter and PATCH operations applied by scim-patch (both the
- * Okta and the Entra ID styles). Owners are not the directory's to suspend or remove.
+ * Okta and the Entra ID styles). Owners are not the directory's to suspend or remove. Each
+ * change of membership emits its `member.*` webhook event in its own transaction, as invitations
+ * and removals do: added, updated (suspended or lifted), removed.
  */
 import type { Transaction } from 'kysely';
 import { filter as compileFilter, parse as parseFilter, type Filter } from 'scim2-parse-filter';
@@ -18,6 +21,7 @@ import type { Logger } from '../logging/logger.js';
 import { invitationRolesBeyond, revokeInvitationsSentBy } from '../orgs/data.js';
 import type { DomainService } from '../sso/domains.js';
 import { FORBIDDEN_KEYS } from '../shared/forbidden-keys.js';
+import { emitWebhookEvent } from '../webhooks/outbox.js';
 import { scimBadRequest, scimNotFound, ScimHttpError } from './errors.js';
 import type { ScimCaller } from './tokens.js';
 
@@ -170,10 +174,16 @@ export class ScimUserService {
     // anyone else's address would squat that address and make its owner a member unasked
     if (!inVerifiedDomain) throw scimBadRequest(`${input.userName} is not in a verified domain of this organization`, 'invalidValue');
     const accountId = await this.deps.db.transaction().execute(async (trx) => {
-      let account = await trx.selectFrom('account').select('id').where('email', '=', input.userName).forUpdate().executeTakeFirst();
+      let account = await trx.selectFrom('account').select(['id', 'email_verified']).where('email', '=', input.userName).forUpdate().executeTakeFirst();
       if (account) {
         const member = await trx.selectFrom('membership').select('role').where('organization_id', '=', orgId).where('account_id', '=', account.id).executeTakeFirst();
         if (member) throw new ScimHttpError(409, `${input.userName} is already a user of this organization`, 'uniqueness');
+        // nothing proved that whoever made this account holds the address (a squatter's sign-up): linking it would
+        // hand the organization to its password and sessions. Its owner proves the address (a link, an email
+        // sign-in, SAML), and the directory's next push links it
+        if (!account.email_verified) {
+          throw new ScimHttpError(409, `An account uses ${input.userName} but its address is not verified yet: it is linked once its owner proves it`, 'uniqueness');
+        }
       } else {
         // the organization proved it owns the address's domain: its directory vouches for the address
         const inserted = await insertAccount(trx, { email: input.userName, name: input.name, passwordHash: null, emailVerified: true });
@@ -181,12 +191,14 @@ export class ScimUserService {
           action: 'account.signed-up', organizationId: inserted.organizationId, accountId: inserted.id, actor: {},
           target: { type: 'account', id: inserted.id }, details: { method: 'scim', 'organization-id': orgId }, origin,
         });
-        account = { id: inserted.id };
+        account = { id: inserted.id, email_verified: true };
       }
-      await trx.insertInto('membership').values({
+      const joined = await trx.insertInto('membership').values({
         organization_id: orgId, account_id: account.id, role: caller.defaultRole, scim_external_id: input.externalId,
         suspended_at: input.active ? null : new Date(),
-      }).execute();
+      }).returning(['role', 'joined_at', 'suspended_at']).executeTakeFirstOrThrow();
+      const profile = await trx.selectFrom('account').select(['email', 'name']).where('id', '=', account.id).executeTakeFirstOrThrow();
+      await emitWebhookEvent(trx, orgId, 'member.added', { member: memberEvent({ id: account.id, ...profile, ...joined }) });
       await appendAudit(trx, {
         action: 'scim.user-provisioned', organizationId: orgId, accountId: account.id, actor: {}, target: { type: 'account', id: account.id },
         details: { role: caller.defaultRole, active: input.active, 'scim-token-id': caller.tokenId }, origin,
@@ -241,14 +253,16 @@ export class ScimUserService {
       const suspend = !input.active && member.suspended_at === null;
       const lift = input.active && member.suspended_at !== null;
       if (suspend && member.role === 'owner') throw scimBadRequest('An owner of the organization cannot be suspended by the directory', 'mutability');
-      await trx.updateTable('membership').set({
+      const updated = await trx.updateTable('membership').set({
         scim_external_id: input.externalId, ...(suspend ? { suspended_at: new Date() } : lift ? { suspended_at: null } : {}),
-      }).where('organization_id', '=', orgId).where('account_id', '=', current.id).execute();
+      }).where('organization_id', '=', orgId).where('account_id', '=', current.id).returning(['role', 'joined_at', 'suspended_at']).executeTakeFirstOrThrow();
       if (suspend || lift) {
         await appendAudit(trx, {
           action: suspend ? 'scim.user-suspended' : 'scim.user-reactivated', organizationId: orgId, accountId: current.id, actor: {},
           target: { type: 'account', id: current.id }, details: { 'scim-token-id': caller.tokenId }, origin,
         });
+        // access changed: a customer syncing from webhooks hears it as for a role change
+        await emitWebhookEvent(trx, orgId, 'member.updated', { member: memberEvent({ id: current.id, email: current.userName, name: current.displayName ?? null, ...updated }) });
       }
       if (suspend) await revokeSentInvitations(trx, caller, current.id, 'inviter-suspended', origin);
       return { suspend, lift };
@@ -268,10 +282,12 @@ export class ScimUserService {
     const current = await this.get(caller, id);
     const orgId = caller.organizationId;
     await this.deps.db.transaction().execute(async (trx) => {
-      const member = await trx.selectFrom('membership').select('role').where('organization_id', '=', orgId).where('account_id', '=', current.id).forUpdate().executeTakeFirst();
+      const member = await trx.selectFrom('membership').select(['role', 'joined_at', 'suspended_at']).where('organization_id', '=', orgId)
+        .where('account_id', '=', current.id).forUpdate().executeTakeFirst();
       if (!member) throw scimNotFound();
       if (member.role === 'owner') throw scimBadRequest('An owner of the organization cannot be removed by the directory', 'mutability');
       await trx.deleteFrom('membership').where('organization_id', '=', orgId).where('account_id', '=', current.id).execute();
+      await emitWebhookEvent(trx, orgId, 'member.removed', { member: memberEvent({ id: current.id, email: current.userName, name: current.displayName ?? null, ...member }) });
       await appendAudit(trx, {
         action: 'scim.user-removed', organizationId: orgId, accountId: current.id, actor: {}, target: { type: 'account', id: current.id },
         details: { 'scim-token-id': caller.tokenId }, origin,
@@ -296,6 +312,11 @@ async function revokeSentInvitations(trx: Transaction<DatabaseSchema>, caller: S
       details: { email: invitation.email, role: invitation.role, reason, 'invited-by': inviterId, 'scim-token-id': caller.tokenId }, origin,
     });
   }
+}
+
+/** A `member.*` webhook event's member (docs/webhooks.md), with `suspended` (a directory's suspension grants nothing). */
+function memberEvent(m: { id: string; email: string; name: string | null; role: string; joined_at: Date; suspended_at: Date | null }): Record<string, unknown> {
+  return { 'account-id': m.id, email: m.email, name: m.name, role: m.role, 'joined-at': new Date(m.joined_at).toISOString(), suspended: m.suspended_at !== null };
 }
 
 function positive(raw: string, name: string, zeroOk = false): number {

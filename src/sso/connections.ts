@@ -10,6 +10,7 @@ import type { SamlConnectionTable } from '../db/schema.js';
 import { notFound, requestCoercion } from '../http/errors.js';
 import type { Selectable } from 'kysely';
 import type { Logger } from '../logging/logger.js';
+import { refusePersonal } from '../orgs/module.js';
 import type { DomainCaller } from './domains.js';
 import { InvalidMetadata, parseIdpMetadata } from './metadata.js';
 import type { PutSamlConnection, SamlConnection } from './schemas.js';
@@ -64,6 +65,7 @@ export class ConnectionService {
     }
     const orgId = caller.organizationId;
     const row = await this.db.transaction().execute(async (trx) => {
+      await refusePersonal(trx, orgId, 'connect single sign-on to a shared organization');
       const before = await trx.selectFrom('saml_connection').select(['idp_certificates', 'default_role', 'enforced', 'expiry_warned_at'])
         .where('organization_id', '=', orgId).forUpdate().executeTakeFirst();
       const sameCertificates = before !== undefined && before.idp_certificates.join() === metadata.certificates.join();

@@ -11,6 +11,7 @@ import type { DB } from '../db/database.js';
 import { conflict, notFound, requestCoercion } from '../http/errors.js';
 import type { Actor } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
+import { refusePersonal } from '../orgs/module.js';
 import type { OrgDomain, OrgDomains } from './schemas.js';
 
 export const TXT_PREFIX = '_saas-verification';
@@ -87,6 +88,8 @@ export class DomainService {
     if (!domain) throw requestCoercion('body', [{ path: '/domain', message: 'must be a domain name such as example.com' }]);
     try {
       return await this.db.transaction().execute(async (trx) => {
+        // a verified domain would make its accounts members (SAML, SCIM): a personal organization has only its owner
+        await refusePersonal(trx, caller.organizationId, 'claim domains for a shared organization');
         const taken = await trx.selectFrom('org_domain').select('organization_id').where('domain', '=', domain).where('verified_at', 'is not', null).executeTakeFirst();
         if (taken && taken.organization_id !== caller.organizationId) throw takenElsewhere(domain);
         const count = await trx.selectFrom('org_domain').select((eb) => eb.fn.countAll<string>().as('n')).where('organization_id', '=', caller.organizationId).executeTakeFirstOrThrow();
@@ -126,6 +129,8 @@ export class DomainService {
     const row = await this.db.selectFrom('org_domain').select(COLUMNS).where('organization_id', '=', caller.organizationId).where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound('No such domain in this organization');
     if (row.verified_at) return toDomain(row);
+    // one claimed before the rule is never verified
+    await refusePersonal(this.db, caller.organizationId, 'claim domains for a shared organization');
     const name = `${TXT_PREFIX}.${row.domain}`;
     const found = await this.resolveTxt(name);
     if (!found.some((value) => value.trim() === row.txt_value)) {

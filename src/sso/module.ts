@@ -11,7 +11,7 @@ import { orgsModule } from '../orgs/module.js';
 import { defineModule } from '../runtime/module.js';
 import { ConnectionService, ServiceProviderUrls } from './connections.js';
 import { DomainService, txtResolver } from './domains.js';
-import { enforcementPolicy } from './enforcement.js';
+import { emailChangeEnforcement, enforcementPolicy } from './enforcement.js';
 import { CertificateExpiryCheck } from './expiry.js';
 import { ssoAdminRoutes, ssoSignOnRoutes } from './routes.js';
 import { SSO_SCHEMAS } from './schemas.js';
@@ -28,13 +28,14 @@ export const ssoModule = defineModule({
     const { db } = ctx;
     const { refreshTokens } = ctx.use(authModule);
     const { mail } = ctx.use(mailModule);
-    const { accounts } = ctx.use(accountModule);
+    const { accounts, useEmailChangePolicy } = ctx.use(accountModule);
     const { memberships } = ctx.use(orgsModule);
     const urls = new ServiceProviderUrls(ctx.config.appUrl);
     const domains = new DomainService(db, txtResolver(settings.dnsServers), log);
     const connections = new ConnectionService(db, urls, log);
     const signOn = new SignOnService({ db, urls, connections, domains, refreshTokens, mail, requestTtlMs: settings.requestTtlMs });
     accounts.useFirstFactorPolicy(enforcementPolicy(db, log));
+    useEmailChangePolicy(emailChangeEnforcement(db, log));
     const expiry = new CertificateExpiryCheck({ db, mail, log, intervalMs: settings.expiryCheckMs, purge: () => signOn.purge() });
     expiry.start();
     return {
@@ -42,7 +43,12 @@ export const ssoModule = defineModule({
       schemas: SSO_SCHEMAS,
       routeGroups: [
         ssoAdminRoutes(domains, connections, memberships),
-        ...ssoSignOnRoutes({ db, startLimiter: counter('sso-start-address', settings.startLimit, ctx.limiterStore), signOn, connections, accounts, appUrl: ctx.config.appUrl, cookies: { secureCookies: ctx.secureCookies }, log }),
+        ...ssoSignOnRoutes({
+          db, signOn, connections, accounts, appUrl: ctx.config.appUrl, cookies: { secureCookies: ctx.secureCookies }, log,
+          startLimiter: counter('sso-start-address', settings.startLimit, ctx.limiterStore),
+          acsAddressLimiter: counter('sso-acs-address', settings.acsAddressLimit, ctx.limiterStore),
+          acsRequestLimiter: counter('sso-acs-request', settings.acsRequestLimit, ctx.limiterStore),
+        }),
       ],
       stop: () => expiry.stop(),
     };

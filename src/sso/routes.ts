@@ -18,6 +18,7 @@ import { OrgId } from '../orgs/module.js';
 import type { ConnectionService } from './connections.js';
 import type { DomainCaller, DomainService } from './domains.js';
 import { AcsForm, AddDomain, DomainPath, OrgDomain, OrgDomains, OrgParam, PutSamlConnection, SamlConnection, SsoStart, SsoStartUrl } from './schemas.js';
+import { claimedRequestId } from './response-bounds.js';
 import { SsoRefused, type SignOnService } from './signon.js';
 import { Type } from 'typebox';
 
@@ -42,7 +43,8 @@ export function ssoAdminRoutes(domains: DomainService, connections: ConnectionSe
         path: '/:id/domains',
         summary: 'Claim a domain',
         description: 'Answers the TXT record to create (`_saas-verification.<domain>` holding `txt-value`), then `verify`. 400 for a name ' +
-          'that is not a domain; 409 `domain-exists` when this organization has it, `domain-taken` when another organization verified it.',
+          'that is not a domain; 409 `domain-exists` when this organization has it, `domain-taken` when another organization verified it, ' +
+          '`reason: personal` in a personal organization (it has only its owner).',
         orgRole: 'admin',
         schemas: { params: OrgId, body: ref(AddDomain), response: { 201: ref(OrgDomain), 409: error } },
         handler: ({ request, parameters, membership, actor }) => domains.add(caller(request, membership, actor), parameters.body.domain),
@@ -81,11 +83,12 @@ export function ssoAdminRoutes(domains: DomainService, connections: ConnectionSe
         path: '/:id/sso/saml',
         summary: 'Set the SAML connection',
         description: 'From the identity provider\'s metadata, pasted (never fetched): its entity id, HTTP-Redirect sign-on URL and signing ' +
-          'certificates. 400 with the reason for metadata that cannot be used (not XML, a DOCTYPE, no IDPSSODescriptor, no certificate...).',
+          'certificates. 400 with the reason for metadata that cannot be used (not XML, a DOCTYPE, no IDPSSODescriptor, no certificate...); ' +
+          '409 `reason: personal` in a personal organization.',
         orgRole: 'owner',
         // the admin's own identity provider would sign in as every account of the domains, after the session ends
         impersonation: 'forbidden',
-        schemas: { params: OrgId, body: ref(PutSamlConnection), response: { 200: ref(SamlConnection) } },
+        schemas: { params: OrgId, body: ref(PutSamlConnection), response: { 200: ref(SamlConnection), 409: error } },
         handler: ({ request, parameters, membership, actor }) => connections.put(caller(request, membership, actor), parameters.body),
       }),
       route({
@@ -117,6 +120,10 @@ export interface SignOnRouteDeps {
   db: DB;
   /** counts sign-ons started per client address (SSO_START_LIMIT_ADDRESS); null: no limit */
   startLimiter: RateLimiterAbstract | null;
+  /** counts ACS posts per client address (SSO_ACS_LIMIT_ADDRESS); null: no limit */
+  acsAddressLimiter: RateLimiterAbstract | null;
+  /** counts ACS posts per organization and request id they name (SSO_ACS_LIMIT_REQUEST); null: no limit */
+  acsRequestLimiter: RateLimiterAbstract | null;
   signOn: SignOnService;
   connections: ConnectionService;
   accounts: AccountService;
@@ -203,12 +210,18 @@ export function ssoSignOnRoutes(deps: SignOnRouteDeps): RouteGroup[] {
             'the signed, single-use response is its protection. Every check (signature, issuer, audience, destination and recipient, ' +
             'time window, InResponseTo, assertion id, the email\'s domain) passing: the account is signed in (created or linked), made a ' +
             'member, the refresh cookie set, 302 to `APP_URL/account`. Any failure: 302 to `/log-in?error=sso-failed`, the reason logged ' +
-            'and audited (docs/sso.md). An account with two-factor on: no session yet, 302 to `APP_URL/log-in/two-factor#mfa-token=…` ' +
-            '(the second step; a fragment never reaches a server or a log).',
+            'and audited (docs/sso.md); a response over 192 KiB, 5,000 elements or 64 levels is refused before it is parsed. Posts are ' +
+            'limited per client address (SSO_ACS_LIMIT_ADDRESS) and per request id named (SSO_ACS_LIMIT_REQUEST): 429 beyond. An account with two-factor on: no session yet, 302 to `APP_URL/log-in/two-factor#mfa-token=…` ' +
+            '(the second step; a fragment never reaches a server or a log). The first proof of an address whose account had a password ' +
+            'removes it: 302 to `APP_URL/reset-password?token=…` (signed in; the page sets a new password, as a reset link does).',
           csrf: false,
-          schemas: { params: OrgParam, body: ref(AcsForm), response: { 302: null } },
+          schemas: { params: OrgParam, body: ref(AcsForm), response: { 302: null, 429: error } },
           async handler({ parameters, request, reply }) {
             const organizationId = parameters.path.orgId;
+            // bounded before any decoding: per client address, then per request id named (a refused post leaves it live)
+            if (deps.acsAddressLimiter) await take(deps.acsAddressLimiter, addressKey(request.ip));
+            const requestId = deps.acsRequestLimiter && claimedRequestId(Buffer.from(parameters.body.SAMLResponse, 'base64').toString('utf8'));
+            if (deps.acsRequestLimiter && requestId) await take(deps.acsRequestLimiter, `${organizationId}:${requestId}`);
             let identity;
             try {
               identity = await signOn.accept(organizationId, parameters.body.SAMLResponse, originOf(request));
@@ -232,6 +245,8 @@ export function ssoSignOnRoutes(deps: SignOnRouteDeps): RouteGroup[] {
             log.info('sso/saml-signed-in', 'Signed in with SAML', {
               'organization-id': organizationId, 'account-id': identity.accountId, created: identity.created, joined: identity.joined,
             });
+            // a password set before this first proof of the address is gone: the reset page sets one at once (or is left for the account)
+            if (identity.passwordResetToken) return redirect(reply, `${appUrl}/reset-password?token=${encodeURIComponent(identity.passwordResetToken)}`);
             return redirect(reply, `${appUrl}/account`);
           },
         }),

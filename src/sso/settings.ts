@@ -14,6 +14,10 @@ export interface SsoSettings {
   requestTtlMs: number;
   /** SSO_START_LIMIT_ADDRESS: sign-ons started per client address (each stores a request) */
   startLimit: RateLimitSetting | null;
+  /** SSO_ACS_LIMIT_ADDRESS: responses posted to the ACS per client address */
+  acsAddressLimit: RateLimitSetting | null;
+  /** SSO_ACS_LIMIT_REQUEST: responses posted naming one request id (a refused post leaves the request live) */
+  acsRequestLimit: RateLimitSetting | null;
 }
 
 function dnsServers(env: Env): string[] {
@@ -32,5 +36,8 @@ export function ssoSettings(env: Env): SsoSettings {
     expiryCheckMs: int(env, 'SSO_CERT_CHECK_SECONDS', 86_400, 1, 7 * 86_400) * 1000,
     requestTtlMs: int(env, 'SAML_REQUEST_TTL', 600, 30, 3600) * 1000,
     startLimit: rateLimit(env, 'SSO_START_LIMIT_ADDRESS', { count: 60, seconds: 900 }),
+    // a sign-on posts once (a person may retry a few times); an office behind one address signs many in
+    acsAddressLimit: rateLimit(env, 'SSO_ACS_LIMIT_ADDRESS', { count: 120, seconds: 900 }),
+    acsRequestLimit: rateLimit(env, 'SSO_ACS_LIMIT_REQUEST', { count: 5, seconds: 600 }),
   };
 }

@@ -16,9 +16,11 @@ import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { DB } from '../db/database.js';
 import { notFound } from '../http/errors.js';
 import type { Mail } from '../mail/index.js';
+import { emitWebhookEvent } from '../webhooks/outbox.js';
 import { EMAIL_NAME_ID, type ConnectionRow, type ConnectionService, type ServiceProviderUrls } from './connections.js';
 import { domainOf, type DomainService } from './domains.js';
 import { toPem } from './metadata.js';
+import { MAX_RESPONSE_DEPTH, MAX_RESPONSE_ELEMENTS, responseShape } from './response-bounds.js';
 
 export const CLOCK_SKEW_MS = 2 * 60 * 1000;
 /** the largest decoded SAMLResponse we read, bytes */
@@ -46,6 +48,8 @@ export interface SsoIdentity {
   joined: boolean;
   /** sessions a first proof of the address ended (RefreshTokens.sessionsEnded after commit) */
   endedSessions: string[];
+  /** a first proof removed a password set before it: a reset token for the landing page to set one at once */
+  passwordResetToken?: string;
 }
 
 export interface SignOnDeps {
@@ -139,6 +143,11 @@ export class SignOnService {
     if (!/^\s*(<\?xml[^>]*\?>\s*)?</.test(text)) throw new SsoRefused('malformed', 'The SAMLResponse is not base64 of an XML document');
     // no DTD: no entity expansion or external entity can reach the parser
     if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new SsoRefused('doctype', 'The SAMLResponse carries a DOCTYPE or ENTITY declaration');
+    // bytes do not bound the signature library's work: elements and depth do (response-bounds.ts)
+    const shape = responseShape(text);
+    if (shape.elements > MAX_RESPONSE_ELEMENTS || shape.depth > MAX_RESPONSE_DEPTH) {
+      throw new SsoRefused('too-large', `The SAMLResponse has more than ${MAX_RESPONSE_ELEMENTS} elements or is nested deeper than ${MAX_RESPONSE_DEPTH}`);
+    }
 
     // InResponseTo: a live request of this organization. It is only looked up here: node-saml
     // also removes a request when a response fails validation, which would let a forged, unsigned
@@ -206,6 +215,7 @@ export class SignOnService {
       let account = await trx.selectFrom('account').select(['id', 'email_verified']).where('email', '=', email).forUpdate().executeTakeFirst();
       let created = false;
       let endedSessions: string[] = [];
+      let passwordResetToken: string | undefined;
       if (!account) {
         const inserted = await insertAccount(trx, { email, name, passwordHash: null, emailVerified: true });
         await appendAudit(trx, {
@@ -218,20 +228,26 @@ export class SignOnService {
         // the assertion is the first proof of the address: what was added before it goes
         const proof = await addressFirstProven(trx, { refreshTokens, mail }, { accountId: account.id, via: 'single-sign-on', origin });
         endedSessions = proof.endedSessions;
+        passwordResetToken = proof.passwordResetToken;
       }
       const member = await trx.selectFrom('membership').select(['role', 'suspended_at'])
         .where('organization_id', '=', organizationId).where('account_id', '=', account.id).executeTakeFirst();
       if (member?.suspended_at) throw new SsoRefused('membership-suspended', 'The membership is suspended by the directory');
       let joined = false;
       if (!member) {
-        await trx.insertInto('membership').values({ organization_id: organizationId, account_id: account.id, role: connection.default_role }).execute();
+        const added = await trx.insertInto('membership').values({ organization_id: organizationId, account_id: account.id, role: connection.default_role })
+          .returning(['role', 'joined_at']).executeTakeFirstOrThrow();
+        const profile = await trx.selectFrom('account').select(['email', 'name']).where('id', '=', account.id).executeTakeFirstOrThrow();
+        await emitWebhookEvent(trx, organizationId, 'member.added', {
+          member: { 'account-id': account.id, email: profile.email, name: profile.name, role: added.role, 'joined-at': new Date(added.joined_at).toISOString() },
+        });
         await appendAudit(trx, {
           action: 'sso.member-joined', organizationId, accountId: account.id, actor: { accountId: account.id },
           target: { type: 'account', id: account.id }, details: { role: connection.default_role, method: 'saml' }, origin,
         });
         joined = true;
       }
-      return { organizationId, accountId: account.id, email, created, joined, endedSessions };
+      return { organizationId, accountId: account.id, email, created, joined, endedSessions, ...(passwordResetToken ? { passwordResetToken } : {}) };
     });
     refreshTokens.sessionsEnded(identity.endedSessions);
     return identity;

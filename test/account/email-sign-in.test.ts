@@ -114,12 +114,16 @@ for (const db of testDatabases()) {
       assert.equal((await logIn(t.client, email, PASSWORD)).status, 401, 'no password');
     });
 
-    it('is a first proof: a squatter\'s sessions end; two-factor is asked after the link', async () => {
+    it('is a first proof: a squatter\'s sessions and password end; two-factor is asked after the link', async () => {
       const account = await signUp(t.client);
       const squatter = await logIn(t.client, account.email);
       const proof = await startAndReceive(account.email);
-      assert.equal((await t.client('POST', '/api/auth/email/verify', { body: { token: proof.token } })).status, 200);
+      const proven = await t.client('POST', '/api/auth/email/verify', { body: { token: proof.token } });
+      assert.equal(proven.status, 200, proven.text);
       assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(squatter.body['access-token']) })).status, 401, 'sessions from before the proof end');
+      assert.equal((await logIn(t.client, account.email)).status, 401, 'the password from before the proof is gone');
+      secrets.push(proven.body['password-reset-token']);
+      assert.equal((await t.client('POST', '/api/account/reset-password', { body: { token: proven.body['password-reset-token'], password: PASSWORD } })).status, 204);
 
       // two-factor on: the link is the first factor only
       const access = (await logIn(t.client, account.email)).body['access-token'] as string;

@@ -40,12 +40,14 @@ for (const db of testDatabases()) {
         assert.equal(link.url.origin, t.system.config.appUrl);
         assert.ok(link.token.length >= 43, 'at least 256 bits, base64url');
 
-        const verified = await t.client('POST', '/api/account/verify-email', { format, body: { token: link.token } });
+        // opened in the browser that signed up (signed in): the password stays
+        const { access } = await session(email);
+        const verified = await t.client('POST', '/api/account/verify-email', { format, headers: bearer(access), body: { token: link.token } });
         assert.equal(verified.status, 200, verified.text);
         assert.equal(verified.headers['content-type'], format.mime);
         assert.equal(verified.body.id, created.body.account.id);
         assert.equal(verified.body['email-verified'], true);
-        const { access } = await session(email);
+        assert.equal(verified.body['password-reset-token'], undefined);
         assert.equal((await t.client('GET', '/api/account/me', { format, headers: bearer(access) })).body['email-verified'], true);
 
         const again = await t.client('POST', '/api/account/verify-email', { format, body: { token: link.token } });

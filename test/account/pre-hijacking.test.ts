@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { accountModule } from '../../src/account/module.js';
 import { PASSWORD, cookiesOf, logIn, signUp, uniqueEmail } from '../support/auth.js';
 import { mailedLink } from '../support/mailbox.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
@@ -17,12 +18,14 @@ import { SoftwareAuthenticator } from '../support/webauthn.js';
 const APP_URL = 'https://app.example.com';
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const NEW_PASSWORD = 'the owner\'s own passphrase';
+/** an address of ADMIN_EMAILS: a squatter keeping its password there would be a platform admin once the owner proves it */
+const ADMIN = uniqueEmail('platform-owner');
 
 for (const db of testDatabases()) {
   describe(`Account pre-hijacking on ${db.name}`, () => {
     let t: TestSystem;
     before(async () => {
-      t = await startSystem(db, { APP_URL });
+      t = await startSystem(db, { APP_URL, ADMIN_EMAILS: ADMIN });
     });
     after(async () => t?.stop());
 
@@ -124,7 +127,7 @@ for (const db of testDatabases()) {
       assert.match(notice.text ?? '', /by resetting the password/);
       const entry = await db.selectFrom('audit_entry').select(['details']).where('account_id', '=', squatter.id).where('action', '=', 'account.credentials-removed').executeTakeFirstOrThrow();
       // the squatter's log-in and its passkey sign-in
-      assert.deepEqual(entry.details, { via: 'password-reset', passkeys: 1, identities: 1, 'two-factor': true, 'api-keys': 1, 'email-change': true, sessions: 2 });
+      assert.deepEqual(entry.details, { via: 'password-reset', password: false, passkeys: 1, identities: 1, 'two-factor': true, 'api-keys': 1, 'email-change': true, sessions: 2 });
       const revoked = await db.selectFrom('audit_entry').select('details').where('action', '=', 'api-key.revoked').where('account_id', '=', squatter.id).executeTakeFirstOrThrow();
       assert.equal(revoked.details.reason, 'address-proven');
 
@@ -141,6 +144,62 @@ for (const db of testDatabases()) {
       assert.equal((await t.system.mail.mailbox.list({ to: email, kind: 'credentials-removed-notice' })).length, 1);
     });
 
+    /** The newest email sign-in message to `email`: its link's token and its code. */
+    const emailSignInMessage = async (email: string) => {
+      assert.equal((await t.client('POST', '/api/auth/email/start', { body: { email } })).status, 202);
+      await t.system.services(accountModule).emailSignIn.settle();
+      const { token } = await mailedLink(t.system, email, 'email-sign-in');
+      const [message] = await t.system.mail.mailbox.list({ to: email, kind: 'email-sign-in', limit: 1 });
+      const code = /code[^\d]*(\d{6})/.exec(message.text ?? '')?.[1];
+      assert.ok(code, 'the message has a code');
+      return { token, code };
+    };
+
+    for (const form of ['code', 'link'] as const) {
+      it(`removes the squatter's password when the owner first signs in by email ${form}; the answer lets the owner set one`, async () => {
+        const email = uniqueEmail(`owner-${form}`);
+        const squatter = await signUp(t.client, email);
+        assert.equal((await logIn(t.client, email)).status, 200, 'before the proof the squatter\'s password signs in');
+        const message = await emailSignInMessage(email);
+        const signedIn = await t.client('POST', '/api/auth/email/verify', { body: form === 'code' ? { email, code: message.code } : { token: message.token } });
+        assert.equal(signedIn.status, 200, signedIn.text);
+        assert.equal(signedIn.body.account['email-verified'], true);
+        assert.equal((await logIn(t.client, email)).status, 401, 'the squatter\'s password is gone');
+        const row = await t.system.database.db.selectFrom('account').select('password_hash').where('id', '=', squatter.id).executeTakeFirstOrThrow();
+        assert.equal(row.password_hash, null);
+        const [notice] = await t.system.mail.mailbox.list({ to: email, kind: 'credentials-removed-notice' });
+        assert.match(notice?.text ?? '', /• the password/);
+        const entry = await t.system.database.db.selectFrom('audit_entry').select('details').where('account_id', '=', squatter.id)
+          .where('action', '=', 'account.credentials-removed').executeTakeFirstOrThrow();
+        assert.equal(entry.details.password, true);
+        // the page the sign-in lands on sets a password at once, as a reset link does
+        const token = signedIn.body['password-reset-token'];
+        assert.equal(typeof token, 'string');
+        assert.equal((await t.client('POST', '/api/account/reset-password', { body: { token, password: NEW_PASSWORD } })).status, 204);
+        assert.equal((await logIn(t.client, email, NEW_PASSWORD)).status, 200);
+        // a later email sign-in is no first proof: the owner's password stays, no token
+        const later = await emailSignInMessage(email);
+        const again = await t.client('POST', '/api/auth/email/verify', { body: { token: later.token } });
+        assert.equal(again.status, 200, again.text);
+        assert.equal(again.body['password-reset-token'], undefined);
+        assert.equal((await logIn(t.client, email, NEW_PASSWORD)).status, 200);
+      });
+    }
+
+    it('leaves the squatter of an ADMIN_EMAILS address no way in once the owner signs in by email', async () => {
+      const squatter = await signUp(t.client, ADMIN);
+      const before = await logIn(t.client, ADMIN);
+      assert.equal(before.body.account['platform-admin'], false, 'unverified: not an admin yet');
+      const { code } = await emailSignInMessage(ADMIN);
+      const owner = await t.client('POST', '/api/auth/email/verify', { body: { email: ADMIN, code } });
+      assert.equal(owner.status, 200, owner.text);
+      assert.equal(owner.body.account['platform-admin'], true, 'the owner is the admin');
+      assert.equal((await logIn(t.client, ADMIN)).status, 401, 'the squatter\'s password does not make it one');
+      assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(before.body['access-token']) })).status, 401, 'its session ended');
+      assert.equal((await t.client('GET', '/api/admin/stats', { headers: bearer(owner.body['access-token']) })).status, 200, 'the owner\'s session is the admin\'s');
+      assert.equal(squatter.id, owner.body.account.id);
+    });
+
     it('removes them on the verification link too; the session that opened it stays', async () => {
       const email = uniqueEmail('verifier');
       const squatter = await squat(email);
@@ -154,6 +213,12 @@ for (const db of testDatabases()) {
       assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(squatter.access) })).status, 401, 'every session ended');
       const [notice] = await t.system.mail.mailbox.list({ to: email, kind: 'credentials-removed-notice' });
       assert.match(notice?.text ?? '', /through the verification link/);
+      // opened with no session of the account: the squatter's password goes too, and the page can set a new one
+      assert.match(notice?.text ?? '', /the password/);
+      assert.equal((await logIn(t.client, email)).status, 401, 'the password set before the proof signs nobody in');
+      assert.ok(verified.body['password-reset-token'], 'the answer carries a reset token');
+      assert.equal((await t.client('POST', '/api/account/reset-password', { body: { token: verified.body['password-reset-token'], password: NEW_PASSWORD } })).status, 204);
+      assert.equal((await logIn(t.client, email, NEW_PASSWORD)).status, 200, 'the owner set a password at once');
 
       // an ordinary sign-up opening its own link in the browser it signed in with keeps that session
       const ann = uniqueEmail('ann');
@@ -170,6 +235,9 @@ for (const db of testDatabases()) {
       assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(elsewhere.body['access-token']) })).status, 401, 'a session from before the proof ends');
       const [annNotice] = await t.system.mail.mailbox.list({ to: ann, kind: 'credentials-removed-notice' });
       assert.match(annNotice?.text ?? '', /1 other signed-in session/);
+      assert.doesNotMatch(annNotice?.text ?? '', /the password/);
+      assert.equal(opened.body['password-reset-token'], undefined, 'the password stays: whoever set it holds the address');
+      assert.equal((await logIn(t.client, ann)).status, 200);
     });
   });
 }

@@ -66,10 +66,11 @@ for (const db of testDatabases()) {
       assert.equal(created.status, 201, created.text);
       const id = created.body.account.id as string;
       const personal = await personalOrg(id);
-      await verify(t, email);
       const loggedIn = await t.client('POST', '/api/account/log-in', { headers: withUa, body: { email, password: PASSWORD } });
       assert.equal(loggedIn.status, 200);
       const access = loggedIn.body['access-token'] as string;
+      // opened in the browser that signed up: its session and the password stay
+      await verify(t, email, { id, email, token: access });
       const bearer = { authorization: `Bearer ${access}`, ...withUa };
 
       // the password changes from this session; the email changes through the link to the new address
@@ -81,7 +82,7 @@ for (const db of testDatabases()) {
 
       const entries = await rows({ accountId: id });
       assert.deepEqual(entries.map((e) => e.action), [
-        'account.signed-up', 'account.email-verified', 'account.logged-in', 'account.password-changed', 'account.email-change-requested', 'account.email-changed',
+        'account.signed-up', 'account.logged-in', 'account.email-verified', 'account.password-changed', 'account.email-change-requested', 'account.email-changed',
       ]);
       for (const e of entries) {
         assert.equal(e.organization_id, personal, `${e.action} is in the personal organization's log`);
@@ -91,9 +92,9 @@ for (const db of testDatabases()) {
       }
       assert.equal(entries[0].user_agent, UA);
       assert.deepEqual([entries[0].target_type, entries[0].target_id], ['account', id]);
-      assert.deepEqual(entries[1].details, { email });
-      assert.equal(entries[2].target_type, 'session');
-      assert.deepEqual(entries[2].details, { method: 'password' });
+      assert.equal(entries[1].target_type, 'session');
+      assert.deepEqual(entries[1].details, { method: 'password' });
+      assert.deepEqual(entries[2].details, { email });
       assert.deepEqual(entries[4].details, { 'new-email': newEmail });
       assert.deepEqual(entries[5].details, { 'previous-email': email, email: newEmail });
     });

@@ -82,6 +82,18 @@ describe('client account lifecycle events', () => {
     assert.equal(t.core.state.tokenPage?.status, 'done');
   });
 
+  it('verify-email: a proof that removed the password set before it goes on to the reset page with its token', async () => {
+    const verified = { ...account, 'email-verified': true, 'password-reset-token': 'reset-7' };
+    const t = setup('verify-email', (req) => (req.url === '/api/account/verify-email' ? ok(verified) : req.url === '/api/account/reset-password' ? noContent : undefined), false);
+    await t.run(['page/enter', 'verify-email', '?token=tok-abc']);
+    assert.equal(t.core.state.route, 'reset-password');
+    assert.equal(t.core.state.resetToken, 'reset-7');
+    assert.deepEqual(t.toasts(), ['info: Your address is confirmed. A password set on this account before was removed: choose a new one.']);
+    await t.run(['reset-password/submit', { password: 'a new password', 'confirm-password': 'a new password' }]);
+    assert.deepEqual(t.requests.at(-1)?.decoded, { token: 'reset-7', password: 'a new password' });
+    assert.equal(t.core.state.route, 'log-in');
+  });
+
   it('verify-email: an invalid token and a missing one are shown as failures', async () => {
     const bad = setup('verify-email', () => ok({ type: 'invalid-token', message: 'Invalid token' }, 400), false);
     await bad.run(['page/enter', 'verify-email', '?token=used']);

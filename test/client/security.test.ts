@@ -217,4 +217,22 @@ describe('client sign-in security events', () => {
     assert.deepEqual(link.requests.at(-1), { call: 'POST /api/auth/email/verify', body: { token: 'link-token' } });
     assert.equal(link.core.state.token, 'access-2');
   });
+
+  it('email sign-in that removed a password set before it: signed in, then on the reset page to set one, which signs out', async () => {
+    const t = setup('email-sign-in', (req) => {
+      if (req.url === '/api/auth/email/verify') return ok({ ...logInResponse, 'password-reset-token': 'reset-1' });
+      if (req.url === '/api/account/reset-password') return { status: 204, contentType: null, text: '' };
+      return undefined;
+    });
+    await t.run(['email-sign-in/open', '?token=link-token']);
+    assert.equal(t.core.state.token, 'access-2', 'signed in');
+    assert.equal(t.core.state.route, 'reset-password', 'on the page that sets a password, not the account');
+    assert.equal(t.core.state.resetToken, 'reset-1');
+    assert.ok(t.toasts().some((m) => /password set on this account before was removed/.test(m)));
+    await t.run(['reset-password/submit', { password: 'a new password', 'confirm-password': 'a new password' }]);
+    assert.deepEqual(t.requests.at(-1), { call: 'POST /api/account/reset-password', body: { token: 'reset-1', password: 'a new password' } });
+    // the reset ended every session, this one too
+    assert.equal(t.core.state.token, undefined);
+    assert.equal(t.core.state.route, 'log-in');
+  });
 });

@@ -1,7 +1,7 @@
 /** Helpers for organization tests: accounts with tokens, verified addresses, organizations with members in each role. */
 import assert from 'node:assert/strict';
 import type { TestResponse } from '../support/http.js';
-import { logIn, signUp, uniqueEmail } from '../support/auth.js';
+import { logIn, signUp, uniqueEmail, verifyEmail } from '../support/auth.js';
 import type { TestSystem } from '../support/system.js';
 
 export interface TestAccount {
@@ -27,10 +27,10 @@ export async function mailedToken(t: TestSystem, to: string, kind: 'verify-email
   return decodeURIComponent(token);
 }
 
-/** Opens the verification link; as `who` (its session stays: a first proof ends every other one), or signed out. */
+/** Opens the verification link as `who` (its session stays: a first proof ends every other one), or else as the browser that signed up (verifyEmail). */
 export async function verify(t: TestSystem, email: string, who?: TestAccount): Promise<void> {
-  const headers: Record<string, string> = who ? { authorization: `Bearer ${who.token}` } : {};
-  const res = await t.client('POST', '/api/account/verify-email', { headers, body: { token: await mailedToken(t, email, 'verify-email') } });
+  if (!who) return verifyEmail(t, email);
+  const res = await t.client('POST', '/api/account/verify-email', { headers: { authorization: `Bearer ${who.token}` }, body: { token: await mailedToken(t, email, 'verify-email') } });
   assert.equal(res.status, 200, res.text);
 }
 

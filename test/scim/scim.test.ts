@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { account, addMember, as, createOrg, type TestAccount } from '../orgs/support.js';
-import { logIn } from '../support/auth.js';
+import { logIn, signUp, verifyEmail } from '../support/auth.js';
 import type { TestResponse } from '../support/http.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { dnsServer, uniqueDomain, verifiedDomain, type TestDns } from '../sso/support.js';
@@ -165,6 +165,24 @@ for (const db of testDatabases()) {
       // an ordinary value that merely says "constructor" is a value like any other
       const named = await scim('PATCH', `/Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'replace', path: 'name.givenName', value: 'constructor' }] });
       assert.equal(named.status, 200, named.text);
+    });
+
+    it('links an existing account only when its address is verified: an unverified one (a squatter\'s sign-up) is 409 uniqueness', async () => {
+      const email = `squatted@${domain}`;
+      const squatter = await signUp(t.client, email);
+      for (const body of [oktaUser(email), entraUser(email.toUpperCase())]) {
+        const res = await scim('POST', '/Users', body);
+        assert.equal(res.status, 409, res.text);
+        assert.deepEqual([res.json.schemas, res.json.status, res.json.scimType], [[ERROR], '409', 'uniqueness']);
+      }
+      assert.equal((await members()).some((m) => m.email === email), false, 'not a member');
+      const memberships = await t.system.database.db.selectFrom('membership').select('organization_id').where('account_id', '=', squatter.id).execute();
+      assert.equal(memberships.length, 1, 'only its personal organization');
+      // once its owner proves the address, the directory's next push links it
+      await verifyEmail(t, email);
+      const linked = await scim('POST', '/Users', oktaUser(email));
+      assert.equal(linked.status, 201, linked.text);
+      assert.equal(linked.json.id, squatter.id);
     });
 
     it('provisions only addresses of the organization\'s verified domains: no account is made for anyone else\'s', async () => {

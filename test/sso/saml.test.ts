@@ -13,6 +13,7 @@ import { REFRESH_COOKIE } from '../../src/auth/refresh-tokens.js';
 import { ssoModule } from '../../src/sso/module.js';
 import { account, addMember, as, createOrg, type TestAccount } from '../orgs/support.js';
 import { cookiesOf, logIn, PASSWORD, signUp } from '../support/auth.js';
+import { mailedLink } from '../support/mailbox.js';
 import { awayFromStepEdge, totpCode } from '../support/totp.js';
 import type { TestResponse } from '../support/http.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
@@ -56,6 +57,29 @@ for (const db of testDatabases()) {
     const base = (email: string, inResponseTo?: string) => ({ email, acsUrl: org.acsUrl, audience: org.entityId, inResponseTo });
 
     describe('domains', () => {
+      it('are not for a personal organization, nor a SAML connection or SCIM tokens: 409 reason personal', async () => {
+        const owner = await account(t);
+        const orgs = await as(t, owner, 'GET', '/api/orgs');
+        const personal = (orgs.body.organizations as Array<{ id: string; personal: boolean }>).find((o) => o.personal)!.id;
+        const attempts: Array<[string, string, unknown]> = [
+          ['POST', `/api/orgs/${personal}/domains`, { domain: uniqueDomain() }],
+          ['PUT', `/api/orgs/${personal}/sso/saml`, { 'metadata-xml': org.idp.metadata }],
+          ['POST', `/api/orgs/${personal}/scim-tokens`, { name: 'Okta' }],
+        ];
+        for (const [method, path, body] of attempts) {
+          const res = await as(t, owner, method, path, body);
+          assert.deepEqual([res.status, res.body.reason], [409, 'personal'], `${method} ${path}: ${res.text}`);
+        }
+        // a domain claimed before the rule is never verified
+        const old = await t.system.database.db.insertInto('org_domain').values({ organization_id: personal, domain: uniqueDomain(), txt_value: 'saas-domain-verification=x' })
+          .returning('id').executeTakeFirstOrThrow();
+        const verify = await as(t, owner, 'POST', `/api/orgs/${personal}/domains/${old.id}/verify`);
+        assert.deepEqual([verify.status, verify.body.reason], [409, 'personal'], verify.text);
+        for (const table of ['saml_connection', 'scim_token'] as const) {
+          assert.equal((await t.system.database.db.selectFrom(table).select('organization_id').where('organization_id', '=', personal).execute()).length, 0, table);
+        }
+      });
+
       it('are claimed by admins, verified by the TXT record, and belong to one organization', async () => {
         const owner = await account(t);
         const member = await account(t);
@@ -282,6 +306,29 @@ for (const db of testDatabases()) {
       });
     });
 
+    describe('bounded work', () => {
+      /** a genuine, signed response for `email` with `padding` put in the Response's Extensions, outside the signed assertion */
+      const padded = (email: string, requestId: string, padding: string) => responseXml(org.idp, base(email, requestId))
+        .replace('</saml:Issuer><samlp:Status>', `</saml:Issuer><samlp:Extensions>${padding}</samlp:Extensions><samlp:Status>`);
+
+      it('refuses a response of 45,000 empty elements, and one nested too deep, before parsing; the server answers on, and the request stays usable', async () => {
+        const email = `wide@${org.domain}`;
+        const requestId = await startSso(t, email);
+        const wide = padded(email, requestId, '<x/>'.repeat(45_000));
+        assert.ok(Buffer.byteLength(wide) < 192 * 1024, 'under the byte limit: only the element count refuses it');
+        const before = (await refusals('too-large')).audited;
+        await assertRefused(await postAcs(t, org.orgId, wide), 'too-large');
+        assert.equal((await refusals('too-large')).audited, before + 1);
+        assert.equal((await t.client('GET', '/api/health/live')).status, 200, 'the server answers the next request');
+        // 5,000 elements in all, but 100 levels deep
+        await assertRefused(await postAcs(t, org.orgId, padded(email, requestId, `${'<x>'.repeat(100)}${'</x>'.repeat(100)}`)), 'too-large');
+        assert.equal((await refusals('too-large')).audited, before + 2);
+        // a few thousand elements is within the bounds: the genuine answer still signs in
+        const genuine = await postAcs(t, org.orgId, padded(email, requestId, '<x/>'.repeat(1_000)));
+        assert.equal(genuine.headers.location, `${t.system.config.appUrl}/account`, String(genuine.headers.location));
+      });
+    });
+
     describe('accounts', () => {
       it('links an existing verified account and makes it a member', async () => {
         const existing = await account(t, { email: `bob@${org.domain}` });
@@ -292,18 +339,27 @@ for (const db of testDatabases()) {
         assert.ok(members.body.members.some((m: { 'account-id': string }) => m['account-id'] === existing.id));
       });
 
-      it('proves an unverified account\'s address for the first time: its earlier sessions end', async () => {
+      it('proves an unverified account\'s address for the first time: its earlier sessions and its password end; the landing page sets a new one', async () => {
         const email = `carol@${org.domain}`;
         const { id } = await signUp(t.client, email);
         const earlier = await logIn(t.client, email);
         assert.equal(earlier.status, 200);
         const requestId = await startSso(t, email);
         const res = await postAcs(t, org.orgId, responseXml(org.idp, base(email, requestId)));
-        assert.equal(res.headers.location, `${t.system.config.appUrl}/account`);
-        const row = await t.system.database.db.selectFrom('account').select('email_verified').where('id', '=', id).executeTakeFirstOrThrow();
+        const landing = new URL(String(res.headers.location));
+        assert.equal(`${landing.origin}${landing.pathname}`, `${t.system.config.appUrl}/reset-password`, 'the reset page, as a reset link opens');
+        assert.ok(cookiesOf(res)[REFRESH_COOKIE]?.value, 'signed in all the same');
+        const row = await t.system.database.db.selectFrom('account').select(['email_verified', 'password_hash']).where('id', '=', id).executeTakeFirstOrThrow();
         assert.equal(row.email_verified, true);
+        assert.equal(row.password_hash, null, 'the password set before the proof is gone');
+        assert.equal((await logIn(t.client, email)).status, 401, 'it signs nobody in');
         const stale = await t.client('POST', '/api/account/refresh', { body: { 'refresh-token': earlier.body['refresh-token'] } });
         assert.equal(stale.status, 401, 'the session opened before the proof ended');
+        const reset = await t.client('POST', '/api/account/reset-password', { body: { token: landing.searchParams.get('token'), password: 'carol\'s own passphrase' } });
+        assert.equal(reset.status, 204, reset.text);
+        // a later sign-on is no first proof: straight to the account
+        const again = await postAcs(t, org.orgId, responseXml(org.idp, base(email, await startSso(t, email))));
+        assert.equal(again.headers.location, `${t.system.config.appUrl}/account`);
       });
     });
 
@@ -352,6 +408,30 @@ for (const db of testDatabases()) {
         const requestId = await startSso(t, worker.email);
         const res = await postAcs(t, enforced.orgId, responseXml(enforced.idp, { email: worker.email, acsUrl: enforced.acsUrl, audience: enforced.entityId, inResponseTo: requestId }));
         assert.equal(res.headers.location, `${t.system.config.appUrl}/account`);
+      });
+
+      it('keeps the domain\'s accounts inside its domains: a move out is 403 sso-required, asked or confirmed; owners may', async () => {
+        const enforced = await ssoOrg(t, dns);
+        const boss = await account(t, { email: `boss@${enforced.domain}` });
+        await addMember(t, enforced.orgId, enforced.owner, boss, 'owner');
+        const worker = await account(t, { email: `worker@${enforced.domain}` });
+        await addMember(t, enforced.orgId, enforced.owner, worker, 'member');
+        const changeEmail = (who: TestAccount, newEmail: string) =>
+          t.client('POST', '/api/account/change-email', { headers: { authorization: `Bearer ${who.token}` }, body: { password: PASSWORD, 'new-email': newEmail } });
+        // asked before the organization enforced SSO, confirmed after
+        const early = `worker-early-${Date.now()}@elsewhere.example`;
+        assert.equal((await changeEmail(worker, early)).status, 202);
+        const put = await as(t, enforced.owner, 'PUT', `/api/orgs/${enforced.orgId}/sso/saml`, { 'metadata-xml': enforced.idp.metadata, enforced: true });
+        assert.equal(put.body.enforced, true);
+
+        const moved = await changeEmail(worker, `worker-${Date.now()}@elsewhere.example`);
+        assert.deepEqual([moved.status, moved.body.type], [403, 'sso-required'], moved.text);
+        const { token } = await mailedLink(t.system, early, 'confirm-email-change');
+        const confirmed = await t.client('POST', '/api/account/confirm-email', { body: { token } });
+        assert.deepEqual([confirmed.status, confirmed.body.type], [403, 'sso-required'], confirmed.text);
+        const row = await t.system.database.db.selectFrom('account').select('email').where('id', '=', worker.id).executeTakeFirstOrThrow();
+        assert.equal(row.email, worker.email, 'the address stays in the domain');
+        assert.equal((await changeEmail(boss, `boss-${Date.now()}@elsewhere.example`)).status, 202, 'an owner may move');
       });
     });
 

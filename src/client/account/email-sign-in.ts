@@ -5,6 +5,7 @@
  */
 import type { EventCore } from '../core.js';
 import type { AppState } from '../shell/state.js';
+import { PASSWORD_REMOVED } from './events.js';
 
 /** This part of the app state: absent until the visitor asks for an email sign-in or opens a link. */
 export interface EmailSignInState {
@@ -51,10 +52,15 @@ export function registerEmailSignIn(core: EventCore<AppState>): void {
         'url/replace': '/auth/email',
       };
     })
-    .regEvent('email-sign-in/answered', ({ state }, [, response]) => ({
-      db: { ...state, emailSignIn: undefined },
-      dispatch: ['log-in/answered', response],
-    }))
+    .regEvent('email-sign-in/answered', ({ state }, [, response]) => {
+      const resetToken = (response as { 'password-reset-token'?: string })['password-reset-token'];
+      if (!resetToken) return { db: { ...state, emailSignIn: undefined }, dispatch: ['log-in/answered', response] };
+      // this first proof removed a password set before it (maybe by someone else): signed in, then set one now, as a reset link does
+      return {
+        db: { ...state, emailSignIn: undefined, resetToken },
+        dispatchN: [['log-in/answered', response], ['toast/info', { message: PASSWORD_REMOVED }], ['router/navigate', { route: 'reset-password' }]],
+      };
+    })
     .regEvent('email-sign-in/failed', ({ state }, [, failure]) => {
       const f = failure as { type?: string; message?: string };
       if (f.type === 'invalid-code') return { db: { ...state, busy: false }, dispatch: ['toast/error', { message: f.message ?? 'The code is wrong' }] };

@@ -73,6 +73,9 @@ export function tokenOf(search: string): string | undefined {
   return new URLSearchParams(search).get('token') || undefined;
 }
 
+/** Said when a first proof of the address removed the password set before it (docs/security.md, pre-hijacking). */
+export const PASSWORD_REMOVED = 'Your address is confirmed. A password set on this account before was removed: choose a new one.';
+
 const TOKEN_MESSAGES: Record<TokenRoute, string> = {
   'verify-email': 'This verification link has no token. Open the link from the email again.',
   'confirm-email': 'This confirmation link has no token. Open the link from the email again.',
@@ -132,16 +135,17 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
         'url/replace': `/${r}`,
       };
     })
-    .regEvent('token-page/done', ({ state }, [, route, account]) => {
-      const a = account as Account;
-      return {
-        db: {
-          ...state,
-          tokenPage: { route: route as TokenRoute, status: 'done' },
-          // the signed-in account is the one verified: show its new state at once
-          account: state.account && state.account.id === a.id ? a : state.account,
-        },
+    .regEvent('token-page/done', ({ state }, [, route, answer]) => {
+      const { 'password-reset-token': resetToken, ...a } = answer as Account & { 'password-reset-token'?: string };
+      const db: AppState = {
+        ...state,
+        tokenPage: { route: route as TokenRoute, status: 'done' },
+        // the signed-in account is the one verified: show its new state at once
+        account: state.account && state.account.id === a.id ? a : state.account,
       };
+      // this first proof removed a password set before it (maybe by someone else): set one now, as a reset link does
+      if (resetToken) return { db: { ...db, resetToken }, dispatchN: [['toast/info', { message: PASSWORD_REMOVED }], ['router/navigate', { route: 'reset-password' }]] };
+      return { db };
     })
     .regEvent('token-page/failed', ({ state }, [, route, failure]) => {
       const f = failure as FailureBody;
@@ -177,7 +181,8 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
     })
     .regEvent('reset-password/done', ({ state }) => ({
       db: { ...formDone(state, 'reset-password'), resetToken: undefined },
-      dispatchN: [['toast/info', { message: 'Your password was changed. Log in with the new one.' }], ['router/navigate', { route: 'log-in' }]],
+      // a reset ends every session, this browser's too (a first proof's landing page may be signed in)
+      dispatchN: [['toast/info', { message: 'Your password was changed. Log in with the new one.' }], state.account ? ['auth/logged-out'] : ['router/navigate', { route: 'log-in' }]],
     }))
 
     // settings
