@@ -2,7 +2,8 @@
  * The query plans of the admin account search on a large table (docs/admin.md): migrates the
  * PostgreSQL database given, fills `account` up to N rows (default 1,000,000; names and emails
  * spread over the alphabet, a third verified, one a second apart), then runs the searches the
- * admin API runs, through the service itself, and prints EXPLAIN (ANALYZE, BUFFERS) of each.
+ * admin API runs (email, name start, a later word of the name, newest first), through the
+ * service itself, and prints EXPLAIN (ANALYZE, BUFFERS) of each.
  *
  *   node --import tsx bench/admin-search-plan.ts postgres://postgres@127.0.0.1:5432/admin_plan [N]
  *
@@ -41,6 +42,7 @@ if (Number(n) < total) {
            null, g % 3 = 0, now() - g * interval '1 second'
     from generate_series(${Number(n) + 1}::int, ${total}::int) g`.execute(db);
   await sql`analyze account`.execute(db);
+  await sql`analyze account_name_tail`.execute(db);
   console.log(`# filled account to ${total} rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
@@ -61,6 +63,10 @@ await explain('q=user12 (email prefix: about 11,000 matches), first page of 20',
 const page = await admin.searchAccounts({ q: 'user12', limit: 20 });
 await explain('the same, next page (cursor)', () => admin.searchAccounts({ q: 'user12', limit: 20, cursor: page['next-cursor']! }));
 await explain('q=grace (name prefix: 50,000 matches, none by email), first page of 20', () => admin.searchAccounts({ q: 'grace', limit: 20 }));
+// the names' second word is 8 hex digits: a later word of the name (account_name_tail, migration 0019)
+await explain('q=beef (a later word of the name: about 15 matches, none by email or name start), first page of 20', () => admin.searchAccounts({ q: 'beef', limit: 20 }));
+const words = await admin.searchAccounts({ q: 'ab', limit: 20 });
+await explain('q=ab (a later word: about 3,900 matches), the next page (cursor)', () => admin.searchAccounts({ q: 'ab', limit: 20, cursor: words['next-cursor']! }));
 await explain('no q: newest first, a page deep in the list', async () => {
   let cursor: string | undefined;
   for (let i = 0; i < 5; i++) cursor = (await admin.searchAccounts({ limit: 100, cursor })) ['next-cursor'] ?? undefined;

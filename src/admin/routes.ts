@@ -33,7 +33,8 @@ export function adminRoutes(admin: AdminService, impersonation: Impersonation, p
         path: '/accounts',
         summary: 'Find accounts',
         description: 'With `q`: the accounts whose email starts with it (by email), then those whose name starts with it (by name), ' +
-          'case-insensitively. Without: the newest first. `limit` 1..100 (default 20); `cursor`: the previous page\'s `next-cursor`.',
+          'then those with a later word of the name starting with it (`zq12` finds `Quasar Zq12`), case-insensitively, each once. ' +
+          'Without: the newest first. `limit` 1..100 (default 20); `cursor`: the previous page\'s `next-cursor`.',
         schemas: { querystring: AccountSearch, response: { 200: ref(AdminAccountPage) } },
         handler: ({ parameters }) => admin.searchAccounts(parameters.query),
       }),

@@ -11,6 +11,7 @@
  *   from one phase and goes on to the next. The cursor names the phase and the last key read,
  *   so a page costs an index range read of `limit + 1` rows, however deep it is.
  */
+import { sql, type Expression, type SqlBool } from 'kysely';
 import { requestCoercion } from '../http/errors.js';
 
 /** The exclusive upper bound of the strings that start with `prefix` (bytewise order); undefined when there is none. */
@@ -24,6 +25,21 @@ export function prefixEnd(prefix: string): string | undefined {
   }
   return undefined;
 }
+
+export const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
+/** a timestamp with its microseconds, for a cursor: a Date would drop them and repeat or skip rows */
+export const exactTime = (column: string) => sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+/** an expression in the "C" collation (bytewise order) */
+export const c = (expression: Expression<unknown> | ReturnType<typeof sql.ref>) => sql<string>`(${expression} collate "C")`;
+
+/** `[lo, hi)` of a prefix, lower-cased (emails are stored lower-cased; names are compared lower-cased). */
+export function prefixRange(q: string): { lo: string; hi: string | undefined } {
+  const lo = q.trim().toLowerCase();
+  return { lo, hi: prefixEnd(lo) };
+}
+
+export const inRange = (key: ReturnType<typeof c>, range: { lo: string; hi: string | undefined }) =>
+  range.hi === undefined ? sql<SqlBool>`${key} >= ${range.lo}` : sql<SqlBool>`${key} >= ${range.lo} and ${key} < ${range.hi}`;
 
 /** Where a page ends: a phase, and the key (and id) of the last row read in it; no key: the phase's start. */
 export interface Cursor {
@@ -40,8 +56,10 @@ export function encodeCursor(cursor: Cursor): string {
 }
 
 /** The cursor a page handed out; anything else is a 400 `request-coercion` on `/cursor`, never an error from SQL. */
+export const refuseCursor = () => requestCoercion('query', [{ path: '/cursor', message: 'is not a cursor this service issued' }]);
+
 export function decodeCursor(raw: string, phases: readonly string[]): Cursor {
-  const refuse = () => requestCoercion('query', [{ path: '/cursor', message: 'is not a cursor this service issued' }]);
+  const refuse = refuseCursor;
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));

@@ -12,10 +12,11 @@ import { conflict, forbidden, notFound, requestCoercion } from '../http/errors.j
 import type { AuthUser } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import type {
-  AccountSearch, AdminAccount, AdminAccountDetail, AdminAccountPage, AdminAuditLogPage, AdminAuditQuery, AdminOrganization,
+  AccountSearch, AdminAccountDetail, AdminAccountPage, AdminAuditLogPage, AdminAuditQuery, AdminOrganization,
   AdminOrganizationPage, AdminStats, OrgSearch,
 } from './schemas.js';
-import { decodeCursor, encodeCursor, keysetPage, prefixEnd, type Phase } from './search.js';
+import { accountsQuery, searchAccounts, toAdminAccount } from './account-search.js';
+import { c, decodeCursor, encodeCursor, exactTime, inRange, iso, keysetPage, prefixRange, type Phase } from './search.js';
 
 /** The platform admin rule: a verified email listed in ADMIN_EMAILS. */
 export type IsPlatformAdmin = (account: { email: string; emailVerified: boolean }) => boolean;
@@ -27,80 +28,18 @@ export interface AdminDeps {
   log: Logger;
 }
 
-const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
-/** a timestamp with its microseconds, for a cursor: a Date would drop them and repeat or skip rows */
-const exactTime = (column: string) => sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-const c = (expression: Expression<unknown> | ReturnType<typeof sql.ref>) => sql<string>`(${expression} collate "C")`;
-
-/** `[lo, hi)` of a prefix, lower-cased (emails are stored lower-cased; names are compared lower-cased). */
-function prefixRange(q: string): { lo: string; hi: string | undefined } {
-  const lo = q.trim().toLowerCase();
-  return { lo, hi: prefixEnd(lo) };
-}
-
-const inRange = (key: ReturnType<typeof c>, range: { lo: string; hi: string | undefined }) =>
-  range.hi === undefined ? sql<SqlBool>`${key} >= ${range.lo}` : sql<SqlBool>`${key} >= ${range.lo} and ${key} < ${range.hi}`;
-
 const AUDIT_BIGINT_MAX = 9223372036854775807n;
 
 export class AdminService {
   constructor(private readonly deps: AdminDeps) {}
 
   private accounts() {
-    return this.deps.db.selectFrom('account as a').select([
-      'a.id', 'a.email', 'a.name', 'a.created_at', 'a.email_verified', 'a.locked_at', 'a.two_factor_enabled',
-      // its own sessions: an impersonation is not the account being seen
-      sql<Date | null>`(select max(f.last_used_at) from refresh_family f where f.account_id = a.id and f.actor_account_id is null)`.as('last_seen_at'),
-      sql<string>`lower(a.name)`.as('name_key'),
-      exactTime('a.created_at').as('created_key'),
-    ]);
+    return accountsQuery(this.deps.db);
   }
 
-  /** Accounts by email prefix, then by name prefix; without `q`, newest first. */
-  async searchAccounts(query: AccountSearch): Promise<AdminAccountPage> {
-    type Row = Awaited<ReturnType<ReturnType<AdminService['accounts']>['execute']>>[number];
-    const email = c(sql.ref('a.email'));
-    const name = c(sql`lower(a.name)`);
-    let phases: Array<Phase<Row>>;
-    if (query.q === undefined || query.q.trim() === '') {
-      phases = [{
-        id: 'c',
-        read: (limit, after) => {
-          let q = this.accounts();
-          if (after) q = q.where(sql<SqlBool>`(a.created_at, a.id) < (${after.k}::timestamptz, ${after.i}::uuid)`);
-          return q.orderBy('a.created_at', 'desc').orderBy('a.id', 'desc').limit(limit).execute();
-        },
-        keyOf: (row) => ({ k: row.created_key, i: row.id }),
-      }];
-    } else {
-      const range = prefixRange(query.q);
-      phases = [
-        {
-          id: 'e',
-          read: (limit, after) => {
-            let q = this.accounts().where(inRange(email, range));
-            if (after) q = q.where(sql<SqlBool>`${email} > ${after.k}`);
-            return q.orderBy(email).limit(limit).execute();
-          },
-          keyOf: (row) => ({ k: row.email }),
-        },
-        {
-          id: 'n',
-          read: (limit, after) => {
-            let q = this.accounts().where('a.name', 'is not', null).where(inRange(name, range)).where(sql<SqlBool>`not (${inRange(email, range)})`);
-            if (after) q = q.where(sql<SqlBool>`(${name}, a.id) > (${after.k}::text collate "C", ${after.i ?? null}::uuid)`);
-            return q.orderBy(name).orderBy('a.id').limit(limit).execute();
-          },
-          keyOf: (row) => ({ k: row.name_key, i: row.id }),
-        },
-      ];
-    }
-    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, phases.map((p) => p.id));
-    if (cursor && (cursor.p === 'n' || cursor.p === 'c') && cursor.k !== undefined && cursor.i === undefined) {
-      throw requestCoercion('query', [{ path: '/cursor', message: 'is not a cursor this service issued' }]);
-    }
-    const { rows, next } = await keysetPage(phases, query.limit ?? 20, cursor);
-    return { accounts: rows.map(toAdminAccount), 'next-cursor': next ? encodeCursor(next) : null };
+  /** Accounts by email prefix, then by name prefix, then by a later word of the name; without `q`, newest first (account-search.ts). */
+  searchAccounts(query: AccountSearch): Promise<AdminAccountPage> {
+    return searchAccounts(this.deps.db, query);
   }
 
   /** An account with its organizations and roles, live session count and identities; 404 for an unknown id. */
@@ -301,20 +240,4 @@ function decodeAuditCursor(cursor: string): string {
   const m = /^a([1-9][0-9]{0,18})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   if (!m || BigInt(m[1]) > AUDIT_BIGINT_MAX) throw requestCoercion('query', [{ path: '/cursor', message: 'is not a cursor this service issued' }]);
   return m[1];
-}
-
-function toAdminAccount(row: {
-  id: string; email: string; name: string | null; created_at: Date; email_verified: boolean; locked_at: Date | null;
-  two_factor_enabled: boolean; last_seen_at: Date | string | null;
-}): AdminAccount {
-  return {
-    id: row.id,
-    email: row.email,
-    name: row.name,
-    'created-at': iso(row.created_at)!,
-    'email-verified': row.email_verified,
-    locked: row.locked_at !== null,
-    'two-factor-enabled': row.two_factor_enabled,
-    'last-seen-at': iso(row.last_seen_at),
-  };
 }

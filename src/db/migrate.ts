@@ -20,6 +20,7 @@ import * as m0015 from './migrations/0015_webhooks.js';
 import * as m0016 from './migrations/0016_admin.js';
 import * as m0017 from './migrations/0017_sign_in.js';
 import * as m0018 from './migrations/0018_sso.js';
+import * as m0019 from './migrations/0019_name_word_search.js';
 import type { Logger } from '../logging/logger.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -40,6 +41,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0016_admin': m0016,
   '0017_sign_in': m0017,
   '0018_sso': m0018,
+  '0019_name_word_search': m0019,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

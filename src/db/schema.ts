@@ -28,6 +28,12 @@ export interface AccountTable {
   locked_by: string | null;
 }
 
+/** A later word of an account's name and the rest of the name from it, lower-cased; kept by triggers (migration 0019): never written here. */
+export interface AccountNameTailTable {
+  tail: string;
+  account_id: string;
+}
+
 /** One log-in: every refresh token rotated from it belongs to this family. */
 export interface RefreshFamilyTable {
   id: Generated<string>;
@@ -444,6 +450,7 @@ export interface DatabaseSchema {
   membership: MembershipTable;
   invitation: InvitationTable;
   account: AccountTable;
+  account_name_tail: AccountNameTailTable;
   refresh_family: RefreshFamilyTable;
   action_token: ActionTokenTable;
   refresh_token: RefreshTokenTable;

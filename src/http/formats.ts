@@ -8,6 +8,15 @@ export { DecodeError, edn, FORMATS, json, transitJson, type Format } from '../sh
 /** Forms: decoded into flat text fields (pipeline.ts), the one request format besides the three */
 export const FORM_MIME = 'application/x-www-form-urlencoded';
 
+/**
+ * Decoded form bodies: the only bodies whose values are coerced to their schema's types (a form
+ * field is text whatever it means); JSON, EDN and Transit bodies are taken as typed. Marked by
+ * the pipeline, read by every validator of a body (a route's, a query kind's parameters).
+ */
+const formBodies = new WeakSet<object>();
+export const markFormBody = (fields: object): void => { formBodies.add(fields); };
+export const isFormBody = (body: unknown): boolean => body !== null && typeof body === 'object' && formBodies.has(body);
+
 const BY_MIME = new Map(FORMATS.map((f) => [f.mime, f]));
 const MIMES = FORMATS.map((f) => f.mime);
 

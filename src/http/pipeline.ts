@@ -25,7 +25,7 @@ import { forbiddenKey, MAY_HOLD_NUL, nulPath } from '../shared/codecs.js';
 import { FORBIDDEN_KEYS } from '../shared/forbidden-keys.js';
 import { isErrorBody, markErrorBody, toErrorResponse } from './error-answers.js';
 import { ajvErrors, HttpError, methodNotAllowed, requestCoercion, ResponseCoercionError } from './errors.js';
-import { DecodeError, FORM_MIME, FORMATS, json, negotiateResponseFormat, type Format } from './formats.js';
+import { DecodeError, FORM_MIME, FORMATS, isFormBody, json, markFormBody, negotiateResponseFormat, type Format } from './formats.js';
 import { contextOf, elapsedMs, pathOf } from './request-context.js';
 import { callNotFound, routeDataOf } from './route-data.js';
 import { validatorsFor } from './validators.js';
@@ -61,17 +61,11 @@ const SCIM_MIME = 'application/scim+json';
  */
 export const MAX_URL_LENGTH = 8192;
 
-/**
- * Decoded form bodies: the only bodies whose values are coerced to their schema's types (a form
- * field is text whatever it means); JSON, EDN and Transit bodies are taken as typed.
- */
-const formBodies = new WeakSet<object>();
-
 /** Form keys are flat (`user[password]` is one key); the prototype keys are refused like in every format. */
 function decodeForm(text: string): Record<string, string | string[]> {
   const fields = parseQueryString(text, '&', '=', { maxKeys: 0 });
   for (const key in fields) if (FORBIDDEN_KEYS.has(key)) throw forbiddenKey(key);
-  formBodies.add(fields);
+  markFormBody(fields);
   return fields as Record<string, string | string[]>;
 }
 
@@ -142,7 +136,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     const forForm = coercing.compile(schema);
     const forTyped = typed.compile(schema);
     const validate = (data: unknown) => {
-      const chosen = data !== null && typeof data === 'object' && formBodies.has(data) ? forForm : forTyped;
+      const chosen = isFormBody(data) ? forForm : forTyped;
       const valid = chosen(data);
       validate.errors = chosen.errors;
       return valid;

@@ -6,9 +6,10 @@
  * registry checks the caller's membership of the organization its `org-id` names before it
  * runs, and, with `apiKeys`, takes that organization's API key as the caller.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import { Type, type Static, type TObject, type TSchema } from 'typebox';
+import { isFormBody } from './formats.js';
+import { validatorsFor } from './validators.js';
 import { ajvErrors, badRequest, requestCoercion, ResponseCoercionError, unauthorized } from './errors.js';
 import { actorOf, authorizeOrg, type Actor, type Caller } from './org-access.js';
 import type { ApiKeyCaller, AuthUser, Membership, MembershipResolver, OrgRole } from './routes.js';
@@ -79,18 +80,18 @@ export interface QueryRegistryOptions {
 }
 
 export class QueryRegistry {
-  private readonly kinds = new Map<string, { def: QueryKind; params: ValidateFunction; result: ValidateFunction }>();
+  private readonly kinds = new Map<string, { def: QueryKind; params: ValidateFunction; formParams: ValidateFunction; result: ValidateFunction }>();
   private readonly memberships: MembershipResolver | undefined;
 
   constructor(kinds: QueryKind[], sharedSchemas: TSchema[], options: QueryRegistryOptions = {}) {
     this.memberships = options.memberships;
-    const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true });
-    addFormats.default(ajv);
-    for (const s of sharedSchemas) ajv.addSchema(s);
+    // parameters are taken as typed from JSON, EDN and Transit, and coerced from a form's text
+    // (`limit=20` is the number 20), by the validators the pipeline checks every route's body with
+    const { typed, coercing } = validatorsFor(sharedSchemas);
     for (const def of kinds) {
       if (this.kinds.has(def.kind)) throw new Error(`Query kind "${def.kind}" is declared twice`);
       if (def.orgRole && !this.memberships) throw new Error(`Query kind "${def.kind}": orgRole needs the registry's memberships resolver`);
-      this.kinds.set(def.kind, { def, params: ajv.compile(def.params), result: ajv.compile(def.result) });
+      this.kinds.set(def.kind, { def, params: typed.compile(def.params), formParams: coercing.compile(def.params), result: typed.compile(def.result) });
     }
   }
 
@@ -117,8 +118,9 @@ export class QueryRegistry {
     if (apiKey && !def.apiKeys) throw unauthorized(API_KEYS_ONLY_ON_ORG_KINDS);
     if ((def.auth === 'required' || def.orgRole) && !user && !apiKey) throw unauthorized(caller.failure);
     const { 'query/kind': _kind, ...params } = body;
-    if (!entry.params(params)) {
-      throw requestCoercion('body', ajvErrors(entry.params.errors), `Invalid parameters for ${def.kind}`);
+    const validate = isFormBody(body) ? entry.formParams : entry.params;
+    if (!validate(params)) {
+      throw requestCoercion('body', ajvErrors(validate.errors), `Invalid parameters for ${def.kind}`);
     }
     const membership = def.orgRole
       ? await authorizeOrg(caller, String(params[def.orgParam ?? 'org-id']), def.orgRole, this.memberships!, caller.failure)

@@ -13,7 +13,7 @@ import type { Logger } from '../logging/logger.js';
 import { refusePersonal } from '../orgs/module.js';
 import type { DomainCaller } from './domains.js';
 import { InvalidMetadata, parseIdpMetadata } from './metadata.js';
-import type { PutSamlConnection, SamlConnection } from './schemas.js';
+import type { OrgSamlConnection, PutSamlConnection, SamlConnection } from './schemas.js';
 
 export type ConnectionRow = Selectable<SamlConnectionTable>;
 
@@ -48,10 +48,10 @@ export class ConnectionService {
     return this.db.selectFrom('saml_connection').selectAll().where('organization_id', '=', organizationId).executeTakeFirst();
   }
 
-  async get(organizationId: string): Promise<SamlConnection> {
+  /** The connection, or `connection: null` before one is set up (a normal state, not a 404). */
+  async get(organizationId: string): Promise<OrgSamlConnection> {
     const row = await this.row(organizationId);
-    if (!row) throw notFound('This organization has no SAML connection', { type: 'sso-not-configured' });
-    return this.shape(row);
+    return { connection: row ? this.shape(row) : null };
   }
 
   /** Sets (or replaces) the connection; 400 with the reason for metadata we cannot use. */

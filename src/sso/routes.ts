@@ -17,7 +17,7 @@ import type { Logger } from '../logging/logger.js';
 import { OrgId } from '../orgs/module.js';
 import type { ConnectionService } from './connections.js';
 import type { DomainCaller, DomainService } from './domains.js';
-import { AcsForm, AddDomain, DomainPath, OrgDomain, OrgDomains, OrgParam, PutSamlConnection, SamlConnection, SsoStart, SsoStartUrl } from './schemas.js';
+import { AcsForm, AddDomain, DomainPath, OrgDomain, OrgDomains, OrgParam, OrgSamlConnection, PutSamlConnection, SamlConnection, SsoStart, SsoStartUrl } from './schemas.js';
 import { claimedRequestId } from './response-bounds.js';
 import { SsoRefused, type SignOnService } from './signon.js';
 import { Type } from 'typebox';
@@ -95,9 +95,9 @@ export function ssoAdminRoutes(domains: DomainService, connections: ConnectionSe
         method: 'GET',
         path: '/:id/sso/saml',
         summary: 'The SAML connection',
-        description: '404 `sso-not-configured` when there is none.',
+        description: '`{connection: null}` before one is set up (a normal state); 404 only for an organization that does not exist (or is not yours).',
         orgRole: 'owner',
-        schemas: { params: OrgId, response: { 200: ref(SamlConnection), 404: error } },
+        schemas: { params: OrgId, response: { 200: ref(OrgSamlConnection), 404: error } },
         handler: ({ membership }) => connections.get(membership!.organizationId),
       }),
       route({

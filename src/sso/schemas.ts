@@ -57,6 +57,13 @@ export const SamlConnection = Type.Object(
 );
 export type SamlConnection = Static<typeof SamlConnection>;
 
+/** `GET /api/orgs/:id/sso/saml`: "not configured" is a normal state (null), never a 404 (docs/sso.md). */
+export const OrgSamlConnection = Type.Object(
+  { connection: Type.Union([SamlConnection, Type.Null()], { description: 'null: no identity provider connected yet' }) },
+  { $id: 'org-saml-connection', additionalProperties: false },
+);
+export type OrgSamlConnection = Static<typeof OrgSamlConnection>;
+
 export const SsoStart = Type.Object(
   { email: Type.String({ minLength: 3, maxLength: 254, description: 'the address to sign in with; its domain picks the organization' }) },
   { $id: 'sso-start', additionalProperties: false },
@@ -79,4 +86,4 @@ export type AcsForm = Static<typeof AcsForm>;
 
 export const OrgParam = Type.Object({ orgId: Type.String({ format: 'uuid' }) }, { additionalProperties: false });
 
-export const SSO_SCHEMAS = [OrgDomain, OrgDomains, AddDomain, PutSamlConnection, SamlConnection, SsoStart, SsoStartUrl, AcsForm];
+export const SSO_SCHEMAS = [OrgDomain, OrgDomains, AddDomain, PutSamlConnection, SamlConnection, OrgSamlConnection, SsoStart, SsoStartUrl, AcsForm];

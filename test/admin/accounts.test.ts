@@ -75,6 +75,44 @@ for (const db of testDatabases()) {
       assert.deepEqual((await as(t, admin, 'GET', `/api/admin/accounts?q=${tag}_`)).body.accounts, []);
     });
 
+    it('finds accounts by the start of a later word of the name, after the email and name matches, once each', async () => {
+      const tag = `zq${randomBytes(3).toString('hex')}`;
+      const named = async (name: string, email = `w-${randomBytes(4).toString('hex')}@example.com`) => {
+        const res = await t.client('POST', '/api/account/sign-up', { body: { email, password: PASSWORD, name } });
+        assert.equal(res.status, 201, res.text);
+        return res.body.account.id as string;
+      };
+      const surname = await named(`Quasar ${tag.toUpperCase()}12`);
+      const hyphenated = await named(`Jean-${tag}luc Picard`);
+      const twice = await named(`Ann ${tag}a ${tag}b`);
+      const third = await named(`Mary Ann ${tag}-Smith`);
+      const first = await named(`${tag} Firstname`);
+      const byEmail = await named('Someone Else', `${tag}@example.com`);
+      const ids = (found: Array<Record<string, any>>) => found.map((a) => a.id as string);
+
+      // the issue's example: a surname
+      assert.deepEqual(ids((await as(t, admin, 'GET', `/api/admin/accounts?q=${tag}12`)).body.accounts), [surname]);
+      assert.deepEqual(ids((await as(t, admin, 'GET', `/api/admin/accounts?q=${tag.toUpperCase()}1`)).body.accounts), [surname], 'any case');
+      // the rest of the name from that word on
+      assert.deepEqual(ids((await as(t, admin, 'GET', `/api/admin/accounts?q=${tag}luc%20pic`)).body.accounts), [hyphenated]);
+      assert.deepEqual(ids((await as(t, admin, 'GET', `/api/admin/accounts?q=picard%20x${tag}`)).body.accounts), [], 'not past the end');
+      assert.deepEqual(ids((await as(t, admin, 'GET', `/api/admin/accounts?q=${tag.slice(2)}12`)).body.accounts), [], 'the start of a word, not its middle');
+
+      for (const limit of [1, 2, 100]) {
+        const found = await allPages(`/api/admin/accounts?q=${tag}`, 'accounts', limit);
+        assert.deepEqual(ids(found), [byEmail, first, third, surname, twice, hyphenated],
+          `limit ${limit}: email, then the name's start, then a later word in the order of the rest of the name (an account once)`);
+      }
+
+      // a renamed account is found by its new words only
+      const renamed = await account(t);
+      assert.equal((await as(t, renamed, 'PATCH', '/api/account/me', { name: `Old ${tag}old` })).status, 200);
+      assert.deepEqual(ids((await as(t, admin, 'GET', `/api/admin/accounts?q=${tag}old`)).body.accounts), [renamed.id]);
+      assert.equal((await as(t, renamed, 'PATCH', '/api/account/me', { name: `New ${tag}new` })).status, 200);
+      assert.deepEqual(ids((await as(t, admin, 'GET', `/api/admin/accounts?q=${tag}old`)).body.accounts), []);
+      assert.deepEqual(ids((await as(t, admin, 'GET', `/api/admin/accounts?q=${tag}new`)).body.accounts), [renamed.id]);
+    });
+
     it('lists every account newest first without a query, page after page', async () => {
       const found = await allPages('/api/admin/accounts', 'accounts', 4);
       const rows = await t.system.database.db.selectFrom('account').select(['id', 'created_at']).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();

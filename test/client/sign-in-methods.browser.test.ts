@@ -91,6 +91,36 @@ describe('passkeys and two-factor in the browser', { skip: browser.skip }, () =>
     await page.locator('#passkeys tr[data-passkey] [data-field=last-used-at]').filter({ hasNotText: 'never' }).waitFor();
   });
 
+  step('renames the passkey in the app\'s own dialog, never the browser\'s prompt; Cancel keeps the name', async () => {
+    const native: string[] = [];
+    const onNative = (d: { type(): string; dismiss(): Promise<void> }) => { native.push(d.type()); void d.dismiss(); };
+    page.on('dialog', onNative);
+    try {
+      const row = page.locator('#passkeys tr[data-passkey]').first();
+      await row.locator('.rename-passkey').click();
+      const dialog = page.locator('#rename-passkey-dialog[open]');
+      await dialog.waitFor();
+      assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'Virtual key', 'the current name to edit');
+      await page.getByLabel('Name', { exact: true }).fill('Not this');
+      await dialog.locator('.dialog-cancel').click();
+      await dialog.waitFor({ state: 'detached' });
+      assert.equal(await row.locator('[data-field=name]').textContent(), 'Virtual key', 'canceled: unchanged');
+
+      await row.locator('.rename-passkey').click();
+      await dialog.waitFor();
+      assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'Virtual key', 'the canceled text is gone');
+      await page.getByLabel('Name', { exact: true }).fill('  Work laptop  ');
+      await page.keyboard.press('Enter');
+      await row.locator('[data-field=name]', { hasText: 'Work laptop' }).waitFor();
+      await dialog.waitFor({ state: 'detached' });
+      const stored = await t.system.database.db.selectFrom('passkey').select('name').execute();
+      assert.deepEqual(stored.map((p) => p.name), ['Work laptop']);
+      assert.deepEqual(native, [], 'no alert, confirm or prompt of the browser');
+    } finally {
+      page.off('dialog', onNative);
+    }
+  });
+
   step('sets up two-factor from the shown secret and keeps the backup codes', async () => {
     await page.getByRole('button', { name: 'Set up two-factor' }).click();
     const secret = (await page.locator('#two-factor-secret').textContent()) ?? '';

@@ -51,7 +51,7 @@ function setup(role = 'owner') {
           if (!txtReady) return ok({ type: 'domain-not-verified', message: 'No TXT record holds the value yet' }, 409);
           domains = [{ ...domain, verified: true }];
           return ok(domains[0]);
-        case `GET /api/orgs/${ORG}/sso/saml`: return saml ? ok(saml) : ok({ type: 'sso-not-configured', message: 'none' }, 404);
+        case `GET /api/orgs/${ORG}/sso/saml`: return ok({ connection: saml ?? null });
         case `PUT /api/orgs/${ORG}/sso/saml`:
           if (body['metadata-xml'] === 'junk') {
             return ok({ type: 'request-coercion', message: 'Unusable identity provider metadata', in: 'body', errors: [{ path: '/metadata-xml', message: 'not well-formed XML' }] }, 400);
@@ -123,6 +123,7 @@ describe('client single sign-on events', () => {
     assert.deepEqual(s.page().newToken, { name: 'Okta', token: 'scim_secret' });
     await s.run(['sso/open', ORG]);
     assert.equal(s.page().newToken, undefined, 'gone when the page is entered again');
+    assert.equal(s.page().connection?.enforced, true, 'the connection read back from {connection}');
   });
 
   it('Sign in with SSO goes to the identity provider, or says SSO is not set up for the address', async () => {

@@ -52,6 +52,25 @@ for (const db of testDatabases()) {
       });
     }
 
+    it('coerces a form\'s text to the kind\'s parameter types, as every form is; refuses what is not of the type', async () => {
+      const form = (body: string) => t.client('POST', '/api/cqrs/query', { headers: { ...auth(), 'content-type': 'application/x-www-form-urlencoded' }, body });
+      const first = await form('query/kind=payments/events&limit=2');
+      assert.equal(first.status, 200, first.text);
+      assert.deepEqual(first.body.events.map((e: { id: string }) => e.id), ['evt_q4', 'evt_q3']);
+      const next = await form(`query%2Fkind=payments%2Fevents&limit=20&cursor=${encodeURIComponent(first.body['next-cursor'])}`);
+      assert.equal(next.status, 200, next.text);
+      assert.deepEqual(next.body.events.map((e: { id: string }) => e.id), ['evt_q2', 'evt_q1', 'evt_q0']);
+      assert.equal((await form('query/kind=account/me')).body.id, accountId);
+      for (const bad of ['limit=ten', 'limit=2.5', 'limit=0', 'limit=1&limit=2', 'surprise=1']) {
+        const res = await form(`query/kind=payments/events&${bad}`);
+        assert.equal(res.status, 400, `${bad}: ${res.text}`);
+        assert.equal(res.body.type, 'request-coercion');
+      }
+      // a typed body is still taken as typed: a string is not an integer there
+      const typed = await t.client('POST', '/api/cqrs/query', { headers: auth(), body: { 'query/kind': 'payments/events', limit: '2' } });
+      assert.equal(typed.status, 400, typed.text);
+    });
+
     it('takes query/kind as a keyword (EDN, Transit) or a string with or without the colon', async () => {
       const edn = await t.client('POST', '/api/cqrs/query', { format: FORMAT_BY_NAME.edn, headers: auth(), body: '{:query/kind :account/me}' });
       assert.equal(edn.status, 200, edn.text);

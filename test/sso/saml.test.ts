@@ -137,6 +137,24 @@ for (const db of testDatabases()) {
     });
 
     describe('connection', () => {
+      it('is {connection: null} before one is set up and after it is removed: a normal state, not a 404', async () => {
+        const owner = await account(t);
+        const orgId = await createOrg(t, owner, 'Not yet');
+        const none = await as(t, owner, 'GET', `/api/orgs/${orgId}/sso/saml`);
+        assert.equal(none.status, 200, none.text);
+        assert.deepEqual(none.body, { connection: null });
+        const idp = await makeIdp();
+        assert.equal((await as(t, owner, 'PUT', `/api/orgs/${orgId}/sso/saml`, { 'metadata-xml': idp.metadata })).status, 200);
+        assert.equal((await as(t, owner, 'GET', `/api/orgs/${orgId}/sso/saml`)).body.connection['idp-entity-id'], idp.entityId);
+        assert.equal((await as(t, owner, 'DELETE', `/api/orgs/${orgId}/sso/saml`)).status, 204);
+        assert.deepEqual((await as(t, owner, 'GET', `/api/orgs/${orgId}/sso/saml`)).body, { connection: null });
+        // removing what is not there is still a 404, and so is an organization that does not exist
+        assert.equal((await as(t, owner, 'DELETE', `/api/orgs/${orgId}/sso/saml`)).body.type, 'sso-not-configured');
+        const missing = await as(t, owner, 'GET', '/api/orgs/00000000-0000-4000-8000-000000000000/sso/saml');
+        assert.equal(missing.status, 404, missing.text);
+        assert.notEqual(missing.body.connection, null);
+      });
+
       it('refuses garbage and hostile metadata with a 400, never a 500', async () => {
         const idp = await makeIdp();
         const bad = [
@@ -156,15 +174,15 @@ for (const db of testDatabases()) {
         }
         const current = await as(t, org.owner, 'GET', `/api/orgs/${org.orgId}/sso/saml`);
         assert.equal(current.status, 200);
-        assert.equal(current.body['idp-entity-id'], org.idp.entityId);
+        assert.equal(current.body.connection['idp-entity-id'], org.idp.entityId);
       });
 
       it('shows our values and the certificate expiry to owners only; the SP metadata is public XML', async () => {
         const res = await as(t, org.owner, 'GET', `/api/orgs/${org.orgId}/sso/saml`);
         assert.equal(res.status, 200);
-        assert.equal(res.body['acs-url'], `${t.system.config.appUrl}/api/sso/saml/${org.orgId}/acs`);
-        assert.equal(res.body['sp-entity-id'], `${t.system.config.appUrl}/api/sso/saml/${org.orgId}`);
-        assert.ok(Date.parse(res.body['certificate-expires-at']) > Date.now() + 300 * 86400_000);
+        assert.equal(res.body.connection['acs-url'], `${t.system.config.appUrl}/api/sso/saml/${org.orgId}/acs`);
+        assert.equal(res.body.connection['sp-entity-id'], `${t.system.config.appUrl}/api/sso/saml/${org.orgId}`);
+        assert.ok(Date.parse(res.body.connection['certificate-expires-at']) > Date.now() + 300 * 86400_000);
         const admin = await account(t);
         await addMember(t, org.orgId, org.owner, admin, 'admin');
         assert.equal((await as(t, admin, 'GET', `/api/orgs/${org.orgId}/sso/saml`)).status, 403);

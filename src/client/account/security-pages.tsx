@@ -8,7 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { Link, useApp } from '../ui/app.js';
 import { Button, Submit } from '../ui/button.js';
 import { Actions, Card, Narrow } from '../ui/card.js';
-import { ConfirmButton } from '../ui/dialog.js';
+import { ConfirmButton, FormDialog } from '../ui/dialog.js';
 import { Alert, Badge } from '../ui/feedback.js';
 import { Field, Form } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
@@ -143,12 +143,24 @@ export function TwoFactorSection() {
   );
 }
 
+/** The shell's modal dialog (not the browser's prompt): styled, labelled, with the name's limits. */
+function RenamePasskeyDialog({ passkey, onClose }: { passkey: Passkey; onClose: () => void }) {
+  const { dispatch } = useApp();
+  return (
+    <FormDialog id="rename-passkey-dialog" title="Rename passkey" submitLabel="Save name" message="A name that tells your devices and keys apart."
+      onCancel={onClose} onSubmit={(fields) => {
+        onClose();
+        const name = (fields.name ?? '').trim();
+        if (name && name !== passkey.name) dispatch(['passkeys/rename', passkey.id, name]);
+      }}>
+      <Field form="rename-passkey" id="passkey-name" name="name" label="Name" required maxLength={100} autoComplete="off" defaultValue={passkey.name} />
+    </FormDialog>
+  );
+}
+
 function PasskeyRow({ passkey }: { passkey: Passkey }) {
   const { state, dispatch } = useApp();
-  const rename = () => {
-    const name = window.prompt('New name for this passkey', passkey.name)?.trim();
-    if (name && name !== passkey.name) dispatch(['passkeys/rename', passkey.id, name]);
-  };
+  const [renaming, setRenaming] = useState(false);
   return (
     <tr data-passkey={passkey.id}>
       <td data-field="name">{passkey.name}</td>
@@ -156,7 +168,8 @@ function PasskeyRow({ passkey }: { passkey: Passkey }) {
       <td data-field="last-used-at">{when(passkey['last-used-at'])}</td>
       <td>
         <Actions>
-          <Button variant="secondary" class="rename-passkey" disabled={state.busy} onClick={rename}>Rename</Button>
+          <Button variant="secondary" class="rename-passkey" disabled={state.busy} aria-haspopup="dialog" onClick={() => setRenaming(true)}>Rename</Button>
+          {renaming && <RenamePasskeyDialog passkey={passkey} onClose={() => setRenaming(false)} />}
           <ConfirmButton variant="secondary" class="remove-passkey" disabled={state.busy} title={`Remove the passkey ${passkey.name}?`}
             message="It will no longer sign you in." confirmLabel="Remove" onConfirm={() => dispatch(['passkeys/remove', passkey.id])}>Remove</ConfirmButton>
         </Actions>

@@ -94,7 +94,7 @@ export function AdminAccountsPage() {
   if (page?.status === 'missing') return <NotFound title="Accounts" />;
   return (
     <>
-      <PageHeader title="Accounts" id="admin-title" description="Every account of the platform. Search by the start of an email address or a name." />
+      <PageHeader title="Accounts" id="admin-title" description="Every account of the platform. Search by the start of an email address, a name or any word of the name." />
       <SearchList<AdminAccountRow> list="accounts" page={page} label="Email or name starts with">
         {(rows) => (
           <Table id="admin-accounts" caption="Accounts" headers={['Email', 'Name', 'Status', 'Created', 'Last seen']} rows={rows}

@@ -113,14 +113,9 @@ export function registerSso(core: EventCore<AppState>): void {
       'http/auth-api': { url: `orgs/${orgId}/domains`, successPath: ['domains'], onSuccess: ['sso/loaded', orgId, 'domains'], onFailure: ['request/failed'] },
     }))
     .regEvent('sso/load-connection', (_ctx, [, orgId]) => ({
-      'http/auth-api': { url: `orgs/${orgId}/sso/saml`, onSuccess: ['sso/loaded', orgId, 'connection'], onFailure: ['sso/no-connection', orgId] },
+      // `{connection: null}` before one is set up: a normal answer, not a 404 (no console error on every visit)
+      'http/auth-api': { url: `orgs/${orgId}/sso/saml`, successPath: ['connection'], onSuccess: ['sso/loaded', orgId, 'connection'], onFailure: ['request/failed'] },
     }))
-    .regEvent('sso/no-connection', ({ state }, [, orgId, failure]) => {
-      const page = pageOf(state, orgId);
-      if (!page) return;
-      if ((failure as Failure).type !== 'sso-not-configured') return { dispatch: ['request/failed', failure] };
-      return { db: withPage(state, { ...page, connection: null }) };
-    })
     .regEvent('sso/load-tokens', (_ctx, [, orgId]) => ({
       'http/auth-api': { url: `orgs/${orgId}/scim-tokens`, successPath: ['tokens'], onSuccess: ['sso/loaded', orgId, 'tokens'], onFailure: ['request/failed'] },
     }))
