@@ -239,7 +239,7 @@ results.targets = judge(targets, v);
 console.log('ratios (CPU per request of the first over the second; throughput likewise)', ratios);
 console.log(v.verdict);
 console.log('targets', results.targets);
-results['minutes'] = +((Date.now() - started) / 60_000).toFixed(1);
+results.minutes = +((Date.now() - started) / 60_000).toFixed(1);
 results['finished-at'] = new Date().toISOString();
 if (!ONLY) {
   await writeResults('bench/results.json', results);

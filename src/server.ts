@@ -14,7 +14,7 @@ if ((process.env.APP_ENV ?? 'dev') === 'dev' && existsSync('.env')) {
   dotenv.config({ quiet: true });
 }
 
-let config;
+let config: ReturnType<typeof loadConfig>;
 try {
   config = loadConfig();
   // every module's own settings too: a bad one stops start-up here, before anything opens

@@ -55,7 +55,7 @@ export function sessionRoutes(sessions: AccountSessions, data: AccountData, opti
           'the account, its tokens and its sessions; payment events stay, unlinked. Clears the refresh cookie. The organizations it alone owns go ' +
           'with it; their running subscriptions are canceled in Stripe first (502 `payment-provider-error` when Stripe fails: nothing is deleted).',
         schemas: { body: ref(DeleteAccount), response: { 204: null, 403: error, 429: error, 502: error } },
-        async handler({ parameters, user, request, reply }) {
+        async handler({ user, reply }) {
           await data.delete(requireUser(user));
           clearSessionCookies(reply, options);
           return undefined;

@@ -151,15 +151,14 @@ export class ApiKeyVerifier implements ApiKeyCheck, ChannelSubscriber {
       if (this.failures && Date.now() < windowEnd) await this.failures.reward(client);
     };
     const generation = this.generation;
-    let row;
-    try {
-      row = await this.options.db.selectFrom('api_key')
-        .select(['id', 'organization_id', 'role', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
-        .where('secret_hash', '=', hash).executeTakeFirst();
-    } catch (err) {
-      await giveBack();
-      throw err;
-    }
+    const row = await this.options.db.selectFrom('api_key')
+      .select(['id', 'organization_id', 'role', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
+      .where('secret_hash', '=', hash).executeTakeFirst()
+      .catch(async (err: unknown) => {
+        // the database failing is not a wrong key: the point goes back
+        await giveBack();
+        throw err;
+      });
     if (!row || row.revoked_at) {
       if (row) {
         this.options.log.info('api-key/revoked-key-used', 'A revoked API key was presented', {

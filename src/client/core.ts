@@ -20,7 +20,9 @@ export class EventCore<S> {
   constructor(private current: S) {
     this.regFx('db', (state: S) => this.setState(state));
     this.regFx('dispatch', (event: EventVector) => this.dispatch(event));
-    this.regFx('dispatchN', (events: EventVector[]) => events.forEach((e) => this.dispatch(e)));
+    this.regFx('dispatchN', (events: EventVector[]) => {
+      for (const e of events) this.dispatch(e);
+    });
   }
 
   get state(): S {

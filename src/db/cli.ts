@@ -9,7 +9,7 @@ export async function commandConfig(): Promise<Config> {
 }
 
 /** Runs a command: a failure prints its message (no stack: these are the user's errors) and exits 1. */
-export async function runCommand(name: string, body: () => Promise<string | void>): Promise<void> {
+export async function runCommand(name: string, body: () => Promise<string | undefined>): Promise<void> {
   try {
     const done = await body();
     if (done) process.stderr.write(`${done}\n`);

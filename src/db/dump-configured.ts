@@ -17,7 +17,7 @@ export async function dumpConfiguredDatabase(config: Config): Promise<string> {
   if (config.databaseUrl?.startsWith('postgres')) return dumpPostgres(config.databaseUrl);
   if (config.databaseUrl === 'memory://') throw new Error('DATABASE_URL=memory:// is an in-memory database: there is nothing on disk to dump');
   if (!existsSync(join(config.pgliteDir, 'PG_VERSION'))) throw new Error(`${config.pgliteDir} holds no PGlite database (PGLITE_DIR)`);
-  let opened;
+  let opened: Awaited<ReturnType<typeof openPgliteDirectory>>;
   try {
     opened = await openPgliteDirectory(config.pgliteDir);
   } catch (err) {

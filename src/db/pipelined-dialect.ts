@@ -109,7 +109,7 @@ class SharedConnection {
   }
 
   private open(): Promise<pg.Client> {
-    if (this.opening) return this.opening;
+    if (this.opening !== undefined) return this.opening;
     const client = new pg.Client({ ...this.options.client, pipeline: true });
     const lost = (err: Error) => {
       if (this.client !== client) return;
@@ -173,8 +173,7 @@ class PipelinedConnection implements DatabaseConnection {
     });
   }
 
-  // eslint-disable-next-line require-yield
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+  streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('The pipelined PostgreSQL driver does not stream query results');
   }
 }

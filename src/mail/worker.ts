@@ -46,7 +46,7 @@ export class MailWorker {
   }
 
   start(): void {
-    if (this.loop) return;
+    if (this.loop !== undefined) return;
     this.stopping = false;
     this.loop = this.run();
   }
@@ -66,7 +66,7 @@ export class MailWorker {
     const loop = this.loop;
     this.stopping = true;
     this.wake?.();
-    if (loop) {
+    if (loop !== undefined) {
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), timeoutMs); });
       const late = await Promise.race([loop.then(() => false), timedOut]);

@@ -122,7 +122,7 @@ export class InvitationService {
       const invitation = await trx.selectFrom('invitation')
         .select(['id', 'organization_id', 'email', 'role', 'invited_by', 'expires_at', sql<boolean>`expires_at > now()`.as('live'), 'accepted_at', 'revoked_at'])
         .where('token_hash', '=', hashToken(token)).forUpdate().executeTakeFirst();
-      if (!invitation || !invitation.live || invitation.accepted_at || invitation.revoked_at) {
+      if (!invitation?.live || invitation.accepted_at || invitation.revoked_at) {
         throw invalidToken('This invitation is invalid, was already used, was revoked or has expired');
       }
       // the inviter's standing now, not when it sent the link: a removed, suspended or demoted admin grants nothing

@@ -49,7 +49,7 @@ export function nulPath(root: unknown): string | undefined {
     }
     if (value === null || typeof value !== 'object') continue;
     if (Array.isArray(value)) {
-      value.forEach((item, i) => stack.push([item, `${path}/${i}`]));
+      for (const [i, item] of value.entries()) stack.push([item, `${path}/${i}`]);
       continue;
     }
     for (const key in value) {
@@ -96,7 +96,10 @@ function unexpectedTokenPosition(text: string): number {
   const value = (): void => {
     ws();
     const c = text[i];
-    if (c === '"') return string();
+    if (c === '"') {
+      string();
+      return;
+    }
     if (c === '{' || c === '[') {
       const close = c === '{' ? '}' : ']';
       i++;

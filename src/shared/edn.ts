@@ -20,7 +20,7 @@ export class EdnSyntaxError extends Error {
   }
 }
 
-const KEYWORD_NAME = /^[A-Za-z*+!_?<>=.\-][\w*+!?<>=.\-/#:'$%&]*$/;
+const KEYWORD_NAME = /^[A-Za-z*+!_?<>=.-][\w*+!?<>=.\-/#:'$%&]*$/;
 
 // strings with nothing to escape (the common case) skip JSON.stringify
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;

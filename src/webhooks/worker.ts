@@ -79,7 +79,7 @@ export class WebhookWorker {
   }
 
   start(): void {
-    if (this.loop) return;
+    if (this.loop !== undefined) return;
     this.stopping = false;
     this.loop = this.run();
   }
@@ -95,7 +95,7 @@ export class WebhookWorker {
     const loop = this.loop;
     this.stopping = true;
     this.wake?.();
-    if (loop) {
+    if (loop !== undefined) {
       let timer: NodeJS.Timeout | undefined;
       const finished = loop.then(() => Promise.all([...this.inFlight])).then(() => false);
       const late = await Promise.race([finished, new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), timeoutMs); })]);
@@ -134,7 +134,8 @@ export class WebhookWorker {
     while (!this.stopping) {
       this.woken = false;
       try {
-        await this.claimAndStart();
+        // the attempts run on by themselves: `inFlight` holds each until it ends
+        void (await this.claimAndStart());
         if (this.pollFailures > 0) log.info('webhooks/poll-recovered', 'The webhook worker reaches the database again');
         this.pollFailures = 0;
         await this.purgeNowAndThen();
@@ -298,7 +299,7 @@ export class WebhookWorker {
       where e.id = old.id
       returning old.was_enabled, e.enabled, e.url, e.failing_since`.execute(trx);
     const disabled = rows[0];
-    if (!disabled || !disabled.was_enabled || disabled.enabled) return;
+    if (!disabled?.was_enabled || disabled.enabled) return;
     const failingSince = new Date(disabled.failing_since);
     const org = await trx.selectFrom('organization').select(['name']).where('id', '=', delivery.organization_id).executeTakeFirstOrThrow();
     const admins = await trx.selectFrom('membership').innerJoin('account', 'account.id', 'membership.account_id')

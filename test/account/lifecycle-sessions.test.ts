@@ -1,7 +1,7 @@
 /** Sessions, export and deletion (issue 17, "The account routes"). */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { cookiesOf, logIn, PASSWORD, signUp, uniqueEmail } from '../support/auth.js';
+import { cookiesOf, logIn, PASSWORD, signUp, } from '../support/auth.js';
 import { ALL_FORMATS } from '../support/http.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { accountModule } from '../../src/account/module.js';
-import { cookiesOf, logIn, PASSWORD, signUp } from '../support/auth.js';
+import { cookiesOf, PASSWORD, signUp } from '../support/auth.js';
 import { mailedLink } from '../support/mailbox.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import type { TestResponse } from '../support/http.js';

@@ -132,7 +132,7 @@ for (const db of testDatabases()) {
       const smtp = await smtpServer();
       await smtp.listen();
       smtp.refuseAll = 550;
-      const s = await startSystem(db, { ...FAST, MAIL_URL: smtp.url, MAIL_GIVE_UP_MS: '300' });
+      const s = await startSystem(db, { ...FAST, MAIL_URL: smtp.url, MAIL_GIVE_UP_MS: '1500' });
       try {
         const secret = token();
         const id = await s.system.mail.enqueue(s.system.database.db, { kind: 'verify-email', to: 'never@example.com', data: { name: null, token: secret } });

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { makeClient } from '../support/http.js';
 import { freePort } from '../support/net.js';
 import { testDatabases } from '../support/system.js';
-import { scrape, valueOf } from './scrape.js';
+import { scrape, metricValue } from './scrape.js';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 if (process.env.CI === 'true' && !pgUrl) throw new Error('CI=true requires TEST_DATABASE_URL');
@@ -42,14 +42,14 @@ describe('cluster metrics', () => {
       // let the second worker finish starting, so the requests below spread over both
       await sleep(1500);
       const labels = { method: 'GET', route: '/api/health', status: '200' };
-      const before = valueOf(await scrape(metricsUrl), 'http_requests_total', labels);
+      const before = metricValue(await scrape(metricsUrl), 'http_requests_total', labels);
       // fresh connections: the primary hands them to the workers in turn
       for (let i = 0; i < 20; i++) assert.equal((await client('GET', '/api/health', { freshConnection: true })).status, 200);
       const text = await scrape(metricsUrl);
-      assert.equal(valueOf(text, 'http_requests_total', labels) - before, 20, 'every worker\'s count is in the sum');
-      assert.equal(valueOf(text, 'http_request_duration_seconds_count', labels) - before, 20);
+      assert.equal(metricValue(text, 'http_requests_total', labels) - before, 20, 'every worker\'s count is in the sum');
+      assert.equal(metricValue(text, 'http_request_duration_seconds_count', labels) - before, 20);
       // the outbox depth is one reading of one table, not one per worker
-      assert.equal(valueOf(text, 'saas_mail_outbox_pending'), 0);
+      assert.equal(metricValue(text, 'saas_mail_outbox_pending'), 0);
       const exited = new Promise((resolve) => child.on('exit', resolve));
       child.kill('SIGTERM');
       assert.equal(await exited, 0);

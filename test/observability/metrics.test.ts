@@ -10,7 +10,7 @@ import Stripe from 'stripe';
 import { logIn, signUp } from '../support/auth.js';
 import { freePort } from '../support/net.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
-import { parseScrape, scrape, valueOf } from './scrape.js';
+import { parseScrape, scrape, metricValue } from './scrape.js';
 
 const SECRET = 'whsec_metrics_0123';
 
@@ -53,7 +53,7 @@ for (const db of testDatabases()) {
       assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
       const text = await res.text();
       // Node's default process metrics
-      assert.ok(valueOf(text, 'process_cpu_user_seconds_total') > 0);
+      assert.ok(metricValue(text, 'process_cpu_user_seconds_total') > 0);
       assert.ok(parseScrape(text).some((s) => s.name === 'nodejs_eventloop_lag_seconds'));
       assert.equal((await fetch(`${metricsUrl}/other`)).status, 404);
     });
@@ -63,9 +63,9 @@ for (const db of testDatabases()) {
       const before = await scrape(metricsUrl);
       for (let i = 0; i < 3; i++) assert.equal((await t.client('GET', '/api/health')).status, 200);
       const after = await scrape(metricsUrl);
-      assert.equal(valueOf(after, 'http_requests_total', labels) - valueOf(before, 'http_requests_total', labels), 3);
-      assert.equal(valueOf(after, 'http_request_duration_seconds_count', labels) - valueOf(before, 'http_request_duration_seconds_count', labels), 3);
-      assert.ok(valueOf(after, 'http_request_duration_seconds_sum', labels) > valueOf(before, 'http_request_duration_seconds_sum', labels));
+      assert.equal(metricValue(after, 'http_requests_total', labels) - metricValue(before, 'http_requests_total', labels), 3);
+      assert.equal(metricValue(after, 'http_request_duration_seconds_count', labels) - metricValue(before, 'http_request_duration_seconds_count', labels), 3);
+      assert.ok(metricValue(after, 'http_request_duration_seconds_sum', labels) > metricValue(before, 'http_request_duration_seconds_sum', labels));
       // a path parameter is labelled by its template, not by the value
       const { id } = await signUp(t.client);
       const me = await t.client('GET', `/api/account/${id}`);
@@ -85,7 +85,7 @@ for (const db of testDatabases()) {
       assert.ok(afterSeries - beforeSeries < 20, `series grew from ${beforeSeries} to ${afterSeries}`);
       assert.ok(!after.includes('no-such-thing'));
       const notFound = { method: 'GET', route: 'not-found', status: '404' };
-      assert.equal(valueOf(after, 'http_requests_total', notFound) - valueOf(before, 'http_requests_total', notFound), 10_000);
+      assert.equal(metricValue(after, 'http_requests_total', notFound) - metricValue(before, 'http_requests_total', notFound), 10_000);
     });
 
     it('counts requests the router refuses (an over-long path parameter) as not-found, with their status', async () => {
@@ -93,8 +93,8 @@ for (const db of testDatabases()) {
       const before = await scrape(metricsUrl);
       assert.equal((await t.client('POST', `/api/webhooks/${'x'.repeat(300)}`)).status, 414);
       const after = await scrape(metricsUrl);
-      assert.equal(valueOf(after, 'http_requests_total', refused) - valueOf(before, 'http_requests_total', refused), 1);
-      assert.equal(valueOf(after, 'http_request_duration_seconds_count', refused) - valueOf(before, 'http_request_duration_seconds_count', refused), 1);
+      assert.equal(metricValue(after, 'http_requests_total', refused) - metricValue(before, 'http_requests_total', refused), 1);
+      assert.equal(metricValue(after, 'http_request_duration_seconds_count', refused) - metricValue(before, 'http_request_duration_seconds_count', refused), 1);
     });
 
     it('counts log-in outcomes: success, failure, rate-limited', async () => {
@@ -105,7 +105,7 @@ for (const db of testDatabases()) {
       assert.equal((await logIn(t.client, email, 'wrong-password')).status, 401);
       assert.equal((await logIn(t.client, email, 'wrong-password')).status, 429);
       const after = await scrape(metricsUrl);
-      const moved = (outcome: string) => valueOf(after, 'saas_log_ins_total', { outcome }) - valueOf(before, 'saas_log_ins_total', { outcome });
+      const moved = (outcome: string) => metricValue(after, 'saas_log_ins_total', { outcome }) - metricValue(before, 'saas_log_ins_total', { outcome });
       assert.deepEqual({ success: moved('success'), failure: moved('failure'), limited: moved('rate-limited') }, { success: 1, failure: 2, limited: 1 });
     });
 
@@ -119,25 +119,25 @@ for (const db of testDatabases()) {
       assert.equal((await deliver(signed)).status, 200);
       assert.equal((await deliver(stripe.webhooks.generateTestHeaderString({ payload, secret: 'whsec_wrong' }))).status, 400);
       const after = await scrape(metricsUrl);
-      const moved = (labels: Record<string, string>) => valueOf(after, 'saas_webhook_events_total', labels) - valueOf(before, 'saas_webhook_events_total', labels);
+      const moved = (labels: Record<string, string>) => metricValue(after, 'saas_webhook_events_total', labels) - metricValue(before, 'saas_webhook_events_total', labels);
       assert.equal(moved({ provider: 'stripe', type: 'invoice.payment_failed', outcome: 'received' }), 1);
       assert.equal(moved({ provider: 'stripe', type: 'invoice.payment_failed', outcome: 'duplicate' }), 1);
       assert.equal(moved({ provider: 'stripe', type: 'unknown', outcome: 'invalid-signature' }), 1);
     });
 
     it('reports the outbox depth at scrape time and counts deliveries', async () => {
-      const sentBefore = valueOf(await scrape(metricsUrl), 'saas_mail_deliveries_total', { outcome: 'sent' });
+      const sentBefore = metricValue(await scrape(metricsUrl), 'saas_mail_deliveries_total', { outcome: 'sent' });
       await t.system.mail.enqueue(t.system.database.db, { kind: 'password-changed-notice', to: 'depth-1@example.com', data: { name: null } });
       let sent = sentBefore;
       for (let i = 0; i < 100 && sent === sentBefore; i++) {
         await sleep(50);
-        sent = valueOf(await scrape(metricsUrl), 'saas_mail_deliveries_total', { outcome: 'sent' });
+        sent = metricValue(await scrape(metricsUrl), 'saas_mail_deliveries_total', { outcome: 'sent' });
       }
       assert.equal(sent - sentBefore, 1);
       await t.system.mail.worker.stop(1000);
-      const pendingBefore = valueOf(await scrape(metricsUrl), 'saas_mail_outbox_pending');
+      const pendingBefore = metricValue(await scrape(metricsUrl), 'saas_mail_outbox_pending');
       for (let i = 0; i < 3; i++) await t.system.mail.enqueue(t.system.database.db, { kind: 'password-changed-notice', to: `depth-${i}@example.com`, data: { name: null } });
-      assert.equal(valueOf(await scrape(metricsUrl), 'saas_mail_outbox_pending') - pendingBefore, 3);
+      assert.equal(metricValue(await scrape(metricsUrl), 'saas_mail_outbox_pending') - pendingBefore, 3);
     });
 
     it(`reports the database pool${db.name === 'pglite' ? ' only for PostgreSQL' : ''}`, async () => {

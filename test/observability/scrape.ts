@@ -21,7 +21,7 @@ export function parseScrape(text: string): Sample[] {
 }
 
 /** The value of the one sample with `name` whose labels include `labels`; 0 when absent. */
-export function valueOf(text: string, name: string, labels: Record<string, string> = {}): number {
+export function metricValue(text: string, name: string, labels: Record<string, string> = {}): number {
   const found = parseScrape(text).filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
   if (found.length > 1) throw new Error(`${found.length} samples of ${name} match ${JSON.stringify(labels)}`);
   return found[0]?.value ?? 0;

@@ -10,7 +10,6 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FlowCookies } from '../../src/oidc/flow-cookie.js';
 import { claimsOf, cookiesOf, logIn, mintAccessToken, PASSWORD, signUp, signUpVerified, uniqueEmail } from '../support/auth.js';
-import { mailedLink } from '../support/mailbox.js';
 import { awayFromStepEdge, totpCode } from '../support/totp.js';
 import { testDatabases } from '../support/system.js';
 import { startTestProvider } from './provider.js';

@@ -98,7 +98,6 @@ describe(`fuzzing every route (seed ${SEED}, ${RUNS} runs)`, () => {
   });
 
   async function checkOne(routeIndex: number, body: Parameters<typeof encodeBody>[0], contentType: string, accept: string | undefined, segment: string, query: string, auth: string): Promise<void> {
-    {
       {
         const route = routes[routeIndex % routes.length];
         const path = route.path.replace(/\{[^}]+\}/g, segment) + query;
@@ -131,6 +130,5 @@ describe(`fuzzing every route (seed ${SEED}, ${RUNS} runs)`, () => {
           assert.equal(typeof decoded.message, 'string');
         }
       }
-    }
   }
 });

@@ -1,14 +1,14 @@
 /** A TCP proxy on 127.0.0.1 that a test can cut (drop every connection, refuse new ones) and restore. */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
-export interface Proxy {
+export interface TcpProxy {
   port: number;
   cut(): Promise<void>;
   restore(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startProxy(targetHost: string, targetPort: number): Promise<Proxy> {
+export async function startProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let server: Server;
   let port = 0;

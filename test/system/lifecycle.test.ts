@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createInterface } from 'node:readline';
 import { makeClient } from '../support/http.js';
-import { startProxy, type Proxy } from '../support/proxy.js';
+import { startProxy, type TcpProxy } from '../support/proxy.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 
 describe('graceful shutdown of the real process', () => {
@@ -74,7 +74,7 @@ describe('health when the embedded database does not answer', () => {
 const pgUrl = process.env.TEST_DATABASE_URL;
 describe('PostgreSQL connection cut', { skip: pgUrl ? false : 'TEST_DATABASE_URL not set' }, () => {
   let t: TestSystem;
-  let proxy: Proxy;
+  let proxy: TcpProxy;
   before(async () => {
     const db = testDatabases().find((d) => d.name === 'postgres')!;
     const { url, drop } = await db.create();

@@ -10,7 +10,7 @@ export function ImpersonationBanner() {
   const by = state.account?.['impersonated-by'];
   if (!by) return null;
   return (
-    <div id="impersonation-banner" role="region" aria-label="Impersonation" class="bg-warning-soft border-b border-line px-4 py-2 text-sm text-fg">
+    <section id="impersonation-banner" aria-label="Impersonation" class="bg-warning-soft border-b border-line px-4 py-2 text-sm text-fg">
       <div class="mx-auto flex max-w-7xl flex-wrap items-center gap-x-4 gap-y-1">
         <p class="min-w-0 flex-1">
           Viewing as <strong class="break-all">{state.account?.email}</strong> (you are <span class="break-all">{by.email}</span>). Password, email,
@@ -18,6 +18,6 @@ export function ImpersonationBanner() {
         </p>
         <Button id="impersonation-stop" variant="secondary" disabled={state.busy} onClick={() => dispatch(['impersonation/stop'])}>Stop impersonating</Button>
       </div>
-    </div>
+    </section>
   );
 }

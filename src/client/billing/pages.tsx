@@ -26,6 +26,7 @@ const STATUS_TEXT: Record<string, string> = {
 function IntervalToggle({ intervals, value, onChange }: { intervals: Interval[]; value: Interval; onChange: (i: Interval) => void }) {
   const label: Record<Interval, string> = { day: 'Daily', week: 'Weekly', month: 'Monthly', year: 'Yearly' };
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a row of toggle buttons; a fieldset would bring a legend and its own box
     <div role="group" aria-label="Billing interval" id="interval-toggle" class="inline-flex rounded-lg border border-line bg-surface p-1">
       {intervals.map((i) => (
         <button key={i} type="button" aria-pressed={value === i} data-interval={i} onClick={() => onChange(i)}

@@ -9,7 +9,7 @@ import { auditPath } from '../audit/events.js';
 import { billingPath } from '../billing/events.js';
 import { Link, useApp } from '../ui/app.js';
 import { Button, ButtonLink, Submit } from '../ui/button.js';
-import { Actions, Card, DataList, Narrow, Stack } from '../ui/card.js';
+import { Actions, Card, Narrow, Stack } from '../ui/card.js';
 import { ConfirmButton } from '../ui/dialog.js';
 import { Alert, Badge } from '../ui/feedback.js';
 import { Field, Form, SelectField } from '../ui/field.js';

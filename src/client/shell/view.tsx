@@ -55,6 +55,7 @@ function AccountMenu() {
   }, [open]);
   const email = state.account?.email ?? '';
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: Escape anywhere in the open menu closes it (the keys reach the focused button or link first)
     <div class="relative" ref={box} onKeyDown={(e) => {
       if (e.key === 'Escape' && open) { setOpen(false); box.current?.querySelector('button')?.focus(); }
     }}>
@@ -62,6 +63,7 @@ function AccountMenu() {
         <span aria-hidden="true" class="grid size-7 place-items-center rounded-full bg-primary-soft text-xs font-semibold uppercase">{email.slice(0, 1)}</span>
         <span class="sr-only">Account menu</span>
       </Button>
+      {/* biome-ignore lint/a11y/noStaticElementInteractions lint/a11y/useKeyWithClickEvents: following a link inside closes the menu; the link itself is the keyboard's target (Enter clicks it) */}
       <div id="account-menu" hidden={!open} class="absolute right-0 z-40 mt-2 w-64 rounded-xl border border-line bg-surface p-2 shadow-lg"
         onClick={(e) => { if ((e.target as HTMLElement).closest('a')) setOpen(false); }}>
         <p class="truncate px-3 py-2 text-sm text-muted" title={email}>{email}</p>

@@ -19,8 +19,9 @@ export function Table<T>({ id, caption, headers, rows, render, empty, emptyId, l
   if (!rows) return <p class="text-sm text-muted" role="status" aria-live="polite">{loadingText}</p>;
   if (rows.length === 0) return <p id={emptyId} class="rounded-lg border border-dashed border-line p-4 text-center text-sm text-muted">{empty}</p>;
   return (
-    // a table wider than a narrow screen scrolls in its box, which the keyboard can reach and scroll too
-    <div class="relative -mx-4 overflow-x-auto sm:mx-0" tabIndex={0} role="region" aria-label={caption}>
+    // a table wider than a narrow screen scrolls in its box, which the keyboard can reach and scroll too (axe: scrollable-region-focusable)
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: the scrolling box must take focus for keyboard scrolling
+    <section class="relative -mx-4 overflow-x-auto sm:mx-0" tabIndex={0} aria-label={caption}>
       <table id={id} class="w-full min-w-[32rem] border-collapse text-left text-sm">
         <caption class="sr-only">{caption}</caption>
         <thead>
@@ -32,6 +33,6 @@ export function Table<T>({ id, caption, headers, rows, render, empty, emptyId, l
           {rows.map(render)}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
