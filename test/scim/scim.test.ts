@@ -9,47 +9,28 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { account, addMember, as, createOrg, type TestAccount } from '../orgs/support.js';
 import { logIn, signUp, verifyEmail } from '../support/auth.js';
-import type { TestResponse } from '../support/http.js';
-import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
-import { dnsServer, uniqueDomain, verifiedDomain, type TestDns } from '../sso/support.js';
+import { testDatabases, type TestSystem } from '../support/system.js';
+import { PATCH, startDirectory, USER, type Directory } from './support.js';
 
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
 for (const db of testDatabases()) {
   describe(`SCIM 2.0 on ${db.name}`, () => {
+    let directory: Directory;
     let t: TestSystem;
-    let dns: TestDns;
     let owner: TestAccount;
     let orgId: string;
     let domain: string;
     let token: string;
 
     before(async () => {
-      dns = await dnsServer();
-      t = await startSystem(db, { DNS_SERVERS: dns.server });
-      owner = await account(t);
-      orgId = await createOrg(t, owner, 'Directory');
-      domain = uniqueDomain();
-      await verifiedDomain(t, dns, owner, orgId, domain);
-      const created = await as(t, owner, 'POST', `/api/orgs/${orgId}/scim-tokens`, { name: 'Okta' });
-      assert.equal(created.status, 201, created.text);
-      token = created.body.token;
+      directory = await startDirectory(db);
+      ({ t, owner, orgId, domain, token } = directory);
     });
-    after(async () => {
-      await t?.stop();
-      await dns?.close();
-    });
+    after(async () => { await directory?.stop(); });
 
     /** a SCIM request as a directory sends it */
-    const scim = async (method: string, path: string, body?: unknown, bearer = token): Promise<TestResponse & { json: any }> => {
-      const res = await t.client(method, `/scim/v2${path}`, {
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        headers: { authorization: `Bearer ${bearer}`, accept: 'application/scim+json', ...(body === undefined ? {} : { 'content-type': 'application/scim+json' }) },
-      });
-      return { ...res, json: res.text ? JSON.parse(res.text) : undefined };
-    };
+    const scim = (method: string, path: string, body?: unknown, bearer?: string) => directory.scim(method, path, body, bearer);
     const members = async () => (await as(t, owner, 'GET', `/api/orgs/${orgId}/members`)).body.members as Array<{ email: string; role: string; suspended?: boolean }>;
     const oktaUser = (email: string) => ({
       schemas: [USER], userName: email, name: { givenName: 'Jane', familyName: 'Doe' },

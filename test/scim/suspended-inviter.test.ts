@@ -6,41 +6,27 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashToken } from '../../src/auth/refresh-tokens.js';
-import { account, as, createOrg, mailedToken, type TestAccount } from '../orgs/support.js';
+import { account, as, mailedToken, type TestAccount } from '../orgs/support.js';
 import { uniqueEmail } from '../support/auth.js';
-import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
-import { dnsServer, uniqueDomain, verifiedDomain, type TestDns } from '../sso/support.js';
+import { testDatabases, type TestSystem } from '../support/system.js';
+import { PATCH, startDirectory, USER, type Directory } from './support.js';
 
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
 for (const db of testDatabases()) {
   describe(`Invitations of a member the directory suspends, on ${db.name}`, () => {
+    let directory: Directory;
     let t: TestSystem;
-    let dns: TestDns;
     let owner: TestAccount;
     let orgId: string;
     let domain: string;
-    let token: string;
 
     before(async () => {
-      dns = await dnsServer();
-      t = await startSystem(db, { DNS_SERVERS: dns.server });
-      owner = await account(t);
-      orgId = await createOrg(t, owner, 'Directory');
-      domain = uniqueDomain();
-      await verifiedDomain(t, dns, owner, orgId, domain);
-      token = (await as(t, owner, 'POST', `/api/orgs/${orgId}/scim-tokens`, { name: 'Okta' })).body.token;
+      directory = await startDirectory(db);
+      ({ t, owner, orgId, domain } = directory);
     });
-    after(async () => {
-      await t?.stop();
-      await dns?.close();
-    });
+    after(async () => { await directory?.stop(); });
 
-    const scim = (method: string, path: string, body?: unknown) => t.client(method, `/scim/v2${path}`, {
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      headers: { authorization: `Bearer ${token}`, accept: 'application/scim+json', ...(body === undefined ? {} : { 'content-type': 'application/scim+json' }) },
-    });
+    const scim = (method: string, path: string, body?: unknown) => directory.scim(method, path, body);
     const active = (id: string, value: boolean) => scim('PATCH', `/Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'replace', value: { active: value } }] });
     /** an account of the domain, provisioned by the directory, then made an admin by the owner */
     const directoryAdmin = async () => {
