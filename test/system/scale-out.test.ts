@@ -113,7 +113,7 @@ describe('WEB_CONCURRENCY', () => {
     try {
       const client = makeClient(`http://127.0.0.1:${port}`);
       let up = false;
-      for (let i = 0; i < 100 && !up; i++) {
+      for (let i = 0; i < 300 && !up; i++) {
         up = await client('GET', '/api/health').then((r) => r.status === 200, () => false);
         if (!up) await sleep(200);
       }
