@@ -20,7 +20,7 @@ describe('graceful shutdown of the real process', () => {
     });
     try {
       const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('the server did not start')), 30_000);
+        const timer = setTimeout(() => reject(new Error('the server did not start')), 90_000);
         createInterface({ input: child.stdout! }).on('line', (line) => {
           const entry = JSON.parse(line) as { id: string; data: { address?: string } };
           if (entry.id === 'system/listening' && entry.data.address) { clearTimeout(timer); resolve(entry.data.address); }
