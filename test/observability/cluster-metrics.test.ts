@@ -34,7 +34,7 @@ describe('cluster metrics', () => {
       const client = makeClient(`http://127.0.0.1:${port}`);
       const metricsUrl = `http://127.0.0.1:${metricsPort}`;
       let up = false;
-      for (let i = 0; i < 100 && !up; i++) {
+      for (let i = 0; i < 300 && !up; i++) {
         up = await client('GET', '/api/health').then((r) => r.status === 200, () => false);
         if (!up) await sleep(200);
       }
