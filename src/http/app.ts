@@ -163,7 +163,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     unmatchedHeaders(reply);
     // notFound()'s body, sent as it is: an expected answer makes no Error
     markErrorBody(reply);
-    return reply.code(404).send({ type: 'not-found', message: `No route for ${request.method} ${pathOf(request.url)}` });
+    reply.code(404).send({ type: 'not-found', message: `No route for ${request.method} ${pathOf(request.url)}` });
   };
   // after the JWT middleware, before everything else (CSRF, the body)
   installRouteGates(app, { headers: unmatchedHeaders, answer: unmatched });
@@ -181,9 +181,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     publicDir: config.publicDir, csrf: deps.csrf, secureCookies: config.env === 'prod', pageFields: deps.pageFields, watch: config.env === 'dev',
   });
 
-  app.setNotFoundHandler(async (request, reply) => {
+  // synchronous for the unmatched answer (an async handler costs a promise per 404); the page's
+  // promise is Fastify's to await
+  app.setNotFoundHandler((request, reply) => {
     if (app.isClientRoute(request) && !isApiOrDocsTarget(request.url)) return app.sendIndex(request, reply);
-    return unmatched(request, reply);
+    unmatched(request, reply);
   });
 
   return app;
