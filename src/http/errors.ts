@@ -37,13 +37,15 @@ export class HttpError extends Error {
 /**
  * An Error made without its constructor, for an expected answer a framework builds: a body
  * that fails its schema (Fastify's `schemaErrorFormatter`; the error handler answers from the
- * Ajv errors it carries, never from this message). It is an `Error` (its prototype) with the
- * message an Error has, and no stack: even with `Error.stackTraceLimit` at 0 the constructor
+ * Ajv errors it carries, never from this message). It is an `Error` (its prototype) with a
+ * message, and no stack: even with `Error.stackTraceLimit` at 0 the constructor
  * prepares one, which showed as the costliest step of a 400 in the profiles.
  */
 export function expectedError(message: string): Error {
+  // assigned, not defined: `Object.defineProperty` costs ~20 times more here; the message is
+  // then enumerable, which nothing sees (the error is never serialized, only its Ajv errors)
   const err = Object.create(Error.prototype) as Error;
-  Object.defineProperty(err, 'message', { value: message, writable: true, configurable: true });
+  err.message = message;
   return err;
 }
 
