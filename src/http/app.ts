@@ -14,12 +14,12 @@ import { fastifyLogger } from '../logging/third-party.js';
 import type { LogBackend } from '../logging/logger.js';
 import type { Redactor } from '../logging/redact.js';
 import type { RequestWrapper, ResponseObserver } from '../observability/http.js';
-import { ErrorBody, expectedError, notFound } from './errors.js';
+import { ErrorBody, expectedError } from './errors.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
-import { clientErrorHandler, frameworkErrorHandler, sendError } from './error-answers.js';
-import { isApiOrDocsTarget, installPipeline } from './pipeline.js';
-import { contextServerFactory, requestIdOf } from './request-context.js';
+import { clientErrorHandler, frameworkErrorHandler, markErrorBody } from './error-answers.js';
+import { documentHeadersFirst, isApiOrDocsTarget, installPipeline } from './pipeline.js';
+import { contextServerFactory, pathOf, requestIdOf } from './request-context.js';
 import { isApiRoute, MAX_PARAM_LENGTH, registerRouteGroup, type AccountGuard, type ApiKeyCaller, type AuthUser, type RouteGroup } from './routes.js';
 import { installRouteGates, isPlatformAdminRoute } from './route-gates.js';
 import { registerStatic } from './static.js';
@@ -151,14 +151,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // what a path without a route answers, headers included (whichever hook set some before): also a
   // platform admin route's answer to anyone else (route-gates.ts)
   // an error body, not a document: the API's headers (no-store) over the document's, whatever path was asked for
+  // (the document's order, the API's values): removing headers costs more than the rest of a 404,
+  // so only when another set came first
+  const unmatchedBlock = { ...securityHeaders, ...apiHeaders };
+  const unmatchedNames = Object.keys(unmatchedBlock);
   const unmatchedHeaders = (reply: FastifyReply) => {
-    for (const name of [...Object.keys(securityHeaders), ...Object.keys(apiHeaders)]) reply.removeHeader(name);
-    reply.headers(securityHeaders);
-    reply.headers(apiHeaders);
+    if (!documentHeadersFirst(reply)) for (const name of unmatchedNames) reply.removeHeader(name);
+    reply.headers(unmatchedBlock);
   };
   const unmatched = (request: FastifyRequest, reply: FastifyReply) => {
     unmatchedHeaders(reply);
-    return sendError(reply, notFound(`No route for ${request.method} ${request.url.split('?')[0]}`));
+    // notFound()'s body, sent as it is: an expected answer makes no Error
+    markErrorBody(reply);
+    reply.code(404).send({ type: 'not-found', message: `No route for ${request.method} ${pathOf(request.url)}` });
   };
   // after the JWT middleware, before everything else (CSRF, the body)
   installRouteGates(app, { headers: unmatchedHeaders, answer: unmatched });
@@ -176,9 +181,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     publicDir: config.publicDir, csrf: deps.csrf, secureCookies: config.env === 'prod', pageFields: deps.pageFields, watch: config.env === 'dev',
   });
 
-  app.setNotFoundHandler(async (request, reply) => {
+  // synchronous for the unmatched answer (an async handler costs a promise per 404); the page's
+  // promise is Fastify's to await
+  app.setNotFoundHandler((request, reply) => {
     if (app.isClientRoute(request) && !isApiOrDocsTarget(request.url)) return app.sendIndex(request, reply);
-    return unmatched(request, reply);
+    unmatched(request, reply);
   });
 
   return app;

@@ -13,7 +13,7 @@ import type { Logger } from '../logging/logger.js';
 import { redactApiKeys } from '../logging/redact-links.js';
 import { UNMATCHED_ROUTE, type ResponseObserver } from '../observability/http.js';
 import {
-  ajvErrors, HttpError, malformedBody, requestCoercion, ResponseCoercionError, typeForStatus, unsupportedMediaType, type ErrorBody,
+  ajvErrors, HttpError, malformedBody, requestCoercionBody, ResponseCoercionError, typeForStatus, unsupportedMediaType, type CoercionPlace, type ErrorBody,
 } from './errors.js';
 import { DecodeError, FORM_MIME, FORMATS, negotiateResponseFormat } from './formats.js';
 import { contextOf, elapsedMs, pathOf } from './request-context.js';
@@ -29,7 +29,7 @@ export function isErrorBody(reply: FastifyReply): boolean {
   return (reply as unknown as Record<symbol, boolean>)[ERROR_BODY] === true;
 }
 
-const COERCION_PLACE: Record<string, 'body' | 'query' | 'path' | 'headers'> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
+const COERCION_PLACE: Record<string, CoercionPlace> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
 const SUPPORTED_REQUEST_TYPES = [...FORMATS.map((f) => f.mime), FORM_MIME];
 
 export interface ErrorResponse {
@@ -52,8 +52,8 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   }
   const fe = err as Partial<FastifyError> & { validation?: ErrorObject[]; validationContext?: string };
   if (fe && Array.isArray(fe.validation)) {
-    const { status, body, headers } = requestCoercion(COERCION_PLACE[fe.validationContext ?? 'body'] ?? 'body', ajvErrors(fe.validation));
-    return { status, body, headers };
+    // the body alone: an HttpError would only be made to be taken apart here
+    return { status: 400, body: requestCoercionBody(COERCION_PLACE[fe.validationContext ?? 'body'] ?? 'body', ajvErrors(fe.validation)), headers: {} };
   }
   switch (fe?.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -129,10 +129,4 @@ export function clientErrorHandler(log: Logger, headers: Record<string, string>)
     }
     socket.destroy();
   };
-}
-
-/** Sends an error body in the negotiated format (for handlers outside the route table). */
-export function sendError(reply: FastifyReply, error: HttpError): FastifyReply {
-  markErrorBody(reply);
-  return reply.code(error.status).headers(error.headers).send(error.body);
 }

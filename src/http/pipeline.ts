@@ -50,6 +50,16 @@ declare module 'fastify' {
 }
 
 const LOGGED = Symbol('saas.responseLogged');
+const DOCUMENT_HEADERS_FIRST = Symbol('saas.documentHeadersFirst');
+
+/**
+ * Whether the reply's first headers are the document security headers, in their order (the
+ * pipeline's first hook set them; plugins set theirs when sending): headers set over them then
+ * keep that order, as if they had been removed and set again, without removing them.
+ */
+export function documentHeadersFirst(reply: FastifyReply): boolean {
+  return (reply as unknown as Record<symbol, boolean>)[DOCUMENT_HEADERS_FIRST] === true;
+}
 
 /** SCIM's media type (RFC 7644 §3.1): JSON, decoded as JSON (the directory sync routes, src/scim/) */
 const SCIM_MIME = 'application/scim+json';
@@ -196,6 +206,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     reply.serializer(serializers.get(format)!);
     const api = isApiRoute(request);
     reply.headers(api ? apiHeaders : documentHeaders);
+    if (!api) (reply as unknown as Record<symbol, boolean>)[DOCUMENT_HEADERS_FIRST] = true;
     if (request.url.length > MAX_URL_LENGTH) {
       if (!api) reply.headers(apiHeaders);
       return done(new HttpError(414, { type: 'uri-too-long', message: `The request URI is longer than ${MAX_URL_LENGTH} characters` }));
