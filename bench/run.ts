@@ -32,7 +32,7 @@ import { mkdtemp, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { footprint, FOOTPRINT_PEAK_MAX_MB, type Footprint } from './footprint.js';
+import { footprint, FOOTPRINT_PEAK_MAX_MB, type Footprint, type FootprintOptions } from './footprint.js';
 import { CORES, load, procStatusMb, profiledCpuUs, type Load, type LoadOptions } from './measure.js';
 import { cpuRatio, judge, row, summarize, validity, writeResults, type Summary, type Target } from './report.js';
 import { health, logIns, scenariosFor, type Account, type Scenario } from './scenarios.js';
@@ -55,15 +55,20 @@ const results: Record<string, unknown> = {
 console.log(`${FOOTPRINT_ONLY ? 'footprint' : FULL ? 'full' : 'default'} run: servers on Node ${serverNode} (bench on ${process.version}), ${CORES} cores`);
 
 /** the embedded default's resident memory, printed with its target */
-async function measureFootprint(): Promise<Footprint> {
-  console.log('the embedded default\'s footprint (npm start on a PGlite directory, nothing configured; sign-ups from autocannon)');
-  const f = await footprint(dir);
+async function measureFootprint(label = 'this build', options: FootprintOptions = {}): Promise<Footprint> {
+  console.log(`the embedded default's footprint, ${label} (npm start on a PGlite directory, nothing configured; sign-ups from autocannon)`);
+  const f = await footprint(dir, options);
   console.log(`  first start ${f['first-start-rss-mb']} MB, restart ${f['start-rss-mb']} MB, after ${f['sign-ups']} sign-ups (${f['sign-up-rps']}/s) `
     + `${f['after-sign-ups-rss-mb']} MB, peak ${f['peak-rss-mb']} MB (target <= ${FOOTPRINT_PEAK_MAX_MB} MB)`);
   return f;
 }
 if (FOOTPRINT_ONLY) {
   await measureFootprint();
+  const base = process.env.BENCH_BASELINE;
+  if (base) {
+    const flags = process.env.BENCH_BASELINE_FLAGS?.split(' ').filter(Boolean);
+    await measureFootprint(`baseline ${base} ${flags?.join(' ') ?? ''}`.trim(), { script: join(base, 'server.js'), flags });
+  }
   await rm(dir, { recursive: true, force: true });
   process.exit(0);
 }
