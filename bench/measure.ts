@@ -190,6 +190,8 @@ export interface LoadOptions {
   warmUp?: boolean;
   /** the status every answer should have; default 200 */
   expect?: number;
+  /** autocannon replaces `[<id>]` in the body with a new id per request (sign-ups of distinct accounts) */
+  idReplacement?: boolean;
 }
 
 const AUTOCANNON = join('node_modules', '.bin', 'autocannon');
@@ -209,6 +211,7 @@ export async function load(url: string, options: LoadOptions): Promise<Load> {
   const request = ['-c', String(options.connections), '-m', options.method ?? 'GET'];
   for (const [k, v] of Object.entries(options.headers ?? {})) request.push('-H', `${k}=${v}`);
   if (options.body) request.push('-b', options.body);
+  if (options.idReplacement) request.push('-I');
   request.push(url);
   if (options.warmUp) await autocannon(['-d', '1', ...request], false);
   const stopWatching = watchMachine(options.pid);

@@ -15,6 +15,10 @@
  *
  * BENCH_DATABASE_URL: PostgreSQL for the project (else PGlite). BENCH_DURATION (seconds per
  * load, default 5), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 3).
+ * `npm run bench -- --footprint` (or BENCH_FOOTPRINT=1) measures only the embedded default's
+ * resident memory (bench/footprint.ts: start, and peak under sign-ups, on a PGlite directory)
+ * and prints it (nothing written): RSS holds on a busy machine where CPU figures do not. The
+ * default and full runs end with the same measurement.
  * `npm run bench -- --full` (or BENCH_FULL=1) adds node:http and Express, PGlite beside
  * PostgreSQL, Transit, observability's copies, log-in and health during a log-in flood, the
  * micro-benchmarks and the database path alone. BENCH_ONLY=fastify-bare,postgres loads only
@@ -28,12 +32,14 @@ import { mkdtemp, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { footprint, FOOTPRINT_PEAK_MAX_MB, type Footprint, type FootprintOptions } from './footprint.js';
 import { CORES, load, procStatusMb, profiledCpuUs, type Load, type LoadOptions } from './measure.js';
 import { cpuRatio, judge, row, summarize, validity, writeResults, type Summary, type Target } from './report.js';
 import { health, logIns, scenariosFor, type Account, type Scenario } from './scenarios.js';
 import { freePort, isMetricsFrame, serverNode, setups, type Running, type Setup } from './servers.js';
 
 const FULL = process.argv.includes('--full') || process.env.BENCH_FULL === '1';
+const FOOTPRINT_ONLY = process.argv.includes('--footprint') || process.env.BENCH_FOOTPRINT === '1';
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -46,7 +52,26 @@ const results: Record<string, unknown> = {
   machine: { cores: CORES, node: process.version, 'server-node': serverNode },
   duration: DURATION, connections: CONNECTIONS, rounds: ROUNDS,
 };
-console.log(`${FULL ? 'full' : 'default'} run: servers on Node ${serverNode} (bench on ${process.version}), ${CORES} cores`);
+console.log(`${FOOTPRINT_ONLY ? 'footprint' : FULL ? 'full' : 'default'} run: servers on Node ${serverNode} (bench on ${process.version}), ${CORES} cores`);
+
+/** the embedded default's resident memory, printed with its target */
+async function measureFootprint(label = 'this build', options: FootprintOptions = {}): Promise<Footprint> {
+  console.log(`the embedded default's footprint, ${label} (npm start on a PGlite directory, nothing configured; sign-ups from autocannon)`);
+  const f = await footprint(dir, options);
+  console.log(`  first start ${f['first-start-rss-mb']} MB, restart ${f['start-rss-mb']} MB, after ${f['sign-ups']} sign-ups (${f['sign-up-rps']}/s) `
+    + `${f['after-sign-ups-rss-mb']} MB, peak ${f['peak-rss-mb']} MB (target <= ${FOOTPRINT_PEAK_MAX_MB} MB)`);
+  return f;
+}
+if (FOOTPRINT_ONLY) {
+  await measureFootprint();
+  const base = process.env.BENCH_BASELINE;
+  if (base) {
+    const flags = process.env.BENCH_BASELINE_FLAGS?.split(' ').filter(Boolean);
+    await measureFootprint(`baseline ${base} ${flags?.join(' ') ?? ''}`.trim(), { script: join(base, 'server.js'), flags });
+  }
+  await rm(dir, { recursive: true, force: true });
+  process.exit(0);
+}
 
 // ---- micro-benchmarks and the database path alone (full run) ---------------------------------
 if (FULL && !ONLY) {
@@ -203,7 +228,7 @@ const targets: Target[] = [
   atMost('console JSON logging adds <= 15 % to health', healthOf('console-json'), healthOf(ours), 1.15),
 ];
 const peak = byServer.postgres?.['peak-rss-mb'] as number | null | undefined;
-if (pgUrl) targets.push({ name: 'peak RSS <= 200 MB on PostgreSQL', figure: `${peak} MB`, met: typeof peak === 'number' ? peak <= 200 : null });
+if (pgUrl) targets.push({ name: 'peak RSS <= 200 MB on PostgreSQL', figure: `${peak} MB`, met: typeof peak === 'number' ? peak <= 200 : null, memory: true });
 if (FULL) {
   // judged on the profile's share (steady on a shared machine); the difference of two servers is shown beside it with its noise floor
   const metricsProfile = profiledRequests ? await profiledCpuUs(join(dir, 'metrics-profile'), isMetricsFrame) : null;
@@ -231,6 +256,14 @@ if (FULL) {
   });
   const flood = byServer[ours]?.['health-during-log-in-flood'] as Summary | undefined;
   targets.push({ name: `health p99 <= 20 ms during a log-in flood, ${ours}`, figure: `${flood?.p99} ms`, met: flood ? flood.p99 <= 20 : null });
+}
+
+// the embedded default's resident memory: judged on any machine state (the CPU figures are not)
+if (!ONLY) {
+  const f = await measureFootprint();
+  results.footprint = f;
+  targets.push({ name: `peak RSS <= ${FOOTPRINT_PEAK_MAX_MB} MB, npm start on PGlite under sign-ups`, figure: `${f['peak-rss-mb']} MB (start ${f['start-rss-mb']} MB)`,
+    met: f['peak-rss-mb'] === null ? null : f['peak-rss-mb'] <= FOOTPRINT_PEAK_MAX_MB, memory: true });
 }
 
 const v = validity([...samples.values()].flat().map((l) => l.machine));

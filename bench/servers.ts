@@ -55,7 +55,7 @@ if (!START_FLAGS) throw new Error(`bench: cannot find "node [flags] dist/server.
 export const serverNode = execFileSync(process.execPath, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
 if (Number(/^v(\d+)/.exec(serverNode)?.[1]) < 24) throw new Error(`bench: the servers would run on Node ${serverNode}; run it as \`npm run bench\` (Node 24)`);
 
-interface StartOptions {
+export interface StartOptions {
   env?: Record<string, string>;
   /** node flags (for the project, after `npm start`'s) */
   flags?: string[];
@@ -64,7 +64,7 @@ interface StartOptions {
 }
 
 /** Starts `script` (the compiled project, `dist/server.js`, or a peer's TypeScript file) and waits for its health answer. */
-async function startServer(script: string, options: StartOptions = {}): Promise<Running> {
+export async function startServer(script: string, options: StartOptions = {}): Promise<Running> {
   const port = await freePort();
   const args = script.endsWith('.js') ? [...START_FLAGS!, ...(options.flags ?? []), script] : ['--import', 'tsx', ...(options.flags ?? []), script];
   const stdout = options.stdoutFile ? openSync(options.stdoutFile, 'a') : 'ignore';

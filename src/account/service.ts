@@ -1,152 +1,54 @@
 /**
  * Accounts: sign-up, log-in, refresh, log-out and the current account. Handlers call this;
- * it calls the database through Kysely and the auth components.
+ * it calls the database through Kysely and the auth components. Beside it: what it is built
+ * from and answers (service-types.ts), sign-up (sign-up.ts), the audit entries of refused
+ * log-ins (refused-log-ins.ts), the account's shapes (account-shape.ts); re-exported here.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { AccessTokens } from '../auth/access-tokens.js';
-import { appendAccountAudit, appendAudit, type AuditCap, type ClientOrigin, type RequestOrigin } from '../audit/log.js';
-import type { PasswordHasher } from '../auth/passwords.js';
-import type { LoginAttempt, LoginRateLimiter, SignUpRateLimiter } from '../auth/rate-limit.js';
-import { AccountLockedError, type ActedSession, type IssuedRefreshToken, type RefreshTokens, type SessionClient, type SessionRecorder } from '../auth/refresh-tokens.js';
+import { appendAccountAudit, type ClientOrigin, type RequestOrigin } from '../audit/log.js';
+import type { LoginAttempt } from '../auth/rate-limit.js';
+import { AccountLockedError, type ActedSession, type IssuedRefreshToken, type SessionClient, type SessionRecorder } from '../auth/refresh-tokens.js';
 import type { CompiledQuery } from 'kysely';
 import { compiledOnce } from '../db/compiled-once.js';
-import type { DB } from '../db/database.js';
 import type { AuditDetails } from '../db/schema.js';
-import { conflict, HttpError, requestCoercion, unauthorized } from '../http/errors.js';
-import type { Logger } from '../logging/logger.js';
-import type { LogInOutcome } from '../observability/events.js';
-import type { Mail } from '../mail/index.js';
+import { HttpError, unauthorized } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
-import { newActionToken, storeActionToken } from './action-tokens.js';
 import { PlatformAdmins } from './platform-admins.js';
-import { ACCOUNT_COLUMNS, impersonatorOf, insertAccount, normalizeEmail, toUserAccount, type AccountColumns } from './account-shape.js';
+import { ACCOUNT_COLUMNS, impersonatorOf, normalizeEmail, toUserAccount, type AccountColumns } from './account-shape.js';
 import type { FirstFactorMethod, FirstFactorPolicy } from './first-factor.js';
-import type { BreachedPasswords } from './breached-passwords.js';
 import { newDeviceId, noteDevice, type SignInClient } from './devices.js';
-import type { SecurityNotices } from './notices.js';
-import type { CreateAccount, LogIn, LogInResponse, MfaRequired, UserAccount } from './schemas.js';
+import { RefusedLogIns } from './refused-log-ins.js';
+import type { CreateAccount, LogIn, UserAccount } from './schemas.js';
+import { SecondFactorRequiredError, type AccountDeps, type SecondFactor, type SecondFactorPending, type Session } from './service-types.js';
+import { signUp } from './sign-up.js';
 
 export type { FirstFactorMethod, FirstFactorPolicy } from './first-factor.js';
 
 export { ACCOUNT_COLUMNS, impersonatorOf, insertAccount, normalizeEmail, toUserAccount, type AccountColumns, type NewAccountInput } from './account-shape.js';
-
-export interface AccountDeps {
-  db: DB;
-  passwords: PasswordHasher;
-  accessTokens: AccessTokens;
-  refreshTokens: RefreshTokens;
-  loginLimiter: LoginRateLimiter;
-  signUpLimiter: SignUpRateLimiter;
-  mail: Pick<Mail, 'enqueue'>;
-  log: Logger;
-  /** told how each log-in ended (metrics, src/observability/) */
-  onLogIn?: (outcome: LogInOutcome) => void;
-  /** asks an account with two-factor on for its code (src/mfa/) */
-  secondFactor?: SecondFactor;
-  /** who is a platform admin (`platform-admin`; src/admin/ plugs in the rule); default: nobody */
-  platformAdmins?: PlatformAdmins;
-  /** refuses a new password found in known breaches (breached-passwords.ts) */
-  breaches?: Pick<BreachedPasswords, 'check'>;
-  /** queues a security notice (a sign-in from a new browser) in the session's transaction */
-  notices?: SecurityNotices;
-}
-
-/** What log-in hands a password-verified account with two-factor on to (src/mfa/). */
-export interface SecondFactor {
-  /** starts the second step: the `mfa-required` body, with the `mfa-token` that completes it */
-  challenge(accountId: string): Promise<MfaRequired>;
-}
-
-/**
- * A sign-in that does not ask for the second factor itself (an organization's single sign-on,
- * src/sso/, through {@link AccountService.startSession}) reached an account with two-factor on.
- */
-export class SecondFactorRequiredError extends Error {
-  constructor() {
-    super('This account uses two-factor authentication');
-  }
-}
-
-/** A policy's refusal (403 with the policy's `type`, e.g. `sso-required`): sign-in pages tell it apart from a failure. */
-export class FirstFactorRefusedError extends HttpError {
-  constructor(type: string, message: string) {
-    super(403, { type, message });
-  }
-}
-
-/** A log-in that waits for its second factor: no tokens, no cookie. */
-export interface SecondFactorPending {
-  mfaRequired: MfaRequired;
-}
-
-/** A log-in result with the refresh token's absolute expiry, for the cookie. */
-export interface Session {
-  body: LogInResponse;
-  refreshExpiresAt: Date;
-  /** a sign-in's browser id, for the device cookie (devices.ts); absent on a refresh */
-  device?: string;
-}
+export { FAILED_LOG_IN_ENTRIES } from './refused-log-ins.js';
+export {
+  FirstFactorRefusedError, SecondFactorRequiredError, type AccountDeps, type SecondFactor, type SecondFactorPending, type Session,
+} from './service-types.js';
 
 const BAD_CREDENTIALS = 'Invalid email or password';
-/**
- * Failed log-ins recorded per account: beyond this many in the window, failures are only logged
- * and counted (metrics). The rate limits bound failures per address, not per account; this
- * bounds what any number of addresses can add to one account's audit log (docs/audit.md).
- */
-export const FAILED_LOG_IN_ENTRIES: AuditCap = { count: 20, seconds: 15 * 60 };
-/** the pause between a refused log-in's answer and its audit entry, ms (see logIn) */
-const AFTER_ANSWER_MS = 20;
-const emailTaken = () => conflict('An account with this email already exists', { field: 'email' });
 
 export class AccountService {
   /** the hot lookup of `GET /me` and `account/me`, compiled once (always read fresh) */
   private readonly accountById: (id: string) => CompiledQuery<AccountColumns>;
-  /** audit entries of refused log-ins still being written after their answer (see logIn) */
-  private readonly pending = new Set<Promise<void>>();
+  /** audit entries of refused log-ins, written after their answer (see logIn) */
+  private readonly refusedLogIns: RefusedLogIns;
 
   private readonly admins: PlatformAdmins;
   private readonly firstFactorPolicies: FirstFactorPolicy[] = [];
 
   constructor(private readonly deps: AccountDeps) {
     this.admins = deps.platformAdmins ?? new PlatformAdmins();
+    this.refusedLogIns = new RefusedLogIns(deps.db, deps.log);
     this.accountById = compiledOnce(1, (param) => deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', param(0)));
   }
 
-  /**
-   * A taken email is answered 409 before any hashing: the 409 itself says the email is taken, so
-   * spending a hash to hide it in the timing would hide nothing, and would only let a flood of
-   * sign-ups for one email take the hashing slots log-in waits on (docs/security.md).
-   */
-  async signUp(input: CreateAccount, client: ClientOrigin): Promise<UserAccount> {
-    await this.deps.signUpLimiter.attempt(client.ip);
-    if (input['confirm-password'] !== undefined && input['confirm-password'] !== input.password) {
-      throw requestCoercion('body', [{ path: '/confirm-password', message: 'must equal password' }]);
-    }
-    const email = normalizeEmail(input.email);
-    const taken = await this.deps.db.selectFrom('account').select('id').where('email', '=', email).executeTakeFirst();
-    if (taken) throw emailTaken();
-    await this.deps.breaches?.check(input.password);
-    const passwordHash = await this.deps.passwords.hash(input.password);
-    try {
-      const { token, hash } = newActionToken();
-      const row = await this.deps.db.transaction().execute(async (trx) => {
-        const inserted = await insertAccount(trx, { email, name: input.name ?? null, passwordHash, emailVerified: false });
-        await appendAudit(trx, {
-          action: 'account.signed-up', organizationId: inserted.organizationId, accountId: inserted.id, actor: { accountId: inserted.id },
-          target: { type: 'account', id: inserted.id }, origin: client,
-        });
-        // the verification link is sent if and only if the account exists
-        await storeActionToken(trx, { purpose: 'verify-email', hash, accountId: inserted.id, email });
-        await this.deps.mail.enqueue(trx, { kind: 'verify-email', to: email, data: { name: inserted.name, token } });
-        return inserted;
-      });
-      this.deps.log.info('account/signed-up', 'Account created', { 'account-id': row.id });
-      return toUserAccount(row, this.admins);
-    } catch (err) {
-      // the unique index decides, so two sign-ups racing for one email cannot both win
-      if ((err as { code?: string }).code === '23505') throw emailTaken();
-      throw err;
-    }
+  /** A new account with a password (sign-up.ts). */
+  signUp(input: CreateAccount, client: ClientOrigin): Promise<UserAccount> {
+    return signUp(this.deps, this.admins, input, client);
   }
 
   /**
@@ -179,7 +81,7 @@ export class AccountService {
     if (!row || !valid) {
       this.deps.log.info('account/log-in-failed', 'Log-in refused');
       this.deps.onLogIn?.('failure');
-      if (row) this.recordRefusedLogIn(row.id, client, answered);
+      if (row) this.refusedLogIns.record(row.id, client, answered);
       throw unauthorized(BAD_CREDENTIALS, { type: 'unauthorized' });
     }
     await attempt.refund();
@@ -226,24 +128,6 @@ export class AccountService {
     this.firstFactorPolicies.push(policy);
   }
 
-  /**
-   * The entry of a refused log-in of an existing account, written after the answer: the work
-   * never competes with the answer's delivery (PGlite runs its queries on this thread), and is
-   * tracked so a stop waits for it. No one acted as the account: the actor is empty.
-   */
-  private recordRefusedLogIn(accountId: string, client: ClientOrigin, answered: Promise<unknown>): void {
-    const work: Promise<void> = answered
-      .then(() => sleep(AFTER_ANSWER_MS))
-      .then(() => appendAccountAudit(this.deps.db, {
-        action: 'account.log-in-failed', accountId, actor: {}, details: { reason: 'wrong-password' }, origin: client,
-      }, FAILED_LOG_IN_ENTRIES))
-      .then(() => undefined)
-      .catch((err: Error) => this.deps.log.error('account/audit-failed', `Could not record a refused log-in: ${err.message}`, { class: err.constructor?.name }))
-      .finally(() => this.pending.delete(work));
-    this.pending.add(work);
-  }
-
-  /** Waits for the entries of refused log-ins answered but not yet written (on stop, and in tests). */
   /** Plugs in the second factor log-ins of accounts with two-factor on go through (src/mfa/). */
   useSecondFactor(secondFactor: SecondFactor): void {
     this.deps.secondFactor = secondFactor;
@@ -254,8 +138,9 @@ export class AccountService {
     for (const policy of this.firstFactorPolicies) await policy({ id: account.id, email: account.email }, method);
   }
 
-  async settle(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  /** Waits for the entries of refused log-ins answered but not yet written (on stop, and in tests). */
+  settle(): Promise<void> {
+    return this.refusedLogIns.settle();
   }
 
   /**

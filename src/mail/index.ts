@@ -9,7 +9,7 @@ import type { LogBackend } from '../logging/logger.js';
 import type { MailDeliveryOutcome } from '../observability/events.js';
 import { Outbox, type MailboxMessage, type MailExecutor, type MailMessage } from './outbox.js';
 import type { MailKind } from './templates.js';
-import { displayNameOf, mailboxTransport, smtpTransport } from './transport.js';
+import { displayNameOf, mailboxTransport } from './transport.js';
 import type { MailSettings } from './settings.js';
 import { MailWorker } from './worker.js';
 
@@ -48,8 +48,9 @@ export interface MailOptions {
   onDelivery?: (outcome: MailDeliveryOutcome) => void;
 }
 
-export function createMail(settings: MailSettings, appUrl: string, db: Kysely<DatabaseSchema>, logs: LogBackend, options: MailOptions = {}): Mail {
-  const transport = settings.url ? smtpTransport({ url: settings.url }) : mailboxTransport();
+export async function createMail(settings: MailSettings, appUrl: string, db: Kysely<DatabaseSchema>, logs: LogBackend, options: MailOptions = {}): Promise<Mail> {
+  // nodemailer is loaded only when there is an SMTP server to send to
+  const transport = settings.url ? (await import('./smtp-transport.js')).smtpTransport({ url: settings.url }) : mailboxTransport();
   const outbox = new Outbox(db, settings.from, { appUrl, product: displayNameOf(settings.from) ?? 'SaaS' });
   const worker = new MailWorker({
     outbox,

@@ -20,9 +20,9 @@ export interface MailServices {
 export const mailModule = defineModule({
   name: 'mail',
   settings: (env, config) => mailSettings(env, config.env === 'prod'),
-  start(ctx, settings) {
+  async start(ctx, settings) {
     const { config, metrics } = ctx;
-    const mail = createMail(settings, config.appUrl, ctx.db, ctx.logs, { onDelivery: metrics && ((outcome) => metrics.mailDelivery(outcome)) });
+    const mail = await createMail(settings, config.appUrl, ctx.db, ctx.logs, { onDelivery: metrics && ((outcome) => metrics.mailDelivery(outcome)) });
     mail.worker.start();
     // the partial index on pending rows answers it
     metrics?.gauge('saas_mail_outbox_pending', 'Messages waiting in the outbox to be sent (read at scrape time)', async () => {

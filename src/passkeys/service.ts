@@ -10,11 +10,11 @@
  *   one (something you have, something you know or are) and satisfies two-factor.
  * - The signature counter must grow when the authenticator keeps one (a cloned key shows up as
  *   a counter that did not); synced passkeys report 0 throughout.
+ * - @simplewebauthn/server (with its ASN.1 and CBOR stack, about 15–20 MB resident) loads at the
+ *   first ceremony, not at start (docs/performance.md, "The embedded default's footprint").
  */
-import {
-  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
-  type AuthenticationResponseJSON, type AuthenticatorTransport, type PublicKeyCredentialCreationOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON, AuthenticatorTransport, PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { sql } from 'kysely';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -56,6 +56,9 @@ export interface PasskeyDeps extends PasswordCheckDeps {
 }
 
 type PasskeyRow = Selectable<PasskeyTable>;
+type WebAuthn = typeof import('@simplewebauthn/server');
+/** the library, loaded at its first use; Node keeps it from then on */
+const webAuthn = (): Promise<WebAuthn> => import('@simplewebauthn/server');
 
 const invalidChallenge = () => badRequest({
   type: 'invalid-challenge', message: 'This passkey request expired or was already used; start again',
@@ -127,6 +130,7 @@ export class PasskeyService {
     if (!account) throw unauthorized('Account no longer exists');
     const existing = await this.deps.db.selectFrom('passkey').select(['credential_id', 'transports']).where('account_id', '=', user.id).execute();
     if (existing.length >= MAX_PASSKEYS) throw conflict(`An account can have at most ${MAX_PASSKEYS} passkeys; remove one first`);
+    const { generateRegistrationOptions } = await webAuthn();
     const options = await generateRegistrationOptions({
       rpName: this.deps.rpName,
       rpID: this.rpId,
@@ -151,7 +155,8 @@ export class PasskeyService {
       .where('account_id', '=', user.id).where('purpose', '=', 'registration').where('challenge', '=', challenge)
       .returning('expires_at').executeTakeFirst();
     if (!spent || spent.expires_at.getTime() <= Date.now()) throw invalidChallenge();
-    let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+    const { verifyRegistrationResponse } = await webAuthn();
+    let verification: Awaited<ReturnType<WebAuthn['verifyRegistrationResponse']>>;
     try {
       verification = await verifyRegistrationResponse({
         response, expectedChallenge: challenge, expectedOrigin: this.origin, expectedRPID: this.rpId, requireUserVerification: true,
@@ -217,8 +222,9 @@ export class PasskeyService {
   }
 
   /** Starts a sign-in: options for `navigator.credentials.get()` with no credentials listed (the authenticator offers its own). */
-  async signInOptions(clientAddress: string): Promise<{ 'challenge-id': string; options: Awaited<ReturnType<typeof generateAuthenticationOptions>> }> {
+  async signInOptions(clientAddress: string): Promise<{ 'challenge-id': string; options: Awaited<ReturnType<WebAuthn['generateAuthenticationOptions']>> }> {
     if (this.deps.signInLimiter) await take(this.deps.signInLimiter, addressKey(clientAddress));
+    const { generateAuthenticationOptions } = await webAuthn();
     const options = await generateAuthenticationOptions({ rpID: this.rpId, userVerification: 'required', timeout: CHALLENGE_TTL_MS });
     return { 'challenge-id': await this.storeChallenge('authentication', options.challenge, null), options };
   }
@@ -244,7 +250,8 @@ export class PasskeyService {
     if (!passkey) throw refuse('unknown-credential');
     const handle = response.response.userHandle;
     if (handle !== undefined && handle !== Buffer.from(userHandleOf(passkey.account_id)).toString('base64url')) throw refuse('user-handle-mismatch');
-    let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+    const { verifyAuthenticationResponse } = await webAuthn();
+    let verification: Awaited<ReturnType<WebAuthn['verifyAuthenticationResponse']>>;
     try {
       verification = await verifyAuthenticationResponse({
         response,

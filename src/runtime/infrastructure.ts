@@ -14,7 +14,7 @@ import { createLogging, type LoggingOptions } from '../logging/index.js';
 import type { LogBackend, Logger } from '../logging/logger.js';
 import type { Redactor } from '../logging/redact.js';
 import { createMetrics, startTracing, type Metrics, type Tracing } from '../observability/index.js';
-import { connectRedis, type RedisConnection } from './redis.js';
+import type { RedisConnection } from './redis.js';
 
 /** What to stop, in reverse order of registration; each failure is logged and the rest still stop. */
 export class Stops {
@@ -77,6 +77,8 @@ export async function startInfrastructure(
 
   let redis: RedisConnection | undefined;
   if (config.redisUrl) {
+    // ioredis (~12–20 MB resident) is loaded only when there is a Redis to connect to
+    const { connectRedis } = await import('./redis.js');
     redis = await connectRedis(config.redisUrl, logs, metrics);
     stops.add('redis', redis.stop);
   }

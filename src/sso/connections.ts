@@ -3,7 +3,6 @@
  * from the identity provider's pasted metadata by an owner, read, deleted; our side's values
  * (entity id, ACS URL, metadata URL) for the owner to enter at the identity provider.
  */
-import { generateServiceProviderMetadata } from '@node-saml/node-saml';
 import { appendAudit } from '../audit/log.js';
 import type { DB } from '../db/database.js';
 import type { SamlConnectionTable } from '../db/schema.js';
@@ -13,6 +12,7 @@ import type { Logger } from '../logging/logger.js';
 import { refusePersonal } from '../orgs/module.js';
 import type { DomainCaller } from './domains.js';
 import { InvalidMetadata, parseIdpMetadata } from './metadata.js';
+import { nodeSaml } from './saml-library.js';
 import type { OrgSamlConnection, PutSamlConnection, SamlConnection } from './schemas.js';
 
 export type ConnectionRow = Selectable<SamlConnectionTable>;
@@ -58,7 +58,7 @@ export class ConnectionService {
   async put(caller: DomainCaller, input: PutSamlConnection): Promise<SamlConnection> {
     let metadata;
     try {
-      metadata = parseIdpMetadata(input['metadata-xml']);
+      metadata = await parseIdpMetadata(input['metadata-xml']);
     } catch (err) {
       if (err instanceof InvalidMetadata) throw requestCoercion('body', [{ path: '/metadata-xml', message: err.message }], 'Unusable identity provider metadata');
       throw err;
@@ -108,6 +108,7 @@ export class ConnectionService {
   async spMetadata(organizationId: string): Promise<string> {
     const org = await this.db.selectFrom('organization').select('personal').where('id', '=', organizationId).executeTakeFirst();
     if (!org || org.personal) throw notFound('No such organization');
+    const { generateServiceProviderMetadata } = await nodeSaml();
     return generateServiceProviderMetadata({
       issuer: this.urls.entityId(organizationId),
       callbackUrl: this.urls.acsUrl(organizationId),

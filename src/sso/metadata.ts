@@ -3,10 +3,10 @@
  * SingleSignOnService URL and its signing certificates. Hostile input is refused with a reason
  * (a 400 for the owner), never thrown as anything else: no DTD or entity declarations at all (no
  * entity expansion, no external entities), a size bound (the route's schema), an XML parser that
- * stops at the first error.
+ * stops at the first error. The parser is loaded at the first metadata read (saml-library.ts says why).
  */
 import { X509Certificate } from 'node:crypto';
-import { DOMParser, type Element } from '@xmldom/xmldom';
+import type { Element } from '@xmldom/xmldom';
 
 const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
 const DS = 'http://www.w3.org/2000/09/xmldsig#';
@@ -30,8 +30,9 @@ export function assertNoDoctype(xml: string): void {
 }
 
 /** Parses `xml` strictly: any parser error (not only fatal ones) refuses it. */
-export function parseStrict(xml: string): Document {
+export async function parseStrict(xml: string): Promise<Document> {
   assertNoDoctype(xml);
+  const { DOMParser } = await import('@xmldom/xmldom');
   try {
     const doc = new DOMParser({
       onError: (level, message) => {
@@ -67,8 +68,8 @@ export function certificateExpiry(base64: string): Date {
 }
 
 /** Reads the IdP's entity id, HTTP-Redirect sign-on URL and signing certificates. */
-export function parseIdpMetadata(xml: string): IdpMetadata {
-  const doc = parseStrict(xml);
+export async function parseIdpMetadata(xml: string): Promise<IdpMetadata> {
+  const doc = await parseStrict(xml);
   const root = doc.documentElement as unknown as Element | null;
   if (!root) throw new InvalidMetadata('The metadata is empty');
   const entities = root.localName === 'EntityDescriptor' && root.namespaceURI === MD ? [root] : children(root, MD, 'EntityDescriptor');

@@ -7,7 +7,7 @@
  * verified domain of this organization). Every refusal is a {@link SsoRefused} with a reason code.
  */
 import { randomBytes } from 'node:crypto';
-import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
+import type { CacheProvider, Profile, SAML } from '@node-saml/node-saml';
 import { sql } from 'kysely';
 import { addressFirstProven } from '../account/address-proof.js';
 import { insertAccount, normalizeEmail } from '../account/service.js';
@@ -21,6 +21,7 @@ import { EMAIL_NAME_ID, type ConnectionRow, type ConnectionService, type Service
 import { domainOf, type DomainService } from './domains.js';
 import { toPem } from './metadata.js';
 import { MAX_RESPONSE_DEPTH, MAX_RESPONSE_ELEMENTS, responseShape } from './response-bounds.js';
+import { nodeSaml } from './saml-library.js';
 
 export const CLOCK_SKEW_MS = 2 * 60 * 1000;
 /** the largest decoded SAMLResponse we read, bytes */
@@ -88,8 +89,9 @@ const all = (node: unknown, key: string): XmlJs[] => {
 export class SignOnService {
   constructor(private readonly deps: SignOnDeps) {}
 
-  /** node-saml for one connection; `cache` stores and uses up our requests for it. */
-  private saml(connection: ConnectionRow, cache: CacheProvider): SAML {
+  /** node-saml for one connection (loaded at the first sign-on); `cache` stores and uses up our requests for it. */
+  private async saml(connection: ConnectionRow, cache: CacheProvider): Promise<SAML> {
+    const { SAML, ValidateInResponseTo } = await nodeSaml();
     const orgId = connection.organization_id;
     return new SAML({
       entryPoint: connection.idp_sso_url,
@@ -125,7 +127,7 @@ export class SignOnService {
       removeAsync: async () => null,
     };
     // RelayState: an opaque value the IdP hands back; the ACS path names the organization
-    const url = await this.saml(connection, cache).getAuthorizeUrlAsync(randomBytes(12).toString('base64url'), undefined, {});
+    const url = await (await this.saml(connection, cache)).getAuthorizeUrlAsync(randomBytes(12).toString('base64url'), undefined, {});
     return { url, organizationId };
   }
 
@@ -164,7 +166,7 @@ export class SignOnService {
     };
     let profile: Profile;
     try {
-      const result = await this.saml(connection, cache).validatePostResponseAsync({ SAMLResponse: samlResponse });
+      const result = await (await this.saml(connection, cache)).validatePostResponseAsync({ SAMLResponse: samlResponse });
       if (!result.profile) throw new SsoRefused('invalid', 'The response holds no assertion');
       profile = result.profile;
     } catch (err) {
