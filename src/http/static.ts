@@ -11,7 +11,7 @@
  * ranges, HEAD). In dev, the listing and the page are taken again when the directory changes
  * (`npm run build:client` while the server runs).
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { watch, type Dirent, type FSWatcher } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { extname, join, posix, relative, resolve, sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
@@ -60,7 +60,7 @@ export interface StaticOptions {
 /** Every file under `root` (dotfiles included, as @fastify/static served them), as URL paths: `/assets/app.js`. */
 async function listFiles(root: string): Promise<Set<string>> {
   const files = new Set<string>();
-  let entries;
+  let entries: Dirent[];
   try {
     entries = await readdir(root, { recursive: true, withFileTypes: true });
   } catch {

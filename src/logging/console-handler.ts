@@ -116,7 +116,7 @@ export class ConsoleHandler implements LogHandler {
     for (const signal of SIGNALS) process.removeListener(signal, this.onSignal);
   }
 
-  write(entry: LogEntry, kind: Kind): void {
+  write(entry: LogEntry, _kind: Kind): void {
     if (this.format !== 'json') {
       const line = formatPretty(entry, (this.stream as { isTTY?: boolean }).isTTY === true);
       this.output.write(line, Buffer.byteLength(line));

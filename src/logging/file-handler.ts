@@ -108,7 +108,7 @@ export class RotatingFileHandler implements LogHandler {
 
   /** Returns once what is queued is written, or given up while the file fails. */
   async flush(): Promise<void> {
-    while (this.draining) await this.draining;
+    while (this.draining !== null) await this.draining;
   }
 
   async close(): Promise<void> {

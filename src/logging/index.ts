@@ -23,7 +23,7 @@ export interface LoggingOptions {
 }
 
 export function createLogging(config: Config, options: LoggingOptions = {}): Logging {
-  let overrides;
+  let overrides: ReturnType<typeof parseLevelOverrides>;
   try {
     overrides = parseLevelOverrides(config.logLevels);
   } catch (err) {

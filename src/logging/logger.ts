@@ -53,7 +53,10 @@ export type LogData = Record<string, unknown>;
 // by namespace, then id, then level: lookups with the caller's own strings (no key built per entry)
 const signalLines = new Map<string, Map<string, Partial<Record<Level, number | null>>>>();
 
-function callerLine(below: Function): number | null {
+/** A function whose caller's line an entry records (the logging call the code made). */
+export type LoggingCall = (...args: never[]) => unknown;
+
+function callerLine(below: LoggingCall): number | null {
   const prevLimit = Error.stackTraceLimit;
   const prevPrepare = Error.prepareStackTrace;
   const holder: { stack?: NodeJS.CallSite[] } = {};
@@ -142,7 +145,7 @@ export class LogBackend {
   }
 
   /** Emits one signal. `caller` is the function whose caller's line is recorded. */
-  emit(kind: Kind, ns: string, level: Level, id: string, msg: string, data: LogData | undefined, options: EmitOptions | undefined, caller: Function): void {
+  emit(kind: Kind, ns: string, level: Level, id: string, msg: string, data: LogData | undefined, options: EmitOptions | undefined, caller: LoggingCall): void {
     if (LEVEL_VALUE[level] < this.filter.minLevel(kind, ns)) return;
     const entry: LogEntry = {
       timestamp: this.timestamp(),
@@ -181,7 +184,7 @@ export class LogBackend {
     return this.lastTimestamp;
   }
 
-  private lineOf(ns: string, level: Level, id: string, caller: Function): number | null {
+  private lineOf(ns: string, level: Level, id: string, caller: LoggingCall): number | null {
     let byId = signalLines.get(ns);
     if (!byId) signalLines.set(ns, (byId = new Map()));
     let byLevel = byId.get(id);

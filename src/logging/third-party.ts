@@ -5,7 +5,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Level } from './levels.js';
-import type { LogBackend, LogData } from './logger.js';
+import type { LogBackend, LogData, LoggingCall } from './logger.js';
 
 function errorData(err: Error): LogData {
   return { class: err.constructor?.name ?? err.name, message: err.message, stack: err.stack };
@@ -49,7 +49,7 @@ class FastifyLogAdapter {
     private readonly childBindings?: LogData,
   ) {}
 
-  private log(level: Level, args: unknown[], caller: Function): void {
+  private log(level: Level, args: unknown[], caller: LoggingCall): void {
     if (!this.backend.enabled('slf4j', this.ns, level)) return;
     const { data, msg } = pinoArgs(args, this.bindings, this.childBindings);
     this.backend.emit('slf4j', this.ns, level, `${this.ns}/${level}`, msg, data, undefined, caller);

@@ -31,7 +31,7 @@ export function addressOf(mailbox: string): string {
 /** The display name of `Name <address>`, without quotes; undefined for a bare address. */
 export function displayNameOf(mailbox: string): string | undefined {
   const m = /^\s*"?([^"<]*?)"?\s*<[^<>]+>\s*$/.exec(mailbox);
-  return m && m[1] ? m[1] : undefined;
+  return m?.[1] ? m[1] : undefined;
 }
 
 /** The local mailbox: nothing leaves the machine; the message stays readable in the outbox. */

@@ -38,7 +38,7 @@ class OidcClient extends BaseClient {
   /** The discovered configuration; the first call discovers, later ones reuse it (see the module comment). */
   private async config(): Promise<client.Configuration> {
     if (this.configuration) return this.configuration;
-    if (this.discovering) return this.discovering;
+    if (this.discovering !== undefined) return this.discovering;
     const waitMs = this.retryAt - Date.now();
     if (waitMs > 0) {
       throw new ProviderUnavailableError(this.id, `Discovery of ${this.id} failed; the next attempt is in ${Math.ceil(waitMs / 1000)} s`);

@@ -56,7 +56,7 @@ export class ConnectionService {
 
   /** Sets (or replaces) the connection; 400 with the reason for metadata we cannot use. */
   async put(caller: DomainCaller, input: PutSamlConnection): Promise<SamlConnection> {
-    let metadata;
+    let metadata: Awaited<ReturnType<typeof parseIdpMetadata>>;
     try {
       metadata = await parseIdpMetadata(input['metadata-xml']);
     } catch (err) {

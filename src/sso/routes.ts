@@ -222,7 +222,7 @@ export function ssoSignOnRoutes(deps: SignOnRouteDeps): RouteGroup[] {
             if (deps.acsAddressLimiter) await take(deps.acsAddressLimiter, addressKey(request.ip));
             const requestId = deps.acsRequestLimiter && claimedRequestId(Buffer.from(parameters.body.SAMLResponse, 'base64').toString('utf8'));
             if (deps.acsRequestLimiter && requestId) await take(deps.acsRequestLimiter, `${organizationId}:${requestId}`);
-            let identity;
+            let identity: Awaited<ReturnType<SignOnService['accept']>>;
             try {
               identity = await signOn.accept(organizationId, parameters.body.SAMLResponse, originOf(request));
             } catch (err) {
