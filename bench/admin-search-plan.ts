@@ -29,10 +29,14 @@ const captured: CompiledQuery[] = [];
 const pool = new pg.Pool({ connectionString: url, max: 2 });
 const db = new Kysely<DatabaseSchema>({
   dialect: new PostgresDialect({ pool }),
-  log: (event) => { if (event.level === 'query') captured.push(event.query); },
+  log: (event) => {
+    if (event.level === 'query') captured.push(event.query);
+  },
 });
 
-const { rows: [{ n }] } = await sql<{ n: string }>`select count(*) as n from account`.execute(db);
+const {
+  rows: [{ n }],
+} = await sql<{ n: string }>`select count(*) as n from account`.execute(db);
 if (Number(n) < total) {
   const started = performance.now();
   await sql`
@@ -64,12 +68,16 @@ const page = await admin.searchAccounts({ q: 'user12', limit: 20 });
 await explain('the same, next page (cursor)', () => admin.searchAccounts({ q: 'user12', limit: 20, cursor: page['next-cursor']! }));
 await explain('q=grace (name prefix: 50,000 matches, none by email), first page of 20', () => admin.searchAccounts({ q: 'grace', limit: 20 }));
 // the names' second word is 8 hex digits: a later word of the name (account_name_tail, migration 0019)
-await explain('q=beef (a later word of the name: about 15 matches, none by email or name start), first page of 20', () => admin.searchAccounts({ q: 'beef', limit: 20 }));
+await explain('q=beef (a later word of the name: about 15 matches, none by email or name start), first page of 20', () =>
+  admin.searchAccounts({ q: 'beef', limit: 20 }),
+);
 const words = await admin.searchAccounts({ q: 'ab', limit: 20 });
-await explain('q=ab (a later word: about 3,900 matches), the next page (cursor)', () => admin.searchAccounts({ q: 'ab', limit: 20, cursor: words['next-cursor']! }));
+await explain('q=ab (a later word: about 3,900 matches), the next page (cursor)', () =>
+  admin.searchAccounts({ q: 'ab', limit: 20, cursor: words['next-cursor']! }),
+);
 await explain('no q: newest first, a page deep in the list', async () => {
   let cursor: string | undefined;
-  for (let i = 0; i < 5; i++) cursor = (await admin.searchAccounts({ limit: 100, cursor })) ['next-cursor'] ?? undefined;
+  for (let i = 0; i < 5; i++) cursor = (await admin.searchAccounts({ limit: 100, cursor }))['next-cursor'] ?? undefined;
   captured.length = 0;
   await admin.searchAccounts({ limit: 20, cursor });
 });

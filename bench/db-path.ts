@@ -15,12 +15,16 @@ import { PreparedStatementClient } from '../src/db/prepared-client.js';
 type Variant = { name: string; query(id: string): Promise<unknown>; close(): Promise<void> };
 
 const COLUMNS = ['id', 'email', 'name', 'created_at'] as const;
-interface Schema { bench_account: { id: string; email: string; name: string | null; created_at: Date } }
+interface Schema {
+  bench_account: { id: string; email: string; name: string | null; created_at: Date };
+}
 
 async function variants(url: string): Promise<Variant[]> {
   const pool = () => new pg.Pool({ connectionString: url, max: 10, Client: PreparedStatementClient });
   const pooled = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: pool() }) });
-  const pipelined = new Kysely<Schema>({ dialect: new PipelinedDialect({ client: { connectionString: url }, sharedConnections: 2, pool: pool(), preparedStatements: true, stallTimeoutMs: 10_000 }) });
+  const pipelined = new Kysely<Schema>({
+    dialect: new PipelinedDialect({ client: { connectionString: url }, sharedConnections: 2, pool: pool(), preparedStatements: true, stallTimeoutMs: 10_000 }),
+  });
   const byId = (db: Kysely<Schema>, id: string) => db.selectFrom('bench_account').select(COLUMNS).where('id', '=', id);
   const compiled: CompiledQuery = byId(pipelined, '').compile();
   const bare = [0, 1].map(() => new pg.Client({ connectionString: url, pipeline: true }));
@@ -33,7 +37,9 @@ async function variants(url: string): Promise<Variant[]> {
     {
       name: 'bare pg pipeline',
       query: (id) => bare[turn++ & 1].query({ name: 'bench_by_id', text: compiled.sql, values: [id] }),
-      close: async () => { await Promise.all(bare.map((c) => c.end())); },
+      close: async () => {
+        await Promise.all(bare.map((c) => c.end()));
+      },
     },
   ];
 }
@@ -61,7 +67,9 @@ export async function dbPath(url: string, options: { rounds?: number; total?: nu
   const { rounds = 5, total = 10_000, inFlight = 50 } = options;
   const setup = new pg.Client({ connectionString: url });
   await setup.connect();
-  await setup.query('create table if not exists bench_account (id uuid primary key, email text not null, name text, created_at timestamptz not null default now())');
+  await setup.query(
+    'create table if not exists bench_account (id uuid primary key, email text not null, name text, created_at timestamptz not null default now())',
+  );
   const ids = Array.from({ length: 100 }, () => randomUUID());
   await setup.query('insert into bench_account (id, email) select unnest($1::uuid[]), unnest($1::uuid[])::text', [ids]);
   const list = await variants(url);
@@ -80,7 +88,9 @@ export async function dbPath(url: string, options: { rounds?: number; total?: nu
     await setup.query('drop table bench_account');
     await setup.end();
   }
-  return Object.fromEntries([...samples].map(([name, s]) => [name, { 'cpu-us-per-query': +median(s.cpuUs).toFixed(1), 'queries-per-s': Math.round(median(s.qps)) }]));
+  return Object.fromEntries(
+    [...samples].map(([name, s]) => [name, { 'cpu-us-per-query': +median(s.cpuUs).toFixed(1), 'queries-per-s': Math.round(median(s.qps)) }]),
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -88,4 +98,3 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (!url) throw new Error('usage: db-path.ts postgres://...');
   console.log(await dbPath(url));
 }
-

@@ -37,7 +37,11 @@ export const FOOTPRINT_PEAK_MAX_MB = 250;
 /** `npm start`'s environment with nothing configured: only the port (set by startServer) and the directory differ */
 function defaultEnv(pgliteDir: string): Record<string, string> {
   return {
-    APP_ENV: 'dev', DATABASE_URL: '', MAIL_URL: '', PGLITE_DIR: pgliteDir, LOG_CONSOLE: 'off',
+    APP_ENV: 'dev',
+    DATABASE_URL: '',
+    MAIL_URL: '',
+    PGLITE_DIR: pgliteDir,
+    LOG_CONSOLE: 'off',
     // every sign-up comes from 127.0.0.1: its per-address limit would answer 429 after 20
     SIGNUP_LIMIT_ADDRESS: '0',
   };
@@ -72,12 +76,19 @@ export async function footprint(tmp: string, options: FootprintOptions = {}): Pr
       // VmHWM is kept by the kernel lazily and can read below a VmRSS taken just before it: sampled too
       let sampledPeak = 0;
       const sampler = setInterval(() => {
-        void procStatusMb(server.pid, 'VmRSS').then((mb) => { sampledPeak = Math.max(sampledPeak, mb ?? 0); });
+        void procStatusMb(server.pid, 'VmRSS').then((mb) => {
+          sampledPeak = Math.max(sampledPeak, mb ?? 0);
+        });
       }, 100);
       const signUps = await load(`${server.url}/api/account/sign-up`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ email: 'footprint-[<id>]@example.com', password: 'footprint password 123' }),
-        idReplacement: true, connections: options.connections ?? 20, duration: options.duration ?? 10, pid: server.pid, expect: 201,
+        idReplacement: true,
+        connections: options.connections ?? 20,
+        duration: options.duration ?? 10,
+        pid: server.pid,
+        expect: 201,
       });
       clearInterval(sampler);
       if (signUps.unexpected > 0 || signUps.errors > 0) {

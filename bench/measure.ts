@@ -29,7 +29,7 @@ export async function processCpuUs(pid: number | undefined): Promise<number | nu
     // the command name (field 2) may hold spaces: the fields after it start after its ')'
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 1e6 / TICKS_PER_S;
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_S;
   } catch {
     return null;
   }
@@ -54,7 +54,11 @@ export function loadAverage(): number | null {
   }
 }
 
-interface CpuTimes { total: number; busy: number; steal: number }
+interface CpuTimes {
+  total: number;
+  busy: number;
+  steal: number;
+}
 
 /** the machine's CPU time so far, all cores, in ticks: the total, the busy part and the steal part (null off Linux) */
 function cpuTimes(): CpuTimes | null {
@@ -89,7 +93,9 @@ function postgresTicks(): number {
       if (!stat.includes('(postgres)')) continue;
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       ticks += Number(f[11]) + Number(f[12]);
-    } catch { /* gone meanwhile */ }
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return ticks;
 }
@@ -146,11 +152,10 @@ export function watchMachine(serverPid?: number): () => MachineLoad {
     const cpuAfter = cpuTimes();
     const ticks = cpuBefore && cpuAfter ? cpuAfter.total - cpuBefore.total : 0;
     // a kernel that does not account steal time shows 0 for it: visible only when it moved at all
-    const steal = cpuBefore && cpuAfter && ticks > 0 ? (cpuAfter.steal - cpuBefore.steal) / ticks * 100 : null;
+    const steal = cpuBefore && cpuAfter && ticks > 0 ? ((cpuAfter.steal - cpuBefore.steal) / ticks) * 100 : null;
     // total ticks are summed over the cores: their count over the cores is the elapsed time in ticks
-    const others = cpuBefore && cpuAfter && ticks > 0
-      ? Math.max(0, (cpuAfter.busy - cpuBefore.busy) - (benchTicks(serverPid) - benchBefore)) / (ticks / CORES)
-      : null;
+    const others =
+      cpuBefore && cpuAfter && ticks > 0 ? Math.max(0, cpuAfter.busy - cpuBefore.busy - (benchTicks(serverPid) - benchBefore)) / (ticks / CORES) : null;
     return {
       'load-before': before,
       'load-during': during,
@@ -200,7 +205,9 @@ function autocannon(args: string[], output: boolean): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(AUTOCANNON, args, { stdio: ['ignore', output ? 'pipe' : 'ignore', 'ignore'] });
     let out = '';
-    child.stdout?.on('data', (d: Buffer) => { out += d; });
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d;
+    });
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`autocannon exited with ${code}`))));
   });
@@ -220,13 +227,19 @@ export async function load(url: string, options: LoadOptions): Promise<Load> {
   const cpuAfter = await processCpuUs(options.pid);
   const machine = stopWatching();
   const r = JSON.parse(out) as {
-    requests: { average: number; total: number }; latency: { p50: number; p99: number }; errors: number;
+    requests: { average: number; total: number };
+    latency: { p50: number; p99: number };
+    errors: number;
     statusCodeStats: Record<string, { count: number }>;
   };
   const expected = r.statusCodeStats[String(options.expect ?? 200)]?.count ?? 0;
   return {
-    requests: r.requests.total, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99,
-    unexpected: r.requests.total - expected, errors: r.errors,
+    requests: r.requests.total,
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    unexpected: r.requests.total - expected,
+    errors: r.errors,
     'server-cpu-us-per-request': cpuBefore !== null && cpuAfter !== null && r.requests.total > 0 ? Math.round((cpuAfter - cpuBefore) / r.requests.total) : null,
     machine,
   };
@@ -242,7 +255,9 @@ export async function profiledCpuUs(profileDir: string, inside: (url: string) =>
   const file = (await readdir(profileDir).catch(() => [])).find((f) => f.endsWith('.cpuprofile'));
   if (!file) return null;
   const profile = JSON.parse(await readFile(join(profileDir, file), 'utf8')) as {
-    nodes: Array<{ id: number; callFrame: { url: string } }>; samples: number[]; timeDeltas: number[];
+    nodes: Array<{ id: number; callFrame: { url: string } }>;
+    samples: number[];
+    timeDeltas: number[];
   };
   const urls = new Map(profile.nodes.map((n) => [n.id, n.callFrame.url]));
   let us = 0;

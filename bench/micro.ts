@@ -22,7 +22,14 @@ const { LogBackend } = await compiled<typeof import('../src/logging/logger.js')>
 const { createRedactor } = await compiled<typeof import('../src/logging/redact.js')>('logging/redact.js');
 const { RequestMetrics } = await compiled<typeof import('../src/observability/request-metrics.js')>('observability/request-metrics.js');
 
-const CTX = { 'req-id': '3b6b1b5e-8c1d-4b7a-9d2e-1f0a2b3c4d5e', 'request-method': 'get', uri: '/api/account/me', 'server-name': 'localhost', params: { limit: 20 }, user: { id: 'u1', email: 'a@b.c' } };
+const CTX = {
+  'req-id': '3b6b1b5e-8c1d-4b7a-9d2e-1f0a2b3c4d5e',
+  'request-method': 'get',
+  uri: '/api/account/me',
+  'server-name': 'localhost',
+  params: { limit: 20 },
+  user: { id: 'u1', email: 'a@b.c' },
+};
 
 export async function loggingMicro(dir: string) {
   const n = 100_000;
@@ -59,7 +66,12 @@ export async function consoleMicro(dir: string) {
   const n = 50_000;
   const time = async (buffered: boolean) => {
     const fd = openSync(join(dir, 'console.jsonl'), 'w');
-    const stream = new Writable({ write(chunk: Buffer, _encoding, callback) { writeSync(fd, chunk); callback(); } });
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        writeSync(fd, chunk);
+        callback();
+      },
+    });
     const backend = new LogBackend(new LevelFilter(presetRules('prod')), [new ConsoleHandler('json', stream, { buffered })], createRedactor());
     const log = backend.logger('saas.bench');
     const ns = runWithContext(CTX, () => timeOps(n, (i) => log.info('bench/entry', 'GET /api/account/me => 200', { status: 200, i })));
@@ -78,7 +90,9 @@ export async function consoleMicro(dir: string) {
  */
 export async function asyncContextMicro() {
   const storage = new AsyncLocalStorage<{ id: number }>();
-  const chain = async () => { for (let i = 0; i < 20; i++) await null; };
+  const chain = async () => {
+    for (let i = 0; i < 20; i++) await null;
+  };
   const time = async (withStore: boolean) => {
     const n = 20_000;
     let best = Infinity;
@@ -91,7 +105,11 @@ export async function asyncContextMicro() {
   };
   const without = await time(false);
   const withStore = await time(true);
-  return { 'twenty-awaits-us': +(without / 1000).toFixed(2), 'twenty-awaits-in-a-context-us': +(withStore / 1000).toFixed(2), 'context-cost-us': +((withStore - without) / 1000).toFixed(2) };
+  return {
+    'twenty-awaits-us': +(without / 1000).toFixed(2),
+    'twenty-awaits-in-a-context-us': +(withStore / 1000).toFixed(2),
+    'context-cost-us': +((withStore - without) / 1000).toFixed(2),
+  };
 }
 
 /** One request's bookkeeping with metrics on: ours (request-metrics.ts) against prom-client's labelled Counter and Histogram. */
@@ -115,8 +133,11 @@ export async function metricsMicro() {
 
 export function codecMicro() {
   const accounts = Array.from({ length: 100 }, (_, i) => ({
-    id: `3b6b1b5e-8c1d-4b7a-9d2e-${String(i).padStart(12, '0')}`, email: `user${i}@example.com`, name: i % 3 ? `User ${i}` : null,
-    'created-at': '2026-11-22T10:00:00.000Z', subscription: { status: 'active', plan: 'price_pro', 'current-period-end': null },
+    id: `3b6b1b5e-8c1d-4b7a-9d2e-${String(i).padStart(12, '0')}`,
+    email: `user${i}@example.com`,
+    name: i % 3 ? `User ${i}` : null,
+    'created-at': '2026-11-22T10:00:00.000Z',
+    subscription: { status: 'active', plan: 'price_pro', 'current-period-end': null },
   }));
   const out: Record<string, unknown> = {};
   const base: Record<string, number> = {};
@@ -126,8 +147,11 @@ export function codecMicro() {
     const decodeNs = timeOps(2000, () => format.decode(text));
     if (format === json) Object.assign(base, { encodeNs, decodeNs });
     out[format.name] = {
-      'encode-us': +(encodeNs / 1000).toFixed(1), 'decode-us': +(decodeNs / 1000).toFixed(1), bytes: text.length,
-      'encode-ratio-to-json': +(encodeNs / base.encodeNs).toFixed(2), 'decode-ratio-to-json': +(decodeNs / base.decodeNs).toFixed(2),
+      'encode-us': +(encodeNs / 1000).toFixed(1),
+      'decode-us': +(decodeNs / 1000).toFixed(1),
+      bytes: text.length,
+      'encode-ratio-to-json': +(encodeNs / base.encodeNs).toFixed(2),
+      'decode-ratio-to-json': +(decodeNs / base.decodeNs).toFixed(2),
     };
   }
   return out;

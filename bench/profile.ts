@@ -47,15 +47,25 @@ try {
   window = { from, to: Number(process.hrtime.bigint() / 1000n) };
   requests = r.requests;
   cpuPerRequest = r['server-cpu-us-per-request'];
-  console.log(`${setup.label} ${scenario.label}: ${r.rps} req/s, ${r['server-cpu-us-per-request']} µs CPU per request (profiled), load average ${r.machine['load-before']}->${r.machine['load-during']}`);
+  console.log(
+    `${setup.label} ${scenario.label}: ${r.rps} req/s, ${r['server-cpu-us-per-request']} µs CPU per request (profiled), load average ${r.machine['load-before']}->${r.machine['load-during']}`,
+  );
 } finally {
   await server.stop();
 }
 
-interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
 const files = await readdir(join(profileDir, setupKey));
-const profile = JSON.parse(await readFile(join(profileDir, setupKey, files.find((f) => f.endsWith('.cpuprofile'))!), 'utf8')) as
-  { nodes: Node[]; startTime: number; samples: number[]; timeDeltas: number[] };
+const profile = JSON.parse(await readFile(join(profileDir, setupKey, files.find((f) => f.endsWith('.cpuprofile'))!), 'utf8')) as {
+  nodes: Node[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+};
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
 const selfUs = new Map<number, number>();
 let at = profile.startTime;
@@ -66,17 +76,29 @@ profile.samples.forEach((id, i) => {
 
 /** native functions worth telling apart: what they are, by their caller */
 const NATIVE: Record<string, string> = {
-  writeUtf8String: '(native) socket write', writev: '(native) socket write', writeBuffer: '(native) file and socket write of a buffer',
-  readdir: '(native) fs', stat: '(native) fs', lstat: '(native) fs', open: '(native) fs', readFileUtf8: '(native) fs',
+  writeUtf8String: '(native) socket write',
+  writev: '(native) socket write',
+  writeBuffer: '(native) file and socket write of a buffer',
+  readdir: '(native) fs',
+  stat: '(native) fs',
+  lstat: '(native) fs',
+  open: '(native) fs',
+  readFileUtf8: '(native) fs',
 };
 
 /** the area of a frame: a package, this project's compiled code, Node's internals, or V8's own entries */
 function area(url: string, name: string): string {
-  if (!url) return name.startsWith('(') ? name : NATIVE[name] ?? (/^validate\d+$/.test(name) ? 'ajv (compiled validators)' : '(native)');
+  if (!url) return name.startsWith('(') ? name : (NATIVE[name] ?? (/^validate\d+$/.test(name) ? 'ajv (compiled validators)' : '(native)'));
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (pkg) return pkg[1];
   if (url.includes('/dist/')) return `project ${url.slice(url.indexOf('/dist/') + 6)}`;
-  if (url.startsWith('node:')) return `node ${url.slice(5).replace(/^internal\//, '').split('/')[0]}`;
+  if (url.startsWith('node:'))
+    return `node ${
+      url
+        .slice(5)
+        .replace(/^internal\//, '')
+        .split('/')[0]
+    }`;
   return url;
 }
 
@@ -100,9 +122,11 @@ for (const [id, us] of selfUs) {
 const perRequest = (us: number) => (us / requests).toFixed(2).padStart(7);
 // V8 samples on a wall clock: time the process spent waiting for a core lands on the frame it
 // was in. The shares are kept and scaled to the CPU per request /proc measured over the load.
-const scaled = (us: number) => (cpuPerRequest === null ? '' : `${(us / total * cpuPerRequest).toFixed(2).padStart(7)}  `);
-console.log(`\n${requests} requests, ${(total / 1000).toFixed(0)} ms of profile samples (idle excluded): ${perRequest(total)} µs per request; /proc: ${cpuPerRequest} µs of CPU per request`);
-console.log('\nself time by area, µs per request: scaled to /proc\'s CPU, then as sampled');
+const scaled = (us: number) => (cpuPerRequest === null ? '' : `${((us / total) * cpuPerRequest).toFixed(2).padStart(7)}  `);
+console.log(
+  `\n${requests} requests, ${(total / 1000).toFixed(0)} ms of profile samples (idle excluded): ${perRequest(total)} µs per request; /proc: ${cpuPerRequest} µs of CPU per request`,
+);
+console.log("\nself time by area, µs per request: scaled to /proc's CPU, then as sampled");
 for (const [a, us] of [...byArea].sort((x, y) => y[1] - x[1]).slice(0, 25)) console.log(`${scaled(us)}${perRequest(us)}  ${a}`);
 console.log(`\nself time by function (top ${TOP}), µs per request`);
 for (const [f, us] of [...byFunction].sort((x, y) => y[1] - x[1]).slice(0, TOP)) console.log(`${perRequest(us)}  ${f}`);

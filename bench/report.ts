@@ -32,10 +32,15 @@ export function summarize(samples: Load[]): Summary {
   const pick = (f: (l: Load) => number) => median(samples.map(f));
   const cpu = samples.map((l) => l['server-cpu-us-per-request']).filter((x): x is number => typeof x === 'number');
   return {
-    rps: pick((l) => l.rps), p50: pick((l) => l.p50), p99: pick((l) => l.p99),
-    unexpected: samples.reduce((n, l) => n + l.unexpected, 0), errors: samples.reduce((n, l) => n + l.errors, 0),
+    rps: pick((l) => l.rps),
+    p50: pick((l) => l.p50),
+    p99: pick((l) => l.p99),
+    unexpected: samples.reduce((n, l) => n + l.unexpected, 0),
+    errors: samples.reduce((n, l) => n + l.errors, 0),
     'server-cpu-us-per-request': cpu.length ? median(cpu) : null,
-    rounds: samples.length, 'cpu-per-round': samples.map((l) => l['server-cpu-us-per-request']), 'machine-per-round': samples.map((l) => l.machine),
+    rounds: samples.length,
+    'cpu-per-round': samples.map((l) => l['server-cpu-us-per-request']),
+    'machine-per-round': samples.map((l) => l.machine),
   };
 }
 
@@ -45,7 +50,9 @@ const fmtLoad = (x: number | null) => (x === null ? '?' : x.toFixed(2));
 export function row(label: string, r: Load | Summary, machine?: MachineLoad): void {
   const cpu = r['server-cpu-us-per-request'] !== null ? `  cpu ${r['server-cpu-us-per-request']} µs/req` : '';
   const others = machine?.['others-cores'] !== null && machine?.['others-cores'] !== undefined ? ` others ${machine['others-cores'].toFixed(2)} cores` : '';
-  const busy = machine ? `  load ${fmtLoad(machine['load-before'])}->${fmtLoad(machine['load-during'])}${others}${machine['steal-percent'] ? ` steal ${machine['steal-percent']} %` : ''}${machine.saturated ? ' SATURATED' : ''}` : '';
+  const busy = machine
+    ? `  load ${fmtLoad(machine['load-before'])}->${fmtLoad(machine['load-during'])}${others}${machine['steal-percent'] ? ` steal ${machine['steal-percent']} %` : ''}${machine.saturated ? ' SATURATED' : ''}`
+    : '';
   const failures = r.unexpected || r.errors ? `  (unexpected status ${r.unexpected}, errors ${r.errors})` : '';
   console.log(`  ${label.padEnd(52)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms${cpu}${busy}${failures}`);
 }
@@ -76,10 +83,14 @@ export function validity(machines: MachineLoad[]): Validity {
   const othersMax = others.length ? Math.max(...others) : null;
   const range = known
     ? `other processes took at most ${othersMax!.toFixed(2)} cores during a load; load average ${min!.toFixed(2)}–${max!.toFixed(2)} on ${CORES} cores, the bench's own tasks included`
-    : 'the machine\'s CPU and load average not visible (not Linux)';
+    : "the machine's CPU and load average not visible (not Linux)";
   return {
-    cores: CORES, 'loads-measured': machines.length, 'loads-saturated': saturated,
-    'load-average-min': min, 'load-average-max': max, 'steal-percent-max': steals.length ? Math.max(...steals) : null,
+    cores: CORES,
+    'loads-measured': machines.length,
+    'loads-saturated': saturated,
+    'load-average-min': min,
+    'load-average-max': max,
+    'steal-percent-max': steals.length ? Math.max(...steals) : null,
     'others-cores-max': othersMax,
     valid,
     verdict: valid
@@ -91,7 +102,10 @@ export function validity(machines: MachineLoad[]): Validity {
 }
 
 /** a ratio of CPU per request, `of / to`, and throughput `of / to`, from two summaries */
-export interface Ratio { cpu: number; throughput: number }
+export interface Ratio {
+  cpu: number;
+  throughput: number;
+}
 
 export function cpuRatio(of: Summary | undefined, to: Summary | undefined): Ratio | null {
   const a = of?.['server-cpu-us-per-request'];

@@ -50,7 +50,9 @@ const dir = await mkdtemp(join(tmpdir(), 'saas-bench-'));
 const results: Record<string, unknown> = {
   mode: FULL ? 'full' : 'default',
   machine: { cores: CORES, node: process.version, 'server-node': serverNode },
-  duration: DURATION, connections: CONNECTIONS, rounds: ROUNDS,
+  duration: DURATION,
+  connections: CONNECTIONS,
+  rounds: ROUNDS,
 };
 console.log(`${FOOTPRINT_ONLY ? 'footprint' : FULL ? 'full' : 'default'} run: servers on Node ${serverNode} (bench on ${process.version}), ${CORES} cores`);
 
@@ -58,8 +60,10 @@ console.log(`${FOOTPRINT_ONLY ? 'footprint' : FULL ? 'full' : 'default'} run: se
 async function measureFootprint(label = 'this build', options: FootprintOptions = {}): Promise<Footprint> {
   console.log(`the embedded default's footprint, ${label} (npm start on a PGlite directory, nothing configured; sign-ups from autocannon)`);
   const f = await footprint(dir, options);
-  console.log(`  first start ${f['first-start-rss-mb']} MB, restart ${f['start-rss-mb']} MB, after ${f['sign-ups']} sign-ups (${f['sign-up-rps']}/s) `
-    + `${f['after-sign-ups-rss-mb']} MB, peak ${f['peak-rss-mb']} MB (target <= ${FOOTPRINT_PEAK_MAX_MB} MB)`);
+  console.log(
+    `  first start ${f['first-start-rss-mb']} MB, restart ${f['start-rss-mb']} MB, after ${f['sign-ups']} sign-ups (${f['sign-up-rps']}/s) ` +
+      `${f['after-sign-ups-rss-mb']} MB, peak ${f['peak-rss-mb']} MB (target <= ${FOOTPRINT_PEAK_MAX_MB} MB)`,
+  );
   return f;
 }
 if (FOOTPRINT_ONLY) {
@@ -96,20 +100,33 @@ if (FULL && !ONLY) {
 
 // ---- the servers ---------------------------------------------------------------------------
 // tracing's copy exports to a local OTLP receiver that discards the spans (full run)
-const otlpSink = createHttpServer((req, res) => { req.resume(); req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}')); });
+const otlpSink = createHttpServer((req, res) => {
+  req.resume();
+  req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+});
 if (FULL) await new Promise<void>((resolve) => otlpSink.listen(0, '127.0.0.1', resolve));
 const profiledMetricsPort = FULL ? await freePort() : undefined;
 const baseline = process.env.BENCH_BASELINE;
 const plan = setups({
-  dir, databaseUrl: pgUrl, full: FULL, profiledMetricsPort, baseline, baselineFlags: process.env.BENCH_BASELINE_FLAGS?.split(' ').filter(Boolean),
+  dir,
+  databaseUrl: pgUrl,
+  full: FULL,
+  profiledMetricsPort,
+  baseline,
+  baselineFlags: process.env.BENCH_BASELINE_FLAGS?.split(' ').filter(Boolean),
   otlpUrl: FULL ? `http://127.0.0.1:${(otlpSink.address() as { port: number }).port}` : undefined,
 }).filter((s) => !ONLY || ONLY.includes(s.key));
 
-interface Subject { setup: Setup; server: Running; scenarios: Scenario[]; account?: Account }
+interface Subject {
+  setup: Setup;
+  server: Running;
+  scenarios: Scenario[];
+  account?: Account;
+}
 const subjects: Subject[] = [];
 for (const setup of plan) {
   const server = await setup.start();
-  subjects.push({ setup, server, ...await scenariosFor(server, setup.kind, FULL) });
+  subjects.push({ setup, server, ...(await scenariosFor(server, setup.kind, FULL)) });
 }
 
 // ---- the rounds ------------------------------------------------------------------------------
@@ -166,11 +183,16 @@ if (FULL) {
 let profiledRequests: number | null = null;
 if (byServer['obs-metrics-profiled']) {
   const text = await (await fetch(`http://127.0.0.1:${profiledMetricsPort}/metrics`)).text();
-  profiledRequests = text.split('\n').filter((line) => line.startsWith('http_requests_total{')).reduce((n, line) => n + Number(line.split(' ').pop()), 0);
+  profiledRequests = text
+    .split('\n')
+    .filter((line) => line.startsWith('http_requests_total{'))
+    .reduce((n, line) => n + Number(line.split(' ').pop()), 0);
 }
 for (const s of subjects) {
   byServer[s.setup.key]['peak-rss-mb'] = await procStatusMb(s.server.pid, 'VmHWM');
-  console.log(`  ${s.setup.label.padEnd(40)} peak RSS ${byServer[s.setup.key]['peak-rss-mb']} MB, after the load rounds ${byServer[s.setup.key]['rss-after-load-mb']} MB`);
+  console.log(
+    `  ${s.setup.label.padEnd(40)} peak RSS ${byServer[s.setup.key]['peak-rss-mb']} MB, after the load rounds ${byServer[s.setup.key]['rss-after-load-mb']} MB`,
+  );
   await s.server.stop();
 }
 results.servers = byServer;
@@ -205,8 +227,9 @@ if (FULL) {
 }
 if (baseline && byServer.baseline) {
   // this build against the baseline, scenario by scenario, in the same rounds
-  ratios['this-build-vs-baseline'] = Object.fromEntries(subjects.find((x) => x.setup.key === 'baseline')!.scenarios
-    .map((sc) => [sc.key, cpuRatio(summary(ours, sc.key), summary('baseline', sc.key))]));
+  ratios['this-build-vs-baseline'] = Object.fromEntries(
+    subjects.find((x) => x.setup.key === 'baseline')!.scenarios.map((sc) => [sc.key, cpuRatio(summary(ours, sc.key), summary('baseline', sc.key))]),
+  );
   results.baseline = { dir: baseline, 'health-vs-fastify-bare': cpuRatio(healthOf('baseline'), healthOf('fastify-bare')) };
 }
 results.ratios = ratios;
@@ -215,11 +238,15 @@ results.ratios = ratios;
 const atMost = (name: string, of: Summary | undefined, to: Summary | undefined, max: number): Target => {
   const r = cpuRatio(of, to);
   return r
-    ? { name, figure: `${r.cpu} x (${of!['server-cpu-us-per-request']} vs ${to!['server-cpu-us-per-request']} µs; throughput ${r.throughput} x)`, met: r.cpu <= max }
+    ? {
+        name,
+        figure: `${r.cpu} x (${of!['server-cpu-us-per-request']} vs ${to!['server-cpu-us-per-request']} µs; throughput ${r.throughput} x)`,
+        met: r.cpu <= max,
+      }
     : { name, figure: '', met: null };
 };
 const targets: Target[] = [
-  atMost('health <= 2 x bare Fastify\'s CPU per request (>= 0.5 x), file logging on', healthOf(ours), healthOf('fastify-bare'), 2),
+  atMost("health <= 2 x bare Fastify's CPU per request (>= 0.5 x), file logging on", healthOf(ours), healthOf('fastify-bare'), 2),
   atMost('unknown path (404) <= 1.5 x health', summary(ours, 'not-found'), healthOf(ours), 1.5),
   atMost('no token (401) <= 1.5 x health', summary(ours, 'no-token'), healthOf(ours), 1.5),
   atMost('validation (400) <= 1.5 x health', summary(ours, 'invalid-body'), healthOf(ours), 1.5),
@@ -243,15 +270,16 @@ if (FULL) {
     'noise-floor-percent': costPercent('obs-off-again'),
     'metrics-on-percent': costPercent('obs-metrics'),
     'metrics-profiled-us-per-request': metricsUs === null ? null : +metricsUs.toFixed(2),
-    'metrics-profiled-percent': metricsUs === null || !offCpu ? null : +(metricsUs / offCpu * 100).toFixed(2),
+    'metrics-profiled-percent': metricsUs === null || !offCpu ? null : +((metricsUs / offCpu) * 100).toFixed(2),
     'metrics-profiled-samples': metricsProfile?.samples ?? null,
     'tracing-on-percent': costPercent('obs-tracing'),
   };
   ratios.observability = observability;
   targets.push({
     name: 'metrics on: at most +5 % CPU per health request',
-    figure: `${observability['metrics-profiled-percent']} % (the metrics code's ${observability['metrics-profiled-us-per-request']} µs/req in the profile; `
-      + `as a difference of two servers ${observability['metrics-on-percent']} %, noise floor ${observability['noise-floor-percent']} %)`,
+    figure:
+      `${observability['metrics-profiled-percent']} % (the metrics code's ${observability['metrics-profiled-us-per-request']} µs/req in the profile; ` +
+      `as a difference of two servers ${observability['metrics-on-percent']} %, noise floor ${observability['noise-floor-percent']} %)`,
     met: observability['metrics-profiled-percent'] === null ? null : observability['metrics-profiled-percent'] <= 5,
   });
   const flood = byServer[ours]?.['health-during-log-in-flood'] as Summary | undefined;
@@ -262,8 +290,12 @@ if (FULL) {
 if (!ONLY) {
   const f = await measureFootprint();
   results.footprint = f;
-  targets.push({ name: `peak RSS <= ${FOOTPRINT_PEAK_MAX_MB} MB, npm start on PGlite under sign-ups`, figure: `${f['peak-rss-mb']} MB (start ${f['start-rss-mb']} MB)`,
-    met: f['peak-rss-mb'] === null ? null : f['peak-rss-mb'] <= FOOTPRINT_PEAK_MAX_MB, memory: true });
+  targets.push({
+    name: `peak RSS <= ${FOOTPRINT_PEAK_MAX_MB} MB, npm start on PGlite under sign-ups`,
+    figure: `${f['peak-rss-mb']} MB (start ${f['start-rss-mb']} MB)`,
+    met: f['peak-rss-mb'] === null ? null : f['peak-rss-mb'] <= FOOTPRINT_PEAK_MAX_MB,
+    memory: true,
+  });
 }
 
 const v = validity([...samples.values()].flat().map((l) => l.machine));

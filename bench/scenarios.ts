@@ -30,8 +30,13 @@ export const health: Scenario = { key: 'health', label: 'GET /api/health', path:
 export const notFound: Scenario = { key: 'not-found', label: 'GET /no-such (404)', path: '/no-such', status: 404 };
 export const noToken: Scenario = { key: 'no-token', label: 'GET /me without a token (401)', path: '/api/account/me', status: 401 };
 export const invalidBody: Scenario = {
-  key: 'invalid-body', label: 'POST /log-in, invalid body (400)', path: '/api/account/log-in', method: 'POST',
-  headers: { 'content-type': json.mime }, body: JSON.stringify({ email: 'not an address' }), status: 400,
+  key: 'invalid-body',
+  label: 'POST /log-in, invalid body (400)',
+  path: '/api/account/log-in',
+  method: 'POST',
+  headers: { 'content-type': json.mime },
+  body: JSON.stringify({ email: 'not an address' }),
+  status: 400,
 };
 
 export interface Account {
@@ -44,7 +49,8 @@ export interface Account {
 async function account(server: Running): Promise<Account> {
   const email = `bench-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
   const password = 'bench password 123';
-  const post = (path: string) => fetch(`${server.url}/api/account/${path}`, { method: 'POST', headers: { 'content-type': json.mime }, body: JSON.stringify({ email, password }) });
+  const post = (path: string) =>
+    fetch(`${server.url}/api/account/${path}`, { method: 'POST', headers: { 'content-type': json.mime }, body: JSON.stringify({ email, password }) });
   const signUp = await post('sign-up');
   if (signUp.status !== 201) throw new Error(`bench: sign-up answered ${signUp.status}: ${await signUp.text()}`);
   const logIn = await post('log-in');
@@ -57,8 +63,13 @@ function reads(token: string, format: Format): Scenario[] {
   return [
     { key: `me-${format.name}`, label: `GET /me (${format.name})`, path: '/api/account/me', headers, status: 200 },
     {
-      key: `query-${format.name}`, label: `query account/me (${format.name})`, path: '/api/cqrs/query', method: 'POST',
-      headers: { ...headers, 'content-type': format.mime }, body: format.encode({ 'query/kind': 'account/me' }), status: 200,
+      key: `query-${format.name}`,
+      label: `query account/me (${format.name})`,
+      path: '/api/cqrs/query',
+      method: 'POST',
+      headers: { ...headers, 'content-type': format.mime },
+      body: format.encode({ 'query/kind': 'account/me' }),
+      status: 200,
     },
   ];
 }
@@ -84,7 +95,12 @@ async function checked(server: Running, scenarios: Scenario[]): Promise<Scenario
 /** Log-in in each format (argon2id: CPU-bound by design), measured once per project server (full run). */
 export function logIns(acc: Account): Scenario[] {
   return [json, transitJson].map((format) => ({
-    key: `log-in-${format.name}`, label: `POST /log-in (${format.name})`, path: '/api/account/log-in', method: 'POST',
-    headers: { accept: format.mime, 'content-type': format.mime }, body: format.encode({ email: acc.email, password: acc.password }), status: 200,
+    key: `log-in-${format.name}`,
+    label: `POST /log-in (${format.name})`,
+    path: '/api/account/log-in',
+    method: 'POST',
+    headers: { accept: format.mime, 'content-type': format.mime },
+    body: format.encode({ email: acc.email, password: acc.password }),
+    status: 200,
   }));
 }

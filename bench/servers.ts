@@ -76,12 +76,15 @@ export async function startServer(script: string, options: StartOptions = {}): P
     if (child.exitCode !== null) throw new Error(`bench: ${script} exited with ${child.exitCode} while starting`);
     try {
       if ((await fetch(`${url}/api/health`)).ok) break;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     if (i === 300) throw new Error(`bench: ${script} did not answer /api/health within 30 s`);
     await sleep(100);
   }
   return {
-    url, pid: child.pid,
+    url,
+    pid: child.pid,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
@@ -92,9 +95,15 @@ export async function startServer(script: string, options: StartOptions = {}): P
 /** prod configuration for the project; `dir` holds its log file (and any public directory) */
 function projectEnv(dir: string, databaseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
-    APP_ENV: 'prod', JWT_SECRET: 'bench-secret-0123456789abcdefghijklmnop', DATABASE_URL: databaseUrl, MAIL_URL: 'smtp://127.0.0.1:2525',
-    LOG_FILE: join(dir, `saas-app-${Math.random().toString(36).slice(2)}.json`), LOG_CONSOLE: 'off',
-    LOGIN_LIMIT_EMAIL: '0', LOGIN_LIMIT_ADDRESS: '0', PUBLIC_DIR: join(dir, 'public'),
+    APP_ENV: 'prod',
+    JWT_SECRET: 'bench-secret-0123456789abcdefghijklmnop',
+    DATABASE_URL: databaseUrl,
+    MAIL_URL: 'smtp://127.0.0.1:2525',
+    LOG_FILE: join(dir, `saas-app-${Math.random().toString(36).slice(2)}.json`),
+    LOG_CONSOLE: 'off',
+    LOGIN_LIMIT_EMAIL: '0',
+    LOGIN_LIMIT_ADDRESS: '0',
+    PUBLIC_DIR: join(dir, 'public'),
     ...extra,
   };
 }
@@ -124,10 +133,26 @@ export interface SetupOptions {
 /** The compared systems of a run, in the order they are loaded each round. */
 export function setups(o: SetupOptions): Setup[] {
   const profiled = (key: string) => (o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(o.profileDir, key)}`] : []);
-  const peer = (key: string, label: string, script: string, env: Record<string, string> = {}): Setup =>
-    ({ key, label, kind: 'peer', start: () => startServer(script, { env, flags: profiled(key) }) });
-  const project = (key: string, label: string, kind: Kind, databaseUrl: string, extra: Record<string, string> = {}, options: StartOptions = {}, script = 'dist/server.js'): Setup =>
-    ({ key, label, kind, start: () => startServer(script, { ...options, flags: [...(options.flags ?? []), ...profiled(key)], env: projectEnv(o.dir, databaseUrl, extra) }) });
+  const peer = (key: string, label: string, script: string, env: Record<string, string> = {}): Setup => ({
+    key,
+    label,
+    kind: 'peer',
+    start: () => startServer(script, { env, flags: profiled(key) }),
+  });
+  const project = (
+    key: string,
+    label: string,
+    kind: Kind,
+    databaseUrl: string,
+    extra: Record<string, string> = {},
+    options: StartOptions = {},
+    script = 'dist/server.js',
+  ): Setup => ({
+    key,
+    label,
+    kind,
+    start: () => startServer(script, { ...options, flags: [...(options.flags ?? []), ...profiled(key)], env: projectEnv(o.dir, databaseUrl, extra) }),
+  });
   const ours = o.databaseUrl ?? 'memory://';
   const list: Setup[] = [];
   if (o.full) list.push(peer('node-http', '(a) node:http', 'bench/servers/node-http.ts'));
@@ -141,8 +166,16 @@ export function setups(o: SetupOptions): Setup[] {
   // BENCH_BASELINE_FLAGS: node flags of the baseline only (after `npm start`'s: a V8 flag given twice takes the later), to A/B a flag
   if (o.baseline) list.push(project('baseline', 'baseline build', 'project', ours, {}, { flags: o.baselineFlags }, join(o.baseline, 'server.js')));
   // ... and the same with prod's default console logging on too: JSON lines to standard output (a file here)
-  list.push(project('console-json', `${o.databaseUrl ? 'postgres' : 'pglite'}, console JSON on`, 'project-health-only', ours,
-    { LOG_CONSOLE: 'json' }, { stdoutFile: join(o.dir, 'console.jsonl') }));
+  list.push(
+    project(
+      'console-json',
+      `${o.databaseUrl ? 'postgres' : 'pglite'}, console JSON on`,
+      'project-health-only',
+      ours,
+      { LOG_CONSOLE: 'json' },
+      { stdoutFile: join(o.dir, 'console.jsonl') },
+    ),
+  );
   if (!o.full) return list;
   if (o.databaseUrl) list.push(project('pglite', 'pglite', 'project', 'memory://'));
   list.push(
@@ -154,13 +187,21 @@ export function setups(o: SetupOptions): Setup[] {
   );
   list.push(
     {
-      key: 'obs-metrics', label: 'pglite, metrics on', kind: 'project-health-only',
+      key: 'obs-metrics',
+      label: 'pglite, metrics on',
+      kind: 'project-health-only',
       start: async () => startServer('dist/server.js', { env: projectEnv(o.dir, 'memory://', { METRICS_PORT: String(await freePort()) }) }),
     },
     project('obs-tracing', 'pglite, tracing on (all sampled)', 'project-health-only', 'memory://', { OTEL_EXPORTER_OTLP_ENDPOINT: o.otlpUrl ?? '' }),
     // a fifth copy with metrics on under V8's profiler: the CPU its metrics code takes per request
-    project('obs-metrics-profiled', 'pglite, metrics on, profiled', 'project-health-only', 'memory://',
-      { METRICS_PORT: String(o.profiledMetricsPort ?? 0) }, { flags: ['--cpu-prof', `--cpu-prof-dir=${join(o.dir, 'metrics-profile')}`] }),
+    project(
+      'obs-metrics-profiled',
+      'pglite, metrics on, profiled',
+      'project-health-only',
+      'memory://',
+      { METRICS_PORT: String(o.profiledMetricsPort ?? 0) },
+      { flags: ['--cpu-prof', `--cpu-prof-dir=${join(o.dir, 'metrics-profile')}`] },
+    ),
   );
   return list;
 }

@@ -40,7 +40,10 @@ const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 2000);
 const PASSWORD = 'bench password 0123456789';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const cpuUs = () => { const u = process.cpuUsage(); return u.user + u.system; };
+const cpuUs = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
 
 /** A fresh PostgreSQL database from BENCH_DATABASE_URL, or an in-memory PGlite. */
 async function database(): Promise<{ url: string; drop(): Promise<void> }> {
@@ -66,44 +69,76 @@ async function database(): Promise<{ url: string; drop(): Promise<void> }> {
 
 /** A receiver in its own process answering 204 to everything; resolves to its URL. */
 async function startReceiver(): Promise<{ url: string; stop(): void }> {
-  const child = spawn(process.execPath, ['-e', `
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `
     const s = require('node:http').createServer((req, res) => { req.resume(); req.on('end', () => res.writeHead(204).end()); });
     s.keepAliveTimeout = 1000;
-    s.listen(0, '127.0.0.1', () => console.log(s.address().port));`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    s.listen(0, '127.0.0.1', () => console.log(s.address().port));`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
   return { url: `http://127.0.0.1:${port}/hook`, stop: () => child.kill() };
 }
 
-interface LoadResult { requests: number; rps: number; non2xx: number; errors: number }
+interface LoadResult {
+  requests: number;
+  rps: number;
+  non2xx: number;
+  errors: number;
+}
 
 /** autocannon in its own process, cycling through `requests` on every connection. */
-function load(url: string, requests: Array<{ method: string; path: string; headers: Record<string, string>; body: string }>, duration: number): Promise<LoadResult> {
+function load(
+  url: string,
+  requests: Array<{ method: string; path: string; headers: Record<string, string>; body: string }>,
+  duration: number,
+): Promise<LoadResult> {
   const script = `
     const autocannon = require('autocannon');
     const opts = JSON.parse(process.env.LOAD);
     autocannon(opts, (err, r) => { if (err) throw err; console.log(JSON.stringify({ requests: r.requests.total, rps: r.requests.average, non2xx: r.non2xx, errors: r.errors })); });`;
   const child = spawn(process.execPath, ['-e', script], {
-    env: { ...process.env, LOAD: JSON.stringify({ url, connections: CONNECTIONS, duration, requests }) }, stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, LOAD: JSON.stringify({ url, connections: CONNECTIONS, duration, requests }) },
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => { out += d; });
-  return new Promise((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`autocannon exited ${code}`)))));
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d;
+  });
+  return new Promise((resolve, reject) =>
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`autocannon exited ${code}`)))),
+  );
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'saas-bench-webhooks-'));
 const db = await database();
 const receiver = await startReceiver();
 const config = loadConfig({
-  APP_ENV: 'test', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: db.url, JWT_SECRET: 'bench-secret-0123456789abcdefghijklmnop',
-  LOG_FILE: join(dir, 'saas-app.json'), LOG_CONSOLE: 'off', LOG_LEVELS: 'saas.webhooks=warn',
-  SIGNUP_LIMIT_ADDRESS: '0', LOGIN_LIMIT_EMAIL: '0', LOGIN_LIMIT_ADDRESS: '0', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_CONCURRENCY: '20',
+  APP_ENV: 'test',
+  PORT: '0',
+  HOST: '127.0.0.1',
+  DATABASE_URL: db.url,
+  JWT_SECRET: 'bench-secret-0123456789abcdefghijklmnop',
+  LOG_FILE: join(dir, 'saas-app.json'),
+  LOG_CONSOLE: 'off',
+  LOG_LEVELS: 'saas.webhooks=warn',
+  SIGNUP_LIMIT_ADDRESS: '0',
+  LOGIN_LIMIT_EMAIL: '0',
+  LOGIN_LIMIT_ADDRESS: '0',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  WEBHOOK_CONCURRENCY: '20',
 });
 const system = await buildSystem(config);
 const base = await system.listen();
 
 async function api(method: string, path: string, body?: unknown, token?: string): Promise<any> {
   const res = await fetch(`${base}${path}`, {
-    method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -131,11 +166,21 @@ try {
   await api('POST', '/api/invitations/accept', { token: decodeURIComponent(/[?&]token=([^\s&"<]+)/.exec(invite.text ?? '')![1]) }, member.token);
   const endpoint = await api('POST', `/api/orgs/${org.id}/webhooks`, { url: receiver.url, events: ['member.updated'] }, owner.token);
   const setEndpoint = (enabled: boolean) => api('PATCH', `/api/orgs/${org.id}/webhooks/${endpoint.id}`, { enabled }, owner.token);
-  const pending = async () => Number((await system.database.db.selectFrom('webhook_delivery').where('status', '=', 'pending')
-    .select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+  const pending = async () =>
+    Number(
+      (
+        await system.database.db
+          .selectFrom('webhook_delivery')
+          .where('status', '=', 'pending')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const roleChange = (role: string) => ({
-    method: 'PATCH', path: `/api/orgs/${org.id}/members/${member.id}`,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.token}` }, body: JSON.stringify({ role }),
+    method: 'PATCH',
+    path: `/api/orgs/${org.id}/members/${member.id}`,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.token}` },
+    body: JSON.stringify({ role }),
   });
   const requests = [roleChange('admin'), roleChange('member')];
 
@@ -145,13 +190,13 @@ try {
   const measure = async (drained: boolean): Promise<Measured> => {
     const before = cpuUs();
     const r = await load(base, requests, DURATION);
-    if (drained) while (await pending() > 0) await sleep(20);
+    if (drained) while ((await pending()) > 0) await sleep(20);
     const cpu = (cpuUs() - before) / r.requests;
     return { cpu, rps: Math.round(r.rps), failed: r.non2xx + r.errors };
   };
   const drain = async () => {
     worker.start();
-    while (await pending() > 0) await sleep(20);
+    while ((await pending()) > 0) await sleep(20);
   };
 
   console.log(`webhooks bench on ${results.database}, Node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s x ${ROUNDS} rounds`);
@@ -172,21 +217,30 @@ try {
   await setEndpoint(false);
   const cpuOf = (ms: Measured[]) => median(ms.map((m) => m.cpu));
   const summary = (ms: Measured[]) => ({
-    'cpu-us-per-request': Math.round(cpuOf(ms)), rps: median(ms.map((m) => m.rps)), failed: ms.reduce((n, m) => n + m.failed, 0),
+    'cpu-us-per-request': Math.round(cpuOf(ms)),
+    rps: median(ms.map((m) => m.rps)),
+    failed: ms.reduce((n, m) => n + m.failed, 0),
     'cpu-per-round': ms.map((m) => Math.round(m.cpu)),
   });
   const extra = (ms: Measured[]) => +((cpuOf(ms) / cpuOf(off) - 1) * 100).toFixed(1);
   results['role-change'] = {
-    'no-endpoint': summary(off), emitting: summary(emitting), 'emitting-and-delivering': summary(delivering),
-    'emitting-extra-cpu-percent': extra(emitting), 'emitting-target-met': extra(emitting) <= 10,
+    'no-endpoint': summary(off),
+    emitting: summary(emitting),
+    'emitting-and-delivering': summary(delivering),
+    'emitting-extra-cpu-percent': extra(emitting),
+    'emitting-target-met': extra(emitting) <= 10,
     'emitting-and-delivering-extra-cpu-percent': extra(delivering),
   };
   const line = (label: string, ms: Measured[]) =>
-    console.log(`  ${label.padEnd(38)} ${String(Math.round(cpuOf(ms))).padStart(6)} µs CPU/request, ${median(ms.map((m) => m.rps))} req/s (rounds: ${ms.map((m) => Math.round(m.cpu)).join(' ')})`);
+    console.log(
+      `  ${label.padEnd(38)} ${String(Math.round(cpuOf(ms))).padStart(6)} µs CPU/request, ${median(ms.map((m) => m.rps))} req/s (rounds: ${ms.map((m) => Math.round(m.cpu)).join(' ')})`,
+    );
   line('role change, no live endpoint:', off);
   line('role change, emitting:', emitting);
   line('role change, emitting and delivering:', delivering);
-  console.log(`  extra CPU per request: emitting ${extra(emitting)} % (target <= 10 %: ${extra(emitting) <= 10 ? 'met' : 'NOT met'}); emitting and delivering ${extra(delivering)} %`);
+  console.log(
+    `  extra CPU per request: emitting ${extra(emitting)} % (target <= 10 %: ${extra(emitting) <= 10 ? 'met' : 'NOT met'}); emitting and delivering ${extra(delivering)} %`,
+  );
 
   // 2. deliveries per second
   await setEndpoint(true);
@@ -196,13 +250,23 @@ try {
     for (let i = 0; i < DELIVERIES; i++) await emitWebhookEvent(trx, org.id, 'member.updated', { member: { 'account-id': member.id, role: 'member', n: i } });
   });
   const committed = performance.now();
-  while (await pending() > 0) await sleep(10);
+  while ((await pending()) > 0) await sleep(10);
   const seconds = (performance.now() - committed) / 1000;
-  const failed = Number((await system.database.db.selectFrom('webhook_delivery').where('status', '!=', 'succeeded')
-    .select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+  const failed = Number(
+    (
+      await system.database.db
+        .selectFrom('webhook_delivery')
+        .where('status', '!=', 'succeeded')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
   results.deliveries = {
-    count: DELIVERIES, 'per-second': Math.round(DELIVERIES / seconds), 'cpu-us-per-delivery': Math.round((cpuUs() - cpuStart) / DELIVERIES),
-    'enqueue-ms': Math.round(committed - started), 'not-succeeded': failed,
+    count: DELIVERIES,
+    'per-second': Math.round(DELIVERIES / seconds),
+    'cpu-us-per-delivery': Math.round((cpuUs() - cpuStart) / DELIVERIES),
+    'enqueue-ms': Math.round(committed - started),
+    'not-succeeded': failed,
   };
   console.log(`  deliveries: ${DELIVERIES} in ${seconds.toFixed(2)} s = ${Math.round(DELIVERIES / seconds)}/s from one instance (${failed} not succeeded)`);
   console.log(JSON.stringify(results));

@@ -26,19 +26,33 @@ await build({
   configFile: false,
   logLevel: 'warn',
   build: {
-    outDir: libDir, emptyOutDir: true, minify: true,
+    outDir: libDir,
+    emptyOutDir: true,
+    minify: true,
     lib: { entry: new URL('../src/client/http.ts', import.meta.url).pathname, formats: ['es'], fileName: 'request-layer' },
   },
 });
-const layerJs = await readFile(join(libDir, (await readdir(libDir)).find((n) => n.endsWith('.js'))));
+const layerJs = await readFile(
+  join(
+    libDir,
+    (await readdir(libDir)).find((n) => n.endsWith('.js')),
+  ),
+);
 const requestLayerGzip = gzipSync(layerJs, { level: 9 }).length;
 await rm(libDir, { recursive: true, force: true });
 
 const BUDGET = { js: 80 * 1024, css: 25 * 1024 };
-await writeFile(join('public', 'bundle-sizes.json'), JSON.stringify({ totalJsGzip: totalJs, totalCssGzip: totalCss, requestLayerGzip, budget: BUDGET, files: sizes }, null, 2));
+await writeFile(
+  join('public', 'bundle-sizes.json'),
+  JSON.stringify({ totalJsGzip: totalJs, totalCssGzip: totalCss, requestLayerGzip, budget: BUDGET, files: sizes }, null, 2),
+);
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
-console.log(`client built: JS ${kb(totalJs)} gzipped (budget ${kb(BUDGET.js)}), CSS ${kb(totalCss)} gzipped (budget ${kb(BUDGET.css)}); the request layer alone ${kb(requestLayerGzip)}`);
-const over = [totalJs > BUDGET.js && `JS ${kb(totalJs)} > ${kb(BUDGET.js)}`, totalCss > BUDGET.css && `CSS ${kb(totalCss)} > ${kb(BUDGET.css)}`].filter(Boolean);
+console.log(
+  `client built: JS ${kb(totalJs)} gzipped (budget ${kb(BUDGET.js)}), CSS ${kb(totalCss)} gzipped (budget ${kb(BUDGET.css)}); the request layer alone ${kb(requestLayerGzip)}`,
+);
+const over = [totalJs > BUDGET.js && `JS ${kb(totalJs)} > ${kb(BUDGET.js)}`, totalCss > BUDGET.css && `CSS ${kb(totalCss)} > ${kb(BUDGET.css)}`].filter(
+  Boolean,
+);
 if (over.length) {
   console.error(`the client is over its gzipped budget: ${over.join(', ')}`);
   process.exit(1);

@@ -64,7 +64,8 @@ function runFile(file) {
       const failed = code !== 0 || counts.fail > 0 || counts.tests === 0;
       timings.push({ file, seconds });
       if (failed) failedFiles.push(file);
-      const line = `${failed ? '✖' : '✔'} ${file} — ${counts.pass}/${counts.tests} passed` +
+      const line =
+        `${failed ? '✖' : '✔'} ${file} — ${counts.pass}/${counts.tests} passed` +
         `${counts.skipped ? `, ${counts.skipped} skipped` : ''}${counts.fail ? `, ${counts.fail} failed` : ''}` +
         `${signal ? `, ended by ${signal}` : ''} (${seconds.toFixed(1)} s)`;
       if (failed || verbose) process.stdout.write(`\n${output}\n`);
@@ -89,8 +90,10 @@ await runPool(serialFiles, 1);
 
 const slowest = [...timings].sort((a, b) => b.seconds - a.seconds).slice(0, 8);
 console.log(`\nslowest files: ${slowest.map((t) => `${t.file} ${t.seconds.toFixed(0)} s`).join(', ')}`);
-console.log(`tests ${totals.tests}, pass ${totals.pass}, fail ${totals.fail}, skipped ${totals.skipped}, ` +
-  `cancelled ${totals.cancelled}, todo ${totals.todo}; ${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+console.log(
+  `tests ${totals.tests}, pass ${totals.pass}, fail ${totals.fail}, skipped ${totals.skipped}, ` +
+    `cancelled ${totals.cancelled}, todo ${totals.todo}; ${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+);
 if (failedFiles.length > 0) {
   console.log(`failed files:\n${failedFiles.map((f) => `  ${f}`).join('\n')}`);
   process.exit(1);

@@ -24,9 +24,15 @@ async function serveClusterMetrics(settings: MetricsSettings, log: Logger): Prom
   const { AggregatorRegistry } = await import('prom-client');
   const { startMetricsServer } = await import('./observability/metrics-server.js');
   const aggregator = new AggregatorRegistry();
-  const server = await startMetricsServer(settings.host, settings.port, {
-    contentType: aggregator.contentType, body: () => aggregator.clusterMetrics(),
-  }, (err) => log.error('metrics/scrape-failed', `Collecting the workers' metrics failed: ${err.message}`));
+  const server = await startMetricsServer(
+    settings.host,
+    settings.port,
+    {
+      contentType: aggregator.contentType,
+      body: () => aggregator.clusterMetrics(),
+    },
+    (err) => log.error('metrics/scrape-failed', `Collecting the workers' metrics failed: ${err.message}`),
+  );
   log.info('metrics/listening', `Metrics of all workers on ${server.url}/metrics`, { address: server.url });
   return server;
 }
@@ -56,11 +62,15 @@ export async function runPrimary(config: Config): Promise<void> {
   let stopping = false;
   const fork = (index: number): Worker => {
     const worker = cluster.fork({ ...env, WORKER_INDEX: String(index) });
-    worker.on('message', (msg: unknown) => { if (isLogMessage(msg)) file?.writeLine(msg.line); });
+    worker.on('message', (msg: unknown) => {
+      if (isLogMessage(msg)) file?.writeLine(msg.line);
+    });
     worker.on('exit', (code, signal) => {
       if (stopping) return;
       log.error('cluster/worker-died', `Worker ${index} exited (${signal ?? code}); starting another`, { worker: index, 'exit-status': code, signal });
-      setTimeout(() => { if (!stopping) fork(index); }, 1000);
+      setTimeout(() => {
+        if (!stopping) fork(index);
+      }, 1000);
     });
     return worker;
   };
@@ -77,9 +87,16 @@ export async function runPrimary(config: Config): Promise<void> {
       const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => Boolean(w));
       let left = workers.length;
       if (left === 0) resolve();
-      const deadline = setTimeout(() => { for (const w of workers) w.process.kill('SIGKILL'); }, config.shutdownTimeoutMs + 2000);
+      const deadline = setTimeout(() => {
+        for (const w of workers) w.process.kill('SIGKILL');
+      }, config.shutdownTimeoutMs + 2000);
       for (const w of workers) {
-        w.once('exit', () => { if (--left === 0) { clearTimeout(deadline); resolve(); } });
+        w.once('exit', () => {
+          if (--left === 0) {
+            clearTimeout(deadline);
+            resolve();
+          }
+        });
         w.process.kill('SIGTERM');
       }
     };

@@ -145,15 +145,16 @@ export function loadConfig(env: Env = { ...process.env }): Config {
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
 
   const logFilePath = env.LOG_FILE ?? (prod ? 'logs/saas-app.json' : '');
-  const logFile: LogFileSettings | undefined = logFilePath && logFilePath !== 'off'
-    ? {
-        path: logFilePath,
-        interval: oneOf(env, 'LOG_FILE_INTERVAL', ['daily', 'weekly', 'monthly'] as const, 'daily'),
-        maxFileSize: int(env, 'LOG_FILE_MAX_SIZE', 104_857_600, 1),
-        maxNumParts: int(env, 'LOG_FILE_MAX_PARTS', 10, 1),
-        maxNumIntervals: int(env, 'LOG_FILE_MAX_INTERVALS', 30, 1),
-      }
-    : undefined;
+  const logFile: LogFileSettings | undefined =
+    logFilePath && logFilePath !== 'off'
+      ? {
+          path: logFilePath,
+          interval: oneOf(env, 'LOG_FILE_INTERVAL', ['daily', 'weekly', 'monthly'] as const, 'daily'),
+          maxFileSize: int(env, 'LOG_FILE_MAX_SIZE', 104_857_600, 1),
+          maxNumParts: int(env, 'LOG_FILE_MAX_PARTS', 10, 1),
+          maxNumIntervals: int(env, 'LOG_FILE_MAX_INTERVALS', 30, 1),
+        }
+      : undefined;
 
   const port = int(env, 'PORT', 3000, 0, 65535);
   const host = str(env, 'HOST', '127.0.0.1');

@@ -33,10 +33,13 @@ if (problem) {
   process.exit(1);
 }
 if (config.webConcurrency > 1 && cluster.isPrimary) {
-  await runPrimary(config).then(() => process.exit(0), (err: Error) => {
-    process.stderr.write(`Cluster failed: ${err.message}\n`);
-    process.exit(1);
-  });
+  await runPrimary(config).then(
+    () => process.exit(0),
+    (err: Error) => {
+      process.stderr.write(`Cluster failed: ${err.message}\n`);
+      process.exit(1);
+    },
+  );
 }
 
 const system = await buildSystem(config, { clusterWorker: cluster.isWorker }).catch((err: Error) => {
@@ -45,12 +48,13 @@ const system = await buildSystem(config, { clusterWorker: cluster.isWorker }).ca
 });
 await system.listen().catch(async (err: NodeJS.ErrnoException & { port?: number; address?: string }) => {
   // a busy port is a configuration problem like the others: one line saying what to do, no stack
-  const message = err.code === 'EADDRINUSE'
-    ? `port ${err.port ?? config.port} on ${err.address ?? config.host} is already in use by another process: stop that process, or set PORT ` +
-      `(or METRICS_PORT for the metrics listener) to a free port`
-    : err.code === 'EACCES'
-      ? `port ${err.port ?? config.port} on ${err.address ?? config.host} needs privileges this process does not have: use a port above 1023`
-      : err.message;
+  const message =
+    err.code === 'EADDRINUSE'
+      ? `port ${err.port ?? config.port} on ${err.address ?? config.host} is already in use by another process: stop that process, or set PORT ` +
+        `(or METRICS_PORT for the metrics listener) to a free port`
+      : err.code === 'EACCES'
+        ? `port ${err.port ?? config.port} on ${err.address ?? config.host} needs privileges this process does not have: use a port above 1023`
+        : err.message;
   process.stderr.write(`Start-up failed: ${message}\n`);
   await system.stop().catch(() => undefined);
   process.exit(1);

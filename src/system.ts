@@ -56,7 +56,8 @@ export const MODULES: readonly AnyModule[] = [
   reportsModule,
   webhooksModule,
   adminModule,
-  ssoModule, scimModule, // enterprise sign-on, then directory sync (it uses sso's verified domains)
+  ssoModule,
+  scimModule, // enterprise sign-on, then directory sync (it uses sso's verified domains)
   queryModule, // last: serves the query kinds of every module above
 ];
 
@@ -103,15 +104,31 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       if (!services.has(module)) throw new Error('No such module in this system');
       return services.get(module) as S;
     };
-    const modules = await startModules(MODULES, {
-      ...infra, config, db: database.db, clusterWorker: options.clusterWorker === true, secureCookies: config.env === 'prod',
-      startedAt: Date.now(), draining: () => draining,
-    }, stops, settings, services);
+    const modules = await startModules(
+      MODULES,
+      {
+        ...infra,
+        config,
+        db: database.db,
+        clusterWorker: options.clusterWorker === true,
+        secureCookies: config.env === 'prod',
+        startedAt: Date.now(),
+        draining: () => draining,
+      },
+      stops,
+      settings,
+      services,
+    );
     // every module subscribed during its start: one LISTEN for all channels; stopped before the modules
     await listener.start();
     stops.add('listener', () => listener.stop());
     const app = await buildApp({
-      config, logs, redact, csrf: infra.csrf, authenticator: modules.authenticator, accountGuard: modules.accountGuard,
+      config,
+      logs,
+      redact,
+      csrf: infra.csrf,
+      authenticator: modules.authenticator,
+      accountGuard: modules.accountGuard,
       schemas: embeddedFirst([...modules.schemas, ...(options.extraSchemas ?? [])]),
       observability: appObservability(metrics, tracing),
       pageFields: modules.pageFields,
@@ -123,7 +140,12 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
     await app.ready();
     modules.ready();
     const system: System = {
-      config, logs, database, app, metrics, tracing,
+      config,
+      logs,
+      database,
+      app,
+      metrics,
+      tracing,
       mail: servicesOf<{ mail: Mail }>(mailModule).mail,
       metricsUrl: servicesOf<ObservabilityServices>(observabilityModule).metricsUrl,
       services: servicesOf,

@@ -17,9 +17,7 @@ import { appendAudit, NO_ORIGIN } from '../audit/log.js';
 import { exportAuditLog } from '../audit/service.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import { unauthorized } from '../http/errors.js';
-import {
-  exportMemberships, invitationRolesBeyond, revokeInvitationsSentBy, solelyOwnedOrganizations, type BeforeOrganizationsDeleted,
-} from '../orgs/data.js';
+import { exportMemberships, invitationRolesBeyond, revokeInvitationsSentBy, solelyOwnedOrganizations, type BeforeOrganizationsDeleted } from '../orgs/data.js';
 import { listPasskeys } from '../passkeys/service.js';
 import { accountIdentities } from '../oidc/identities.js';
 import type { AuthUser } from '../http/routes.js';
@@ -45,9 +43,12 @@ export class AccountData {
   async export(user: AuthUser): Promise<AccountExport> {
     const row = await this.deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', user.id).executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
-    const events = await this.deps.db.selectFrom('payment_event')
+    const events = await this.deps.db
+      .selectFrom('payment_event')
       .select(['provider', 'event_id', 'type', 'created_at', 'received_at', 'payload'])
-      .where('account_id', '=', user.id).orderBy('seq', 'desc').execute();
+      .where('account_id', '=', user.id)
+      .orderBy('seq', 'desc')
+      .execute();
     return {
       'exported-at': new Date().toISOString(),
       account: toUserAccount(row, this.deps.platformAdmins),
@@ -76,41 +77,78 @@ export class AccountData {
     // first: from here on no instance accepts the account's access tokens
     const ended = await this.deps.refreshTokens.revokeAllForAccount(account.id);
     await this.deps.db.transaction().execute(async (trx) => {
-      const pendingAddresses = await trx.selectFrom('action_token').select('email')
-        .where('account_id', '=', account.id).where('purpose', '=', 'email-change').execute();
+      const pendingAddresses = await trx
+        .selectFrom('action_token')
+        .select('email')
+        .where('account_id', '=', account.id)
+        .where('purpose', '=', 'email-change')
+        .execute();
       // messages to the account's addresses (their bodies carry its name and live links)
-      await trx.deleteFrom('mail_outbox')
-        .where('to_address', 'in', [account.email, ...pendingAddresses.map((r) => r.email)]).execute();
+      await trx
+        .deleteFrom('mail_outbox')
+        .where('to_address', 'in', [account.email, ...pendingAddresses.map((r) => r.email)])
+        .execute();
       const families = trx.selectFrom('refresh_family').select('id').where('account_id', '=', account.id);
       await trx.deleteFrom('refresh_token').where('family_id', 'in', families).execute();
-      await trx.updateTable('refresh_family').set({ user_agent: null, ip: null, revoked_at: sql`coalesce(revoked_at, clock_timestamp())` })
-        .where('account_id', '=', account.id).execute();
+      await trx
+        .updateTable('refresh_family')
+        .set({ user_agent: null, ip: null, revoked_at: sql`coalesce(revoked_at, clock_timestamp())` })
+        .where('account_id', '=', account.id)
+        .execute();
       // what it invited people to, it can no longer grant (the inviter goes: `invited_by` would just be nulled)
       const revoked = await revokeInvitationsSentBy(trx, account.id, invitationRolesBeyond(undefined));
       for (const invitation of revoked) {
         await appendAudit(trx, {
-          action: 'org.invitation-revoked', organizationId: invitation.organization_id, actor: {}, target: { type: 'invitation', id: invitation.id },
-          details: { email: invitation.email, role: invitation.role, reason: 'inviter-deleted' }, origin: NO_ORIGIN,
+          action: 'org.invitation-revoked',
+          organizationId: invitation.organization_id,
+          actor: {},
+          target: { type: 'invitation', id: invitation.id },
+          details: { email: invitation.email, role: invitation.role, reason: 'inviter-deleted' },
+          origin: NO_ORIGIN,
         });
       }
-      const shared = await trx.selectFrom('membership').innerJoin('organization', 'organization.id', 'membership.organization_id')
+      const shared = await trx
+        .selectFrom('membership')
+        .innerJoin('organization', 'organization.id', 'membership.organization_id')
         .select(['organization.id', 'membership.role', 'membership.joined_at'])
-        .where('membership.account_id', '=', account.id).where('organization.personal', '=', false).execute();
+        .where('membership.account_id', '=', account.id)
+        .where('organization.personal', '=', false)
+        .execute();
       const profile = await trx.selectFrom('account').select(['email', 'name']).where('id', '=', account.id).executeTakeFirstOrThrow();
       // cascades: action tokens, two-factor secrets and backup codes, passkeys, their challenges, memberships,
       // the personal organization (and, by trigger, those it alone owned);
       // set null: refresh families, payment events, audit entries
       await trx.deleteFrom('account').where('id', '=', account.id).execute();
-      const remaining = shared.length === 0 ? [] : await trx.selectFrom('organization').select('id')
-        .where('id', 'in', shared.map((o) => o.id)).execute();
+      const remaining =
+        shared.length === 0
+          ? []
+          : await trx
+              .selectFrom('organization')
+              .select('id')
+              .where(
+                'id',
+                'in',
+                shared.map((o) => o.id),
+              )
+              .execute();
       for (const org of remaining) {
         await appendAudit(trx, {
-          action: 'account.deleted', organizationId: org.id, actor: {}, target: { type: 'account', id: account.id },
-          details: { role: shared.find((o) => o.id === org.id)?.role ?? null }, origin: NO_ORIGIN,
+          action: 'account.deleted',
+          organizationId: org.id,
+          actor: {},
+          target: { type: 'account', id: account.id },
+          details: { role: shared.find((o) => o.id === org.id)?.role ?? null },
+          origin: NO_ORIGIN,
         });
         const membership = shared.find((o) => o.id === org.id)!;
         await emitWebhookEvent(trx, org.id, 'member.removed', {
-          member: { 'account-id': account.id, email: profile.email, name: profile.name, role: membership.role, 'joined-at': new Date(membership.joined_at).toISOString() },
+          member: {
+            'account-id': account.id,
+            email: profile.email,
+            name: profile.name,
+            role: membership.role,
+            'joined-at': new Date(membership.joined_at).toISOString(),
+          },
         });
       }
     });

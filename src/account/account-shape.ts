@@ -18,7 +18,14 @@ export function normalizeEmail(email: string): string {
  * read where it is not needed and a column added later does not change these queries' results.
  */
 export const ACCOUNT_COLUMNS = [
-  'id', 'email', 'name', 'created_at', 'email_verified', 'subscription_status', 'subscription_plan', 'subscription_period_end',
+  'id',
+  'email',
+  'name',
+  'created_at',
+  'email_verified',
+  'subscription_status',
+  'subscription_plan',
+  'subscription_period_end',
   'two_factor_enabled',
 ] as const;
 export type AccountColumns = Pick<AccountRow, (typeof ACCOUNT_COLUMNS)[number]>;
@@ -63,10 +70,11 @@ export interface NewAccountInput {
  * through here, so each gets the same rows. A taken email fails on the unique index (23505).
  */
 export async function insertAccount(trx: Transaction<DatabaseSchema>, input: NewAccountInput): Promise<AccountColumns & { organizationId: string }> {
-  const inserted = await trx.insertInto('account')
+  const inserted = await trx
+    .insertInto('account')
     .values({ email: input.email, name: input.name, password_hash: input.passwordHash, email_verified: input.emailVerified })
-    .returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow();
+    .returning(ACCOUNT_COLUMNS)
+    .executeTakeFirstOrThrow();
   const organizationId = await createPersonalOrganization(trx, inserted);
   return { ...inserted, organizationId };
 }
-

@@ -30,10 +30,16 @@ export async function storeActionToken(
   executor: Executor,
   input: { purpose: AccountActionPurpose; hash: string; accountId: string; email: string },
 ): Promise<void> {
-  await executor.insertInto('action_token').values({
-    purpose: input.purpose, token_hash: input.hash, account_id: input.accountId, email: input.email,
-    expires_at: sql`now() + make_interval(secs => ${LIFETIME_SECONDS[input.purpose]})`,
-  }).execute();
+  await executor
+    .insertInto('action_token')
+    .values({
+      purpose: input.purpose,
+      token_hash: input.hash,
+      account_id: input.accountId,
+      email: input.email,
+      expires_at: sql`now() + make_interval(secs => ${LIFETIME_SECONDS[input.purpose]})`,
+    })
+    .execute();
 }
 
 export interface UsableToken {
@@ -53,13 +59,22 @@ export async function findUsableToken(executor: Executor, purpose: AccountAction
 
 /** Marks the token used and answers its account, or undefined when it is unknown, used or expired. */
 export async function useToken(executor: Executor, purpose: AccountActionPurpose, token: string): Promise<UsableToken | undefined> {
-  const row = await executor.updateTable('action_token').set({ used_at: sql`now()` })
-    .where(usable(purpose, token)).returning(['account_id', 'email']).executeTakeFirst();
+  const row = await executor
+    .updateTable('action_token')
+    .set({ used_at: sql`now()` })
+    .where(usable(purpose, token))
+    .returning(['account_id', 'email'])
+    .executeTakeFirst();
   return row && { accountId: row.account_id, email: row.email };
 }
 
 /** Ends every unused token of a purpose for an account (a reset after a password change, a superseded email change). */
 export async function retireTokens(executor: Executor, accountId: string, purpose: AccountActionPurpose): Promise<void> {
-  await executor.updateTable('action_token').set({ used_at: sql`now()` })
-    .where('account_id', '=', accountId).where('purpose', '=', purpose).where('used_at', 'is', null).execute();
+  await executor
+    .updateTable('action_token')
+    .set({ used_at: sql`now()` })
+    .where('account_id', '=', accountId)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .execute();
 }

@@ -64,13 +64,20 @@ const plural = (n: number, one: string, many: string) => (n === 1 ? `1 ${one}` :
  */
 export async function addressFirstProven(trx: Kysely<DatabaseSchema>, deps: AddressProofDeps, input: AddressProofInput): Promise<AddressProofOutcome> {
   const { accountId } = input;
-  const account = await trx.selectFrom('account').select(['email', 'name', 'email_verified', 'password_hash'])
-    .where('id', '=', accountId).forUpdate().executeTakeFirst();
+  const account = await trx
+    .selectFrom('account')
+    .select(['email', 'name', 'email_verified', 'password_hash'])
+    .where('id', '=', accountId)
+    .forUpdate()
+    .executeTakeFirst();
   if (!account || account.email_verified) return NOTHING;
   // the password stays only when whoever set it shows the proof (its own session), or the proof sets it (a reset)
   const removePassword = account.password_hash !== null && input.via !== 'password-reset' && input.keepSessionId === undefined;
-  await trx.updateTable('account').set({ email_verified: true, two_factor_enabled: false, ...(removePassword ? { password_hash: null } : {}) })
-    .where('id', '=', accountId).execute();
+  await trx
+    .updateTable('account')
+    .set({ email_verified: true, two_factor_enabled: false, ...(removePassword ? { password_hash: null } : {}) })
+    .where('id', '=', accountId)
+    .execute();
 
   const removed: string[] = [];
   let passwordResetToken: string | undefined;
@@ -93,32 +100,61 @@ export async function addressFirstProven(trx: Kysely<DatabaseSchema>, deps: Addr
   if (totp.some((t) => t.enabled_at !== null)) removed.push('two-factor authentication (its authenticator app and backup codes)');
   else if (totp.length > 0) removed.push('a two-factor set-up that was not finished');
 
-  const keys = await trx.updateTable('api_key').set({ revoked_at: sql`now()`, revoked_by: accountId })
-    .where('created_by', '=', accountId).where('revoked_at', 'is', null)
-    .returning(['id', 'organization_id', 'name', 'role', 'prefix']).execute();
+  const keys = await trx
+    .updateTable('api_key')
+    .set({ revoked_at: sql`now()`, revoked_by: accountId })
+    .where('created_by', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .returning(['id', 'organization_id', 'name', 'role', 'prefix'])
+    .execute();
   for (const key of keys) {
     await appendAudit(trx, {
-      action: 'api-key.revoked', organizationId: key.organization_id, accountId, actor: { accountId },
-      target: { type: 'api-key', id: key.id }, details: { name: key.name, role: key.role, prefix: key.prefix, reason: 'address-proven' }, origin: input.origin,
+      action: 'api-key.revoked',
+      organizationId: key.organization_id,
+      accountId,
+      actor: { accountId },
+      target: { type: 'api-key', id: key.id },
+      details: { name: key.name, role: key.role, prefix: key.prefix, reason: 'address-proven' },
+      origin: input.origin,
     });
   }
   if (keys.length > 0) removed.push(plural(keys.length, 'API key', 'API keys'));
 
-  const emailChanges = await trx.updateTable('action_token').set({ used_at: sql`now()` })
-    .where('account_id', '=', accountId).where('purpose', '=', 'email-change').where('used_at', 'is', null)
-    .where('expires_at', '>', sql<Date>`now()`).returning('email').execute();
+  const emailChanges = await trx
+    .updateTable('action_token')
+    .set({ used_at: sql`now()` })
+    .where('account_id', '=', accountId)
+    .where('purpose', '=', 'email-change')
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', sql<Date>`now()`)
+    .returning('email')
+    .execute();
   if (emailChanges.length > 0) removed.push(`a pending change of the account's address to ${emailChanges[emailChanges.length - 1].email}`);
 
   const endedSessions = await deps.refreshTokens.revokeAllForAccountIn(trx, accountId, input.keepSessionId);
-  if (endedSessions.length > 0) removed.push(plural(endedSessions.length, input.keepSessionId ? 'other signed-in session' : 'signed-in session',
-    input.keepSessionId ? 'other signed-in sessions' : 'signed-in sessions'));
+  if (endedSessions.length > 0)
+    removed.push(
+      plural(
+        endedSessions.length,
+        input.keepSessionId ? 'other signed-in session' : 'signed-in session',
+        input.keepSessionId ? 'other signed-in sessions' : 'signed-in sessions',
+      ),
+    );
 
   if (removed.length > 0) {
     await appendAccountAudit(trx, {
-      action: 'account.credentials-removed', accountId, origin: input.origin,
+      action: 'account.credentials-removed',
+      accountId,
+      origin: input.origin,
       details: {
-        via: input.via, password: removePassword, passkeys: passkeys.length, identities: identities.length, 'two-factor': totp.length > 0,
-        'api-keys': keys.length, 'email-change': emailChanges.length > 0, sessions: endedSessions.length,
+        via: input.via,
+        password: removePassword,
+        passkeys: passkeys.length,
+        identities: identities.length,
+        'two-factor': totp.length > 0,
+        'api-keys': keys.length,
+        'email-change': emailChanges.length > 0,
+        sessions: endedSessions.length,
       },
     });
     await deps.mail.enqueue(trx, { kind: 'credentials-removed-notice', to: account.email, data: { name: account.name, via: input.via, removed } });

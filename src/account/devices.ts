@@ -41,14 +41,32 @@ export function setDeviceCookie(reply: FastifyReply, device: string, secure: boo
  * Records that the account signed in from `device`, in the session's transaction; a device new
  * to an account that has signed in before queues the notice.
  */
-export async function noteDevice(trx: Kysely<DatabaseSchema>, notices: SecurityNotices | undefined, accountId: string, device: string, client: ClientOrigin): Promise<void> {
-  const seen = await trx.updateTable('account_device').set({ last_seen_at: sql`now()` })
-    .where('account_id', '=', accountId).where('device_id', '=', device).returning('device_id').executeTakeFirst();
+export async function noteDevice(
+  trx: Kysely<DatabaseSchema>,
+  notices: SecurityNotices | undefined,
+  accountId: string,
+  device: string,
+  client: ClientOrigin,
+): Promise<void> {
+  const seen = await trx
+    .updateTable('account_device')
+    .set({ last_seen_at: sql`now()` })
+    .where('account_id', '=', accountId)
+    .where('device_id', '=', device)
+    .returning('device_id')
+    .executeTakeFirst();
   if (seen) return;
   // a browser unused for longer than its cookie lives is forgotten (it would be new again anyway)
-  await trx.deleteFrom('account_device').where('account_id', '=', accountId)
-    .where('last_seen_at', '<', sql<Date>`now() - make_interval(secs => ${DEVICE_COOKIE_SECONDS})`).execute();
+  await trx
+    .deleteFrom('account_device')
+    .where('account_id', '=', accountId)
+    .where('last_seen_at', '<', sql<Date>`now() - make_interval(secs => ${DEVICE_COOKIE_SECONDS})`)
+    .execute();
   const before = await trx.selectFrom('account_device').select('device_id').where('account_id', '=', accountId).limit(1).executeTakeFirst();
-  await trx.insertInto('account_device').values({ account_id: accountId, device_id: device }).onConflict((oc) => oc.doNothing()).execute();
+  await trx
+    .insertInto('account_device')
+    .values({ account_id: accountId, device_id: device })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
   if (before) await notices?.(trx, accountId, 'new-browser-sign-in', client);
 }

@@ -36,7 +36,8 @@ export function emailSignInRoutes(emailSignIn: EmailSignIn, options: AccountRout
         method: 'POST',
         path: '/start',
         summary: 'Ask for an email sign-in',
-        description: 'Always 202 with the same body, in the same time, whatever the address. When an account uses it (or, with ' +
+        description:
+          'Always 202 with the same body, in the same time, whatever the address. When an account uses it (or, with ' +
           'EMAIL_SIGN_UP on, when none does), a message with a link (`APP_URL/auth/email?token=…`) and a 6-digit code goes to it; both work ' +
           'once, for 15 minutes. Rate-limited per email and per client address (429).',
         schemas: { body: ref(StartEmailSignIn), response: { 202: ref(Accepted), 429: error } },
@@ -51,13 +52,14 @@ export function emailSignInRoutes(emailSignIn: EmailSignIn, options: AccountRout
         method: 'POST',
         path: '/verify',
         summary: 'Sign in with an emailed link or code',
-        description: 'The link\'s `token`, or the `email` and its `code`. Answers like log-in (with the refresh cookie), or ' +
+        description:
+          "The link's `token`, or the `email` and its `code`. Answers like log-in (with the refresh cookie), or " +
           '`mfa-required` when two-factor is on. The address becomes verified (a first proof removes what was added before it, the ' +
           'password included: the answer then carries `password-reset-token` to set a new one at once); an ' +
           'address without an account gets one when EMAIL_SIGN_UP is on. 400 `invalid-token` for a bad, used or expired token; 401 ' +
           '`invalid-code` for a wrong code: the fifth wrong one voids the message (its link and code). 403 `account-locked` for a locked account. ' +
-          '429 `rate-limited` (Retry-After) for a code once the address\'s wrong codes of the day are spent (EMAIL_SIGN_IN_CODE_FAILURES; its link ' +
-          'still works), and for any request past the client address\'s limit (EMAIL_SIGN_IN_VERIFY_LIMIT_ADDRESS).',
+          "429 `rate-limited` (Retry-After) for a code once the address's wrong codes of the day are spent (EMAIL_SIGN_IN_CODE_FAILURES; its link " +
+          "still works), and for any request past the client address's limit (EMAIL_SIGN_IN_VERIFY_LIMIT_ADDRESS).",
         schemas: {
           body: ref(VerifyEmailSignIn),
           response: { 200: Type.Union([ref(LogInResponse), ref(MfaRequired)]), 400: error, 401: error, 403: error, 429: error },

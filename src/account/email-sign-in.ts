@@ -56,7 +56,8 @@ const codeHash = (code: string) => hashToken(`email-sign-in-code:${code}`);
 /** 401 `invalid-code`: the code is wrong (or its message is spent); the message survives four of these. */
 function invalidCode(): HttpError {
   return new HttpError(401, {
-    type: 'invalid-code', message: 'The code is wrong, or it expired: check the latest message, or ask for a new one',
+    type: 'invalid-code',
+    message: 'The code is wrong, or it expired: check the latest message, or ask for a new one',
     errors: [{ path: '/code', message: 'is wrong, used or expired' }],
   });
 }
@@ -75,7 +76,9 @@ export class EmailSignIn {
     const work: Promise<void> = answered
       .then(() => sleep(AFTER_ANSWER_MS))
       .then(() => this.send(address, hash, token, code, client))
-      .catch((err: Error) => this.deps.log.error('account/email-sign-in-failed', `Could not queue an email sign-in: ${err.message}`, { class: err.constructor?.name }))
+      .catch((err: Error) =>
+        this.deps.log.error('account/email-sign-in-failed', `Could not queue an email sign-in: ${err.message}`, { class: err.constructor?.name }),
+      )
       .finally(() => this.pending.delete(work));
     this.pending.add(work);
   }
@@ -86,9 +89,15 @@ export class EmailSignIn {
     await this.deps.db.transaction().execute(async (trx) => {
       // spent and expired messages go as new ones come: the table stays the size of the sign-ins under way
       await trx.deleteFrom('email_sign_in').where('expires_at', '<', sql<Date>`now()`).execute();
-      await trx.insertInto('email_sign_in').values({
-        email, token_hash: tokenHash, code_hash: codeHash(code), expires_at: new Date(Date.now() + LINK_LIFETIME_SECONDS['email-sign-in'] * 1000),
-      }).execute();
+      await trx
+        .insertInto('email_sign_in')
+        .values({
+          email,
+          token_hash: tokenHash,
+          code_hash: codeHash(code),
+          expires_at: new Date(Date.now() + LINK_LIFETIME_SECONDS['email-sign-in'] * 1000),
+        })
+        .execute();
       await this.deps.mail.enqueue(trx, { kind: 'email-sign-in', to: email, data: { name: account?.name ?? null, token, code } });
       if (account) await appendAccountAudit(trx, { action: 'account.email-sign-in-requested', accountId: account.id, actor: {}, origin });
     });
@@ -135,8 +144,11 @@ export class EmailSignIn {
   private check(proof: EmailSignInProof, client: SignInClient): Promise<ProofOutcome> {
     return this.deps.db.transaction().execute(async (trx): Promise<ProofOutcome> => {
       let row: { id: string; email: string; code_hash: string; failures: number } | undefined;
-      const live = trx.selectFrom('email_sign_in').select(['id', 'email', 'code_hash', 'failures'])
-        .where('used_at', 'is', null).where('expires_at', '>', sql<Date>`now()`);
+      const live = trx
+        .selectFrom('email_sign_in')
+        .select(['id', 'email', 'code_hash', 'failures'])
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', sql<Date>`now()`);
       if ('token' in proof) {
         row = await live.where('token_hash', '=', hashToken(proof.token)).forUpdate().executeTakeFirst();
         if (!row) return { kind: 'invalid-token' };
@@ -146,8 +158,11 @@ export class EmailSignIn {
         if (!row) return { kind: 'wrong-code' };
         if (row.code_hash !== codeHash(proof.code.replace(/\s/g, ''))) {
           const failures = row.failures + 1;
-          await trx.updateTable('email_sign_in').set({ failures, ...(failures >= EMAIL_CODE_MAX_FAILURES ? { used_at: sql`now()` } : {}) })
-            .where('id', '=', row.id).execute();
+          await trx
+            .updateTable('email_sign_in')
+            .set({ failures, ...(failures >= EMAIL_CODE_MAX_FAILURES ? { used_at: sql`now()` } : {}) })
+            .where('id', '=', row.id)
+            .execute();
           return { kind: 'wrong-code' };
         }
       }
@@ -170,5 +185,9 @@ export class EmailSignIn {
 export function emailSignInProof(body: { token?: string; email?: string; code?: string }): EmailSignInProof {
   if (body.token !== undefined && body.email === undefined && body.code === undefined) return { token: body.token };
   if (body.token === undefined && body.email !== undefined && body.code !== undefined) return { email: body.email, code: body.code };
-  throw requestCoercion('body', [{ path: '/token', message: 'give token (from the link), or email and code: one of the two' }], 'Give the link\'s token, or the email and the code');
+  throw requestCoercion(
+    'body',
+    [{ path: '/token', message: 'give token (from the link), or email and code: one of the two' }],
+    "Give the link's token, or the email and the code",
+  );
 }

@@ -24,19 +24,22 @@ export function emailNotVerified(): HttpError {
 
 /** 403 `reauthentication-required`: confirm with the password, or sign in again. */
 export function reauthenticationRequired(field: string, hasPassword: boolean): HttpError {
-  return new HttpError(403, hasPassword
-    ? {
-      type: 'reauthentication-required',
-      message: 'Confirm this change with your password',
-      method: 'password',
-      errors: [{ path: `/${field}`, message: 'is required to confirm this change' }],
-    }
-    : {
-      type: 'reauthentication-required',
-      message: `Sign in again to do this: it needs a sign-in within the last ${REAUTH_MAX_AGE_SECONDS / 60} minutes`,
-      method: 'recent-sign-in',
-      'max-age': REAUTH_MAX_AGE_SECONDS,
-    });
+  return new HttpError(
+    403,
+    hasPassword
+      ? {
+          type: 'reauthentication-required',
+          message: 'Confirm this change with your password',
+          method: 'password',
+          errors: [{ path: `/${field}`, message: 'is required to confirm this change' }],
+        }
+      : {
+          type: 'reauthentication-required',
+          message: `Sign in again to do this: it needs a sign-in within the last ${REAUTH_MAX_AGE_SECONDS / 60} minutes`,
+          method: 'recent-sign-in',
+          'max-age': REAUTH_MAX_AGE_SECONDS,
+        },
+  );
 }
 
 export class AccountChecks implements AccountGuard {

@@ -8,7 +8,15 @@ import { ErrorBody } from '../http/errors.js';
 import { ref, route, type RouteGroup, requireUser } from '../http/routes.js';
 import type { AccountLifecycle } from './lifecycle-service.js';
 import {
-  Accepted, ChangeEmail, ChangePassword, ForgotPassword, NoBody, ResetPassword, TokenRequest, UpdateAccount, VerifiedAccount,
+  Accepted,
+  ChangeEmail,
+  ChangePassword,
+  ForgotPassword,
+  NoBody,
+  ResetPassword,
+  TokenRequest,
+  UpdateAccount,
+  VerifiedAccount,
 } from './lifecycle-schemas.js';
 import { UserAccount } from './schemas.js';
 import { ACCOUNT_GROUP, REFRESH_COOKIE } from './routes.js';
@@ -25,8 +33,9 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         method: 'POST',
         path: '/verify-email',
         summary: 'Verify the email address',
-        description: 'Takes the token of the emailed verification link (24 h, single use). 400 `invalid-token` when it is unknown, used or expired. ' +
-          'The first proof of an address removes every sign-in method, API key and session added before it (they may be someone else\'s ' +
+        description:
+          'Takes the token of the emailed verification link (24 h, single use). 400 `invalid-token` when it is unknown, used or expired. ' +
+          "The first proof of an address removes every sign-in method, API key and session added before it (they may be someone else's " +
           'who registered the address), except the session that sent this request (its access token or refresh cookie); an email says what was removed. ' +
           'The password goes too unless the request came with such a session: then the answer carries `password-reset-token`, for ' +
           '`reset-password`, so the person can set one at once.',
@@ -38,7 +47,8 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         method: 'POST',
         path: '/resend-verification',
         summary: 'Send a new verification link',
-        description: 'Emails a new verification link to the caller\'s address (nothing when it is verified already). ' +
+        description:
+          "Emails a new verification link to the caller's address (nothing when it is verified already). " +
           'Rate-limited per account and per client address (429).',
         auth: 'required',
         schemas: { body: ref(NoBody), response: { 202: ref(Accepted), 429: error } },
@@ -51,7 +61,8 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         method: 'POST',
         path: '/forgot-password',
         summary: 'Ask for a password reset link',
-        description: 'Always 202 with the same body, in the same time, whether an account uses the email or not; ' +
+        description:
+          'Always 202 with the same body, in the same time, whether an account uses the email or not; ' +
           'when one does, a reset link (1 h, single use) is emailed. Rate-limited per email and per client address (429).',
         schemas: { body: ref(ForgotPassword), response: { 202: ref(Accepted), 429: error } },
         async handler({ parameters, request, reply }) {
@@ -65,7 +76,8 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         method: 'POST',
         path: '/reset-password',
         summary: 'Set a new password from a reset link',
-        description: 'Takes the reset link\'s token and the new password. Every session of the account ends ' +
+        description:
+          "Takes the reset link's token and the new password. Every session of the account ends " +
           '(refresh tokens and access tokens). When the reset is the first proof of the address, every sign-in method and API key added ' +
           'before it is removed too, and an email says what. 400 `invalid-token` when the token is unknown, used or expired.',
         schemas: { body: ref(ResetPassword), response: { 204: null, 400: error } },
@@ -79,7 +91,8 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         path: '/change-password',
         impersonation: 'forbidden',
         summary: 'Change the password',
-        description: 'Every other session ends; the caller\'s stays. A notice is emailed. An account without a password (made by a provider ' +
+        description:
+          "Every other session ends; the caller's stays. A notice is emailed. An account without a password (made by a provider " +
           'or an email sign-in) sets its first one here, after a recent sign-in.',
         auth: 'required',
         reauth: { passwordField: 'current-password' },
@@ -94,9 +107,10 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         path: '/change-email',
         impersonation: 'forbidden',
         summary: 'Ask to change the email address',
-        description: 'Emails a confirmation link (24 h) to the new address and a notice to the old one; ' +
+        description:
+          'Emails a confirmation link (24 h) to the new address and a notice to the old one; ' +
           'the address changes when the link is opened. 409 `conflict` when the new address is taken; 403 `sso-required` when an ' +
-          'organization that enforces single sign-on on the current address\'s domain would lose it (owners excepted; docs/sso.md).',
+          "organization that enforces single sign-on on the current address's domain would lose it (owners excepted; docs/sso.md).",
         auth: 'required',
         reauth: true,
         schemas: { body: ref(ChangeEmail), response: { 202: ref(Accepted), 403: error, 409: error, 429: error } },
@@ -109,7 +123,8 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         method: 'POST',
         path: '/confirm-email',
         summary: 'Confirm an email change',
-        description: 'Takes the token of the link sent to the new address: the account gets the new address, verified. ' +
+        description:
+          'Takes the token of the link sent to the new address: the account gets the new address, verified. ' +
           '400 `invalid-token` when the token is unknown, used or expired; 409 when another account took the address meanwhile; ' +
           '403 `sso-required` when the move is no longer allowed (as for change-email).',
         schemas: { body: ref(TokenRequest), response: { 200: ref(UserAccount), 400: error, 403: error, 409: error } },

@@ -30,10 +30,7 @@ export const ChangePassword = Type.Object(
   { $id: 'change-password', additionalProperties: false },
 );
 
-export const ChangeEmail = Type.Object(
-  { password: CurrentPassword, 'new-email': Email },
-  { $id: 'change-email', additionalProperties: false },
-);
+export const ChangeEmail = Type.Object({ password: CurrentPassword, 'new-email': Email }, { $id: 'change-email', additionalProperties: false });
 
 export const UpdateAccount = Type.Object(
   { name: Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'trimmed; null, an empty string or spaces alone clear the name' }) },
@@ -61,10 +58,7 @@ export const AccountSession = Type.Object(
 );
 export type AccountSession = Static<typeof AccountSession>;
 
-export const AccountSessions = Type.Object(
-  { sessions: Type.Array(AccountSession) },
-  { $id: 'account-sessions', additionalProperties: false },
-);
+export const AccountSessions = Type.Object({ sessions: Type.Array(AccountSession) }, { $id: 'account-sessions', additionalProperties: false });
 
 export const SessionId = Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
 
@@ -89,16 +83,29 @@ export const AccountExport = Type.Object(
     identities: Type.Array(Identity, { description: 'the sign-in provider identities linked to the account' }),
     'payment-events': Type.Array(ExportedPaymentEvent),
     'audit-log': Type.Array(ExportedAuditEntry, {
-      description: 'the account\'s own audit entries (its account events, the organization actions it took), newest first, at most 1000',
+      description: "the account's own audit entries (its account events, the organization actions it took), newest first, at most 1000",
     }),
     'audit-log-truncated': Type.Boolean({ description: 'true when older entries exist beyond the 1000 given' }),
-    passkeys: Type.Array(Passkey, { description: 'the account\'s passkeys (no key material); whether two-factor is on is `account.two-factor-enabled`' }),
+    passkeys: Type.Array(Passkey, { description: "the account's passkeys (no key material); whether two-factor is on is `account.two-factor-enabled`" }),
   },
   { $id: 'account-export', additionalProperties: false, description: 'everything the service keeps about the account (GDPR access)' },
 );
 export type AccountExport = Static<typeof AccountExport>;
 
 export const LIFECYCLE_SCHEMAS = [
-  TokenRequest, VerifiedAccount, NoBody, Reauthenticate, ForgotPassword, ResetPassword, ChangePassword, ChangeEmail, UpdateAccount, DeleteAccount, Accepted,
-  AccountSession, AccountSessions, ExportedPaymentEvent, AccountExport,
+  TokenRequest,
+  VerifiedAccount,
+  NoBody,
+  Reauthenticate,
+  ForgotPassword,
+  ResetPassword,
+  ChangePassword,
+  ChangeEmail,
+  UpdateAccount,
+  DeleteAccount,
+  Accepted,
+  AccountSession,
+  AccountSessions,
+  ExportedPaymentEvent,
+  AccountExport,
 ];

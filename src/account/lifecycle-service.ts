@@ -76,7 +76,8 @@ export class AccountLifecycle {
       // a link sent to an address the account no longer has verifies nothing
       const current = await trx.selectFrom('account').select('id').where('id', '=', used.accountId).where('email', '=', used.email).executeTakeFirst();
       if (!current) throw invalidToken();
-      const keepSessionId = client.user?.id === current.id ? client.user.sessionId : cookieSession?.accountId === current.id ? cookieSession.familyId : undefined;
+      const keepSessionId =
+        client.user?.id === current.id ? client.user.sessionId : cookieSession?.accountId === current.id ? cookieSession.familyId : undefined;
       const proof = await addressFirstProven(trx, this.deps, { accountId: current.id, via: 'verification', keepSessionId, origin });
       const row = await trx.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', current.id).executeTakeFirstOrThrow();
       await retireTokens(trx, row.id, 'verify-email');
@@ -95,7 +96,10 @@ export class AccountLifecycle {
     if (proof.revokedApiKeys.length > 0) this.deps.onApiKeysRevoked?.(proof.revokedApiKeys);
     if (proof.removed.length > 0) {
       this.deps.log.info('account/credentials-removed', 'The address was proven for the first time: what was added before is removed', {
-        'account-id': accountId, removed: proof.removed.length, sessions: proof.endedSessions.length, 'api-keys': proof.revokedApiKeys.length,
+        'account-id': accountId,
+        removed: proof.removed.length,
+        sessions: proof.endedSessions.length,
+        'api-keys': proof.revokedApiKeys.length,
       });
     }
   }
@@ -103,8 +107,7 @@ export class AccountLifecycle {
   /** Sends a new verification link, unless the address is verified already (then nothing is sent). */
   async resendVerification(user: AuthUser, clientAddress: string): Promise<void> {
     await this.deps.limits.resend(user.id, clientAddress);
-    const account = await this.deps.db.selectFrom('account').select(['id', 'email', 'name', 'email_verified'])
-      .where('id', '=', user.id).executeTakeFirst();
+    const account = await this.deps.db.selectFrom('account').select(['id', 'email', 'name', 'email_verified']).where('id', '=', user.id).executeTakeFirst();
     if (!account) throw unauthorized('Account no longer exists');
     if (account.email_verified) return;
     const { token, hash } = newActionToken();
@@ -129,7 +132,9 @@ export class AccountLifecycle {
     const work: Promise<void> = answered
       .then(() => sleep(AFTER_ANSWER_MS))
       .then(() => this.sendReset(address, token, hash, client))
-      .catch((err: Error) => this.deps.log.error('account/forgot-password-failed', `Could not queue a password reset: ${err.message}`, { class: err.constructor?.name }))
+      .catch((err: Error) =>
+        this.deps.log.error('account/forgot-password-failed', `Could not queue a password reset: ${err.message}`, { class: err.constructor?.name }),
+      )
       .finally(() => this.pending.delete(work));
     this.pending.add(work);
   }
@@ -160,13 +165,15 @@ export class AccountLifecycle {
     const { accountId, proof } = await this.deps.db.transaction().execute(async (trx) => {
       const used = await useToken(trx, 'reset-password', token);
       if (!used) throw invalidToken();
-      const row = await trx.updateTable('account').set({ password_hash: passwordHash })
-        .where('id', '=', used.accountId).returning(['id', 'email']).executeTakeFirstOrThrow();
+      const row = await trx
+        .updateTable('account')
+        .set({ password_hash: passwordHash })
+        .where('id', '=', used.accountId)
+        .returning(['id', 'email'])
+        .executeTakeFirstOrThrow();
       // the link reached the address the account still has: it is the owner's (a first proof
       // removes what was added before it: address-proof.ts)
-      const proof = row.email === used.email
-        ? await addressFirstProven(trx, this.deps, { accountId: row.id, via: 'password-reset', origin })
-        : undefined;
+      const proof = row.email === used.email ? await addressFirstProven(trx, this.deps, { accountId: row.id, via: 'password-reset', origin }) : undefined;
       await retireTokens(trx, row.id, 'reset-password');
       // the link's holder acted as the account; the sessions end right after (below)
       await appendAccountAudit(trx, { action: 'account.password-reset', accountId: row.id, origin });
@@ -199,7 +206,7 @@ export class AccountLifecycle {
     // re-authenticated by the route (`reauth`)
     const account = await this.accountOf(user);
     const newEmail = normalizeEmail(input['new-email']);
-    if (newEmail === account.email) throw requestCoercion('body', [{ path: '/new-email', message: 'is already the account\'s address' }]);
+    if (newEmail === account.email) throw requestCoercion('body', [{ path: '/new-email', message: "is already the account's address" }]);
     const taken = await this.deps.db.selectFrom('account').select('id').where('email', '=', newEmail).executeTakeFirst();
     if (taken) throw emailTaken();
     await this.checkEmailChange(account, newEmail);
@@ -229,7 +236,7 @@ export class AccountLifecycle {
   async confirmEmail(token: string, origin: RequestOrigin): Promise<UserAccount> {
     // the policies again: the account may have come under one since it asked (checked before the transaction; used atomically below)
     const pending = await findUsableToken(this.deps.db, 'email-change', token);
-    const current = pending && await this.deps.db.selectFrom('account').select(['id', 'email']).where('id', '=', pending.accountId).executeTakeFirst();
+    const current = pending && (await this.deps.db.selectFrom('account').select(['id', 'email']).where('id', '=', pending.accountId).executeTakeFirst());
     if (pending && current) await this.checkEmailChange(current, pending.email);
     try {
       return await this.deps.db.transaction().execute(async (trx) => {
@@ -238,13 +245,20 @@ export class AccountLifecycle {
         const taken = await trx.selectFrom('account').select('id').where('email', '=', used.email).where('id', '<>', used.accountId).executeTakeFirst();
         if (taken) throw emailTaken();
         const previous = await trx.selectFrom('account').select('email').where('id', '=', used.accountId).forUpdate().executeTakeFirstOrThrow();
-        const row = await trx.updateTable('account').set({ email: used.email, email_verified: true })
-          .where('id', '=', used.accountId).returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow();
+        const row = await trx
+          .updateTable('account')
+          .set({ email: used.email, email_verified: true })
+          .where('id', '=', used.accountId)
+          .returning(ACCOUNT_COLUMNS)
+          .executeTakeFirstOrThrow();
         // links sent to the old address verify or reset nothing any more
         await retireTokens(trx, row.id, 'verify-email');
         await retireTokens(trx, row.id, 'reset-password');
         await appendAccountAudit(trx, {
-          action: 'account.email-changed', accountId: row.id, details: { 'previous-email': previous.email, email: row.email }, origin,
+          action: 'account.email-changed',
+          accountId: row.id,
+          details: { 'previous-email': previous.email, email: row.email },
+          origin,
         });
         this.deps.log.info('account/email-changed', 'Email changed', { 'account-id': row.id });
         return toUserAccount(row, this.deps.platformAdmins);
@@ -259,8 +273,7 @@ export class AccountLifecycle {
   /** Sets the name, trimmed; an empty one (or null) clears it. */
   async updateProfile(user: AuthUser, input: { name: string | null }): Promise<UserAccount> {
     const name = input.name?.trim() || null;
-    const row = await this.deps.db.updateTable('account').set({ name })
-      .where('id', '=', user.id).returning(ACCOUNT_COLUMNS).executeTakeFirst();
+    const row = await this.deps.db.updateTable('account').set({ name }).where('id', '=', user.id).returning(ACCOUNT_COLUMNS).executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
     return toUserAccount(row, this.deps.platformAdmins, user.actor && (await impersonatorOf(this.deps.db, user.actor.id)));
   }

@@ -68,17 +68,26 @@ export class LifecycleRateLimiter {
 
   /** One verification resend; 429 with Retry-After over either limit. */
   resend(accountId: string, address: string): Promise<void> {
-    return takeEach([[this.resendByAccount, accountId], [this.resendByAddress, addressKey(address)]]);
+    return takeEach([
+      [this.resendByAccount, accountId],
+      [this.resendByAddress, addressKey(address)],
+    ]);
   }
 
   /** One forgot-password request, counted the same whether the email has an account or not. */
   forgotPassword(email: string, address: string): Promise<void> {
-    return takeEach([[this.forgotByEmail, email], [this.forgotByAddress, addressKey(address)]]);
+    return takeEach([
+      [this.forgotByEmail, email],
+      [this.forgotByAddress, addressKey(address)],
+    ]);
   }
 
   /** One email sign-in request, counted the same whether the email has an account or not. */
   emailSignIn(email: string, address: string): Promise<void> {
-    return takeEach([[this.emailSignInByEmail, email], [this.emailSignInByAddress, addressKey(address)]]);
+    return takeEach([
+      [this.emailSignInByEmail, email],
+      [this.emailSignInByAddress, addressKey(address)],
+    ]);
   }
 
   /** One email sign-in `/verify` request, link or code; 429 with Retry-After over the client address's limit. */
@@ -96,7 +105,10 @@ export class LifecycleRateLimiter {
       return await takeFailurePoints([[this.emailCodeFailuresByEmail, email]]);
     } catch (err) {
       if (!(err instanceof HttpError) || err.status !== 429) throw err;
-      throw tooManyRequests(Number(err.headers['retry-after']), 'Too many wrong codes for this address: sign in with the link in the message, or try codes again later');
+      throw tooManyRequests(
+        Number(err.headers['retry-after']),
+        'Too many wrong codes for this address: sign in with the link in the message, or try codes again later',
+      );
     }
   }
 }

@@ -63,30 +63,67 @@ export const accountModule = defineModule({
     // `platform-admin` of the account shape: the admin module plugs in its rule (src/admin/)
     const platformAdmins = new PlatformAdmins();
     const notices = securityNotices(mail);
-    const breaches = new BreachedPasswords(limits.breachCheck, log, metrics && (() => {
-      const checks = metrics.counter('saas_password_breach_checks_total', 'Breached-password checks by outcome: clean, breached, unavailable (accepted unchecked)',
-        ['outcome'], [{ outcome: 'clean' }, { outcome: 'breached' }, { outcome: 'unavailable' }]);
-      return (outcome: BreachCheckOutcome) => checks.labels(outcome).inc();
-    })());
+    const breaches = new BreachedPasswords(
+      limits.breachCheck,
+      log,
+      metrics &&
+        (() => {
+          const checks = metrics.counter(
+            'saas_password_breach_checks_total',
+            'Breached-password checks by outcome: clean, breached, unavailable (accepted unchecked)',
+            ['outcome'],
+            [{ outcome: 'clean' }, { outcome: 'breached' }, { outcome: 'unavailable' }],
+          );
+          return (outcome: BreachCheckOutcome) => checks.labels(outcome).inc();
+        })(),
+    );
     const accounts = new AccountService({
-      db, passwords, accessTokens, refreshTokens, loginLimiter, signUpLimiter, mail, log, platformAdmins, breaches, notices,
+      db,
+      passwords,
+      accessTokens,
+      refreshTokens,
+      loginLimiter,
+      signUpLimiter,
+      mail,
+      log,
+      platformAdmins,
+      breaches,
+      notices,
       onLogIn: metrics && ((outcome) => metrics.logIn(outcome)),
     });
     // API keys an unproven account made, revoked at its address's first proof: forgotten at once here (src/api-keys/)
     const apiKeysRevoked: Array<(keyIds: readonly string[]) => void> = [];
     const lifecycleLimits = new LifecycleRateLimiter(limits, ctx.limiterStore);
-    const onApiKeysRevoked = (ids: readonly string[]) => { for (const hook of apiKeysRevoked) hook(ids); };
+    const onApiKeysRevoked = (ids: readonly string[]) => {
+      for (const hook of apiKeysRevoked) hook(ids);
+    };
     // other modules' rules for a change of address (src/sso: an organization that requires single sign-on)
     const emailChangePolicies: EmailChangePolicy[] = [];
     const lifecycle = new AccountLifecycle({
-      db, passwords, refreshTokens, mail, loginLimiter, log, platformAdmins, limits: lifecycleLimits, onApiKeysRevoked, breaches, emailChangePolicies,
+      db,
+      passwords,
+      refreshTokens,
+      mail,
+      loginLimiter,
+      log,
+      platformAdmins,
+      limits: lifecycleLimits,
+      onApiKeysRevoked,
+      breaches,
+      emailChangePolicies,
     });
     const emailSignIn = new EmailSignIn({ db, mail, log, refreshTokens, limits: lifecycleLimits, accounts, signUp: limits.emailSignUp, onApiKeysRevoked });
     const sessions = new AccountSessions(db, refreshTokens, log);
     // an account's deletion takes the organizations it alone owns: what must happen first is plugged in (src/orgs/)
     const beforeDeletion: Array<(organizationIds: readonly string[]) => Promise<void>> = [];
     const data = new AccountData({
-      db, passwords, loginLimiter, refreshTokens, sessions, log, platformAdmins,
+      db,
+      passwords,
+      loginLimiter,
+      refreshTokens,
+      sessions,
+      log,
+      platformAdmins,
       beforeOrganizationsDeleted: async (ids) => {
         for (const hook of beforeDeletion) await hook(ids);
       },
@@ -115,7 +152,9 @@ export const accountModule = defineModule({
       },
       schemas: [...ACCOUNT_SCHEMAS, ...LIFECYCLE_SCHEMAS, ...EMAIL_SIGN_IN_SCHEMAS],
       routeGroups: [
-        accountRoutes(accounts, { secureCookies }), lifecycleRoutes(lifecycle), sessionRoutes(sessions, data, { secureCookies }),
+        accountRoutes(accounts, { secureCookies }),
+        lifecycleRoutes(lifecycle),
+        sessionRoutes(sessions, data, { secureCookies }),
         emailSignInRoutes(emailSignIn, { secureCookies }),
       ],
       queries: accountQueries(accounts),

@@ -20,10 +20,19 @@ export type SecurityNotices = (trx: Kysely<DatabaseSchema>, accountId: string, e
 export function describeBrowser(userAgent: string | null | undefined): string | null {
   if (!userAgent) return null;
   const browsers: Array<[RegExp, string]> = [
-    [/Edg(e|A|iOS)?\//, 'Edge'], [/OPR\/|Opera/, 'Opera'], [/Firefox\/|FxiOS\//, 'Firefox'], [/Chrome\/|CriOS\//, 'Chrome'], [/Safari\//, 'Safari'],
+    [/Edg(e|A|iOS)?\//, 'Edge'],
+    [/OPR\/|Opera/, 'Opera'],
+    [/Firefox\/|FxiOS\//, 'Firefox'],
+    [/Chrome\/|CriOS\//, 'Chrome'],
+    [/Safari\//, 'Safari'],
   ];
   const systems: Array<[RegExp, string]> = [
-    [/Android/, 'Android'], [/iPhone|iPad|iPod/, 'iOS'], [/Windows/, 'Windows'], [/Mac OS X|Macintosh/, 'macOS'], [/CrOS/, 'ChromeOS'], [/Linux/, 'Linux'],
+    [/Android/, 'Android'],
+    [/iPhone|iPad|iPod/, 'iOS'],
+    [/Windows/, 'Windows'],
+    [/Mac OS X|Macintosh/, 'macOS'],
+    [/CrOS/, 'ChromeOS'],
+    [/Linux/, 'Linux'],
   ];
   const browser = browsers.find(([re]) => re.test(userAgent))?.[1];
   const system = systems.find(([re]) => re.test(userAgent))?.[1];
@@ -36,7 +45,8 @@ export function securityNotices(mail: Pick<Mail, 'enqueue'>): SecurityNotices {
     const account = await trx.selectFrom('account').select(['email', 'name']).where('id', '=', accountId).executeTakeFirst();
     if (!account) return;
     await mail.enqueue(trx, {
-      kind: 'security-notice', to: account.email,
+      kind: 'security-notice',
+      to: account.email,
       data: { name: account.name, event, at: new Date(), browser: describeBrowser(origin.userAgent), ip: origin.ip, ...(detail ? { detail } : {}) },
     });
   };

@@ -26,15 +26,24 @@ export interface PasswordCheckDeps {
  * `field`) when it is not, 401 when the account is gone, 429 over the limits.
  */
 export async function confirmPassword(
-  deps: PasswordCheckDeps, accountId: string, password: string, clientAddress: string, field: string,
+  deps: PasswordCheckDeps,
+  accountId: string,
+  password: string,
+  clientAddress: string,
+  field: string,
 ): Promise<AccountColumns> {
-  const row = await deps.db.selectFrom('account').select([...ACCOUNT_COLUMNS, 'password_hash']).where('id', '=', accountId).executeTakeFirst();
+  const row = await deps.db
+    .selectFrom('account')
+    .select([...ACCOUNT_COLUMNS, 'password_hash'])
+    .where('id', '=', accountId)
+    .executeTakeFirst();
   if (!row) throw unauthorized('Account no longer exists');
   // made by a provider sign-in: its owner sets a password through forgot-password (a link to
   // the verified address) before a change that asks for one (docs/oidc.md)
   if (row.password_hash === null) {
     throw forbidden('This account has no password yet: set one with "Forgot password?" (a link is emailed to your address), then try again', {
-      reason: 'no-password', errors: [{ path: `/${field}`, message: 'the account has no password yet' }],
+      reason: 'no-password',
+      errors: [{ path: `/${field}`, message: 'the account has no password yet' }],
     });
   }
   const passwordHash = row.password_hash;

@@ -21,15 +21,28 @@ export class RefusedLogIns {
   /** entries still being written after their answer */
   private readonly pending = new Set<Promise<void>>();
 
-  constructor(private readonly db: DB, private readonly log: Logger) {}
+  constructor(
+    private readonly db: DB,
+    private readonly log: Logger,
+  ) {}
 
   /** Records a refused log-in of `accountId` once `answered` has resolved (the answer was handed to the socket). */
   record(accountId: string, client: ClientOrigin, answered: Promise<unknown>): void {
     const work: Promise<void> = answered
       .then(() => sleep(AFTER_ANSWER_MS))
-      .then(() => appendAccountAudit(this.db, {
-        action: 'account.log-in-failed', accountId, actor: {}, details: { reason: 'wrong-password' }, origin: client,
-      }, FAILED_LOG_IN_ENTRIES))
+      .then(() =>
+        appendAccountAudit(
+          this.db,
+          {
+            action: 'account.log-in-failed',
+            accountId,
+            actor: {},
+            details: { reason: 'wrong-password' },
+            origin: client,
+          },
+          FAILED_LOG_IN_ENTRIES,
+        ),
+      )
       .then(() => undefined)
       .catch((err: Error) => this.log.error('account/audit-failed', `Could not record a refused log-in: ${err.message}`, { class: err.constructor?.name }))
       .finally(() => this.pending.delete(work));

@@ -37,7 +37,11 @@ export function clearSessionCookies(reply: FastifyReply, options: AccountRouteOp
  */
 export function setImpersonationCookie(reply: FastifyReply, session: Session, options: AccountRouteOptions): void {
   reply.setCookie(IMPERSONATION_COOKIE, session.body['refresh-token'], {
-    path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies, expires: session.refreshExpiresAt,
+    path: COOKIE_PATH,
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: options.secureCookies,
+    expires: session.refreshExpiresAt,
   });
 }
 
@@ -59,7 +63,10 @@ export const ACCOUNT_GROUP: Readonly<Omit<RouteGroup, 'routes'>> = {
 export function setSessionCookies(reply: FastifyReply, session: Session, options: AccountRouteOptions): void {
   if (session.device) setDeviceCookie(reply, session.device, options.secureCookies);
   reply.setCookie(REFRESH_COOKIE, session.body['refresh-token'], {
-    path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies,
+    path: COOKIE_PATH,
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: options.secureCookies,
     expires: session.refreshExpiresAt,
   });
   reply.setCookie(SESSION_HINT_COOKIE, '1', { path: '/', sameSite: 'strict', secure: options.secureCookies, expires: session.refreshExpiresAt });
@@ -77,8 +84,7 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         method: 'POST',
         path: '/sign-up',
         summary: 'Create an account',
-        description: 'Creates an account. The email is stored lower-cased; 409 when it is taken. ' +
-          'Sign-ups are rate-limited per client address (429).',
+        description: 'Creates an account. The email is stored lower-cased; 409 when it is taken. ' + 'Sign-ups are rate-limited per client address (429).',
         schemas: { body: ref(CreateAccount), response: { 201: ref(SignUpResponse), 409: ref(ErrorBody), 429: ref(ErrorBody) } },
         async handler({ parameters, request }) {
           return { account: await accounts.signUp(parameters.body, originOf(request)) };
@@ -88,11 +94,15 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         method: 'POST',
         path: '/log-in',
         summary: 'Log in',
-        description: 'Exchanges credentials for an access token and a refresh token (also set as the HttpOnly `refresh-token` cookie). ' +
+        description:
+          'Exchanges credentials for an access token and a refresh token (also set as the HttpOnly `refresh-token` cookie). ' +
           'Unknown email and wrong password get the same 401. Failed attempts are rate-limited per email + client address and per client address (429); ' +
           'successful ones do not count. An account with two-factor on gets `mfa-required` and an `mfa-token` instead of tokens ' +
           '(no cookie): the log-in ends at `POST /api/account/log-in/mfa`. The right password of a locked account: 403 `account-locked`.',
-        schemas: { body: ref(LogIn), response: { 200: Type.Union([ref(LogInResponse), ref(MfaRequired)]), 401: ref(ErrorBody), 403: ref(ErrorBody), 429: ref(ErrorBody) } },
+        schemas: {
+          body: ref(LogIn),
+          response: { 200: Type.Union([ref(LogInResponse), ref(MfaRequired)]), 401: ref(ErrorBody), 403: ref(ErrorBody), 429: ref(ErrorBody) },
+        },
         async handler({ parameters, request, reply }) {
           // a refused log-in's audit entry is written once the answer is out (AccountService.logIn)
           const answered = finished(reply.raw).catch(() => undefined);
@@ -119,7 +129,8 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         method: 'POST',
         path: '/refresh',
         summary: 'Refresh the access token',
-        description: 'Rotates the refresh token (from the body, else the `impersonation-token` cookie of an impersonated session, else the ' +
+        description:
+          'Rotates the refresh token (from the body, else the `impersonation-token` cookie of an impersonated session, else the ' +
           '`refresh-token` cookie) and returns a new pair; a 401 clears the cookies it came from. ' +
           'A token presented again after rotation revokes its whole family, except within the reuse grace window. ' +
           '403 `account-locked` for a locked account (docs/admin.md).',
@@ -147,7 +158,8 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         method: 'POST',
         path: '/log-out',
         summary: 'Log out',
-        description: 'Revokes the family of the refresh token given (body, else the cookies: an impersonated session\'s and the browser\'s own) ' +
+        description:
+          "Revokes the family of the refresh token given (body, else the cookies: an impersonated session's and the browser's own) " +
           'and clears the cookies and the `has-session` hint. Always 204.',
         schemas: { body: ref(RefreshRequest), response: { 204: null } },
         async handler({ parameters, request, reply }) {

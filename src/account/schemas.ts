@@ -5,7 +5,8 @@ import { Type, type Static } from 'typebox';
  * The address rule, as the validator applies it (ajv-formats' `email`, case-insensitive): the
  * pattern says it in the OpenAPI document, where `format: email` alone would leave it to each reader.
  */
-export const EMAIL_PATTERN = "^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$";
+export const EMAIL_PATTERN =
+  "^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$";
 
 export const Email = Type.String({ format: 'email', pattern: EMAIL_PATTERN, maxLength: 254, description: 'compared and stored lower-cased' });
 
@@ -27,10 +28,12 @@ export const UserAccount = Type.Object(
     'email-verified': Type.Boolean({ description: 'the owner opened a verification link sent to `email`' }),
     'two-factor-enabled': Type.Boolean({ description: 'log-in asks for a TOTP code after the password (docs/sign-in.md)' }),
     'platform-admin': Type.Boolean({ description: 'the verified email is in ADMIN_EMAILS: the admin pages are open to this account (docs/admin.md)' }),
-    'impersonated-by': Type.Optional(Type.Object(
-      { id: Type.String({ format: 'uuid' }), email: Type.String() },
-      { additionalProperties: false, description: 'only in an impersonated session: the platform admin acting as this account' },
-    )),
+    'impersonated-by': Type.Optional(
+      Type.Object(
+        { id: Type.String({ format: 'uuid' }), email: Type.String() },
+        { additionalProperties: false, description: 'only in an impersonated session: the platform admin acting as this account' },
+      ),
+    ),
     subscription: Subscription,
   },
   { $id: 'user-account', additionalProperties: false },
@@ -51,10 +54,7 @@ export const CreateAccount = Type.Object(
 );
 export type CreateAccount = Static<typeof CreateAccount>;
 
-export const SignUpResponse = Type.Object(
-  { account: UserAccount },
-  { $id: 'sign-up-response', additionalProperties: false },
-);
+export const SignUpResponse = Type.Object({ account: UserAccount }, { $id: 'sign-up-response', additionalProperties: false });
 
 export const LogIn = Type.Object(
   {
@@ -67,7 +67,8 @@ export type LogIn = Static<typeof LogIn>;
 
 /** Handed back where an address's first proof removed the password set before it (address-proof.ts). */
 export const PasswordResetToken = Type.String({
-  description: 'only when this first proof of the address removed a password set before it: a reset token (1 hour, single use) for ' +
+  description:
+    'only when this first proof of the address removed a password set before it: a reset token (1 hour, single use) for ' +
     '`POST /api/account/reset-password`, so the person can set a password at once',
 });
 
@@ -101,11 +102,17 @@ export const RefreshRequest = Type.Object(
 );
 
 /** The password re-entered to confirm a sensitive change (route data `reauth`): an account without one signs in again instead. */
-export const CurrentPassword = Type.Optional(Type.String({
-  maxLength: 128, description: 'the account\'s password (re-authentication); an account without one gives none and must have signed in within the last 10 minutes',
-}));
+export const CurrentPassword = Type.Optional(
+  Type.String({
+    maxLength: 128,
+    description: "the account's password (re-authentication); an account without one gives none and must have signed in within the last 10 minutes",
+  }),
+);
 
 /** The body of a sensitive change that takes nothing else (a removal): the re-authentication alone. */
-export const Reauthenticate = Type.Object({ password: CurrentPassword }, { $id: 'reauthenticate', additionalProperties: false, description: 'the password, or nothing for an account without one' });
+export const Reauthenticate = Type.Object(
+  { password: CurrentPassword },
+  { $id: 'reauthenticate', additionalProperties: false, description: 'the password, or nothing for an account without one' },
+);
 
 export const ACCOUNT_SCHEMAS = [Subscription, UserAccount, CreateAccount, SignUpResponse, LogIn, LogInResponse, MfaRequired, RefreshRequest];

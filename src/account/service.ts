@@ -26,7 +26,12 @@ export type { FirstFactorMethod, FirstFactorPolicy } from './first-factor.js';
 export { ACCOUNT_COLUMNS, impersonatorOf, insertAccount, normalizeEmail, toUserAccount, type AccountColumns, type NewAccountInput } from './account-shape.js';
 export { FAILED_LOG_IN_ENTRIES } from './refused-log-ins.js';
 export {
-  FirstFactorRefusedError, SecondFactorRequiredError, type AccountDeps, type SecondFactor, type SecondFactorPending, type Session,
+  FirstFactorRefusedError,
+  SecondFactorRequiredError,
+  type AccountDeps,
+  type SecondFactor,
+  type SecondFactorPending,
+  type Session,
 } from './service-types.js';
 
 const BAD_CREDENTIALS = 'Invalid email or password';
@@ -70,9 +75,15 @@ export class AccountService {
     let row: (AccountColumns & { password_hash: string | null; locked_at: Date | null }) | undefined;
     let valid: boolean;
     try {
-      row = await this.deps.db.selectFrom('account').select([...ACCOUNT_COLUMNS, 'password_hash', 'locked_at']).where('email', '=', email).executeTakeFirst();
+      row = await this.deps.db
+        .selectFrom('account')
+        .select([...ACCOUNT_COLUMNS, 'password_hash', 'locked_at'])
+        .where('email', '=', email)
+        .executeTakeFirst();
       // an account without a password (made by a provider sign-in) is answered like an unknown email
-      valid = row?.password_hash ? await this.deps.passwords.verify(row.password_hash, input.password) : await this.deps.passwords.verifyNothing(input.password);
+      valid = row?.password_hash
+        ? await this.deps.passwords.verify(row.password_hash, input.password)
+        : await this.deps.passwords.verifyNothing(input.password);
     } catch (err) {
       // the database failing is not a wrong password
       await attempt.refund();
@@ -98,7 +109,10 @@ export class AccountService {
    * entry, written with the session (false: the caller recorded it).
    */
   private async passFirstFactor(
-    row: Pick<AccountColumns, 'id' | 'email' | 'two_factor_enabled'>, method: FirstFactorMethod, client: SignInClient, audit: AuditDetails | false,
+    row: Pick<AccountColumns, 'id' | 'email' | 'two_factor_enabled'>,
+    method: FirstFactorMethod,
+    client: SignInClient,
+    audit: AuditDetails | false,
   ): Promise<Session | SecondFactorPending> {
     await this.checkFirstFactor(row, method);
     if (row.two_factor_enabled && method !== 'passkey') {
@@ -106,9 +120,20 @@ export class AccountService {
       return { mfaRequired: await this.deps.secondFactor.challenge(row.id) };
     }
     const accountId = row.id;
-    return this.openSession(accountId, client, audit === false ? undefined : (trx, familyId) => appendAccountAudit(trx, {
-      action: 'account.logged-in', accountId, target: { type: 'session', id: familyId }, details: audit, origin: client,
-    }));
+    return this.openSession(
+      accountId,
+      client,
+      audit === false
+        ? undefined
+        : (trx, familyId) =>
+            appendAccountAudit(trx, {
+              action: 'account.logged-in',
+              accountId,
+              target: { type: 'session', id: familyId },
+              details: audit,
+              origin: client,
+            }),
+    );
   }
 
   /**
@@ -116,8 +141,17 @@ export class AccountService {
    * `accountId`: on to the second factor or a session as {@link passFirstFactor} decides. A
    * locked account is refused (403 `account-locked`) before any second step.
    */
-  async firstFactorPassed(accountId: string, method: FirstFactorMethod, client: SignInClient, audit: AuditDetails | false): Promise<Session | SecondFactorPending> {
-    const row = await this.deps.db.selectFrom('account').select(['id', 'email', 'two_factor_enabled', 'locked_at']).where('id', '=', accountId).executeTakeFirst();
+  async firstFactorPassed(
+    accountId: string,
+    method: FirstFactorMethod,
+    client: SignInClient,
+    audit: AuditDetails | false,
+  ): Promise<Session | SecondFactorPending> {
+    const row = await this.deps.db
+      .selectFrom('account')
+      .select(['id', 'email', 'two_factor_enabled', 'locked_at'])
+      .where('id', '=', accountId)
+      .executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
     if (row.locked_at) throw new AccountLockedError();
     return this.passFirstFactor(row, method, client, audit);
@@ -151,9 +185,16 @@ export class AccountService {
    * go through {@link firstFactorPassed} instead.
    */
   async startSession(
-    accountId: string, client: SignInClient, audit: { details: AuditDetails; origin: RequestOrigin }, firstFactor: FirstFactorMethod | null = 'provider',
+    accountId: string,
+    client: SignInClient,
+    audit: { details: AuditDetails; origin: RequestOrigin },
+    firstFactor: FirstFactorMethod | null = 'provider',
   ): Promise<Session | SecondFactorPending> {
-    const row = await this.deps.db.selectFrom('account').select(['id', 'email', 'two_factor_enabled', 'locked_at']).where('id', '=', accountId).executeTakeFirst();
+    const row = await this.deps.db
+      .selectFrom('account')
+      .select(['id', 'email', 'two_factor_enabled', 'locked_at'])
+      .where('id', '=', accountId)
+      .executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
     if (row.locked_at) throw new AccountLockedError();
     if (firstFactor !== null) await this.checkFirstFactor(row, firstFactor);
@@ -163,19 +204,35 @@ export class AccountService {
     }
     // no browser is recognized here: a SAML response arrives as a cross-site POST, which carries no
     // SameSite=Lax device cookie, so every such sign-in would look new (docs/sign-in.md)
-    return this.openSession(accountId, client, (trx, familyId) => appendAccountAudit(trx, {
-      action: 'account.logged-in', accountId, target: { type: 'session', id: familyId }, details: audit.details, origin: audit.origin,
-    }), false);
+    return this.openSession(
+      accountId,
+      client,
+      (trx, familyId) =>
+        appendAccountAudit(trx, {
+          action: 'account.logged-in',
+          accountId,
+          target: { type: 'session', id: familyId },
+          details: audit.details,
+          origin: audit.origin,
+        }),
+      false,
+    );
   }
 
   /** `origin` goes into the audit entry of a detected reuse. */
   async refresh(token: string | undefined, origin: RequestOrigin): Promise<Session> {
     if (!token) throw unauthorized('No refresh token given');
     // a reuse is no one's action as the account: a stolen token's holder, or the owner's own stale copy
-    const result = await this.deps.refreshTokens.rotate(token, (trx, reuse) => appendAccountAudit(trx, {
-      action: 'account.refresh-token-reused', accountId: reuse.accountId, actor: {},
-      target: { type: 'session', id: reuse.familyId }, details: { 'session-ended': true }, origin,
-    }));
+    const result = await this.deps.refreshTokens.rotate(token, (trx, reuse) =>
+      appendAccountAudit(trx, {
+        action: 'account.refresh-token-reused',
+        accountId: reuse.accountId,
+        actor: {},
+        target: { type: 'session', id: reuse.familyId },
+        details: { 'session-ended': true },
+        origin,
+      }),
+    );
     switch (result.outcome) {
       case 'invalid':
         throw unauthorized('Invalid refresh token');
@@ -185,7 +242,8 @@ export class AccountService {
         throw new AccountLockedError();
       case 'reused':
         this.deps.log.warn('account/refresh-token-reuse', 'A rotated refresh token was presented again; its family is revoked', {
-          'account-id': result.accountId, 'family-id': result.familyId,
+          'account-id': result.accountId,
+          'family-id': result.familyId,
         });
         throw unauthorized('Refresh token was already used');
     }
@@ -198,10 +256,15 @@ export class AccountService {
     // the family's access tokens are refused from now on, on every instance (see revoked-sessions.ts)
     const familyId = token
       ? await this.deps.refreshTokens.revokeFamilyOf(token, async (trx, ended) => {
-        if (ended.accountId) {
-          await appendAccountAudit(trx, { action: 'account.logged-out', accountId: ended.accountId, target: { type: 'session', id: ended.familyId }, origin });
-        }
-      })
+          if (ended.accountId) {
+            await appendAccountAudit(trx, {
+              action: 'account.logged-out',
+              accountId: ended.accountId,
+              target: { type: 'session', id: ended.familyId },
+              origin,
+            });
+          }
+        })
       : undefined;
     if (familyId) this.deps.log.info('account/logged-out', 'Logged out', { 'family-id': familyId });
   }
@@ -238,7 +301,7 @@ export class AccountService {
     const row = await this.deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', accountId).executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
     // the browser's id: a sign-in from one the account has not used is told by email (devices.ts)
-    const device = browsers ? client.device ?? newDeviceId() : undefined;
+    const device = browsers ? (client.device ?? newDeviceId()) : undefined;
     const refresh = await this.deps.refreshTokens.issue(row.id, client, async (trx, familyId) => {
       await record?.(trx, familyId);
       if (device) await noteDevice(trx, this.deps.notices, row.id, device, client);
@@ -253,10 +316,18 @@ export class AccountService {
    * session (`sid`), when its sign-in happened (`auth_time`), the acting admin of an impersonated
    * one (`act`), and outlives none of them.
    */
-  private async session(row: AccountColumns, refresh: Pick<IssuedRefreshToken, 'familyId' | 'token' | 'expiresAt' | 'authTime'>, actorId?: string): Promise<Session> {
+  private async session(
+    row: AccountColumns,
+    refresh: Pick<IssuedRefreshToken, 'familyId' | 'token' | 'expiresAt' | 'authTime'>,
+    actorId?: string,
+  ): Promise<Session> {
     const account = toUserAccount(row, this.admins, actorId === undefined ? undefined : await this.actorOf(actorId));
     const user: AuthUser = {
-      id: account.id, email: account.email, sessionId: refresh.familyId, authTime: refresh.authTime, ...(actorId === undefined ? {} : { actor: { id: actorId } }),
+      id: account.id,
+      email: account.email,
+      sessionId: refresh.familyId,
+      authTime: refresh.authTime,
+      ...(actorId === undefined ? {} : { actor: { id: actorId } }),
     };
     return {
       body: {

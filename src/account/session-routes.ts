@@ -16,8 +16,9 @@ export function sessionRoutes(sessions: AccountSessions, data: AccountData, opti
       route({
         method: 'GET',
         path: '/sessions',
-        summary: 'The account\'s sessions',
-        description: 'One per live log-in (refresh-token family: not ended, not expired), most recently used first; ' +
+        summary: "The account's sessions",
+        description:
+          'One per live log-in (refresh-token family: not ended, not expired), most recently used first; ' +
           '`current` marks the session of the access token that asks.',
         schemas: { response: { 200: ref(AccountSessionsBody) } },
         async handler({ user }) {
@@ -29,8 +30,9 @@ export function sessionRoutes(sessions: AccountSessions, data: AccountData, opti
         method: 'DELETE',
         path: '/sessions/:id',
         summary: 'End a session',
-        description: 'Revokes the session\'s refresh-token family: its refresh token stops working and its access tokens are refused ' +
-          'on every instance within a second. 404 for an id that is not a live session of the caller\'s account.',
+        description:
+          "Revokes the session's refresh-token family: its refresh token stops working and its access tokens are refused " +
+          "on every instance within a second. 404 for an id that is not a live session of the caller's account.",
         schemas: { params: SessionId, response: { 204: null, 404: error } },
         async handler({ parameters, user, request }) {
           await sessions.end(requireUser(user), parameters.path.id, originOf(request));
@@ -40,7 +42,7 @@ export function sessionRoutes(sessions: AccountSessions, data: AccountData, opti
       route({
         method: 'GET',
         path: '/export',
-        summary: 'Export the account\'s data',
+        summary: "Export the account's data",
         description: 'Everything kept about the account: the account, its live sessions and its payment events (GDPR access).',
         schemas: { response: { 200: ref(AccountExport) } },
         handler: ({ user }) => data.export(requireUser(user)),
@@ -51,7 +53,8 @@ export function sessionRoutes(sessions: AccountSessions, data: AccountData, opti
         impersonation: 'forbidden',
         summary: 'Delete the account',
         reauth: true,
-        description: 'Ends every session first, then deletes ' +
+        description:
+          'Ends every session first, then deletes ' +
           'the account, its tokens and its sessions; payment events stay, unlinked. Clears the refresh cookie. The organizations it alone owns go ' +
           'with it; their running subscriptions are canceled in Stripe first (502 `payment-provider-error` when Stripe fails: nothing is deleted).',
         schemas: { body: ref(DeleteAccount), response: { 204: null, 403: error, 429: error, 502: error } },

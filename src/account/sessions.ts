@@ -15,14 +15,22 @@ import type { AccountSession } from './lifecycle-schemas.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class AccountSessions {
-  constructor(private readonly db: DB, private readonly refreshTokens: RefreshTokens, private readonly log: Logger) {}
+  constructor(
+    private readonly db: DB,
+    private readonly refreshTokens: RefreshTokens,
+    private readonly log: Logger,
+  ) {}
 
   /** The live sessions of an account, most recently used first; `current` marks the caller's (`sid`). */
   async list(accountId: string, currentSessionId?: string): Promise<AccountSession[]> {
-    const rows = await this.db.selectFrom('refresh_family')
+    const rows = await this.db
+      .selectFrom('refresh_family')
       .select(['id', 'created_at', 'last_used_at', 'user_agent', 'ip'])
-      .where('account_id', '=', accountId).where('revoked_at', 'is', null).where('expires_at', '>', sql<Date>`now()`)
-      .orderBy(sql`coalesce(last_used_at, created_at)`, 'desc').orderBy('id')
+      .where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', sql<Date>`now()`)
+      .orderBy(sql`coalesce(last_used_at, created_at)`, 'desc')
+      .orderBy('id')
       .execute();
     return rows.map((r) => ({
       id: r.id,
@@ -37,13 +45,26 @@ export class AccountSessions {
   /** Ends one of the caller's live sessions; 404 for any other id (another account's, ended, unknown). Recorded in the audit log. */
   async end(user: AuthUser, sessionId: string, origin: RequestOrigin): Promise<void> {
     if (!UUID.test(sessionId)) throw notFound('No such session');
-    const owned = await this.db.selectFrom('refresh_family').select('id')
-      .where('id', '=', sessionId).where('account_id', '=', user.id).where('revoked_at', 'is', null).where('expires_at', '>', sql<Date>`now()`)
+    const owned = await this.db
+      .selectFrom('refresh_family')
+      .select('id')
+      .where('id', '=', sessionId)
+      .where('account_id', '=', user.id)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', sql<Date>`now()`)
       .executeTakeFirst();
     const own = owned?.id === user.sessionId;
-    const ended = owned && await this.refreshTokens.revokeFamily(owned.id, (trx) => appendAccountAudit(trx, {
-      action: 'account.session-ended', accountId: user.id, target: { type: 'session', id: owned.id }, details: { own }, origin,
-    }));
+    const ended =
+      owned &&
+      (await this.refreshTokens.revokeFamily(owned.id, (trx) =>
+        appendAccountAudit(trx, {
+          action: 'account.session-ended',
+          accountId: user.id,
+          target: { type: 'session', id: owned.id },
+          details: { own },
+          origin,
+        }),
+      ));
     if (!owned || !ended) throw notFound('No such session');
     this.log.info('account/session-ended', 'Session ended', { 'account-id': user.id, 'family-id': owned.id, own });
   }

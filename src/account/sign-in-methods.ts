@@ -27,7 +27,11 @@ export async function signInMethods(executor: Executor, accountId: string): Prom
   const account = await executor.selectFrom('account').select('password_hash').where('id', '=', accountId).forUpdate().executeTakeFirst();
   if (!account) return undefined;
   const identities = await executor.selectFrom('account_identity').select('id').where('account_id', '=', accountId).execute();
-  const passkeys = await executor.selectFrom('passkey').select((eb) => eb.fn.countAll<string | number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const passkeys = await executor
+    .selectFrom('passkey')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
   return { password: account.password_hash !== null, identities: identities.map((r) => r.id), passkeys: Number(passkeys.n) };
 }
 
@@ -39,7 +43,7 @@ export function remainingWays(methods: SignInMethods, removing: { identityId?: s
 /** 409 `conflict` when removing `removing` would leave the account no way to sign in. */
 export function assertAnotherWayToSignIn(methods: SignInMethods, removing: { identityId?: string }): void {
   if (remainingWays(methods, removing) === 0) {
-    throw conflict('This is the account\'s last way to sign in: set a password (forgot password) or link another provider first', {
+    throw conflict("This is the account's last way to sign in: set a password (forgot password) or link another provider first", {
       reason: 'last-sign-in-method',
     });
   }

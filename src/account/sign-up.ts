@@ -34,8 +34,12 @@ export async function signUp(deps: SignUpDeps, admins: PlatformAdmins, input: Cr
     const row = await deps.db.transaction().execute(async (trx) => {
       const inserted = await insertAccount(trx, { email, name: input.name ?? null, passwordHash, emailVerified: false });
       await appendAudit(trx, {
-        action: 'account.signed-up', organizationId: inserted.organizationId, accountId: inserted.id, actor: { accountId: inserted.id },
-        target: { type: 'account', id: inserted.id }, origin: client,
+        action: 'account.signed-up',
+        organizationId: inserted.organizationId,
+        accountId: inserted.id,
+        actor: { accountId: inserted.id },
+        target: { type: 'account', id: inserted.id },
+        origin: client,
       });
       // the verification link is sent if and only if the account exists
       await storeActionToken(trx, { purpose: 'verify-email', hash, accountId: inserted.id, email });

@@ -12,7 +12,13 @@ import { c, decodeCursor, encodeCursor, exactTime, inRange, iso, keysetPage, pre
 /** The columns of an account the console shows, with the keys its searches order by. */
 export function accountsQuery(db: DB) {
   return db.selectFrom('account as a').select([
-    'a.id', 'a.email', 'a.name', 'a.created_at', 'a.email_verified', 'a.locked_at', 'a.two_factor_enabled',
+    'a.id',
+    'a.email',
+    'a.name',
+    'a.created_at',
+    'a.email_verified',
+    'a.locked_at',
+    'a.two_factor_enabled',
     // its own sessions: an impersonation is not the account being seen
     sql<Date | null>`(select max(f.last_used_at) from refresh_family f where f.account_id = a.id and f.actor_account_id is null)`.as('last_seen_at'),
     sql<string>`lower(a.name)`.as('name_key'),
@@ -53,7 +59,10 @@ function prefixPhases(db: DB, query: string): Array<Phase<Row>> {
     {
       id: 'n',
       read: (limit, after) => {
-        let q = accountsQuery(db).where('a.name', 'is not', null).where(inRange(name, range)).where(sql<SqlBool>`not (${inRange(email, range)})`);
+        let q = accountsQuery(db)
+          .where('a.name', 'is not', null)
+          .where(inRange(name, range))
+          .where(sql<SqlBool>`not (${inRange(email, range)})`);
         if (after) q = q.where(sql<SqlBool>`(${name}, a.id) > (${after.k}::text collate "C", ${after.i ?? null}::uuid)`);
         return q.orderBy(name).orderBy('a.id').limit(limit).execute();
       },
@@ -64,13 +73,17 @@ function prefixPhases(db: DB, query: string): Array<Phase<Row>> {
       id: 'w',
       read: (limit, after) => {
         const tail = sql<string>`t.tail`;
-        let q = accountsQuery(db).innerJoin('account_name_tail as t', 't.account_id', 'a.id').select('t.tail as tail_key')
+        let q = accountsQuery(db)
+          .innerJoin('account_name_tail as t', 't.account_id', 'a.id')
+          .select('t.tail as tail_key')
           .where(inRange(tail, range))
           // found by an earlier phase already
           .where(sql<SqlBool>`not (${inRange(email, range)})`)
           .where(sql<SqlBool>`not (${inRange(name, range)})`)
           // an account with two matching words ("Ann Zq1 Zq2" for "zq"): listed once, at its first
-          .where(sql<SqlBool>`not exists (select 1 from account_name_tail t2 where t2.account_id = t.account_id and t2.tail < t.tail and t2.tail >= ${range.lo})`);
+          .where(
+            sql<SqlBool>`not exists (select 1 from account_name_tail t2 where t2.account_id = t.account_id and t2.tail < t.tail and t2.tail >= ${range.lo})`,
+          );
         if (after) q = q.where(sql<SqlBool>`(t.tail, t.account_id) > (${after.k}::text collate "C", ${after.i ?? null}::uuid)`);
         return q.orderBy('t.tail').orderBy('t.account_id').limit(limit).execute();
       },
@@ -81,15 +94,27 @@ function prefixPhases(db: DB, query: string): Array<Phase<Row>> {
 
 export async function searchAccounts(db: DB, query: AccountSearch): Promise<AdminAccountPage> {
   const phases = query.q === undefined || query.q.trim() === '' ? [newestFirst(db)] : prefixPhases(db, query.q);
-  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, phases.map((p) => p.id));
+  const cursor =
+    query.cursor === undefined
+      ? undefined
+      : decodeCursor(
+          query.cursor,
+          phases.map((p) => p.id),
+        );
   if (cursor && cursor.p !== 'e' && cursor.k !== undefined && cursor.i === undefined) throw refuseCursor();
   const { rows, next } = await keysetPage(phases, query.limit ?? 20, cursor);
   return { accounts: rows.map(toAdminAccount), 'next-cursor': next ? encodeCursor(next) : null };
 }
 
 export function toAdminAccount(row: {
-  id: string; email: string; name: string | null; created_at: Date; email_verified: boolean; locked_at: Date | null;
-  two_factor_enabled: boolean; last_seen_at: Date | string | null;
+  id: string;
+  email: string;
+  name: string | null;
+  created_at: Date;
+  email_verified: boolean;
+  locked_at: Date | null;
+  two_factor_enabled: boolean;
+  last_seen_at: Date | string | null;
 }): AdminAccount {
   return {
     id: row.id,

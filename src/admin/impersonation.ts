@@ -46,11 +46,22 @@ export class Impersonation {
       throw forbidden('Another platform admin cannot be impersonated', { reason: 'platform-admin' });
     }
     if (target.locked_at) throw new AccountLockedError();
-    const session = await this.deps.accounts.openActedSession(id, { actorAccountId: admin.id, lifetimeSeconds: IMPERSONATION_SECONDS }, origin,
-      (trx, familyId) => appendAccountAudit(trx, {
-        action: 'admin.impersonation-started', accountId: id, actor: { accountId: admin.id }, target: { type: 'account', id },
-        details: { reason, 'session-id': familyId }, origin, impersonatedAccountId: id, adminLog: true,
-      }));
+    const session = await this.deps.accounts.openActedSession(
+      id,
+      { actorAccountId: admin.id, lifetimeSeconds: IMPERSONATION_SECONDS },
+      origin,
+      (trx, familyId) =>
+        appendAccountAudit(trx, {
+          action: 'admin.impersonation-started',
+          accountId: id,
+          actor: { accountId: admin.id },
+          target: { type: 'account', id },
+          details: { reason, 'session-id': familyId },
+          origin,
+          impersonatedAccountId: id,
+          adminLog: true,
+        }),
+    );
     this.deps.log.info('admin/impersonation-started', 'Impersonation started', { 'account-id': id, 'admin-id': admin.id });
     return session;
   }
@@ -59,10 +70,15 @@ export class Impersonation {
   async stop(user: AuthUser, origin: RequestOrigin): Promise<void> {
     if (!user.actor) throw conflict('This session is not an impersonation', { reason: 'not-impersonating' });
     // the origin names the admin: the entry records the admin as actor, the account as impersonated (audit/log.ts)
-    await this.deps.refreshTokens.revokeFamily(user.sessionId, (trx) => appendAccountAudit(trx, {
-      action: 'admin.impersonation-stopped', accountId: user.id, target: { type: 'account', id: user.id }, details: { 'session-id': user.sessionId }, origin,
-    }));
+    await this.deps.refreshTokens.revokeFamily(user.sessionId, (trx) =>
+      appendAccountAudit(trx, {
+        action: 'admin.impersonation-stopped',
+        accountId: user.id,
+        target: { type: 'account', id: user.id },
+        details: { 'session-id': user.sessionId },
+        origin,
+      }),
+    );
     this.deps.log.info('admin/impersonation-stopped', 'Impersonation stopped', { 'account-id': user.id, 'admin-id': user.actor.id });
   }
 }
-

@@ -39,19 +39,28 @@ export const AdminAccountDetail = Type.Object(
       { status: Status, plan: Type.Union([Type.String(), Type.Null()]), 'current-period-end': NullableTime },
       { additionalProperties: false, description: 'of its personal organization' },
     ),
-    organizations: Type.Array(Type.Object(
-      {
-        id: Uuid, name: Type.String(), slug: Type.String(), personal: Type.Boolean(),
-        role: Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]),
-        subscription: Type.Object({ status: Status, plan: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: false }),
-      },
-      { additionalProperties: false },
-    ), { description: 'the organizations it belongs to, with its role, personal one first' }),
+    organizations: Type.Array(
+      Type.Object(
+        {
+          id: Uuid,
+          name: Type.String(),
+          slug: Type.String(),
+          personal: Type.Boolean(),
+          role: Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]),
+          subscription: Type.Object({ status: Status, plan: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: false }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'the organizations it belongs to, with its role, personal one first' },
+    ),
     'session-count': Type.Integer({ minimum: 0, description: 'its live sessions (not ended, not expired)' }),
-    identities: Type.Array(Type.Object(
-      { provider: Type.String(), email: Type.Union([Type.String(), Type.Null()]), 'created-at': Time, 'last-used-at': NullableTime },
-      { additionalProperties: false },
-    ), { description: 'the sign-in providers linked to it' }),
+    identities: Type.Array(
+      Type.Object(
+        { provider: Type.String(), email: Type.Union([Type.String(), Type.Null()]), 'created-at': Time, 'last-used-at': NullableTime },
+        { additionalProperties: false },
+      ),
+      { description: 'the sign-in providers linked to it' },
+    ),
   },
   { $id: 'admin-account-detail', additionalProperties: false },
 );
@@ -144,6 +153,14 @@ export const AccountPath = Type.Object({ id: Uuid }, { additionalProperties: fal
 
 /** Embedded ones first (see system.ts). */
 export const ADMIN_SCHEMAS = [
-  AdminAccount, AdminAccountPage, AdminAccountDetail, AdminOrganization, AdminOrganizationPage, AdminStats,
-  LockRequest, UnlockRequest, ImpersonateRequest, AdminAuditLogPage,
+  AdminAccount,
+  AdminAccountPage,
+  AdminAccountDetail,
+  AdminOrganization,
+  AdminOrganizationPage,
+  AdminStats,
+  LockRequest,
+  UnlockRequest,
+  ImpersonateRequest,
+  AdminAuditLogPage,
 ];

@@ -12,8 +12,15 @@ import { conflict, forbidden, notFound, requestCoercion } from '../http/errors.j
 import type { AuthUser } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import type {
-  AccountSearch, AdminAccountDetail, AdminAccountPage, AdminAuditLogPage, AdminAuditQuery, AdminOrganization,
-  AdminOrganizationPage, AdminStats, OrgSearch,
+  AccountSearch,
+  AdminAccountDetail,
+  AdminAccountPage,
+  AdminAuditLogPage,
+  AdminAuditQuery,
+  AdminOrganization,
+  AdminOrganizationPage,
+  AdminStats,
+  OrgSearch,
 } from './schemas.js';
 import { accountsQuery, searchAccounts, toAdminAccount } from './account-search.js';
 import { c, decodeCursor, encodeCursor, exactTime, inRange, iso, keysetPage, prefixRange, type Phase } from './search.js';
@@ -47,15 +54,31 @@ export class AdminService {
     const db = this.deps.db;
     const row = await this.accounts()
       .select(['a.locked_reason', 'a.subscription_status', 'a.subscription_plan', 'a.subscription_period_end'])
-      .where('a.id', '=', id).executeTakeFirst();
+      .where('a.id', '=', id)
+      .executeTakeFirst();
     if (!row) throw notFound('No such account');
     const [organizations, sessions, identities] = await Promise.all([
-      db.selectFrom('membership as m').innerJoin('organization as o', 'o.id', 'm.organization_id')
+      db
+        .selectFrom('membership as m')
+        .innerJoin('organization as o', 'o.id', 'm.organization_id')
         .select(['o.id', 'o.name', 'o.slug', 'o.personal', 'm.role', 'o.subscription_status', 'o.subscription_plan'])
-        .where('m.account_id', '=', id).orderBy('o.personal', 'desc').orderBy('o.name').execute(),
-      db.selectFrom('refresh_family').select((eb) => eb.fn.countAll<string>().as('n'))
-        .where('account_id', '=', id).where('revoked_at', 'is', null).where('expires_at', '>', sql<Date>`now()`).executeTakeFirstOrThrow(),
-      db.selectFrom('account_identity').select(['provider', 'email', 'created_at', 'last_used_at']).where('account_id', '=', id).orderBy('created_at').execute(),
+        .where('m.account_id', '=', id)
+        .orderBy('o.personal', 'desc')
+        .orderBy('o.name')
+        .execute(),
+      db
+        .selectFrom('refresh_family')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('account_id', '=', id)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', sql<Date>`now()`)
+        .executeTakeFirstOrThrow(),
+      db
+        .selectFrom('account_identity')
+        .select(['provider', 'email', 'created_at', 'last_used_at'])
+        .where('account_id', '=', id)
+        .orderBy('created_at')
+        .execute(),
     ]);
     return {
       ...toAdminAccount(row),
@@ -64,7 +87,11 @@ export class AdminService {
       'locked-reason': row.locked_reason,
       subscription: { status: row.subscription_status, plan: row.subscription_plan, 'current-period-end': iso(row.subscription_period_end) },
       organizations: organizations.map((o) => ({
-        id: o.id, name: o.name, slug: o.slug, personal: o.personal, role: o.role,
+        id: o.id,
+        name: o.name,
+        slug: o.slug,
+        personal: o.personal,
+        role: o.role,
         subscription: { status: o.subscription_status, plan: o.subscription_plan },
       })),
       'session-count': Number(sessions.n),
@@ -110,33 +137,51 @@ export class AdminService {
   /** An admin action on an account: in the admin audit log, and in the account's data (its export). */
   private audit(trx: DB, admin: AuthUser, action: string, accountId: string, details: AuditDetails, origin: RequestOrigin) {
     return appendAudit(trx, {
-      action, accountId, actor: { accountId: admin.id }, target: { type: 'account', id: accountId }, details, origin, adminLog: true,
+      action,
+      accountId,
+      actor: { accountId: admin.id },
+      target: { type: 'account', id: accountId },
+      details,
+      origin,
+      adminLog: true,
     });
   }
 
   /** Organizations by name prefix, then by slug prefix; without `q`, newest first. */
   async searchOrganizations(query: OrgSearch): Promise<AdminOrganizationPage> {
-    const base = () => this.deps.db.selectFrom('organization as o').select([
-      'o.id', 'o.name', 'o.slug', 'o.personal', 'o.created_at', 'o.subscription_status', 'o.subscription_plan', 'o.subscription_period_end',
-      'o.subscription_cancel_at_period_end',
-      sql<string>`(select count(*) from membership m where m.organization_id = o.id)`.as('member_count'),
-      sql<string>`lower(o.name)`.as('name_key'),
-      exactTime('o.created_at').as('created_key'),
-    ]);
+    const base = () =>
+      this.deps.db
+        .selectFrom('organization as o')
+        .select([
+          'o.id',
+          'o.name',
+          'o.slug',
+          'o.personal',
+          'o.created_at',
+          'o.subscription_status',
+          'o.subscription_plan',
+          'o.subscription_period_end',
+          'o.subscription_cancel_at_period_end',
+          sql<string>`(select count(*) from membership m where m.organization_id = o.id)`.as('member_count'),
+          sql<string>`lower(o.name)`.as('name_key'),
+          exactTime('o.created_at').as('created_key'),
+        ]);
     type Row = Awaited<ReturnType<ReturnType<typeof base>['execute']>>[number];
     const name = c(sql`lower(o.name)`);
     const slug = c(sql.ref('o.slug'));
     let phases: Array<Phase<Row>>;
     if (query.q === undefined || query.q.trim() === '') {
-      phases = [{
-        id: 'c',
-        read: (limit, after) => {
-          let q = base();
-          if (after) q = q.where(sql<SqlBool>`(o.created_at, o.id) < (${after.k}::timestamptz, ${after.i ?? null}::uuid)`);
-          return q.orderBy('o.created_at', 'desc').orderBy('o.id', 'desc').limit(limit).execute();
+      phases = [
+        {
+          id: 'c',
+          read: (limit, after) => {
+            let q = base();
+            if (after) q = q.where(sql<SqlBool>`(o.created_at, o.id) < (${after.k}::timestamptz, ${after.i ?? null}::uuid)`);
+            return q.orderBy('o.created_at', 'desc').orderBy('o.id', 'desc').limit(limit).execute();
+          },
+          keyOf: (row) => ({ k: row.created_key, i: row.id }),
         },
-        keyOf: (row) => ({ k: row.created_key, i: row.id }),
-      }];
+      ];
     } else {
       const range = prefixRange(query.q);
       phases = [
@@ -152,7 +197,9 @@ export class AdminService {
         {
           id: 's',
           read: (limit, after) => {
-            let q = base().where(inRange(slug, range)).where(sql<SqlBool>`not (${inRange(name, range)})`);
+            let q = base()
+              .where(inRange(slug, range))
+              .where(sql<SqlBool>`not (${inRange(name, range)})`);
             if (after) q = q.where(sql<SqlBool>`${slug} > ${after.k}`);
             return q.orderBy(slug).limit(limit).execute();
           },
@@ -160,36 +207,57 @@ export class AdminService {
         },
       ];
     }
-    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, phases.map((p) => p.id));
+    const cursor =
+      query.cursor === undefined
+        ? undefined
+        : decodeCursor(
+            query.cursor,
+            phases.map((p) => p.id),
+          );
     if (cursor && cursor.p !== 's' && cursor.k !== undefined && cursor.i === undefined) {
       throw requestCoercion('query', [{ path: '/cursor', message: 'is not a cursor this service issued' }]);
     }
     const { rows, next } = await keysetPage(phases, query.limit ?? 20, cursor);
     return {
-      organizations: rows.map((o): AdminOrganization => ({
-        id: o.id, name: o.name, slug: o.slug, personal: o.personal, 'created-at': iso(o.created_at)!, 'member-count': Number(o.member_count),
-        subscription: {
-          status: o.subscription_status, plan: o.subscription_plan, 'current-period-end': iso(o.subscription_period_end),
-          'cancel-at-period-end': o.subscription_cancel_at_period_end,
-        },
-      })),
+      organizations: rows.map(
+        (o): AdminOrganization => ({
+          id: o.id,
+          name: o.name,
+          slug: o.slug,
+          personal: o.personal,
+          'created-at': iso(o.created_at)!,
+          'member-count': Number(o.member_count),
+          subscription: {
+            status: o.subscription_status,
+            plan: o.subscription_plan,
+            'current-period-end': iso(o.subscription_period_end),
+            'cancel-at-period-end': o.subscription_cancel_at_period_end,
+          },
+        }),
+      ),
       'next-cursor': next ? encodeCursor(next) : null,
     };
   }
 
   /** The platform's numbers: one pass over the accounts for their counts, one count of organizations, the live subscriptions per plan. */
   async stats(): Promise<AdminStats> {
-    const { rows: [counts] } = await sql<{ accounts: string; verified: string; organizations: string; week: string; month: string }>`
+    const {
+      rows: [counts],
+    } = await sql<{ accounts: string; verified: string; organizations: string; week: string; month: string }>`
       select count(*) as accounts,
              count(*) filter (where email_verified) as verified,
              count(*) filter (where created_at > now() - interval '7 days') as week,
              count(*) filter (where created_at > now() - interval '30 days') as month,
              (select count(*) from organization) as organizations
       from account`.execute(this.deps.db);
-    const plans = await this.deps.db.selectFrom('organization')
+    const plans = await this.deps.db
+      .selectFrom('organization')
       .select(['subscription_plan', (eb) => eb.fn.countAll<string>().as('n')])
-      .where('subscription_status', 'in', ['active', 'trialing', 'past-due']).where('subscription_plan', 'is not', null)
-      .groupBy('subscription_plan').orderBy('subscription_plan').execute();
+      .where('subscription_status', 'in', ['active', 'trialing', 'past-due'])
+      .where('subscription_plan', 'is not', null)
+      .groupBy('subscription_plan')
+      .orderBy('subscription_plan')
+      .execute();
     return {
       accounts: Number(counts.accounts),
       'verified-accounts': Number(counts.verified),
@@ -204,17 +272,33 @@ export class AdminService {
   async auditLog(query: AdminAuditQuery): Promise<AdminAuditLogPage> {
     const limit = query.limit ?? 50;
     const emailOf = (id: Expression<string | null>) => sql<string | null>`(select x.email from account x where x.id = ${id})`;
-    let q = this.deps.db.selectFrom('audit_entry as e').select([
-      'e.id', 'e.organization_id', 'e.action', 'e.actor_account_id', 'e.actor_api_key_id', 'e.target_type', 'e.target_id',
-      'e.impersonated_account_id', 'e.ip', 'e.user_agent', 'e.details', 'e.created_at',
-      emailOf(sql.ref('e.actor_account_id')).as('actor_email'),
-      emailOf(sql.ref('e.impersonated_account_id')).as('impersonated_email'),
-      // `target_id` is an account's id only where `target_type` says so: cast only then
-      emailOf(sql`case when e.target_type = 'account' then e.target_id::uuid end`).as('target_email'),
-    ]).where('e.admin_log', '=', true);
+    let q = this.deps.db
+      .selectFrom('audit_entry as e')
+      .select([
+        'e.id',
+        'e.organization_id',
+        'e.action',
+        'e.actor_account_id',
+        'e.actor_api_key_id',
+        'e.target_type',
+        'e.target_id',
+        'e.impersonated_account_id',
+        'e.ip',
+        'e.user_agent',
+        'e.details',
+        'e.created_at',
+        emailOf(sql.ref('e.actor_account_id')).as('actor_email'),
+        emailOf(sql.ref('e.impersonated_account_id')).as('impersonated_email'),
+        // `target_id` is an account's id only where `target_type` says so: cast only then
+        emailOf(sql`case when e.target_type = 'account' then e.target_id::uuid end`).as('target_email'),
+      ])
+      .where('e.admin_log', '=', true);
     if (query['account-id']) q = q.where('e.account_id', '=', query['account-id']);
     if (query.cursor !== undefined) q = q.where('e.id', '<', sql<string>`${decodeAuditCursor(query.cursor)}::bigint`);
-    const rows = await q.orderBy('e.id', 'desc').limit(limit + 1).execute();
+    const rows = await q
+      .orderBy('e.id', 'desc')
+      .limit(limit + 1)
+      .execute();
     const page = rows.slice(0, limit);
     return {
       entries: page.map((r) => ({

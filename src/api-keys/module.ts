@@ -20,7 +20,9 @@ export const apiKeysModule = defineModule({
     // verified keys, forgotten on every instance when revoked
     const verifier = new ApiKeyVerifier({ db: ctx.db, log, limit: settings.lookupsPerAddress, store: ctx.limiterStore, listener: ctx.listener });
     ctx.use(authModule).acceptApiKeys(verifier);
-    ctx.use(accountModule).onApiKeysRevoked((ids) => { for (const id of ids) verifier.forget(id); });
+    ctx.use(accountModule).onApiKeysRevoked((ids) => {
+      for (const id of ids) verifier.forget(id);
+    });
     const apiKeys = new ApiKeyService({ db: ctx.db, log, onRevoked: (id) => verifier.forget(id) });
     return {
       services: { apiKeys },

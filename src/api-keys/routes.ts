@@ -28,7 +28,8 @@ export function apiKeyRoutes(keys: ApiKeyService, memberships: MembershipResolve
         path: '/:id/api-keys',
         impersonation: 'forbidden',
         summary: 'Create an API key',
-        description: 'A key for servers and scripts, acting in this organization with `role` (`admin` or `member`), sent as ' +
+        description:
+          'A key for servers and scripts, acting in this organization with `role` (`admin` or `member`), sent as ' +
           '`Authorization: Bearer sk_…`. The answer carries the key (`key`) this once: only its hash is stored.',
         orgRole: 'admin',
         // a key outlives its maker's sessions: no key before the maker's address is proven
@@ -39,7 +40,7 @@ export function apiKeyRoutes(keys: ApiKeyService, memberships: MembershipResolve
       route({
         method: 'GET',
         path: '/:id/api-keys',
-        summary: 'The organization\'s API keys',
+        summary: "The organization's API keys",
         description: 'The live keys, newest first, without their secrets; `last-used-at` is recorded at most once a minute.',
         orgRole: 'admin',
         schemas: { params: OrgId, response: { 200: ref(ApiKeys) } },

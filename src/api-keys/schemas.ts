@@ -9,7 +9,7 @@ const ApiKeyFields = {
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
   role: ApiKeyRole,
-  prefix: Type.String({ description: 'the key\'s non-secret part (`sk_<prefix>_…`), to tell keys apart' }),
+  prefix: Type.String({ description: "the key's non-secret part (`sk_<prefix>_…`), to tell keys apart" }),
   'created-at': Type.String({ format: 'date-time' }),
   'last-used-at': Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'recorded at most once a minute' }),
 };
@@ -39,7 +39,7 @@ export const CreateApiKey = Type.Object(
 export type CreateApiKey = Static<typeof CreateApiKey>;
 
 export const ApiKeyPath = Type.Object(
-  { id: Type.String({ format: 'uuid' }), keyId: Type.String({ format: 'uuid', description: 'the key\'s id' }) },
+  { id: Type.String({ format: 'uuid' }), keyId: Type.String({ format: 'uuid', description: "the key's id" }) },
   { additionalProperties: false },
 );
 

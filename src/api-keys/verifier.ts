@@ -151,9 +151,11 @@ export class ApiKeyVerifier implements ApiKeyCheck, ChannelSubscriber {
       if (this.failures && Date.now() < windowEnd) await this.failures.reward(client);
     };
     const generation = this.generation;
-    const row = await this.options.db.selectFrom('api_key')
+    const row = await this.options.db
+      .selectFrom('api_key')
       .select(['id', 'organization_id', 'role', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
-      .where('secret_hash', '=', hash).executeTakeFirst()
+      .where('secret_hash', '=', hash)
+      .executeTakeFirst()
       .catch(async (err: unknown) => {
         // the database failing is not a wrong key: the point goes back
         await giveBack();
@@ -162,7 +164,9 @@ export class ApiKeyVerifier implements ApiKeyCheck, ChannelSubscriber {
     if (!row || row.revoked_at) {
       if (row) {
         this.options.log.info('api-key/revoked-key-used', 'A revoked API key was presented', {
-          'api-key-id': row.id, prefix: row.prefix, 'organization-id': row.organization_id,
+          'api-key-id': row.id,
+          prefix: row.prefix,
+          'organization-id': row.organization_id,
         });
       }
       this.refuse(hash);
@@ -198,19 +202,22 @@ export class ApiKeyVerifier implements ApiKeyCheck, ChannelSubscriber {
     const now = Date.now();
     if (now - entry.lastUsedMs < LAST_USED_EVERY_MS || this.stopped) return;
     entry.lastUsedMs = now;
-    const write: Promise<void> = this.options.db.updateTable('api_key')
+    const write: Promise<void> = this.options.db
+      .updateTable('api_key')
       .set({ last_used_at: sql`now()` })
       .where('id', '=', entry.caller.id)
       .where('revoked_at', 'is', null)
-      .where((eb) => eb.or([
-        eb('last_used_at', 'is', null),
-        eb('last_used_at', '<', sql<Date>`now() - make_interval(secs => ${LAST_USED_EVERY_MS / 1000})`),
-      ]))
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - make_interval(secs => ${LAST_USED_EVERY_MS / 1000})`)]))
       .execute()
-      .then(() => undefined, (err: Error) => {
-        this.options.log.warn('api-key/last-used-failed', `Recording an API key's last use failed: ${err.message}`, { 'api-key-id': entry.caller.id });
-      })
-      .finally(() => { this.writes.delete(write); });
+      .then(
+        () => undefined,
+        (err: Error) => {
+          this.options.log.warn('api-key/last-used-failed', `Recording an API key's last use failed: ${err.message}`, { 'api-key-id': entry.caller.id });
+        },
+      )
+      .finally(() => {
+        this.writes.delete(write);
+      });
     this.writes.add(write);
   }
 }

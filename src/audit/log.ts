@@ -88,7 +88,8 @@ export function originOf(request: FastifyRequest | undefined): RequestOrigin {
   const userAgent = request.headers['user-agent'];
   const impersonatorId = request.user?.actor?.id;
   return {
-    ip: request.ip ?? null, userAgent: typeof userAgent === 'string' ? userAgent.slice(0, USER_AGENT_MAX) : null,
+    ip: request.ip ?? null,
+    userAgent: typeof userAgent === 'string' ? userAgent.slice(0, USER_AGENT_MAX) : null,
     ...(impersonatorId ? { impersonatorId } : {}),
   };
 }
@@ -99,7 +100,7 @@ function values(entry: AuditEntryInput, organizationId: string | null | RawBuild
   return {
     organization_id: organizationId,
     account_id: entry.accountId ?? null,
-    actor_account_id: impersonated ? entry.origin.impersonatorId! : entry.actor.accountId ?? null,
+    actor_account_id: impersonated ? entry.origin.impersonatorId! : (entry.actor.accountId ?? null),
     actor_api_key_id: entry.actor.apiKeyId ?? null,
     impersonated_account_id: impersonated ?? entry.impersonatedAccountId ?? null,
     admin_log: impersonated !== undefined || entry.adminLog === true,
@@ -114,7 +115,10 @@ function values(entry: AuditEntryInput, organizationId: string | null | RawBuild
 
 /** Appends one entry with the caller's executor: pass the transaction of the change it records. */
 export async function appendAudit(executor: Kysely<DatabaseSchema>, entry: AuditEntryInput): Promise<void> {
-  await executor.insertInto('audit_entry').values(values(entry, entry.organizationId ?? null)).execute();
+  await executor
+    .insertInto('audit_entry')
+    .values(values(entry, entry.organizationId ?? null))
+    .execute();
 }
 
 /**
@@ -134,7 +138,12 @@ export async function appendAccountAudit(executor: Kysely<DatabaseSchema>, entry
   const columns = Object.keys(row) as Array<keyof typeof row>;
   // parameters in a SELECT list have no type from their column: say it
   const cast: Partial<Record<keyof typeof row, RawBuilder<unknown>>> = {
-    account_id: sql`uuid`, actor_account_id: sql`uuid`, actor_api_key_id: sql`uuid`, impersonated_account_id: sql`uuid`, admin_log: sql`boolean`, details: sql`jsonb`,
+    account_id: sql`uuid`,
+    actor_account_id: sql`uuid`,
+    actor_api_key_id: sql`uuid`,
+    impersonated_account_id: sql`uuid`,
+    admin_log: sql`boolean`,
+    details: sql`jsonb`,
   };
   const result = await sql<{ id: string }>`
     insert into audit_entry (${sql.join(columns.map((c) => sql.ref(c)))})

@@ -11,7 +11,7 @@ export function auditQueries(log: AuditLog, memberships: MembershipResolver) {
   return [
     queryKind({
       kind: 'orgs/audit-log',
-      summary: 'An organization\'s audit log, newest first (admins and owners; 404 for a non-member, 403 for a member)',
+      summary: "An organization's audit log, newest first (admins and owners; 404 for a non-member, 403 for a member)",
       auth: 'required',
       params: Type.Object({ 'org-id': Type.String({ format: 'uuid' }), ...AuditLogQuery.properties }, { additionalProperties: false }),
       result: AuditLogPage,
@@ -21,7 +21,8 @@ export function auditQueries(log: AuditLog, memberships: MembershipResolver) {
         if (!membership) throw notFound('No such organization');
         if (!hasRole(membership.role, 'admin')) {
           throw forbidden(`This needs the role admin or above in the organization; yours is ${membership.role}`, {
-            'required-role': 'admin', role: membership.role,
+            'required-role': 'admin',
+            role: membership.role,
           });
         }
         return log.page(membership.organizationId, params.limit ?? AUDIT_PAGE_DEFAULT, params.cursor, 'body');

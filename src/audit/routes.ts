@@ -20,10 +20,11 @@ export function auditRoutes(log: AuditLog, memberships: MembershipResolver): Rou
       route({
         method: 'GET',
         path: '/orgs/:id/audit-log',
-        summary: 'The organization\'s audit log',
-        description: 'Security-relevant changes (log-ins, passwords, sessions, members, roles, invitations, ...) with who acted, ' +
+        summary: "The organization's audit log",
+        description:
+          'Security-relevant changes (log-ins, passwords, sessions, members, roles, invitations, ...) with who acted, ' +
           'on what, from where and when, newest first. `limit` 1..100 (default 50); `cursor` is the `next-cursor` of the previous page ' +
-          '(400 `request-coercion` for one the service did not issue). A personal organization\'s log holds its account\'s own events.',
+          "(400 `request-coercion` for one the service did not issue). A personal organization's log holds its account's own events.",
         orgRole: 'admin',
         schemas: { params: OrgId, querystring: AuditLogQuery, response: { 200: ref(AuditLogPage) } },
         handler({ parameters, membership }) {

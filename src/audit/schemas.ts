@@ -5,7 +5,7 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.U
 const Uuid = Type.String({ format: 'uuid' });
 
 const auditEntryProperties = {
-  id: Type.String({ pattern: '^[0-9]+$', description: 'the entry\'s number: later entries have larger ones' }),
+  id: Type.String({ pattern: '^[0-9]+$', description: "the entry's number: later entries have larger ones" }),
   action: Type.String({ description: '`area.verb`, e.g. `account.logged-in`, `org.member-role-changed` (docs/audit.md lists them)' }),
   actor: Type.Object(
     {
@@ -26,19 +26,27 @@ const auditEntryProperties = {
     ),
     Type.Null(),
   ]),
-  impersonated: Type.Optional(Type.Object(
-    {
-      'account-id': Uuid,
-      email: Type.Optional(Type.String({ description: 'present while the account is a member of the organization' })),
-    },
-    { additionalProperties: false, description: 'only for a change made in an impersonated session: the account a platform admin (the actor) acted as (docs/admin.md)' },
-  )),
+  impersonated: Type.Optional(
+    Type.Object(
+      {
+        'account-id': Uuid,
+        email: Type.Optional(Type.String({ description: 'present while the account is a member of the organization' })),
+      },
+      {
+        additionalProperties: false,
+        description: 'only for a change made in an impersonated session: the account a platform admin (the actor) acted as (docs/admin.md)',
+      },
+    ),
+  ),
   ip: Nullable(Type.String()),
   'user-agent': Nullable(Type.String()),
-  details: Type.Object({}, {
-    additionalProperties: Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]),
-    description: 'small flat facts of the action (e.g. `role`, `previous-role`); never a secret',
-  }),
+  details: Type.Object(
+    {},
+    {
+      additionalProperties: Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]),
+      description: 'small flat facts of the action (e.g. `role`, `previous-role`); never a secret',
+    },
+  ),
   'created-at': Type.String({ format: 'date-time' }),
 };
 

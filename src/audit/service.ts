@@ -28,18 +28,32 @@ function decodeCursor(cursor: string, place: 'query' | 'body'): string {
 }
 
 function entries(db: DB) {
-  return db.selectFrom('audit_entry as e')
+  return db
+    .selectFrom('audit_entry as e')
     .leftJoin('membership as am', (j) => j.onRef('am.organization_id', '=', 'e.organization_id').onRef('am.account_id', '=', 'e.actor_account_id'))
     .leftJoin('account as aa', 'aa.id', 'am.account_id')
-    .leftJoin('membership as tm', (j) => j.onRef('tm.organization_id', '=', 'e.organization_id')
-      .on(sql<boolean>`e.target_type = 'account' and tm.account_id::text = e.target_id`))
+    .leftJoin('membership as tm', (j) =>
+      j.onRef('tm.organization_id', '=', 'e.organization_id').on(sql<boolean>`e.target_type = 'account' and tm.account_id::text = e.target_id`),
+    )
     .leftJoin('account as ta', 'ta.id', 'tm.account_id')
     .leftJoin('membership as im', (j) => j.onRef('im.organization_id', '=', 'e.organization_id').onRef('im.account_id', '=', 'e.impersonated_account_id'))
     .leftJoin('account as ia', 'ia.id', 'im.account_id')
     .select([
-      'e.id', 'e.organization_id', 'e.action', 'e.actor_account_id', 'e.actor_api_key_id', 'e.target_type', 'e.target_id',
-      'e.ip', 'e.user_agent', 'e.details', 'e.created_at', 'aa.email as actor_email', 'ta.email as target_email',
-      'e.impersonated_account_id', 'ia.email as impersonated_email',
+      'e.id',
+      'e.organization_id',
+      'e.action',
+      'e.actor_account_id',
+      'e.actor_api_key_id',
+      'e.target_type',
+      'e.target_id',
+      'e.ip',
+      'e.user_agent',
+      'e.details',
+      'e.created_at',
+      'aa.email as actor_email',
+      'ta.email as target_email',
+      'e.impersonated_account_id',
+      'ia.email as impersonated_email',
     ]);
 }
 
@@ -54,9 +68,7 @@ function toEntry(r: EntryRow): AuditEntry {
       ...(r.actor_email ? { email: r.actor_email } : {}),
       'api-key-id': r.actor_api_key_id,
     },
-    target: r.target_type && r.target_id
-      ? { type: r.target_type, id: r.target_id, ...(r.target_email ? { email: r.target_email } : {}) }
-      : null,
+    target: r.target_type && r.target_id ? { type: r.target_type, id: r.target_id, ...(r.target_email ? { email: r.target_email } : {}) } : null,
     ...(r.impersonated_account_id
       ? { impersonated: { 'account-id': r.impersonated_account_id, ...(r.impersonated_email ? { email: r.impersonated_email } : {}) } }
       : {}),
@@ -77,7 +89,10 @@ export class AuditLog {
   async page(organizationId: string, limit: number, cursor: string | undefined, cursorIn: 'query' | 'body'): Promise<AuditLogPage> {
     let query = entries(this.db).where('e.organization_id', '=', organizationId);
     if (cursor !== undefined) query = query.where('e.id', '<', sql<string>`${decodeCursor(cursor, cursorIn)}::bigint`);
-    const rows = await query.orderBy('e.id', 'desc').limit(limit + 1).execute();
+    const rows = await query
+      .orderBy('e.id', 'desc')
+      .limit(limit + 1)
+      .execute();
     const page = rows.slice(0, limit);
     return {
       entries: page.map(toEntry),
@@ -93,8 +108,14 @@ export class AuditLog {
  * the address its former co-members use today.
  */
 export async function exportAuditLog(db: DB, accountId: string): Promise<{ 'audit-log': ExportedAuditEntry[]; 'audit-log-truncated': boolean }> {
-  const rows = await entries(db).where('e.account_id', '=', accountId).orderBy('e.id', 'desc').limit(EXPORT_AUDIT_LIMIT + 1).execute();
-  const memberOf = new Set((await db.selectFrom('membership').select('organization_id').where('account_id', '=', accountId).execute()).map((m) => m.organization_id));
+  const rows = await entries(db)
+    .where('e.account_id', '=', accountId)
+    .orderBy('e.id', 'desc')
+    .limit(EXPORT_AUDIT_LIMIT + 1)
+    .execute();
+  const memberOf = new Set(
+    (await db.selectFrom('membership').select('organization_id').where('account_id', '=', accountId).execute()).map((m) => m.organization_id),
+  );
   return {
     'audit-log': rows.slice(0, EXPORT_AUDIT_LIMIT).map((r) => {
       const resolved = r.organization_id !== null && memberOf.has(r.organization_id) ? r : { ...r, actor_email: null, target_email: null };

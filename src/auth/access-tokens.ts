@@ -41,7 +41,10 @@ export class AccessTokens {
   // they expire. The key is the whole token, signature included, so a changed token never hits.
   private readonly verified = new Map<string, { user: AuthUser; exp: number }>();
 
-  constructor(private readonly settings: AccessTokenSettings, private readonly sessions: SessionRevocationCheck) {
+  constructor(
+    private readonly settings: AccessTokenSettings,
+    private readonly sessions: SessionRevocationCheck,
+  ) {
     if (settings.secret.length < 32) throw new Error('The JWT secret must be at least 32 characters');
     this.key = crypto.subtle.importKey('raw', new TextEncoder().encode(settings.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   }
@@ -59,7 +62,10 @@ export class AccessTokens {
   async issue(user: AuthUser, notAfter?: Date): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
     return new SignJWT({
-      email: user.email, sid: user.sessionId, ...(user.authTime !== undefined ? { auth_time: user.authTime } : {}), ...(user.actor ? { act: { sub: user.actor.id } } : {}),
+      email: user.email,
+      sid: user.sessionId,
+      ...(user.authTime !== undefined ? { auth_time: user.authTime } : {}),
+      ...(user.actor ? { act: { sub: user.actor.id } } : {}),
     })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(user.id)

@@ -18,9 +18,8 @@ export interface ApiKeyCheck {
 }
 
 export const API_KEYS_ONLY_ON_ORG_ROUTES =
-  'API keys only work on organization routes (/api/orgs/:id/…) and the query endpoint; this route needs an account\'s access token';
-export const API_KEYS_NOT_ON_THIS_ROUTE =
-  'This organization route acts as a person and does not take API keys; use an account\'s access token';
+  "API keys only work on organization routes (/api/orgs/:id/…) and the query endpoint; this route needs an account's access token";
+export const API_KEYS_NOT_ON_THIS_ROUTE = "This organization route acts as a person and does not take API keys; use an account's access token";
 
 const toAuthResult = (result: VerifyResult): AuthResult => (result.ok ? { user: result.user } : { failure: result.reason });
 const toKeyResult = (result: ApiKeyCaller | HttpError): AuthResult => (result instanceof HttpError ? { refuse: result } : { apiKey: result });

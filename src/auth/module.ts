@@ -46,14 +46,24 @@ export const authModule = defineModule({
     await revokedSessions.start();
     // sessions that ended long enough ago to matter to nothing: deleted hourly
     const sessionPurge = startSessionPurge(db, settings.accessTokenTtl, log);
-    const accessTokens = new AccessTokens({
-      secret: config.jwtSecret, issuer: settings.jwtIssuer, audience: settings.jwtAudience, ttl: settings.accessTokenTtl,
-    }, revokedSessions);
+    const accessTokens = new AccessTokens(
+      {
+        secret: config.jwtSecret,
+        issuer: settings.jwtIssuer,
+        audience: settings.jwtAudience,
+        ttl: settings.accessTokenTtl,
+      },
+      revokedSessions,
+    );
     const credentialCookies = [REFRESH_COOKIE, IMPERSONATION_COOKIE];
     let authenticator = bearerAuthenticator(accessTokens, credentialCookies);
     const services: AuthServices = {
       accessTokens,
-      refreshTokens: new RefreshTokens(db, { secret: config.jwtSecret, ttl: settings.refreshTokenTtl, reuseGrace: settings.refreshReuseGrace }, revokedSessions),
+      refreshTokens: new RefreshTokens(
+        db,
+        { secret: config.jwtSecret, ttl: settings.refreshTokenTtl, reuseGrace: settings.refreshReuseGrace },
+        revokedSessions,
+      ),
       passwords: new PasswordHasher(),
       loginLimiter: new LoginRateLimiter({ email: settings.loginLimitEmail, address: settings.loginLimitAddress }, limiterStore),
       signUpLimiter: new SignUpRateLimiter(settings.signupLimitAddress, limiterStore),

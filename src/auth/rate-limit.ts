@@ -38,7 +38,10 @@ export class LoginRateLimiter {
   async begin(email: string, address: string): Promise<LoginAttempt> {
     const client = addressKey(address);
     // the address's own key first: a refusal there leaves the shared address counter untouched
-    return takeFailurePoints([[this.byEmailAndAddress, `${client} ${email}`], [this.byAddress, client]]);
+    return takeFailurePoints([
+      [this.byEmailAndAddress, `${client} ${email}`],
+      [this.byAddress, client],
+    ]);
   }
 }
 

@@ -97,7 +97,11 @@ export const IMPERSONATION_COOKIE = 'impersonation-token';
 export class RefreshTokens {
   private readonly sealKey: Buffer;
 
-  constructor(private readonly db: DB, private readonly settings: RefreshSettings, private readonly revocations: RevocationSink) {
+  constructor(
+    private readonly db: DB,
+    private readonly settings: RefreshSettings,
+    private readonly revocations: RevocationSink,
+  ) {
     this.sealKey = Buffer.from(hkdfSync('sha256', settings.secret, 'saas-refresh-token', 'seal', 32));
   }
 
@@ -122,19 +126,35 @@ export class RefreshTokens {
    * deleted one a 401. The account's row is share-locked meanwhile, so a lock committing at the
    * same time either comes first (refused here) or ends this session with the others.
    */
-  async issue(accountId: string, client: SessionClient = {}, record?: SessionRecorder<string>, trx?: Transaction<DatabaseSchema>, acted?: ActedSession): Promise<IssuedRefreshToken> {
+  async issue(
+    accountId: string,
+    client: SessionClient = {},
+    record?: SessionRecorder<string>,
+    trx?: Transaction<DatabaseSchema>,
+    acted?: ActedSession,
+  ): Promise<IssuedRefreshToken> {
     const expiresAt = new Date(Date.now() + Math.min(this.settings.ttl, acted?.lifetimeSeconds ?? Infinity) * 1000);
     const token = randomBytes(32).toString('base64url');
     const write = async (trx: Transaction<DatabaseSchema>) => {
       const account = await trx.selectFrom('account').select('locked_at').where('id', '=', accountId).forShare().executeTakeFirst();
       if (!account) throw unauthorized('Account no longer exists');
       if (account.locked_at) throw new AccountLockedError();
-      const family = await trx.insertInto('refresh_family').values({
-        account_id: accountId, expires_at: expiresAt, last_used_at: sql`now()`,
-        user_agent: client.userAgent ? client.userAgent.slice(0, USER_AGENT_MAX) : null, ip: client.ip ?? null,
-        actor_account_id: acted?.actorAccountId ?? null,
-      }).returning(['id', 'created_at']).executeTakeFirstOrThrow();
-      await trx.insertInto('refresh_token').values({ family_id: family.id, token_hash: hashToken(token), token_sealed: this.seal(token) }).execute();
+      const family = await trx
+        .insertInto('refresh_family')
+        .values({
+          account_id: accountId,
+          expires_at: expiresAt,
+          last_used_at: sql`now()`,
+          user_agent: client.userAgent ? client.userAgent.slice(0, USER_AGENT_MAX) : null,
+          ip: client.ip ?? null,
+          actor_account_id: acted?.actorAccountId ?? null,
+        })
+        .returning(['id', 'created_at'])
+        .executeTakeFirstOrThrow();
+      await trx
+        .insertInto('refresh_token')
+        .values({ family_id: family.id, token_hash: hashToken(token), token_sealed: this.seal(token) })
+        .execute();
       await record?.(trx, family.id);
       return family;
     };
@@ -149,7 +169,18 @@ export class RefreshTokens {
         .selectFrom('refresh_token as t')
         .innerJoin('refresh_family as f', 'f.id', 't.family_id')
         .leftJoin('account as a', 'a.id', 'f.account_id')
-        .select(['t.id', 't.family_id', 't.rotated_at', 't.replaced_by', 'f.account_id', 'f.expires_at', 'f.revoked_at', 'f.created_at', 'f.actor_account_id', 'a.locked_at'])
+        .select([
+          't.id',
+          't.family_id',
+          't.rotated_at',
+          't.replaced_by',
+          'f.account_id',
+          'f.expires_at',
+          'f.revoked_at',
+          'f.created_at',
+          'f.actor_account_id',
+          'a.locked_at',
+        ])
         .where('t.token_hash', '=', hashToken(token))
         .forUpdate('t')
         .executeTakeFirst();
@@ -161,13 +192,20 @@ export class RefreshTokens {
 
       if (!row.rotated_at) {
         const next = randomBytes(32).toString('base64url');
-        const inserted = await trx.insertInto('refresh_token')
+        const inserted = await trx
+          .insertInto('refresh_token')
           .values({ family_id: row.family_id, token_hash: hashToken(next), token_sealed: this.seal(next) })
-          .returning('id').executeTakeFirstOrThrow();
+          .returning('id')
+          .executeTakeFirstOrThrow();
         await trx.updateTable('refresh_token').set({ rotated_at: sql`now()`, replaced_by: inserted.id }).where('id', '=', row.id).execute();
         await trx.updateTable('refresh_family').set({ last_used_at: sql`now()` }).where('id', '=', row.family_id).execute();
         return {
-          outcome: 'rotated' as const, accountId: row.account_id, familyId: row.family_id, token: next, expiresAt: row.expires_at, authTime: unixSeconds(row.created_at),
+          outcome: 'rotated' as const,
+          accountId: row.account_id,
+          familyId: row.family_id,
+          token: next,
+          expiresAt: row.expires_at,
+          authTime: unixSeconds(row.created_at),
           actorAccountId: row.actor_account_id,
         };
       }
@@ -176,12 +214,16 @@ export class RefreshTokens {
       // gets that current token back; nothing new is minted.
       const withinGrace = this.settings.reuseGrace > 0 && Date.now() - row.rotated_at.getTime() <= this.settings.reuseGrace * 1000;
       if (withinGrace && row.replaced_by) {
-        const current = await trx.selectFrom('refresh_token').select(['token_sealed', 'rotated_at'])
-          .where('id', '=', row.replaced_by).executeTakeFirst();
+        const current = await trx.selectFrom('refresh_token').select(['token_sealed', 'rotated_at']).where('id', '=', row.replaced_by).executeTakeFirst();
         if (current && !current.rotated_at) {
           return {
-            outcome: 'grace' as const, accountId: row.account_id, familyId: row.family_id, token: this.unseal(current.token_sealed),
-            expiresAt: row.expires_at, authTime: unixSeconds(row.created_at), actorAccountId: row.actor_account_id,
+            outcome: 'grace' as const,
+            accountId: row.account_id,
+            familyId: row.family_id,
+            token: this.unseal(current.token_sealed),
+            expiresAt: row.expires_at,
+            authTime: unixSeconds(row.created_at),
+            actorAccountId: row.actor_account_id,
           };
         }
       }
@@ -211,10 +253,10 @@ export class RefreshTokens {
   async revokeFamily(familyId: string, record?: SessionRecorder<EndedSession>): Promise<boolean> {
     const revoked = record
       ? await this.db.transaction().execute(async (trx) => {
-        const rows = await revokeWhere(trx, sql`id = ${familyId}`);
-        for (const ended of rows) await record(trx, ended);
-        return rows;
-      })
+          const rows = await revokeWhere(trx, sql`id = ${familyId}`);
+          for (const ended of rows) await record(trx, ended);
+          return rows;
+        })
       : await revokeWhere(this.db, sql`id = ${familyId}`);
     this.revocations.markRevoked(revoked.map((r) => r.familyId));
     return revoked.length > 0;
@@ -247,9 +289,13 @@ export class RefreshTokens {
 
   /** The live session (family) a refresh token belongs to, with its account; undefined for an unknown, used-up, ended or expired one. */
   async liveSessionOf(token: string): Promise<{ familyId: string; accountId: string } | undefined> {
-    const row = await this.db.selectFrom('refresh_token as t').innerJoin('refresh_family as f', 'f.id', 't.family_id')
+    const row = await this.db
+      .selectFrom('refresh_token as t')
+      .innerJoin('refresh_family as f', 'f.id', 't.family_id')
       .select(['f.id', 'f.account_id'])
-      .where('t.token_hash', '=', hashToken(token)).where('f.revoked_at', 'is', null).where('f.expires_at', '>', new Date())
+      .where('t.token_hash', '=', hashToken(token))
+      .where('f.revoked_at', 'is', null)
+      .where('f.expires_at', '>', new Date())
       .executeTakeFirst();
     return row?.account_id ? { familyId: row.id, accountId: row.account_id } : undefined;
   }

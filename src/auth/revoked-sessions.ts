@@ -110,7 +110,9 @@ export class RevokedSessions implements SessionRevocationCheck, ChannelSubscribe
 
   /** Reads the families revoked since the last poll (the first reads the last access-token lifetime). */
   private poll(): Promise<void> {
-    this.polling ??= this.readRevocations().finally(() => { this.polling = undefined; });
+    this.polling ??= this.readRevocations().finally(() => {
+      this.polling = undefined;
+    });
     return this.polling;
   }
 
@@ -123,8 +125,7 @@ export class RevokedSessions implements SessionRevocationCheck, ChannelSubscribe
         select n.now, f.id, f.revoked_at
         from (select now() as now) n
         left join refresh_family f
-          on f.revoked_at > coalesce(${this.since ?? null}::timestamptz, n.now - ${windowSeconds}::int * interval '1 second')`
-        .execute(this.options.db);
+          on f.revoked_at > coalesce(${this.since ?? null}::timestamptz, n.now - ${windowSeconds}::int * interval '1 second')`.execute(this.options.db);
       const now = Date.now();
       for (const row of rows) {
         if (!row.id || !row.revoked_at) continue;

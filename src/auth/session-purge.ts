@@ -31,9 +31,13 @@ export function startSessionPurge(db: DB, accessTtlSeconds: number, log: Logger)
   let running: Promise<void> | undefined;
   const run = () => {
     running = purgeEndedSessions(db, accessTtlSeconds)
-      .then((deleted) => { if (deleted > 0) log.info('auth/sessions-purged', `Deleted ${deleted} ended sessions`, { deleted }); })
+      .then((deleted) => {
+        if (deleted > 0) log.info('auth/sessions-purged', `Deleted ${deleted} ended sessions`, { deleted });
+      })
       .catch((err: Error) => log.warn('auth/session-purge-failed', `Purging ended sessions failed: ${err.message}`, { class: err.constructor?.name }))
-      .finally(() => { running = undefined; });
+      .finally(() => {
+        running = undefined;
+      });
   };
   const first = setTimeout(() => {
     run();

@@ -22,7 +22,11 @@ export const billingModule = defineModule({
   async start(ctx, settings) {
     const log = ctx.logs.logger('saas.billing');
     const billing = new BillingService({
-      db: ctx.db, settings: settings.billing, appUrl: ctx.config.appUrl, gateway: await stripeGateway(settings.billing), log,
+      db: ctx.db,
+      settings: settings.billing,
+      appUrl: ctx.config.appUrl,
+      gateway: await stripeGateway(settings.billing),
+      log,
     });
     const orgs = ctx.use(orgsModule);
     // deleting organizations (an account's deletion takes those it alone owns) cancels their subscriptions first

@@ -47,16 +47,17 @@ export interface BillingDeps {
   clock?: () => Date;
 }
 
-const notConfigured = () => new HttpError(503, {
-  type: 'billing-not-configured',
-  message: 'Billing is not set up on this server: STRIPE_SECRET_KEY is not configured',
-});
+const notConfigured = () =>
+  new HttpError(503, {
+    type: 'billing-not-configured',
+    message: 'Billing is not set up on this server: STRIPE_SECRET_KEY is not configured',
+  });
 
 /** A failed Stripe call as 502 `payment-provider-error`: what went wrong in general, Stripe's code and request id, no secret. */
 function providerError(err: StripeGatewayError): HttpError {
   const messages: Record<StripeGatewayError['failure'], string> = {
-    authentication: 'The payment provider refused this server\'s credentials; billing needs its operator\'s attention',
-    permission: 'The payment provider does not allow this server to do this; billing needs its operator\'s attention',
+    authentication: "The payment provider refused this server's credentials; billing needs its operator's attention",
+    permission: "The payment provider does not allow this server to do this; billing needs its operator's attention",
     connection: 'The payment provider could not be reached; try again in a moment',
     'rate-limit': 'The payment provider is busy; try again in a moment',
     'invalid-request': 'The payment provider refused the request',
@@ -129,7 +130,8 @@ export class BillingService {
           entry.until = this.clock().getTime() + PRICE_RETRY_MS;
           const failure = err instanceof StripeGatewayError ? err.failure : 'unexpected';
           this.deps.log.warn('billing/prices-unavailable', `Reading the plans' prices from Stripe failed: ${failure}; the plans are listed without them`, {
-            failure, 'provider-code': err instanceof StripeGatewayError ? err.code ?? null : null,
+            failure,
+            'provider-code': err instanceof StripeGatewayError ? (err.code ?? null) : null,
           });
           return undefined;
         }),
@@ -147,8 +149,11 @@ export class BillingService {
 
   /** The plan gate's lookup (`requires` route data): one query. */
   readonly subscriptionOf = async (organizationId: string): Promise<OrganizationPlan | undefined> => {
-    const row = await this.deps.db.selectFrom('organization').select(['subscription_status', 'subscription_plan'])
-      .where('id', '=', organizationId).executeTakeFirst();
+    const row = await this.deps.db
+      .selectFrom('organization')
+      .select(['subscription_status', 'subscription_plan'])
+      .where('id', '=', organizationId)
+      .executeTakeFirst();
     return row && { status: row.subscription_status, plan: this.planName(row.subscription_plan) };
   };
 
@@ -164,14 +169,23 @@ export class BillingService {
       throw badRequest({ type: 'unknown-plan', message: `There is no plan "${planId}"`, plans: settings.plans.map((p) => p.id) });
     }
     if (!gateway) throw notConfigured();
-    const org = await db.selectFrom('organization')
+    const org = await db
+      .selectFrom('organization')
       .innerJoin('account', (j) => j.on('account.id', '=', user.id))
-      .select(['organization.id', 'organization.subscription_status', 'organization.billing_customer_id', 'organization.billing_subscription_id', 'account.email'])
-      .where('organization.id', '=', membership.organizationId).executeTakeFirst();
+      .select([
+        'organization.id',
+        'organization.subscription_status',
+        'organization.billing_customer_id',
+        'organization.billing_subscription_id',
+        'account.email',
+      ])
+      .where('organization.id', '=', membership.organizationId)
+      .executeTakeFirst();
     if (!org) throw notFound('No such organization');
     if (RUNNING.has(org.subscription_status)) {
       throw conflict(`The organization's subscription is ${org.subscription_status}: change the plan or cancel in the billing portal`, {
-        reason: 'already-subscribed', status: org.subscription_status,
+        reason: 'already-subscribed',
+        status: org.subscription_status,
       });
     }
     const base = `${this.deps.appUrl}/billing?org=${org.id}`;
@@ -199,11 +213,19 @@ export class BillingService {
       throw this.failed(err, 'checkout', org.id);
     }
     await appendAudit(db, {
-      action: 'billing.checkout-started', organizationId: org.id, accountId: user.id, actor: { accountId: user.id },
-      target: { type: 'organization', id: org.id }, details: { plan: plan.id, 'price-id': plan.priceId, 'session-id': session.id }, origin,
+      action: 'billing.checkout-started',
+      organizationId: org.id,
+      accountId: user.id,
+      actor: { accountId: user.id },
+      target: { type: 'organization', id: org.id },
+      details: { plan: plan.id, 'price-id': plan.priceId, 'session-id': session.id },
+      origin,
     });
     this.deps.log.info('billing/checkout-started', 'Checkout session created', {
-      'organization-id': org.id, plan: plan.id, 'session-id': session.id, 'by-account-id': user.id,
+      'organization-id': org.id,
+      plan: plan.id,
+      'session-id': session.id,
+      'by-account-id': user.id,
     });
     return { url: session.url };
   }
@@ -212,8 +234,7 @@ export class BillingService {
   async portal(membership: Membership, user: AuthUser, origin: RequestOrigin): Promise<BillingRedirect> {
     const { gateway, db } = this.deps;
     if (!gateway) throw notConfigured();
-    const org = await db.selectFrom('organization').select(['id', 'billing_customer_id'])
-      .where('id', '=', membership.organizationId).executeTakeFirst();
+    const org = await db.selectFrom('organization').select(['id', 'billing_customer_id']).where('id', '=', membership.organizationId).executeTakeFirst();
     if (!org) throw notFound('No such organization');
     if (!org.billing_customer_id) {
       throw conflict('The organization has no billing account yet: subscribe to a plan first', { reason: 'no-customer' });
@@ -225,8 +246,13 @@ export class BillingService {
       throw this.failed(err, 'portal', org.id);
     }
     await appendAudit(db, {
-      action: 'billing.portal-opened', organizationId: org.id, accountId: user.id, actor: { accountId: user.id },
-      target: { type: 'organization', id: org.id }, details: { 'session-id': session.id }, origin,
+      action: 'billing.portal-opened',
+      organizationId: org.id,
+      accountId: user.id,
+      actor: { accountId: user.id },
+      target: { type: 'organization', id: org.id },
+      details: { 'session-id': session.id },
+      origin,
     });
     return { url: session.url };
   }
@@ -239,15 +265,24 @@ export class BillingService {
    */
   async cancelForDeletion(organizationIds: readonly string[]): Promise<void> {
     if (organizationIds.length === 0) return;
-    const running = await this.deps.db.selectFrom('organization').select(['id', 'billing_subscription_id'])
-      .where('id', 'in', organizationIds).where('billing_subscription_id', 'is not', null)
-      .where('subscription_status', 'in', [...RUNNING]).execute();
+    const running = await this.deps.db
+      .selectFrom('organization')
+      .select(['id', 'billing_subscription_id'])
+      .where('id', 'in', organizationIds)
+      .where('billing_subscription_id', 'is not', null)
+      .where('subscription_status', 'in', [...RUNNING])
+      .execute();
     for (const org of running) {
       const subscriptionId = org.billing_subscription_id!;
       if (!this.deps.gateway) {
-        this.deps.log.error('billing/subscription-not-canceled', 'An organization with a running subscription is deleted, and STRIPE_SECRET_KEY is not set: cancel it in Stripe', {
-          'organization-id': org.id, 'subscription-id': subscriptionId,
-        });
+        this.deps.log.error(
+          'billing/subscription-not-canceled',
+          'An organization with a running subscription is deleted, and STRIPE_SECRET_KEY is not set: cancel it in Stripe',
+          {
+            'organization-id': org.id,
+            'subscription-id': subscriptionId,
+          },
+        );
         continue;
       }
       try {
@@ -256,7 +291,8 @@ export class BillingService {
         throw this.failed(err, 'cancel', org.id);
       }
       this.deps.log.info('billing/subscription-canceled', 'Subscription canceled: its organization is being deleted', {
-        'organization-id': org.id, 'subscription-id': subscriptionId,
+        'organization-id': org.id,
+        'subscription-id': subscriptionId,
       });
     }
   }
@@ -264,8 +300,11 @@ export class BillingService {
   private failed(err: unknown, call: 'checkout' | 'portal' | 'cancel', organizationId: string): unknown {
     if (!(err instanceof StripeGatewayError)) return err;
     const data = {
-      'organization-id': organizationId, failure: err.failure, 'provider-code': err.code ?? null,
-      'provider-request-id': err.requestId ?? null, 'provider-status': err.httpStatus ?? null,
+      'organization-id': organizationId,
+      failure: err.failure,
+      'provider-code': err.code ?? null,
+      'provider-request-id': err.requestId ?? null,
+      'provider-status': err.httpStatus ?? null,
     };
     // the operator's problems are errors; the provider's passing trouble a warning
     if (err.failure === 'authentication' || err.failure === 'permission' || err.failure === 'invalid-request') {
@@ -285,6 +324,8 @@ export class BillingService {
  */
 export function checkoutIdempotencyKey(accountId: string, params: CheckoutSessionParams, now: Date): string {
   const window = Math.floor(now.getTime() / CHECKOUT_IDEMPOTENCY_WINDOW_MS);
-  const digest = createHash('sha256').update(JSON.stringify([accountId, params, window])).digest('base64url');
+  const digest = createHash('sha256')
+    .update(JSON.stringify([accountId, params, window]))
+    .digest('base64url');
   return `checkout-${digest}`;
 }

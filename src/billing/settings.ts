@@ -48,13 +48,25 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 export function parsePlans(raw: string | undefined, problem: ConfigProblem): BillingPlan[] {
   const plans: BillingPlan[] = [];
   const seenPrices = new Set<string>();
-  for (const entry of (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const eq = entry.indexOf('=');
     const name = eq > 0 ? entry.slice(0, eq).trim() : '';
-    const prices = eq > 0 ? entry.slice(eq + 1).split('|').map((p) => p.trim()) : [];
+    const prices =
+      eq > 0
+        ? entry
+            .slice(eq + 1)
+            .split('|')
+            .map((p) => p.trim())
+        : [];
     if (!PLAN_NAME.test(name) || prices.length === 0) {
-      throw problem('BILLING_PLANS', `must be comma-separated plan=price_id pairs such as "pro=price_123,team=price_456" ` +
-        `(plan names: lower-case letters, digits and hyphens), got "${entry}"`);
+      throw problem(
+        'BILLING_PLANS',
+        `must be comma-separated plan=price_id pairs such as "pro=price_123,team=price_456" ` +
+          `(plan names: lower-case letters, digits and hyphens), got "${entry}"`,
+      );
     }
     for (const price of prices) {
       if (!PRICE_ID.test(price)) throw problem('BILLING_PLANS', `plan "${name}": "${price}" is not a Stripe price id (such as price_123)`);
@@ -113,19 +125,32 @@ export function planOfPrice(plans: readonly BillingPlan[], priceId: string): Bil
  * Settings that start but cannot work as meant, said once at start-up; and paid routes
  * (`requires`) none of whose plans BILLING_PLANS names (no organization could open them).
  */
-export function warnAboutBilling(settings: BillingSettings, context: { env: string; webhookSecrets: readonly string[] }, log: Logger, groups: RouteGroup[]): void {
+export function warnAboutBilling(
+  settings: BillingSettings,
+  context: { env: string; webhookSecrets: readonly string[] },
+  log: Logger,
+  groups: RouteGroup[],
+): void {
   const { secretKey, plans } = settings;
   if (secretKey && context.webhookSecrets.length === 0) {
-    log.warn('billing/no-webhook-secret', 'STRIPE_SECRET_KEY is set but STRIPE_WEBHOOK_SECRET is not: checkouts work, but no subscription will ever reach the organizations');
+    log.warn(
+      'billing/no-webhook-secret',
+      'STRIPE_SECRET_KEY is set but STRIPE_WEBHOOK_SECRET is not: checkouts work, but no subscription will ever reach the organizations',
+    );
   }
   if (secretKey && plans.length === 0) log.warn('billing/no-plans', 'STRIPE_SECRET_KEY is set but BILLING_PLANS is empty: there is nothing to check out');
-  if (secretKey?.includes('_test_') && context.env === 'prod') log.warn('billing/test-key', 'STRIPE_SECRET_KEY is a test-mode key while APP_ENV=prod: no real payment is taken');
+  if (secretKey?.includes('_test_') && context.env === 'prod')
+    log.warn('billing/test-key', 'STRIPE_SECRET_KEY is a test-mode key while APP_ENV=prod: no real payment is taken');
   if (plans.length === 0) return;
   for (const group of groups) {
     for (const r of group.routes) {
       if (r.requires && !r.requires.plans.some((plan) => plans.some((p) => p.id === plan))) {
-        log.warn('billing/gated-plans-unknown', `${r.method} ${group.prefix}${r.path} needs the plan ${r.requires.plans.join(' or ')}, ` +
-          'which BILLING_PLANS does not name: no organization can open it', { route: `${r.method} ${group.prefix}${r.path}` });
+        log.warn(
+          'billing/gated-plans-unknown',
+          `${r.method} ${group.prefix}${r.path} needs the plan ${r.requires.plans.join(' or ')}, ` +
+            'which BILLING_PLANS does not name: no organization can open it',
+          { route: `${r.method} ${group.prefix}${r.path}` },
+        );
       }
     }
   }

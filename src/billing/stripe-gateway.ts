@@ -68,9 +68,15 @@ const FAILURES: Record<string, StripeFailure> = {
 /** Keeps the fields of a Stripe error that name no secret; anything else thrown stays as it is. */
 function gatewayError(err: unknown): unknown {
   const e = err as { type?: string; rawType?: string; code?: string; param?: string; requestId?: string; statusCode?: number };
-  if (!e || typeof e.type !== 'string' || !e.type.startsWith('Stripe') && !(e.type in FAILURES)) return err;
+  if (!e || typeof e.type !== 'string' || (!e.type.startsWith('Stripe') && !(e.type in FAILURES))) return err;
   const safe = (v: unknown) => (typeof v === 'string' && /^[A-Za-z0-9_.[\]-]{1,100}$/.test(v) ? v : undefined);
-  return new StripeGatewayError(FAILURES[e.type] ?? 'api', safe(e.code), safe(e.param), safe(e.requestId), typeof e.statusCode === 'number' ? e.statusCode : undefined);
+  return new StripeGatewayError(
+    FAILURES[e.type] ?? 'api',
+    safe(e.code),
+    safe(e.param),
+    safe(e.requestId),
+    typeof e.statusCode === 'number' ? e.statusCode : undefined,
+  );
 }
 
 /** The official client configured for STRIPE_API_URL; undefined without STRIPE_SECRET_KEY. */
@@ -101,8 +107,10 @@ export async function stripeGateway(settings: BillingSettings): Promise<BillingG
   return {
     async retrievePrice(priceId) {
       const price = await call('prices.retrieve', () => stripe.prices.retrieve(priceId, { expand: ['product'] }));
-      const product = typeof price.product === 'object' && price.product !== null && !('deleted' in price.product && price.product.deleted)
-        ? (price.product as Stripe.Product) : undefined;
+      const product =
+        typeof price.product === 'object' && price.product !== null && !('deleted' in price.product && price.product.deleted)
+          ? (price.product as Stripe.Product)
+          : undefined;
       return {
         id: price.id,
         name: product?.name ?? price.nickname ?? undefined,

@@ -26,7 +26,10 @@ export const FEATURES: readonly Feature[] = [site, account, orgs, apiKeys, webho
 /** the route of a path no feature knows: the site's 404 page */
 const FALLBACK = 'not-found';
 
-export const router = createRouter(FEATURES.flatMap((f) => f.routes ?? []), FALLBACK);
+export const router = createRouter(
+  FEATURES.flatMap((f) => f.routes ?? []),
+  FALLBACK,
+);
 
 /** The route of a location's path (no query); a trailing slash is ignored; unknown paths: `not-found`. */
 export const routeOf = (path: string) => router.routeOf(path);

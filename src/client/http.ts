@@ -126,15 +126,19 @@ export function encodeBody(body: unknown, type: ContentType): string | undefined
   if (body === undefined) return undefined;
   if (typeof body === 'string') return body;
   switch (type) {
-    case 'transit-json': return transitJson.encode(body);
-    case 'json': return json.encode(body);
-    case 'edn': return edn.encode(body);
+    case 'transit-json':
+      return transitJson.encode(body);
+    case 'json':
+      return json.encode(body);
+    case 'edn':
+      return edn.encode(body);
     case 'form-encoded': {
       const form = new URLSearchParams();
       for (const [k, v] of Object.entries(body as Record<string, unknown>)) if (v !== undefined && v !== null) form.append(k, String(v));
       return form.toString();
     }
-    default: return String(body);
+    default:
+      return String(body);
   }
 }
 
@@ -178,7 +182,13 @@ export function installHttp<S>(core: EventCore<S>, config: HttpLayerConfig): voi
     }
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; controller.abort(); }, opts.timeoutMs ?? config.timeoutMs ?? 30_000);
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        controller.abort();
+      },
+      opts.timeoutMs ?? config.timeoutMs ?? 30_000,
+    );
     const onAbort = () => controller.abort();
     opts.signal?.addEventListener('abort', onAbort);
     try {
@@ -191,12 +201,22 @@ export function installHttp<S>(core: EventCore<S>, config: HttpLayerConfig): voi
       }
       if (res.status >= 400) {
         const message = (decoded as { message?: unknown } | undefined)?.message;
-        return { ok: false, failure: { status: res.status, kind: 'http-error', body: decoded, message: typeof message === 'string' ? message : `HTTP ${res.status}` } };
+        return {
+          ok: false,
+          failure: { status: res.status, kind: 'http-error', body: decoded, message: typeof message === 'string' ? message : `HTTP ${res.status}` },
+        };
       }
       return { ok: true, status: res.status, body: decoded };
     } catch (err) {
       const kind = timedOut ? 'timeout' : opts.signal?.aborted ? 'aborted' : 'network';
-      return { ok: false, failure: { status: 0, kind, message: kind === 'network' ? `Network error: ${(err as Error).message}` : `Request ${kind === 'timeout' ? 'timed out' : 'aborted'}` } };
+      return {
+        ok: false,
+        failure: {
+          status: 0,
+          kind,
+          message: kind === 'network' ? `Network error: ${(err as Error).message}` : `Request ${kind === 'timeout' ? 'timed out' : 'aborted'}`,
+        },
+      };
     } finally {
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
@@ -211,7 +231,9 @@ export function installHttp<S>(core: EventCore<S>, config: HttpLayerConfig): voi
         config.setToken(token);
         return Boolean(token);
       })
-      .finally(() => { refreshing = null; });
+      .finally(() => {
+        refreshing = null;
+      });
     return refreshing;
   }
 
@@ -245,8 +267,12 @@ export function installHttp<S>(core: EventCore<S>, config: HttpLayerConfig): voi
           core.dispatch(['router/navigate', { route: config.loginRoute ?? 'log-in' }]);
         }
       }
-      if (!outcome.ok && outcome.failure.status === 403 && config.reauthEvent
-        && (outcome.failure.body as { type?: string } | undefined)?.type === 'reauthentication-required') {
+      if (
+        !outcome.ok &&
+        outcome.failure.status === 403 &&
+        config.reauthEvent &&
+        (outcome.failure.body as { type?: string } | undefined)?.type === 'reauthentication-required'
+      ) {
         core.dispatch([config.reauthEvent, opts, outcome.failure.body]);
         return;
       }

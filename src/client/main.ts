@@ -14,13 +14,18 @@ applyStoredTheme();
 const root = document.getElementById('app')!;
 const field = (id: string) => (document.getElementById(id) as HTMLInputElement | null)?.value;
 const core = new EventCore<AppState>({
-  route: router.routeOf(location.pathname), toasts: [], busy: false, ready: false,
+  route: router.routeOf(location.pathname),
+  toasts: [],
+  busy: false,
+  ready: false,
   // the server writes the product's name and pitch into the page (PRODUCT_NAME, PRODUCT_PITCH)
   product: { name: field(PRODUCT_NAME_FIELD) || 'SaaS', pitch: field(PRODUCT_PITCH_FIELD) ?? '' },
 });
 
 const io: BrowserIo = {
-  navigate: (path) => { if (location.pathname + location.search !== path) history.pushState(null, '', path); },
+  navigate: (path) => {
+    if (location.pathname + location.search !== path) history.pushState(null, '', path);
+  },
   replaceUrl: (path) => history.replaceState(history.state, '', path),
   assign: (url) => location.assign(url),
   download: ({ filename, type, text }) => {
@@ -34,9 +39,27 @@ const io: BrowserIo = {
   },
   // storage that is switched off (a privacy mode) keeps nothing: the app works without it
   storage: {
-    getItem: (key) => { try { return localStorage.getItem(key); } catch { return null; } },
-    setItem: (key, value) => { try { localStorage.setItem(key, value); } catch { /* not kept */ } },
-    removeItem: (key) => { try { localStorage.removeItem(key); } catch { /* not kept */ } },
+    getItem: (key) => {
+      try {
+        return localStorage.getItem(key);
+      } catch {
+        return null;
+      }
+    },
+    setItem: (key, value) => {
+      try {
+        localStorage.setItem(key, value);
+      } catch {
+        /* not kept */
+      }
+    },
+    removeItem: (key) => {
+      try {
+        localStorage.removeItem(key);
+      } catch {
+        /* not kept */
+      }
+    },
   },
   copy: (text) => navigator.clipboard.writeText(text),
   pageField: field,

@@ -90,25 +90,30 @@ export async function openDatabase(config: Config, logs: LogBackend, options: Op
       client.on('notice', (n) => driverLog.info('pg/notice', n.message ?? 'notice', { severity: n.severity }));
       // a connection lost while checked out emits 'error' on the client; unheard, it would crash
       // the process on a database restart. The query in progress gets the error as well.
-      client.on('error', (err) => driverLog.error('pg/connection-error', `Database connection lost: ${err.message}`, { sqlstate: (err as { code?: string }).code }));
+      client.on('error', (err) =>
+        driverLog.error('pg/connection-error', `Database connection lost: ${err.message}`, { sqlstate: (err as { code?: string }).code }),
+      );
     });
     pool.on('remove', () => poolLog.debug('pg-pool/remove', 'Closed a database connection', { total: pool.totalCount }));
     // an idle client losing its server must not crash the process
     pool.on('error', (err) => poolLog.error('pg-pool/error', `Idle connection error: ${err.message}`, { sqlstate: (err as { code?: string }).code }));
     // single statements share a few pipelined connections; transactions take one from the pool
     db = new Kysely<DatabaseSchema>({
-      dialect: observed(new PipelinedDialect({
-        client: { connectionString: config.databaseUrl, connectionTimeoutMillis: config.databaseTimeoutMs, application_name: PIPELINED_APPLICATION_NAME },
-        sharedConnections: SHARED_CONNECTIONS,
-        pool,
-        preparedStatements: config.pgPreparedStatements,
-        stallTimeoutMs: config.databaseTimeoutMs,
-        onConnect(client, slot) {
-          driverLog.debug('pg/connect', 'Opened a shared database connection', { slot });
-          client.on('notice', (n) => driverLog.info('pg/notice', n.message ?? 'notice', { severity: n.severity }));
-        },
-        onConnectionError: (err, slot) => driverLog.error('pg/connection-error', `Shared database connection lost: ${err.message}`, { sqlstate: (err as { code?: string }).code, slot }),
-      })),
+      dialect: observed(
+        new PipelinedDialect({
+          client: { connectionString: config.databaseUrl, connectionTimeoutMillis: config.databaseTimeoutMs, application_name: PIPELINED_APPLICATION_NAME },
+          sharedConnections: SHARED_CONNECTIONS,
+          pool,
+          preparedStatements: config.pgPreparedStatements,
+          stallTimeoutMs: config.databaseTimeoutMs,
+          onConnect(client, slot) {
+            driverLog.debug('pg/connect', 'Opened a shared database connection', { slot });
+            client.on('notice', (n) => driverLog.info('pg/notice', n.message ?? 'notice', { severity: n.severity }));
+          },
+          onConnectionError: (err, slot) =>
+            driverLog.error('pg/connection-error', `Shared database connection lost: ${err.message}`, { sqlstate: (err as { code?: string }).code, slot }),
+        }),
+      ),
     });
     kind = 'postgres';
     notifications = { kind: 'postgres', url: config.databaseListenUrl ?? config.databaseUrl };
@@ -152,9 +157,17 @@ export async function openDatabase(config: Config, logs: LogBackend, options: Op
     poolStats,
     async ping(timeoutMs) {
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
+      const timeout = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
       try {
-        return await Promise.race([sql`select 1`.execute(db).then(() => true, () => false), timeout]);
+        return await Promise.race([
+          sql`select 1`.execute(db).then(
+            () => true,
+            () => false,
+          ),
+          timeout,
+        ]);
       } finally {
         clearTimeout(timer);
       }
@@ -204,9 +217,12 @@ async function waitForDatabase(db: DB, config: Config, log: Logger): Promise<voi
       const reason = (err as Error).message;
       if (!isDatabaseUnavailable(err)) throw new DatabaseUnreachableError(`the database at ${address} refused the connection: ${reason}`);
       if (Date.now() + wait > deadline) {
-        throw new DatabaseUnreachableError(`the database at ${address} did not answer within ${config.databaseConnectTimeoutMs / 1000} s (DATABASE_CONNECT_TIMEOUT): ${reason}`);
+        throw new DatabaseUnreachableError(
+          `the database at ${address} did not answer within ${config.databaseConnectTimeoutMs / 1000} s (DATABASE_CONNECT_TIMEOUT): ${reason}`,
+        );
       }
-      if (!said) log.warn('db/waiting', `Waiting for the database at ${address} (${reason}); giving up after ${config.databaseConnectTimeoutMs / 1000} s`, { address });
+      if (!said)
+        log.warn('db/waiting', `Waiting for the database at ${address} (${reason}); giving up after ${config.databaseConnectTimeoutMs / 1000} s`, { address });
     }
     await delay(wait);
     wait = Math.min(wait * 2, WAIT_MAX_MS);
@@ -236,12 +252,30 @@ export async function openPgliteDirectory(dir: string): Promise<{ pglite: PGlite
   }
 }
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+]);
 
 /** True for errors that mean "the database is not there right now" (answered 503). */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: string }).code;
   if (code && UNAVAILABLE_CODES.has(code)) return true;
-  return /timeout exceeded when trying to connect|timeout expired|No answer for \d+ ms|Connection terminated|not queryable|connect ECONNREFUSED|Query read timeout|PGlite is closed/i.test(err.message);
+  return /timeout exceeded when trying to connect|timeout expired|No answer for \d+ ms|Connection terminated|not queryable|connect ECONNREFUSED|Query read timeout|PGlite is closed/i.test(
+    err.message,
+  );
 }

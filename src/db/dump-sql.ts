@@ -40,11 +40,16 @@ export function prepareDump(script: string, targetSettings: ReadonlySet<string>)
     const inTrailer = trailerStart >= 0 && i > trailerStart;
     if ((inPreamble && /^\\restrict \S+\s*$/.test(line)) || (inTrailer && /^\\unrestrict \S+\s*$/.test(line))) continue;
     if (inPreamble || inTrailer) {
-      if (line.startsWith('\\')) throw new DumpFormatError(`the dump contains the psql meta-command "${line.split(' ')[0]}" (take it with npm run db:dump, which writes INSERT statements)`);
+      if (line.startsWith('\\'))
+        throw new DumpFormatError(
+          `the dump contains the psql meta-command "${line.split(' ')[0]}" (take it with npm run db:dump, which writes INSERT statements)`,
+        );
       const set = /^SET\s+([a-z_.]+)\s*=/i.exec(line);
       if (set && !targetSettings.has(set[1]!.toLowerCase())) continue;
     } else if (/^COPY .* FROM stdin;$/.test(line)) {
-      throw new DumpFormatError('the dump contains COPY ... FROM stdin data, which only psql can load: take it with npm run db:dump, which writes INSERT statements');
+      throw new DumpFormatError(
+        'the dump contains COPY ... FROM stdin data, which only psql can load: take it with npm run db:dump, which writes INSERT statements',
+      );
     }
     kept.push(line);
   }
@@ -63,6 +68,8 @@ export const SETTINGS_SQL = 'select name from pg_catalog.pg_settings';
 export const CLEAR_SQL = 'drop schema if exists public cascade; create schema public;';
 
 export function notEmptyMessage(target: string, relations: string[]): string {
-  return `${target} is not empty (it has ${relations.join(', ')}${relations.length >= 5 ? ', ...' : ''}). ` +
-    'Restore into an empty database, or pass --force to drop everything in its public schema first.';
+  return (
+    `${target} is not empty (it has ${relations.join(', ')}${relations.length >= 5 ? ', ...' : ''}). ` +
+    'Restore into an empty database, or pass --force to drop everything in its public schema first.'
+  );
 }

@@ -46,11 +46,15 @@ export async function dumpPostgres(databaseUrl: string): Promise<string> {
   const out: Buffer[] = [];
   let err = '';
   child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { err += chunk; });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    err += chunk;
+  });
   const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', (e: NodeJS.ErrnoException) => reject(e.code === 'ENOENT'
-      ? new Error('pg_dump is not installed (or not on PATH): install the PostgreSQL client, e.g. apt-get install postgresql-client')
-      : e));
+    child.on('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        e.code === 'ENOENT' ? new Error('pg_dump is not installed (or not on PATH): install the PostgreSQL client, e.g. apt-get install postgresql-client') : e,
+      ),
+    );
     child.on('close', resolve);
   });
   if (code !== 0) throw new Error(`pg_dump failed (exit ${code}): ${err.trim()}`);

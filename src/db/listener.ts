@@ -127,8 +127,11 @@ export class DatabaseListener {
       client.removeAllListeners('notification');
       client.end().catch(() => undefined);
       if (this.stopped) return;
-      this.options.log.warn('db/listener-lost', `The database listener lost its connection (${reason}); catching up every ${this.pollIntervalMs} ms until it is back`,
-        { channels: [...this.subscribers.keys()] });
+      this.options.log.warn(
+        'db/listener-lost',
+        `The database listener lost its connection (${reason}); catching up every ${this.pollIntervalMs} ms until it is back`,
+        { channels: [...this.subscribers.keys()] },
+      );
       this.scheduleReconnect(url);
     };
     client.on('error', (err) => lost(err.message));
@@ -148,7 +151,7 @@ export class DatabaseListener {
     if (this.client !== client) return;
     this.listening = true;
     this.reconnectDelay = RECONNECT_MIN_MS;
-    this.options.log.debug('db/listening', 'Listening for other instances\' changes', { channels: [...this.subscribers.keys()] });
+    this.options.log.debug('db/listening', "Listening for other instances' changes", { channels: [...this.subscribers.keys()] });
     // whatever was sent while no one listened
     this.catchUp();
   }

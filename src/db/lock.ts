@@ -40,10 +40,15 @@ export interface DirectoryLock {
 export type LockStrategy = 'abstract-socket' | 'lock-file';
 
 export class DirectoryLockedError extends Error {
-  constructor(readonly dir: string, readonly holder: LockHolder | undefined) {
+  constructor(
+    readonly dir: string,
+    readonly holder: LockHolder | undefined,
+  ) {
     const who = holder ? `process ${holder.pid} (${holder.command})` : 'another process (it did not say which)';
-    super(`The embedded database directory ${dir} is in use by ${who}. A PGlite directory belongs to one process: ` +
-      'stop that process first, or use PostgreSQL (DATABASE_URL=postgres://...) to run several processes on one database.');
+    super(
+      `The embedded database directory ${dir} is in use by ${who}. A PGlite directory belongs to one process: ` +
+        'stop that process first, or use PostgreSQL (DATABASE_URL=postgres://...) to run several processes on one database.',
+    );
     this.name = 'DirectoryLockedError';
   }
 }
@@ -123,7 +128,9 @@ export async function lockDirectory(dir: string, strategy: LockStrategy = defaul
   let released = false;
   return {
     dir: realDir,
-    serveDumps(handler) { dumpHandler = handler; },
+    serveDumps(handler) {
+      dumpHandler = handler;
+    },
     async release() {
       if (released) return;
       released = true;
@@ -273,7 +280,11 @@ async function createLockFile(path: string, self: LockFile): Promise<void> {
     const existingText = await readFile(path, 'utf8').catch(() => undefined);
     if (existingText === undefined) continue;
     let existing: LockFile | undefined;
-    try { existing = JSON.parse(existingText) as LockFile; } catch { existing = undefined; }
+    try {
+      existing = JSON.parse(existingText) as LockFile;
+    } catch {
+      existing = undefined;
+    }
     if (!existing) {
       // being written by a process that has just created it
       await new Promise((r) => setTimeout(r, 50));
@@ -281,7 +292,8 @@ async function createLockFile(path: string, self: LockFile): Promise<void> {
     } else {
       const holder = existing.port ? await ask({ host: '127.0.0.1', port: existing.port }).catch(() => undefined) : undefined;
       if (holder?.pid === existing.pid) throw new DirectoryLockedError(join(path, '..'), holder);
-      if (isAlive(existing.pid) && existing.pid !== process.pid) throw new DirectoryLockedError(join(path, '..'), { pid: existing.pid, command: existing.command });
+      if (isAlive(existing.pid) && existing.pid !== process.pid)
+        throw new DirectoryLockedError(join(path, '..'), { pid: existing.pid, command: existing.command });
     }
     const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
     try {

@@ -9,7 +9,10 @@ import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, T
 export type QueryAround = <T>(query: CompiledQuery, execute: () => Promise<T>) => Promise<T>;
 
 class ObservedConnection implements DatabaseConnection {
-  constructor(readonly inner: DatabaseConnection, private readonly around: QueryAround) {}
+  constructor(
+    readonly inner: DatabaseConnection,
+    private readonly around: QueryAround,
+  ) {}
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     return this.around(query, () => this.inner.executeQuery<R>(query));
@@ -20,8 +23,7 @@ class ObservedConnection implements DatabaseConnection {
   }
 }
 
-const innerOf = (connection: DatabaseConnection): DatabaseConnection =>
-  connection instanceof ObservedConnection ? connection.inner : connection;
+const innerOf = (connection: DatabaseConnection): DatabaseConnection => (connection instanceof ObservedConnection ? connection.inner : connection);
 
 class ObservedDriver implements Driver {
   // the same wrapper for the same connection: Kysely compares connections it hands back
@@ -30,7 +32,10 @@ class ObservedDriver implements Driver {
   rollbackToSavepoint?: Driver['rollbackToSavepoint'];
   releaseSavepoint?: Driver['releaseSavepoint'];
 
-  constructor(private readonly inner: Driver, private readonly around: QueryAround) {
+  constructor(
+    private readonly inner: Driver,
+    private readonly around: QueryAround,
+  ) {
     // only the optional methods the inner driver has: Kysely checks for their presence
     if (inner.savepoint) this.savepoint = (c, name, compile) => inner.savepoint!(innerOf(c), name, compile);
     if (inner.rollbackToSavepoint) this.rollbackToSavepoint = (c, name, compile) => inner.rollbackToSavepoint!(innerOf(c), name, compile);

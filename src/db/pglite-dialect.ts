@@ -5,8 +5,15 @@
  */
 import type { PGlite } from '@electric-sql/pglite';
 import {
-  CompiledQuery, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler,
-  type DatabaseConnection, type Dialect, type Driver, type QueryResult, type TransactionSettings,
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type QueryResult,
+  type TransactionSettings,
 } from 'kysely';
 
 class PGliteConnection implements DatabaseConnection {
@@ -41,7 +48,9 @@ class PGliteDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     let release!: () => void;
-    const held = new Promise<void>((resolve) => { release = resolve; });
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const previous = this.queue;
     this.queue = previous.then(() => held);
     await previous;
@@ -74,8 +83,16 @@ class PGliteDriver implements Driver {
 
 export class PGliteDialect implements Dialect {
   constructor(private readonly pg: PGlite) {}
-  createAdapter() { return new PostgresAdapter(); }
-  createDriver() { return new PGliteDriver(this.pg); }
-  createIntrospector(db: Parameters<Dialect['createIntrospector']>[0]) { return new PostgresIntrospector(db); }
-  createQueryCompiler() { return new PostgresQueryCompiler(); }
+  createAdapter() {
+    return new PostgresAdapter();
+  }
+  createDriver() {
+    return new PGliteDriver(this.pg);
+  }
+  createIntrospector(db: Parameters<Dialect['createIntrospector']>[0]) {
+    return new PostgresIntrospector(db);
+  }
+  createQueryCompiler() {
+    return new PostgresQueryCompiler();
+  }
 }

@@ -30,7 +30,11 @@ await db.close();`;
   try {
     await run(process.execPath, ['--liftoff-only', '--input-type=module', '-e', script], { timeout: 120_000, maxBuffer: 4 * 1024 * 1024 });
   } catch (err) {
-    const stderr = String((err as { stderr?: string }).stderr ?? '').trim().split('\n').slice(-3).join(' ');
+    const stderr = String((err as { stderr?: string }).stderr ?? '')
+      .trim()
+      .split('\n')
+      .slice(-3)
+      .join(' ');
     throw new Error(`Creating the embedded database in ${dir} failed${stderr ? `: ${stderr}` : ''}`);
   }
 }

@@ -12,8 +12,19 @@
  * statement; one that stops answering is closed after `stallTimeoutMs`.
  */
 import {
-  IdentifierNode, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, RawNode, createQueryId, type CompiledQuery,
-  type DatabaseConnection, type Dialect, type Driver, type QueryCompiler, type QueryResult, type TransactionSettings,
+  IdentifierNode,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  RawNode,
+  createQueryId,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type QueryCompiler,
+  type QueryResult,
+  type TransactionSettings,
 } from 'kysely';
 import pg from 'pg';
 import { planChanged, statementName } from './prepared-client.js';
@@ -44,7 +55,10 @@ function toKysely<R>(result: pg.QueryResult<Rows>): QueryResult<R> {
 }
 
 /** statements sent on one client and not yet answered, and when the last answer (or first send) was seen */
-interface Progress { outstanding: number; lastProgress: number }
+interface Progress {
+  outstanding: number;
+  lastProgress: number;
+}
 
 /** One shared, pipelined connection; replaced by a new one when it drops. */
 class SharedConnection {
@@ -54,11 +68,18 @@ class SharedConnection {
   /** per client, so the late failures of a lost client do not count against its replacement */
   private progress: Progress = { outstanding: 0, lastProgress: 0 };
 
-  constructor(private readonly options: PipelinedDialectOptions, private readonly slot: number) {}
+  constructor(
+    private readonly options: PipelinedDialectOptions,
+    private readonly slot: number,
+  ) {}
 
   send(text: string, values: readonly unknown[], callback: Callback): void {
     if (this.ready) this.write(this.client!, text, values, callback);
-    else this.open().then((client) => this.write(client, text, values, callback), (err: Error) => callback(err, undefined as never));
+    else
+      this.open().then(
+        (client) => this.write(client, text, values, callback),
+        (err: Error) => callback(err, undefined as never),
+      );
   }
 
   private write(client: pg.Client, text: string, values: readonly unknown[], callback: Callback): void {
@@ -71,11 +92,20 @@ class SharedConnection {
       callback(err, result);
     };
     const name = this.options.preparedStatements && values.length > 0 ? statementName(text) : undefined;
-    client.query(this.query(text, values, name, name === undefined ? done : (err, result) => {
-      // a table changed under a prepared statement (another instance's migration): prepare anew
-      if (err && planChanged(err)) client.query(this.query(text, values, statementName(text), done));
-      else done(err, result);
-    }));
+    client.query(
+      this.query(
+        text,
+        values,
+        name,
+        name === undefined
+          ? done
+          : (err, result) => {
+              // a table changed under a prepared statement (another instance's migration): prepare anew
+              if (err && planChanged(err)) client.query(this.query(text, values, statementName(text), done));
+              else done(err, result);
+            },
+      ),
+    );
   }
 
   /**
@@ -123,17 +153,20 @@ class SharedConnection {
     client.on('error', lost);
     client.on('end', () => lost(new Error('Connection terminated')));
     this.client = client;
-    this.opening = client.connect().then(() => {
-      if (this.client === client) {
-        this.ready = true;
-        this.options.onConnect?.(client, this.slot);
-      }
-      return client;
-    }, (err: Error) => {
-      lost(err);
-      client.end().catch(() => undefined);
-      throw err;
-    });
+    this.opening = client.connect().then(
+      () => {
+        if (this.client === client) {
+          this.ready = true;
+          this.options.onConnect?.(client, this.slot);
+        }
+        return client;
+      },
+      (err: Error) => {
+        lost(err);
+        client.end().catch(() => undefined);
+        throw err;
+      },
+    );
     return this.opening;
   }
 
@@ -205,10 +238,9 @@ class PipelinedDriver implements Driver {
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const conn = connection as PipelinedConnection;
     conn.pinned = await this.options.pool.connect();
-    const mode = [
-      settings.isolationLevel ? `isolation level ${settings.isolationLevel}` : '',
-      settings.accessMode ? settings.accessMode : '',
-    ].filter(Boolean).join(' ');
+    const mode = [settings.isolationLevel ? `isolation level ${settings.isolationLevel}` : '', settings.accessMode ? settings.accessMode : '']
+      .filter(Boolean)
+      .join(' ');
     try {
       await conn.pinned.query(mode ? `begin ${mode}` : 'begin');
     } catch (err) {
@@ -280,8 +312,16 @@ function savepointNode(command: string, name: string): RawNode {
 
 export class PipelinedDialect implements Dialect {
   constructor(private readonly options: PipelinedDialectOptions) {}
-  createAdapter() { return new PostgresAdapter(); }
-  createDriver() { return new PipelinedDriver(this.options); }
-  createIntrospector(db: Parameters<Dialect['createIntrospector']>[0]) { return new PostgresIntrospector(db); }
-  createQueryCompiler() { return new PostgresQueryCompiler(); }
+  createAdapter() {
+    return new PostgresAdapter();
+  }
+  createDriver() {
+    return new PipelinedDriver(this.options);
+  }
+  createIntrospector(db: Parameters<Dialect['createIntrospector']>[0]) {
+    return new PostgresIntrospector(db);
+  }
+  createQueryCompiler() {
+    return new PostgresQueryCompiler();
+  }
 }

@@ -27,7 +27,9 @@ export async function restoreConfiguredDatabase(config: Config, dump: string, op
       const target = `The PostgreSQL database ${describeUrl(config.databaseUrl)}`;
       await restore(target, dump, options, {
         rows: async (sql) => (await client.query<Record<string, unknown>>(sql)).rows,
-        exec: async (script) => { await client.query(script); },
+        exec: async (script) => {
+          await client.query(script);
+        },
       });
     } finally {
       await client.end();
@@ -40,7 +42,9 @@ export async function restoreConfiguredDatabase(config: Config, dump: string, op
   try {
     await restore(`The PGlite directory ${lock.dir}`, dump, options, {
       rows: async (sql) => (await pglite.query<Record<string, unknown>>(sql)).rows,
-      exec: async (script) => { await pglite.exec(script); },
+      exec: async (script) => {
+        await pglite.exec(script);
+      },
     });
   } finally {
     await pglite.close();

@@ -13,13 +13,15 @@ export const healthModule = defineModule({
     return {
       services: {},
       schemas: [HealthStatus, HealthLive, HealthReady],
-      routeGroups: [healthRoutes({
-        version: ctx.config.version,
-        startedAt: ctx.startedAt,
-        pingDatabase: (ms) => database.ping(ms),
-        pendingMigrations: () => pendingMigrations(database.db as unknown as Kysely<unknown>),
-        draining: ctx.draining,
-      })],
+      routeGroups: [
+        healthRoutes({
+          version: ctx.config.version,
+          startedAt: ctx.startedAt,
+          pingDatabase: (ms) => database.ping(ms),
+          pendingMigrations: () => pendingMigrations(database.db as unknown as Kysely<unknown>),
+          draining: ctx.draining,
+        }),
+      ],
     };
   },
 });

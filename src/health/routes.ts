@@ -58,10 +58,14 @@ export function cachedPing(ping: (timeoutMs: number) => Promise<boolean>, maxAge
   const ask = (timeoutMs: number): Promise<boolean> => {
     const up = known();
     if (up !== undefined) return Promise.resolve(up);
-    inFlight ??= ping(timeoutMs).then((answer) => {
-      last = { at: now(), up: answer };
-      return answer;
-    }).finally(() => { inFlight = undefined; });
+    inFlight ??= ping(timeoutMs)
+      .then((answer) => {
+        last = { at: now(), up: answer };
+        return answer;
+      })
+      .finally(() => {
+        inFlight = undefined;
+      });
     return inFlight;
   };
   return Object.assign(ask, { known });
@@ -70,9 +74,15 @@ export function cachedPing(ping: (timeoutMs: number) => Promise<boolean>, maxAge
 export function healthRoutes(deps: HealthDeps): RouteGroup {
   const pingDatabase = cachedPing(deps.pingDatabase);
   // the same cache as the ping: a flood of readiness probes costs one query per half second
-  const migrationsApplied = cachedPing((timeoutMs) => withTimeout(
-    deps.pendingMigrations().then((pending) => pending.length === 0, () => false), timeoutMs,
-  ));
+  const migrationsApplied = cachedPing((timeoutMs) =>
+    withTimeout(
+      deps.pendingMigrations().then(
+        (pending) => pending.length === 0,
+        () => false,
+      ),
+      timeoutMs,
+    ),
+  );
   const ready = (reply: { code(status: number): unknown }, dbUp: boolean, applied: boolean): HealthReady => {
     const status = deps.draining() ? 'draining' : dbUp && applied ? 'ok' : 'degraded';
     if (status !== 'ok') reply.code(503);
@@ -87,7 +97,8 @@ export function healthRoutes(deps: HealthDeps): RouteGroup {
         method: 'GET',
         path: '/health',
         summary: 'Service health',
-        description: '200 when the service and its database answer; 503 `degraded` when the database does not answer within 1 s. ' +
+        description:
+          '200 when the service and its database answer; 503 `degraded` when the database does not answer within 1 s. ' +
           'The database is asked at most every 500 ms; concurrent checks share one ask.',
         schemas: { response: { 200: HealthStatus, 503: HealthStatus } },
         handler({ reply }) {
@@ -108,7 +119,8 @@ export function healthRoutes(deps: HealthDeps): RouteGroup {
         method: 'GET',
         path: '/health/live',
         summary: 'Liveness probe',
-        description: '200 while the process answers, also while it drains. A failing liveness probe restarts the process: ' +
+        description:
+          '200 while the process answers, also while it drains. A failing liveness probe restarts the process: ' +
           'it says nothing about the database, whose outage a restart does not fix.',
         schemas: { response: { 200: HealthLive } },
         handler: () => ({ status: 'ok' as const }),
@@ -117,7 +129,8 @@ export function healthRoutes(deps: HealthDeps): RouteGroup {
         method: 'GET',
         path: '/health/ready',
         summary: 'Readiness probe',
-        description: '200 when the database answers within 1 s, every migration is applied and the process is not stopping; ' +
+        description:
+          '200 when the database answers within 1 s, every migration is applied and the process is not stopping; ' +
           '503 `draining` from the moment it receives SIGTERM (so the load balancer stops sending before the listener closes), ' +
           '503 `degraded` otherwise. Answers are cached for 500 ms.',
         schemas: { response: { 200: HealthReady, 503: HealthReady } },
@@ -126,8 +139,7 @@ export function healthRoutes(deps: HealthDeps): RouteGroup {
           const dbUp = pingDatabase.known();
           const applied = migrationsApplied.known();
           if (dbUp !== undefined && applied !== undefined) return ready(reply, dbUp, applied);
-          return Promise.all([pingDatabase(DB_PING_TIMEOUT_MS), migrationsApplied(DB_PING_TIMEOUT_MS)])
-            .then(([up, done]) => ready(reply, up, up && done));
+          return Promise.all([pingDatabase(DB_PING_TIMEOUT_MS), migrationsApplied(DB_PING_TIMEOUT_MS)]).then(([up, done]) => ready(reply, up, up && done));
         },
       }),
     ],
@@ -136,6 +148,8 @@ export function healthRoutes(deps: HealthDeps): RouteGroup {
 
 function withTimeout(answer: Promise<boolean>, timeoutMs: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
   return Promise.race([answer, timeout]).finally(() => clearTimeout(timer));
 }

@@ -90,12 +90,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: fastifyLogger(logs),
     // one api-call/response entry per request comes from the pipeline instead
     logController: new LogController({ disableRequestLogging: true }),
-    serverFactory: contextServerFactory({
-      requestTimeoutMs: config.requestTimeoutMs,
-      headersTimeoutMs: config.headersTimeoutMs,
-      keepAliveTimeoutMs: config.keepAliveTimeoutMs,
-      idleTimeoutMs: config.idleTimeoutMs,
-    }, deps.observability?.aroundRequest),
+    serverFactory: contextServerFactory(
+      {
+        requestTimeoutMs: config.requestTimeoutMs,
+        headersTimeoutMs: config.headersTimeoutMs,
+        keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+        idleTimeoutMs: config.idleTimeoutMs,
+      },
+      deps.observability?.aroundRequest,
+    ),
     genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,
     trustProxy: trustProxyOf(config.trustProxy),
@@ -119,8 +122,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // --- pipeline ---
   installPipeline(app, {
-    log: logs.logger('saas.http'), redact: deps.redact, sharedSchemas: [ErrorBody, ...deps.schemas],
-    responseHeaders: securityHeaders, apiResponseHeaders: apiHeaders, observeResponse: deps.observability?.observeResponse,
+    log: logs.logger('saas.http'),
+    redact: deps.redact,
+    sharedSchemas: [ErrorBody, ...deps.schemas],
+    responseHeaders: securityHeaders,
+    apiResponseHeaders: apiHeaders,
+    observeResponse: deps.observability?.observeResponse,
   });
 
   // --- request checks ---
@@ -178,7 +185,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // OPENAPI_DOCS=off for deployments that would rather not publish the API's shape
   if (config.openapiDocs) await registerOpenApiRoutes(app);
   await registerStatic(app, {
-    publicDir: config.publicDir, csrf: deps.csrf, secureCookies: config.env === 'prod', pageFields: deps.pageFields, watch: config.env === 'dev',
+    publicDir: config.publicDir,
+    csrf: deps.csrf,
+    secureCookies: config.env === 'prod',
+    pageFields: deps.pageFields,
+    watch: config.env === 'dev',
   });
 
   // synchronous for the unmatched answer (an async handler costs a promise per 404); the page's

@@ -207,8 +207,11 @@ export class ConnectionDrain {
 export async function closeApp(app: FastifyInstance, drain: ConnectionDrain, timeoutMs: number, log: Logger): Promise<void> {
   const { cut, cutInFlight } = await drain.drain(timeoutMs);
   if (cut > 0) {
-    log.warn('system/shutdown-deadline', `SHUTDOWN_TIMEOUT (${timeoutMs} ms) reached: cut ${cut} connections, ${cutInFlight} with a request in flight`,
-      { cut, 'cut-in-flight': cutInFlight, 'timeout-ms': timeoutMs });
+    log.warn('system/shutdown-deadline', `SHUTDOWN_TIMEOUT (${timeoutMs} ms) reached: cut ${cut} connections, ${cutInFlight} with a request in flight`, {
+      cut,
+      'cut-in-flight': cutInFlight,
+      'timeout-ms': timeoutMs,
+    });
   } else {
     log.info('system/drained', 'Every connection answered and closed');
   }

@@ -13,7 +13,15 @@ import type { Logger } from '../logging/logger.js';
 import { redactApiKeys } from '../logging/redact-links.js';
 import { UNMATCHED_ROUTE, type ResponseObserver } from '../observability/http.js';
 import {
-  ajvErrors, HttpError, malformedBody, requestCoercionBody, ResponseCoercionError, typeForStatus, unsupportedMediaType, type CoercionPlace, type ErrorBody,
+  ajvErrors,
+  HttpError,
+  malformedBody,
+  requestCoercionBody,
+  ResponseCoercionError,
+  typeForStatus,
+  unsupportedMediaType,
+  type CoercionPlace,
+  type ErrorBody,
 } from './errors.js';
 import { DecodeError, FORM_MIME, FORMATS, negotiateResponseFormat } from './formats.js';
 import { contextOf, elapsedMs, pathOf } from './request-context.js';
@@ -39,8 +47,14 @@ export interface ErrorResponse {
 }
 
 export const CLIENT_ERROR_MESSAGES: Record<number, string> = {
-  400: 'Bad request', 404: 'Not found', 405: 'Method not allowed', 408: 'Request timeout', 413: 'The request body is larger than allowed',
-  414: 'The request URI is too long', 415: 'Unsupported media type', 431: 'The request headers are too large',
+  400: 'Bad request',
+  404: 'Not found',
+  405: 'Method not allowed',
+  408: 'Request timeout',
+  413: 'The request body is larger than allowed',
+  414: 'The request URI is too long',
+  415: 'Unsupported media type',
+  431: 'The request headers are too large',
 };
 
 /** Maps anything thrown during a request to the one error body shape. */
@@ -93,11 +107,20 @@ export function frameworkErrorHandler(log: Logger, headers: Record<string, strin
     const ctx = contextOf(request.raw) ?? {};
     reply.raw.once('finish', () => {
       const elapsed = elapsedMs(request.raw);
-      log.info('api-call/response', `${request.method} ${pathOf(request.url)} => ${status}`,
-        { status, 'saas.logging/ms': Math.round(elapsed * 1000) / 1000, 'content-type': format.mime }, { ctx });
+      log.info(
+        'api-call/response',
+        `${request.method} ${pathOf(request.url)} => ${status}`,
+        { status, 'saas.logging/ms': Math.round(elapsed * 1000) / 1000, 'content-type': format.mime },
+        { ctx },
+      );
       observeResponse?.(request.raw, request.method, UNMATCHED_ROUTE, status, elapsed / 1000);
     });
-    reply.code(status).headers(headers).type(format.mime).serializer(() => format.encode(body)).send(body);
+    reply
+      .code(status)
+      .headers(headers)
+      .type(format.mime)
+      .serializer(() => format.encode(body))
+      .send(body);
   };
 }
 
@@ -120,11 +143,16 @@ export function clientErrorHandler(log: Logger, headers: Record<string, string>)
     const line = /^([A-Z]{1,20}) (\S{1,200})/.exec(raw);
     const method = line?.[1] ?? '-';
     const path = line ? redactApiKeys(pathOf(line[2])) : '-';
-    log.info('api-call/response', `${method} ${path} => ${status}`, { status, 'content-type': 'application/json', reason: err.code ?? 'client-error' },
-      { ctx: { 'req-id': randomUUID(), 'request-method': method.toLowerCase(), uri: path } });
+    log.info(
+      'api-call/response',
+      `${method} ${path} => ${status}`,
+      { status, 'content-type': 'application/json', reason: err.code ?? 'client-error' },
+      { ctx: { 'req-id': randomUUID(), 'request-method': method.toLowerCase(), uri: path } },
+    );
     if (socket.writable) {
       const head = Object.entries({ ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
-        .map(([name, value]) => `${name}: ${value}`).join('\r\n');
+        .map(([name, value]) => `${name}: ${value}`)
+        .join('\r\n');
       socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n\r\n${body}`);
     }
     socket.destroy();

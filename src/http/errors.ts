@@ -22,7 +22,11 @@ export type ErrorBody = Static<typeof ErrorBody> & Record<string, unknown>;
  * rest of such a request and is never shown (only 5xx answers are logged with their stack).
  */
 export class HttpError extends Error {
-  constructor(readonly status: number, readonly body: ErrorBody, readonly headers: Record<string, string> = {}) {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody,
+    readonly headers: Record<string, string> = {},
+  ) {
     const limit = Error.stackTraceLimit;
     if (status < 500) Error.stackTraceLimit = 0;
     try {
@@ -72,9 +76,15 @@ export function notFound(message = 'Not found', extra: Record<string, unknown> =
 }
 /** 405 `method-not-allowed`: the path is a route's, under other methods (`Allow` lists them). */
 export function methodNotAllowed(method: string, allow: readonly string[]): HttpError {
-  return new HttpError(405, {
-    type: 'method-not-allowed', message: `${method} is not allowed here; use ${allow.join(', ')}`, allow: [...allow],
-  }, { allow: allow.join(', ') });
+  return new HttpError(
+    405,
+    {
+      type: 'method-not-allowed',
+      message: `${method} is not allowed here; use ${allow.join(', ')}`,
+      allow: [...allow],
+    },
+    { allow: allow.join(', ') },
+  );
 }
 export function conflict(message: string, extra: Record<string, unknown> = {}): HttpError {
   return new HttpError(409, { type: 'conflict', message, ...extra });
@@ -109,7 +119,7 @@ export function ajvErrors(errors: readonly ErrorObject[] | null | undefined): Fi
     const field = missingProperty ?? additionalProperty;
     return {
       path: field ? `${e.instancePath}/${field}` : e.instancePath || '/',
-      message: additionalProperty ? 'is not allowed' : e.message ?? 'is invalid',
+      message: additionalProperty ? 'is not allowed' : (e.message ?? 'is invalid'),
     };
   });
 }
@@ -128,16 +138,31 @@ export function requestCoercion(where: CoercionPlace, errors: FieldError[], mess
 
 /** Thrown by response validation: the body is logged, never sent. */
 export class ResponseCoercionError extends Error {
-  constructor(readonly status: number, readonly errors: FieldError[], readonly responseBody: unknown) {
+  constructor(
+    readonly status: number,
+    readonly errors: FieldError[],
+    readonly responseBody: unknown,
+  ) {
     super(`Response body for status ${status} does not match its schema`);
     this.name = 'ResponseCoercionError';
   }
 }
 
 const STATUS_TYPES: Record<number, string> = {
-  400: 'bad-request', 401: 'unauthorized', 402: 'payment-required', 403: 'forbidden', 404: 'not-found', 405: 'method-not-allowed',
-  406: 'not-acceptable', 408: 'request-timeout', 409: 'conflict', 413: 'payload-too-large',
-  414: 'uri-too-long', 415: 'unsupported-media-type', 429: 'rate-limited', 431: 'headers-too-large',
+  400: 'bad-request',
+  401: 'unauthorized',
+  402: 'payment-required',
+  403: 'forbidden',
+  404: 'not-found',
+  405: 'method-not-allowed',
+  406: 'not-acceptable',
+  408: 'request-timeout',
+  409: 'conflict',
+  413: 'payload-too-large',
+  414: 'uri-too-long',
+  415: 'unsupported-media-type',
+  429: 'rate-limited',
+  431: 'headers-too-large',
   503: 'service-unavailable',
 };
 

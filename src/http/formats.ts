@@ -14,7 +14,9 @@ export const FORM_MIME = 'application/x-www-form-urlencoded';
  * the pipeline, read by every validator of a body (a route's, a query kind's parameters).
  */
 const formBodies = new WeakSet<object>();
-export const markFormBody = (fields: object): void => { formBodies.add(fields); };
+export const markFormBody = (fields: object): void => {
+  formBodies.add(fields);
+};
 export const isFormBody = (body: unknown): boolean => body !== null && typeof body === 'object' && formBodies.has(body);
 
 const BY_MIME = new Map(FORMATS.map((f) => [f.mime, f]));

@@ -18,16 +18,19 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       info: {
         title: 'SaaS API',
         version: options.version,
-        description: options.description ??
+        description:
+          options.description ??
           'Bodies are negotiated between JSON (`application/json`), EDN (`application/edn`) and Transit-over-JSON ' +
-          '(`application/transit+json`) from `Content-Type` and `Accept`. In EDN and Transit every map key is a keyword. ' +
-          'Errors share one shape: `{type, message, ...}`.',
+            '(`application/transit+json`) from `Content-Type` and `Accept`. In EDN and Transit every map key is a keyword. ' +
+            'Errors share one shape: `{type, message, ...}`.',
       },
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from log-in or refresh' },
           apiKeyAuth: {
-            type: 'http', scheme: 'bearer', bearerFormat: 'sk_<prefix>_<secret>',
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'sk_<prefix>_<secret>',
             description: 'An API key of the organization the route names, acting with its role; only on the routes that list it',
           },
         },
@@ -45,7 +48,8 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
 
 export async function registerOpenApiRoutes(app: FastifyInstance): Promise<void> {
   app.get('/openapi/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
+    reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
+  );
   await app.register(fastifySwaggerUi, {
     routePrefix: '/openapi',
     staticCSP: true,

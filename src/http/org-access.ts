@@ -85,23 +85,29 @@ export function actorOf({ user, apiKey }: Caller): Actor | undefined {
  * organization (one answer, so nothing tells them apart), 403 below the role. An account's
  * membership costs one query; a key's none.
  */
-export async function authorizeOrg(caller: Caller, organizationId: string, required: OrgRole, resolve: MembershipResolver, failure?: string): Promise<Membership> {
+export async function authorizeOrg(
+  caller: Caller,
+  organizationId: string,
+  required: OrgRole,
+  resolve: MembershipResolver,
+  failure?: string,
+): Promise<Membership> {
   let membership: Membership | undefined;
   if (caller.user) {
     membership = await resolve(organizationId, caller.user.id);
   } else if (caller.apiKey) {
     const key = caller.apiKey;
-    membership = key.organizationId === organizationId
-      ? { organizationId, accountId: NO_ACCOUNT, role: key.role, joinedAt: key.createdAt, apiKeyId: key.id }
-      : undefined;
+    membership =
+      key.organizationId === organizationId ? { organizationId, accountId: NO_ACCOUNT, role: key.role, joinedAt: key.createdAt, apiKeyId: key.id } : undefined;
   } else {
     throw unauthorized(failure ?? 'Authentication required');
   }
   if (!membership) throw notFound('No such organization');
   if (!hasRole(membership.role, required)) {
-    const whose = membership.apiKeyId ? 'the API key\'s' : 'yours';
+    const whose = membership.apiKeyId ? "the API key's" : 'yours';
     throw forbidden(`This needs the role ${required}${required === 'owner' ? '' : ' or above'} in the organization; ${whose} is ${membership.role}`, {
-      'required-role': required, role: membership.role,
+      'required-role': required,
+      role: membership.role,
     });
   }
   return membership;

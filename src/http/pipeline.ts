@@ -89,7 +89,10 @@ const nulRefused = (where: 'body' | 'query' | 'path', path: string) =>
 function nulParameter(values: unknown): string | undefined {
   for (const key in values as Record<string, unknown>) {
     const value = (values as Record<string, unknown>)[key];
-    if (key.includes('\u0000') || (typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && value.some((v) => String(v).includes('\u0000')))) {
+    if (
+      key.includes('\u0000') ||
+      (typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && value.some((v) => String(v).includes('\u0000')))
+    ) {
       return `/${key.replace(/\u0000/g, '\\u0000')}`;
     }
   }
@@ -120,7 +123,6 @@ export function isApiOrDocsTarget(url: string): boolean {
   const path = decodedPath(url);
   return path === undefined || isApiPath(path) || isDocsPath(path);
 }
-
 
 export interface PipelineDeps {
   log: Logger;
@@ -171,7 +173,9 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   // their caches (issue 14, item 1).
   app.removeAllContentTypeParsers();
   const decoders: [string, (text: string) => unknown][] = [
-    ...FORMATS.map((f) => [f.mime, f.decode] as [string, (text: string) => unknown]), [FORM_MIME, decodeForm], [SCIM_MIME, json.decode],
+    ...FORMATS.map((f) => [f.mime, f.decode] as [string, (text: string) => unknown]),
+    [FORM_MIME, decodeForm],
+    [SCIM_MIME, json.decode],
   ];
   for (const [mime, decode] of decoders) {
     app.addContentTypeParser(mime, { parseAs: 'buffer' }, (request, body, done) => {
@@ -287,7 +291,9 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     const { status, body, headers } = toErrorResponse(err);
     if (err instanceof ResponseCoercionError) {
       log.error('http/response-coercion', `Response for ${request.method} ${pathOf(request.url)} broke its schema`, {
-        status: err.status, errors: err.errors, body: err.responseBody,
+        status: err.status,
+        errors: err.errors,
+        body: err.responseBody,
       });
     } else if (status >= 500 && err instanceof HttpError) {
       // an answer the code chose (a setting missing, a provider down): a warning, no stack
@@ -295,7 +301,9 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     } else if (status >= 500) {
       const e = err as Error;
       log.error('http/exception', `${request.method} ${pathOf(request.url)} failed: ${e?.message ?? String(err)}`, {
-        class: body.class ?? body.type, message: e?.message, stack: e?.stack,
+        class: body.class ?? body.type,
+        message: e?.message,
+        stack: e?.stack,
       });
     } else if (log.enabled('debug')) {
       log.debug('http/client-error', body.message, { status, type: body.type });
@@ -311,9 +319,12 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     tracked[LOGGED] = true;
     const elapsed = elapsedMs(request.raw);
     const ms = Math.round(elapsed * 1000) / 1000;
-    log.info('api-call/response', `${request.method} ${pathOf(request.url)} => ${status}`,
+    log.info(
+      'api-call/response',
+      `${request.method} ${pathOf(request.url)} => ${status}`,
       contentType ? { status, 'saas.logging/ms': ms, 'content-type': String(contentType) } : { status, 'saas.logging/ms': ms },
-      { ctx: request.logContext ?? contextOf(tracked) });
+      { ctx: request.logContext ?? contextOf(tracked) },
+    );
     deps.observeResponse?.(request.raw, request.method, routeOf(request), status, elapsed / 1000);
   };
   app.addHook('onResponse', (request, reply, done) => {

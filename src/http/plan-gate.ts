@@ -42,7 +42,11 @@ export function planCheck(resolve: SubscriptionResolver, plans: readonly string[
     const subscription = await resolve(organizationId);
     if (!subscription) throw notFound('No such organization');
     if (PAID_STATUSES.has(subscription.status) && subscription.plan !== null && plans.includes(subscription.plan)) return;
-    throw paymentRequired(`This needs an active subscription on the plan ${plans.join(' or ')}; the organization's subscription is ` +
-      `${subscription.status}${subscription.plan ? ` (${subscription.plan})` : ''}`, plans, { status: subscription.status, plan: subscription.plan });
+    throw paymentRequired(
+      `This needs an active subscription on the plan ${plans.join(' or ')}; the organization's subscription is ` +
+        `${subscription.status}${subscription.plan ? ` (${subscription.plan})` : ''}`,
+      plans,
+      { status: subscription.status, plan: subscription.plan },
+    );
   };
 }

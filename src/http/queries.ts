@@ -112,7 +112,12 @@ export class QueryRegistry {
     const kind = normalizeKind(body['query/kind']);
     const entry = kind ? this.kinds.get(kind) : undefined;
     if (!entry) {
-      throw badRequest({ type: 'unknown-query-kind', message: `Unknown query kind ${JSON.stringify(body['query/kind'] ?? null)}`, kind: kind ?? null, known: this.names });
+      throw badRequest({
+        type: 'unknown-query-kind',
+        message: `Unknown query kind ${JSON.stringify(body['query/kind'] ?? null)}`,
+        kind: kind ?? null,
+        known: this.names,
+      });
     }
     const { def } = entry;
     if (apiKey && !def.apiKeys) throw unauthorized(API_KEYS_ONLY_ON_ORG_KINDS);
@@ -134,9 +139,17 @@ export class QueryRegistry {
 
   /** The request body as documented: one schema per kind. */
   documentedBody(): TSchema {
-    return Type.Union(this.definitions.map((d) => Type.Object(
-      { 'query/kind': Type.Literal(d.kind, { description: d.summary }), ...d.params.properties },
-      { additionalProperties: false, title: d.kind, description: `${d.summary}${d.apiKeys ? ' (needs an access token or an API key of the organization)' : d.auth === 'required' ? ' (needs an access token)' : ''}` },
-    )));
+    return Type.Union(
+      this.definitions.map((d) =>
+        Type.Object(
+          { 'query/kind': Type.Literal(d.kind, { description: d.summary }), ...d.params.properties },
+          {
+            additionalProperties: false,
+            title: d.kind,
+            description: `${d.summary}${d.apiKeys ? ' (needs an access token or an API key of the organization)' : d.auth === 'required' ? ' (needs an access token)' : ''}`,
+          },
+        ),
+      ),
+    );
   }
 }

@@ -21,7 +21,10 @@ export type LimiterStore = { redis: Redis; onFallback?: () => void } | 'cluster'
  * limiter): a limit then holds per instance rather than failing every request it guards.
  */
 class FallbackCounter extends RateLimiterMemory {
-  constructor(options: ConstructorParameters<typeof RateLimiterMemory>[0], private readonly onFallback: (() => void) | undefined) {
+  constructor(
+    options: ConstructorParameters<typeof RateLimiterMemory>[0],
+    private readonly onFallback: (() => void) | undefined,
+  ) {
     super(options);
   }
 
@@ -38,7 +41,9 @@ export function counter(keyPrefix: string, setting: RateLimitSetting | null, sto
   if (store === 'memory') return new RateLimiterMemory(options);
   if (store === 'cluster') return new RateLimiterCluster({ ...options, timeoutMs: 3000 });
   return new RateLimiterRedis({
-    ...options, storeClient: store.redis, rejectIfRedisNotReady: true,
+    ...options,
+    storeClient: store.redis,
+    rejectIfRedisNotReady: true,
     insuranceLimiter: new FallbackCounter(options, store.onFallback),
   });
 }
@@ -54,7 +59,10 @@ export function addressKey(address: string): string {
   if (parsed.kind() === 'ipv4') return parsed.toString();
   const v6 = parsed as ipaddr.IPv6;
   if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
-  return `${v6.parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
+  return `${v6.parts
+    .slice(0, 4)
+    .map((p) => p.toString(16))
+    .join(':')}::/64`;
 }
 
 /**
@@ -85,8 +93,8 @@ export interface LoginAttempt {
  */
 export async function takeFailurePoints(counters: ReadonlyArray<readonly [RateLimiterAbstract | null, string | undefined]>): Promise<LoginAttempt> {
   const taken: Array<[RateLimiterAbstract, string, number]> = [];
-  const giveBack = () => Promise.all(taken.filter(([, , windowEnd]) => Date.now() < windowEnd)
-    .map(([limiter, key]) => limiter.reward(key))).then(() => undefined);
+  const giveBack = () =>
+    Promise.all(taken.filter(([, , windowEnd]) => Date.now() < windowEnd).map(([limiter, key]) => limiter.reward(key))).then(() => undefined);
   for (const [limiter, key] of counters) {
     if (!limiter || key === undefined) continue;
     try {

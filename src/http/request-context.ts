@@ -42,12 +42,15 @@ export interface ServerTimeouts {
  */
 export function contextServerFactory(timeouts: ServerTimeouts, around?: RequestWrapper) {
   return (handler: (req: IncomingMessage, res: ServerResponse) => void): Server => {
-    const server = createServer({
-      requestTimeout: timeouts.requestTimeoutMs,
-      headersTimeout: Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs),
-      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
-      connectionsCheckingInterval: 1000,
-    }, contextHandler(handler, around));
+    const server = createServer(
+      {
+        requestTimeout: timeouts.requestTimeoutMs,
+        headersTimeout: Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs),
+        keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+        connectionsCheckingInterval: 1000,
+      },
+      contextHandler(handler, around),
+    );
     server.setTimeout(timeouts.idleTimeoutMs);
     return server;
   };

@@ -37,8 +37,6 @@ export interface Parameters<S extends RouteSchemas> {
   body: StaticOr<S['body'], undefined>;
 }
 
-
-
 export interface HandlerContext<S extends RouteSchemas> {
   request: FastifyRequest;
   reply: FastifyReply;

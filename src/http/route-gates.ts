@@ -44,8 +44,9 @@ export interface GateConfig {
 export function impersonationForbidden(): HttpError {
   return new HttpError(403, {
     type: 'impersonation-forbidden',
-    message: 'Not in an impersonated session: what signs in as the account or acts for it or its organizations afterwards ' +
-      '(credentials, sign-in methods, API keys, SAML, SCIM tokens, webhook endpoints, admin invitations, deletion) is its owner\'s alone',
+    message:
+      'Not in an impersonated session: what signs in as the account or acts for it or its organizations afterwards ' +
+      "(credentials, sign-in methods, API keys, SAML, SCIM tokens, webhook endpoints, admin invitations, deletion) is its owner's alone",
   });
 }
 
@@ -88,7 +89,9 @@ export function installRouteGates(app: FastifyInstance, unmatched: Unmatched): v
       return done();
     }
     // answered without calling `done`: the request goes no further
-    const refuse = () => { unmatched.answer(request, reply); };
+    const refuse = () => {
+      unmatched.answer(request, reply);
+    };
     if (user?.actor) return config.impersonation === 'allowed' ? done() : refuse();
     if (!user) return refuse();
     isAdmin(user).then((admin) => (admin ? done() : refuse()), done);

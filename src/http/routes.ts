@@ -19,8 +19,19 @@ export { hasRole, NO_ACCOUNT, type Actor, type ApiKeyCaller, type AuthUser, type
 export type { OrganizationPlan, SubscriptionResolver } from './plan-gate.js';
 export type { ImpersonationBodyRule, ImpersonationRule, PlatformAdminResolver } from './route-gates.js';
 export {
-  ref, REAUTH_MAX_AGE_SECONDS, requireUser, route,
-  type AccountGuard, type AuthRequirement, type HandlerContext, type Parameters, type Route, type RouteDefinition, type RouteGroup, type RouteSchemas, type SuccessBody,
+  ref,
+  REAUTH_MAX_AGE_SECONDS,
+  requireUser,
+  route,
+  type AccountGuard,
+  type AuthRequirement,
+  type HandlerContext,
+  type Parameters,
+  type Route,
+  type RouteDefinition,
+  type RouteGroup,
+  type RouteSchemas,
+  type SuccessBody,
 } from './route-definition.js';
 
 /** Per-route data the pipeline reads back through `routeDataOf(request)` (route-data.ts). */
@@ -80,7 +91,10 @@ const routeIndexes = new WeakMap<FastifyInstance, Array<{ method: string; patter
 function indexRoute(app: FastifyInstance, method: string, url: string): void {
   let index = routeIndexes.get(app);
   if (!index) routeIndexes.set(app, (index = []));
-  const source = url.split('/').map((segment) => (segment.startsWith(':') ? `[^/]{1,${MAX_PARAM_LENGTH}}` : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
+  const source = url
+    .split('/')
+    .map((segment) => (segment.startsWith(':') ? `[^/]{1,${MAX_PARAM_LENGTH}}` : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
   index.push({ method, pattern: new RegExp(`^${source}/?$`) });
 }
 
@@ -146,8 +160,10 @@ function validateDefinition(group: RouteGroup, r: Route): void {
   }
   if (r.requires) validateRequires(where, r.requires, Boolean(r.orgRole), Boolean(group.subscriptions));
   if (r.apiKeys && !r.orgRole && (r.auth ?? group.auth ?? 'none') === 'none') throw new Error(`Route ${where}: apiKeys on a route without authentication`);
-  if ((r.platformAdmin ?? group.platformAdmin) && !group.platformAdmins) throw new Error(`Route ${where}: platformAdmin needs the group's platformAdmins resolver`);
-  if (r.impersonation && r.impersonation !== 'allowed' && (r.auth ?? group.auth ?? 'none') === 'none' && !r.orgRole) throw new Error(`Route ${where}: impersonation on a route without authentication`);
+  if ((r.platformAdmin ?? group.platformAdmin) && !group.platformAdmins)
+    throw new Error(`Route ${where}: platformAdmin needs the group's platformAdmins resolver`);
+  if (r.impersonation && r.impersonation !== 'allowed' && (r.auth ?? group.auth ?? 'none') === 'none' && !r.orgRole)
+    throw new Error(`Route ${where}: impersonation on a route without authentication`);
   if (typeof r.impersonation === 'object') {
     const { field } = r.impersonation.forbiddenWhen;
     const body = resolved(r.schemas.body) as { properties?: Record<string, unknown> } | undefined;
@@ -180,7 +196,10 @@ function reauthCheck(guard: AccountGuard, field: string) {
   };
 }
 
-const REAUTH_SENTENCE = (field: string) => 'Needs re-authentication: the account\'s password in `' + field + '`, or, for an account without a ' +
+const REAUTH_SENTENCE = (field: string) =>
+  "Needs re-authentication: the account's password in `" +
+  field +
+  '`, or, for an account without a ' +
   `password, a sign-in within the last ${REAUTH_MAX_AGE_SECONDS / 60} minutes (403 \`reauthentication-required\` otherwise; a wrong password is 403 \`forbidden\`).`;
 const VERIFIED_SENTENCE = 'Needs a verified email address (403 `email-not-verified`).';
 
@@ -218,9 +237,10 @@ function orgRoleCheck(resolve: MembershipResolver, required: OrgRole, param: str
 export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guard?: AccountGuard): void {
   for (const r of group.routes) {
     validateDefinition(group, r);
-    if ((r.reauth || r.verifiedEmail) && !guard) throw new Error(`Route ${r.method} ${group.prefix}${r.path}: reauth and verifiedEmail need the app's account guard`);
+    if ((r.reauth || r.verifiedEmail) && !guard)
+      throw new Error(`Route ${r.method} ${group.prefix}${r.path}: reauth and verifiedEmail need the app's account guard`);
     const platformAdmin = r.platformAdmin ?? group.platformAdmin ?? false;
-    const auth = r.orgRole || r.reauth || r.verifiedEmail || platformAdmin ? 'required' : r.auth ?? group.auth ?? 'none';
+    const auth = r.orgRole || r.reauth || r.verifiedEmail || platformAdmin ? 'required' : (r.auth ?? group.auth ?? 'none');
     const successStatus = r.status ?? Math.min(...Object.keys(r.schemas.response).map(Number).filter(isSuccess));
     const responses: Record<number, TSchema | null> = { ...r.schemas.response };
     const hasInput = Boolean(r.schemas.body || r.schemas.querystring || r.schemas.params);
@@ -237,10 +257,11 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
     addError(431, '`headers-too-large`: the header section is over 16 KiB');
     if (auth === 'required') addError(401, r.apiKeys ? 'Missing, invalid or expired access token or API key' : 'Missing, invalid or expired access token');
     if (r.orgRole) {
-      addError(403, 'The caller\'s role in the organization is below the one the route needs');
+      addError(403, "The caller's role in the organization is below the one the route needs");
       addError(404, 'No such organization, or the caller is not a member');
     }
-    if (r.requires) addError(402, `\`payment-required\` (with \`plans\`): the organization has no active or trialing subscription on ${planList(r.requires.plans)}`);
+    if (r.requires)
+      addError(402, `\`payment-required\` (with \`plans\`): the organization has no active or trialing subscription on ${planList(r.requires.plans)}`);
     if (platformAdmin) addError(404, 'Not a platform admin, or not signed in: the answer of a path without a route');
     if (r.impersonation === 'forbidden') addError(403, '`impersonation-forbidden`: an impersonated session may not do this');
     if (typeof r.impersonation === 'object') {
@@ -249,24 +270,36 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
     }
     if (r.apiKeys) addError(429, 'Too many API key lookups that found no live key from this address (`rate-limited`, with Retry-After)');
     if (r.verifiedEmail || r.reauth) {
-      const checks = [r.verifiedEmail && '`email-not-verified`: the account\'s address is not verified yet', r.reauth && '`reauthentication-required`, or `forbidden` for a wrong password']
-        .filter(Boolean).join('; ');
+      const checks = [
+        r.verifiedEmail && "`email-not-verified`: the account's address is not verified yet",
+        r.reauth && '`reauthentication-required`, or `forbidden` for a wrong password',
+      ]
+        .filter(Boolean)
+        .join('; ');
       const existing = (docResponses[403] as { description?: string } | undefined)?.description;
       docResponses[403] = { ...errorRef, ...(docResponses[403] as object | undefined), description: existing ? `${checks}; ${existing}` : checks };
     }
     if (r.reauth) addError(429, 'Too many wrong passwords (`rate-limited`, with Retry-After)');
     if (r.method !== 'GET' && r.csrf !== false && isApiPrefix(group.prefix)) {
-      const csrf = '`forbidden` with `reason: origin` (Origin or Referer names another site), `cross-site` (Sec-Fetch-Site) or `csrf` ' +
+      const csrf =
+        '`forbidden` with `reason: origin` (Origin or Referer names another site), `cross-site` (Sec-Fetch-Site) or `csrf` ' +
         '(a cookie-bearing request without a valid X-CSRF-Token)';
       const existing = docResponses[403] as { description?: string } | undefined;
       docResponses[403] = existing
-        ? { ...existing, description: `${existing.description ?? 'The route\'s own refusal (see its description)'}; or ${csrf}` }
+        ? { ...existing, description: `${existing.description ?? "The route's own refusal (see its description)"}; or ${csrf}` }
         : { ...errorRef, description: csrf };
     }
     addError(500, 'Unexpected error (`exception`) or a response that broke its schema (`response-coercion`)');
 
     const config: RouteConfig = {
-      api: isApiPrefix(group.prefix), auth, rawBody: r.rawBody === true, body: r.schemas.body !== undefined, csrf: r.csrf !== false, responses, docs: r.docs, apiKeys: r.apiKeys === true,
+      api: isApiPrefix(group.prefix),
+      auth,
+      rawBody: r.rawBody === true,
+      body: r.schemas.body !== undefined,
+      csrf: r.csrf !== false,
+      responses,
+      docs: r.docs,
+      apiKeys: r.apiKeys === true,
       ...(r.orgRole ? { orgRole: r.orgRole, orgParam: r.orgParam ?? 'id' } : {}),
       ...(r.requires ? { requires: { plans: [...r.requires.plans] } } : {}),
       ...(r.verifiedEmail ? { verifiedEmail: true } : {}),
@@ -274,20 +307,23 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
       ...(platformAdmin ? { platformAdmin: group.platformAdmins } : {}),
       ...(r.impersonation ? { impersonation: r.impersonation } : {}),
     };
-    const description = [
-      r.description, r.orgRole && ROLE_SENTENCE[r.orgRole], r.requires && plansSentence(r.requires.plans),
-      r.verifiedEmail && VERIFIED_SENTENCE, r.reauth && REAUTH_SENTENCE(reauthField(r)),
-    ].filter(Boolean).join(' ') || undefined;
-    const accountChecks = [
-      ...(r.verifiedEmail ? [verifiedEmailCheck(guard!)] : []),
-      ...(r.reauth ? [reauthCheck(guard!, reauthField(r))] : []),
-    ];
+    const description =
+      [
+        r.description,
+        r.orgRole && ROLE_SENTENCE[r.orgRole],
+        r.requires && plansSentence(r.requires.plans),
+        r.verifiedEmail && VERIFIED_SENTENCE,
+        r.reauth && REAUTH_SENTENCE(reauthField(r)),
+      ]
+        .filter(Boolean)
+        .join(' ') || undefined;
+    const accountChecks = [...(r.verifiedEmail ? [verifiedEmailCheck(guard!)] : []), ...(r.reauth ? [reauthCheck(guard!, reauthField(r))] : [])];
     indexRoute(app, r.method, group.prefix + r.path);
     app.route<RouteGenericInterface, RouteConfig>({
       method: r.method as HTTPMethods,
       url: group.prefix + r.path,
       config,
-      ...(r.bodyLimit ?? group.bodyLimit ? { bodyLimit: r.bodyLimit ?? group.bodyLimit } : {}),
+      ...((r.bodyLimit ?? group.bodyLimit) ? { bodyLimit: r.bodyLimit ?? group.bodyLimit } : {}),
       schema: {
         summary: r.summary,
         description,
@@ -299,7 +335,9 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
         tags: [...(group.tags ?? []), ...(r.tags ?? [])],
         ...(r.schemas.params ? { params: r.schemas.params } : {}),
         ...(r.schemas.querystring ? { querystring: r.schemas.querystring } : {}),
-        ...(r.schemas.body ? { body: r.schemas.body, consumes: r.rawBody ? ['application/json'] : isFlat(r.schemas.body) ? REQUEST_CONTENT_TYPES : CONTENT_TYPES } : {}),
+        ...(r.schemas.body
+          ? { body: r.schemas.body, consumes: r.rawBody ? ['application/json'] : isFlat(r.schemas.body) ? REQUEST_CONTENT_TYPES : CONTENT_TYPES }
+          : {}),
         produces: CONTENT_TYPES,
         response: docResponses,
         ...(auth === 'required' ? { security: [{ bearerAuth: [] }, ...(r.apiKeys ? [{ apiKeyAuth: [] }] : [])] } : {}),
@@ -344,4 +382,3 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
     });
   }
 }
-

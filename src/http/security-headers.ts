@@ -11,12 +11,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 export function computeSecurityHeaders(options: HelmetOptions): Record<string, string> {
   const headers: Record<string, string> = {};
   const recorder = {
-    setHeader(name: string, value: string | number | readonly string[]) { headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value); },
-    removeHeader(name: string) { delete headers[name.toLowerCase()]; },
-    getHeader(name: string) { return headers[name.toLowerCase()]; },
+    setHeader(name: string, value: string | number | readonly string[]) {
+      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+    },
+    removeHeader(name: string) {
+      delete headers[name.toLowerCase()];
+    },
+    getHeader(name: string) {
+      return headers[name.toLowerCase()];
+    },
   };
   let failure: unknown;
-  helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, (err?: unknown) => { failure = err; });
+  helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, (err?: unknown) => {
+    failure = err;
+  });
   if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
   return headers;
 }

@@ -121,7 +121,10 @@ export async function registerStatic(app: FastifyInstance, options: StaticOption
     const reload = () => {
       clearTimeout(timer);
       timer = setTimeout(() => {
-        void Promise.all([listFiles(root), readPage()]).then(([f, p]) => { files = f; page = p; });
+        void Promise.all([listFiles(root), readPage()]).then(([f, p]) => {
+          files = f;
+          page = p;
+        });
       }, 100);
     };
     try {

@@ -15,9 +15,12 @@ export function parseTrustProxy(raw: string | undefined): false | number | strin
   const value = raw?.trim() ?? '';
   if (value === '' || value === 'false' || value === '0') return false;
   if (value === 'true') {
-    throw new ConfigError('TRUST_PROXY', 'must not be "true": that trusts every X-Forwarded-For entry, so any client could pick its own ' +
-      'address (and escape the per-address limits). Give the number of proxies in front of the app (e.g. 1) or their addresses / CIDRs ' +
-      '(e.g. 10.0.0.0/8); see docs/deployment.md');
+    throw new ConfigError(
+      'TRUST_PROXY',
+      'must not be "true": that trusts every X-Forwarded-For entry, so any client could pick its own ' +
+        'address (and escape the per-address limits). Give the number of proxies in front of the app (e.g. 1) or their addresses / CIDRs ' +
+        '(e.g. 10.0.0.0/8); see docs/deployment.md',
+    );
   }
   if (/^\d+$/.test(value)) {
     const hops = Number(value);

@@ -97,7 +97,11 @@ export class ConsoleHandler implements LogHandler {
     }
   };
 
-  constructor(private readonly format: 'pretty' | 'json', private readonly stream: NodeJS.WritableStream = process.stdout, options: ConsoleOptions = {}) {
+  constructor(
+    private readonly format: 'pretty' | 'json',
+    private readonly stream: NodeJS.WritableStream = process.stdout,
+    options: ConsoleOptions = {},
+  ) {
     const toStandardOutput = format === 'json' && stream === process.stdout;
     // the process's standard output is written to its descriptor directly (see console-output.ts)
     this.output = toStandardOutput ? new FdOutput(1, this.failures) : new StreamOutput(stream, this.failures);

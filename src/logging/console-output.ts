@@ -38,7 +38,11 @@ export class FdOutput implements ConsoleOutput {
   private brokenAt: number | undefined;
   private brokenReason = '';
 
-  constructor(private readonly fd: number, private readonly failures: SinkFailures, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly fd: number,
+    private readonly failures: SinkFailures,
+    private readonly now: () => number = Date.now,
+  ) {
     if (fd === 1) guardStandardStream(process.stdout);
   }
 
@@ -159,7 +163,10 @@ export class FdOutput implements ConsoleOutput {
 export class StreamOutput implements ConsoleOutput {
   private broken: string | undefined;
 
-  constructor(private readonly stream: NodeJS.WritableStream, private readonly failures: SinkFailures) {
+  constructor(
+    private readonly stream: NodeJS.WritableStream,
+    private readonly failures: SinkFailures,
+  ) {
     if (stream === process.stdout) guardStandardStream(process.stdout);
     if (typeof stream.on === 'function') {
       stream.on('error', (err: NodeJS.ErrnoException) => {

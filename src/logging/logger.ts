@@ -208,7 +208,11 @@ export class LogBackend {
 
 /** A namespace-bound logger: `log.info('account/signed-up', 'Account created', {id})`. */
 export class Logger {
-  constructor(private readonly backend: LogBackend, readonly ns: string, readonly kind: Kind) {}
+  constructor(
+    private readonly backend: LogBackend,
+    readonly ns: string,
+    readonly kind: Kind,
+  ) {}
 
   enabled(level: Level): boolean {
     return this.backend.enabled(this.kind, this.ns, level);

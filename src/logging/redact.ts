@@ -15,10 +15,21 @@ export { REDACTED };
  * logged under other names (`sqlstate`, `exit-status`).
  */
 export const DEFAULT_REDACT_KEYS: readonly string[] = [
-  'password', 'passwd', 'passphrase', 'secret', 'token', 'authorization', 'cookie', 'apikey',
-  'privatekey', 'signature', 'csrf',
+  'password',
+  'passwd',
+  'passphrase',
+  'secret',
+  'token',
+  'authorization',
+  'cookie',
+  'apikey',
+  'privatekey',
+  'signature',
+  'csrf',
   // two-factor: backup codes, otpauth:// URIs (they carry the TOTP secret), anything named totp
-  'backupcode', 'otpauth', 'totp',
+  'backupcode',
+  'otpauth',
+  'totp',
   // a SAML response is a signed assertion: a bearer credential until its single use (src/sso/)
   'samlresponse',
 ];
@@ -38,7 +49,10 @@ const MAX_MEMO_KEY_LENGTH = 128;
 const MAX_MEMO_KEYS = 10_000;
 
 export function normalizeKey(key: string): string {
-  return key.normalize('NFKC').toLowerCase().replace(/[^a-z0-9]/g, '');
+  return key
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
 }
 
 export type Redactor = (value: unknown) => unknown;
@@ -74,7 +88,10 @@ export function createRedactor(extraKeys: readonly string[] = []): Redactor {
     const out: Record<string, unknown> = {};
     let n = 0;
     for (const key of Object.keys(value)) {
-      if (n++ >= MAX_ITEMS) { out['…'] = '[TRUNCATED]'; break; }
+      if (n++ >= MAX_ITEMS) {
+        out['…'] = '[TRUNCATED]';
+        break;
+      }
       Object.defineProperty(out, key, { value: REDACTED, enumerable: true, writable: true, configurable: true });
     }
     return out;
@@ -98,11 +115,16 @@ export function createRedactor(extraKeys: readonly string[] = []): Redactor {
       const out: Record<string, unknown> = {};
       let n = 0;
       for (const key of Object.keys(value)) {
-        if (n++ >= MAX_ITEMS) { out['…'] = '[TRUNCATED]'; break; }
+        if (n++ >= MAX_ITEMS) {
+          out['…'] = '[TRUNCATED]';
+          break;
+        }
         const v = (value as Record<string, unknown>)[key];
         Object.defineProperty(out, key, {
           value: sensitive(key) && v !== undefined && v !== null ? blank(v) : walk(v, depth + 1, seen),
-          enumerable: true, writable: true, configurable: true,
+          enumerable: true,
+          writable: true,
+          configurable: true,
         });
       }
       return out;

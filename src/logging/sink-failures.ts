@@ -22,7 +22,10 @@ export class SinkFailures {
   private lostSinceNotice = 0;
   private lastNoticeAt = 0;
 
-  constructor(readonly sink: SinkName, private readonly now: () => number = Date.now) {}
+  constructor(
+    readonly sink: SinkName,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get failing(): boolean {
     return this.failingSince !== undefined;
@@ -37,15 +40,20 @@ export class SinkFailures {
     if (this.failingSince === undefined) {
       this.failingSince = now;
       this.lastNoticeAt = now;
-      this.notify('warn', 'log/sink-failed',
-        `The ${this.sink} log sink fails (${reason}): its entries are dropped and counted until it takes them again`,
-        { sink: this.sink, reason, lost: this.lostSinceNotice });
+      this.notify('warn', 'log/sink-failed', `The ${this.sink} log sink fails (${reason}): its entries are dropped and counted until it takes them again`, {
+        sink: this.sink,
+        reason,
+        lost: this.lostSinceNotice,
+      });
       this.lostSinceNotice = 0;
     } else if (now - this.lastNoticeAt >= REPEAT_NOTICE_MS) {
       this.lastNoticeAt = now;
-      this.notify('warn', 'log/sink-still-failing',
+      this.notify(
+        'warn',
+        'log/sink-still-failing',
         `The ${this.sink} log sink still fails (${reason}): ${this.lostSinceNotice} entries dropped since the last notice`,
-        { sink: this.sink, reason, lost: this.lostSinceNotice });
+        { sink: this.sink, reason, lost: this.lostSinceNotice },
+      );
       this.lostSinceNotice = 0;
     }
   }
@@ -58,8 +66,11 @@ export class SinkFailures {
     this.failingSince = undefined;
     this.lostInOutage = 0;
     this.lostSinceNotice = 0;
-    this.notify('info', 'log/sink-recovered', `The ${this.sink} log sink writes again after ${seconds} s; ${lost} entries were dropped`,
-      { sink: this.sink, lost, seconds });
+    this.notify('info', 'log/sink-recovered', `The ${this.sink} log sink writes again after ${seconds} s; ${lost} entries were dropped`, {
+      sink: this.sink,
+      lost,
+      seconds,
+    });
   }
 }
 

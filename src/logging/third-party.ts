@@ -55,12 +55,24 @@ class FastifyLogAdapter {
     this.backend.emit('slf4j', this.ns, level, `${this.ns}/${level}`, msg, data, undefined, caller);
   }
 
-  fatal(...args: unknown[]): void { this.log('fatal', args, FastifyLogAdapter.prototype.fatal); }
-  error(...args: unknown[]): void { this.log('error', args, FastifyLogAdapter.prototype.error); }
-  warn(...args: unknown[]): void { this.log('warn', args, FastifyLogAdapter.prototype.warn); }
-  info(...args: unknown[]): void { this.log('info', args, FastifyLogAdapter.prototype.info); }
-  debug(...args: unknown[]): void { this.log('debug', args, FastifyLogAdapter.prototype.debug); }
-  trace(...args: unknown[]): void { this.log('trace', args, FastifyLogAdapter.prototype.trace); }
+  fatal(...args: unknown[]): void {
+    this.log('fatal', args, FastifyLogAdapter.prototype.fatal);
+  }
+  error(...args: unknown[]): void {
+    this.log('error', args, FastifyLogAdapter.prototype.error);
+  }
+  warn(...args: unknown[]): void {
+    this.log('warn', args, FastifyLogAdapter.prototype.warn);
+  }
+  info(...args: unknown[]): void {
+    this.log('info', args, FastifyLogAdapter.prototype.info);
+  }
+  debug(...args: unknown[]): void {
+    this.log('debug', args, FastifyLogAdapter.prototype.debug);
+  }
+  trace(...args: unknown[]): void {
+    this.log('trace', args, FastifyLogAdapter.prototype.trace);
+  }
   silent(): void {}
 
   child(childBindings: Record<string, unknown>): FastifyLogAdapter {

@@ -48,7 +48,13 @@ export interface MailOptions {
   onDelivery?: (outcome: MailDeliveryOutcome) => void;
 }
 
-export async function createMail(settings: MailSettings, appUrl: string, db: Kysely<DatabaseSchema>, logs: LogBackend, options: MailOptions = {}): Promise<Mail> {
+export async function createMail(
+  settings: MailSettings,
+  appUrl: string,
+  db: Kysely<DatabaseSchema>,
+  logs: LogBackend,
+  options: MailOptions = {},
+): Promise<Mail> {
   // nodemailer is loaded only when there is an SMTP server to send to
   const transport = settings.url ? (await import('./smtp-transport.js')).smtpTransport({ url: settings.url }) : mailboxTransport();
   const outbox = new Outbox(db, settings.from, { appUrl, product: displayNameOf(settings.from) ?? 'SaaS' });

@@ -24,7 +24,8 @@ iframe{width:100%;height:520px;border:1px solid #e4e7eb;border-radius:6px}pre{wh
  * The mailbox pages' policy: their one stylesheet allowed by its hash (no 'unsafe-inline'), no
  * script at all, the message's HTML part framed from this server.
  */
-export const MAILBOX_PAGE_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; ` +
+export const MAILBOX_PAGE_CSP =
+  `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; ` +
   "img-src 'self' data:; frame-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 function page(title: string, body: string): string {
@@ -40,25 +41,37 @@ function linkList(links: string[]): string {
 }
 
 export function mailboxListPage(messages: MailboxMessage[], filter: { to?: string }, transport: 'smtp' | 'mailbox'): string {
-  const rows = messages.map((m) => `<tr>
+  const rows = messages
+    .map(
+      (m) => `<tr>
 <td class="muted">${when(m.createdAt)}</td><td>${e(m.to)}</td><td>${e(m.kind)}</td>
 <td><a href="/dev/mailbox/${e(m.id)}">${e(m.subject)}</a></td>
 <td class="status-${e(m.status)}">${e(m.status)}${m.attempts > 1 ? ` (${m.attempts} attempts)` : ''}</td>
-<td>${linkList(linksOf(m))}</td></tr>`).join('\n');
-  const delivery = transport === 'mailbox'
-    ? 'Local mailbox: nothing leaves this machine (MAIL_URL is not set).'
-    : 'MAIL_URL is set: messages are also sent over SMTP; bodies are dropped once sent.';
-  return page('Mailbox', `<h1>Mailbox</h1>
+<td>${linkList(linksOf(m))}</td></tr>`,
+    )
+    .join('\n');
+  const delivery =
+    transport === 'mailbox'
+      ? 'Local mailbox: nothing leaves this machine (MAIL_URL is not set).'
+      : 'MAIL_URL is set: messages are also sent over SMTP; bodies are dropped once sent.';
+  return page(
+    'Mailbox',
+    `<h1>Mailbox</h1>
 <p class="muted">${e(delivery)} Newest first. <a href="/dev/mailbox">Refresh</a></p>
 <form method="get" action="/dev/mailbox"><label>To <input name="to" value="${e(filter.to ?? '')}" type="email"></label> <button>Filter</button></form>
-${messages.length === 0 ? '<p>No messages yet.</p>' : `<table><thead><tr><th>Queued (UTC)</th><th>To</th><th>Kind</th><th>Subject</th><th>Status</th><th>Links</th></tr></thead><tbody>${rows}</tbody></table>`}`);
+${messages.length === 0 ? '<p>No messages yet.</p>' : `<table><thead><tr><th>Queued (UTC)</th><th>To</th><th>Kind</th><th>Subject</th><th>Status</th><th>Links</th></tr></thead><tbody>${rows}</tbody></table>`}`,
+  );
 }
 
 export function mailboxMessagePage(m: MailboxMessage): string {
   const links = linksOf(m);
-  const text = m.text === null ? '<p class="muted">(dropped after delivery)</p>'
-    : `<pre>${e(m.text).replace(/https?:\/\/[^\s<>"')]+/g, (url) => `<a href="${url}">${url}</a>`)}</pre>`;
-  return page(m.subject, `<p><a href="/dev/mailbox">&larr; Mailbox</a></p>
+  const text =
+    m.text === null
+      ? '<p class="muted">(dropped after delivery)</p>'
+      : `<pre>${e(m.text).replace(/https?:\/\/[^\s<>"')]+/g, (url) => `<a href="${url}">${url}</a>`)}</pre>`;
+  return page(
+    m.subject,
+    `<p><a href="/dev/mailbox">&larr; Mailbox</a></p>
 <h1>${e(m.subject)}</h1>
 <table>
 <tr><th>From</th><td>${e(m.from)}</td></tr><tr><th>To</th><td>${e(m.to)}</td></tr>
@@ -68,10 +81,14 @@ export function mailboxMessagePage(m: MailboxMessage): string {
 <tr><th>Links</th><td>${linkList(links) || '<span class="muted">none</span>'}</td></tr>
 </table>
 <h2>HTML part</h2>
-${m.html === null ? '<p class="muted">(dropped after delivery)</p>'
-    : `<iframe src="/dev/mailbox/${e(m.id)}/html" title="HTML part" sandbox="allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation"></iframe>`}
+${
+  m.html === null
+    ? '<p class="muted">(dropped after delivery)</p>'
+    : `<iframe src="/dev/mailbox/${e(m.id)}/html" title="HTML part" sandbox="allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation"></iframe>`
+}
 <h2>Text part</h2>
-${text}`);
+${text}`,
+  );
 }
 
 /** The message's own HTML for the frame: links open in the top window, the page itself runs nothing. */
@@ -81,4 +98,5 @@ export function messageHtmlDocument(m: MailboxMessage): string {
 }
 
 /** The policy for {@link messageHtmlDocument}: no scripts, no requests but images, framed by the mailbox only. */
-export const MESSAGE_HTML_CSP = "sandbox allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation; default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; frame-ancestors 'self'";
+export const MESSAGE_HTML_CSP =
+  "sandbox allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation; default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; frame-ancestors 'self'";

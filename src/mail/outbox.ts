@@ -68,7 +68,11 @@ export function retryDelayMs(policy: RetryPolicy, attempts: number, random = Mat
 }
 
 export class Outbox {
-  constructor(private readonly db: Kysely<DatabaseSchema>, private readonly from: string, private readonly templates: TemplateContext) {}
+  constructor(
+    private readonly db: Kysely<DatabaseSchema>,
+    private readonly from: string,
+    private readonly templates: TemplateContext,
+  ) {}
 
   /**
    * Renders `message` and inserts it through `executor`: pass the transaction of the change
@@ -80,10 +84,15 @@ export class Outbox {
       throw new TypeError(`mail ${message.kind}: "to" must be one plain email address`);
     }
     const rendered = renderMail(message.kind, message.data as never, this.templates);
-    const row = await executor.insertInto('mail_outbox')
+    const row = await executor
+      .insertInto('mail_outbox')
       .values({
-        kind: message.kind, to_address: message.to.toLowerCase(), from_address: this.from,
-        subject: rendered.subject, html_body: rendered.html, text_body: rendered.text,
+        kind: message.kind,
+        to_address: message.to.toLowerCase(),
+        from_address: this.from,
+        subject: rendered.subject,
+        html_body: rendered.html,
+        text_body: rendered.text,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -92,7 +101,11 @@ export class Outbox {
 
   /** Newest first; `to` and `kind` filter, `limit` defaults to 50 (at most 500). */
   async list(options: { to?: string; kind?: MailKind; limit?: number } = {}): Promise<MailboxMessage[]> {
-    let query = this.db.selectFrom('mail_outbox').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc')
+    let query = this.db
+      .selectFrom('mail_outbox')
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
       .limit(Math.min(Math.max(options.limit ?? 50, 1), 500));
     if (options.to) query = query.where('to_address', '=', options.to.toLowerCase());
     if (options.kind) query = query.where('kind', '=', options.kind);
@@ -107,22 +120,35 @@ export class Outbox {
 
   /** Claims up to `limit` due messages for `claimId` until the lease ends; attempts counts this one. */
   async claim(claimId: string, limit: number, leaseMs: number): Promise<ClaimedMail[]> {
-    const rows = await this.db.updateTable('mail_outbox')
+    const rows = await this.db
+      .updateTable('mail_outbox')
       .set({ status: 'sending', attempts: sql<number>`attempts + 1`, locked_until: ms(leaseMs), locked_by: claimId })
-      .where('id', 'in', (eb) => eb.selectFrom('mail_outbox').select('id')
-        .where((w) => w.or([
-          w.and([w('status', '=', 'pending'), w('next_attempt_at', '<=', sql<Date>`now()`)]),
-          w.and([w('status', '=', 'sending'), w('locked_until', '<=', sql<Date>`now()`)]),
-        ]))
-        .orderBy('next_attempt_at')
-        .limit(limit)
-        .forUpdate()
-        .skipLocked())
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('mail_outbox')
+          .select('id')
+          .where((w) =>
+            w.or([
+              w.and([w('status', '=', 'pending'), w('next_attempt_at', '<=', sql<Date>`now()`)]),
+              w.and([w('status', '=', 'sending'), w('locked_until', '<=', sql<Date>`now()`)]),
+            ]),
+          )
+          .orderBy('next_attempt_at')
+          .limit(limit)
+          .forUpdate()
+          .skipLocked(),
+      )
       .returning(['id', 'kind', 'to_address', 'from_address', 'subject', 'html_body', 'text_body', 'attempts'])
       .execute();
     return rows.map((r) => ({
-      id: r.id, kind: r.kind, to: r.to_address, from: r.from_address, subject: r.subject,
-      html: r.html_body ?? '', text: r.text_body ?? '', attempts: r.attempts,
+      id: r.id,
+      kind: r.kind,
+      to: r.to_address,
+      from: r.from_address,
+      subject: r.subject,
+      html: r.html_body ?? '',
+      text: r.text_body ?? '',
+      attempts: r.attempts,
     }));
   }
 
@@ -131,12 +157,19 @@ export class Outbox {
    * False when the claim was lost (the lease ran out and another instance took the message).
    */
   async markSent(id: string, claimId: string, dropBodies: boolean): Promise<boolean> {
-    const result = await this.db.updateTable('mail_outbox')
+    const result = await this.db
+      .updateTable('mail_outbox')
       .set({
-        status: 'sent', sent_at: sql<Date>`now()`, locked_until: null, locked_by: null, last_error: null,
+        status: 'sent',
+        sent_at: sql<Date>`now()`,
+        locked_until: null,
+        locked_by: null,
+        last_error: null,
         ...(dropBodies ? { html_body: null, text_body: null } : {}),
       })
-      .where('id', '=', id).where('locked_by', '=', claimId).where('status', '=', 'sending')
+      .where('id', '=', id)
+      .where('locked_by', '=', claimId)
+      .where('status', '=', 'sending')
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }
@@ -145,14 +178,26 @@ export class Outbox {
    * Records a failed attempt: the message is due again after the backoff, or `failed` when
    * that would pass the give-up time. Returns the new status, or undefined when the claim was lost.
    */
-  async markAttemptFailed(id: string, claimId: string, attempts: number, error: string, policy: RetryPolicy): Promise<{ status: MailStatus; nextAttemptAt: Date } | undefined> {
+  async markAttemptFailed(
+    id: string,
+    claimId: string,
+    attempts: number,
+    error: string,
+    policy: RetryPolicy,
+  ): Promise<{ status: MailStatus; nextAttemptAt: Date } | undefined> {
     const delay = retryDelayMs(policy, attempts);
-    const row = await this.db.updateTable('mail_outbox')
+    const row = await this.db
+      .updateTable('mail_outbox')
       .set({
         status: sql<MailStatus>`case when ${ms(delay)} > created_at + (${policy.giveUpMs}::bigint * interval '1 millisecond') then 'failed' else 'pending' end`,
-        next_attempt_at: ms(delay), last_error: error, locked_until: null, locked_by: null,
+        next_attempt_at: ms(delay),
+        last_error: error,
+        locked_until: null,
+        locked_by: null,
       })
-      .where('id', '=', id).where('locked_by', '=', claimId).where('status', '=', 'sending')
+      .where('id', '=', id)
+      .where('locked_by', '=', claimId)
+      .where('status', '=', 'sending')
       .returning(['status', 'next_attempt_at'])
       .executeTakeFirst();
     return row && { status: row.status, nextAttemptAt: row.next_attempt_at };
@@ -160,7 +205,8 @@ export class Outbox {
 
   /** Deletes sent and failed messages older than the retention; returns how many. */
   async purge(olderThanDays = OUTBOX_RETENTION_DAYS): Promise<number> {
-    const result = await this.db.deleteFrom('mail_outbox')
+    const result = await this.db
+      .deleteFrom('mail_outbox')
       .where('status', 'in', ['sent', 'failed'])
       .where('created_at', '<', sql<Date>`now() - (${olderThanDays}::integer * interval '1 day')`)
       .executeTakeFirst();
@@ -169,11 +215,31 @@ export class Outbox {
 }
 
 function toMailboxMessage(r: {
-  id: string; kind: string; to_address: string; from_address: string; subject: string; html_body: string | null; text_body: string | null;
-  status: MailStatus; attempts: number; last_error: string | null; created_at: Date; sent_at: Date | null;
+  id: string;
+  kind: string;
+  to_address: string;
+  from_address: string;
+  subject: string;
+  html_body: string | null;
+  text_body: string | null;
+  status: MailStatus;
+  attempts: number;
+  last_error: string | null;
+  created_at: Date;
+  sent_at: Date | null;
 }): MailboxMessage {
   return {
-    id: r.id, kind: r.kind, to: r.to_address, from: r.from_address, subject: r.subject, html: r.html_body, text: r.text_body,
-    status: r.status, attempts: r.attempts, lastError: r.last_error, createdAt: new Date(r.created_at), sentAt: r.sent_at && new Date(r.sent_at),
+    id: r.id,
+    kind: r.kind,
+    to: r.to_address,
+    from: r.from_address,
+    subject: r.subject,
+    html: r.html_body,
+    text: r.text_body,
+    status: r.status,
+    attempts: r.attempts,
+    lastError: r.last_error,
+    createdAt: new Date(r.created_at),
+    sentAt: r.sent_at && new Date(r.sent_at),
   };
 }

@@ -14,26 +14,32 @@ import { linksOf, MAILBOX_PAGE_CSP, mailboxListPage, mailboxMessagePage, MESSAGE
 import type { MailboxMessage } from './outbox.js';
 import { MAIL_KINDS } from './templates.js';
 
-const MailboxEntry = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  kind: Type.String(),
-  to: Type.String(),
-  from: Type.String(),
-  subject: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('sending'), Type.Literal('sent'), Type.Literal('failed')]),
-  attempts: Type.Integer({ minimum: 0 }),
-  'last-error': Type.Union([Type.String(), Type.Null()]),
-  'created-at': Type.String({ format: 'date-time' }),
-  'sent-at': Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  links: Type.Array(Type.String(), { description: 'the links in the text part, tokens included' }),
-}, { additionalProperties: false });
+const MailboxEntry = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    kind: Type.String(),
+    to: Type.String(),
+    from: Type.String(),
+    subject: Type.String(),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('sending'), Type.Literal('sent'), Type.Literal('failed')]),
+    attempts: Type.Integer({ minimum: 0 }),
+    'last-error': Type.Union([Type.String(), Type.Null()]),
+    'created-at': Type.String({ format: 'date-time' }),
+    'sent-at': Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    links: Type.Array(Type.String(), { description: 'the links in the text part, tokens included' }),
+  },
+  { additionalProperties: false },
+);
 
 const MailboxList = Type.Object({ messages: Type.Array(MailboxEntry) }, { additionalProperties: false });
-const MailboxMessageBody = Type.Object({
-  ...MailboxEntry.properties,
-  html: Type.Union([Type.String(), Type.Null()]),
-  text: Type.Union([Type.String(), Type.Null()]),
-}, { additionalProperties: false });
+const MailboxMessageBody = Type.Object(
+  {
+    ...MailboxEntry.properties,
+    html: Type.Union([Type.String(), Type.Null()]),
+    text: Type.Union([Type.String(), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
 
 const Html = Type.String({ description: 'an HTML page (Accept: text/html)' });
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -55,8 +61,17 @@ function sendHtml(reply: FastifyReply, body: string, csp?: string): string {
 
 function entry(m: MailboxMessage): Static<typeof MailboxEntry> {
   return {
-    id: m.id, kind: m.kind, to: m.to, from: m.from, subject: m.subject, status: m.status, attempts: m.attempts,
-    'last-error': m.lastError, 'created-at': m.createdAt.toISOString(), 'sent-at': m.sentAt?.toISOString() ?? null, links: linksOf(m),
+    id: m.id,
+    kind: m.kind,
+    to: m.to,
+    from: m.from,
+    subject: m.subject,
+    status: m.status,
+    attempts: m.attempts,
+    'last-error': m.lastError,
+    'created-at': m.createdAt.toISOString(),
+    'sent-at': m.sentAt?.toISOString() ?? null,
+    links: linksOf(m),
   };
 }
 
@@ -78,7 +93,7 @@ function hostnameOf(host: string | undefined): string {
  */
 export function mailboxRoutes(mailbox: Mailbox, transport: 'smtp' | 'mailbox', hosts: ReadonlySet<string>): RouteGroup {
   const checkHost = (request: FastifyRequest) => {
-    if (!hosts.has(hostnameOf(request.headers.host))) throw forbidden('The mailbox answers only to the app\'s own host names', { reason: 'host' });
+    if (!hosts.has(hostnameOf(request.headers.host))) throw forbidden("The mailbox answers only to the app's own host names", { reason: 'host' });
   };
   const find = async (id: string) => {
     const message = await mailbox.get(id);
@@ -96,11 +111,14 @@ export function mailboxRoutes(mailbox: Mailbox, transport: 'smtp' | 'mailbox', h
         summary: 'The messages the system wrote (dev only)',
         description: 'Newest first. A browser gets an HTML page with the links ready to click; other clients the data.',
         schemas: {
-          querystring: Type.Object({
-            to: Type.Optional(Type.String({ maxLength: 254 })),
-            kind: Type.Optional(Type.Union(MAIL_KINDS.map((k) => Type.Literal(k)))),
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-          }, { additionalProperties: false }),
+          querystring: Type.Object(
+            {
+              to: Type.Optional(Type.String({ maxLength: 254 })),
+              kind: Type.Optional(Type.Union(MAIL_KINDS.map((k) => Type.Literal(k)))),
+              limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+            },
+            { additionalProperties: false },
+          ),
           response: { 200: Type.Union([MailboxList, Html]), 403: ref(ErrorBody) },
         },
         async handler({ parameters, request, reply }) {

@@ -36,16 +36,18 @@ export function smtpTransport(options: SmtpOptions): MailTransport {
   return {
     name: 'smtp',
     async send(mail) {
-      await withSpan('smtp send', { ...spanAttributes, 'mail.kind': mail.kind }, () => transporter.sendMail({
-        from: mail.from,
-        to: mail.to,
-        subject: mail.subject,
-        html: mail.html,
-        text: mail.text,
-        // stable across retries, so a receiver can drop the duplicate of a resend after a crash
-        messageId: `<${mail.id}@${addressOf(mail.from).split('@')[1] ?? 'localhost'}>`,
-        headers: { 'Auto-Submitted': 'auto-generated', 'X-Mail-Kind': mail.kind },
-      }));
+      await withSpan('smtp send', { ...spanAttributes, 'mail.kind': mail.kind }, () =>
+        transporter.sendMail({
+          from: mail.from,
+          to: mail.to,
+          subject: mail.subject,
+          html: mail.html,
+          text: mail.text,
+          // stable across retries, so a receiver can drop the duplicate of a resend after a crash
+          messageId: `<${mail.id}@${addressOf(mail.from).split('@')[1] ?? 'localhost'}>`,
+          headers: { 'Auto-Submitted': 'auto-generated', 'X-Mail-Kind': mail.kind },
+        }),
+      );
     },
     async close() {
       transporter.close();

@@ -9,8 +9,13 @@ import { button, frame, paragraph, textFrame, type Html } from './layout.js';
 
 /** What a security notice tells of (src/account/notices.ts). */
 export type SecurityEvent =
-  | 'two-factor-enabled' | 'two-factor-disabled' | 'backup-codes-regenerated' | 'passkey-added' | 'passkey-removed'
-  | 'identity-unlinked' | 'new-browser-sign-in';
+  | 'two-factor-enabled'
+  | 'two-factor-disabled'
+  | 'backup-codes-regenerated'
+  | 'passkey-added'
+  | 'passkey-removed'
+  | 'identity-unlinked'
+  | 'new-browser-sign-in';
 
 /** The data each kind of message needs. */
 export interface MailTemplates {
@@ -44,8 +49,19 @@ export interface MailTemplates {
 export type MailKind = keyof MailTemplates;
 
 export const MAIL_KINDS = [
-  'verify-email', 'reset-password', 'confirm-email-change', 'email-changed-notice', 'password-changed-notice', 'invitation', 'trial-will-end',
-  'credentials-removed-notice', 'identity-linked-notice', 'webhook-disabled', 'sso-certificate-expiring', 'security-notice', 'email-sign-in',
+  'verify-email',
+  'reset-password',
+  'confirm-email-change',
+  'email-changed-notice',
+  'password-changed-notice',
+  'invitation',
+  'trial-will-end',
+  'credentials-removed-notice',
+  'identity-linked-notice',
+  'webhook-disabled',
+  'sso-certificate-expiring',
+  'security-notice',
+  'email-sign-in',
 ] as const satisfies readonly MailKind[];
 
 /**
@@ -93,17 +109,38 @@ const PROOF_WORDS: Record<MailTemplates['credentials-removed-notice']['via'], st
   verification: 'through the verification link',
   'password-reset': 'by resetting the password through the emailed link',
   'email-sign-in': 'by signing in through the emailed link',
-  'single-sign-on': 'by your organization\'s single sign-on',
+  'single-sign-on': "by your organization's single sign-on",
 };
 
 const SECURITY_EVENT_WORDS: Record<SecurityEvent, (detail: string | undefined, product: string) => { subject: string; text: string }> = {
-  'two-factor-enabled': (_d, p) => ({ subject: `Two-factor authentication was turned on for your ${p} account`, text: 'two-factor authentication was turned on: signing in now also asks for a code from an authenticator app.' }),
-  'two-factor-disabled': (_d, p) => ({ subject: `Two-factor authentication was turned off for your ${p} account`, text: 'two-factor authentication was turned off: signing in no longer asks for a code.' }),
-  'backup-codes-regenerated': (_d, p) => ({ subject: `New backup codes were made for your ${p} account`, text: 'new two-factor backup codes were made; the earlier ones no longer work.' }),
-  'passkey-added': (d, p) => ({ subject: `A passkey was added to your ${p} account`, text: `a passkey${d ? ` (${d})` : ''} was added: it can sign in to the account from now on.` }),
-  'passkey-removed': (d, p) => ({ subject: `A passkey was removed from your ${p} account`, text: `a passkey${d ? ` (${d})` : ''} was removed: it no longer signs in.` }),
-  'identity-unlinked': (d, p) => ({ subject: `${d ?? 'A provider'} was unlinked from your ${p} account`, text: `the sign-in with ${d ?? 'a provider'} was unlinked: it no longer signs in.` }),
-  'new-browser-sign-in': (d, p) => ({ subject: `New sign-in to your ${p} account`, text: `your account was signed in to${d ? ` (${d})` : ''} from a browser it had not used before.` }),
+  'two-factor-enabled': (_d, p) => ({
+    subject: `Two-factor authentication was turned on for your ${p} account`,
+    text: 'two-factor authentication was turned on: signing in now also asks for a code from an authenticator app.',
+  }),
+  'two-factor-disabled': (_d, p) => ({
+    subject: `Two-factor authentication was turned off for your ${p} account`,
+    text: 'two-factor authentication was turned off: signing in no longer asks for a code.',
+  }),
+  'backup-codes-regenerated': (_d, p) => ({
+    subject: `New backup codes were made for your ${p} account`,
+    text: 'new two-factor backup codes were made; the earlier ones no longer work.',
+  }),
+  'passkey-added': (d, p) => ({
+    subject: `A passkey was added to your ${p} account`,
+    text: `a passkey${d ? ` (${d})` : ''} was added: it can sign in to the account from now on.`,
+  }),
+  'passkey-removed': (d, p) => ({
+    subject: `A passkey was removed from your ${p} account`,
+    text: `a passkey${d ? ` (${d})` : ''} was removed: it no longer signs in.`,
+  }),
+  'identity-unlinked': (d, p) => ({
+    subject: `${d ?? 'A provider'} was unlinked from your ${p} account`,
+    text: `the sign-in with ${d ?? 'a provider'} was unlinked: it no longer signs in.`,
+  }),
+  'new-browser-sign-in': (d, p) => ({
+    subject: `New sign-in to your ${p} account`,
+    text: `your account was signed in to${d ? ` (${d})` : ''} from a browser it had not used before.`,
+  }),
 };
 
 /** Builds both parts from one list of blocks, so the HTML and the text cannot drift apart. */
@@ -120,55 +157,76 @@ function compose(ctx: TemplateContext, subject: string, preheader: string, block
 type Templates = { [K in MailKind]: (data: MailTemplates[K], ctx: TemplateContext) => RenderedMail };
 
 export const TEMPLATES: Templates = {
-  'verify-email': (d, ctx) => compose(ctx, `Verify your email address for ${ctx.product}`, 'Confirm that this address is yours.', [
-    { text: greeting(d.name) },
-    { text: `Please confirm that this is your email address to finish setting up your ${ctx.product} account.` },
-    { action: 'Verify email address', href: tokenLink(ctx, '/verify-email', d.token) },
-    { text: `The link expires in ${lifetime(LINK_LIFETIME_SECONDS['verify-email'])}. If you did not create an account, you can ignore this message.` },
-  ]),
+  'verify-email': (d, ctx) =>
+    compose(ctx, `Verify your email address for ${ctx.product}`, 'Confirm that this address is yours.', [
+      { text: greeting(d.name) },
+      { text: `Please confirm that this is your email address to finish setting up your ${ctx.product} account.` },
+      { action: 'Verify email address', href: tokenLink(ctx, '/verify-email', d.token) },
+      { text: `The link expires in ${lifetime(LINK_LIFETIME_SECONDS['verify-email'])}. If you did not create an account, you can ignore this message.` },
+    ]),
 
-  'reset-password': (d, ctx) => compose(ctx, `Reset your ${ctx.product} password`, 'A link to choose a new password.', [
-    { text: greeting(d.name) },
-    { text: `Someone asked to reset the password of your ${ctx.product} account. If it was you, choose a new password:` },
-    { action: 'Choose a new password', href: tokenLink(ctx, '/reset-password', d.token) },
-    { text: `The link expires in ${lifetime(LINK_LIFETIME_SECONDS['reset-password'])} and works once. Resetting the password logs out every session. If you did not ask for this, ignore this message: your password stays as it is.` },
-  ]),
+  'reset-password': (d, ctx) =>
+    compose(ctx, `Reset your ${ctx.product} password`, 'A link to choose a new password.', [
+      { text: greeting(d.name) },
+      { text: `Someone asked to reset the password of your ${ctx.product} account. If it was you, choose a new password:` },
+      { action: 'Choose a new password', href: tokenLink(ctx, '/reset-password', d.token) },
+      {
+        text: `The link expires in ${lifetime(LINK_LIFETIME_SECONDS['reset-password'])} and works once. Resetting the password logs out every session. If you did not ask for this, ignore this message: your password stays as it is.`,
+      },
+    ]),
 
-  'confirm-email-change': (d, ctx) => compose(ctx, `Confirm your new email address for ${ctx.product}`, 'Confirm the change of your account\'s address.', [
-    { text: greeting(d.name) },
-    { text: `Please confirm that ${d.newEmail} should become the email address of your ${ctx.product} account.` },
-    { action: 'Confirm new address', href: tokenLink(ctx, '/confirm-email', d.token) },
-    { text: `The link expires in ${lifetime(LINK_LIFETIME_SECONDS['confirm-email-change'])}. Until then your account keeps its current address. If you did not ask for this, ignore this message.` },
-  ]),
+  'confirm-email-change': (d, ctx) =>
+    compose(ctx, `Confirm your new email address for ${ctx.product}`, "Confirm the change of your account's address.", [
+      { text: greeting(d.name) },
+      { text: `Please confirm that ${d.newEmail} should become the email address of your ${ctx.product} account.` },
+      { action: 'Confirm new address', href: tokenLink(ctx, '/confirm-email', d.token) },
+      {
+        text: `The link expires in ${lifetime(LINK_LIFETIME_SECONDS['confirm-email-change'])}. Until then your account keeps its current address. If you did not ask for this, ignore this message.`,
+      },
+    ]),
 
-  'email-changed-notice': (d, ctx) => compose(ctx, `Your ${ctx.product} email address is being changed`, 'A change of your account\'s address was requested.', [
-    { text: greeting(d.name) },
-    { text: `Someone asked to change the email address of your ${ctx.product} account to ${d.newEmail}. The change takes effect once it is confirmed from the new address.` },
-    { text: 'If this was you, there is nothing to do. If it was not, change your password now: whoever asked knows it.' },
-    { action: 'Reset your password', href: `${ctx.appUrl}/forgot-password` },
-  ]),
+  'email-changed-notice': (d, ctx) =>
+    compose(ctx, `Your ${ctx.product} email address is being changed`, "A change of your account's address was requested.", [
+      { text: greeting(d.name) },
+      {
+        text: `Someone asked to change the email address of your ${ctx.product} account to ${d.newEmail}. The change takes effect once it is confirmed from the new address.`,
+      },
+      { text: 'If this was you, there is nothing to do. If it was not, change your password now: whoever asked knows it.' },
+      { action: 'Reset your password', href: `${ctx.appUrl}/forgot-password` },
+    ]),
 
-  'password-changed-notice': (d, ctx) => compose(ctx, `Your ${ctx.product} password was changed`, 'Your password was just changed.', [
-    { text: greeting(d.name) },
-    { text: `The password of your ${ctx.product} account was just changed, and your other sessions were logged out.` },
-    { text: 'If this was you, there is nothing to do. If it was not, reset your password at once:' },
-    { action: 'Reset your password', href: `${ctx.appUrl}/forgot-password` },
-  ]),
+  'password-changed-notice': (d, ctx) =>
+    compose(ctx, `Your ${ctx.product} password was changed`, 'Your password was just changed.', [
+      { text: greeting(d.name) },
+      { text: `The password of your ${ctx.product} account was just changed, and your other sessions were logged out.` },
+      { text: 'If this was you, there is nothing to do. If it was not, reset your password at once:' },
+      { action: 'Reset your password', href: `${ctx.appUrl}/forgot-password` },
+    ]),
 
-  'credentials-removed-notice': (d, ctx) => compose(ctx, `We secured your ${ctx.product} account`, 'What was set up before your address was confirmed is gone.', [
-    { text: greeting(d.name) },
-    { text: `Your email address was just confirmed for your ${ctx.product} account (${PROOF_WORDS[d.via]}). Until then anyone could have used the account with your address, so everything set up before the confirmation was removed:` },
-    ...d.removed.map((line) => ({ text: `• ${line}` })),
-    { text: 'If you set these up yourself, add them again from your account page. If you did not create this account, someone else did with your address: nothing they set up can sign in any more.' },
-    { action: 'Review your account', href: `${ctx.appUrl}/account` },
-  ]),
+  'credentials-removed-notice': (d, ctx) =>
+    compose(ctx, `We secured your ${ctx.product} account`, 'What was set up before your address was confirmed is gone.', [
+      { text: greeting(d.name) },
+      {
+        text: `Your email address was just confirmed for your ${ctx.product} account (${PROOF_WORDS[d.via]}). Until then anyone could have used the account with your address, so everything set up before the confirmation was removed:`,
+      },
+      ...d.removed.map((line) => ({ text: `• ${line}` })),
+      {
+        text: 'If you set these up yourself, add them again from your account page. If you did not create this account, someone else did with your address: nothing they set up can sign in any more.',
+      },
+      { action: 'Review your account', href: `${ctx.appUrl}/account` },
+    ]),
 
-  'identity-linked-notice': (d, ctx) => compose(ctx, `${d.provider} can now sign in to your ${ctx.product} account`, 'A sign-in provider was linked to your account.', [
-    { text: greeting(d.name) },
-    { text: `On ${dateTime.format(d.at)} UTC, a sign-in with ${d.provider}${d.providerEmail ? ` (${d.providerEmail})` : ''} was linked to your ${ctx.product} account: it can sign in to the account from now on.` },
-    { text: 'If this was you, there is nothing to do. If it was not, unlink it on your account page and change your password: whoever linked it was signed in as you.' },
-    { action: 'Review your sign-in methods', href: `${ctx.appUrl}/account` },
-  ]),
+  'identity-linked-notice': (d, ctx) =>
+    compose(ctx, `${d.provider} can now sign in to your ${ctx.product} account`, 'A sign-in provider was linked to your account.', [
+      { text: greeting(d.name) },
+      {
+        text: `On ${dateTime.format(d.at)} UTC, a sign-in with ${d.provider}${d.providerEmail ? ` (${d.providerEmail})` : ''} was linked to your ${ctx.product} account: it can sign in to the account from now on.`,
+      },
+      {
+        text: 'If this was you, there is nothing to do. If it was not, unlink it on your account page and change your password: whoever linked it was signed in as you.',
+      },
+      { action: 'Review your sign-in methods', href: `${ctx.appUrl}/account` },
+    ]),
 
   'security-notice': (d, ctx) => {
     const what = SECURITY_EVENT_WORDS[d.event](d.detail, ctx.product);
@@ -176,45 +234,64 @@ export const TEMPLATES: Templates = {
     return compose(ctx, what.subject, what.subject, [
       { text: greeting(d.name) },
       { text: `On ${dateTime.format(d.at)} UTC${from ? `, ${from}` : ''}: ${what.text}` },
-      { text: 'If this was you, there is nothing to do. If it was not, sign out the sessions you do not know, then change your password and check your sign-in methods: someone else can sign in as you.' },
+      {
+        text: 'If this was you, there is nothing to do. If it was not, sign out the sessions you do not know, then change your password and check your sign-in methods: someone else can sign in as you.',
+      },
       { action: 'Review your sessions', href: `${ctx.appUrl}/settings/sessions` },
     ]);
   },
 
-  'email-sign-in': (d, ctx) => compose(ctx, `Sign in to ${ctx.product}`, 'A link and a code to sign in.', [
-    { text: greeting(d.name) },
-    { text: `Someone asked to sign in to ${ctx.product} with this address. If it was you, open the link in this browser:` },
-    { action: `Sign in to ${ctx.product}`, href: tokenLink(ctx, '/auth/email', d.token) },
-    { text: `Or type this code where you asked for it: ${d.code}` },
-    { text: `The link and the code expire in ${lifetime(LINK_LIFETIME_SECONDS['email-sign-in'])} and work once. If you did not ask for this, ignore this message: no one can sign in without it.` },
-  ]),
+  'email-sign-in': (d, ctx) =>
+    compose(ctx, `Sign in to ${ctx.product}`, 'A link and a code to sign in.', [
+      { text: greeting(d.name) },
+      { text: `Someone asked to sign in to ${ctx.product} with this address. If it was you, open the link in this browser:` },
+      { action: `Sign in to ${ctx.product}`, href: tokenLink(ctx, '/auth/email', d.token) },
+      { text: `Or type this code where you asked for it: ${d.code}` },
+      {
+        text: `The link and the code expire in ${lifetime(LINK_LIFETIME_SECONDS['email-sign-in'])} and work once. If you did not ask for this, ignore this message: no one can sign in without it.`,
+      },
+    ]),
 
-  invitation: (d, ctx) => compose(ctx, `${d.inviter} invited you to ${d.organization} on ${ctx.product}`, `Join ${d.organization} as ${d.role}.`, [
-    { text: 'Hello,' },
-    { text: `${d.inviter} invited you to join the organization ${d.organization} on ${ctx.product} as ${d.role === 'admin' ? 'an admin' : `a ${d.role}`}.` },
-    { action: 'Accept the invitation', href: tokenLink(ctx, '/invitations/accept', d.token) },
-    { text: `The invitation expires in ${lifetime(LINK_LIFETIME_SECONDS.invitation)}. Sign in (or sign up) with this email address to accept it. If you do not know the sender, ignore this message.` },
-  ]),
+  invitation: (d, ctx) =>
+    compose(ctx, `${d.inviter} invited you to ${d.organization} on ${ctx.product}`, `Join ${d.organization} as ${d.role}.`, [
+      { text: 'Hello,' },
+      { text: `${d.inviter} invited you to join the organization ${d.organization} on ${ctx.product} as ${d.role === 'admin' ? 'an admin' : `a ${d.role}`}.` },
+      { action: 'Accept the invitation', href: tokenLink(ctx, '/invitations/accept', d.token) },
+      {
+        text: `The invitation expires in ${lifetime(LINK_LIFETIME_SECONDS.invitation)}. Sign in (or sign up) with this email address to accept it. If you do not know the sender, ignore this message.`,
+      },
+    ]),
 
-  'trial-will-end': (d, ctx) => compose(ctx, `The ${ctx.product} trial of ${d.organization} ends on ${longDate.format(d.trialEndsAt)}`, 'Your trial is ending soon.', [
-    { text: 'Hello,' },
-    { text: `The trial${d.plan ? ` of the ${d.plan} plan` : ''} for ${d.organization} ends on ${longDate.format(d.trialEndsAt)}. After that the subscription continues with the payment method on file, or ends if there is none.` },
-    { action: 'Manage billing', href: `${ctx.appUrl}/billing?org=${encodeURIComponent(d.organizationId)}` },
-  ]),
+  'trial-will-end': (d, ctx) =>
+    compose(ctx, `The ${ctx.product} trial of ${d.organization} ends on ${longDate.format(d.trialEndsAt)}`, 'Your trial is ending soon.', [
+      { text: 'Hello,' },
+      {
+        text: `The trial${d.plan ? ` of the ${d.plan} plan` : ''} for ${d.organization} ends on ${longDate.format(d.trialEndsAt)}. After that the subscription continues with the payment method on file, or ends if there is none.`,
+      },
+      { action: 'Manage billing', href: `${ctx.appUrl}/billing?org=${encodeURIComponent(d.organizationId)}` },
+    ]),
 
-  'webhook-disabled': (d, ctx) => compose(ctx, `A webhook endpoint of ${d.organization} was disabled`, 'Its deliveries kept failing.', [
-    { text: 'Hello,' },
-    { text: `Every delivery to the webhook endpoint ${d.endpoint} of ${d.organization} has failed since ${longDate.format(d.failingSince)} (${d.days === 1 ? '1 day' : `${d.days} days`} or more), so ${ctx.product} stopped sending to it.` },
-    { text: 'Fix the receiver, then turn the endpoint on again on the Webhooks page; the delivery log shows each attempt\'s status code and error, and failed deliveries can be retried from there.' },
-    { action: 'Open the Webhooks page', href: `${ctx.appUrl}/orgs/${encodeURIComponent(d.organizationId)}/webhooks` },
-  ]),
+  'webhook-disabled': (d, ctx) =>
+    compose(ctx, `A webhook endpoint of ${d.organization} was disabled`, 'Its deliveries kept failing.', [
+      { text: 'Hello,' },
+      {
+        text: `Every delivery to the webhook endpoint ${d.endpoint} of ${d.organization} has failed since ${longDate.format(d.failingSince)} (${d.days === 1 ? '1 day' : `${d.days} days`} or more), so ${ctx.product} stopped sending to it.`,
+      },
+      {
+        text: "Fix the receiver, then turn the endpoint on again on the Webhooks page; the delivery log shows each attempt's status code and error, and failed deliveries can be retried from there.",
+      },
+      { action: 'Open the Webhooks page', href: `${ctx.appUrl}/orgs/${encodeURIComponent(d.organizationId)}/webhooks` },
+    ]),
 
-  'sso-certificate-expiring': (d, ctx) => compose(ctx, `The single sign-on certificate of ${d.organization} expires on ${longDate.format(d.expiresAt)}`, 'Sign-on stops working when it expires.', [
-    { text: 'Hello,' },
-    { text: `The signing certificate of ${d.organization}'s SAML identity provider expires on ${longDate.format(d.expiresAt)}. After that nobody can sign in to ${ctx.product} through it.` },
-    { text: 'Create a new certificate in the identity provider, then paste its new metadata on the Single sign-on page.' },
-    { action: 'Open the Single sign-on page', href: `${ctx.appUrl}/orgs/${encodeURIComponent(d.organizationId)}/sso` },
-  ]),
+  'sso-certificate-expiring': (d, ctx) =>
+    compose(ctx, `The single sign-on certificate of ${d.organization} expires on ${longDate.format(d.expiresAt)}`, 'Sign-on stops working when it expires.', [
+      { text: 'Hello,' },
+      {
+        text: `The signing certificate of ${d.organization}'s SAML identity provider expires on ${longDate.format(d.expiresAt)}. After that nobody can sign in to ${ctx.product} through it.`,
+      },
+      { text: 'Create a new certificate in the identity provider, then paste its new metadata on the Single sign-on page.' },
+      { action: 'Open the Single sign-on page', href: `${ctx.appUrl}/orgs/${encodeURIComponent(d.organizationId)}/sso` },
+    ]),
 };
 
 /** Renders a message of `kind` from its data. */

@@ -49,13 +49,8 @@ export function mailboxTransport(): MailTransport {
  */
 export function describeSendError(err: unknown): string {
   const e = err as { code?: unknown; responseCode?: unknown; message?: unknown };
-  const parts = [
-    typeof e?.code === 'string' ? e.code : undefined,
-    typeof e?.responseCode === 'number' ? String(e.responseCode) : undefined,
-  ].filter(Boolean);
+  const parts = [typeof e?.code === 'string' ? e.code : undefined, typeof e?.responseCode === 'number' ? String(e.responseCode) : undefined].filter(Boolean);
   const message = typeof e?.message === 'string' ? e.message : String(err);
-  const text = `${parts.length ? `${parts.join(' ')}: ` : ''}${message}`
-    .replace(/\/\/[^/\s@]*@/g, '//***@')
-    .replace(/\s+/g, ' ');
+  const text = `${parts.length ? `${parts.join(' ')}: ` : ''}${message}`.replace(/\/\/[^/\s@]*@/g, '//***@').replace(/\s+/g, ' ');
   return redactLinkTokens(text).slice(0, 500);
 }

@@ -68,7 +68,9 @@ export class MailWorker {
     this.wake?.();
     if (loop !== undefined) {
       let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), timeoutMs); });
+      const timedOut = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), timeoutMs);
+      });
       const late = await Promise.race([loop.then(() => false), timedOut]);
       clearTimeout(timer);
       if (late) this.options.log.warn('mail/stop-timeout', `Mail sends still running after ${timeoutMs} ms; they will be retried after their lease`);
@@ -157,7 +159,9 @@ export class MailWorker {
         log.error('mail/failed', `Gave up on ${mail.kind} message ${mail.id} after ${mail.attempts} attempts: ${failure}`, { ...about, error: failure });
       } else {
         log.warn('mail/retry', `Sending ${mail.kind} message ${mail.id} failed; retrying at ${outcome.nextAttemptAt.toISOString()}`, {
-          ...about, error: failure, 'next-attempt-at': outcome.nextAttemptAt.toISOString(),
+          ...about,
+          error: failure,
+          'next-attempt-at': outcome.nextAttemptAt.toISOString(),
         });
       }
     } catch (err) {

@@ -33,6 +33,9 @@ export class SecondFactorRateLimiter {
    * mfa-token): the address alone.
    */
   async begin(accountId: string | undefined, address: string): Promise<LoginAttempt> {
-    return takeFailurePoints([[this.byAddress, addressKey(address)], [this.byAccount, accountId]]);
+    return takeFailurePoints([
+      [this.byAddress, addressKey(address)],
+      [this.byAccount, accountId],
+    ]);
   }
 }

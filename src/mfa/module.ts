@@ -24,7 +24,11 @@ export const mfaModule = defineModule({
     const { passwords, loginLimiter } = ctx.use(authModule);
     const { accounts } = ctx.use(accountModule);
     const twoFactor = new TwoFactorService({
-      db: ctx.db, passwords, loginLimiter, log: ctx.logs.logger('saas.account'), issuer: ctx.use(productModule).name,
+      db: ctx.db,
+      passwords,
+      loginLimiter,
+      log: ctx.logs.logger('saas.account'),
+      issuer: ctx.use(productModule).name,
       secrets: new SecretBox(config.encryptionKey, 'totp-secret'),
       backupCodes: new SecretBox(config.encryptionKey, 'backup-code'),
       limiter: new SecondFactorRateLimiter(limits, ctx.limiterStore),

@@ -8,7 +8,16 @@ import { signInClient } from '../account/devices.js';
 import type { AccountService } from '../account/service.js';
 import { ErrorBody } from '../http/errors.js';
 import { ref, route, type RouteGroup, requireUser } from '../http/routes.js';
-import { BackupCodes, MfaLogIn, RegenerateBackupCodes, MfaLogInDocs, TwoFactorDisable, TwoFactorDisableDocs, TwoFactorEnable, TwoFactorSetup } from './schemas.js';
+import {
+  BackupCodes,
+  MfaLogIn,
+  RegenerateBackupCodes,
+  MfaLogInDocs,
+  TwoFactorDisable,
+  TwoFactorDisableDocs,
+  TwoFactorEnable,
+  TwoFactorSetup,
+} from './schemas.js';
 import type { ClientOrigin, TwoFactorService } from './service.js';
 
 const error = ref(ErrorBody);
@@ -24,7 +33,8 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
         path: '/2fa/setup',
         impersonation: 'forbidden',
         summary: 'Start setting up two-factor authentication',
-        description: 'A new TOTP secret for an authenticator app, as text and as an `otpauth://` URI (QR code). It stays pending, and ' +
+        description:
+          'A new TOTP secret for an authenticator app, as text and as an `otpauth://` URI (QR code). It stays pending, and ' +
           'replaces any pending one, until `POST /2fa/enable` gets a code from it; the secret is not shown again. 409 while two-factor is on.',
         auth: 'required',
         verifiedEmail: true,
@@ -36,7 +46,8 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
         path: '/2fa/enable',
         impersonation: 'forbidden',
         summary: 'Turn two-factor authentication on',
-        description: 'Needs a current code of the pending secret (403 when wrong). Answers ten single-use backup codes, shown this once. ' +
+        description:
+          'Needs a current code of the pending secret (403 when wrong). Answers ten single-use backup codes, shown this once. ' +
           'From then on every sign-in but a passkey asks for a code. 409 without a pending setup or when it is on already. A notice is emailed.',
         auth: 'required',
         verifiedEmail: true,
@@ -51,7 +62,8 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
         path: '/2fa/disable',
         impersonation: 'forbidden',
         summary: 'Turn two-factor authentication off',
-        description: 'Needs a current code (or an unused backup code); 403 when it is wrong (counted against ' +
+        description:
+          'Needs a current code (or an unused backup code); 403 when it is wrong (counted against ' +
           'its failure limits, 429), 409 when two-factor is off. The secret and the backup codes are deleted. A notice is emailed.',
         auth: 'required',
         reauth: true,
@@ -67,7 +79,8 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
         path: '/2fa/backup-codes',
         impersonation: 'forbidden',
         summary: 'Regenerate the backup codes',
-        description: 'Ten new single-use backup codes, shown this once; the old ones no longer work. Needs a current code of the authenticator ' +
+        description:
+          'Ten new single-use backup codes, shown this once; the old ones no longer work. Needs a current code of the authenticator ' +
           'app (`code`; a backup code is refused): 403 when it is wrong (counted against the second-factor limits, 429), 409 when two-factor is off. ' +
           'A notice is emailed.',
         auth: 'required',
@@ -81,7 +94,8 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
         method: 'POST',
         path: '/log-in/mfa',
         summary: 'Complete a log-in with a second factor',
-        description: 'The `mfa-token` from log-in\'s `mfa-required` answer and a current code (or a backup code, spent by its use). Answers ' +
+        description:
+          "The `mfa-token` from log-in's `mfa-required` answer and a current code (or a backup code, spent by its use). Answers " +
           'like log-in, with the refresh cookie. 401 for a wrong code, or for an mfa-token that is unknown, used or older than five minutes ' +
           '(five wrong codes spend it); a code already used is refused. Wrong codes are limited per account and per client address (429).',
         auth: 'none',

@@ -3,7 +3,10 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { CurrentPassword } from '../account/schemas.js';
 
 const Code = Type.String({ maxLength: 16, description: 'the 6-digit code the authenticator app shows (spaces ignored)' });
-const BackupCode = Type.String({ maxLength: 32, description: 'one of the backup codes given when two-factor was turned on (single-use; case, spaces and dashes ignored)' });
+const BackupCode = Type.String({
+  maxLength: 32,
+  description: 'one of the backup codes given when two-factor was turned on (single-use; case, spaces and dashes ignored)',
+});
 
 export const TwoFactorSetup = Type.Object(
   {
@@ -14,10 +17,7 @@ export const TwoFactorSetup = Type.Object(
 );
 export type TwoFactorSetup = Static<typeof TwoFactorSetup>;
 
-export const TwoFactorEnable = Type.Object(
-  { code: Code, password: CurrentPassword },
-  { $id: 'two-factor-enable', additionalProperties: false },
-);
+export const TwoFactorEnable = Type.Object({ code: Code, password: CurrentPassword }, { $id: 'two-factor-enable', additionalProperties: false });
 export type TwoFactorEnable = Static<typeof TwoFactorEnable>;
 
 export const BackupCodes = Type.Object(
@@ -31,10 +31,11 @@ export const BackupCodes = Type.Object(
  * the service answers "give one of" (a `oneOf` failure from the validator lists every branch).
  */
 function oneOfSecondFactor(id: string, fields: Record<string, TSchema>, description: string): TSchema {
-  const shape = (factor: 'code' | 'backup-code') => Type.Object(
-    { ...fields, [factor]: factor === 'code' ? Code : BackupCode },
-    { additionalProperties: false, title: factor === 'code' ? 'with a code' : 'with a backup code' },
-  );
+  const shape = (factor: 'code' | 'backup-code') =>
+    Type.Object(
+      { ...fields, [factor]: factor === 'code' ? Code : BackupCode },
+      { additionalProperties: false, title: factor === 'code' ? 'with a code' : 'with a backup code' },
+    );
   return Type.Unsafe({ oneOf: [shape('code'), shape('backup-code')], description, title: id });
 }
 
@@ -49,11 +50,21 @@ export const TwoFactorDisable = Type.Object(
 export type TwoFactorDisable = Static<typeof TwoFactorDisable>;
 
 export const RegenerateBackupCodes = Type.Object(
-  { password: CurrentPassword, code: Type.String({ maxLength: 16, description: 'a current code of the authenticator app (not a backup code: whoever holds only those must not mint more)' }) },
+  {
+    password: CurrentPassword,
+    code: Type.String({
+      maxLength: 16,
+      description: 'a current code of the authenticator app (not a backup code: whoever holds only those must not mint more)',
+    }),
+  },
   { $id: 'regenerate-backup-codes', additionalProperties: false },
 );
 export type RegenerateBackupCodes = Static<typeof RegenerateBackupCodes>;
-export const TwoFactorDisableDocs = oneOfSecondFactor('two-factor-disable', { password: CurrentPassword }, 'the password (or nothing, for an account without one) and one of `code` or `backup-code`');
+export const TwoFactorDisableDocs = oneOfSecondFactor(
+  'two-factor-disable',
+  { password: CurrentPassword },
+  'the password (or nothing, for an account without one) and one of `code` or `backup-code`',
+);
 
 export const MfaLogIn = Type.Object(
   {
@@ -64,9 +75,13 @@ export const MfaLogIn = Type.Object(
   { $id: 'mfa-log-in', additionalProperties: false, description: 'the mfa-token and one of `code` or `backup-code`' },
 );
 export type MfaLogIn = Static<typeof MfaLogIn>;
-export const MfaLogInDocs = oneOfSecondFactor('mfa-log-in', {
-  'mfa-token': Type.String({ maxLength: 200, description: 'from the `mfa-required` answer of log-in' }),
-}, 'the mfa-token and one of `code` or `backup-code`');
+export const MfaLogInDocs = oneOfSecondFactor(
+  'mfa-log-in',
+  {
+    'mfa-token': Type.String({ maxLength: 200, description: 'from the `mfa-required` answer of log-in' }),
+  },
+  'the mfa-token and one of `code` or `backup-code`',
+);
 
 /** The second factor a request gives: a TOTP code or a backup code. */
 export type SecondFactorInput = { code?: string; 'backup-code'?: string };

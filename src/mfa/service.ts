@@ -56,8 +56,11 @@ const wrongCode = (field: 'code' | 'backup-code') => ({ errors: [{ path: `/${fie
 function oneFactor(input: SecondFactorInput): 'code' | 'backup-code' {
   const given = (['code', 'backup-code'] as const).filter((k) => input[k] !== undefined && input[k] !== '');
   if (given.length !== 1) {
-    throw requestCoercion('body', [{ path: '/code', message: 'give one of code (from the authenticator app) or backup-code: exactly one' }],
-      'Give one of code or backup-code');
+    throw requestCoercion(
+      'body',
+      [{ path: '/code', message: 'give one of code (from the authenticator app) or backup-code: exactly one' }],
+      'Give one of code or backup-code',
+    );
   }
   return given[0];
 }
@@ -73,11 +76,17 @@ export class TwoFactorService implements SecondFactor {
     if (account.two_factor_enabled) throw conflict('Two-factor authentication is already on; turn it off first to set up a new app');
     const secret = newTotpSecret();
     const sealed = this.deps.secrets.seal(secret, user.id);
-    const stored = await db.insertInto('totp_credential').values({ account_id: user.id, secret_sealed: sealed })
-      .onConflict((oc) => oc.column('account_id')
-        .doUpdateSet({ secret_sealed: sealed, created_at: sql`now()`, enabled_at: null, last_used_step: null })
-        .where('totp_credential.enabled_at', 'is', null))
-      .returning('account_id').executeTakeFirst();
+    const stored = await db
+      .insertInto('totp_credential')
+      .values({ account_id: user.id, secret_sealed: sealed })
+      .onConflict((oc) =>
+        oc
+          .column('account_id')
+          .doUpdateSet({ secret_sealed: sealed, created_at: sql`now()`, enabled_at: null, last_used_step: null })
+          .where('totp_credential.enabled_at', 'is', null),
+      )
+      .returning('account_id')
+      .executeTakeFirst();
     // turned on between the check and the write (another tab)
     if (!stored) throw conflict('Two-factor authentication is already on; turn it off first to set up a new app');
     this.deps.log.info('account/2fa-setup', 'Two-factor setup started', { 'account-id': user.id });
@@ -94,8 +103,12 @@ export class TwoFactorService implements SecondFactor {
     const code = input.code;
     const codes = newBackupCodes();
     const enabled = await this.deps.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('totp_credential').select(['secret_sealed', 'enabled_at'])
-        .where('account_id', '=', user.id).forUpdate().executeTakeFirst();
+      const row = await trx
+        .selectFrom('totp_credential')
+        .select(['secret_sealed', 'enabled_at'])
+        .where('account_id', '=', user.id)
+        .forUpdate()
+        .executeTakeFirst();
       if (!row) throw conflict('No two-factor setup is pending: start with POST /api/account/2fa/setup');
       if (row.enabled_at) throw conflict('Two-factor authentication is already on');
       const step = totpStep(this.deps.secrets.open(row.secret_sealed, user.id), code.replace(/\s/g, ''));
@@ -107,7 +120,7 @@ export class TwoFactorService implements SecondFactor {
       await this.deps.notices?.(trx, user.id, 'two-factor-enabled', origin);
       return true;
     });
-    if (!enabled) throw forbidden('The code is wrong: check the app\'s clock, or set it up again', wrongCode('code'));
+    if (!enabled) throw forbidden("The code is wrong: check the app's clock, or set it up again", wrongCode('code'));
     this.deps.log.info('account/2fa-enabled', 'Two-factor authentication turned on', { 'account-id': user.id });
     return codes;
   }
@@ -154,7 +167,7 @@ export class TwoFactorService implements SecondFactor {
       done = await this.deps.db.transaction().execute(async (trx) => {
         const account = await trx.selectFrom('account').select('two_factor_enabled').where('id', '=', user.id).forUpdate().executeTakeFirst();
         if (!account?.two_factor_enabled) throw conflict('Two-factor authentication is not on');
-        if (await this.consumeSecondFactor(trx, user.id, { code: input.code }) !== 'totp') return false;
+        if ((await this.consumeSecondFactor(trx, user.id, { code: input.code })) !== 'totp') return false;
         await this.replaceBackupCodes(trx, user.id, codes);
         await auditAccount(trx, { action: 'account.backup-codes-regenerated', accountId: user.id, details: { 'backup-codes': codes.length }, origin });
         await this.deps.notices?.(trx, user.id, 'backup-codes-regenerated', origin);
@@ -172,8 +185,10 @@ export class TwoFactorService implements SecondFactor {
 
   private async replaceBackupCodes(trx: Executor, accountId: string, codes: string[]): Promise<void> {
     await trx.deleteFrom('backup_code').where('account_id', '=', accountId).execute();
-    await trx.insertInto('backup_code')
-      .values(codes.map((c) => ({ account_id: accountId, code_hash: this.deps.backupCodes.hash(normalizeBackupCode(c)) }))).execute();
+    await trx
+      .insertInto('backup_code')
+      .values(codes.map((c) => ({ account_id: accountId, code_hash: this.deps.backupCodes.hash(normalizeBackupCode(c)) })))
+      .execute();
   }
 
   /** The second step of a log-in whose password was right: a fresh mfa-token (log-in calls this). */
@@ -181,9 +196,14 @@ export class TwoFactorService implements SecondFactor {
     const token = randomBytes(32).toString('base64url');
     // spent and expired rows go as new ones come: the table stays the size of the log-ins under way
     await this.deps.db.deleteFrom('mfa_login').where('expires_at', '<', new Date()).execute();
-    await this.deps.db.insertInto('mfa_login').values({
-      account_id: accountId, token_hash: hashToken(token), expires_at: new Date(Date.now() + MFA_TOKEN_TTL * 1000),
-    }).execute();
+    await this.deps.db
+      .insertInto('mfa_login')
+      .values({
+        account_id: accountId,
+        token_hash: hashToken(token),
+        expires_at: new Date(Date.now() + MFA_TOKEN_TTL * 1000),
+      })
+      .execute();
     this.deps.log.info('account/mfa-required', 'Password right; waiting for the second factor', { 'account-id': accountId });
     return { 'mfa-required': true, 'mfa-token': token, 'expires-in': MFA_TOKEN_TTL };
   }
@@ -205,16 +225,27 @@ export class TwoFactorService implements SecondFactor {
     let outcome: Outcome;
     try {
       outcome = await db.transaction().execute(async (trx): Promise<Outcome> => {
-        const row = await trx.selectFrom('mfa_login').select(['id', 'account_id', 'expires_at', 'used_at', 'failures'])
-          .where('token_hash', '=', tokenHash).forUpdate().executeTakeFirst();
+        const row = await trx
+          .selectFrom('mfa_login')
+          .select(['id', 'account_id', 'expires_at', 'used_at', 'failures'])
+          .where('token_hash', '=', tokenHash)
+          .forUpdate()
+          .executeTakeFirst();
         if (!row || row.used_at || row.expires_at.getTime() <= Date.now()) return { kind: 'invalid-token' };
         const method = await this.consumeSecondFactor(trx, row.account_id, input);
         if (!method) {
           const failures = row.failures + 1;
-          await trx.updateTable('mfa_login')
+          await trx
+            .updateTable('mfa_login')
             .set({ failures, ...(failures >= MFA_TOKEN_MAX_FAILURES ? { used_at: sql`now()` } : {}) })
-            .where('id', '=', row.id).execute();
-          await auditAccount(trx, { action: 'account.log-in-failed', accountId: row.account_id, details: { method: field === 'code' ? 'totp' : 'backup-code', reason: 'wrong-code' }, origin });
+            .where('id', '=', row.id)
+            .execute();
+          await auditAccount(trx, {
+            action: 'account.log-in-failed',
+            accountId: row.account_id,
+            details: { method: field === 'code' ? 'totp' : 'backup-code', reason: 'wrong-code' },
+            origin,
+          });
           return { kind: 'wrong-code', accountId: row.account_id };
         }
         await trx.updateTable('mfa_login').set({ used_at: sql`now()` }).where('id', '=', row.id).execute();
@@ -249,8 +280,13 @@ export class TwoFactorService implements SecondFactor {
    */
   private async consumeSecondFactor(trx: Executor, accountId: string, input: SecondFactorInput): Promise<SecondFactorMethod | undefined> {
     if (input.code) {
-      const row = await trx.selectFrom('totp_credential').select(['secret_sealed', 'last_used_step'])
-        .where('account_id', '=', accountId).where('enabled_at', 'is not', null).forUpdate().executeTakeFirst();
+      const row = await trx
+        .selectFrom('totp_credential')
+        .select(['secret_sealed', 'last_used_step'])
+        .where('account_id', '=', accountId)
+        .where('enabled_at', 'is not', null)
+        .forUpdate()
+        .executeTakeFirst();
       if (!row) return undefined;
       const step = totpStep(this.deps.secrets.open(row.secret_sealed, accountId), input.code.replace(/\s/g, ''));
       if (step === undefined || (row.last_used_step !== null && step <= Number(row.last_used_step))) return undefined;
@@ -258,11 +294,14 @@ export class TwoFactorService implements SecondFactor {
       return 'totp';
     }
     if (input['backup-code']) {
-      const used = await trx.updateTable('backup_code').set({ used_at: sql`now()` })
+      const used = await trx
+        .updateTable('backup_code')
+        .set({ used_at: sql`now()` })
         .where('account_id', '=', accountId)
         .where('code_hash', '=', this.deps.backupCodes.hash(normalizeBackupCode(input['backup-code'])))
         .where('used_at', 'is', null)
-        .returning('id').executeTakeFirst();
+        .returning('id')
+        .executeTakeFirst();
       return used ? 'backup-code' : undefined;
     }
     return undefined;

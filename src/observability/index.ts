@@ -33,13 +33,14 @@ export async function createMetrics(config: Config, database: Database, logDrops
 /** What the HTTP app needs of metrics and tracing; undefined when both are off. */
 export function appObservability(metrics: Metrics | undefined, tracing: Tracing | undefined): AppObservability | undefined {
   if (!metrics && !tracing) return undefined;
-  const observeResponse: ResponseObserver = metrics && tracing
-    ? (req, method, route, status, seconds) => {
-      tracing.setRoute(req, route);
-      metrics.observeRequest(method, route, status, seconds);
-    }
-    : metrics
-      ? (_req, method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds)
-      : (req, _method, route) => tracing!.setRoute(req, route);
+  const observeResponse: ResponseObserver =
+    metrics && tracing
+      ? (req, method, route, status, seconds) => {
+          tracing.setRoute(req, route);
+          metrics.observeRequest(method, route, status, seconds);
+        }
+      : metrics
+        ? (_req, method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds)
+        : (req, _method, route) => tracing!.setRoute(req, route);
   return { observeResponse, aroundRequest: tracing?.wrapRequest };
 }

@@ -38,22 +38,40 @@ export class Metrics implements AppEvents {
     // the request metrics keep their own counts (request-metrics.ts): registered as prom-client reads them
     for (const metric of [
       this.requests.counter('http_requests_total', 'HTTP requests answered, by method, route template and status'),
-      this.requests.histogram('http_request_duration_seconds', 'Time from the request arriving to the response finishing, by method, route template and status'),
-    ]) this.registry.registerMetric(metric as unknown as Metric);
-    this.logIns = new Counter({ name: 'saas_log_ins_total', help: 'Log-in attempts by outcome: success, failure (wrong email or password), rate-limited', labelNames: ['outcome'], registers });
+      this.requests.histogram(
+        'http_request_duration_seconds',
+        'Time from the request arriving to the response finishing, by method, route template and status',
+      ),
+    ])
+      this.registry.registerMetric(metric as unknown as Metric);
+    this.logIns = new Counter({
+      name: 'saas_log_ins_total',
+      help: 'Log-in attempts by outcome: success, failure (wrong email or password), rate-limited',
+      labelNames: ['outcome'],
+      registers,
+    });
     for (const outcome of ['success', 'failure', 'rate-limited'] satisfies LogInOutcome[]) this.logIns.labels(outcome).inc(0);
     this.webhooks = new Counter({
-      name: 'saas_webhook_events_total', help: 'Payment webhook deliveries by provider, event type (unknown before the signature is verified) and outcome',
-      labelNames: ['provider', 'type', 'outcome'], registers,
+      name: 'saas_webhook_events_total',
+      help: 'Payment webhook deliveries by provider, event type (unknown before the signature is verified) and outcome',
+      labelNames: ['provider', 'type', 'outcome'],
+      registers,
     });
-    this.mail = new Counter({ name: 'saas_mail_deliveries_total', help: 'Outbox delivery attempts by outcome: sent, retry (failed, tried again later), failed (given up)', labelNames: ['outcome'], registers });
+    this.mail = new Counter({
+      name: 'saas_mail_deliveries_total',
+      help: 'Outbox delivery attempts by outcome: sent, retry (failed, tried again later), failed (given up)',
+      labelNames: ['outcome'],
+      registers,
+    });
     for (const outcome of ['sent', 'retry', 'failed'] satisfies MailDeliveryOutcome[]) this.mail.labels(outcome).inc(0);
 
     const logDrops = sources.logDrops;
     if (logDrops) {
       new Counter({
-        name: 'saas_log_entries_dropped_total', help: 'Log entries a failing sink could not take (console: its reader gone or not reading; file: a full disk, no permission), by sink',
-        labelNames: ['sink'], registers,
+        name: 'saas_log_entries_dropped_total',
+        help: 'Log entries a failing sink could not take (console: its reader gone or not reading; file: a full disk, no permission), by sink',
+        labelNames: ['sink'],
+        registers,
         collect() {
           // the sinks keep the counts (logging knows no metrics): read as Prometheus scrapes
           this.reset();
@@ -65,7 +83,10 @@ export class Metrics implements AppEvents {
     const pool = sources.pool;
     if (pool) {
       new Gauge({
-        name: 'saas_db_pool_connections', help: 'PostgreSQL pool connections by state: idle, in-use', labelNames: ['state'], registers,
+        name: 'saas_db_pool_connections',
+        help: 'PostgreSQL pool connections by state: idle, in-use',
+        labelNames: ['state'],
+        registers,
         collect() {
           const stats = pool();
           this.labels('idle').set(stats.idle);
@@ -73,7 +94,9 @@ export class Metrics implements AppEvents {
         },
       });
       new Gauge({
-        name: 'saas_db_pool_waiting', help: 'Queries waiting for a free PostgreSQL pool connection', registers,
+        name: 'saas_db_pool_waiting',
+        help: 'Queries waiting for a free PostgreSQL pool connection',
+        registers,
         collect() {
           this.set(pool().waiting);
         },
@@ -119,7 +142,10 @@ export class Metrics implements AppEvents {
    */
   gauge(name: string, help: string, read: () => Promise<number>): void {
     new Gauge({
-      name, help, registers: [this.registry], aggregator: 'max',
+      name,
+      help,
+      registers: [this.registry],
+      aggregator: 'max',
       async collect() {
         this.set(await read());
       },

@@ -18,9 +18,15 @@ export const observabilityModule = defineModule<ObservabilityServices>({
     if (!metrics || !config.metrics || ctx.clusterWorker) return { services: { metricsUrl: undefined } };
     const { startMetricsServer } = await import('./metrics-server.js');
     const log = ctx.logs.logger('saas.metrics');
-    const server = await startMetricsServer(config.metrics.host, config.metrics.port, {
-      contentType: metrics.contentType, body: () => metrics.scrape(),
-    }, (err) => log.error('metrics/scrape-failed', `Collecting the metrics failed: ${err.message}`));
+    const server = await startMetricsServer(
+      config.metrics.host,
+      config.metrics.port,
+      {
+        contentType: metrics.contentType,
+        body: () => metrics.scrape(),
+      },
+      (err) => log.error('metrics/scrape-failed', `Collecting the metrics failed: ${err.message}`),
+    );
     log.info('metrics/listening', `Metrics on ${server.url}/metrics`, { address: server.url });
     return { services: { metricsUrl: server.url }, stop: () => server.close() };
   },

@@ -69,9 +69,15 @@ export class RequestMetrics {
   /** The request counter, as prom-client's registry reads it. */
   counter(name: string, help: string): CollectedMetric {
     return {
-      name, help, type: 'counter', aggregator: 'sum',
+      name,
+      help,
+      type: 'counter',
+      aggregator: 'sum',
       get: async () => ({
-        name, help, type: 'counter', aggregator: 'sum',
+        name,
+        help,
+        type: 'counter',
+        aggregator: 'sum',
         values: this.series.map((s) => ({ labels: { ...s.labels }, value: s.count })),
       }),
       reset: () => this.reset(),
@@ -81,7 +87,10 @@ export class RequestMetrics {
   /** The duration histogram, as prom-client's registry reads it: cumulative `le` buckets, `_sum` and `_count`. */
   histogram(name: string, help: string): CollectedMetric {
     return {
-      name, help, type: 'histogram', aggregator: 'sum',
+      name,
+      help,
+      type: 'histogram',
+      aggregator: 'sum',
       get: async () => {
         const values: CollectedValue[] = [];
         for (const s of this.series) {

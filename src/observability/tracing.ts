@@ -7,9 +7,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage } from 'node:http';
-import {
-  defaultTextMapGetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer,
-} from '@opentelemetry/api';
+import { defaultTextMapGetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -25,7 +23,6 @@ const SPAN = Symbol('saas.requestSpan');
 const ROUTE = Symbol('saas.route');
 
 type TracedMessage = IncomingMessage & { [SPAN]?: Span; [ROUTE]?: string };
-
 
 export interface TracingOptions {
   version: string;
@@ -108,10 +105,14 @@ export class Tracing {
   readonly wrapRequest: RequestWrapper = (req, res, ctx, next) => {
     const parent = this.propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
     const method = req.method ?? 'GET';
-    const span = this.tracer.startSpan(method, {
-      kind: SpanKind.SERVER,
-      attributes: { 'http.request.method': method, 'url.scheme': 'http', 'server.address': String(ctx['server-name'] ?? '') },
-    }, parent);
+    const span = this.tracer.startSpan(
+      method,
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': method, 'url.scheme': 'http', 'server.address': String(ctx['server-name'] ?? '') },
+      },
+      parent,
+    );
     const { traceId, spanId } = span.spanContext();
     // also for entries written outside the request's async context (the response entry)
     ctx['trace-id'] = traceId;

@@ -30,7 +30,6 @@ export interface OidcProviderSettings {
   clientSecret: string;
 }
 
-
 const NAME = /^[a-z][a-z0-9-]{0,31}$/;
 
 const PRESETS: Record<string, { kind: OidcProviderKind; issuer: string; label: string }> = {
@@ -73,7 +72,10 @@ function required(env: Env, variable: string, provider: string): string {
 
 /** The providers OIDC_PROVIDERS names, validated; empty when it is unset. */
 export function parseOidcProviders(env: Env): OidcProviderSettings[] {
-  const names = (env.OIDC_PROVIDERS ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const names = (env.OIDC_PROVIDERS ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   const seen = new Set<string>();
   return names.map((id) => {
     if (!NAME.test(id)) {

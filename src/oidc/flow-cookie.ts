@@ -34,7 +34,11 @@ export class FlowCookies {
   private readonly key: Uint8Array;
 
   /** `ttlSeconds`: how long a flow may take (tests make expired ones with a negative value) */
-  constructor(secret: string, private readonly secure: boolean, private readonly ttlSeconds = FLOW_TTL_SECONDS) {
+  constructor(
+    secret: string,
+    private readonly secure: boolean,
+    private readonly ttlSeconds = FLOW_TTL_SECONDS,
+  ) {
     this.key = new Uint8Array(hkdfSync('sha256', secret, 'saas-oauth-flow', 'flow-cookie', 32));
   }
 
@@ -61,7 +65,11 @@ export class FlowCookies {
 
   async set(reply: FastifyReply, flow: FlowState): Promise<void> {
     reply.setCookie(FLOW_COOKIE, await this.seal(flow), {
-      path: callbackPath(flow.provider), httpOnly: true, sameSite: 'lax', secure: this.secure, maxAge: Math.max(this.ttlSeconds, 0),
+      path: callbackPath(flow.provider),
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: this.secure,
+      maxAge: Math.max(this.ttlSeconds, 0),
     });
   }
 

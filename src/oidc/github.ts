@@ -6,9 +6,7 @@
 import * as client from 'openid-client';
 import type { Logger } from '../logging/logger.js';
 import type { OidcProviderSettings } from './config.js';
-import {
-  BaseClient, ProviderRefusedError, ProviderUnavailableError, trimmedName, type FlowChecks, type ProviderProfile,
-} from './provider-client.js';
+import { BaseClient, ProviderRefusedError, ProviderUnavailableError, trimmedName, type FlowChecks, type ProviderProfile } from './provider-client.js';
 
 const GITHUB_SCOPE = 'read:user user:email';
 
@@ -32,11 +30,18 @@ export class GitHubClient extends BaseClient {
   constructor(settings: OidcProviderSettings, log: Logger) {
     super(settings, log);
     const base = settings.issuer;
-    this.configuration = this.prepare(new client.Configuration({
-      issuer: base,
-      authorization_endpoint: `${base}/login/oauth/authorize`,
-      token_endpoint: `${base}/login/oauth/access_token`,
-    }, settings.clientId, settings.clientSecret, client.ClientSecretPost(settings.clientSecret)));
+    this.configuration = this.prepare(
+      new client.Configuration(
+        {
+          issuer: base,
+          authorization_endpoint: `${base}/login/oauth/authorize`,
+          token_endpoint: `${base}/login/oauth/access_token`,
+        },
+        settings.clientId,
+        settings.clientSecret,
+        client.ClientSecretPost(settings.clientSecret),
+      ),
+    );
     // github.com's API has a host of its own; GitHub Enterprise Server serves it under /api/v3
     this.apiBase = new URL(base).hostname === 'github.com' ? 'https://api.github.com' : `${base}/api/v3`;
   }
@@ -61,11 +66,12 @@ export class GitHubClient extends BaseClient {
 
   async profile(callbackUrl: URL, checks: FlowChecks): Promise<ProviderProfile> {
     const tokens = await client.authorizationCodeGrant(this.configuration, callbackUrl, {
-      pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state,
+      pkceCodeVerifier: checks.codeVerifier,
+      expectedState: checks.state,
     });
     const user = await this.api<GitHubUser>(tokens.access_token, '/user');
     // the numeric id: a login can be renamed and then taken by someone else
-    if (typeof user.id !== 'number' && typeof user.id !== 'string') throw new ProviderRefusedError('GitHub\'s /user has no id');
+    if (typeof user.id !== 'number' && typeof user.id !== 'string') throw new ProviderRefusedError("GitHub's /user has no id");
     const emails = await this.api<GitHubEmail[]>(tokens.access_token, '/user/emails');
     const primary = Array.isArray(emails) ? emails.find((e) => e.primary === true && typeof e.email === 'string') : undefined;
     return {

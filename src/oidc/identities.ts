@@ -27,11 +27,13 @@ import type { ProviderProfile } from './providers.js';
 import type { Identities, Identity } from './schemas.js';
 
 /** Why a provider sign-in or link was refused: the code the client shows a message for. */
-export type RefusalCode =
-  | 'email-not-verified' | 'email-in-use' | 'identity-in-use' | 'session-ended' | 'rate-limited' | 'account-not-verified';
+export type RefusalCode = 'email-not-verified' | 'email-in-use' | 'identity-in-use' | 'session-ended' | 'rate-limited' | 'account-not-verified';
 
 export class SignInRefused extends Error {
-  constructor(readonly code: RefusalCode, message: string) {
+  constructor(
+    readonly code: RefusalCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'SignInRefused';
   }
@@ -67,11 +69,19 @@ async function personalOrganizationId(trx: Trx, accountId: string): Promise<stri
 
 /** The account's identities in their API shape, oldest first (the account page, the export). */
 export async function accountIdentities(db: DB, accountId: string): Promise<Identity[]> {
-  const rows = await db.selectFrom('account_identity').select(['id', 'provider', 'email', 'created_at', 'last_used_at'])
-    .where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+  const rows = await db
+    .selectFrom('account_identity')
+    .select(['id', 'provider', 'email', 'created_at', 'last_used_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   return rows.map((r) => ({
-    id: r.id, provider: r.provider, email: r.email,
-    'created-at': r.created_at.toISOString(), 'last-used-at': r.last_used_at ? r.last_used_at.toISOString() : null,
+    id: r.id,
+    provider: r.provider,
+    email: r.email,
+    'created-at': r.created_at.toISOString(),
+    'last-used-at': r.last_used_at ? r.last_used_at.toISOString() : null,
   }));
 }
 
@@ -94,18 +104,25 @@ export class IdentityService {
 
   private async resolve(trx: Trx, provider: string, profile: ProviderProfile, origin: RequestOrigin): Promise<SignInResult> {
     const verifiedEmail = profile.emailVerified ? profile.email : null;
-    const known = await trx.selectFrom('account_identity').select(['id', 'account_id'])
-      .where('provider', '=', provider).where('subject', '=', profile.subject).executeTakeFirst();
+    const known = await trx
+      .selectFrom('account_identity')
+      .select(['id', 'account_id'])
+      .where('provider', '=', provider)
+      .where('subject', '=', profile.subject)
+      .executeTakeFirst();
     if (known) {
-      await trx.updateTable('account_identity')
+      await trx
+        .updateTable('account_identity')
         .set({ last_used_at: new Date(), ...(verifiedEmail ? { email: verifiedEmail } : {}) })
-        .where('id', '=', known.id).execute();
+        .where('id', '=', known.id)
+        .execute();
       return { accountId: known.account_id, created: false, linked: false };
     }
     if (!verifiedEmail) {
-      throw new SignInRefused('email-not-verified', profile.email
-        ? 'The provider does not say the email address is verified'
-        : 'The provider gave no email address');
+      throw new SignInRefused(
+        'email-not-verified',
+        profile.email ? 'The provider does not say the email address is verified' : 'The provider gave no email address',
+      );
     }
     const existing = await trx.selectFrom('account').select(['id', 'email_verified']).where('email', '=', verifiedEmail).executeTakeFirst();
     if (existing) {
@@ -123,9 +140,13 @@ export class IdentityService {
     }
     const account = await insertAccount(trx, { email: verifiedEmail, name: profile.name, passwordHash: null, emailVerified: true });
     await appendAudit(trx, {
-      action: 'account.signed-up', organizationId: account.organizationId, accountId: account.id,
-      actor: { accountId: account.id }, target: { type: 'account', id: account.id },
-      details: { method: 'oidc', provider }, origin,
+      action: 'account.signed-up',
+      organizationId: account.organizationId,
+      accountId: account.id,
+      actor: { accountId: account.id },
+      target: { type: 'account', id: account.id },
+      details: { method: 'oidc', provider },
+      origin,
     });
     await this.insertIdentity(trx, account.id, provider, profile.subject, verifiedEmail, origin, 'sign-up');
     this.deps.log.info('account/signed-up', 'Account created by a provider sign-in', { 'account-id': account.id, provider });
@@ -137,45 +158,71 @@ export class IdentityService {
    * be live). Already linked to it: nothing changes. Linked to another account: refused.
    */
   async link(provider: string, profile: ProviderProfile, link: { accountId: string; sessionId: string }, origin: RequestOrigin): Promise<void> {
-    await this.deps.db.transaction().execute(async (trx) => {
-      const session = await trx.selectFrom('refresh_family').select('id')
-        .where('id', '=', link.sessionId).where('account_id', '=', link.accountId)
-        .where('revoked_at', 'is', null).where('expires_at', '>', new Date()).executeTakeFirst();
-      if (!session) throw new SignInRefused('session-ended', 'The session that started the link has ended');
-      // checked when the link started (route data `verifiedEmail`), and again here: nothing lasting before the address is proven
-      const account = await trx.selectFrom('account').select('email_verified').where('id', '=', link.accountId).forUpdate().executeTakeFirst();
-      if (!account?.email_verified) throw new SignInRefused('account-not-verified', 'The account\'s address is not verified');
-      const known = await trx.selectFrom('account_identity').select(['id', 'account_id'])
-        .where('provider', '=', provider).where('subject', '=', profile.subject).executeTakeFirst();
-      if (known && known.account_id !== link.accountId) {
-        throw new SignInRefused('identity-in-use', 'This identity is linked to another account');
-      }
-      if (known) return;
-      const email = profile.emailVerified ? profile.email : null;
-      await this.insertIdentity(trx, link.accountId, provider, profile.subject, email, origin, 'signed-in');
-    }).catch((err: unknown) => {
-      // the same identity linked by a concurrent request to another account
-      if (isUniqueViolation(err)) throw new SignInRefused('identity-in-use', 'This identity is linked to another account');
-      throw err;
-    });
+    await this.deps.db
+      .transaction()
+      .execute(async (trx) => {
+        const session = await trx
+          .selectFrom('refresh_family')
+          .select('id')
+          .where('id', '=', link.sessionId)
+          .where('account_id', '=', link.accountId)
+          .where('revoked_at', 'is', null)
+          .where('expires_at', '>', new Date())
+          .executeTakeFirst();
+        if (!session) throw new SignInRefused('session-ended', 'The session that started the link has ended');
+        // checked when the link started (route data `verifiedEmail`), and again here: nothing lasting before the address is proven
+        const account = await trx.selectFrom('account').select('email_verified').where('id', '=', link.accountId).forUpdate().executeTakeFirst();
+        if (!account?.email_verified) throw new SignInRefused('account-not-verified', "The account's address is not verified");
+        const known = await trx
+          .selectFrom('account_identity')
+          .select(['id', 'account_id'])
+          .where('provider', '=', provider)
+          .where('subject', '=', profile.subject)
+          .executeTakeFirst();
+        if (known && known.account_id !== link.accountId) {
+          throw new SignInRefused('identity-in-use', 'This identity is linked to another account');
+        }
+        if (known) return;
+        const email = profile.emailVerified ? profile.email : null;
+        await this.insertIdentity(trx, link.accountId, provider, profile.subject, email, origin, 'signed-in');
+      })
+      .catch((err: unknown) => {
+        // the same identity linked by a concurrent request to another account
+        if (isUniqueViolation(err)) throw new SignInRefused('identity-in-use', 'This identity is linked to another account');
+        throw err;
+      });
   }
 
   private async insertIdentity(
-    trx: Trx, accountId: string, provider: string, subject: string, email: string | null, origin: RequestOrigin,
+    trx: Trx,
+    accountId: string,
+    provider: string,
+    subject: string,
+    email: string | null,
+    origin: RequestOrigin,
     via: 'verified-email' | 'sign-up' | 'signed-in',
   ): Promise<void> {
-    const identity = await trx.insertInto('account_identity')
+    const identity = await trx
+      .insertInto('account_identity')
       .values({ account_id: accountId, provider, subject, email, last_used_at: via === 'signed-in' ? null : new Date() })
-      .returning('id').executeTakeFirstOrThrow();
+      .returning('id')
+      .executeTakeFirstOrThrow();
     await appendAudit(trx, {
-      action: 'account.identity-linked', organizationId: await personalOrganizationId(trx, accountId), accountId,
-      actor: { accountId }, target: { type: 'identity', id: identity.id }, details: { provider, via }, origin,
+      action: 'account.identity-linked',
+      organizationId: await personalOrganizationId(trx, accountId),
+      accountId,
+      actor: { accountId },
+      target: { type: 'identity', id: identity.id },
+      details: { provider, via },
+      origin,
     });
     // a new way into an existing account: its owner hears of it (a sign-up's own identity is no news)
     if (via !== 'sign-up') {
       const owner = await trx.selectFrom('account').select(['email', 'name']).where('id', '=', accountId).executeTakeFirstOrThrow();
       await this.deps.mail.enqueue(trx, {
-        kind: 'identity-linked-notice', to: owner.email, data: { name: owner.name, provider, providerEmail: email, at: new Date() },
+        kind: 'identity-linked-notice',
+        to: owner.email,
+        data: { name: owner.name, provider, providerEmail: email, at: new Date() },
       });
     }
     this.deps.log.info('oidc/identity-linked', 'Provider identity linked', { 'account-id': accountId, provider, via });
@@ -192,14 +239,23 @@ export class IdentityService {
     await this.deps.db.transaction().execute(async (trx) => {
       // locks the account: two unlinks at once are decided one after the other
       const methods = await signInMethods(trx, user.id);
-      const identity = await trx.selectFrom('account_identity').select(['id', 'provider'])
-        .where('id', '=', identityId).where('account_id', '=', user.id).executeTakeFirst();
+      const identity = await trx
+        .selectFrom('account_identity')
+        .select(['id', 'provider'])
+        .where('id', '=', identityId)
+        .where('account_id', '=', user.id)
+        .executeTakeFirst();
       if (!methods || !identity) throw notFound('No such identity');
       assertAnotherWayToSignIn(methods, { identityId });
       await trx.deleteFrom('account_identity').where('id', '=', identity.id).execute();
       await appendAudit(trx, {
-        action: 'account.identity-unlinked', organizationId: await personalOrganizationId(trx, user.id), accountId: user.id,
-        actor: { accountId: user.id }, target: { type: 'identity', id: identity.id }, details: { provider: identity.provider }, origin,
+        action: 'account.identity-unlinked',
+        organizationId: await personalOrganizationId(trx, user.id),
+        accountId: user.id,
+        actor: { accountId: user.id },
+        target: { type: 'identity', id: identity.id },
+        details: { provider: identity.provider },
+        origin,
       });
       await this.deps.notices?.(trx, user.id, 'identity-unlinked', origin, identity.provider);
       this.deps.log.info('oidc/identity-unlinked', 'Provider identity unlinked', { 'account-id': user.id, provider: identity.provider });

@@ -15,7 +15,7 @@ export function identityRoutes(identities: IdentityService): RouteGroup {
       route({
         method: 'GET',
         path: '/identities',
-        summary: 'The account\'s sign-in provider identities',
+        summary: "The account's sign-in provider identities",
         description: 'The identities linked to the account (oldest first), and `has-password`: whether the account also has a password.',
         schemas: { response: { 200: ref(Identities) } },
         handler: ({ user }) => identities.list(requireUser(user).id),
@@ -25,8 +25,9 @@ export function identityRoutes(identities: IdentityService): RouteGroup {
         path: '/identities/:id',
         impersonation: 'forbidden',
         summary: 'Unlink a provider identity',
-        description: 'The provider no longer signs in to this account. 404 for an id that is not one of the caller\'s identities; ' +
-          '409 `conflict` (`reason: last-sign-in-method`) when it is the account\'s last way to sign in (no password, no other identity). A notice is emailed.',
+        description:
+          "The provider no longer signs in to this account. 404 for an id that is not one of the caller's identities; " +
+          "409 `conflict` (`reason: last-sign-in-method`) when it is the account's last way to sign in (no password, no other identity). A notice is emailed.",
         reauth: true,
         schemas: { params: IdentityParam, body: ref(Reauthenticate), response: { 204: null, 404: ref(ErrorBody), 409: ref(ErrorBody) } },
         async handler({ parameters, user, request }) {

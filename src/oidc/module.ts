@@ -21,15 +21,26 @@ export const oidcModule = defineModule({
     const { config, secureCookies } = ctx;
     const log = ctx.logs.logger('saas.oidc');
     const providers = new ProviderClients(settings, log);
-    const identities = new IdentityService({ db: ctx.db, log, signUpLimiter: ctx.use(authModule).signUpLimiter, mail: ctx.use(mailModule).mail, notices: ctx.use(accountModule).notices });
+    const identities = new IdentityService({
+      db: ctx.db,
+      log,
+      signUpLimiter: ctx.use(authModule).signUpLimiter,
+      mail: ctx.use(mailModule).mail,
+      notices: ctx.use(accountModule).notices,
+    });
     return {
       services: { identities },
       schemas: OIDC_SCHEMAS,
       routeGroups: [
         identityRoutes(identities),
         oidcRoutes({
-          providers, identities, accounts: ctx.use(accountModule).accounts, appUrl: config.appUrl, log,
-          flows: new FlowCookies(config.sessionSecret, secureCookies), cookies: { secureCookies },
+          providers,
+          identities,
+          accounts: ctx.use(accountModule).accounts,
+          appUrl: config.appUrl,
+          log,
+          flows: new FlowCookies(config.sessionSecret, secureCookies),
+          cookies: { secureCookies },
         }),
       ],
       // the sign-in buttons' providers, in the page: the log-in page asks nothing to show them

@@ -28,7 +28,11 @@ export interface FlowChecks {
 
 /** The provider cannot be reached (discovery, a network error, a time-out or a 5xx). */
 export class ProviderUnavailableError extends Error {
-  constructor(readonly provider: string, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly provider: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'ProviderUnavailableError';
   }
@@ -72,14 +76,23 @@ export abstract class BaseClient implements ProviderClient {
   /** every request to the provider, in a client span when tracing is on */
   protected readonly fetch: client.CustomFetch;
 
-  constructor(protected readonly settings: OidcProviderSettings, protected readonly log: Logger) {
+  constructor(
+    protected readonly settings: OidcProviderSettings,
+    protected readonly log: Logger,
+  ) {
     this.id = settings.id;
     this.label = settings.label;
     this.fetch = (url, options) => {
       const target = new URL(url);
-      return withSpan(`oidc ${options.method}`, {
-        'oidc.provider': settings.id, 'http.request.method': options.method, 'url.full': `${target.origin}${target.pathname}`,
-      }, () => fetch(url, options as RequestInit));
+      return withSpan(
+        `oidc ${options.method}`,
+        {
+          'oidc.provider': settings.id,
+          'http.request.method': options.method,
+          'url.full': `${target.origin}${target.pathname}`,
+        },
+        () => fetch(url, options as RequestInit),
+      );
     };
   }
 

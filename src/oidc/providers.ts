@@ -16,12 +16,26 @@ import type { Logger } from '../logging/logger.js';
 import type { OidcProviderSettings } from './config.js';
 import { GitHubClient } from './github.js';
 import {
-  BaseClient, describeError, isTrue, ProviderRefusedError, ProviderUnavailableError, TIMEOUT_SECONDS, trimmedName,
-  type FlowChecks, type ProviderClient, type ProviderProfile,
+  BaseClient,
+  describeError,
+  isTrue,
+  ProviderRefusedError,
+  ProviderUnavailableError,
+  TIMEOUT_SECONDS,
+  trimmedName,
+  type FlowChecks,
+  type ProviderClient,
+  type ProviderProfile,
 } from './provider-client.js';
 
 export {
-  describeError, isUnavailable, ProviderRefusedError, ProviderUnavailableError, type FlowChecks, type ProviderClient, type ProviderProfile,
+  describeError,
+  isUnavailable,
+  ProviderRefusedError,
+  ProviderUnavailableError,
+  type FlowChecks,
+  type ProviderClient,
+  type ProviderProfile,
 } from './provider-client.js';
 
 const RETRY_BASE_MS = 1000;
@@ -43,7 +57,9 @@ class OidcClient extends BaseClient {
     if (waitMs > 0) {
       throw new ProviderUnavailableError(this.id, `Discovery of ${this.id} failed; the next attempt is in ${Math.ceil(waitMs / 1000)} s`);
     }
-    this.discovering = this.discover().finally(() => { this.discovering = undefined; });
+    this.discovering = this.discover().finally(() => {
+      this.discovering = undefined;
+    });
     return this.discovering;
   }
 
@@ -66,7 +82,11 @@ class OidcClient extends BaseClient {
       const backoffMs = Math.min(RETRY_BASE_MS * 2 ** (this.failures - 1), RETRY_MAX_MS);
       this.retryAt = Date.now() + backoffMs;
       this.log.warn('oidc/discovery-failed', `Discovery of the sign-in provider ${this.id} failed; retrying at the next sign-in after ${backoffMs} ms`, {
-        provider: this.id, issuer, failures: this.failures, 'retry-in-ms': backoffMs, ...describeError(err),
+        provider: this.id,
+        issuer,
+        failures: this.failures,
+        'retry-in-ms': backoffMs,
+        ...describeError(err),
       });
       throw new ProviderUnavailableError(this.id, `The sign-in provider ${this.id} cannot be reached`, { cause: err });
     }
@@ -90,7 +110,10 @@ class OidcClient extends BaseClient {
   async profile(callbackUrl: URL, checks: FlowChecks): Promise<ProviderProfile> {
     const config = await this.config();
     const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
-      pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state, expectedNonce: checks.nonce, idTokenExpected: true,
+      pkceCodeVerifier: checks.codeVerifier,
+      expectedState: checks.state,
+      expectedNonce: checks.nonce,
+      idTokenExpected: true,
     });
     const claims = tokens.claims();
     if (!claims) throw new ProviderRefusedError('The token response has no ID token');

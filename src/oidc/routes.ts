@@ -34,9 +34,20 @@ const RETURN_TO_MAX = 512;
 
 /** The codes the callback puts in `?error=` (the client shows a message for each). */
 export type CallbackErrorCode =
-  | 'access-denied' | 'provider-error' | 'invalid-state' | 'sign-in-failed' | 'provider-unavailable'
-  | 'email-not-verified' | 'email-in-use' | 'identity-in-use' | 'session-ended' | 'rate-limited' | 'server-error' | 'account-not-verified'
-  | 'account-locked' | 'sso-required';
+  | 'access-denied'
+  | 'provider-error'
+  | 'invalid-state'
+  | 'sign-in-failed'
+  | 'provider-unavailable'
+  | 'email-not-verified'
+  | 'email-in-use'
+  | 'identity-in-use'
+  | 'session-ended'
+  | 'rate-limited'
+  | 'server-error'
+  | 'account-not-verified'
+  | 'account-locked'
+  | 'sso-required';
 
 /**
  * `return-to` as a path of this app: it must start with one `/` (no `//host`, no `/\host`, which
@@ -85,7 +96,12 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteGroup {
   /** A new flow's secrets, and the provider's authorization URL that carries their public halves. */
   const begin = async (provider: ProviderClient, returnTo: string, link?: FlowState['link']) => {
     const flow: FlowState = {
-      provider: provider.id, state: client.randomState(), nonce: client.randomNonce(), codeVerifier: client.randomPKCECodeVerifier(), returnTo, link,
+      provider: provider.id,
+      state: client.randomState(),
+      nonce: client.randomNonce(),
+      codeVerifier: client.randomPKCECodeVerifier(),
+      returnTo,
+      link,
     };
     return { flow, url: await provider.authorizationUrl(redirectUri(provider.id), flow) };
   };
@@ -141,7 +157,8 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteGroup {
         method: 'GET',
         path: '/oauth/:provider/start',
         summary: 'Start signing in with a provider',
-        description: 'A browser navigation: 302 to the provider\'s authorization page with `state`, a PKCE S256 challenge and a `nonce`, ' +
+        description:
+          "A browser navigation: 302 to the provider's authorization page with `state`, a PKCE S256 challenge and a `nonce`, " +
           'whose secrets are kept in an encrypted, HttpOnly cookie (10 minutes) sent only to the callback. `return-to`: a path of this app ' +
           'to land on afterwards (default `/account`; anything else is 400). 404 for an unknown provider. When the provider cannot be reached: ' +
           '503 `service-unavailable`, or for a browser (Accept: text/html) a 302 to the log-in page with `?error=provider-unavailable`.',
@@ -166,13 +183,14 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteGroup {
       route({
         method: 'GET',
         path: '/oauth/:provider/callback',
-        summary: 'The provider\'s answer to a sign-in',
-        description: 'Where the provider sends the browser back (the redirect URI `APP_URL/api/auth/oauth/<provider>/callback`). ' +
+        summary: "The provider's answer to a sign-in",
+        description:
+          'Where the provider sends the browser back (the redirect URI `APP_URL/api/auth/oauth/<provider>/callback`). ' +
           'Checks the flow cookie and `state`, exchanges the code with the PKCE verifier, checks the ID token (signature, issuer, audience, ' +
-          'expiry, nonce), then signs in the account of the identity, links a verified email\'s verified account, or makes an account; ' +
+          "expiry, nonce), then signs in the account of the identity, links a verified email's verified account, or makes an account; " +
           'sets the refresh cookie and answers 302 to `APP_URL/account` (or the `return-to` of the start). A link (started with ' +
           '`POST /api/auth/oauth/<provider>/link`) lands on `/account?linked=<provider>`. Every failure is a 302 to the log-in page ' +
-          '(a link\'s: to `/account`) with `?error=<code>&provider=<provider>`; see docs/oidc.md for the codes. 404 for an unknown provider.',
+          "(a link's: to `/account`) with `?error=<code>&provider=<provider>`; see docs/oidc.md for the codes. 404 for an unknown provider.",
         schemas: { params: ProviderParam, querystring: CallbackQuery, response: { 302: null, 404: error } },
         async handler({ parameters, request, reply }) {
           const provider = providerOf(parameters.path.provider);
@@ -181,7 +199,7 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteGroup {
           flows.clear(reply, provider.id);
           try {
             if (!flow || flow.provider !== provider.id) throw new InvalidFlow('No sign-in flow cookie for this provider (missing, altered or expired)');
-            if (parameters.query.state !== flow.state) throw new InvalidFlow('The state does not match the flow cookie\'s');
+            if (parameters.query.state !== flow.state) throw new InvalidFlow("The state does not match the flow cookie's");
             const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
             const profile = await provider.profile(new URL(`${redirectUri(provider.id)}${query}`), flow);
             if (flow.link) {
@@ -189,7 +207,12 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteGroup {
               return redirect(reply, `${appUrl}${DEFAULT_RETURN_TO}?linked=${provider.id}`);
             }
             const result = await identities.signIn(provider.id, profile, originOf(request));
-            log.info('oidc/signed-in', `Signed in with ${provider.id}`, { provider: provider.id, 'account-id': result.accountId, created: result.created, linked: result.linked });
+            log.info('oidc/signed-in', `Signed in with ${provider.id}`, {
+              provider: provider.id,
+              'account-id': result.accountId,
+              created: result.created,
+              linked: result.linked,
+            });
             return await completeSignIn(request, reply, result.accountId, provider.id, flow.returnTo);
           } catch (err) {
             const code = err instanceof InvalidFlow ? logInvalidFlow(err, provider.id) : refusal(err, provider.id);
@@ -203,8 +226,9 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteGroup {
         path: '/oauth/:provider/link',
         impersonation: 'forbidden',
         summary: 'Link a provider to the signed-in account',
-        description: 'Starts a link: sets the flow cookie (as the start does, naming the caller\'s account and session) and answers the ' +
-          'provider\'s authorization URL for the client to navigate to. Whoever signs in at the provider is then linked to this account, ' +
+        description:
+          "Starts a link: sets the flow cookie (as the start does, naming the caller's account and session) and answers the " +
+          "provider's authorization URL for the client to navigate to. Whoever signs in at the provider is then linked to this account, " +
           'whatever its email at the provider (the caller proved who it is), and a notice is emailed. 404 for an unknown provider, 503 when it cannot be reached.',
         auth: 'required',
         // a provider identity is a lasting way in: a proven address, and the caller proves itself again

@@ -25,7 +25,7 @@ export const Identity = Type.Object(
     'created-at': Type.String({ format: 'date-time' }),
     'last-used-at': Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'the last sign-in through it' }),
   },
-  { $id: 'identity', additionalProperties: false, description: 'an account\'s identity at a sign-in provider' },
+  { $id: 'identity', additionalProperties: false, description: "an account's identity at a sign-in provider" },
 );
 export type Identity = Static<typeof Identity>;
 
@@ -39,15 +39,18 @@ export const Identities = Type.Object(
 export type Identities = Static<typeof Identities>;
 
 export const AuthorizationUrl = Type.Object(
-  { url: Type.String({ description: 'the provider\'s authorization URL: navigate the browser there' }) },
+  { url: Type.String({ description: "the provider's authorization URL: navigate the browser there" }) },
   { $id: 'authorization-url', additionalProperties: false },
 );
 
 export const LinkProvider = Type.Object(
   {
-    password: Type.Optional(Type.String({
-      maxLength: 128, description: 'the account\'s password (re-authentication); an account without one signs in again instead',
-    })),
+    password: Type.Optional(
+      Type.String({
+        maxLength: 128,
+        description: "the account's password (re-authentication); an account without one signs in again instead",
+      }),
+    ),
   },
   { $id: 'link-provider', additionalProperties: false },
 );
@@ -67,8 +70,10 @@ export const StartQuery = Type.Object(
  */
 export const CallbackQuery = Type.Object(
   {
-    code: Type.Optional(Type.String({ maxLength: 2048 })), state: Type.Optional(Type.String({ maxLength: 512 })),
-    iss: Type.Optional(Type.String({ maxLength: 512 })), error: Type.Optional(Type.String({ maxLength: 128 })),
+    code: Type.Optional(Type.String({ maxLength: 2048 })),
+    state: Type.Optional(Type.String({ maxLength: 512 })),
+    iss: Type.Optional(Type.String({ maxLength: 512 })),
+    error: Type.Optional(Type.String({ maxLength: 128 })),
     error_description: Type.Optional(Type.String({ maxLength: 2048 })),
   },
   { additionalProperties: Type.String({ maxLength: 256 }), maxProperties: 12 },

@@ -15,8 +15,16 @@ type Executor = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
 
 /** The columns of the `organization` shape, as a statement on the organization alone names them. */
 export const ORGANIZATION_ROW_COLUMNS = [
-  'id', 'name', 'slug', 'personal', 'created_at', 'subscription_status', 'subscription_plan', 'subscription_period_end',
-  'subscription_cancel_at_period_end', 'billing_customer_id',
+  'id',
+  'name',
+  'slug',
+  'personal',
+  'created_at',
+  'subscription_status',
+  'subscription_plan',
+  'subscription_period_end',
+  'subscription_cancel_at_period_end',
+  'billing_customer_id',
 ] as const;
 /** The same, qualified, for statements that join memberships. */
 export const ORGANIZATION_COLUMNS = ORGANIZATION_ROW_COLUMNS.map((c) => `organization.${c}` as const);
@@ -45,8 +53,14 @@ export const personalSlug = (accountId: string) => `personal-${accountId.replace
 
 /** A slug from a name: lower-case ASCII letters and digits with inner hyphens; `org` when nothing is left. */
 export function slugify(name: string): string {
-  const base = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48).replace(/-+$/, '');
+  const base = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48)
+    .replace(/-+$/, '');
   return base || 'org';
 }
 
@@ -58,12 +72,16 @@ export const suffixedSlug = (slug: string) => `${slug}-${randomBytes(3).toString
  * transaction (the owner check at commit needs both rows).
  */
 export async function createPersonalOrganization(trx: Executor, account: { id: string; email: string; name: string | null }): Promise<string> {
-  const org = await trx.insertInto('organization').values({
-    name: (account.name ?? account.email.split('@')[0]).slice(0, 100),
-    slug: personalSlug(account.id),
-    personal: true,
-    personal_account_id: account.id,
-  }).returning('id').executeTakeFirstOrThrow();
+  const org = await trx
+    .insertInto('organization')
+    .values({
+      name: (account.name ?? account.email.split('@')[0]).slice(0, 100),
+      slug: personalSlug(account.id),
+      personal: true,
+      personal_account_id: account.id,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   await trx.insertInto('membership').values({ organization_id: org.id, account_id: account.id, role: 'owner' }).execute();
   return org.id;
 }
@@ -82,10 +100,14 @@ export async function refusePersonal(db: Executor, organizationId: string, inste
 /** One query per request of an `orgRole` route. */
 export function membershipResolver(db: Kysely<DatabaseSchema>): MembershipResolver {
   return async (organizationId, accountId) => {
-    const row = await db.selectFrom('membership').select(['role', 'joined_at'])
-      .where('organization_id', '=', organizationId).where('account_id', '=', accountId)
+    const row = await db
+      .selectFrom('membership')
+      .select(['role', 'joined_at'])
+      .where('organization_id', '=', organizationId)
+      .where('account_id', '=', accountId)
       // suspended by a directory (SCIM): the membership grants nothing
-      .where('suspended_at', 'is', null).executeTakeFirst();
+      .where('suspended_at', 'is', null)
+      .executeTakeFirst();
     return row && { organizationId, accountId, role: row.role, joinedAt: row.joined_at };
   };
 }
@@ -95,10 +117,22 @@ export function membershipResolver(db: Kysely<DatabaseSchema>): MembershipResolv
  * trigger makes the same choice), the personal one included.
  */
 export async function solelyOwnedOrganizations(db: Executor, accountId: string): Promise<string[]> {
-  const rows = await db.selectFrom('membership as m').select('m.organization_id')
-    .where('m.account_id', '=', accountId).where('m.role', '=', 'owner')
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('membership as other').select('other.account_id')
-      .whereRef('other.organization_id', '=', 'm.organization_id').where('other.role', '=', 'owner').whereRef('other.account_id', '<>', 'm.account_id'))))
+  const rows = await db
+    .selectFrom('membership as m')
+    .select('m.organization_id')
+    .where('m.account_id', '=', accountId)
+    .where('m.role', '=', 'owner')
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('membership as other')
+            .select('other.account_id')
+            .whereRef('other.organization_id', '=', 'm.organization_id')
+            .where('other.role', '=', 'owner')
+            .whereRef('other.account_id', '<>', 'm.account_id'),
+        ),
+      ),
+    )
     .execute();
   return rows.map((r) => r.organization_id);
 }
@@ -108,11 +142,19 @@ export type BeforeOrganizationsDeleted = (organizationIds: readonly string[]) =>
 
 /** The account's memberships for its export (GDPR access). */
 export async function exportMemberships(db: Executor, accountId: string): Promise<ExportedMembership[]> {
-  const rows = await db.selectFrom('membership').innerJoin('organization', 'organization.id', 'membership.organization_id')
+  const rows = await db
+    .selectFrom('membership')
+    .innerJoin('organization', 'organization.id', 'membership.organization_id')
     .select(['organization.id', 'organization.name', 'organization.personal', 'membership.role', 'membership.joined_at'])
-    .where('membership.account_id', '=', accountId).orderBy('membership.joined_at').execute();
+    .where('membership.account_id', '=', accountId)
+    .orderBy('membership.joined_at')
+    .execute();
   return rows.map((r) => ({
-    'organization-id': r.id, organization: r.name, personal: r.personal, role: r.role, 'joined-at': r.joined_at.toISOString(),
+    'organization-id': r.id,
+    organization: r.name,
+    personal: r.personal,
+    role: r.role,
+    'joined-at': r.joined_at.toISOString(),
   }));
 }
 
@@ -134,12 +176,19 @@ export function invitationRolesBeyond(role: OrgRole | undefined): OrgRole[] {
  * deleted may no longer grant. Answers the revoked rows, for their audit entries.
  */
 export async function revokeInvitationsSentBy(
-  trx: Executor, inviterId: string, roles: readonly OrgRole[], organizationId?: string,
+  trx: Executor,
+  inviterId: string,
+  roles: readonly OrgRole[],
+  organizationId?: string,
 ): Promise<Array<{ id: string; organization_id: string; email: string; role: OrgRole }>> {
   if (roles.length === 0) return [];
-  let query = trx.updateTable('invitation').set({ revoked_at: sql`now()` })
-    .where('invited_by', '=', inviterId).where('role', 'in', [...roles])
-    .where('accepted_at', 'is', null).where('revoked_at', 'is', null);
+  let query = trx
+    .updateTable('invitation')
+    .set({ revoked_at: sql`now()` })
+    .where('invited_by', '=', inviterId)
+    .where('role', 'in', [...roles])
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null);
   if (organizationId) query = query.where('organization_id', '=', organizationId);
   return query.returning(['id', 'organization_id', 'email', 'role']).execute();
 }

@@ -38,40 +38,70 @@ export class InvitationService {
     }
     const email = normalizeEmail(input.email);
     const { db } = this.deps;
-    const member = await db.selectFrom('membership').innerJoin('account', 'account.id', 'membership.account_id')
-      .select('account.id').where('membership.organization_id', '=', caller.organizationId).where('account.email', '=', email)
+    const member = await db
+      .selectFrom('membership')
+      .innerJoin('account', 'account.id', 'membership.account_id')
+      .select('account.id')
+      .where('membership.organization_id', '=', caller.organizationId)
+      .where('account.email', '=', email)
       .executeTakeFirst();
     if (member) throw conflict('This address belongs to a member already', { field: 'email' });
     const { token, hash } = newActionToken();
     try {
       const row = await db.transaction().execute(async (trx) => {
-        const context = await trx.selectFrom('organization').innerJoin('account', (j) => j.on('account.id', '=', caller.accountId))
+        const context = await trx
+          .selectFrom('organization')
+          .innerJoin('account', (j) => j.on('account.id', '=', caller.accountId))
           .select(['organization.name as organization', 'organization.personal', 'account.name as inviterName', 'account.email as inviterEmail'])
-          .where('organization.id', '=', caller.organizationId).executeTakeFirst();
+          .where('organization.id', '=', caller.organizationId)
+          .executeTakeFirst();
         if (!context) throw notFound('No such organization');
         // its log holds the owner's own security events (log-in addresses, failed log-ins): nobody else joins
         if (context.personal) throw personalOrganization();
         // an expired invitation no longer counts as pending: it makes way for the new one
-        await trx.updateTable('invitation').set({ revoked_at: sql`now()` })
-          .where('organization_id', '=', caller.organizationId).where('email', '=', email)
-          .where('accepted_at', 'is', null).where('revoked_at', 'is', null).where('expires_at', '<=', sql<Date>`now()`).execute();
-        const inserted = await trx.insertInto('invitation').values({
-          organization_id: caller.organizationId, email, role, token_hash: hash, invited_by: caller.accountId,
-          expires_at: sql`now() + make_interval(secs => ${LINK_LIFETIME_SECONDS.invitation})`,
-        }).returning(['id', 'email', 'role', 'expires_at']).executeTakeFirstOrThrow();
+        await trx
+          .updateTable('invitation')
+          .set({ revoked_at: sql`now()` })
+          .where('organization_id', '=', caller.organizationId)
+          .where('email', '=', email)
+          .where('accepted_at', 'is', null)
+          .where('revoked_at', 'is', null)
+          .where('expires_at', '<=', sql<Date>`now()`)
+          .execute();
+        const inserted = await trx
+          .insertInto('invitation')
+          .values({
+            organization_id: caller.organizationId,
+            email,
+            role,
+            token_hash: hash,
+            invited_by: caller.accountId,
+            expires_at: sql`now() + make_interval(secs => ${LINK_LIFETIME_SECONDS.invitation})`,
+          })
+          .returning(['id', 'email', 'role', 'expires_at'])
+          .executeTakeFirstOrThrow();
         await this.deps.mail.enqueue(trx, {
-          kind: 'invitation', to: email,
+          kind: 'invitation',
+          to: email,
           data: { inviter: context.inviterName ?? context.inviterEmail, organization: context.organization, role, token },
         });
         await appendAudit(trx, {
-          action: 'org.invitation-sent', organizationId: caller.organizationId, accountId: caller.accountId, actor: { accountId: caller.accountId },
-          target: { type: 'invitation', id: inserted.id }, details: { email, role }, origin,
+          action: 'org.invitation-sent',
+          organizationId: caller.organizationId,
+          accountId: caller.accountId,
+          actor: { accountId: caller.accountId },
+          target: { type: 'invitation', id: inserted.id },
+          details: { email, role },
+          origin,
         });
         await emitWebhookEvent(trx, caller.organizationId, 'invitation.created', { invitation: toInvitation(inserted) });
         return inserted;
       });
       this.deps.log.info('orgs/invited', 'Invitation sent', {
-        'organization-id': caller.organizationId, 'invitation-id': row.id, role, 'by-account-id': caller.accountId,
+        'organization-id': caller.organizationId,
+        'invitation-id': row.id,
+        role,
+        'by-account-id': caller.accountId,
       });
       return toInvitation(row);
     } catch (err) {
@@ -83,32 +113,55 @@ export class InvitationService {
 
   /** Pending invitations: neither accepted, revoked nor expired; newest first. */
   async list(organizationId: string): Promise<{ invitations: PendingInvitation[] }> {
-    const rows = await this.deps.db.selectFrom('invitation')
+    const rows = await this.deps.db
+      .selectFrom('invitation')
       .select(['id', 'email', 'role', 'expires_at', 'created_at', 'invited_by'])
-      .where('organization_id', '=', organizationId).where('accepted_at', 'is', null).where('revoked_at', 'is', null)
-      .where('expires_at', '>', sql<Date>`now()`).orderBy('created_at', 'desc').orderBy('id').execute();
+      .where('organization_id', '=', organizationId)
+      .where('accepted_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', sql<Date>`now()`)
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .execute();
     return {
       invitations: rows.map((r) => ({
-        id: r.id, email: r.email, role: r.role, 'expires-at': r.expires_at.toISOString(),
-        'created-at': r.created_at.toISOString(), 'invited-by': r.invited_by,
+        id: r.id,
+        email: r.email,
+        role: r.role,
+        'expires-at': r.expires_at.toISOString(),
+        'created-at': r.created_at.toISOString(),
+        'invited-by': r.invited_by,
       })),
     };
   }
 
   async revoke(caller: Membership, invitationId: string, origin: RequestOrigin): Promise<void> {
     await this.deps.db.transaction().execute(async (trx) => {
-      const row = await trx.updateTable('invitation').set({ revoked_at: sql`now()` })
-        .where('id', '=', invitationId).where('organization_id', '=', caller.organizationId)
-        .where('accepted_at', 'is', null).where('revoked_at', 'is', null).returning(['id', 'email', 'role', 'expires_at']).executeTakeFirst();
+      const row = await trx
+        .updateTable('invitation')
+        .set({ revoked_at: sql`now()` })
+        .where('id', '=', invitationId)
+        .where('organization_id', '=', caller.organizationId)
+        .where('accepted_at', 'is', null)
+        .where('revoked_at', 'is', null)
+        .returning(['id', 'email', 'role', 'expires_at'])
+        .executeTakeFirst();
       if (!row) throw notFound('No such pending invitation');
       await emitWebhookEvent(trx, caller.organizationId, 'invitation.revoked', { invitation: toInvitation(row) });
       await appendAudit(trx, {
-        action: 'org.invitation-revoked', organizationId: caller.organizationId, accountId: caller.accountId, actor: { accountId: caller.accountId },
-        target: { type: 'invitation', id: row.id }, details: { email: row.email, role: row.role }, origin,
+        action: 'org.invitation-revoked',
+        organizationId: caller.organizationId,
+        accountId: caller.accountId,
+        actor: { accountId: caller.accountId },
+        target: { type: 'invitation', id: row.id },
+        details: { email: row.email, role: row.role },
+        origin,
       });
     });
     this.deps.log.info('orgs/invitation-revoked', 'Invitation revoked', {
-      'organization-id': caller.organizationId, 'invitation-id': invitationId, 'by-account-id': caller.accountId,
+      'organization-id': caller.organizationId,
+      'invitation-id': invitationId,
+      'by-account-id': caller.accountId,
     });
   }
 
@@ -119,9 +172,22 @@ export class InvitationService {
    */
   async accept(user: AuthUser, token: string, origin: RequestOrigin): Promise<Organization> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const invitation = await trx.selectFrom('invitation')
-        .select(['id', 'organization_id', 'email', 'role', 'invited_by', 'expires_at', sql<boolean>`expires_at > now()`.as('live'), 'accepted_at', 'revoked_at'])
-        .where('token_hash', '=', hashToken(token)).forUpdate().executeTakeFirst();
+      const invitation = await trx
+        .selectFrom('invitation')
+        .select([
+          'id',
+          'organization_id',
+          'email',
+          'role',
+          'invited_by',
+          'expires_at',
+          sql<boolean>`expires_at > now()`.as('live'),
+          'accepted_at',
+          'revoked_at',
+        ])
+        .where('token_hash', '=', hashToken(token))
+        .forUpdate()
+        .executeTakeFirst();
       if (!invitation?.live || invitation.accepted_at || invitation.revoked_at) {
         throw invalidToken('This invitation is invalid, was already used, was revoked or has expired');
       }
@@ -130,9 +196,16 @@ export class InvitationService {
       const target = await trx.selectFrom('organization').select('personal').where('id', '=', invitation.organization_id).executeTakeFirstOrThrow();
       if (target.personal) throw personalOrganization();
       // a membership the directory suspended grants nothing, not even through what it sent before
-      const inviter = invitation.invited_by === null ? undefined : await trx.selectFrom('membership').select('role')
-        .where('organization_id', '=', invitation.organization_id).where('account_id', '=', invitation.invited_by)
-        .where('suspended_at', 'is', null).executeTakeFirst();
+      const inviter =
+        invitation.invited_by === null
+          ? undefined
+          : await trx
+              .selectFrom('membership')
+              .select('role')
+              .where('organization_id', '=', invitation.organization_id)
+              .where('account_id', '=', invitation.invited_by)
+              .where('suspended_at', 'is', null)
+              .executeTakeFirst();
       if (!inviter || !hasRole(inviter.role, roleNeededToInvite(invitation.role))) {
         throw invalidToken('This invitation is no longer valid: whoever sent it can no longer grant it');
       }
@@ -146,12 +219,21 @@ export class InvitationService {
       if (!account.email_verified) {
         throw forbidden('Verify your email address first (open the link we sent you), then accept the invitation', { reason: 'email-unverified' });
       }
-      const joined = await trx.insertInto('membership').values({ organization_id: invitation.organization_id, account_id: user.id, role: invitation.role })
-        .onConflict((oc) => oc.columns(['organization_id', 'account_id']).doNothing()).returning(['role', 'joined_at']).executeTakeFirst();
+      const joined = await trx
+        .insertInto('membership')
+        .values({ organization_id: invitation.organization_id, account_id: user.id, role: invitation.role })
+        .onConflict((oc) => oc.columns(['organization_id', 'account_id']).doNothing())
+        .returning(['role', 'joined_at'])
+        .executeTakeFirst();
       await appendAudit(trx, {
-        action: 'org.invitation-accepted', organizationId: invitation.organization_id, accountId: user.id, actor: { accountId: user.id },
+        action: 'org.invitation-accepted',
+        organizationId: invitation.organization_id,
+        accountId: user.id,
+        actor: { accountId: user.id },
         // a member already keeps its role: nothing joined
-        target: { type: 'invitation', id: invitation.id }, details: { role: invitation.role, joined: joined !== undefined }, origin,
+        target: { type: 'invitation', id: invitation.id },
+        details: { role: invitation.role, joined: joined !== undefined },
+        origin,
       });
       await trx.updateTable('invitation').set({ accepted_at: sql`now()`, accepted_by: user.id }).where('id', '=', invitation.id).execute();
       await emitWebhookEvent(trx, invitation.organization_id, 'invitation.accepted', { invitation: toInvitation(invitation) });
@@ -160,11 +242,17 @@ export class InvitationService {
           member: { 'account-id': user.id, email: account.email, name: account.name, role: joined.role, 'joined-at': new Date(joined.joined_at).toISOString() },
         });
       }
-      const org = await trx.selectFrom('organization').innerJoin('membership', 'membership.organization_id', 'organization.id')
+      const org = await trx
+        .selectFrom('organization')
+        .innerJoin('membership', 'membership.organization_id', 'organization.id')
         .select([...ORGANIZATION_COLUMNS, 'membership.role'])
-        .where('organization.id', '=', invitation.organization_id).where('membership.account_id', '=', user.id).executeTakeFirstOrThrow();
+        .where('organization.id', '=', invitation.organization_id)
+        .where('membership.account_id', '=', user.id)
+        .executeTakeFirstOrThrow();
       this.deps.log.info('orgs/invitation-accepted', 'Invitation accepted', {
-        'organization-id': invitation.organization_id, 'invitation-id': invitation.id, 'account-id': user.id,
+        'organization-id': invitation.organization_id,
+        'invitation-id': invitation.id,
+        'account-id': user.id,
       });
       return toOrganization(org, org.role);
     });

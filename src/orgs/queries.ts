@@ -9,7 +9,7 @@ export function orgQueries(orgs: OrganizationService) {
   return [
     queryKind({
       kind: 'orgs/list',
-      summary: 'The caller\'s organizations, with its role in each',
+      summary: "The caller's organizations, with its role in each",
       auth: 'required',
       params: Type.Object({}, { additionalProperties: false }),
       result: Organizations,

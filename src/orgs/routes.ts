@@ -10,8 +10,20 @@ import { ErrorBody } from '../http/errors.js';
 import { ref, route, type MembershipResolver, type RouteGroup, requireUser } from '../http/routes.js';
 import type { InvitationService } from './invitations.js';
 import {
-  AcceptInvitation, CreateInvitation, CreateOrganization, Invitation, InvitationPath, Invitations, Member, MemberPath, Members,
-  OrgId, Organization, Organizations, UpdateMember, UpdateOrganization,
+  AcceptInvitation,
+  CreateInvitation,
+  CreateOrganization,
+  Invitation,
+  InvitationPath,
+  Invitations,
+  Member,
+  MemberPath,
+  Members,
+  OrgId,
+  Organization,
+  Organizations,
+  UpdateMember,
+  UpdateOrganization,
 } from './schemas.js';
 import type { OrganizationService } from './service.js';
 
@@ -41,8 +53,8 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
       route({
         method: 'GET',
         path: '/orgs',
-        summary: 'The caller\'s organizations',
-        description: 'Every organization the caller belongs to, with the caller\'s `role`; the personal one first.',
+        summary: "The caller's organizations",
+        description: "Every organization the caller belongs to, with the caller's `role`; the personal one first.",
         schemas: { response: { 200: ref(Organizations) } },
         handler: ({ user }) => orgs.list(requireUser(user)),
       }),
@@ -69,7 +81,8 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
         method: 'DELETE',
         path: '/orgs/:id',
         summary: 'Delete an organization',
-        description: 'Deletes the organization, its memberships and invitations. A personal organization cannot be deleted (409). ' +
+        description:
+          'Deletes the organization, its memberships and invitations. A personal organization cannot be deleted (409). ' +
           'A running subscription is canceled in Stripe first (502 `payment-provider-error` when Stripe fails: nothing is deleted).',
         orgRole: 'owner',
         schemas: { params: OrgId, response: { 204: null, 409: error, 502: error } },
@@ -91,8 +104,9 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
       route({
         method: 'PATCH',
         path: '/orgs/:id/members/:accountId',
-        summary: 'Change a member\'s role',
-        description: 'Admins change the roles of admins and members; making or unmaking an owner needs the role `owner` (403). ' +
+        summary: "Change a member's role",
+        description:
+          'Admins change the roles of admins and members; making or unmaking an owner needs the role `owner` (403). ' +
           '409 when it would leave the organization without an owner. 404 when the account is not a member.',
         orgRole: 'admin',
         schemas: { params: MemberPath, body: ref(UpdateMember), response: { 200: ref(Member), 409: error } },
@@ -103,7 +117,8 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
         method: 'DELETE',
         path: '/orgs/:id/members/:accountId',
         summary: 'Remove a member, or leave',
-        description: 'A member may remove itself (leave). Removing another member needs the role `admin`, removing an owner the role `owner` (403). ' +
+        description:
+          'A member may remove itself (leave). Removing another member needs the role `admin`, removing an owner the role `owner` (403). ' +
           '409 when the last owner would leave or be removed. 404 when the account is not a member.',
         orgRole: 'member',
         schemas: { params: MemberPath, response: { 204: null, 409: error } },
@@ -116,7 +131,8 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
         method: 'POST',
         path: '/orgs/:id/invitations',
         summary: 'Invite someone by email',
-        description: 'Emails a link to accept the invitation (7 days, single use). `role` defaults to `member`; inviting an owner needs the role `owner` (403). ' +
+        description:
+          'Emails a link to accept the invitation (7 days, single use). `role` defaults to `member`; inviting an owner needs the role `owner` (403). ' +
           '409 when the address belongs to a member or has a pending invitation.',
         orgRole: 'admin',
         // an admin's second address invited as admin keeps acting for the organization after the impersonation
@@ -150,8 +166,9 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
         method: 'POST',
         path: '/invitations/accept',
         summary: 'Accept an invitation',
-        description: 'Takes the token of the emailed link and makes the caller a member with the invited role. ' +
-          'The caller\'s email must be the invited address and verified (403, reason `email-mismatch` or `email-unverified`). ' +
+        description:
+          'Takes the token of the emailed link and makes the caller a member with the invited role. ' +
+          "The caller's email must be the invited address and verified (403, reason `email-mismatch` or `email-unverified`). " +
           '400 `invalid-token` when the token is unknown, used, revoked or expired.',
         schemas: { body: ref(AcceptInvitation), response: { 200: ref(Organization), 400: error, 403: error } },
         handler: ({ parameters, user, request }) => invitations.accept(requireUser(user), parameters.body.token, originOf(request)),

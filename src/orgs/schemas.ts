@@ -7,7 +7,9 @@ export const OrgRoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('ad
 });
 
 const Slug = Type.String({
-  minLength: 1, maxLength: 64, pattern: '^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$',
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$',
   description: 'lower-case letters, digits and inner hyphens; unique',
 });
 const OrgName = Type.String({ minLength: 1, maxLength: 100 });
@@ -19,7 +21,11 @@ export const OrganizationSubscription = Type.Object(
     'cancel-at-period-end': Type.Boolean({ description: 'the subscription ends at `current-period-end` instead of renewing' }),
     'has-customer': Type.Boolean({ description: 'the organization has a Stripe customer (after its first checkout): the billing portal opens for it' }),
   },
-  { $id: 'organization-subscription', additionalProperties: false, description: '`plan` is the plan\'s name (BILLING_PLANS), or the Stripe price id of a price no plan names' },
+  {
+    $id: 'organization-subscription',
+    additionalProperties: false,
+    description: "`plan` is the plan's name (BILLING_PLANS), or the Stripe price id of a price no plan names",
+  },
 );
 
 export const Organization = Type.Object(
@@ -27,12 +33,12 @@ export const Organization = Type.Object(
     id: Type.String({ format: 'uuid' }),
     name: Type.String(),
     slug: Type.String(),
-    personal: Type.Boolean({ description: 'the account\'s own organization, made at sign-up; it cannot be deleted' }),
+    personal: Type.Boolean({ description: "the account's own organization, made at sign-up; it cannot be deleted" }),
     'created-at': Type.String({ format: 'date-time' }),
     role: OrgRoleSchema,
     subscription: OrganizationSubscription,
   },
-  { $id: 'organization', additionalProperties: false, description: '`role` is the caller\'s' },
+  { $id: 'organization', additionalProperties: false, description: "`role` is the caller's" },
 );
 export type Organization = Static<typeof Organization>;
 
@@ -115,7 +121,7 @@ export const AcceptInvitation = Type.Object(
 export const OrgId = Type.Object({ id: Type.String({ format: 'uuid' }) }, { additionalProperties: false });
 // camelCase: Fastify's router ends a path parameter's name at a hyphen (`:lat-:lng`)
 export const MemberPath = Type.Object(
-  { id: Type.String({ format: 'uuid' }), accountId: Type.String({ format: 'uuid', description: 'the member\'s account id' }) },
+  { id: Type.String({ format: 'uuid' }), accountId: Type.String({ format: 'uuid', description: "the member's account id" }) },
   { additionalProperties: false },
 );
 export const InvitationPath = Type.Object(
@@ -137,6 +143,18 @@ export const ExportedMembership = Type.Object(
 export type ExportedMembership = Static<typeof ExportedMembership>;
 
 export const ORG_SCHEMAS = [
-  OrganizationSubscription, Organization, Organizations, CreateOrganization, UpdateOrganization, Member, Members, UpdateMember,
-  CreateInvitation, Invitation, PendingInvitation, Invitations, AcceptInvitation, ExportedMembership,
+  OrganizationSubscription,
+  Organization,
+  Organizations,
+  CreateOrganization,
+  UpdateOrganization,
+  Member,
+  Members,
+  UpdateMember,
+  CreateInvitation,
+  Invitation,
+  PendingInvitation,
+  Invitations,
+  AcceptInvitation,
+  ExportedMembership,
 ];

@@ -15,8 +15,16 @@ import { hasRole, type AuthUser, type Membership, type OrgRole } from '../http/r
 import type { Logger } from '../logging/logger.js';
 import { emitWebhookEvent } from '../webhooks/outbox.js';
 import {
-  invitationRolesBeyond, isOwnerRuleViolation, ORGANIZATION_COLUMNS, revokeInvitationsSentBy, ORGANIZATION_ROW_COLUMNS, slugify, suffixedSlug, toOrganization,
-  type BeforeOrganizationsDeleted, type OrganizationColumns,
+  invitationRolesBeyond,
+  isOwnerRuleViolation,
+  ORGANIZATION_COLUMNS,
+  revokeInvitationsSentBy,
+  ORGANIZATION_ROW_COLUMNS,
+  slugify,
+  suffixedSlug,
+  toOrganization,
+  type BeforeOrganizationsDeleted,
+  type OrganizationColumns,
 } from './data.js';
 import type { CreateOrganization, Member, Members, Organization, Organizations, UpdateOrganization } from './schemas.js';
 
@@ -30,7 +38,11 @@ const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === 
  * An organization action's audit entry: the organization's log, the caller as actor, and the
  * caller's account as the one whose data it is (its export holds what it did). docs/audit.md.
  */
-function orgEntry(organizationId: string, caller: string | Pick<Membership, 'accountId' | 'apiKeyId'>, entry: Pick<AuditEntryInput, 'action' | 'target' | 'details' | 'origin'>): AuditEntryInput {
+function orgEntry(
+  organizationId: string,
+  caller: string | Pick<Membership, 'accountId' | 'apiKeyId'>,
+  entry: Pick<AuditEntryInput, 'action' | 'target' | 'details' | 'origin'>,
+): AuditEntryInput {
   // an API key acts for no account (its membership's accountId is NO_ACCOUNT): the key is the actor
   if (typeof caller !== 'string' && caller.apiKeyId) return { ...entry, organizationId, accountId: null, actor: { apiKeyId: caller.apiKeyId } };
   const accountId = typeof caller === 'string' ? caller : caller.accountId;
@@ -38,15 +50,24 @@ function orgEntry(organizationId: string, caller: string | Pick<Membership, 'acc
 }
 
 export class OrganizationService {
-  constructor(private readonly db: DB, private readonly log: Logger, private readonly beforeDelete?: BeforeOrganizationsDeleted) {}
+  constructor(
+    private readonly db: DB,
+    private readonly log: Logger,
+    private readonly beforeDelete?: BeforeOrganizationsDeleted,
+  ) {}
 
   async list(user: AuthUser): Promise<Organizations> {
-    const rows = await this.db.selectFrom('membership').innerJoin('organization', 'organization.id', 'membership.organization_id')
+    const rows = await this.db
+      .selectFrom('membership')
+      .innerJoin('organization', 'organization.id', 'membership.organization_id')
       .select([...ORGANIZATION_COLUMNS, 'membership.role'])
       .where('membership.account_id', '=', user.id)
       // a membership a directory suspended (SCIM `active: false`) grants nothing, not even a place in the list
       .where('membership.suspended_at', 'is', null)
-      .orderBy('organization.personal', 'desc').orderBy('organization.name').orderBy('organization.id').execute();
+      .orderBy('organization.personal', 'desc')
+      .orderBy('organization.name')
+      .orderBy('organization.id')
+      .execute();
     return { organizations: rows.map((r) => toOrganization(r, r.role)) };
   }
 
@@ -56,9 +77,15 @@ export class OrganizationService {
       const row = await this.db.transaction().execute(async (trx) => {
         const inserted = await this.insertWithSlug(trx, input.name, input.slug);
         await trx.insertInto('membership').values({ organization_id: inserted.id, account_id: user.id, role: 'owner' }).execute();
-        await appendAudit(trx, orgEntry(inserted.id, user.id, {
-          action: 'org.created', target: { type: 'organization', id: inserted.id }, details: { name: inserted.name, slug: inserted.slug }, origin,
-        }));
+        await appendAudit(
+          trx,
+          orgEntry(inserted.id, user.id, {
+            action: 'org.created',
+            target: { type: 'organization', id: inserted.id },
+            details: { name: inserted.name, slug: inserted.slug },
+            origin,
+          }),
+        );
         return inserted;
       });
       this.log.info('orgs/created', 'Organization created', { 'organization-id': row.id, 'account-id': user.id });
@@ -73,7 +100,9 @@ export class OrganizationService {
     const candidates = slug ? [slug] : [slugify(name), ...Array.from({ length: 4 }, () => suffixedSlug(slugify(name)))];
     for (const candidate of candidates) {
       // `on conflict do nothing`: a taken slug must not abort the transaction
-      const row = await trx.insertInto('organization').values({ name, slug: candidate })
+      const row = await trx
+        .insertInto('organization')
+        .values({ name, slug: candidate })
         .onConflict((oc) => oc.column('slug').doNothing())
         .returning(ORGANIZATION_ROW_COLUMNS)
         .executeTakeFirst();
@@ -83,8 +112,7 @@ export class OrganizationService {
   }
 
   async get(membership: Membership): Promise<Organization> {
-    const row = await this.db.selectFrom('organization').select(ORGANIZATION_COLUMNS)
-      .where('id', '=', membership.organizationId).executeTakeFirst();
+    const row = await this.db.selectFrom('organization').select(ORGANIZATION_COLUMNS).where('id', '=', membership.organizationId).executeTakeFirst();
     if (!row) throw notFound('No such organization');
     return toOrganization(row, membership.role);
   }
@@ -93,19 +121,24 @@ export class OrganizationService {
   async update(membership: Membership, input: UpdateOrganization, origin: RequestOrigin): Promise<Organization> {
     try {
       const row = await this.db.transaction().execute(async (trx) => {
-        const before = await trx.selectFrom('organization').select(['name', 'slug'])
-          .where('id', '=', membership.organizationId).forUpdate().executeTakeFirst();
+        const before = await trx.selectFrom('organization').select(['name', 'slug']).where('id', '=', membership.organizationId).forUpdate().executeTakeFirst();
         if (!before) throw notFound('No such organization');
-        const after = await trx.updateTable('organization')
+        const after = await trx
+          .updateTable('organization')
           .set({ ...(input.name !== undefined ? { name: input.name } : {}), ...(input.slug !== undefined ? { slug: input.slug } : {}) })
           .where('id', '=', membership.organizationId)
           .returning(ORGANIZATION_ROW_COLUMNS)
           .executeTakeFirstOrThrow();
         if (after.name !== before.name || after.slug !== before.slug) {
-          await appendAudit(trx, orgEntry(after.id, membership, {
-            action: 'org.renamed', target: { type: 'organization', id: after.id },
-            details: { name: after.name, slug: after.slug, 'previous-name': before.name, 'previous-slug': before.slug }, origin,
-          }));
+          await appendAudit(
+            trx,
+            orgEntry(after.id, membership, {
+              action: 'org.renamed',
+              target: { type: 'organization', id: after.id },
+              details: { name: after.name, slug: after.slug, 'previous-name': before.name, 'previous-slug': before.slug },
+              origin,
+            }),
+          );
           await emitWebhookEvent(trx, after.id, 'organization.updated', { organization: webhookOrganization(after) });
         }
         return after;
@@ -128,25 +161,36 @@ export class OrganizationService {
     // a running subscription is canceled in Stripe first: when that fails, nothing is deleted
     await this.beforeDelete?.([membership.organizationId]);
     await this.db.transaction().execute(async (trx) => {
-      const org = await trx.selectFrom('organization').select(['name', 'slug', 'personal'])
-        .where('id', '=', membership.organizationId).forUpdate().executeTakeFirst();
+      const org = await trx
+        .selectFrom('organization')
+        .select(['name', 'slug', 'personal'])
+        .where('id', '=', membership.organizationId)
+        .forUpdate()
+        .executeTakeFirst();
       if (!org) throw notFound('No such organization');
       if (org.personal) throw conflict('A personal organization cannot be deleted; it goes with the account', { reason: 'personal' });
       // cascades: memberships, invitations, the organization's audit log
       await trx.deleteFrom('organization').where('id', '=', membership.organizationId).where('personal', '=', false).execute();
       await appendAccountAudit(trx, {
-        action: 'org.deleted', accountId: membership.accountId, target: { type: 'organization', id: membership.organizationId },
-        details: { name: org.name, slug: org.slug }, origin,
+        action: 'org.deleted',
+        accountId: membership.accountId,
+        target: { type: 'organization', id: membership.organizationId },
+        details: { name: org.name, slug: org.slug },
+        origin,
       });
     });
     this.log.info('orgs/deleted', 'Organization deleted', { 'organization-id': membership.organizationId, 'account-id': membership.accountId });
   }
 
   async members(organizationId: string): Promise<Members> {
-    const rows = await this.db.selectFrom('membership').innerJoin('account', 'account.id', 'membership.account_id')
+    const rows = await this.db
+      .selectFrom('membership')
+      .innerJoin('account', 'account.id', 'membership.account_id')
       .select(['account.id', 'account.email', 'account.name', 'membership.role', 'membership.joined_at', 'membership.suspended_at'])
       .where('membership.organization_id', '=', organizationId)
-      .orderBy('membership.joined_at').orderBy('account.id').execute();
+      .orderBy('membership.joined_at')
+      .orderBy('account.id')
+      .execute();
     return { members: rows.map((r) => ({ ...toMember(r), suspended: r.suspended_at !== null })) };
   }
 
@@ -156,42 +200,63 @@ export class OrganizationService {
    * the change. A personal organization has only its owner: 409.
    */
   async updateMember(caller: Membership, accountId: string, role: OrgRole, origin: RequestOrigin): Promise<Member> {
-    return this.roleChange(caller, accountId, async (trx, state) => {
-      if ((state.target.role === 'owner' || role === 'owner') && state.callerRole !== 'owner') {
-        throw forbidden('Only an owner can make or unmake owners', { 'required-role': 'owner', role: state.callerRole });
-      }
-      await trx.updateTable('membership').set({ role })
-        .where('organization_id', '=', caller.organizationId).where('account_id', '=', accountId).execute();
-      if (state.target.role !== role) {
-        await appendAudit(trx, orgEntry(caller.organizationId, caller, {
-          action: 'org.member-role-changed', target: { type: 'account', id: accountId }, details: { role, 'previous-role': state.target.role }, origin,
-        }));
-        await this.revokeInvitationsOf(trx, caller, accountId, invitationRolesBeyond(role), 'inviter-demoted', origin);
-      }
-      const [member] = (await this.memberRows(trx, caller.organizationId, accountId));
-      if (state.target.role !== role) await emitWebhookEvent(trx, caller.organizationId, 'member.updated', { member });
-      this.log.info('orgs/role-changed', 'Member role changed', {
-        'organization-id': caller.organizationId, 'account-id': accountId, role, 'by-account-id': caller.accountId,
-      });
-      return member;
-    }, (target, owners, personal) => {
-      if (personal) throw conflict('A personal organization has only its owner: its roles do not change', { reason: 'personal' });
-      if (target.role === 'owner' && role !== 'owner' && owners === 1) throw lastOwner();
-    });
+    return this.roleChange(
+      caller,
+      accountId,
+      async (trx, state) => {
+        if ((state.target.role === 'owner' || role === 'owner') && state.callerRole !== 'owner') {
+          throw forbidden('Only an owner can make or unmake owners', { 'required-role': 'owner', role: state.callerRole });
+        }
+        await trx.updateTable('membership').set({ role }).where('organization_id', '=', caller.organizationId).where('account_id', '=', accountId).execute();
+        if (state.target.role !== role) {
+          await appendAudit(
+            trx,
+            orgEntry(caller.organizationId, caller, {
+              action: 'org.member-role-changed',
+              target: { type: 'account', id: accountId },
+              details: { role, 'previous-role': state.target.role },
+              origin,
+            }),
+          );
+          await this.revokeInvitationsOf(trx, caller, accountId, invitationRolesBeyond(role), 'inviter-demoted', origin);
+        }
+        const [member] = await this.memberRows(trx, caller.organizationId, accountId);
+        if (state.target.role !== role) await emitWebhookEvent(trx, caller.organizationId, 'member.updated', { member });
+        this.log.info('orgs/role-changed', 'Member role changed', {
+          'organization-id': caller.organizationId,
+          'account-id': accountId,
+          role,
+          'by-account-id': caller.accountId,
+        });
+        return member;
+      },
+      (target, owners, personal) => {
+        if (personal) throw conflict('A personal organization has only its owner: its roles do not change', { reason: 'personal' });
+        if (target.role === 'owner' && role !== 'owner' && owners === 1) throw lastOwner();
+      },
+    );
   }
 
   /** Revokes `inviterId`'s pending invitations of `roles` in the caller's organization, each audited with `reason`. */
   private async revokeInvitationsOf(trx: Trx, caller: Membership, inviterId: string, roles: OrgRole[], reason: string, origin: RequestOrigin): Promise<void> {
     const revoked = await revokeInvitationsSentBy(trx, inviterId, roles, caller.organizationId);
     for (const invitation of revoked) {
-      await appendAudit(trx, orgEntry(caller.organizationId, caller, {
-        action: 'org.invitation-revoked', target: { type: 'invitation', id: invitation.id },
-        details: { email: invitation.email, role: invitation.role, reason, 'invited-by': inviterId }, origin,
-      }));
+      await appendAudit(
+        trx,
+        orgEntry(caller.organizationId, caller, {
+          action: 'org.invitation-revoked',
+          target: { type: 'invitation', id: invitation.id },
+          details: { email: invitation.email, role: invitation.role, reason, 'invited-by': inviterId },
+          origin,
+        }),
+      );
     }
     if (revoked.length > 0) {
       this.log.info('orgs/invitations-revoked', 'Pending invitations of a removed or demoted inviter revoked', {
-        'organization-id': caller.organizationId, 'account-id': inviterId, count: revoked.length, reason,
+        'organization-id': caller.organizationId,
+        'account-id': inviterId,
+        count: revoked.length,
+        reason,
       });
     }
   }
@@ -199,31 +264,49 @@ export class OrganizationService {
   /** Removes a member: admins remove admins and members, owners anyone; every member can leave. */
   async removeMember(caller: Membership, accountId: string, origin: RequestOrigin): Promise<void> {
     const leaving = accountId === caller.accountId;
-    await this.roleChange(caller, accountId, async (trx, state) => {
-      if (!leaving) {
-        const needed: OrgRole = state.target.role === 'owner' ? 'owner' : 'admin';
-        if (!hasRole(state.callerRole, needed)) {
-          throw forbidden(needed === 'owner' ? 'Only an owner can remove an owner' : 'Removing other members needs the role admin or above', {
-            'required-role': needed, role: state.callerRole,
-          });
+    await this.roleChange(
+      caller,
+      accountId,
+      async (trx, state) => {
+        if (!leaving) {
+          const needed: OrgRole = state.target.role === 'owner' ? 'owner' : 'admin';
+          if (!hasRole(state.callerRole, needed)) {
+            throw forbidden(needed === 'owner' ? 'Only an owner can remove an owner' : 'Removing other members needs the role admin or above', {
+              'required-role': needed,
+              role: state.callerRole,
+            });
+          }
         }
-      }
-      const removed = await trx.deleteFrom('membership').using('account')
-        .whereRef('account.id', '=', 'membership.account_id')
-        .where('membership.organization_id', '=', caller.organizationId).where('membership.account_id', '=', accountId)
-        .returning(['account.id', 'account.email', 'account.name', 'membership.role', 'membership.joined_at']).execute();
-      for (const member of removed) await emitWebhookEvent(trx, caller.organizationId, 'member.removed', { member: toMember(member) });
-      await appendAudit(trx, orgEntry(caller.organizationId, caller, {
-        action: leaving ? 'org.member-left' : 'org.member-removed', target: { type: 'account', id: accountId }, details: { role: state.target.role }, origin,
-      }));
-      // what it sent would make someone a member on the word of a non-member
-      await this.revokeInvitationsOf(trx, caller, accountId, invitationRolesBeyond(undefined), leaving ? 'inviter-left' : 'inviter-removed', origin);
-      this.log.info(leaving ? 'orgs/member-left' : 'orgs/member-removed', leaving ? 'Member left' : 'Member removed', {
-        'organization-id': caller.organizationId, 'account-id': accountId, 'by-account-id': caller.accountId,
-      });
-    }, (target, owners) => {
-      if (target.role === 'owner' && owners === 1) throw lastOwner();
-    });
+        const removed = await trx
+          .deleteFrom('membership')
+          .using('account')
+          .whereRef('account.id', '=', 'membership.account_id')
+          .where('membership.organization_id', '=', caller.organizationId)
+          .where('membership.account_id', '=', accountId)
+          .returning(['account.id', 'account.email', 'account.name', 'membership.role', 'membership.joined_at'])
+          .execute();
+        for (const member of removed) await emitWebhookEvent(trx, caller.organizationId, 'member.removed', { member: toMember(member) });
+        await appendAudit(
+          trx,
+          orgEntry(caller.organizationId, caller, {
+            action: leaving ? 'org.member-left' : 'org.member-removed',
+            target: { type: 'account', id: accountId },
+            details: { role: state.target.role },
+            origin,
+          }),
+        );
+        // what it sent would make someone a member on the word of a non-member
+        await this.revokeInvitationsOf(trx, caller, accountId, invitationRolesBeyond(undefined), leaving ? 'inviter-left' : 'inviter-removed', origin);
+        this.log.info(leaving ? 'orgs/member-left' : 'orgs/member-removed', leaving ? 'Member left' : 'Member removed', {
+          'organization-id': caller.organizationId,
+          'account-id': accountId,
+          'by-account-id': caller.accountId,
+        });
+      },
+      (target, owners) => {
+        if (target.role === 'owner' && owners === 1) throw lastOwner();
+      },
+    );
   }
 
   /**
@@ -231,7 +314,8 @@ export class OrganizationService {
    * so a concurrent change that committed first is seen (the caller's own role included).
    */
   private async roleChange<T>(
-    caller: Membership, accountId: string,
+    caller: Membership,
+    accountId: string,
     change: (trx: Trx, state: { target: { role: OrgRole }; callerRole: OrgRole; owners: number }) => Promise<T>,
     lastOwnerRule: (target: { role: OrgRole }, owners: number, personal: boolean) => void,
   ): Promise<T> {
@@ -239,7 +323,9 @@ export class OrganizationService {
       return await this.db.transaction().execute(async (trx) => {
         const org = await trx.selectFrom('organization').select(['id', 'personal']).where('id', '=', caller.organizationId).forUpdate().executeTakeFirst();
         if (!org) throw notFound('No such organization');
-        const rows = await trx.selectFrom('membership').select(['account_id', 'role'])
+        const rows = await trx
+          .selectFrom('membership')
+          .select(['account_id', 'role'])
           .where('organization_id', '=', caller.organizationId)
           .where((eb) => eb.or([eb('role', '=', 'owner'), eb('account_id', 'in', [accountId, caller.accountId])]))
           .execute();
@@ -259,10 +345,14 @@ export class OrganizationService {
   }
 
   private memberRows(trx: Trx, organizationId: string, accountId: string): Promise<Member[]> {
-    return trx.selectFrom('membership').innerJoin('account', 'account.id', 'membership.account_id')
+    return trx
+      .selectFrom('membership')
+      .innerJoin('account', 'account.id', 'membership.account_id')
       .select(['account.id', 'account.email', 'account.name', 'membership.role', 'membership.joined_at'])
-      .where('membership.organization_id', '=', organizationId).where('membership.account_id', '=', accountId)
-      .execute().then((rows) => rows.map(toMember));
+      .where('membership.organization_id', '=', organizationId)
+      .where('membership.account_id', '=', accountId)
+      .execute()
+      .then((rows) => rows.map(toMember));
   }
 }
 

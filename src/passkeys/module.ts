@@ -18,7 +18,13 @@ export const passkeysModule = defineModule({
   start(ctx, settings) {
     const { passwords, loginLimiter } = ctx.use(authModule);
     const passkeys = new PasskeyService({
-      db: ctx.db, passwords, loginLimiter, log: ctx.logs.logger('saas.account'), notices: ctx.use(accountModule).notices, appUrl: ctx.config.appUrl, rpName: ctx.use(productModule).name,
+      db: ctx.db,
+      passwords,
+      loginLimiter,
+      log: ctx.logs.logger('saas.account'),
+      notices: ctx.use(accountModule).notices,
+      appUrl: ctx.config.appUrl,
+      rpName: ctx.use(productModule).name,
       signInLimiter: counter('passkey-sign-in-address', settings.signInAddress, ctx.limiterStore),
     });
     return {

@@ -12,12 +12,20 @@ import { ErrorBody } from '../http/errors.js';
 import { ref, route, type RouteGroup, requireUser } from '../http/routes.js';
 import { clientOrigin } from '../mfa/routes.js';
 import {
-  CreationOptionsJson, Passkey, PasskeyId, Passkeys, PasskeySignIn, PasskeySignInOptions, RegisterPasskey, RenamePasskey, StartPasskeyRegistration,
+  CreationOptionsJson,
+  Passkey,
+  PasskeyId,
+  Passkeys,
+  PasskeySignIn,
+  PasskeySignInOptions,
+  RegisterPasskey,
+  RenamePasskey,
+  StartPasskeyRegistration,
 } from './schemas.js';
 import type { PasskeyService } from './service.js';
 
 const error = ref(ErrorBody);
-const SHAPES = 'The body\'s `response` (and the answer\'s options) are WebAuthn\'s JSON as @simplewebauthn writes it, camelCase keys inside.';
+const SHAPES = "The body's `response` (and the answer's options) are WebAuthn's JSON as @simplewebauthn writes it, camelCase keys inside.";
 
 export function passkeyRoutes(passkeys: PasskeyService): RouteGroup {
   return {
@@ -29,8 +37,9 @@ export function passkeyRoutes(passkeys: PasskeyService): RouteGroup {
         path: '/passkeys/register/options',
         impersonation: 'forbidden',
         summary: 'Start registering a passkey',
-        description: 'PublicKeyCredentialCreationOptionsJSON for `navigator.credentials.create()` (e.g. @simplewebauthn/browser\'s ' +
-          '`startRegistration`): a discoverable credential with user verification, the account\'s passkeys excluded. Its challenge is ' +
+        description:
+          "PublicKeyCredentialCreationOptionsJSON for `navigator.credentials.create()` (e.g. @simplewebauthn/browser's " +
+          "`startRegistration`): a discoverable credential with user verification, the account's passkeys excluded. Its challenge is " +
           'single-use and expires in five minutes. 409 at 20 passkeys.',
         verifiedEmail: true,
         reauth: true,
@@ -53,7 +62,7 @@ export function passkeyRoutes(passkeys: PasskeyService): RouteGroup {
       route({
         method: 'GET',
         path: '/passkeys',
-        summary: 'The account\'s passkeys',
+        summary: "The account's passkeys",
         description: 'Oldest first; no key material.',
         schemas: { response: { 200: ref(Passkeys) } },
         async handler({ user }) {
@@ -65,7 +74,7 @@ export function passkeyRoutes(passkeys: PasskeyService): RouteGroup {
         path: '/passkeys/:id',
         impersonation: 'forbidden',
         summary: 'Rename a passkey',
-        description: '404 for an id that is not one of the caller\'s passkeys.',
+        description: "404 for an id that is not one of the caller's passkeys.",
         schemas: { params: PasskeyId, body: ref(RenamePasskey), response: { 200: ref(Passkey), 404: error } },
         handler: ({ user, parameters, request }) => passkeys.rename(requireUser(user), parameters.path.id, parameters.body.name, clientOrigin(request)),
       }),
@@ -74,7 +83,7 @@ export function passkeyRoutes(passkeys: PasskeyService): RouteGroup {
         path: '/passkeys/:id',
         impersonation: 'forbidden',
         summary: 'Remove a passkey',
-        description: 'It no longer signs in. 404 for an id that is not one of the caller\'s passkeys. A notice is emailed.',
+        description: "It no longer signs in. 404 for an id that is not one of the caller's passkeys. A notice is emailed.",
         reauth: true,
         schemas: { params: PasskeyId, body: ref(Reauthenticate), response: { 204: null, 404: error } },
         async handler({ user, parameters, request }) {
@@ -97,7 +106,8 @@ export function passkeySignInRoutes(passkeys: PasskeyService, accounts: AccountS
         method: 'POST',
         path: '/options',
         summary: 'Start signing in with a passkey',
-        description: 'A challenge id and PublicKeyCredentialRequestOptionsJSON for `navigator.credentials.get()` (e.g. `startAuthentication`): ' +
+        description:
+          'A challenge id and PublicKeyCredentialRequestOptionsJSON for `navigator.credentials.get()` (e.g. `startAuthentication`): ' +
           'no email and no credential list: the authenticator offers the passkeys it holds for this site. The challenge is single-use and ' +
           'expires in five minutes. Limited per client address (429).',
         schemas: { body: ref(NoBody), response: { 200: ref(PasskeySignInOptions), 429: error } },
@@ -107,7 +117,8 @@ export function passkeySignInRoutes(passkeys: PasskeyService, accounts: AccountS
         method: 'POST',
         path: '/verify',
         summary: 'Sign in with a passkey',
-        description: 'The challenge id and the authenticator\'s AuthenticationResponseJSON. Answers like log-in, with the refresh cookie; ' +
+        description:
+          "The challenge id and the authenticator's AuthenticationResponseJSON. Answers like log-in, with the refresh cookie; " +
           'a passkey with user verification is two factors in itself, so two-factor accounts are not asked for a code. 400 ' +
           '`invalid-challenge` for an unknown, used or expired challenge; 401 for a passkey that is not registered or does not verify ' +
           `(signature, origin, RP id, user verification, a signature counter that did not grow). ${SHAPES}`,

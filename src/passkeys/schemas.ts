@@ -47,21 +47,27 @@ export const AuthenticationResponseJson = Type.Object(
     authenticatorAttachment: Type.Optional(Type.String({ maxLength: 32 })),
     clientExtensionResults: Extensions,
   },
-  { $id: 'authentication-response-json', additionalProperties: true, description: 'WebAuthn AuthenticationResponseJSON (what `startAuthentication` resolves to)' },
+  {
+    $id: 'authentication-response-json',
+    additionalProperties: true,
+    description: 'WebAuthn AuthenticationResponseJSON (what `startAuthentication` resolves to)',
+  },
 );
 
 /** Spaces around it are trimmed; a name of spaces only is refused (400), never silently renamed "Passkey". */
-export const PasskeyName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'shown in the list; at least one character that is not a space' });
+export const PasskeyName = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '\\S',
+  description: 'shown in the list; at least one character that is not a space',
+});
 
 export const RegisterPasskey = Type.Object(
   { response: RegistrationResponseJson, name: Type.Optional(PasskeyName) },
   { $id: 'register-passkey', additionalProperties: false, description: '`name` defaults to "Passkey"' },
 );
 
-export const StartPasskeyRegistration = Type.Object(
-  { password: CurrentPassword },
-  { $id: 'start-passkey-registration', additionalProperties: false },
-);
+export const StartPasskeyRegistration = Type.Object({ password: CurrentPassword }, { $id: 'start-passkey-registration', additionalProperties: false });
 
 export const RenamePasskey = Type.Object({ name: PasskeyName }, { $id: 'rename-passkey', additionalProperties: false });
 
@@ -87,12 +93,20 @@ export const CreationOptionsJson = Type.Object(
     challenge: Type.String(),
     pubKeyCredParams: Type.Array(Type.Object({ alg: Type.Integer(), type: Type.String() }, { additionalProperties: true })),
   },
-  { $id: 'public-key-credential-creation-options-json', additionalProperties: true, description: 'WebAuthn PublicKeyCredentialCreationOptionsJSON (for `startRegistration`)' },
+  {
+    $id: 'public-key-credential-creation-options-json',
+    additionalProperties: true,
+    description: 'WebAuthn PublicKeyCredentialCreationOptionsJSON (for `startRegistration`)',
+  },
 );
 
 export const RequestOptionsJson = Type.Object(
   { challenge: Type.String(), rpId: Type.Optional(Type.String()) },
-  { $id: 'public-key-credential-request-options-json', additionalProperties: true, description: 'WebAuthn PublicKeyCredentialRequestOptionsJSON (for `startAuthentication`)' },
+  {
+    $id: 'public-key-credential-request-options-json',
+    additionalProperties: true,
+    description: 'WebAuthn PublicKeyCredentialRequestOptionsJSON (for `startAuthentication`)',
+  },
 );
 
 export const PasskeySignInOptions = Type.Object(
@@ -107,6 +121,15 @@ export const PasskeySignIn = Type.Object(
 export type PasskeySignIn = Static<typeof PasskeySignIn>;
 
 export const PASSKEY_SCHEMAS = [
-  RegistrationResponseJson, AuthenticationResponseJson, RegisterPasskey, StartPasskeyRegistration, RenamePasskey, Passkey, Passkeys,
-  CreationOptionsJson, RequestOptionsJson, PasskeySignInOptions, PasskeySignIn,
+  RegistrationResponseJson,
+  AuthenticationResponseJson,
+  RegisterPasskey,
+  StartPasskeyRegistration,
+  RenamePasskey,
+  Passkey,
+  Passkeys,
+  CreationOptionsJson,
+  RequestOptionsJson,
+  PasskeySignInOptions,
+  PasskeySignIn,
 ];

@@ -14,7 +14,10 @@
  *   first ceremony, not at start (docs/performance.md, "The embedded default's footprint").
  */
 import type {
-  AuthenticationResponseJSON, AuthenticatorTransport, PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON,
+  AuthenticationResponseJSON,
+  AuthenticatorTransport,
+  PublicKeyCredentialCreationOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { sql } from 'kysely';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -60,9 +63,11 @@ type WebAuthn = typeof import('@simplewebauthn/server');
 /** the library, loaded at its first use; Node keeps it from then on */
 const webAuthn = (): Promise<WebAuthn> => import('@simplewebauthn/server');
 
-const invalidChallenge = () => badRequest({
-  type: 'invalid-challenge', message: 'This passkey request expired or was already used; start again',
-});
+const invalidChallenge = () =>
+  badRequest({
+    type: 'invalid-challenge',
+    message: 'This passkey request expired or was already used; start again',
+  });
 
 /** The WebAuthn user handle of an account: its UUID's 16 bytes (no personal data). */
 export function userHandleOf(accountId: string): Uint8Array<ArrayBuffer> {
@@ -92,8 +97,13 @@ export function toPasskey(row: Pick<PasskeyRow, 'id' | 'name' | 'created_at' | '
 
 /** An account's passkeys, oldest first (the list and the export). */
 export async function listPasskeys(db: DB, accountId: string): Promise<Passkey[]> {
-  const rows = await db.selectFrom('passkey').select(['id', 'name', 'created_at', 'last_used_at'])
-    .where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+  const rows = await db
+    .selectFrom('passkey')
+    .select(['id', 'name', 'created_at', 'last_used_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   return rows.map(toPasskey);
 }
 
@@ -112,9 +122,11 @@ export class PasskeyService {
       // expired ceremonies go as new ones start; an account has one registration under way at a time
       await trx.deleteFrom('webauthn_challenge').where('expires_at', '<', new Date()).execute();
       if (accountId) await trx.deleteFrom('webauthn_challenge').where('account_id', '=', accountId).where('purpose', '=', purpose).execute();
-      const row = await trx.insertInto('webauthn_challenge')
+      const row = await trx
+        .insertInto('webauthn_challenge')
         .values({ purpose, challenge, account_id: accountId, expires_at: new Date(Date.now() + CHALLENGE_TTL_MS) })
-        .returning('id').executeTakeFirstOrThrow();
+        .returning('id')
+        .executeTakeFirstOrThrow();
       return row.id;
     });
   }
@@ -150,16 +162,24 @@ export class PasskeyService {
   /** Verifies a registration against the account's stored challenge (spent by this call) and keeps the passkey. */
   async register(user: AuthUser, response: RegistrationResponseJSON, name: string | undefined, origin: ClientOrigin): Promise<Passkey> {
     const challenge = challengeOf(response.response.clientDataJSON);
-    if (!challenge) throw badRequest({ type: 'invalid-passkey-response', message: 'The response\'s client data cannot be read' });
-    const spent = await this.deps.db.deleteFrom('webauthn_challenge')
-      .where('account_id', '=', user.id).where('purpose', '=', 'registration').where('challenge', '=', challenge)
-      .returning('expires_at').executeTakeFirst();
+    if (!challenge) throw badRequest({ type: 'invalid-passkey-response', message: "The response's client data cannot be read" });
+    const spent = await this.deps.db
+      .deleteFrom('webauthn_challenge')
+      .where('account_id', '=', user.id)
+      .where('purpose', '=', 'registration')
+      .where('challenge', '=', challenge)
+      .returning('expires_at')
+      .executeTakeFirst();
     if (!spent || spent.expires_at.getTime() <= Date.now()) throw invalidChallenge();
     const { verifyRegistrationResponse } = await webAuthn();
     let verification: Awaited<ReturnType<WebAuthn['verifyRegistrationResponse']>>;
     try {
       verification = await verifyRegistrationResponse({
-        response, expectedChallenge: challenge, expectedOrigin: this.origin, expectedRPID: this.rpId, requireUserVerification: true,
+        response,
+        expectedChallenge: challenge,
+        expectedOrigin: this.origin,
+        expectedRPID: this.rpId,
+        requireUserVerification: true,
         supportedAlgorithmIDs: ALGORITHMS,
       });
     } catch (err) {
@@ -169,19 +189,26 @@ export class PasskeyService {
     const info = verification.registrationInfo;
     try {
       const row = await this.deps.db.transaction().execute(async (trx) => {
-        const inserted = await trx.insertInto('passkey').values({
-          account_id: user.id,
-          credential_id: info.credential.id,
-          public_key: Buffer.from(info.credential.publicKey).toString('base64url'),
-          counter: info.credential.counter,
-          transports: (info.credential.transports ?? response.response.transports ?? []).join(','),
-          device_type: info.credentialDeviceType,
-          backed_up: info.credentialBackedUp,
-          name: name?.trim() ?? 'Passkey',
-        }).returning(['id', 'name', 'created_at', 'last_used_at']).executeTakeFirstOrThrow();
+        const inserted = await trx
+          .insertInto('passkey')
+          .values({
+            account_id: user.id,
+            credential_id: info.credential.id,
+            public_key: Buffer.from(info.credential.publicKey).toString('base64url'),
+            counter: info.credential.counter,
+            transports: (info.credential.transports ?? response.response.transports ?? []).join(','),
+            device_type: info.credentialDeviceType,
+            backed_up: info.credentialBackedUp,
+            name: name?.trim() ?? 'Passkey',
+          })
+          .returning(['id', 'name', 'created_at', 'last_used_at'])
+          .executeTakeFirstOrThrow();
         await auditAccount(trx, {
-          action: 'account.passkey-added', accountId: user.id, target: { type: 'passkey', id: inserted.id },
-          details: { name: inserted.name, 'device-type': info.credentialDeviceType, 'backed-up': info.credentialBackedUp }, origin,
+          action: 'account.passkey-added',
+          accountId: user.id,
+          target: { type: 'passkey', id: inserted.id },
+          details: { name: inserted.name, 'device-type': info.credentialDeviceType, 'backed-up': info.credentialBackedUp },
+          origin,
         });
         await this.deps.notices?.(trx, user.id, 'passkey-added', origin, inserted.name);
         return inserted;
@@ -201,9 +228,13 @@ export class PasskeyService {
   /** 404 for an id that is not one of the caller's passkeys. */
   async rename(user: AuthUser, id: string, name: string, origin: ClientOrigin): Promise<Passkey> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const row = await trx.updateTable('passkey').set({ name: name.trim() })
-        .where('id', '=', id).where('account_id', '=', user.id)
-        .returning(['id', 'name', 'created_at', 'last_used_at']).executeTakeFirst();
+      const row = await trx
+        .updateTable('passkey')
+        .set({ name: name.trim() })
+        .where('id', '=', id)
+        .where('account_id', '=', user.id)
+        .returning(['id', 'name', 'created_at', 'last_used_at'])
+        .executeTakeFirst();
       if (!row) throw notFound('No such passkey');
       await auditAccount(trx, { action: 'account.passkey-renamed', accountId: user.id, target: { type: 'passkey', id }, details: { name: row.name }, origin });
       return toPasskey(row);
@@ -235,9 +266,12 @@ export class PasskeyService {
    * expired challenge; 401 for a passkey that is not registered or does not verify.
    */
   async signIn(input: PasskeySignIn, origin: ClientOrigin): Promise<string> {
-    const spent = await this.deps.db.deleteFrom('webauthn_challenge')
-      .where('id', '=', input['challenge-id']).where('purpose', '=', 'authentication')
-      .returning(['challenge', 'expires_at']).executeTakeFirst();
+    const spent = await this.deps.db
+      .deleteFrom('webauthn_challenge')
+      .where('id', '=', input['challenge-id'])
+      .where('purpose', '=', 'authentication')
+      .returning(['challenge', 'expires_at'])
+      .executeTakeFirst();
     if (!spent || spent.expires_at.getTime() <= Date.now()) throw invalidChallenge();
     const response = input.response as AuthenticationResponseJSON;
     const passkey = await this.deps.db.selectFrom('passkey').selectAll().where('credential_id', '=', response.id).executeTakeFirst();
@@ -275,12 +309,17 @@ export class PasskeyService {
     const { newCounter } = verification.authenticationInfo;
     await this.deps.db.transaction().execute(async (trx) => {
       // the counter only moves forward, even if two sign-ins with one authenticator race
-      await trx.updateTable('passkey')
+      await trx
+        .updateTable('passkey')
         .set({ counter: sql<string>`greatest(counter, ${newCounter})`, last_used_at: sql`now()` })
-        .where('id', '=', passkey.id).execute();
+        .where('id', '=', passkey.id)
+        .execute();
       await auditAccount(trx, {
-        action: 'account.logged-in', accountId: passkey.account_id, target: { type: 'passkey', id: passkey.id },
-        details: { method: 'passkey' }, origin,
+        action: 'account.logged-in',
+        accountId: passkey.account_id,
+        target: { type: 'passkey', id: passkey.id },
+        details: { method: 'passkey' },
+        origin,
       });
     });
     this.deps.log.info('account/logged-in', 'Logged in with a passkey', { 'account-id': passkey.account_id, method: 'passkey' });

@@ -36,8 +36,15 @@ export interface EventTarget {
 }
 
 const BILLING_COLUMNS = [
-  'id', 'name', 'personal_account_id', 'subscription_status', 'subscription_plan', 'subscription_period_end',
-  'subscription_cancel_at_period_end', 'billing_customer_id', 'billing_subscription_id',
+  'id',
+  'name',
+  'personal_account_id',
+  'subscription_status',
+  'subscription_plan',
+  'subscription_period_end',
+  'subscription_cancel_at_period_end',
+  'billing_customer_id',
+  'billing_subscription_id',
 ] as const;
 
 interface BillingRow {
@@ -85,8 +92,11 @@ export class BillingEffects {
         return this.invoice(trx, provider, event, effect);
       case 'none': {
         if (!effect.customerId) return null;
-        const org = await trx.selectFrom('organization').select(['id', 'personal_account_id'])
-          .where('billing_customer_id', '=', effect.customerId).executeTakeFirst();
+        const org = await trx
+          .selectFrom('organization')
+          .select(['id', 'personal_account_id'])
+          .where('billing_customer_id', '=', effect.customerId)
+          .executeTakeFirst();
         return org ? targetOf(org) : null;
       }
     }
@@ -95,50 +105,84 @@ export class BillingEffects {
   /** The organization of a subscription or invoice event, locked: by the stored subscription, else the customer. */
   private async organizationOf(trx: Trx, subscriptionId: string | null, customerId: string): Promise<BillingRow | undefined> {
     if (subscriptionId) {
-      const bySubscription = await trx.selectFrom('organization').select(BILLING_COLUMNS)
-        .where('billing_subscription_id', '=', subscriptionId).orderBy('id').limit(1).forUpdate().executeTakeFirst();
+      const bySubscription = await trx
+        .selectFrom('organization')
+        .select(BILLING_COLUMNS)
+        .where('billing_subscription_id', '=', subscriptionId)
+        .orderBy('id')
+        .limit(1)
+        .forUpdate()
+        .executeTakeFirst();
       if (bySubscription) return bySubscription;
     }
     return trx.selectFrom('organization').select(BILLING_COLUMNS).where('billing_customer_id', '=', customerId).forUpdate().executeTakeFirst();
   }
 
   /** true when an event of `types` about the same subscription (else customer) is newer than this one */
-  private async superseded(trx: Trx, provider: PaymentProvider, event: PaymentEvent, effect: SubscriptionEffect | InvoiceEffect, types: 'subscription' | 'any'): Promise<boolean> {
-    let query = trx.selectFrom('payment_event').select('event_id')
-      .where('provider', '=', provider.name).where('event_id', '!=', event.id).where('created_at', '>', event.createdAt);
+  private async superseded(
+    trx: Trx,
+    provider: PaymentProvider,
+    event: PaymentEvent,
+    effect: SubscriptionEffect | InvoiceEffect,
+    types: 'subscription' | 'any',
+  ): Promise<boolean> {
+    let query = trx
+      .selectFrom('payment_event')
+      .select('event_id')
+      .where('provider', '=', provider.name)
+      .where('event_id', '!=', event.id)
+      .where('created_at', '>', event.createdAt);
     query = effect.subscriptionId ? query.where('subscription_id', '=', effect.subscriptionId) : query.where('customer_id', '=', effect.customerId);
-    query = types === 'subscription'
-      ? query.where('type', 'like', SUBSCRIPTION_EVENTS)
-      : query.where((eb) => eb.or([eb('type', 'like', SUBSCRIPTION_EVENTS), eb('type', 'in', INVOICE_EVENTS)]));
+    query =
+      types === 'subscription'
+        ? query.where('type', 'like', SUBSCRIPTION_EVENTS)
+        : query.where((eb) => eb.or([eb('type', 'like', SUBSCRIPTION_EVENTS), eb('type', 'in', INVOICE_EVENTS)]));
     return Boolean(await query.limit(1).executeTakeFirst());
   }
 
   private async checkoutCompleted(trx: Trx, provider: PaymentProvider, event: PaymentEvent, effect: CheckoutEffect): Promise<EventTarget | null> {
     // an organization id, or an account id naming its personal organization (checkouts made before billing moved)
-    const org = await trx.selectFrom('organization').select(BILLING_COLUMNS)
+    const org = await trx
+      .selectFrom('organization')
+      .select(BILLING_COLUMNS)
       .where((eb) => eb.or([eb('id', '=', effect.reference), eb('personal_account_id', '=', effect.reference)]))
-      .orderBy((eb) => eb('id', '=', effect.reference), 'desc').limit(1).forUpdate().executeTakeFirst();
+      .orderBy((eb) => eb('id', '=', effect.reference), 'desc')
+      .limit(1)
+      .forUpdate()
+      .executeTakeFirst();
     if (!org) {
       this.deps.log.warn('payments/unknown-organization', 'Checkout completed for an organization that does not exist', { reference: effect.reference });
       return null;
     }
-    const holder = await trx.selectFrom('organization').select(['id', 'personal_account_id'])
-      .where('billing_customer_id', '=', effect.customerId).executeTakeFirst();
+    const holder = await trx
+      .selectFrom('organization')
+      .select(['id', 'personal_account_id'])
+      .where('billing_customer_id', '=', effect.customerId)
+      .executeTakeFirst();
     if (holder && holder.id !== org.id) {
       this.deps.log.warn('payments/customer-taken', 'The customer pays for another organization already; not moved', { 'organization-id': org.id });
       return targetOf(holder);
     }
-    await trx.updateTable('organization')
+    await trx
+      .updateTable('organization')
       .set({ billing_customer_id: effect.customerId, billing_subscription_id: effect.subscriptionId ?? org.billing_subscription_id })
-      .where('id', '=', org.id).execute();
+      .where('id', '=', org.id)
+      .execute();
     await this.audit(trx, org, 'billing.checkout-completed', {
-      'customer-id': effect.customerId, 'subscription-id': effect.subscriptionId, 'event-id': event.id,
+      'customer-id': effect.customerId,
+      'subscription-id': effect.subscriptionId,
+      'event-id': event.id,
     });
     // events of this customer that came before the checkout's completion: theirs now, applied in their order
-    const adopted = await trx.updateTable('payment_event').set({ organization_id: org.id, account_id: org.personal_account_id })
-      .where('provider', '=', provider.name).where('customer_id', '=', effect.customerId).where('organization_id', 'is', null)
+    const adopted = await trx
+      .updateTable('payment_event')
+      .set({ organization_id: org.id, account_id: org.personal_account_id })
+      .where('provider', '=', provider.name)
+      .where('customer_id', '=', effect.customerId)
+      .where('organization_id', 'is', null)
       .where('event_id', '!=', event.id)
-      .returning(['event_id', 'type', 'created_at', 'seq', 'payload']).execute();
+      .returning(['event_id', 'type', 'created_at', 'seq', 'payload'])
+      .execute();
     const toApply = adopted
       .filter((e) => e.type.startsWith('customer.subscription.') || INVOICE_EVENTS.includes(e.type))
       .sort((a, b) => new Date(a.created_at).getTime() - new Date(b.created_at).getTime() || Number(BigInt(a.seq) - BigInt(b.seq)))
@@ -158,10 +202,10 @@ export class BillingEffects {
     // another subscription of the customer replaces a running one only when it runs itself (an old one ending changes nothing)
     if (other && LIVE.has(org.subscription_status) && !LIVE.has(effect.status)) return targetOf(org);
     // a newer invoice event decided the status; the subscription's other facts still apply
-    const status = await this.superseded(trx, provider, event, effect, 'any') ? org.subscription_status : effect.status;
+    const status = (await this.superseded(trx, provider, event, effect, 'any')) ? org.subscription_status : effect.status;
     await this.change(trx, org, event, {
       status,
-      plan: effect.priceId ? this.deps.planOf(effect.priceId) ?? effect.priceId : null,
+      plan: effect.priceId ? (this.deps.planOf(effect.priceId) ?? effect.priceId) : null,
       periodEnd: effect.periodEnd,
       cancelAtPeriodEnd: effect.cancelAtPeriodEnd,
       subscriptionId: effect.subscriptionId ?? org.billing_subscription_id,
@@ -192,45 +236,80 @@ export class BillingEffects {
     return targetOf(org);
   }
 
-  private async change(trx: Trx, org: BillingRow, event: PaymentEvent, next: {
-    status: SubscriptionStatus; plan: string | null; periodEnd: Date | null; cancelAtPeriodEnd: boolean; subscriptionId: string | null;
-  }): Promise<void> {
-    await trx.updateTable('organization').set({
-      subscription_status: next.status,
-      subscription_plan: next.plan,
-      subscription_period_end: next.periodEnd,
-      subscription_cancel_at_period_end: next.cancelAtPeriodEnd,
-      billing_subscription_id: next.subscriptionId,
-    }).where('id', '=', org.id).execute();
+  private async change(
+    trx: Trx,
+    org: BillingRow,
+    event: PaymentEvent,
+    next: {
+      status: SubscriptionStatus;
+      plan: string | null;
+      periodEnd: Date | null;
+      cancelAtPeriodEnd: boolean;
+      subscriptionId: string | null;
+    },
+  ): Promise<void> {
+    await trx
+      .updateTable('organization')
+      .set({
+        subscription_status: next.status,
+        subscription_plan: next.plan,
+        subscription_period_end: next.periodEnd,
+        subscription_cancel_at_period_end: next.cancelAtPeriodEnd,
+        billing_subscription_id: next.subscriptionId,
+      })
+      .where('id', '=', org.id)
+      .execute();
     const periodEnd = (d: Date | null) => (d ? new Date(d).getTime() : null);
-    if (org.subscription_status !== next.status || org.subscription_plan !== next.plan || org.subscription_cancel_at_period_end !== next.cancelAtPeriodEnd
-      || periodEnd(org.subscription_period_end) !== periodEnd(next.periodEnd)) {
+    if (
+      org.subscription_status !== next.status ||
+      org.subscription_plan !== next.plan ||
+      org.subscription_cancel_at_period_end !== next.cancelAtPeriodEnd ||
+      periodEnd(org.subscription_period_end) !== periodEnd(next.periodEnd)
+    ) {
       await emitWebhookEvent(trx, org.id, 'subscription.updated', {
         subscription: {
-          status: next.status, plan: next.plan, 'current-period-end': next.periodEnd ? new Date(next.periodEnd).toISOString() : null,
-          'cancel-at-period-end': next.cancelAtPeriodEnd, 'has-customer': org.billing_customer_id !== null,
+          status: next.status,
+          plan: next.plan,
+          'current-period-end': next.periodEnd ? new Date(next.periodEnd).toISOString() : null,
+          'cancel-at-period-end': next.cancelAtPeriodEnd,
+          'has-customer': org.billing_customer_id !== null,
         },
       });
     }
     if (org.subscription_status !== next.status || org.subscription_plan !== next.plan || org.subscription_cancel_at_period_end !== next.cancelAtPeriodEnd) {
       await this.audit(trx, org, 'billing.subscription-changed', {
-        status: next.status, plan: next.plan, 'cancel-at-period-end': next.cancelAtPeriodEnd,
-        'previous-status': org.subscription_status, 'previous-plan': org.subscription_plan, 'event-type': event.type, 'event-id': event.id,
+        status: next.status,
+        plan: next.plan,
+        'cancel-at-period-end': next.cancelAtPeriodEnd,
+        'previous-status': org.subscription_status,
+        'previous-plan': org.subscription_plan,
+        'event-type': event.type,
+        'event-id': event.id,
       });
       this.deps.log.info('payments/subscription-changed', `Organization subscription ${org.subscription_status} -> ${next.status}`, {
-        'organization-id': org.id, status: next.status, plan: next.plan, 'cancel-at-period-end': next.cancelAtPeriodEnd,
+        'organization-id': org.id,
+        status: next.status,
+        plan: next.plan,
+        'cancel-at-period-end': next.cancelAtPeriodEnd,
       });
     }
   }
 
   private async trialEndingNotice(trx: Trx, org: BillingRow, endsAt: Date, priceId: string | null): Promise<void> {
-    const owners = await trx.selectFrom('membership').innerJoin('account', 'account.id', 'membership.account_id')
-      .select(['account.email']).where('membership.organization_id', '=', org.id).where('membership.role', '=', 'owner')
-      .orderBy('account.email').execute();
+    const owners = await trx
+      .selectFrom('membership')
+      .innerJoin('account', 'account.id', 'membership.account_id')
+      .select(['account.email'])
+      .where('membership.organization_id', '=', org.id)
+      .where('membership.role', '=', 'owner')
+      .orderBy('account.email')
+      .execute();
     const plan = priceId ? this.deps.planOf(priceId) : null;
     for (const owner of owners) {
       await this.deps.mail.enqueue(trx, {
-        kind: 'trial-will-end', to: owner.email, data: { organization: org.name, organizationId: org.id, plan, trialEndsAt: endsAt },
+        kind: 'trial-will-end',
+        to: owner.email,
+        data: { organization: org.name, organizationId: org.id, plan, trialEndsAt: endsAt },
       });
     }
   }
@@ -238,8 +317,13 @@ export class BillingEffects {
   /** The webhook acts for no one: the entry has no actor and no request origin. */
   private audit(trx: Trx, org: Pick<BillingRow, 'id' | 'personal_account_id'>, action: string, details: AuditEntryInput['details']): Promise<void> {
     return appendAudit(trx, {
-      action, organizationId: org.id, accountId: org.personal_account_id, actor: {},
-      target: { type: 'organization', id: org.id }, details, origin: originOf(undefined),
+      action,
+      organizationId: org.id,
+      accountId: org.personal_account_id,
+      actor: {},
+      target: { type: 'organization', id: org.id },
+      details,
+      origin: originOf(undefined),
     });
   }
 }

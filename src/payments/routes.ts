@@ -19,7 +19,8 @@ export function paymentRoutes(payments: PaymentService): RouteGroup {
         method: 'POST',
         path: '/:provider',
         summary: 'Payment provider webhook',
-        description: `Receives a provider's event. The raw body is verified against the provider's signature ` +
+        description:
+          `Receives a provider's event. The raw body is verified against the provider's signature ` +
           `(Stripe: \`Stripe-Signature\`) before anything is parsed; each event is stored once by id and applied in ` +
           `the same transaction. Providers: ${payments.providerNames.join(', ')}.`,
         rawBody: true,

@@ -53,7 +53,10 @@ export class PaymentService {
   private readonly onWebhook: PaymentServiceOptions['onWebhook'];
 
   constructor(
-    private readonly db: DB, providers: PaymentProvider[], private readonly effects: BillingEffects, private readonly log: Logger,
+    private readonly db: DB,
+    providers: PaymentProvider[],
+    private readonly effects: BillingEffects,
+    private readonly log: Logger,
     options: PaymentServiceOptions = {},
   ) {
     this.providers = new Map(providers.map((p) => [p.name, p]));
@@ -86,10 +89,16 @@ export class PaymentService {
     }
 
     const duplicate = await this.db.transaction().execute(async (trx) => {
-      const inserted = await trx.insertInto('payment_event')
+      const inserted = await trx
+        .insertInto('payment_event')
         .values({
-          provider: provider.name, event_id: event.id, type: event.type, created_at: event.createdAt,
-          customer_id: event.effect.customerId, subscription_id: subscriptionOf(event.effect), payload: rawBody.toString('utf8'),
+          provider: provider.name,
+          event_id: event.id,
+          type: event.type,
+          created_at: event.createdAt,
+          customer_id: event.effect.customerId,
+          subscription_id: subscriptionOf(event.effect),
+          payload: rawBody.toString('utf8'),
         })
         .onConflict((oc) => oc.columns(['provider', 'event_id']).doNothing())
         .returning('event_id')
@@ -97,14 +106,24 @@ export class PaymentService {
       if (!inserted) return true;
       const target = await this.effects.apply(trx, provider, event);
       if (target) {
-        await trx.updateTable('payment_event').set({ organization_id: target.organizationId, account_id: target.accountId })
-          .where('provider', '=', provider.name).where('event_id', '=', event.id).execute();
+        await trx
+          .updateTable('payment_event')
+          .set({ organization_id: target.organizationId, account_id: target.accountId })
+          .where('provider', '=', provider.name)
+          .where('event_id', '=', event.id)
+          .execute();
       }
       return false;
     });
-    this.log.info(duplicate ? 'payments/duplicate-event' : 'payments/event', `${provider.name} ${event.type} ${event.id}${duplicate ? ' (already received)' : ''}`, {
-      provider: provider.name, 'event-id': event.id, type: event.type,
-    });
+    this.log.info(
+      duplicate ? 'payments/duplicate-event' : 'payments/event',
+      `${provider.name} ${event.type} ${event.id}${duplicate ? ' (already received)' : ''}`,
+      {
+        provider: provider.name,
+        'event-id': event.id,
+        type: event.type,
+      },
+    );
     this.onWebhook?.(provider.name, event.type, duplicate ? 'duplicate' : 'received');
     return { received: true, duplicate };
   }
@@ -115,23 +134,26 @@ export class PaymentService {
     if (cursor) {
       after = parseCursor(cursor);
     }
-    let query = this.db.selectFrom('payment_event').select(['event_id', 'type', 'created_at', 'seq'])
-      .where('account_id', '=', accountId);
+    let query = this.db.selectFrom('payment_event').select(['event_id', 'type', 'created_at', 'seq']).where('account_id', '=', accountId);
     if (after) {
       const { createdAt, seq } = after;
-      query = query.where((eb) => eb.or([
-        eb('created_at', '<', createdAt),
-        eb.and([eb('created_at', '=', createdAt), eb('seq', '<', sql<string>`${seq}::bigint`)]),
-      ]));
+      query = query.where((eb) =>
+        eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('seq', '<', sql<string>`${seq}::bigint`)])]),
+      );
     }
-    const rows = await query.orderBy('created_at', 'desc').orderBy('seq', 'desc').limit(limit + 1).execute();
+    const rows = await query
+      .orderBy('created_at', 'desc')
+      .orderBy('seq', 'desc')
+      .limit(limit + 1)
+      .execute();
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
       events: page.map((r) => ({ id: r.event_id, type: r.type, 'created-at': new Date(r.created_at).toISOString() })),
-      'next-cursor': rows.length > limit && last
-        ? Buffer.from(`${new Date(last.created_at).getTime().toString().padStart(13, '0')}.${last.seq}`).toString('base64url')
-        : null,
+      'next-cursor':
+        rows.length > limit && last
+          ? Buffer.from(`${new Date(last.created_at).getTime().toString().padStart(13, '0')}.${last.seq}`).toString('base64url')
+          : null,
     };
   }
 }

@@ -33,7 +33,13 @@ export function parseSignatureHeader(header: string | string[] | undefined): Par
 }
 
 /** Verifies a Stripe webhook signature; throws {@link InvalidSignatureError}. */
-export function verifyStripeSignature(rawBody: Buffer, header: string | string[] | undefined, secrets: readonly string[], now: Date, tolerance = STRIPE_TOLERANCE_SECONDS): void {
+export function verifyStripeSignature(
+  rawBody: Buffer,
+  header: string | string[] | undefined,
+  secrets: readonly string[],
+  now: Date,
+  tolerance = STRIPE_TOLERANCE_SECONDS,
+): void {
   if (secrets.length === 0) throw new InvalidSignatureError('No webhook secret is configured (STRIPE_WEBHOOK_SECRET)');
   const { timestamp, signatures } = parseSignatureHeader(header);
   if (Math.abs(now.getTime() / 1000 - timestamp) > tolerance) throw new InvalidSignatureError('Stripe-Signature timestamp is outside the tolerance');
@@ -48,8 +54,14 @@ export function verifyStripeSignature(rawBody: Buffer, header: string | string[]
 }
 
 const STATUS: Record<string, SubscriptionStatus> = {
-  trialing: 'trialing', active: 'active', past_due: 'past-due', unpaid: 'past-due',
-  canceled: 'canceled', incomplete_expired: 'canceled', paused: 'canceled', incomplete: 'none',
+  trialing: 'trialing',
+  active: 'active',
+  past_due: 'past-due',
+  unpaid: 'past-due',
+  canceled: 'canceled',
+  incomplete_expired: 'canceled',
+  paused: 'canceled',
+  incomplete: 'none',
 };
 
 type Obj = Record<string, unknown>;
@@ -97,14 +109,22 @@ export function stripeEffect(type: string, object: Obj): PaymentEffect {
   // every customer.subscription.* event carries the whole subscription as it is now
   if (type.startsWith('customer.subscription.') && customerId && object.object !== 'subscription_schedule') {
     const item = firstItem(object);
-    const priceId = (item && isObj(item.price) ? str(item.price.id) : null) ?? (item && isObj(item.plan) ? str(item.plan.id) : null) ?? (isObj(object.plan) ? str(object.plan.id) : null);
+    const priceId =
+      (item && isObj(item.price) ? str(item.price.id) : null) ??
+      (item && isObj(item.plan) ? str(item.plan.id) : null) ??
+      (isObj(object.plan) ? str(object.plan.id) : null);
     // newer API versions moved the period to the items
-    const end = typeof object.current_period_end === 'number' ? object.current_period_end : typeof item?.current_period_end === 'number' ? item.current_period_end : null;
+    const end =
+      typeof object.current_period_end === 'number' ? object.current_period_end : typeof item?.current_period_end === 'number' ? item.current_period_end : null;
     const deleted = type === 'customer.subscription.deleted';
-    const status = deleted ? 'canceled' : STATUS[String(object.status)] ?? 'none';
+    const status = deleted ? 'canceled' : (STATUS[String(object.status)] ?? 'none');
     const trialEnd = typeof object.trial_end === 'number' ? unixTime(object.trial_end, 'trial_end') : null;
     return {
-      kind: 'subscription', customerId, subscriptionId: str(object.id), status, priceId,
+      kind: 'subscription',
+      customerId,
+      subscriptionId: str(object.id),
+      status,
+      priceId,
       periodEnd: end === null ? null : unixTime(end, 'current_period_end'),
       // the portal cancels at the period's end (`cancel_at_period_end`, or `cancel_at` in newer versions)
       cancelAtPeriodEnd: !deleted && status !== 'canceled' && (object.cancel_at_period_end === true || typeof object.cancel_at === 'number'),
@@ -114,8 +134,11 @@ export function stripeEffect(type: string, object: Obj): PaymentEffect {
   if ((type === 'invoice.paid' || type === 'invoice.payment_failed') && customerId) {
     const amountPaid = typeof object.amount_paid === 'number' && Number.isFinite(object.amount_paid) ? object.amount_paid : 0;
     return {
-      kind: 'invoice', customerId, subscriptionId: invoiceSubscription(object),
-      outcome: type === 'invoice.paid' ? 'paid' : 'payment-failed', amountPaid,
+      kind: 'invoice',
+      customerId,
+      subscriptionId: invoiceSubscription(object),
+      outcome: type === 'invoice.paid' ? 'paid' : 'payment-failed',
+      amountPaid,
     };
   }
   return { kind: 'none', customerId };

@@ -21,7 +21,8 @@ export function queryRoutes(registry: QueryRegistry): RouteGroup {
         method: 'POST',
         path: '/query',
         summary: 'Run a query',
-        description: `Runs the query named by \`query/kind\`; the other top-level keys are its parameters and the ` +
+        description:
+          `Runs the query named by \`query/kind\`; the other top-level keys are its parameters and the ` +
           `response body is its result. Kinds: ${registry.definitions.map((d) => `\`${d.kind}\` (${d.summary})`).join(', ')}. ` +
           'An unknown kind is 400 `unknown-query-kind` listing the known ones. The kinds of an organization (with `org-id`) ' +
           'answer 404 for a non-member and 403 below their role, and take an API key of that organization as the caller.',

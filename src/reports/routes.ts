@@ -32,20 +32,60 @@ export type UsageReport = Static<typeof UsageReport>;
 /** Counts of one organization, in one statement. */
 export async function usageReport(db: DB, organizationId: string): Promise<UsageReport> {
   const since = sql<Date>`now() - make_interval(days => ${WINDOW_DAYS})`;
-  const row = await db.selectNoFrom((eb) => [
-    sql<Date>`now()`.as('now'),
-    eb.selectFrom('membership').select((m) => m.fn.countAll<string>().as('n')).where('organization_id', '=', organizationId).as('total'),
-    eb.selectFrom('membership').select((m) => m.fn.countAll<string>().as('n')).where('organization_id', '=', organizationId).where('role', '=', 'owner').as('owners'),
-    eb.selectFrom('membership').select((m) => m.fn.countAll<string>().as('n')).where('organization_id', '=', organizationId).where('role', '=', 'admin').as('admins'),
-    eb.selectFrom('membership').select((m) => m.fn.countAll<string>().as('n')).where('organization_id', '=', organizationId).where('role', '=', 'member').as('plain'),
-    eb.selectFrom('membership').select((m) => m.fn.countAll<string>().as('n')).where('organization_id', '=', organizationId).where('joined_at', '>', since).as('joined'),
-    eb.selectFrom('invitation').select((m) => m.fn.countAll<string>().as('n')).where('organization_id', '=', organizationId)
-      .where('accepted_at', 'is', null).where('revoked_at', 'is', null).where('expires_at', '>', sql<Date>`now()`).as('pending'),
-    eb.selectFrom('invitation').select((m) => m.fn.countAll<string>().as('n')).where('organization_id', '=', organizationId)
-      .where('accepted_at', '>', since).as('accepted'),
-    eb.selectFrom('payment_event').select((m) => m.fn.countAll<string>().as('n')).where('organization_id', '=', organizationId)
-      .where('created_at', '>', since).as('payments'),
-  ]).executeTakeFirstOrThrow();
+  const row = await db
+    .selectNoFrom((eb) => [
+      sql<Date>`now()`.as('now'),
+      eb
+        .selectFrom('membership')
+        .select((m) => m.fn.countAll<string>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .as('total'),
+      eb
+        .selectFrom('membership')
+        .select((m) => m.fn.countAll<string>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .where('role', '=', 'owner')
+        .as('owners'),
+      eb
+        .selectFrom('membership')
+        .select((m) => m.fn.countAll<string>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .where('role', '=', 'admin')
+        .as('admins'),
+      eb
+        .selectFrom('membership')
+        .select((m) => m.fn.countAll<string>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .where('role', '=', 'member')
+        .as('plain'),
+      eb
+        .selectFrom('membership')
+        .select((m) => m.fn.countAll<string>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .where('joined_at', '>', since)
+        .as('joined'),
+      eb
+        .selectFrom('invitation')
+        .select((m) => m.fn.countAll<string>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .where('accepted_at', 'is', null)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', sql<Date>`now()`)
+        .as('pending'),
+      eb
+        .selectFrom('invitation')
+        .select((m) => m.fn.countAll<string>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .where('accepted_at', '>', since)
+        .as('accepted'),
+      eb
+        .selectFrom('payment_event')
+        .select((m) => m.fn.countAll<string>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .where('created_at', '>', since)
+        .as('payments'),
+    ])
+    .executeTakeFirstOrThrow();
   const n = (v: unknown) => Number(v ?? 0);
   return {
     'organization-id': organizationId,
@@ -67,8 +107,9 @@ export function reportRoutes(db: DB, memberships: MembershipResolver, subscripti
       route({
         method: 'GET',
         path: '/orgs/:id/reports/usage',
-        summary: 'The organization\'s usage report',
-        description: `Members by role, invitations and payment events of the last ${WINDOW_DAYS} days. The example of a paid feature: ` +
+        summary: "The organization's usage report",
+        description:
+          `Members by role, invitations and payment events of the last ${WINDOW_DAYS} days. The example of a paid feature: ` +
           'its plans are route data (`requires`).',
         orgRole: 'member',
         requires: { plans: USAGE_REPORT_PLANS },

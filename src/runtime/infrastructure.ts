@@ -65,7 +65,10 @@ export function startLogging(config: Config, options: InfrastructureOptions, sto
 }
 
 export async function startInfrastructure(
-  config: Config, options: InfrastructureOptions, stops: Stops, { logs, redact }: { logs: LogBackend; redact: Redactor },
+  config: Config,
+  options: InfrastructureOptions,
+  stops: Stops,
+  { logs, redact }: { logs: LogBackend; redact: Redactor },
 ): Promise<Infrastructure> {
   // stopped last but logging, so the spans of the shutdown are exported
   const tracing = await startTracing(config);

@@ -8,7 +8,10 @@
 export type Env = Readonly<Record<string, string | undefined>>;
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, problem: string) {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
     super(`Invalid configuration: ${variable} ${problem}`);
     this.name = 'ConfigError';
   }
@@ -60,5 +63,8 @@ export function rateLimit(env: Env, name: string, fallback: RateLimitSetting): R
 }
 
 export function list(raw: string | undefined): string[] {
-  return (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }

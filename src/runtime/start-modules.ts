@@ -31,7 +31,10 @@ export interface StartedModules extends Contributions {
 }
 
 export async function startModules(
-  modules: readonly AnyModule[], base: Omit<ModuleContext, 'use' | 'contributed'>, stops: Stops, settings = readSettings(modules, base.config),
+  modules: readonly AnyModule[],
+  base: Omit<ModuleContext, 'use' | 'contributed'>,
+  stops: Stops,
+  settings = readSettings(modules, base.config),
   /** filled with each module's services, by module */
   services = new Map<unknown, unknown>(),
 ): Promise<StartedModules> {

@@ -4,7 +4,11 @@ export const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 export type ScimType = 'invalidFilter' | 'invalidSyntax' | 'invalidValue' | 'invalidPath' | 'noTarget' | 'uniqueness' | 'mutability' | 'tooMany';
 
 export class ScimHttpError extends Error {
-  constructor(readonly status: number, detail: string, readonly scimType?: ScimType) {
+  constructor(
+    readonly status: number,
+    detail: string,
+    readonly scimType?: ScimType,
+  ) {
     super(detail);
     this.name = 'ScimHttpError';
   }

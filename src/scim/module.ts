@@ -28,7 +28,10 @@ export const scimModule = defineModule({
     return {
       services: { tokens, users },
       schemas: SCIM_SCHEMAS,
-      routeGroups: [scimTokenRoutes(tokens, memberships), scimRoutes({ tokens, users, baseUrl, log, tokenLimiter: counter('scim-token', settings.tokenLimit, ctx.limiterStore) })],
+      routeGroups: [
+        scimTokenRoutes(tokens, memberships),
+        scimRoutes({ tokens, users, baseUrl, log, tokenLimiter: counter('scim-token', settings.tokenLimit, ctx.limiterStore) }),
+      ],
     };
   },
 });

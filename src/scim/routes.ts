@@ -40,7 +40,8 @@ export function scimTokenRoutes(tokens: ScimTokenService, memberships: Membershi
         method: 'POST',
         path: '/:id/scim-tokens',
         summary: 'Create a SCIM token',
-        description: 'For a directory (Okta, Entra ID, Google) to provision the organization\'s users at `APP_URL/scim/v2`. The token is ' +
+        description:
+          "For a directory (Okta, Entra ID, Google) to provision the organization's users at `APP_URL/scim/v2`. The token is " +
           'in this answer only (stored hashed). 409 when the organization has 10; 409 `reason: personal` in a personal organization.',
         orgRole: 'owner',
         impersonation: 'forbidden',
@@ -50,7 +51,7 @@ export function scimTokenRoutes(tokens: ScimTokenService, memberships: Membershi
       route({
         method: 'GET',
         path: '/:id/scim-tokens',
-        summary: 'The organization\'s SCIM tokens',
+        summary: "The organization's SCIM tokens",
         description: 'Without the tokens themselves.',
         orgRole: 'owner',
         schemas: { params: OrgId, response: { 200: ref(ScimTokens) } },
@@ -114,7 +115,11 @@ export function scimRoutes(deps: ScimRouteDeps): RouteGroup {
       return JSON.stringify(body);
     } catch (err) {
       if (!(err instanceof ScimHttpError)) throw err;
-      if (err.status >= 400) log.info('scim/refused', `SCIM ${request.method} refused: ${err.status} ${err.scimType ?? ''}`.trim(), { status: err.status, 'scim-type': err.scimType ?? null });
+      if (err.status >= 400)
+        log.info('scim/refused', `SCIM ${request.method} refused: ${err.status} ${err.scimType ?? ''}`.trim(), {
+          status: err.status,
+          'scim-type': err.scimType ?? null,
+        });
       reply.code(err.status);
       return JSON.stringify(err.body());
     }
@@ -136,59 +141,92 @@ export function scimRoutes(deps: ScimRouteDeps): RouteGroup {
     bodyLimit: 64 * 1024,
     routes: [
       route({
-        ...scimRoute, method: 'GET', path: '/ServiceProviderConfig', summary: 'SCIM: what this service provider supports',
+        ...scimRoute,
+        method: 'GET',
+        path: '/ServiceProviderConfig',
+        summary: 'SCIM: what this service provider supports',
         schemas: { response: { 200: ScimDocument, ...scimErrors } },
         handler: ({ request, reply }) => scim(request, reply, async () => serviceProviderConfig(baseUrl)),
       }),
       route({
-        ...scimRoute, method: 'GET', path: '/ResourceTypes', summary: 'SCIM: the resource types (User)',
+        ...scimRoute,
+        method: 'GET',
+        path: '/ResourceTypes',
+        summary: 'SCIM: the resource types (User)',
         schemas: { response: { 200: ScimDocument, ...scimErrors } },
         handler: ({ request, reply }) => scim(request, reply, async () => listOf([userResourceType(baseUrl)])),
       }),
       route({
-        ...scimRoute, method: 'GET', path: '/Schemas', summary: 'SCIM: the schemas (User)',
+        ...scimRoute,
+        method: 'GET',
+        path: '/Schemas',
+        summary: 'SCIM: the schemas (User)',
         schemas: { response: { 200: ScimDocument, ...scimErrors } },
         handler: ({ request, reply }) => scim(request, reply, async () => listOf([userSchema(baseUrl)])),
       }),
       route({
-        ...scimRoute, method: 'GET', path: '/Users', summary: 'SCIM: the organization\'s users',
-        description: 'Filter (`userName eq "…"` and the rest of RFC 7644 §3.4.2.2), `startIndex` (1-based), `count` (at most 200). ' +
-          'Bearer: a SCIM token of the organization. Errors in SCIM\'s shape (`invalidFilter`, `invalidValue`).',
+        ...scimRoute,
+        method: 'GET',
+        path: '/Users',
+        summary: "SCIM: the organization's users",
+        description:
+          'Filter (`userName eq "…"` and the rest of RFC 7644 §3.4.2.2), `startIndex` (1-based), `count` (at most 200). ' +
+          "Bearer: a SCIM token of the organization. Errors in SCIM's shape (`invalidFilter`, `invalidValue`).",
         schemas: { querystring: ScimListQuery, response: { 200: ScimDocument, ...scimErrors } },
         handler: ({ request, reply, parameters }) => scim(request, reply, (who) => users.list(who, parameters.query as Record<string, string>)),
       }),
       route({
-        ...scimRoute, method: 'POST', path: '/Users', summary: 'SCIM: provision a user',
-        description: 'Creates (or links, by email in a verified domain) the account and its membership with the token\'s default role. ' +
+        ...scimRoute,
+        method: 'POST',
+        path: '/Users',
+        summary: 'SCIM: provision a user',
+        description:
+          "Creates (or links, by email in a verified domain) the account and its membership with the token's default role. " +
           '409 `uniqueness` when the user exists in the organization.',
         schemas: { body: ScimBody, response: doc },
         handler: ({ request, reply, parameters }) => scim(request, reply, (who) => users.create(who, bodyOf(parameters.body), originOf(request)), 201),
       }),
       route({
-        ...scimRoute, method: 'GET', path: '/Users/:userId', summary: 'SCIM: a user',
+        ...scimRoute,
+        method: 'GET',
+        path: '/Users/:userId',
+        summary: 'SCIM: a user',
         schemas: { params: ScimUserPath, response: { 200: ScimDocument, ...scimErrors } },
         handler: ({ request, reply, parameters }) => scim(request, reply, (who) => users.get(who, parameters.path.userId)),
       }),
       route({
-        ...scimRoute, method: 'PUT', path: '/Users/:userId', summary: 'SCIM: replace a user',
-        description: '`active: false` suspends the membership and ends the account\'s sessions; `active: true` lifts it.',
+        ...scimRoute,
+        method: 'PUT',
+        path: '/Users/:userId',
+        summary: 'SCIM: replace a user',
+        description: "`active: false` suspends the membership and ends the account's sessions; `active: true` lifts it.",
         schemas: { params: ScimUserPath, body: ScimBody, response: { 200: ScimDocument, ...scimErrors } },
-        handler: ({ request, reply, parameters }) => scim(request, reply, (who) => users.replace(who, parameters.path.userId, bodyOf(parameters.body), originOf(request))),
+        handler: ({ request, reply, parameters }) =>
+          scim(request, reply, (who) => users.replace(who, parameters.path.userId, bodyOf(parameters.body), originOf(request))),
       }),
       route({
-        ...scimRoute, method: 'PATCH', path: '/Users/:userId', summary: 'SCIM: change a user',
-        description: 'PatchOp operations, with or without a `path` (Okta: `{op: "replace", value: {active: false}}`; Entra ID: ' +
+        ...scimRoute,
+        method: 'PATCH',
+        path: '/Users/:userId',
+        summary: 'SCIM: change a user',
+        description:
+          'PatchOp operations, with or without a `path` (Okta: `{op: "replace", value: {active: false}}`; Entra ID: ' +
           '`{op: "Replace", path: "active", value: "False"}`).',
         schemas: { params: ScimUserPath, body: ScimBody, response: { 200: ScimDocument, ...scimErrors } },
-        handler: ({ request, reply, parameters }) => scim(request, reply, (who) => users.patch(who, parameters.path.userId, bodyOf(parameters.body), originOf(request))),
+        handler: ({ request, reply, parameters }) =>
+          scim(request, reply, (who) => users.patch(who, parameters.path.userId, bodyOf(parameters.body), originOf(request))),
       }),
       route({
-        ...scimRoute, method: 'DELETE', path: '/Users/:userId', summary: 'SCIM: remove a user from the organization',
+        ...scimRoute,
+        method: 'DELETE',
+        path: '/Users/:userId',
+        summary: 'SCIM: remove a user from the organization',
         schemas: { params: ScimUserPath, response: { 204: null, 200: ScimDocument, ...scimErrors } },
-        handler: ({ request, reply, parameters }) => scim(request, reply, async (who) => {
-          await users.remove(who, parameters.path.userId, originOf(request));
-          return undefined;
-        }),
+        handler: ({ request, reply, parameters }) =>
+          scim(request, reply, async (who) => {
+            await users.remove(who, parameters.path.userId, originOf(request));
+            return undefined;
+          }),
       }),
     ],
   };

@@ -47,7 +47,10 @@ export const ScimUserPath = Type.Object({ userId: Type.String({ maxLength: 100 }
  * handler's type is that text, the schema the document on the wire, for the OpenAPI document.
  */
 export const ScimDocument = Type.Unsafe<string>({
-  type: 'object', properties: { schemas: { type: 'array', items: { type: 'string' } } }, required: ['schemas'], additionalProperties: true,
+  type: 'object',
+  properties: { schemas: { type: 'array', items: { type: 'string' } } },
+  required: ['schemas'],
+  additionalProperties: true,
   description: 'a SCIM resource, list or error (application/scim+json)',
 });
 

@@ -23,20 +23,38 @@ export interface ScimCaller {
 }
 
 export class ScimTokenService {
-  constructor(private readonly db: DB, private readonly log: Logger) {}
+  constructor(
+    private readonly db: DB,
+    private readonly log: Logger,
+  ) {}
 
   async create(caller: DomainCaller, input: CreateScimToken): Promise<CreatedScimToken> {
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
     const row = await this.db.transaction().execute(async (trx) => {
       await refusePersonal(trx, caller.organizationId, 'connect a directory to a shared organization');
-      const count = await trx.selectFrom('scim_token').select((eb) => eb.fn.countAll<string>().as('n')).where('organization_id', '=', caller.organizationId).executeTakeFirstOrThrow();
+      const count = await trx
+        .selectFrom('scim_token')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('organization_id', '=', caller.organizationId)
+        .executeTakeFirstOrThrow();
       if (Number(count.n) >= MAX_TOKENS) throw conflict(`An organization has at most ${MAX_TOKENS} SCIM tokens`, { type: 'too-many-tokens' });
-      const inserted = await trx.insertInto('scim_token').values({
-        organization_id: caller.organizationId, name: input.name.trim(), default_role: input['default-role'] ?? 'member', token_hash: hashOf(token),
-      }).returning(['id', 'name', 'default_role', 'created_at', 'last_used_at']).executeTakeFirstOrThrow();
+      const inserted = await trx
+        .insertInto('scim_token')
+        .values({
+          organization_id: caller.organizationId,
+          name: input.name.trim(),
+          default_role: input['default-role'] ?? 'member',
+          token_hash: hashOf(token),
+        })
+        .returning(['id', 'name', 'default_role', 'created_at', 'last_used_at'])
+        .executeTakeFirstOrThrow();
       await appendAudit(trx, {
-        action: 'scim.token-created', organizationId: caller.organizationId, actor: caller.actor, target: { type: 'scim-token', id: inserted.id },
-        details: { name: inserted.name, 'default-role': inserted.default_role }, origin: caller.origin,
+        action: 'scim.token-created',
+        organizationId: caller.organizationId,
+        actor: caller.actor,
+        target: { type: 'scim-token', id: inserted.id },
+        details: { name: inserted.name, 'default-role': inserted.default_role },
+        origin: caller.origin,
       });
       return inserted;
     });
@@ -45,18 +63,32 @@ export class ScimTokenService {
   }
 
   async list(organizationId: string): Promise<ScimTokens> {
-    const rows = await this.db.selectFrom('scim_token').select(['id', 'name', 'default_role', 'created_at', 'last_used_at'])
-      .where('organization_id', '=', organizationId).orderBy('created_at').orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('scim_token')
+      .select(['id', 'name', 'default_role', 'created_at', 'last_used_at'])
+      .where('organization_id', '=', organizationId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return { tokens: rows.map(toToken) };
   }
 
   async revoke(caller: DomainCaller, id: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      const gone = await trx.deleteFrom('scim_token').where('organization_id', '=', caller.organizationId).where('id', '=', id).returning(['id', 'name']).executeTakeFirst();
+      const gone = await trx
+        .deleteFrom('scim_token')
+        .where('organization_id', '=', caller.organizationId)
+        .where('id', '=', id)
+        .returning(['id', 'name'])
+        .executeTakeFirst();
       if (!gone) throw notFound('No such SCIM token in this organization');
       await appendAudit(trx, {
-        action: 'scim.token-revoked', organizationId: caller.organizationId, actor: caller.actor, target: { type: 'scim-token', id: gone.id },
-        details: { name: gone.name }, origin: caller.origin,
+        action: 'scim.token-revoked',
+        organizationId: caller.organizationId,
+        actor: caller.actor,
+        target: { type: 'scim-token', id: gone.id },
+        details: { name: gone.name },
+        origin: caller.origin,
       });
     });
   }
@@ -65,15 +97,22 @@ export class ScimTokenService {
   async authenticate(authorization: string | undefined): Promise<ScimCaller | undefined> {
     const m = /^Bearer\s+(scim_[A-Za-z0-9_-]{43})\s*$/i.exec(authorization ?? '');
     if (!m) return undefined;
-    const row = await this.db.updateTable('scim_token').set({ last_used_at: new Date() }).where('token_hash', '=', hashOf(m[1]))
-      .returning(['id', 'organization_id', 'default_role']).executeTakeFirst();
+    const row = await this.db
+      .updateTable('scim_token')
+      .set({ last_used_at: new Date() })
+      .where('token_hash', '=', hashOf(m[1]))
+      .returning(['id', 'organization_id', 'default_role'])
+      .executeTakeFirst();
     return row && { tokenId: row.id, organizationId: row.organization_id, defaultRole: row.default_role };
   }
 }
 
 function toToken(row: { id: string; name: string; default_role: 'member' | 'admin'; created_at: Date; last_used_at: Date | null }) {
   return {
-    id: row.id, name: row.name, 'default-role': row.default_role, 'created-at': new Date(row.created_at).toISOString(),
+    id: row.id,
+    name: row.name,
+    'default-role': row.default_role,
+    'created-at': new Date(row.created_at).toISOString(),
     'last-used-at': row.last_used_at ? new Date(row.last_used_at).toISOString() : null,
   };
 }

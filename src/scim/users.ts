@@ -84,7 +84,7 @@ function inputOf(body: Record<string, unknown>, current?: ScimUser): UserInput {
   const name = str(body.displayName) ?? str(nameObject.formatted) ?? ([given, family].filter(Boolean).join(' ') || undefined);
   return {
     userName: email,
-    name: name ? name.slice(0, 100) : current?.displayName ?? null,
+    name: name ? name.slice(0, 100) : (current?.displayName ?? null),
     externalId: str(body.externalId)?.slice(0, 256) ?? current?.externalId ?? null,
     active: activeOf(body.active, current?.active ?? true),
   };
@@ -115,8 +115,18 @@ export class ScimUserService {
   }
 
   private members(organizationId: string) {
-    return this.deps.db.selectFrom('membership').innerJoin('account', 'account.id', 'membership.account_id')
-      .select(['account.id', 'account.email', 'account.name', 'membership.role', 'membership.joined_at', 'membership.suspended_at', 'membership.scim_external_id'])
+    return this.deps.db
+      .selectFrom('membership')
+      .innerJoin('account', 'account.id', 'membership.account_id')
+      .select([
+        'account.id',
+        'account.email',
+        'account.name',
+        'membership.role',
+        'membership.joined_at',
+        'membership.suspended_at',
+        'membership.scim_external_id',
+      ])
       .where('membership.organization_id', '=', organizationId);
   }
 
@@ -176,32 +186,58 @@ export class ScimUserService {
     const accountId = await this.deps.db.transaction().execute(async (trx) => {
       let account = await trx.selectFrom('account').select(['id', 'email_verified']).where('email', '=', input.userName).forUpdate().executeTakeFirst();
       if (account) {
-        const member = await trx.selectFrom('membership').select('role').where('organization_id', '=', orgId).where('account_id', '=', account.id).executeTakeFirst();
+        const member = await trx
+          .selectFrom('membership')
+          .select('role')
+          .where('organization_id', '=', orgId)
+          .where('account_id', '=', account.id)
+          .executeTakeFirst();
         if (member) throw new ScimHttpError(409, `${input.userName} is already a user of this organization`, 'uniqueness');
         // nothing proved that whoever made this account holds the address (a squatter's sign-up): linking it would
         // hand the organization to its password and sessions. Its owner proves the address (a link, an email
         // sign-in, SAML), and the directory's next push links it
         if (!account.email_verified) {
-          throw new ScimHttpError(409, `An account uses ${input.userName} but its address is not verified yet: it is linked once its owner proves it`, 'uniqueness');
+          throw new ScimHttpError(
+            409,
+            `An account uses ${input.userName} but its address is not verified yet: it is linked once its owner proves it`,
+            'uniqueness',
+          );
         }
       } else {
         // the organization proved it owns the address's domain: its directory vouches for the address
         const inserted = await insertAccount(trx, { email: input.userName, name: input.name, passwordHash: null, emailVerified: true });
         await appendAudit(trx, {
-          action: 'account.signed-up', organizationId: inserted.organizationId, accountId: inserted.id, actor: {},
-          target: { type: 'account', id: inserted.id }, details: { method: 'scim', 'organization-id': orgId }, origin,
+          action: 'account.signed-up',
+          organizationId: inserted.organizationId,
+          accountId: inserted.id,
+          actor: {},
+          target: { type: 'account', id: inserted.id },
+          details: { method: 'scim', 'organization-id': orgId },
+          origin,
         });
         account = { id: inserted.id, email_verified: true };
       }
-      const joined = await trx.insertInto('membership').values({
-        organization_id: orgId, account_id: account.id, role: caller.defaultRole, scim_external_id: input.externalId,
-        suspended_at: input.active ? null : new Date(),
-      }).returning(['role', 'joined_at', 'suspended_at']).executeTakeFirstOrThrow();
+      const joined = await trx
+        .insertInto('membership')
+        .values({
+          organization_id: orgId,
+          account_id: account.id,
+          role: caller.defaultRole,
+          scim_external_id: input.externalId,
+          suspended_at: input.active ? null : new Date(),
+        })
+        .returning(['role', 'joined_at', 'suspended_at'])
+        .executeTakeFirstOrThrow();
       const profile = await trx.selectFrom('account').select(['email', 'name']).where('id', '=', account.id).executeTakeFirstOrThrow();
       await emitWebhookEvent(trx, orgId, 'member.added', { member: memberEvent({ id: account.id, ...profile, ...joined }) });
       await appendAudit(trx, {
-        action: 'scim.user-provisioned', organizationId: orgId, accountId: account.id, actor: {}, target: { type: 'account', id: account.id },
-        details: { role: caller.defaultRole, active: input.active, 'scim-token-id': caller.tokenId }, origin,
+        action: 'scim.user-provisioned',
+        organizationId: orgId,
+        accountId: account.id,
+        actor: {},
+        target: { type: 'account', id: account.id },
+        details: { role: caller.defaultRole, active: input.active, 'scim-token-id': caller.tokenId },
+        origin,
       });
       return account.id;
     });
@@ -212,7 +248,7 @@ export class ScimUserService {
   async replace(caller: ScimCaller, id: string, body: Record<string, unknown>, origin: RequestOrigin): Promise<ScimUser> {
     const current = await this.get(caller, id);
     const input = inputOf(body, current);
-    if (input.userName !== current.userName) throw scimBadRequest('userName cannot be changed (it is the account\'s email)', 'mutability');
+    if (input.userName !== current.userName) throw scimBadRequest("userName cannot be changed (it is the account's email)", 'mutability');
     return this.apply(caller, current, input, origin);
   }
 
@@ -222,7 +258,8 @@ export class ScimUserService {
     const schemas = body.schemas;
     if (!Array.isArray(schemas) || !schemas.includes(PATCH_SCHEMA)) throw scimBadRequest(`The body must name the schema ${PATCH_SCHEMA}`, 'invalidSyntax');
     const operations = body.Operations;
-    if (!Array.isArray(operations) || operations.length === 0 || operations.length > 100) throw scimBadRequest('Operations must list 1 to 100 operations', 'invalidSyntax');
+    if (!Array.isArray(operations) || operations.length === 0 || operations.length > 100)
+      throw scimBadRequest('Operations must list 1 to 100 operations', 'invalidSyntax');
     // scim-patch walks a path's segments and a pathless value's keys (dotted ones too) into plain
     // objects: `__proto__` there would reach Object.prototype of the whole process
     if (operations.some((op) => pathReachesPrototype((op as { path?: unknown }).path) || keysReachPrototype((op as { value?: unknown }).value))) {
@@ -234,12 +271,15 @@ export class ScimUserService {
       patched = scimPatch(structuredClone(current), ops, { mutateDocument: true, treatMissingAsAdd: true });
     } catch (err) {
       if (err instanceof ScimError || err instanceof TypeError) {
-        throw scimBadRequest(`The patch cannot be applied: ${(err as Error).message.slice(0, 200)}`, /path/i.test((err as Error).message) ? 'invalidPath' : 'invalidSyntax');
+        throw scimBadRequest(
+          `The patch cannot be applied: ${(err as Error).message.slice(0, 200)}`,
+          /path/i.test((err as Error).message) ? 'invalidPath' : 'invalidSyntax',
+        );
       }
       throw err;
     }
     const input = inputOf(patched as unknown as Record<string, unknown>, current);
-    if (input.userName !== current.userName) throw scimBadRequest('userName cannot be changed (it is the account\'s email)', 'mutability');
+    if (input.userName !== current.userName) throw scimBadRequest("userName cannot be changed (it is the account's email)", 'mutability');
     return this.apply(caller, current, input, origin);
   }
 
@@ -247,22 +287,41 @@ export class ScimUserService {
   private async apply(caller: ScimCaller, current: ScimUser, input: UserInput, origin: RequestOrigin): Promise<ScimUser> {
     const orgId = caller.organizationId;
     const change = await this.deps.db.transaction().execute(async (trx) => {
-      const member = await trx.selectFrom('membership').select(['role', 'suspended_at']).where('organization_id', '=', orgId)
-        .where('account_id', '=', current.id).forUpdate().executeTakeFirst();
+      const member = await trx
+        .selectFrom('membership')
+        .select(['role', 'suspended_at'])
+        .where('organization_id', '=', orgId)
+        .where('account_id', '=', current.id)
+        .forUpdate()
+        .executeTakeFirst();
       if (!member) throw scimNotFound();
       const suspend = !input.active && member.suspended_at === null;
       const lift = input.active && member.suspended_at !== null;
       if (suspend && member.role === 'owner') throw scimBadRequest('An owner of the organization cannot be suspended by the directory', 'mutability');
-      const updated = await trx.updateTable('membership').set({
-        scim_external_id: input.externalId, ...(suspend ? { suspended_at: new Date() } : lift ? { suspended_at: null } : {}),
-      }).where('organization_id', '=', orgId).where('account_id', '=', current.id).returning(['role', 'joined_at', 'suspended_at']).executeTakeFirstOrThrow();
+      const updated = await trx
+        .updateTable('membership')
+        .set({
+          scim_external_id: input.externalId,
+          ...(suspend ? { suspended_at: new Date() } : lift ? { suspended_at: null } : {}),
+        })
+        .where('organization_id', '=', orgId)
+        .where('account_id', '=', current.id)
+        .returning(['role', 'joined_at', 'suspended_at'])
+        .executeTakeFirstOrThrow();
       if (suspend || lift) {
         await appendAudit(trx, {
-          action: suspend ? 'scim.user-suspended' : 'scim.user-reactivated', organizationId: orgId, accountId: current.id, actor: {},
-          target: { type: 'account', id: current.id }, details: { 'scim-token-id': caller.tokenId }, origin,
+          action: suspend ? 'scim.user-suspended' : 'scim.user-reactivated',
+          organizationId: orgId,
+          accountId: current.id,
+          actor: {},
+          target: { type: 'account', id: current.id },
+          details: { 'scim-token-id': caller.tokenId },
+          origin,
         });
         // access changed: a customer syncing from webhooks hears it as for a role change
-        await emitWebhookEvent(trx, orgId, 'member.updated', { member: memberEvent({ id: current.id, email: current.userName, name: current.displayName ?? null, ...updated }) });
+        await emitWebhookEvent(trx, orgId, 'member.updated', {
+          member: memberEvent({ id: current.id, email: current.userName, name: current.displayName ?? null, ...updated }),
+        });
       }
       if (suspend) await revokeSentInvitations(trx, caller, current.id, 'inviter-suspended', origin);
       return { suspend, lift };
@@ -270,7 +329,11 @@ export class ScimUserService {
     if (change.suspend) {
       // committed first: the membership grants nothing from here; every session of the account ends on every instance
       const ended = await this.deps.refreshTokens.revokeAllForAccount(current.id);
-      this.deps.log.info('scim/user-suspended', 'User suspended by the directory; every session ended', { 'organization-id': orgId, 'account-id': current.id, sessions: ended.length });
+      this.deps.log.info('scim/user-suspended', 'User suspended by the directory; every session ended', {
+        'organization-id': orgId,
+        'account-id': current.id,
+        sessions: ended.length,
+      });
     } else if (change.lift) {
       this.deps.log.info('scim/user-reactivated', 'User reactivated by the directory', { 'organization-id': orgId, 'account-id': current.id });
     }
@@ -282,15 +345,27 @@ export class ScimUserService {
     const current = await this.get(caller, id);
     const orgId = caller.organizationId;
     await this.deps.db.transaction().execute(async (trx) => {
-      const member = await trx.selectFrom('membership').select(['role', 'joined_at', 'suspended_at']).where('organization_id', '=', orgId)
-        .where('account_id', '=', current.id).forUpdate().executeTakeFirst();
+      const member = await trx
+        .selectFrom('membership')
+        .select(['role', 'joined_at', 'suspended_at'])
+        .where('organization_id', '=', orgId)
+        .where('account_id', '=', current.id)
+        .forUpdate()
+        .executeTakeFirst();
       if (!member) throw scimNotFound();
       if (member.role === 'owner') throw scimBadRequest('An owner of the organization cannot be removed by the directory', 'mutability');
       await trx.deleteFrom('membership').where('organization_id', '=', orgId).where('account_id', '=', current.id).execute();
-      await emitWebhookEvent(trx, orgId, 'member.removed', { member: memberEvent({ id: current.id, email: current.userName, name: current.displayName ?? null, ...member }) });
+      await emitWebhookEvent(trx, orgId, 'member.removed', {
+        member: memberEvent({ id: current.id, email: current.userName, name: current.displayName ?? null, ...member }),
+      });
       await appendAudit(trx, {
-        action: 'scim.user-removed', organizationId: orgId, accountId: current.id, actor: {}, target: { type: 'account', id: current.id },
-        details: { 'scim-token-id': caller.tokenId }, origin,
+        action: 'scim.user-removed',
+        organizationId: orgId,
+        accountId: current.id,
+        actor: {},
+        target: { type: 'account', id: current.id },
+        details: { 'scim-token-id': caller.tokenId },
+        origin,
       });
       await revokeSentInvitations(trx, caller, current.id, 'inviter-removed', origin);
     });
@@ -303,20 +378,37 @@ export class ScimUserService {
  * revoked in the change's transaction, each audited with the directory as actor (the accept
  * checks the inviter's standing again: orgs/invitations.ts).
  */
-async function revokeSentInvitations(trx: Transaction<DatabaseSchema>, caller: ScimCaller, inviterId: string, reason: string, origin: RequestOrigin): Promise<void> {
+async function revokeSentInvitations(
+  trx: Transaction<DatabaseSchema>,
+  caller: ScimCaller,
+  inviterId: string,
+  reason: string,
+  origin: RequestOrigin,
+): Promise<void> {
   const revoked = await revokeInvitationsSentBy(trx, inviterId, invitationRolesBeyond(undefined), caller.organizationId);
   for (const invitation of revoked) {
     await appendAudit(trx, {
-      action: 'org.invitation-revoked', organizationId: caller.organizationId, accountId: inviterId, actor: {},
+      action: 'org.invitation-revoked',
+      organizationId: caller.organizationId,
+      accountId: inviterId,
+      actor: {},
       target: { type: 'invitation', id: invitation.id },
-      details: { email: invitation.email, role: invitation.role, reason, 'invited-by': inviterId, 'scim-token-id': caller.tokenId }, origin,
+      details: { email: invitation.email, role: invitation.role, reason, 'invited-by': inviterId, 'scim-token-id': caller.tokenId },
+      origin,
     });
   }
 }
 
 /** A `member.*` webhook event's member (docs/webhooks.md), with `suspended` (a directory's suspension grants nothing). */
 function memberEvent(m: { id: string; email: string; name: string | null; role: string; joined_at: Date; suspended_at: Date | null }): Record<string, unknown> {
-  return { 'account-id': m.id, email: m.email, name: m.name, role: m.role, 'joined-at': new Date(m.joined_at).toISOString(), suspended: m.suspended_at !== null };
+  return {
+    'account-id': m.id,
+    email: m.email,
+    name: m.name,
+    role: m.role,
+    'joined-at': new Date(m.joined_at).toISOString(),
+    suspended: m.suspended_at !== null,
+  };
 }
 
 function positive(raw: string, name: string, zeroOk = false): number {

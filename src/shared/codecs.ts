@@ -84,9 +84,17 @@ export function lineColumn(text: string, position: number): string {
 function unexpectedTokenPosition(text: string): number {
   let i = 0;
   const n = text.length;
-  const ws = () => { while (i < n && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++; };
-  const stop = (): never => { throw new RangeError('stop'); };
-  const expect = (c: string) => { ws(); if (text[i] !== c) stop(); i++; };
+  const ws = () => {
+    while (i < n && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+  };
+  const stop = (): never => {
+    throw new RangeError('stop');
+  };
+  const expect = (c: string) => {
+    ws();
+    if (text[i] !== c) stop();
+    i++;
+  };
   const string = () => {
     i++;
     while (i < n && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
@@ -104,18 +112,36 @@ function unexpectedTokenPosition(text: string): number {
       const close = c === '{' ? '}' : ']';
       i++;
       ws();
-      if (text[i] === close) { i++; return; }
+      if (text[i] === close) {
+        i++;
+        return;
+      }
       for (;;) {
-        if (close === '}') { ws(); if (text[i] !== '"') stop(); string(); expect(':'); }
+        if (close === '}') {
+          ws();
+          if (text[i] !== '"') stop();
+          string();
+          expect(':');
+        }
         value();
         ws();
-        if (text[i] === ',') { i++; continue; }
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
         expect(close);
         return;
       }
     }
-    if (c !== undefined && /[-0-9]/.test(c)) { while (i < n && /[-+.eE0-9]/.test(text[i])) i++; return; }
-    for (const literal of ['true', 'false', 'null']) if (text.startsWith(literal, i)) { i += literal.length; return; }
+    if (c !== undefined && /[-0-9]/.test(c)) {
+      while (i < n && /[-+.eE0-9]/.test(text[i])) i++;
+      return;
+    }
+    for (const literal of ['true', 'false', 'null'])
+      if (text.startsWith(literal, i)) {
+        i += literal.length;
+        return;
+      }
     stop();
   };
   try {

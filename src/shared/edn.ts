@@ -14,7 +14,10 @@ import { boundedMemo, MAX_MEMO_KEY_LENGTH, ownCopy } from './memo.js';
 
 export class EdnSyntaxError extends Error {
   /** `reason` names what was wrong, never the input itself */
-  constructor(readonly reason: string, readonly position: number) {
+  constructor(
+    readonly reason: string,
+    readonly position: number,
+  ) {
     super(`${reason} at position ${position}`);
     this.name = 'EdnSyntaxError';
   }
@@ -42,10 +45,14 @@ const writeKey = boundedMemo((key) => (KEYWORD_NAME.test(key) ? `:${key} ` : `${
 function writeValue(v: unknown): string {
   if (v === null || v === undefined) return 'nil';
   switch (typeof v) {
-    case 'string': return writeString(v);
-    case 'number': return writeNumber(v);
-    case 'boolean': return v ? 'true' : 'false';
-    case 'bigint': return `${v}N`;
+    case 'string':
+      return writeString(v);
+    case 'number':
+      return writeNumber(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'bigint':
+      return `${v}N`;
   }
   if (Array.isArray(v)) {
     let out = '[';
@@ -111,14 +118,20 @@ function cachedKey(text: string, start: number, end: number): string {
 export function readEdn(text: string): unknown {
   let i = 0;
   const n = text.length;
-  const fail = (message: string): never => { throw new EdnSyntaxError(message, i); };
+  const fail = (message: string): never => {
+    throw new EdnSyntaxError(message, i);
+  };
 
   const skip = () => {
     while (i < n) {
       const c = text.charCodeAt(i);
       if (c === 32 || c === 9 || c === 10 || c === 13 || c === 44 || c === 12) i++;
-      else if (c === 59) { while (i < n && text.charCodeAt(i) !== 10) i++; }
-      else if (c === 35 && text.charCodeAt(i + 1) === 95) { i += 2; read(); } // #_ discards the next form
+      else if (c === 59) {
+        while (i < n && text.charCodeAt(i) !== 10) i++;
+      } else if (c === 35 && text.charCodeAt(i + 1) === 95) {
+        i += 2;
+        read();
+      } // #_ discards the next form
       else break;
     }
   };
@@ -173,7 +186,10 @@ export function readEdn(text: string): unknown {
       skip();
       if (i >= n) fail('unclosed map');
       const c = text.charCodeAt(i);
-      if (c === 125) { i++; return out; }
+      if (c === 125) {
+        i++;
+        return out;
+      }
       if (c === 41 || c === 93) fail('unexpected closing bracket');
       const key = c === 58 && text.charCodeAt(i + 1) !== 58 ? readKeyword() : read();
       skip();
@@ -190,7 +206,10 @@ export function readEdn(text: string): unknown {
   const readKeyword = (): string => {
     const start = ++i;
     while (i < n && !isDelimiter(text.charCodeAt(i))) i++;
-    if (i === start || (i === start + 1 && text.charCodeAt(start) === 47)) { i = start - 1; fail('bad keyword'); }
+    if (i === start || (i === start + 1 && text.charCodeAt(start) === 47)) {
+      i = start - 1;
+      fail('bad keyword');
+    }
     return cachedKey(text, start, i);
   };
 
@@ -200,7 +219,10 @@ export function readEdn(text: string): unknown {
     for (;;) {
       skip();
       if (i >= n) fail(`unclosed ${kind}`);
-      if (text.charCodeAt(i) === close) { i++; break; }
+      if (text.charCodeAt(i) === close) {
+        i++;
+        break;
+      }
       const c = text.charCodeAt(i);
       if (c === 41 || c === 93 || c === 125) fail('unexpected closing bracket');
       items.push(read());
@@ -217,8 +239,12 @@ export function readEdn(text: string): unknown {
     if (t === 'true') return true;
     if (t === 'false') return false;
     const c = t.charCodeAt(0);
-    if (c === 58) { // keyword
-      if (t.length < 2 || t === ':/') { i = start; fail('bad keyword'); }
+    if (c === 58) {
+      // keyword
+      if (t.length < 2 || t === ':/') {
+        i = start;
+        fail('bad keyword');
+      }
       if (t.charCodeAt(1) !== 58) return t.slice(1);
       return t.startsWith('::') ? t.slice(2) : t.slice(1);
     }
@@ -228,7 +254,10 @@ export function readEdn(text: string): unknown {
       // big integers read as the nearest double, as JSON.parse reads them
       if (m) return Number(t.replace(/N$/, ''));
       if (/^[+-]?\d+(\.\d*)?([eE][+-]?\d+)?M?$/.test(t)) return Number(t.replace(/M$/, ''));
-      if (/^[+-]?\d+\/\d+$/.test(t)) { const [a, b] = t.split('/'); return Number(a) / Number(b); }
+      if (/^[+-]?\d+\/\d+$/.test(t)) {
+        const [a, b] = t.split('/');
+        return Number(a) / Number(b);
+      }
       i = start;
       return fail('bad number');
     }
@@ -240,12 +269,20 @@ export function readEdn(text: string): unknown {
     if (i >= n) return fail('no value');
     const c = text.charCodeAt(i);
     switch (c) {
-      case 34: return readString();
-      case 123: return readMap();
-      case 91: return readCollection(93, 'vector');
-      case 40: return readCollection(41, 'list');
-      case 41: case 93: case 125: return fail('unexpected closing bracket');
-      case 92: { // character
+      case 34:
+        return readString();
+      case 123:
+        return readMap();
+      case 91:
+        return readCollection(93, 'vector');
+      case 40:
+        return readCollection(41, 'list');
+      case 41:
+      case 93:
+      case 125:
+        return fail('unexpected closing bracket');
+      case 92: {
+        // character
         i++;
         const start = i;
         i++; // the character itself, even a delimiter
@@ -256,10 +293,15 @@ export function readEdn(text: string): unknown {
         if (/^u[0-9a-fA-F]{4}$/.test(name)) return String.fromCharCode(parseInt(name.slice(1), 16));
         return fail('bad character');
       }
-      case 35: { // dispatch
+      case 35: {
+        // dispatch
         const next = text.charCodeAt(i + 1);
-        if (next === 123) { i++; return readCollection(125, 'set'); }
-        if (next === 35) { // ##Inf ##-Inf ##NaN
+        if (next === 123) {
+          i++;
+          return readCollection(125, 'set');
+        }
+        if (next === 35) {
+          // ##Inf ##-Inf ##NaN
           i += 2;
           const t = token();
           if (t === 'Inf') return Infinity;
@@ -278,7 +320,8 @@ export function readEdn(text: string): unknown {
         if (tag === 'uuid' && typeof value !== 'string') fail('bad #uuid');
         return value;
       }
-      default: return readAtom();
+      default:
+        return readAtom();
     }
   };
 

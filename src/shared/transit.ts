@@ -57,10 +57,14 @@ export function writeTransit(value: unknown): string {
   const encode = (v: unknown): unknown => {
     if (v === null || v === undefined) return null;
     switch (typeof v) {
-      case 'string': return escapeString(v);
-      case 'number': return encodeNumber(v);
-      case 'boolean': return v;
-      case 'bigint': return `~n${v}`;
+      case 'string':
+        return escapeString(v);
+      case 'number':
+        return encodeNumber(v);
+      case 'boolean':
+        return v;
+      case 'bigint':
+        return `~n${v}`;
     }
     if (Array.isArray(v)) return v.map(encode);
     if (v instanceof Date) return escapeString(v.toISOString());
@@ -77,9 +81,8 @@ export function writeTransit(value: unknown): string {
   };
   const top = encode(value);
   // a scalar at the top level is wrapped in the quote tag
-  return JSON.stringify(top !== null && typeof top === 'object' ? top : ['~#\'', top]);
+  return JSON.stringify(top !== null && typeof top === 'object' ? top : ["~#'", top]);
 }
-
 
 export class TransitShapeError extends Error {
   constructor(message: string) {
@@ -105,16 +108,32 @@ function decodeScalarString(s: string): unknown {
   if (s.charCodeAt(0) !== 126 || s.length < 2) return s; // not ~-encoded
   const rest = s.slice(2);
   switch (s[1]) {
-    case '~': case '^': case '`': return s.slice(1); // escaped
-    case ':': case '$': return rest; // keyword, symbol: their names
-    case '#': return new Tag(rest);
-    case 'i': case 'n': case 'd': case 'f': return Number(rest); // big ints read as the nearest double, as JSON.parse does
-    case 'z': return rest === 'NaN' ? NaN : rest === 'INF' ? Infinity : rest === '-INF' ? -Infinity : fail('bad special number');
-    case 'm': return new Date(Number(rest)).toISOString();
-    case 't': return new Date(rest).toISOString();
-    case '?': return rest === 't';
-    case '_': return null;
-    default: return rest; // u (uuid), r (uri), c (char), b (bytes) and unknown scalar tags: their text
+    case '~':
+    case '^':
+    case '`':
+      return s.slice(1); // escaped
+    case ':':
+    case '$':
+      return rest; // keyword, symbol: their names
+    case '#':
+      return new Tag(rest);
+    case 'i':
+    case 'n':
+    case 'd':
+    case 'f':
+      return Number(rest); // big ints read as the nearest double, as JSON.parse does
+    case 'z':
+      return rest === 'NaN' ? NaN : rest === 'INF' ? Infinity : rest === '-INF' ? -Infinity : fail('bad special number');
+    case 'm':
+      return new Date(Number(rest)).toISOString();
+    case 't':
+      return new Date(rest).toISOString();
+    case '?':
+      return rest === 't';
+    case '_':
+      return null;
+    default:
+      return rest; // u (uuid), r (uri), c (char), b (bytes) and unknown scalar tags: their text
   }
 }
 

@@ -28,7 +28,11 @@ export class ServiceProviderUrls {
 }
 
 export class ConnectionService {
-  constructor(private readonly db: DB, private readonly urls: ServiceProviderUrls, private readonly log: Logger) {}
+  constructor(
+    private readonly db: DB,
+    private readonly urls: ServiceProviderUrls,
+    private readonly log: Logger,
+  ) {}
 
   private shape(row: ConnectionRow): SamlConnection {
     const orgId = row.organization_id;
@@ -60,14 +64,19 @@ export class ConnectionService {
     try {
       metadata = await parseIdpMetadata(input['metadata-xml']);
     } catch (err) {
-      if (err instanceof InvalidMetadata) throw requestCoercion('body', [{ path: '/metadata-xml', message: err.message }], 'Unusable identity provider metadata');
+      if (err instanceof InvalidMetadata)
+        throw requestCoercion('body', [{ path: '/metadata-xml', message: err.message }], 'Unusable identity provider metadata');
       throw err;
     }
     const orgId = caller.organizationId;
     const row = await this.db.transaction().execute(async (trx) => {
       await refusePersonal(trx, orgId, 'connect single sign-on to a shared organization');
-      const before = await trx.selectFrom('saml_connection').select(['idp_certificates', 'default_role', 'enforced', 'expiry_warned_at'])
-        .where('organization_id', '=', orgId).forUpdate().executeTakeFirst();
+      const before = await trx
+        .selectFrom('saml_connection')
+        .select(['idp_certificates', 'default_role', 'enforced', 'expiry_warned_at'])
+        .where('organization_id', '=', orgId)
+        .forUpdate()
+        .executeTakeFirst();
       const sameCertificates = before !== undefined && before.idp_certificates.join() === metadata.certificates.join();
       const values = {
         metadata_xml: input['metadata-xml'],
@@ -81,11 +90,19 @@ export class ConnectionService {
         expiry_warned_at: sameCertificates ? before.expiry_warned_at : null,
         updated_at: new Date(),
       };
-      const saved = await trx.insertInto('saml_connection').values({ organization_id: orgId, ...values })
-        .onConflict((oc) => oc.column('organization_id').doUpdateSet(values)).returningAll().executeTakeFirstOrThrow();
+      const saved = await trx
+        .insertInto('saml_connection')
+        .values({ organization_id: orgId, ...values })
+        .onConflict((oc) => oc.column('organization_id').doUpdateSet(values))
+        .returningAll()
+        .executeTakeFirstOrThrow();
       await appendAudit(trx, {
-        action: 'sso.saml-configured', organizationId: orgId, actor: caller.actor, target: { type: 'saml-connection', id: orgId },
-        details: { 'idp-entity-id': metadata.entityId, 'default-role': values.default_role, enforced: values.enforced }, origin: caller.origin,
+        action: 'sso.saml-configured',
+        organizationId: orgId,
+        actor: caller.actor,
+        target: { type: 'saml-connection', id: orgId },
+        details: { 'idp-entity-id': metadata.entityId, 'default-role': values.default_role, enforced: values.enforced },
+        origin: caller.origin,
       });
       return saved;
     });
@@ -98,8 +115,12 @@ export class ConnectionService {
       const gone = await trx.deleteFrom('saml_connection').where('organization_id', '=', caller.organizationId).returning('idp_entity_id').executeTakeFirst();
       if (!gone) throw notFound('This organization has no SAML connection', { type: 'sso-not-configured' });
       await appendAudit(trx, {
-        action: 'sso.saml-removed', organizationId: caller.organizationId, actor: caller.actor, target: { type: 'saml-connection', id: caller.organizationId },
-        details: { 'idp-entity-id': gone.idp_entity_id }, origin: caller.origin,
+        action: 'sso.saml-removed',
+        organizationId: caller.organizationId,
+        actor: caller.actor,
+        target: { type: 'saml-connection', id: caller.organizationId },
+        details: { 'idp-entity-id': gone.idp_entity_id },
+        origin: caller.origin,
       });
     });
   }

@@ -43,7 +43,11 @@ export function normalizeDomain(raw: string): string | undefined {
 }
 
 /** The domain part of an email address, lower-cased. */
-export const domainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1).trim().toLowerCase();
+export const domainOf = (email: string): string =>
+  email
+    .slice(email.lastIndexOf('@') + 1)
+    .trim()
+    .toLowerCase();
 
 interface DomainRow {
   id: string;
@@ -74,11 +78,20 @@ export interface DomainCaller {
 }
 
 export class DomainService {
-  constructor(private readonly db: DB, private readonly resolveTxt: TxtResolver, private readonly log: Logger) {}
+  constructor(
+    private readonly db: DB,
+    private readonly resolveTxt: TxtResolver,
+    private readonly log: Logger,
+  ) {}
 
   async list(organizationId: string): Promise<OrgDomains> {
-    const rows = await this.db.selectFrom('org_domain').select(COLUMNS).where('organization_id', '=', organizationId)
-      .orderBy('created_at').orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('org_domain')
+      .select(COLUMNS)
+      .where('organization_id', '=', organizationId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return { domains: rows.map(toDomain) };
   }
 
@@ -90,16 +103,35 @@ export class DomainService {
       return await this.db.transaction().execute(async (trx) => {
         // a verified domain would make its accounts members (SAML, SCIM): a personal organization has only its owner
         await refusePersonal(trx, caller.organizationId, 'claim domains for a shared organization');
-        const taken = await trx.selectFrom('org_domain').select('organization_id').where('domain', '=', domain).where('verified_at', 'is not', null).executeTakeFirst();
+        const taken = await trx
+          .selectFrom('org_domain')
+          .select('organization_id')
+          .where('domain', '=', domain)
+          .where('verified_at', 'is not', null)
+          .executeTakeFirst();
         if (taken && taken.organization_id !== caller.organizationId) throw takenElsewhere(domain);
-        const count = await trx.selectFrom('org_domain').select((eb) => eb.fn.countAll<string>().as('n')).where('organization_id', '=', caller.organizationId).executeTakeFirstOrThrow();
+        const count = await trx
+          .selectFrom('org_domain')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('organization_id', '=', caller.organizationId)
+          .executeTakeFirstOrThrow();
         if (Number(count.n) >= MAX_DOMAINS) throw conflict(`An organization has at most ${MAX_DOMAINS} domains`, { type: 'too-many-domains' });
-        const row = await trx.insertInto('org_domain').values({
-          organization_id: caller.organizationId, domain, txt_value: `saas-domain-verification=${randomBytes(24).toString('base64url')}`,
-        }).returning(COLUMNS).executeTakeFirstOrThrow();
+        const row = await trx
+          .insertInto('org_domain')
+          .values({
+            organization_id: caller.organizationId,
+            domain,
+            txt_value: `saas-domain-verification=${randomBytes(24).toString('base64url')}`,
+          })
+          .returning(COLUMNS)
+          .executeTakeFirstOrThrow();
         await appendAudit(trx, {
-          action: 'sso.domain-added', organizationId: caller.organizationId, actor: caller.actor, target: { type: 'domain', id: row.id },
-          details: { domain }, origin: caller.origin,
+          action: 'sso.domain-added',
+          organizationId: caller.organizationId,
+          actor: caller.actor,
+          target: { type: 'domain', id: row.id },
+          details: { domain },
+          origin: caller.origin,
         });
         return toDomain(row);
       });
@@ -111,12 +143,20 @@ export class DomainService {
 
   async remove(caller: DomainCaller, id: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      const row = await trx.deleteFrom('org_domain').where('organization_id', '=', caller.organizationId).where('id', '=', id)
-        .returning(['id', 'domain']).executeTakeFirst();
+      const row = await trx
+        .deleteFrom('org_domain')
+        .where('organization_id', '=', caller.organizationId)
+        .where('id', '=', id)
+        .returning(['id', 'domain'])
+        .executeTakeFirst();
       if (!row) throw notFound('No such domain in this organization');
       await appendAudit(trx, {
-        action: 'sso.domain-removed', organizationId: caller.organizationId, actor: caller.actor, target: { type: 'domain', id: row.id },
-        details: { domain: row.domain }, origin: caller.origin,
+        action: 'sso.domain-removed',
+        organizationId: caller.organizationId,
+        actor: caller.actor,
+        target: { type: 'domain', id: row.id },
+        details: { domain: row.domain },
+        origin: caller.origin,
       });
     });
   }
@@ -126,7 +166,12 @@ export class DomainService {
    * `domain-not-verified`; 409 `domain-taken` when another organization verified the domain first.
    */
   async verify(caller: DomainCaller, id: string): Promise<OrgDomain> {
-    const row = await this.db.selectFrom('org_domain').select(COLUMNS).where('organization_id', '=', caller.organizationId).where('id', '=', id).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('org_domain')
+      .select(COLUMNS)
+      .where('organization_id', '=', caller.organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!row) throw notFound('No such domain in this organization');
     if (row.verified_at) return toDomain(row);
     // one claimed before the rule is never verified
@@ -134,19 +179,34 @@ export class DomainService {
     const name = `${TXT_PREFIX}.${row.domain}`;
     const found = await this.resolveTxt(name);
     if (!found.some((value) => value.trim() === row.txt_value)) {
-      this.log.info('sso/domain-not-verified', 'No TXT record with the verification value', { domain: row.domain, 'organization-id': caller.organizationId, records: found.length });
+      this.log.info('sso/domain-not-verified', 'No TXT record with the verification value', {
+        domain: row.domain,
+        'organization-id': caller.organizationId,
+        records: found.length,
+      });
       throw conflict(`No TXT record ${name} holds the verification value yet (DNS changes can take a while to show)`, {
-        type: 'domain-not-verified', 'txt-name': name, 'txt-value': row.txt_value,
+        type: 'domain-not-verified',
+        'txt-name': name,
+        'txt-value': row.txt_value,
       });
     }
     try {
       const verified = await this.db.transaction().execute(async (trx) => {
-        const updated = await trx.updateTable('org_domain').set({ verified_at: new Date() }).where('id', '=', id).where('organization_id', '=', caller.organizationId)
-          .returning(COLUMNS).executeTakeFirst();
+        const updated = await trx
+          .updateTable('org_domain')
+          .set({ verified_at: new Date() })
+          .where('id', '=', id)
+          .where('organization_id', '=', caller.organizationId)
+          .returning(COLUMNS)
+          .executeTakeFirst();
         if (!updated) throw notFound('No such domain in this organization');
         await appendAudit(trx, {
-          action: 'sso.domain-verified', organizationId: caller.organizationId, actor: caller.actor, target: { type: 'domain', id },
-          details: { domain: row.domain }, origin: caller.origin,
+          action: 'sso.domain-verified',
+          organizationId: caller.organizationId,
+          actor: caller.actor,
+          target: { type: 'domain', id },
+          details: { domain: row.domain },
+          origin: caller.origin,
         });
         return updated;
       });
@@ -160,7 +220,12 @@ export class DomainService {
 
   /** The organization that verified the email's domain, if any. */
   async ownerOfEmail(email: string): Promise<string | undefined> {
-    const row = await this.db.selectFrom('org_domain').select('organization_id').where('domain', '=', domainOf(email)).where('verified_at', 'is not', null).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('org_domain')
+      .select('organization_id')
+      .where('domain', '=', domainOf(email))
+      .where('verified_at', 'is not', null)
+      .executeTakeFirst();
     return row?.organization_id;
   }
 

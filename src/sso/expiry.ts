@@ -23,7 +23,9 @@ export class CertificateExpiryCheck {
   start(): void {
     const tick = () => {
       if (this.stopped) return;
-      this.running = this.runOnce().catch((err: Error) => this.deps.log.error('sso/expiry-check-failed', `Certificate expiry check failed: ${err.message}`, { class: err.constructor?.name }));
+      this.running = this.runOnce().catch((err: Error) =>
+        this.deps.log.error('sso/expiry-check-failed', `Certificate expiry check failed: ${err.message}`, { class: err.constructor?.name }),
+      );
     };
     this.timer = setInterval(tick, this.deps.intervalMs);
     this.timer.unref();
@@ -43,23 +45,33 @@ export class CertificateExpiryCheck {
   async runOnce(): Promise<number> {
     const { db, mail, log } = this.deps;
     const warned = await db.transaction().execute(async (trx) => {
-      const due = await trx.updateTable('saml_connection').set({ expiry_warned_at: sql`now()` })
+      const due = await trx
+        .updateTable('saml_connection')
+        .set({ expiry_warned_at: sql`now()` })
         .where('expiry_warned_at', 'is', null)
         .where('certificate_expires_at', '<', sql<Date>`now() + make_interval(days => ${WARN_BEFORE_DAYS})`)
-        .returning(['organization_id', 'certificate_expires_at']).execute();
+        .returning(['organization_id', 'certificate_expires_at'])
+        .execute();
       for (const connection of due) {
-        const owners = await trx.selectFrom('membership').innerJoin('account', 'account.id', 'membership.account_id')
+        const owners = await trx
+          .selectFrom('membership')
+          .innerJoin('account', 'account.id', 'membership.account_id')
           .innerJoin('organization', 'organization.id', 'membership.organization_id')
           .select(['account.email', 'organization.name'])
-          .where('membership.organization_id', '=', connection.organization_id).where('membership.role', '=', 'owner').execute();
+          .where('membership.organization_id', '=', connection.organization_id)
+          .where('membership.role', '=', 'owner')
+          .execute();
         for (const owner of owners) {
           await mail.enqueue(trx, {
-            kind: 'sso-certificate-expiring', to: owner.email,
+            kind: 'sso-certificate-expiring',
+            to: owner.email,
             data: { organization: owner.name, organizationId: connection.organization_id, expiresAt: new Date(connection.certificate_expires_at) },
           });
         }
         log.warn('sso/certificate-expiring', 'The SAML identity provider certificate expires soon; the owners were emailed', {
-          'organization-id': connection.organization_id, 'expires-at': new Date(connection.certificate_expires_at).toISOString(), owners: owners.length,
+          'organization-id': connection.organization_id,
+          'expires-at': new Date(connection.certificate_expires_at).toISOString(),
+          owners: owners.length,
         });
       }
       return due.length;

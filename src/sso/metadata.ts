@@ -45,8 +45,7 @@ export async function parseStrict(xml: string): Promise<Document> {
   }
 }
 
-const children = (parent: Element, ns: string, name: string): Element[] =>
-  Array.from(parent.getElementsByTagNameNS(ns, name) as unknown as ArrayLike<Element>);
+const children = (parent: Element, ns: string, name: string): Element[] => Array.from(parent.getElementsByTagNameNS(ns, name) as unknown as ArrayLike<Element>);
 
 function httpUrl(raw: string | null): string | undefined {
   if (!raw) return undefined;
@@ -74,7 +73,7 @@ export async function parseIdpMetadata(xml: string): Promise<IdpMetadata> {
   if (!root) throw new InvalidMetadata('The metadata is empty');
   const entities = root.localName === 'EntityDescriptor' && root.namespaceURI === MD ? [root] : children(root, MD, 'EntityDescriptor');
   const entity = entities.find((e) => children(e, MD, 'IDPSSODescriptor').length > 0);
-  if (!entity) throw new InvalidMetadata('No EntityDescriptor with an IDPSSODescriptor: is this the identity provider\'s SAML metadata?');
+  if (!entity) throw new InvalidMetadata("No EntityDescriptor with an IDPSSODescriptor: is this the identity provider's SAML metadata?");
   const entityId = entity.getAttribute('entityID')?.trim();
   if (!entityId || entityId.length > 1024) throw new InvalidMetadata('The EntityDescriptor has no entityID');
   const idp = children(entity, MD, 'IDPSSODescriptor')[0];
@@ -82,7 +81,10 @@ export async function parseIdpMetadata(xml: string): Promise<IdpMetadata> {
   const ssoUrl = sso && httpUrl(sso.getAttribute('Location'));
   if (!ssoUrl) throw new InvalidMetadata('No SingleSignOnService with the HTTP-Redirect binding and an http(s) Location');
   const certificates = children(idp, MD, 'KeyDescriptor')
-    .filter((k) => { const use = k.getAttribute('use'); return !use || use === 'signing'; })
+    .filter((k) => {
+      const use = k.getAttribute('use');
+      return !use || use === 'signing';
+    })
     .flatMap((k) => children(k, DS, 'X509Certificate'))
     .map((c) => (c.textContent ?? '').replace(/\s+/g, ''))
     .filter((c) => c.length > 0);

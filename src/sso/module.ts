@@ -44,7 +44,13 @@ export const ssoModule = defineModule({
       routeGroups: [
         ssoAdminRoutes(domains, connections, memberships),
         ...ssoSignOnRoutes({
-          db, signOn, connections, accounts, appUrl: ctx.config.appUrl, cookies: { secureCookies: ctx.secureCookies }, log,
+          db,
+          signOn,
+          connections,
+          accounts,
+          appUrl: ctx.config.appUrl,
+          cookies: { secureCookies: ctx.secureCookies },
+          log,
           startLimiter: counter('sso-start-address', settings.startLimit, ctx.limiterStore),
           acsAddressLimiter: counter('sso-acs-address', settings.acsAddressLimit, ctx.limiterStore),
           acsRequestLimiter: counter('sso-acs-request', settings.acsRequestLimit, ctx.limiterStore),

@@ -17,7 +17,19 @@ import type { Logger } from '../logging/logger.js';
 import { OrgId } from '../orgs/module.js';
 import type { ConnectionService } from './connections.js';
 import type { DomainCaller, DomainService } from './domains.js';
-import { AcsForm, AddDomain, DomainPath, OrgDomain, OrgDomains, OrgParam, OrgSamlConnection, PutSamlConnection, SamlConnection, SsoStart, SsoStartUrl } from './schemas.js';
+import {
+  AcsForm,
+  AddDomain,
+  DomainPath,
+  OrgDomain,
+  OrgDomains,
+  OrgParam,
+  OrgSamlConnection,
+  PutSamlConnection,
+  SamlConnection,
+  SsoStart,
+  SsoStartUrl,
+} from './schemas.js';
 import { claimedRequestId } from './response-bounds.js';
 import { SsoRefused, type SignOnService } from './signon.js';
 import { Type } from 'typebox';
@@ -42,7 +54,8 @@ export function ssoAdminRoutes(domains: DomainService, connections: ConnectionSe
         method: 'POST',
         path: '/:id/domains',
         summary: 'Claim a domain',
-        description: 'Answers the TXT record to create (`_saas-verification.<domain>` holding `txt-value`), then `verify`. 400 for a name ' +
+        description:
+          'Answers the TXT record to create (`_saas-verification.<domain>` holding `txt-value`), then `verify`. 400 for a name ' +
           'that is not a domain; 409 `domain-exists` when this organization has it, `domain-taken` when another organization verified it, ' +
           '`reason: personal` in a personal organization (it has only its owner).',
         orgRole: 'admin',
@@ -52,7 +65,7 @@ export function ssoAdminRoutes(domains: DomainService, connections: ConnectionSe
       route({
         method: 'GET',
         path: '/:id/domains',
-        summary: 'The organization\'s domains',
+        summary: "The organization's domains",
         orgRole: 'admin',
         schemas: { params: OrgId, response: { 200: ref(OrgDomains) } },
         handler: ({ membership }) => domains.list(membership!.organizationId),
@@ -61,7 +74,8 @@ export function ssoAdminRoutes(domains: DomainService, connections: ConnectionSe
         method: 'POST',
         path: '/:id/domains/:domainId/verify',
         summary: 'Verify a domain by its DNS TXT record',
-        description: 'Looks the TXT record up now (DNS_SERVERS, or the system\'s resolver). 409 `domain-not-verified` when no record ' +
+        description:
+          "Looks the TXT record up now (DNS_SERVERS, or the system's resolver). 409 `domain-not-verified` when no record " +
           'holds the value; 409 `domain-taken` when another organization verified the domain first.',
         orgRole: 'admin',
         schemas: { params: DomainPath, response: { 200: ref(OrgDomain), 404: error, 409: error } },
@@ -82,7 +96,8 @@ export function ssoAdminRoutes(domains: DomainService, connections: ConnectionSe
         method: 'PUT',
         path: '/:id/sso/saml',
         summary: 'Set the SAML connection',
-        description: 'From the identity provider\'s metadata, pasted (never fetched): its entity id, HTTP-Redirect sign-on URL and signing ' +
+        description:
+          "From the identity provider's metadata, pasted (never fetched): its entity id, HTTP-Redirect sign-on URL and signing " +
           'certificates. 400 with the reason for metadata that cannot be used (not XML, a DOCTYPE, no IDPSSODescriptor, no certificate...); ' +
           '409 `reason: personal` in a personal organization.',
         orgRole: 'owner',
@@ -150,7 +165,11 @@ export function ssoSignOnRoutes(deps: SignOnRouteDeps): RouteGroup[] {
       const org = await db.selectFrom('organization').select('id').where('id', '=', organizationId).executeTakeFirst();
       if (org) {
         await appendAudit(db, {
-          action: 'sso.sign-in-refused', organizationId, actor: {}, details: { reason, method: 'saml' }, origin: originOf(request),
+          action: 'sso.sign-in-refused',
+          organizationId,
+          actor: {},
+          details: { reason, method: 'saml' },
+          origin: originOf(request),
         });
       }
     } catch (auditErr) {
@@ -170,8 +189,9 @@ export function ssoSignOnRoutes(deps: SignOnRouteDeps): RouteGroup[] {
           method: 'POST',
           path: '/start',
           summary: 'Start signing in with SSO',
-          description: 'The email\'s domain picks the organization (a verified domain with a SAML connection): answers the identity ' +
-            'provider\'s URL with a SAMLRequest (HTTP-Redirect) and RelayState, for the browser to navigate to. 404 `sso-not-configured` otherwise.',
+          description:
+            "The email's domain picks the organization (a verified domain with a SAML connection): answers the identity " +
+            "provider's URL with a SAMLRequest (HTTP-Redirect) and RelayState, for the browser to navigate to. 404 `sso-not-configured` otherwise.",
           schemas: { body: ref(SsoStart), response: { 200: ref(SsoStartUrl), 404: error, 429: error } },
           async handler({ parameters, request }) {
             // each start stores a request: bounded per client address (429 with Retry-After)
@@ -206,9 +226,10 @@ export function ssoSignOnRoutes(deps: SignOnRouteDeps): RouteGroup[] {
           method: 'POST',
           path: '/:orgId/acs',
           summary: 'The SAML Assertion Consumer Service',
-          description: 'The identity provider\'s HTTP-POST of `SAMLResponse` (form). Exempt from CSRF: the IdP\'s page posts it cross-site; ' +
+          description:
+            "The identity provider's HTTP-POST of `SAMLResponse` (form). Exempt from CSRF: the IdP's page posts it cross-site; " +
             'the signed, single-use response is its protection. Every check (signature, issuer, audience, destination and recipient, ' +
-            'time window, InResponseTo, assertion id, the email\'s domain) passing: the account is signed in (created or linked), made a ' +
+            "time window, InResponseTo, assertion id, the email's domain) passing: the account is signed in (created or linked), made a " +
             'member, the refresh cookie set, 302 to `APP_URL/account`. Any failure: 302 to `/log-in?error=sso-failed`, the reason logged ' +
             'and audited (docs/sso.md); a response over 192 KiB, 5,000 elements or 64 levels is refused before it is parsed. Posts are ' +
             'limited per client address (SSO_ACS_LIMIT_ADDRESS) and per request id named (SSO_ACS_LIMIT_REQUEST): 429 beyond. An account with two-factor on: no session yet, 302 to `APP_URL/log-in/two-factor#mfa-token=…` ' +
@@ -229,11 +250,20 @@ export function ssoSignOnRoutes(deps: SignOnRouteDeps): RouteGroup[] {
               return refuse(request, reply, organizationId, err);
             }
             try {
-              const session = await accounts.startSession(identity.accountId, originOf(request), {
-                details: { method: 'saml', 'organization-id': organizationId }, origin: originOf(request),
-              }, null);
+              const session = await accounts.startSession(
+                identity.accountId,
+                originOf(request),
+                {
+                  details: { method: 'saml', 'organization-id': organizationId },
+                  origin: originOf(request),
+                },
+                null,
+              );
               if ('mfaRequired' in session) {
-                log.info('sso/saml-second-step', 'SAML sign-in of an account with two-factor: on to the second step', { 'organization-id': organizationId, 'account-id': identity.accountId });
+                log.info('sso/saml-second-step', 'SAML sign-in of an account with two-factor: on to the second step', {
+                  'organization-id': organizationId,
+                  'account-id': identity.accountId,
+                });
                 return redirect(reply, `${appUrl}${TWO_FACTOR_PAGE}#mfa-token=${encodeURIComponent(session.mfaRequired['mfa-token'])}`);
               }
               setSessionCookies(reply, session, deps.cookies);
@@ -243,7 +273,10 @@ export function ssoSignOnRoutes(deps: SignOnRouteDeps): RouteGroup[] {
               return refuse(request, reply, organizationId, err);
             }
             log.info('sso/saml-signed-in', 'Signed in with SAML', {
-              'organization-id': organizationId, 'account-id': identity.accountId, created: identity.created, joined: identity.joined,
+              'organization-id': organizationId,
+              'account-id': identity.accountId,
+              created: identity.created,
+              joined: identity.joined,
             });
             // a password set before this first proof of the address is gone: the reset page sets one at once (or is left for the account)
             if (identity.passwordResetToken) return redirect(reply, `${appUrl}/reset-password?token=${encodeURIComponent(identity.passwordResetToken)}`);

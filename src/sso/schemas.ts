@@ -25,16 +25,13 @@ export const AddDomain = Type.Object(
   { $id: 'add-domain', additionalProperties: false },
 );
 
-export const DomainPath = Type.Object(
-  { id: Type.String({ format: 'uuid' }), domainId: Type.String({ format: 'uuid' }) },
-  { additionalProperties: false },
-);
+export const DomainPath = Type.Object({ id: Type.String({ format: 'uuid' }), domainId: Type.String({ format: 'uuid' }) }, { additionalProperties: false });
 
 const DefaultRole = Type.Enum(['member', 'admin'], { description: 'the role a new member signing in this way gets' });
 
 export const PutSamlConnection = Type.Object(
   {
-    'metadata-xml': Type.String({ minLength: 1, maxLength: 200_000, description: 'the identity provider\'s SAML metadata, pasted (never fetched)' }),
+    'metadata-xml': Type.String({ minLength: 1, maxLength: 200_000, description: "the identity provider's SAML metadata, pasted (never fetched)" }),
     'default-role': Type.Optional(DefaultRole),
     enforced: Type.Optional(Type.Boolean({ description: 'accounts in the verified domains must sign in with this connection (owners keep their methods)' })),
   },
@@ -49,7 +46,10 @@ export const SamlConnection = Type.Object(
     'sp-metadata-url': Type.String(),
     'idp-entity-id': Type.String(),
     'idp-sso-url': Type.String(),
-    'certificate-expires-at': Type.String({ format: 'date-time', description: 'when the identity provider\'s signing certificate expires (the latest, when several)' }),
+    'certificate-expires-at': Type.String({
+      format: 'date-time',
+      description: "when the identity provider's signing certificate expires (the latest, when several)",
+    }),
     'default-role': DefaultRole,
     enforced: Type.Boolean(),
   },
@@ -70,14 +70,14 @@ export const SsoStart = Type.Object(
 );
 
 export const SsoStartUrl = Type.Object(
-  { url: Type.String({ description: 'the identity provider\'s sign-in URL with a SAMLRequest (HTTP-Redirect binding) and RelayState' }) },
+  { url: Type.String({ description: "the identity provider's sign-in URL with a SAMLRequest (HTTP-Redirect binding) and RelayState" }) },
   { $id: 'sso-start-url', additionalProperties: false },
 );
 
 export const AcsForm = Type.Object(
   {
     // no maxLength: a response too large is refused by the ACS like any other (a 302 with the reason logged), up to the body limit (413)
-    SAMLResponse: Type.String({ minLength: 1, description: 'base64 of the identity provider\'s `samlp:Response` (at most 192 KiB decoded)' }),
+    SAMLResponse: Type.String({ minLength: 1, description: "base64 of the identity provider's `samlp:Response` (at most 192 KiB decoded)" }),
     RelayState: Type.Optional(Type.String({ maxLength: 1024 })),
   },
   { $id: 'saml-acs-form', additionalProperties: true },

@@ -29,12 +29,30 @@ export const MAX_RESPONSE_BYTES = 192 * 1024;
 
 /** Why a response was refused: the code in the log and the audit entry (docs/sso.md lists them). */
 export type RefusalReason =
-  | 'not-configured' | 'malformed' | 'doctype' | 'too-large' | 'unsolicited' | 'unknown-request' | 'signature' | 'expired'
-  | 'audience' | 'issuer' | 'destination' | 'recipient' | 'replayed' | 'idp-error' | 'no-email' | 'domain-not-verified'
-  | 'membership-suspended' | 'invalid';
+  | 'not-configured'
+  | 'malformed'
+  | 'doctype'
+  | 'too-large'
+  | 'unsolicited'
+  | 'unknown-request'
+  | 'signature'
+  | 'expired'
+  | 'audience'
+  | 'issuer'
+  | 'destination'
+  | 'recipient'
+  | 'replayed'
+  | 'idp-error'
+  | 'no-email'
+  | 'domain-not-verified'
+  | 'membership-suspended'
+  | 'invalid';
 
 export class SsoRefused extends Error {
-  constructor(readonly reason: RefusalReason, message: string) {
+  constructor(
+    readonly reason: RefusalReason,
+    message: string,
+  ) {
     super(message);
     this.name = 'SsoRefused';
   }
@@ -115,12 +133,15 @@ export class SignOnService {
   /** `{url}` of the IdP for the email's organization; 404 `sso-not-configured` without a verified domain and a connection. */
   async start(email: string): Promise<{ url: string; organizationId: string }> {
     const organizationId = await this.deps.domains.ownerOfEmail(normalizeEmail(email));
-    const connection = organizationId && await this.deps.connections.row(organizationId);
+    const connection = organizationId && (await this.deps.connections.row(organizationId));
     if (!organizationId || !connection) throw notFound('Single sign-on is not set up for this address', { type: 'sso-not-configured' });
     const { db, requestTtlMs } = this.deps;
     const cache: CacheProvider = {
       saveAsync: async (key, value) => {
-        await db.insertInto('saml_request').values({ id: key, organization_id: organizationId, expires_at: new Date(Date.now() + requestTtlMs) }).execute();
+        await db
+          .insertInto('saml_request')
+          .values({ id: key, organization_id: organizationId, expires_at: new Date(Date.now() + requestTtlMs) })
+          .execute();
         return { value, createdAt: Date.now() };
       },
       getAsync: async () => null,
@@ -158,8 +179,13 @@ export class SignOnService {
     const cache: CacheProvider = {
       saveAsync: async () => null,
       getAsync: async (key) => {
-        const row = await db.selectFrom('saml_request').select('id').where('id', '=', key).where('organization_id', '=', organizationId)
-          .where('expires_at', '>', new Date()).executeTakeFirst();
+        const row = await db
+          .selectFrom('saml_request')
+          .select('id')
+          .where('id', '=', key)
+          .where('organization_id', '=', organizationId)
+          .where('expires_at', '>', new Date())
+          .executeTakeFirst();
         return row ? new Date().toISOString() : null;
       },
       removeAsync: async () => null,
@@ -181,7 +207,7 @@ export class SignOnService {
     if (profile.issuer !== connection.idp_entity_id) throw new SsoRefused('issuer', `The assertion's issuer is not ${connection.idp_entity_id}`);
     const acsUrl = this.deps.urls.acsUrl(organizationId);
     const destination = /<(?:\w+:)?Response\b[^>]*\sDestination="([^"]*)"/.exec(text)?.[1];
-    if (destination !== undefined && destination !== acsUrl) throw new SsoRefused('destination', 'The response\'s Destination is not our ACS URL');
+    if (destination !== undefined && destination !== acsUrl) throw new SsoRefused('destination', "The response's Destination is not our ACS URL");
     const confirmations = all(first(assertion, 'Subject'), 'SubjectConfirmation').map((c) => first(c, 'SubjectConfirmationData')?.$ ?? {});
     if (!confirmations.some((data) => data.Recipient === acsUrl)) throw new SsoRefused('recipient', 'No SubjectConfirmationData with our ACS URL as Recipient');
     const assertionId = assertion.$?.ID;
@@ -201,18 +227,32 @@ export class SignOnService {
   }
 
   private async signIn(
-    connection: ConnectionRow, email: string, name: string | null, { requestId, assertionId }: { requestId: string; assertionId: string }, keepUntil: Date, origin: RequestOrigin,
+    connection: ConnectionRow,
+    email: string,
+    name: string | null,
+    { requestId, assertionId }: { requestId: string; assertionId: string },
+    keepUntil: Date,
+    origin: RequestOrigin,
   ): Promise<SsoIdentity> {
     const organizationId = connection.organization_id;
     const { db, refreshTokens, mail } = this.deps;
     const identity = await db.transaction().execute(async (trx) => {
       // the request is used up by its first validated answer: the delete decides, also between two posts racing
-      const request = await trx.deleteFrom('saml_request').where('id', '=', requestId).where('organization_id', '=', organizationId)
-        .where('expires_at', '>', new Date()).returning('id').executeTakeFirst();
+      const request = await trx
+        .deleteFrom('saml_request')
+        .where('id', '=', requestId)
+        .where('organization_id', '=', organizationId)
+        .where('expires_at', '>', new Date())
+        .returning('id')
+        .executeTakeFirst();
       if (!request) throw new SsoRefused('unknown-request', 'The request this response answers was answered before, or has expired');
       // never seen before: the primary key decides, also between two posts racing
-      const fresh = await trx.insertInto('saml_assertion').values({ organization_id: organizationId, id: assertionId.slice(0, 256), expires_at: keepUntil })
-        .onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
+      const fresh = await trx
+        .insertInto('saml_assertion')
+        .values({ organization_id: organizationId, id: assertionId.slice(0, 256), expires_at: keepUntil })
+        .onConflict((oc) => oc.doNothing())
+        .returning('id')
+        .executeTakeFirst();
       if (!fresh) throw new SsoRefused('replayed', 'This assertion was used before');
       let account = await trx.selectFrom('account').select(['id', 'email_verified']).where('email', '=', email).forUpdate().executeTakeFirst();
       let created = false;
@@ -221,8 +261,13 @@ export class SignOnService {
       if (!account) {
         const inserted = await insertAccount(trx, { email, name, passwordHash: null, emailVerified: true });
         await appendAudit(trx, {
-          action: 'account.signed-up', organizationId: inserted.organizationId, accountId: inserted.id, actor: { accountId: inserted.id },
-          target: { type: 'account', id: inserted.id }, details: { method: 'saml', 'organization-id': organizationId }, origin,
+          action: 'account.signed-up',
+          organizationId: inserted.organizationId,
+          accountId: inserted.id,
+          actor: { accountId: inserted.id },
+          target: { type: 'account', id: inserted.id },
+          details: { method: 'saml', 'organization-id': organizationId },
+          origin,
         });
         account = { id: inserted.id, email_verified: true };
         created = true;
@@ -232,20 +277,38 @@ export class SignOnService {
         endedSessions = proof.endedSessions;
         passwordResetToken = proof.passwordResetToken;
       }
-      const member = await trx.selectFrom('membership').select(['role', 'suspended_at'])
-        .where('organization_id', '=', organizationId).where('account_id', '=', account.id).executeTakeFirst();
+      const member = await trx
+        .selectFrom('membership')
+        .select(['role', 'suspended_at'])
+        .where('organization_id', '=', organizationId)
+        .where('account_id', '=', account.id)
+        .executeTakeFirst();
       if (member?.suspended_at) throw new SsoRefused('membership-suspended', 'The membership is suspended by the directory');
       let joined = false;
       if (!member) {
-        const added = await trx.insertInto('membership').values({ organization_id: organizationId, account_id: account.id, role: connection.default_role })
-          .returning(['role', 'joined_at']).executeTakeFirstOrThrow();
+        const added = await trx
+          .insertInto('membership')
+          .values({ organization_id: organizationId, account_id: account.id, role: connection.default_role })
+          .returning(['role', 'joined_at'])
+          .executeTakeFirstOrThrow();
         const profile = await trx.selectFrom('account').select(['email', 'name']).where('id', '=', account.id).executeTakeFirstOrThrow();
         await emitWebhookEvent(trx, organizationId, 'member.added', {
-          member: { 'account-id': account.id, email: profile.email, name: profile.name, role: added.role, 'joined-at': new Date(added.joined_at).toISOString() },
+          member: {
+            'account-id': account.id,
+            email: profile.email,
+            name: profile.name,
+            role: added.role,
+            'joined-at': new Date(added.joined_at).toISOString(),
+          },
         });
         await appendAudit(trx, {
-          action: 'sso.member-joined', organizationId, accountId: account.id, actor: { accountId: account.id },
-          target: { type: 'account', id: account.id }, details: { role: connection.default_role, method: 'saml' }, origin,
+          action: 'sso.member-joined',
+          organizationId,
+          accountId: account.id,
+          actor: { accountId: account.id },
+          target: { type: 'account', id: account.id },
+          details: { role: connection.default_role, method: 'saml' },
+          origin,
         });
         joined = true;
       }
@@ -269,7 +332,11 @@ const stringOf = (v: unknown): string | undefined => (typeof v === 'string' ? v 
 function emailOf(profile: Profile): string | undefined {
   const attrs = (profile.attributes ?? {}) as Record<string, unknown>;
   const candidates = [
-    profile.nameID, stringOf(profile.email), stringOf(profile.mail), stringOf(attrs.email), stringOf(attrs.Email),
+    profile.nameID,
+    stringOf(profile.email),
+    stringOf(profile.mail),
+    stringOf(attrs.email),
+    stringOf(attrs.Email),
     stringOf(attrs['http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress']),
   ];
   for (const candidate of candidates) {

@@ -92,10 +92,11 @@ export const systemResolver: HostResolver = async (hostname) => {
 export function dnsResolver(servers: readonly string[], timeoutMs = 5000): HostResolver {
   const resolver = new Resolver({ timeout: timeoutMs, tries: 2 });
   resolver.setServers([...servers]);
-  const ask = (query: Promise<string[]>) => query.catch((err: { code?: string }) => {
-    if (err.code === 'ENODATA' || err.code === 'ENOTFOUND' || err.code === 'ESERVFAIL' || err.code === 'EREFUSED') return [] as string[];
-    throw err;
-  });
+  const ask = (query: Promise<string[]>) =>
+    query.catch((err: { code?: string }) => {
+      if (err.code === 'ENODATA' || err.code === 'ENOTFOUND' || err.code === 'ESERVFAIL' || err.code === 'EREFUSED') return [] as string[];
+      throw err;
+    });
   return async (hostname) => {
     const [v4, v6] = await Promise.all([ask(resolver.resolve4(hostname)), ask(resolver.resolve6(hostname))]);
     const found = [...v4, ...v6].map((address) => ({ address, family: familyOf(address) }));

@@ -29,11 +29,19 @@ export const webhooksModule = defineModule({
     const resolve = settings.dnsServers.length > 0 ? dnsResolver(settings.dnsServers) : systemResolver;
     const box = new SecretBox(ctx.config.encryptionKey, 'webhook-secret');
     const webhooks = new WebhookService({
-      db: ctx.db, log, box, resolve, allowPrivate: settings.allowPrivate, requireHttps: settings.requireHttps, resolveTimeoutMs: settings.timeoutMs,
+      db: ctx.db,
+      log,
+      box,
+      resolve,
+      allowPrivate: settings.allowPrivate,
+      requireHttps: settings.requireHttps,
+      resolveTimeoutMs: settings.timeoutMs,
       manualLimiter: counter('webhook-manual-org', settings.manualLimit, ctx.limiterStore),
     });
     const sender = new WebhookSender({
-      timeoutMs: settings.timeoutMs, resolve, allowPrivate: settings.allowPrivate,
+      timeoutMs: settings.timeoutMs,
+      resolve,
+      allowPrivate: settings.allowPrivate,
       userAgent: `${productName.replace(/[^A-Za-z0-9._-]+/g, '-')}-Webhooks/${ctx.config.version}`,
     });
 
@@ -41,22 +49,40 @@ export const webhooksModule = defineModule({
     const { metrics, db } = ctx;
     if (metrics) {
       const outcomes = ['succeeded', 'retry', 'failed'] as const;
-      const deliveries = metrics.counter('saas_outgoing_webhook_attempts_total',
-        'Outgoing webhook attempts by outcome: succeeded, retry (failed, attempted again later), failed (given up)', ['outcome'],
-        outcomes.map((outcome) => ({ outcome })));
+      const deliveries = metrics.counter(
+        'saas_outgoing_webhook_attempts_total',
+        'Outgoing webhook attempts by outcome: succeeded, retry (failed, attempted again later), failed (given up)',
+        ['outcome'],
+        outcomes.map((outcome) => ({ outcome })),
+      );
       const duration = metrics.histogram('saas_outgoing_webhook_attempt_duration_seconds', 'Time an outgoing webhook attempt took, by outcome', ['outcome']);
       onAttempt = (outcome, seconds) => {
         deliveries.labels(outcome).inc();
         duration.labels(outcome).observe(seconds);
       };
       const pending = () => db.selectFrom('webhook_delivery').where('status', '=', 'pending');
-      metrics.gauge('saas_outgoing_webhook_pending_deliveries', 'Outgoing webhook deliveries waiting for an attempt or a retry (read at scrape time)',
-        async () => Number((await pending().select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n));
-      metrics.gauge('saas_outgoing_webhook_oldest_pending_seconds', 'Age of the oldest pending outgoing webhook delivery, seconds; 0 when none (read at scrape time)',
+      metrics.gauge(
+        'saas_outgoing_webhook_pending_deliveries',
+        'Outgoing webhook deliveries waiting for an attempt or a retry (read at scrape time)',
+        async () =>
+          Number(
+            (
+              await pending()
+                .select((eb) => eb.fn.countAll<string>().as('n'))
+                .executeTakeFirstOrThrow()
+            ).n,
+          ),
+      );
+      metrics.gauge(
+        'saas_outgoing_webhook_oldest_pending_seconds',
+        'Age of the oldest pending outgoing webhook delivery, seconds; 0 when none (read at scrape time)',
         async () => {
-          const row = await pending().select((eb) => eb.fn.min('created_at').as('oldest')).executeTakeFirst();
+          const row = await pending()
+            .select((eb) => eb.fn.min('created_at').as('oldest'))
+            .executeTakeFirst();
           return row?.oldest ? Math.max(0, (Date.now() - new Date(row.oldest).getTime()) / 1000) : 0;
-        });
+        },
+      );
     }
 
     const worker = new WebhookWorker({ db, log, sender, box, mail, settings, onAttempt });

@@ -36,7 +36,10 @@ export function webhookBody(type: WebhookEventType, organizationId: string, data
  * header), or null when no endpoint takes it (nothing was written).
  */
 export async function emitWebhookEvent(
-  executor: Kysely<DatabaseSchema>, organizationId: string, type: Exclude<WebhookEventType, 'webhook.test'>, data: WebhookEventData,
+  executor: Kysely<DatabaseSchema>,
+  organizationId: string,
+  type: Exclude<WebhookEventType, 'webhook.test'>,
+  data: WebhookEventData,
 ): Promise<string | null> {
   const payload = webhookBody(type, organizationId, data);
   const { rows } = await sql<{ id: string }>`

@@ -14,8 +14,18 @@ import { ref, route, type Actor, type Membership, type MembershipResolver, type 
 import { OrgId } from '../orgs/module.js';
 import { WEBHOOK_EVENT_TYPES } from './event-types.js';
 import {
-  Accepted, CreatedWebhook, CreateWebhook, DeliveriesQuery, DeliveryPath, UpdateWebhook, Webhook, WebhookDeliveries, WebhookEventTypes, WebhookPath,
-  Webhooks, WebhookSecret,
+  Accepted,
+  CreatedWebhook,
+  CreateWebhook,
+  DeliveriesQuery,
+  DeliveryPath,
+  UpdateWebhook,
+  Webhook,
+  WebhookDeliveries,
+  WebhookEventTypes,
+  WebhookPath,
+  Webhooks,
+  WebhookSecret,
 } from './schemas.js';
 import type { WebhookCaller, WebhookService } from './service.js';
 
@@ -44,7 +54,8 @@ export function webhookRoutes(webhooks: WebhookService, memberships: MembershipR
         method: 'POST',
         path: '/:id/webhooks',
         summary: 'Create a webhook endpoint',
-        description: 'Events of `events` (or every type with `["*"]`) are POSTed to `url`, signed per the Standard Webhooks specification ' +
+        description:
+          'Events of `events` (or every type with `["*"]`) are POSTed to `url`, signed per the Standard Webhooks specification ' +
           'with the returned `secret`. 400 with field errors for a URL that is not http(s) (https in prod), carries credentials, does not ' +
           'resolve, or is or resolves to a loopback, private, link-local, unique-local or unspecified address; and for an unknown event type. ' +
           '409 when the organization has 20 endpoints.',
@@ -56,7 +67,7 @@ export function webhookRoutes(webhooks: WebhookService, memberships: MembershipR
       route({
         method: 'GET',
         path: '/:id/webhooks',
-        summary: 'The organization\'s webhook endpoints',
+        summary: "The organization's webhook endpoints",
         description: 'Oldest first, without their secrets.',
         orgRole: 'admin',
         schemas: { params: OrgId, response: { 200: ref(Webhooks) } },
@@ -75,12 +86,14 @@ export function webhookRoutes(webhooks: WebhookService, memberships: MembershipR
         method: 'PATCH',
         path: '/:id/webhooks/:webhookId',
         summary: 'Change a webhook endpoint',
-        description: 'Sets `url`, `events`, `description` and/or `enabled` (a disabled endpoint is sent nothing; enabling it again ' +
+        description:
+          'Sets `url`, `events`, `description` and/or `enabled` (a disabled endpoint is sent nothing; enabling it again ' +
           'forgets its failures). The URL is checked as at creation.',
         orgRole: 'admin',
         impersonation: 'forbidden',
         schemas: { params: WebhookPath, body: ref(UpdateWebhook), response: { 200: ref(Webhook) } },
-        handler: ({ request, parameters, membership, actor }) => webhooks.update(caller(request, membership, actor), parameters.path.webhookId, parameters.body),
+        handler: ({ request, parameters, membership, actor }) =>
+          webhooks.update(caller(request, membership, actor), parameters.path.webhookId, parameters.body),
       }),
       route({
         method: 'DELETE',
@@ -97,7 +110,7 @@ export function webhookRoutes(webhooks: WebhookService, memberships: MembershipR
       route({
         method: 'GET',
         path: '/:id/webhooks/:webhookId/secret',
-        summary: 'A webhook endpoint\'s signing secret',
+        summary: "A webhook endpoint's signing secret",
         description: 'The current `whsec_…` secret (stored encrypted).',
         orgRole: 'admin',
         // whoever holds the secret signs messages the receiver trusts, long after the session
@@ -108,8 +121,9 @@ export function webhookRoutes(webhooks: WebhookService, memberships: MembershipR
       route({
         method: 'POST',
         path: '/:id/webhooks/:webhookId/rotate-secret',
-        summary: 'Rotate a webhook endpoint\'s secret',
-        description: 'Answers the new secret. For 24 hours the previous one signs every message too (a second signature in ' +
+        summary: "Rotate a webhook endpoint's secret",
+        description:
+          'Answers the new secret. For 24 hours the previous one signs every message too (a second signature in ' +
           '`webhook-signature`), so the receiver can switch without missing a message.',
         orgRole: 'admin',
         impersonation: 'forbidden',
@@ -120,8 +134,9 @@ export function webhookRoutes(webhooks: WebhookService, memberships: MembershipR
         method: 'POST',
         path: '/:id/webhooks/:webhookId/test',
         summary: 'Send a test event',
-        description: 'Queues a `webhook.test` message for this endpoint, whatever its `events`; follow it in the deliveries. ' +
-          '409 when the endpoint is disabled; 429 (`rate-limited`, Retry-After) past the organization\'s manual sends (`test` and `retry`, WEBHOOK_MANUAL_LIMIT).',
+        description:
+          'Queues a `webhook.test` message for this endpoint, whatever its `events`; follow it in the deliveries. ' +
+          "409 when the endpoint is disabled; 429 (`rate-limited`, Retry-After) past the organization's manual sends (`test` and `retry`, WEBHOOK_MANUAL_LIMIT).",
         orgRole: 'admin',
         schemas: { params: WebhookPath, response: { 202: ref(Accepted), 409: error, 429: error } },
         handler: ({ parameters, membership }) => webhooks.test(orgOf(membership), parameters.path.webhookId),
@@ -129,9 +144,9 @@ export function webhookRoutes(webhooks: WebhookService, memberships: MembershipR
       route({
         method: 'GET',
         path: '/:id/webhooks/:webhookId/deliveries',
-        summary: 'A webhook endpoint\'s deliveries',
-        description: 'Newest first, each with its attempts (status code, duration, error, the first 4 KiB of the response); ' +
-          '`status` filters; kept 30 days.',
+        summary: "A webhook endpoint's deliveries",
+        description:
+          'Newest first, each with its attempts (status code, duration, error, the first 4 KiB of the response); ' + '`status` filters; kept 30 days.',
         orgRole: 'admin',
         schemas: { params: WebhookPath, querystring: DeliveriesQuery, response: { 200: ref(WebhookDeliveries) } },
         handler: ({ parameters, membership }) => webhooks.deliveries(orgOf(membership), parameters.path.webhookId, parameters.query),
@@ -140,8 +155,9 @@ export function webhookRoutes(webhooks: WebhookService, memberships: MembershipR
         method: 'POST',
         path: '/:id/webhooks/:webhookId/deliveries/:deliveryId/retry',
         summary: 'Retry a delivery',
-        description: 'Attempts the delivery once more, now. A failed delivery stays failed if this attempt fails too; a pending one ' +
-          'keeps its schedule. 409 when the endpoint is disabled; 429 (`rate-limited`, Retry-After) past the organization\'s manual sends ' +
+        description:
+          'Attempts the delivery once more, now. A failed delivery stays failed if this attempt fails too; a pending one ' +
+          "keeps its schedule. 409 when the endpoint is disabled; 429 (`rate-limited`, Retry-After) past the organization's manual sends " +
           '(`test` and `retry`, WEBHOOK_MANUAL_LIMIT).',
         orgRole: 'admin',
         schemas: { params: DeliveryPath, response: { 202: ref(Accepted), 409: error, 429: error } },
@@ -163,7 +179,7 @@ export function webhookEventTypeRoutes(): RouteGroup {
         method: 'GET',
         path: '/event-types',
         summary: 'Webhook event types',
-        description: 'Every event type an endpoint can take (docs/webhooks.md describes each one\'s `data`).',
+        description: "Every event type an endpoint can take (docs/webhooks.md describes each one's `data`).",
         schemas: { response: { 200: ref(WebhookEventTypes) } },
         handler: () => body,
       }),

@@ -9,12 +9,16 @@ export const WebhookEventTypeSchema = Type.Enum([...WEBHOOK_EVENT_TYPES, ALL_EVE
 });
 
 const Events = Type.Array(WebhookEventTypeSchema, {
-  minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length + 1, uniqueItems: true,
+  minItems: 1,
+  maxItems: WEBHOOK_EVENT_TYPES.length + 1,
+  uniqueItems: true,
   description: 'the event types sent to the endpoint, or `["*"]` for all (`webhook.test` is sent whatever this says)',
 });
 const Url = Type.String({
-  minLength: 1, maxLength: 2000,
-  description: 'where events are POSTed: `https://` (or `http://` outside prod), no credentials; a host that is or resolves to a ' +
+  minLength: 1,
+  maxLength: 2000,
+  description:
+    'where events are POSTed: `https://` (or `http://` outside prod), no credentials; a host that is or resolves to a ' +
     'loopback, private, link-local, unique-local or unspecified address is refused',
 });
 const Description = Type.String({ maxLength: 500, description: 'what the endpoint is for' });
@@ -53,26 +57,23 @@ export const UpdateWebhook = Type.Object(
 );
 export type UpdateWebhook = Static<typeof UpdateWebhook>;
 
-export const WebhookSecret = Type.Object(
-  { secret: Type.String({ description: '`whsec_<base64>`' }) },
-  { $id: 'webhook-secret', additionalProperties: false },
-);
+export const WebhookSecret = Type.Object({ secret: Type.String({ description: '`whsec_<base64>`' }) }, { $id: 'webhook-secret', additionalProperties: false });
 export type WebhookSecret = Static<typeof WebhookSecret>;
 
-export const WebhookEventTypes = Type.Object(
-  { 'event-types': Type.Array(Type.String()) },
-  { $id: 'webhook-event-types', additionalProperties: false },
-);
+export const WebhookEventTypes = Type.Object({ 'event-types': Type.Array(Type.String()) }, { $id: 'webhook-event-types', additionalProperties: false });
 
 export const WebhookAttempt = Type.Object(
   {
     at: Type.String({ format: 'date-time' }),
     'status-code': Nullable(Type.Integer({ description: 'null when no response came' })),
     'duration-ms': Type.Integer({ minimum: 0 }),
-    error: Nullable(Type.String({
-      description: '`timeout`, `address-not-allowed`, `dns-failed`, `connection-refused`, `tls-error`, `connection-failed`, ' +
-        '`redirect-not-followed`, `unexpected-status`; null for a success',
-    })),
+    error: Nullable(
+      Type.String({
+        description:
+          '`timeout`, `address-not-allowed`, `dns-failed`, `connection-refused`, `tls-error`, `connection-failed`, ' +
+          '`redirect-not-followed`, `unexpected-status`; null for a success',
+      }),
+    ),
     response: Nullable(Type.String({ description: 'the first 4 KiB of the response body' })),
   },
   { $id: 'webhook-attempt', additionalProperties: false },
@@ -113,7 +114,7 @@ export const DeliveriesQuery = Type.Object(
 );
 
 export const WebhookPath = Type.Object(
-  { id: Type.String({ format: 'uuid' }), webhookId: Type.String({ format: 'uuid', description: 'the endpoint\'s id' }) },
+  { id: Type.String({ format: 'uuid' }), webhookId: Type.String({ format: 'uuid', description: "the endpoint's id" }) },
   { additionalProperties: false },
 );
 export const DeliveryPath = Type.Object(
@@ -122,11 +123,20 @@ export const DeliveryPath = Type.Object(
 );
 
 export const Accepted = Type.Object(
-  { 'delivery-id': Type.String({ format: 'uuid', description: 'follow it in the endpoint\'s deliveries' }) },
+  { 'delivery-id': Type.String({ format: 'uuid', description: "follow it in the endpoint's deliveries" }) },
   { $id: 'webhook-accepted', additionalProperties: false },
 );
 
 export const WEBHOOK_SCHEMAS = [
-  Webhook, CreatedWebhook, Webhooks, CreateWebhook, UpdateWebhook, WebhookSecret, WebhookEventTypes, WebhookAttempt, WebhookDelivery,
-  WebhookDeliveries, Accepted,
+  Webhook,
+  CreatedWebhook,
+  Webhooks,
+  CreateWebhook,
+  UpdateWebhook,
+  WebhookSecret,
+  WebhookEventTypes,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveries,
+  Accepted,
 ];

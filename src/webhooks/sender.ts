@@ -78,7 +78,10 @@ function pinned(addresses: readonly ResolvedAddress[]): LookupFunction {
 const text = (chunks: Buffer[]): string | null => {
   if (chunks.length === 0) return null;
   // PostgreSQL's text holds no NUL
-  return Buffer.concat(chunks).subarray(0, RESPONSE_LIMIT_BYTES).toString('utf8').replace(/\u0000/g, '');
+  return Buffer.concat(chunks)
+    .subarray(0, RESPONSE_LIMIT_BYTES)
+    .toString('utf8')
+    .replace(/\u0000/g, '');
 };
 
 export class WebhookSender {
@@ -95,8 +98,13 @@ export class WebhookSender {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Timeout()), this.options.timeoutMs);
     const duration = () => Math.max(0, Math.round(performance.now() - started));
-    const fail = (err: unknown, statusCode: number | null = null, response: string | null = null): AttemptResult =>
-      ({ ok: false, statusCode, durationMs: duration(), error: errorCode(err), response });
+    const fail = (err: unknown, statusCode: number | null = null, response: string | null = null): AttemptResult => ({
+      ok: false,
+      statusCode,
+      durationMs: duration(),
+      error: errorCode(err),
+      response,
+    });
     try {
       const aborted = new Promise<never>((_, reject) => {
         controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
@@ -119,7 +127,10 @@ export class WebhookSender {
       if (ended !== 'complete') return fail(ended === 'timeout' ? new Timeout() : new Error('connection-failed'), statusCode, text(chunks));
       if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode, durationMs: duration(), error: null, response: text(chunks) };
       return {
-        ok: false, statusCode, durationMs: duration(), response: text(chunks),
+        ok: false,
+        statusCode,
+        durationMs: duration(),
+        response: text(chunks),
         error: statusCode >= 300 && statusCode < 400 ? 'redirect-not-followed' : 'unexpected-status',
       };
     } catch (err) {
@@ -129,20 +140,29 @@ export class WebhookSender {
     }
   }
 
-  private exchange(url: URL, addresses: ResolvedAddress[], headers: Record<string, string>, body: Buffer, signal: AbortSignal): Promise<{ response: IncomingMessage; statusCode: number }> {
+  private exchange(
+    url: URL,
+    addresses: ResolvedAddress[],
+    headers: Record<string, string>,
+    body: Buffer,
+    signal: AbortSignal,
+  ): Promise<{ response: IncomingMessage; statusCode: number }> {
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
-      const req = request({
-        protocol: url.protocol,
-        hostname: bareHost(url),
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        method: 'POST',
-        headers,
-        agent: false,
-        lookup: pinned(addresses),
-        signal,
-      }, (response) => resolve({ response, statusCode: response.statusCode ?? 0 }));
+      const req = request(
+        {
+          protocol: url.protocol,
+          hostname: bareHost(url),
+          port: url.port || undefined,
+          path: `${url.pathname}${url.search}`,
+          method: 'POST',
+          headers,
+          agent: false,
+          lookup: pinned(addresses),
+          signal,
+        },
+        (response) => resolve({ response, statusCode: response.statusCode ?? 0 }),
+      );
       req.on('error', (err) => reject(signal.aborted ? signal.reason : err));
       req.end(body);
     });

@@ -53,8 +53,13 @@ export interface WebhookServiceDeps {
 
 function toWebhook(row: EndpointRow): Webhook {
   return {
-    id: row.id, url: row.url, events: [...row.events], description: row.description, enabled: row.enabled,
-    'disabled-reason': row.disabled_reason, 'created-at': new Date(row.created_at).toISOString(),
+    id: row.id,
+    url: row.url,
+    events: [...row.events],
+    description: row.description,
+    enabled: row.enabled,
+    'disabled-reason': row.disabled_reason,
+    'created-at': new Date(row.created_at).toISOString(),
   };
 }
 
@@ -103,7 +108,9 @@ export class WebhookService {
     let timer: NodeJS.Timeout | undefined;
     try {
       // getaddrinfo has no timeout of its own: a name server that never answers must not hold the request
-      const slow = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('resolution timed out')), this.deps.resolveTimeoutMs); });
+      const slow = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('resolution timed out')), this.deps.resolveTimeoutMs);
+      });
       await Promise.race([allowedAddresses(bareHost(url), this.deps.resolve, this.deps.allowPrivate), slow]);
     } catch (err) {
       if (err instanceof AddressNotAllowed) throw refuse(REFUSALS[err.refusal]);
@@ -127,12 +134,24 @@ export class WebhookService {
     const row = await this.deps.db.transaction().execute(async (trx) => {
       // one endpoint is made at a time per organization: the limit holds under concurrent creation
       await trx.selectFrom('organization').select('id').where('id', '=', organizationId).forUpdate().executeTakeFirstOrThrow();
-      const { n } = await trx.selectFrom('webhook_endpoint').select((eb) => eb.fn.countAll<string>().as('n'))
-        .where('organization_id', '=', organizationId).executeTakeFirstOrThrow();
+      const { n } = await trx
+        .selectFrom('webhook_endpoint')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .executeTakeFirstOrThrow();
       if (Number(n) >= MAX_ENDPOINTS) throw conflict(`An organization has at most ${MAX_ENDPOINTS} webhook endpoints`, { reason: 'too-many-webhooks' });
-      const inserted = await trx.insertInto('webhook_endpoint').values({
-        id, organization_id: organizationId, url, events, description: input.description?.trim() ?? '', secret_sealed: this.deps.box.seal(secret, id),
-      }).returning(ENDPOINT_COLUMNS).executeTakeFirstOrThrow();
+      const inserted = await trx
+        .insertInto('webhook_endpoint')
+        .values({
+          id,
+          organization_id: organizationId,
+          url,
+          events,
+          description: input.description?.trim() ?? '',
+          secret_sealed: this.deps.box.seal(secret, id),
+        })
+        .returning(ENDPOINT_COLUMNS)
+        .executeTakeFirstOrThrow();
       await this.audit(trx, caller, 'webhook.created', id, { host: hostOf(url), events: events.join(',') });
       return inserted;
     });
@@ -141,14 +160,23 @@ export class WebhookService {
   }
 
   async list(organizationId: string): Promise<Webhooks> {
-    const rows = await this.deps.db.selectFrom('webhook_endpoint').select(ENDPOINT_COLUMNS)
-      .where('organization_id', '=', organizationId).orderBy('created_at').orderBy('id').execute();
+    const rows = await this.deps.db
+      .selectFrom('webhook_endpoint')
+      .select(ENDPOINT_COLUMNS)
+      .where('organization_id', '=', organizationId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return { webhooks: rows.map(toWebhook) };
   }
 
   async get(organizationId: string, id: string): Promise<Webhook> {
-    const row = await this.deps.db.selectFrom('webhook_endpoint').select(ENDPOINT_COLUMNS)
-      .where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+    const row = await this.deps.db
+      .selectFrom('webhook_endpoint')
+      .select(ENDPOINT_COLUMNS)
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!row) throw notFound('No such webhook endpoint', { 'webhook-id': id });
     return toWebhook(row);
   }
@@ -158,21 +186,34 @@ export class WebhookService {
     const url = input.url === undefined ? undefined : await this.checkUrl(input.url);
     const organizationId = caller.membership.organizationId;
     const row = await this.deps.db.transaction().execute(async (trx) => {
-      const before = await trx.selectFrom('webhook_endpoint').select(ENDPOINT_COLUMNS)
-        .where('organization_id', '=', organizationId).where('id', '=', id).forUpdate().executeTakeFirst();
+      const before = await trx
+        .selectFrom('webhook_endpoint')
+        .select(ENDPOINT_COLUMNS)
+        .where('organization_id', '=', organizationId)
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst();
       if (!before) throw notFound('No such webhook endpoint', { 'webhook-id': id });
       const events = input.events && normalizeEvents(input.events);
-      const after = await trx.updateTable('webhook_endpoint').set({
-        ...(url !== undefined ? { url } : {}),
-        ...(events ? { events } : {}),
-        ...(input.description !== undefined ? { description: input.description.trim() } : {}),
-        ...(input.enabled !== undefined ? { enabled: input.enabled, disabled_reason: null } : {}),
-        ...(input.enabled === true && !before.enabled ? { failing_since: null } : {}),
-        updated_at: sql<Date>`now()`,
-      }).where('id', '=', id).returning(ENDPOINT_COLUMNS).executeTakeFirstOrThrow();
+      const after = await trx
+        .updateTable('webhook_endpoint')
+        .set({
+          ...(url !== undefined ? { url } : {}),
+          ...(events ? { events } : {}),
+          ...(input.description !== undefined ? { description: input.description.trim() } : {}),
+          ...(input.enabled !== undefined ? { enabled: input.enabled, disabled_reason: null } : {}),
+          ...(input.enabled === true && !before.enabled ? { failing_since: null } : {}),
+          updated_at: sql<Date>`now()`,
+        })
+        .where('id', '=', id)
+        .returning(ENDPOINT_COLUMNS)
+        .executeTakeFirstOrThrow();
       const changed = (Object.keys(input) as Array<keyof UpdateWebhook>).filter((k) => input[k] !== undefined);
       await this.audit(trx, caller, 'webhook.updated', id, {
-        fields: changed.join(','), host: hostOf(after.url), events: after.events.join(','), enabled: after.enabled,
+        fields: changed.join(','),
+        host: hostOf(after.url),
+        events: after.events.join(','),
+        enabled: after.enabled,
       });
       return after;
     });
@@ -184,8 +225,12 @@ export class WebhookService {
   async delete(caller: WebhookCaller, id: string): Promise<void> {
     const organizationId = caller.membership.organizationId;
     await this.deps.db.transaction().execute(async (trx) => {
-      const gone = await trx.deleteFrom('webhook_endpoint').where('organization_id', '=', organizationId).where('id', '=', id)
-        .returning(['url']).executeTakeFirst();
+      const gone = await trx
+        .deleteFrom('webhook_endpoint')
+        .where('organization_id', '=', organizationId)
+        .where('id', '=', id)
+        .returning(['url'])
+        .executeTakeFirst();
       if (!gone) throw notFound('No such webhook endpoint', { 'webhook-id': id });
       await this.audit(trx, caller, 'webhook.deleted', id, { host: hostOf(gone.url) });
     });
@@ -194,8 +239,12 @@ export class WebhookService {
 
   /** The endpoint's current secret. */
   async secret(organizationId: string, id: string): Promise<WebhookSecret> {
-    const row = await this.deps.db.selectFrom('webhook_endpoint').select(['secret_sealed'])
-      .where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+    const row = await this.deps.db
+      .selectFrom('webhook_endpoint')
+      .select(['secret_sealed'])
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!row) throw notFound('No such webhook endpoint', { 'webhook-id': id });
     return { secret: this.deps.box.open(row.secret_sealed, id) };
   }
@@ -205,12 +254,18 @@ export class WebhookService {
     const organizationId = caller.membership.organizationId;
     const secret = newWebhookSecret();
     await this.deps.db.transaction().execute(async (trx) => {
-      const rotated = await trx.updateTable('webhook_endpoint').set({
-        previous_secret_sealed: sql<string>`secret_sealed`,
-        previous_secret_expires_at: sql<Date>`now() + make_interval(hours => ${PREVIOUS_SECRET_HOURS})`,
-        secret_sealed: this.deps.box.seal(secret, id),
-        updated_at: sql<Date>`now()`,
-      }).where('organization_id', '=', organizationId).where('id', '=', id).returning(['id']).executeTakeFirst();
+      const rotated = await trx
+        .updateTable('webhook_endpoint')
+        .set({
+          previous_secret_sealed: sql<string>`secret_sealed`,
+          previous_secret_expires_at: sql<Date>`now() + make_interval(hours => ${PREVIOUS_SECRET_HOURS})`,
+          secret_sealed: this.deps.box.seal(secret, id),
+          updated_at: sql<Date>`now()`,
+        })
+        .where('organization_id', '=', organizationId)
+        .where('id', '=', id)
+        .returning(['id'])
+        .executeTakeFirst();
       if (!rotated) throw notFound('No such webhook endpoint', { 'webhook-id': id });
       await this.audit(trx, caller, 'webhook.secret-rotated', id, { 'previous-valid-hours': PREVIOUS_SECRET_HOURS });
     });
@@ -220,8 +275,12 @@ export class WebhookService {
 
   /** Queues a `webhook.test` message for this endpoint alone, whatever its `events`; 409 when it is disabled. */
   async test(organizationId: string, id: string): Promise<{ 'delivery-id': string }> {
-    const endpoint = await this.deps.db.selectFrom('webhook_endpoint').select(['enabled'])
-      .where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+    const endpoint = await this.deps.db
+      .selectFrom('webhook_endpoint')
+      .select(['enabled'])
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!endpoint) throw notFound('No such webhook endpoint', { 'webhook-id': id });
     if (!endpoint.enabled) throw conflict('The endpoint is disabled: enable it first', { reason: 'webhook-disabled' });
     await this.countManualSend(organizationId);
@@ -241,16 +300,31 @@ export class WebhookService {
     const limit = query.limit ?? 20;
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     await this.get(organizationId, id);
-    let select = this.deps.db.selectFrom('webhook_delivery as d').innerJoin('webhook_message as m', 'm.id', 'd.message_id')
+    let select = this.deps.db
+      .selectFrom('webhook_delivery as d')
+      .innerJoin('webhook_message as m', 'm.id', 'd.message_id')
       .select(['d.id', 'd.seq', 'd.message_id', 'm.type', 'd.status', 'd.next_attempt_at', 'd.created_at'])
       .where('d.endpoint_id', '=', id);
     if (query.status) select = select.where('d.status', '=', query.status);
     if (after !== undefined) select = select.where('d.seq', '<', sql<string>`${after}::bigint`);
-    const rows = await select.orderBy('d.seq', 'desc').limit(limit + 1).execute();
+    const rows = await select
+      .orderBy('d.seq', 'desc')
+      .limit(limit + 1)
+      .execute();
     const page = rows.slice(0, limit);
-    const attempts = page.length === 0 ? [] : await this.deps.db.selectFrom('webhook_attempt')
-      .select(['delivery_id', 'at', 'status_code', 'duration_ms', 'error', 'response'])
-      .where('delivery_id', 'in', page.map((r) => r.id)).orderBy('id').execute();
+    const attempts =
+      page.length === 0
+        ? []
+        : await this.deps.db
+            .selectFrom('webhook_attempt')
+            .select(['delivery_id', 'at', 'status_code', 'duration_ms', 'error', 'response'])
+            .where(
+              'delivery_id',
+              'in',
+              page.map((r) => r.id),
+            )
+            .orderBy('id')
+            .execute();
     const byDelivery = new Map<string, WebhookDelivery['attempts']>();
     for (const a of attempts) {
       const list = byDelivery.get(a.delivery_id) ?? [];
@@ -259,7 +333,11 @@ export class WebhookService {
     }
     return {
       deliveries: page.map((r) => ({
-        id: r.id, 'message-id': r.message_id, 'event-type': r.type, status: r.status, attempts: byDelivery.get(r.id) ?? [],
+        id: r.id,
+        'message-id': r.message_id,
+        'event-type': r.type,
+        status: r.status,
+        attempts: byDelivery.get(r.id) ?? [],
         'next-attempt-at': r.next_attempt_at ? new Date(r.next_attempt_at).toISOString() : null,
         'created-at': new Date(r.created_at).toISOString(),
       })),
@@ -273,8 +351,12 @@ export class WebhookService {
    * is attempted now and keeps its schedule. 409 when the endpoint is disabled.
    */
   async retry(organizationId: string, webhookId: string, deliveryId: string): Promise<{ 'delivery-id': string }> {
-    const endpoint = await this.deps.db.selectFrom('webhook_endpoint').select(['enabled'])
-      .where('organization_id', '=', organizationId).where('id', '=', webhookId).executeTakeFirst();
+    const endpoint = await this.deps.db
+      .selectFrom('webhook_endpoint')
+      .select(['enabled'])
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', webhookId)
+      .executeTakeFirst();
     if (!endpoint) throw notFound('No such webhook endpoint', { 'webhook-id': webhookId });
     if (!endpoint.enabled) throw conflict('The endpoint is disabled: enable it first', { reason: 'webhook-disabled' });
     await this.countManualSend(organizationId);
@@ -287,7 +369,11 @@ export class WebhookService {
       )
       select retried.id, pg_notify(${WEBHOOK_DUE_CHANNEL}, '') from retried`.execute(this.deps.db);
     if (rows.length === 0) throw notFound('No such delivery', { 'delivery-id': deliveryId });
-    this.deps.log.info('webhooks/retry-requested', 'Webhook delivery retry requested', { 'organization-id': organizationId, 'webhook-id': webhookId, 'delivery-id': deliveryId });
+    this.deps.log.info('webhooks/retry-requested', 'Webhook delivery retry requested', {
+      'organization-id': organizationId,
+      'webhook-id': webhookId,
+      'delivery-id': deliveryId,
+    });
     return { 'delivery-id': deliveryId };
   }
 
@@ -299,8 +385,13 @@ export class WebhookService {
   private audit(trx: DB, caller: WebhookCaller, action: string, id: string, details: Record<string, string | number | boolean>): Promise<void> {
     const accountId = 'accountId' in caller.actor ? caller.actor.accountId : null;
     return appendAudit(trx, {
-      action, organizationId: caller.membership.organizationId, accountId, actor: caller.actor,
-      target: { type: 'webhook', id }, details, origin: caller.origin,
+      action,
+      organizationId: caller.membership.organizationId,
+      accountId,
+      actor: caller.actor,
+      target: { type: 'webhook', id },
+      details,
+      origin: caller.origin,
     });
   }
 }

@@ -18,8 +18,10 @@ export function newWebhookSecret(): string {
 
 /** The value of `webhook-signature` for one attempt. */
 export function signatureHeader(secrets: readonly string[], messageId: string, timestampSeconds: number, body: string): string {
-  return secrets.map((secret) => {
-    const key = Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
-    return `v1,${createHmac('sha256', key).update(`${messageId}.${timestampSeconds}.${body}`).digest('base64')}`;
-  }).join(' ');
+  return secrets
+    .map((secret) => {
+      const key = Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
+      return `v1,${createHmac('sha256', key).update(`${messageId}.${timestampSeconds}.${body}`).digest('base64')}`;
+    })
+    .join(' ');
 }

@@ -98,9 +98,15 @@ export class WebhookWorker {
     if (loop !== undefined) {
       let timer: NodeJS.Timeout | undefined;
       const finished = loop.then(() => Promise.all([...this.inFlight])).then(() => false);
-      const late = await Promise.race([finished, new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), timeoutMs); })]);
+      const late = await Promise.race([
+        finished,
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(true), timeoutMs);
+        }),
+      ]);
       clearTimeout(timer);
-      if (late) this.options.log.warn('webhooks/stop-timeout', `Webhook attempts still running after ${timeoutMs} ms; they are attempted again after their lease`);
+      if (late)
+        this.options.log.warn('webhooks/stop-timeout', `Webhook attempts still running after ${timeoutMs} ms; they are attempted again after their lease`);
     }
     this.loop = undefined;
   }
@@ -225,7 +231,13 @@ export class WebhookWorker {
     try {
       const outcome = await this.record(delivery, claimId, at, result);
       this.options.onAttempt?.(outcome ?? (result.ok ? 'succeeded' : 'retry'), result.durationMs / 1000);
-      const details = { ...about, 'status-code': result.statusCode, 'duration-ms': result.durationMs, error: result.error, attempt: delivery.attempt_count + 1 };
+      const details = {
+        ...about,
+        'status-code': result.statusCode,
+        'duration-ms': result.durationMs,
+        error: result.error,
+        attempt: delivery.attempt_count + 1,
+      };
       if (!outcome) log.warn('webhooks/lease-lost', 'A webhook attempt ended after its lease ran out; another instance may attempt it again', details);
       else if (outcome === 'succeeded') log.info('webhooks/delivered', `Delivered ${delivery.type} message ${delivery.message_id}`, details);
       else if (outcome === 'failed') log.warn('webhooks/failed', `Gave up on ${delivery.type} message ${delivery.message_id}: ${result.error}`, details);
@@ -244,18 +256,32 @@ export class WebhookWorker {
     const status: WebhookDeliveryStatus = result.ok ? 'succeeded' : delayMs === undefined ? 'failed' : 'pending';
     if (result.ok) return this.recordSuccess(delivery, claimId, at, result, attempts);
     return db.transaction().execute(async (trx) => {
-      await trx.insertInto('webhook_attempt').values({
-        delivery_id: delivery.id, at, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error, response: result.response,
-      }).execute();
-      const updated = await trx.updateTable('webhook_delivery').set({
-        status,
-        attempt_count: attempts,
-        manual: false,
-        next_attempt_at: status === 'pending' ? sql<Date>`now() + (${delayMs}::bigint * interval '1 millisecond')` : null,
-        completed_at: status === 'pending' ? null : sql<Date>`now()`,
-        locked_until: null,
-        locked_by: null,
-      }).where('id', '=', delivery.id).where('locked_by', '=', claimId).returning('id').executeTakeFirst();
+      await trx
+        .insertInto('webhook_attempt')
+        .values({
+          delivery_id: delivery.id,
+          at,
+          status_code: result.statusCode,
+          duration_ms: result.durationMs,
+          error: result.error,
+          response: result.response,
+        })
+        .execute();
+      const updated = await trx
+        .updateTable('webhook_delivery')
+        .set({
+          status,
+          attempt_count: attempts,
+          manual: false,
+          next_attempt_at: status === 'pending' ? sql<Date>`now() + (${delayMs}::bigint * interval '1 millisecond')` : null,
+          completed_at: status === 'pending' ? null : sql<Date>`now()`,
+          locked_until: null,
+          locked_by: null,
+        })
+        .where('id', '=', delivery.id)
+        .where('locked_by', '=', claimId)
+        .returning('id')
+        .executeTakeFirst();
       if (!updated) return undefined;
       await this.noteFailure(trx, delivery, at);
       return status === 'failed' ? 'failed' : 'retry';
@@ -266,7 +292,13 @@ export class WebhookWorker {
    * A success, the common case, in one statement (one round trip, atomic like a transaction):
    * the attempt, the delivery succeeded while the claim holds, the endpoint's failure streak ended.
    */
-  private async recordSuccess(delivery: ClaimedDelivery, claimId: string, at: Date, result: AttemptResult, attempts: number): Promise<AttemptOutcome | undefined> {
+  private async recordSuccess(
+    delivery: ClaimedDelivery,
+    claimId: string,
+    at: Date,
+    result: AttemptResult,
+    attempts: number,
+  ): Promise<AttemptOutcome | undefined> {
     const { rows } = await sql<{ id: string }>`
       with attempt as (
         insert into webhook_attempt (delivery_id, at, status_code, duration_ms, error, response)
@@ -302,23 +334,36 @@ export class WebhookWorker {
     if (!disabled?.was_enabled || disabled.enabled) return;
     const failingSince = new Date(disabled.failing_since);
     const org = await trx.selectFrom('organization').select(['name']).where('id', '=', delivery.organization_id).executeTakeFirstOrThrow();
-    const admins = await trx.selectFrom('membership').innerJoin('account', 'account.id', 'membership.account_id')
-      .select('account.email').where('membership.organization_id', '=', delivery.organization_id)
-      .where('membership.role', 'in', ['owner', 'admin']).orderBy('account.email').execute();
+    const admins = await trx
+      .selectFrom('membership')
+      .innerJoin('account', 'account.id', 'membership.account_id')
+      .select('account.email')
+      .where('membership.organization_id', '=', delivery.organization_id)
+      .where('membership.role', 'in', ['owner', 'admin'])
+      .orderBy('account.email')
+      .execute();
     const url = new URL(disabled.url);
     const days = Math.max(1, Math.round(disableAfterMs / 86_400_000));
     for (const admin of admins) {
       await this.options.mail.enqueue(trx, {
-        kind: 'webhook-disabled', to: admin.email,
+        kind: 'webhook-disabled',
+        to: admin.email,
         data: { organization: org.name, organizationId: delivery.organization_id, endpoint: `${url.origin}${url.pathname}`, failingSince, days },
       });
     }
     await appendAudit(trx, {
-      action: 'webhook.updated', organizationId: delivery.organization_id, accountId: null, actor: {},
-      target: { type: 'webhook', id: delivery.endpoint_id }, details: { enabled: false, reason: 'failing', host: url.host }, origin: NO_ORIGIN,
+      action: 'webhook.updated',
+      organizationId: delivery.organization_id,
+      accountId: null,
+      actor: {},
+      target: { type: 'webhook', id: delivery.endpoint_id },
+      details: { enabled: false, reason: 'failing', host: url.host },
+      origin: NO_ORIGIN,
     });
     this.options.log.warn('webhooks/disabled', 'Webhook endpoint disabled: its attempts all failed for too long', {
-      'organization-id': delivery.organization_id, 'webhook-id': delivery.endpoint_id, 'failing-since': failingSince.toISOString(),
+      'organization-id': delivery.organization_id,
+      'webhook-id': delivery.endpoint_id,
+      'failing-since': failingSince.toISOString(),
     });
   }
 
@@ -332,8 +377,10 @@ export class WebhookWorker {
 
   /** Deletes messages older than the retention, with their deliveries and attempts; returns how many messages. */
   async purge(olderThanDays = DELIVERY_RETENTION_DAYS): Promise<number> {
-    const result = await this.options.db.deleteFrom('webhook_message')
-      .where('created_at', '<', sql<Date>`now() - (${olderThanDays}::integer * interval '1 day')`).executeTakeFirst();
+    const result = await this.options.db
+      .deleteFrom('webhook_message')
+      .where('created_at', '<', sql<Date>`now() - (${olderThanDays}::integer * interval '1 day')`)
+      .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 }

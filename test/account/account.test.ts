@@ -20,7 +20,10 @@ for (const db of testDatabases()) {
     for (const format of ALL_FORMATS) {
       it(`signs up, logs in and reads the account in ${format.name}`, async () => {
         const email = uniqueEmail('Mixed.Case');
-        const signUp = await t.client('POST', '/api/account/sign-up', { format, body: { email, password: PASSWORD, 'confirm-password': PASSWORD, name: 'Ann' } });
+        const signUp = await t.client('POST', '/api/account/sign-up', {
+          format,
+          body: { email, password: PASSWORD, 'confirm-password': PASSWORD, name: 'Ann' },
+        });
         assert.equal(signUp.status, 201, signUp.text);
         assert.equal(signUp.headers['content-type'], format.mime);
         const account = signUp.body.account;
@@ -65,7 +68,10 @@ for (const db of testDatabases()) {
         const res = await t.client('POST', '/api/account/sign-up', { body });
         assert.equal(res.status, 400, JSON.stringify(body));
         assert.equal(res.body.type, 'request-coercion');
-        assert.ok(res.body.errors.some((e: { path: string }) => e.path === path), `${path} in ${res.text}`);
+        assert.ok(
+          res.body.errors.some((e: { path: string }) => e.path === path),
+          `${path} in ${res.text}`,
+        );
       }
     });
 
@@ -92,24 +98,80 @@ for (const db of testDatabases()) {
       // any session id: only ended sessions are refused
       const claims = { email, sid: '00000000-0000-4000-8000-00000000000a' };
       const base = () => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject(id).setJti('j').setIssuer('saas-app').setAudience('saas-app');
-      const valid = await base().setIssuedAt(now).setExpirationTime(now + 60).sign(key(TEST_JWT_SECRET));
+      const valid = await base()
+        .setIssuedAt(now)
+        .setExpirationTime(now + 60)
+        .sign(key(TEST_JWT_SECRET));
       const [h, p, s] = valid.split('.');
       const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
       const publicPem = publicKey.export({ type: 'spki', format: 'pem' }) as string;
       const forged: Record<string, string> = {
-        expired: await base().setIssuedAt(now - 120).setExpirationTime(now - 60).sign(key(TEST_JWT_SECRET)),
-        'not yet valid': await base().setIssuedAt(now).setNotBefore(now + 600).setExpirationTime(now + 900).sign(key(TEST_JWT_SECRET)),
+        expired: await base()
+          .setIssuedAt(now - 120)
+          .setExpirationTime(now - 60)
+          .sign(key(TEST_JWT_SECRET)),
+        'not yet valid': await base()
+          .setIssuedAt(now)
+          .setNotBefore(now + 600)
+          .setExpirationTime(now + 900)
+          .sign(key(TEST_JWT_SECRET)),
         tampered: `${h}.${b64({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), sub: '00000000-0000-4000-8000-000000000000' })}.${s}`,
         'alg none': `${b64({ alg: 'none', typ: 'JWT' })}.${p}.`,
-        'wrong key': await base().setIssuedAt(now).setExpirationTime(now + 60).sign(key('another-secret-0123456789abcdefghijklmnop')),
-        'RS256 token': await new SignJWT(claims).setProtectedHeader({ alg: 'RS256' }).setSubject(id).setJti('j').setIssuer('saas-app').setAudience('saas-app').setIssuedAt(now).setExpirationTime(now + 60).sign(privateKey),
-        'HS256 keyed with the public key': await base().setIssuedAt(now).setExpirationTime(now + 60).sign(key(publicPem)),
-        'wrong issuer': await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject(id).setJti('j').setIssuer('evil').setAudience('saas-app').setIssuedAt(now).setExpirationTime(now + 60).sign(key(TEST_JWT_SECRET)),
-        'wrong audience': await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject(id).setJti('j').setIssuer('saas-app').setAudience('other').setIssuedAt(now).setExpirationTime(now + 60).sign(key(TEST_JWT_SECRET)),
-        oversized: await new SignJWT({ ...claims, pad: 'x'.repeat(5000) }).setProtectedHeader({ alg: 'HS256' }).setSubject(id).setJti('j').setIssuer('saas-app').setAudience('saas-app').setIssuedAt(now).setExpirationTime(now + 60).sign(key(TEST_JWT_SECRET)),
+        'wrong key': await base()
+          .setIssuedAt(now)
+          .setExpirationTime(now + 60)
+          .sign(key('another-secret-0123456789abcdefghijklmnop')),
+        'RS256 token': await new SignJWT(claims)
+          .setProtectedHeader({ alg: 'RS256' })
+          .setSubject(id)
+          .setJti('j')
+          .setIssuer('saas-app')
+          .setAudience('saas-app')
+          .setIssuedAt(now)
+          .setExpirationTime(now + 60)
+          .sign(privateKey),
+        'HS256 keyed with the public key': await base()
+          .setIssuedAt(now)
+          .setExpirationTime(now + 60)
+          .sign(key(publicPem)),
+        'wrong issuer': await new SignJWT(claims)
+          .setProtectedHeader({ alg: 'HS256' })
+          .setSubject(id)
+          .setJti('j')
+          .setIssuer('evil')
+          .setAudience('saas-app')
+          .setIssuedAt(now)
+          .setExpirationTime(now + 60)
+          .sign(key(TEST_JWT_SECRET)),
+        'wrong audience': await new SignJWT(claims)
+          .setProtectedHeader({ alg: 'HS256' })
+          .setSubject(id)
+          .setJti('j')
+          .setIssuer('saas-app')
+          .setAudience('other')
+          .setIssuedAt(now)
+          .setExpirationTime(now + 60)
+          .sign(key(TEST_JWT_SECRET)),
+        oversized: await new SignJWT({ ...claims, pad: 'x'.repeat(5000) })
+          .setProtectedHeader({ alg: 'HS256' })
+          .setSubject(id)
+          .setJti('j')
+          .setIssuer('saas-app')
+          .setAudience('saas-app')
+          .setIssuedAt(now)
+          .setExpirationTime(now + 60)
+          .sign(key(TEST_JWT_SECRET)),
         garbage: 'not.a.jwt',
         // issued before access tokens named their session: it could not be revoked
-        'no session (sid)': await new SignJWT({ email }).setProtectedHeader({ alg: 'HS256' }).setSubject(id).setJti('j').setIssuer('saas-app').setAudience('saas-app').setIssuedAt(now).setExpirationTime(now + 60).sign(key(TEST_JWT_SECRET)),
+        'no session (sid)': await new SignJWT({ email })
+          .setProtectedHeader({ alg: 'HS256' })
+          .setSubject(id)
+          .setJti('j')
+          .setIssuer('saas-app')
+          .setAudience('saas-app')
+          .setIssuedAt(now)
+          .setExpirationTime(now + 60)
+          .sign(key(TEST_JWT_SECRET)),
       };
       assert.equal((await t.client('GET', '/api/account/me', { headers: { authorization: `Bearer ${valid}` } })).status, 200);
       assert.equal((await t.client('GET', '/api/account/me')).status, 401);
@@ -147,11 +209,18 @@ for (const db of testDatabases()) {
       const { email } = await signUp(t.client);
       const token = (await logIn(t.client, email)).body['refresh-token'];
       const results = await Promise.all(Array.from({ length: 10 }, () => t.client('POST', '/api/account/refresh', { body: { 'refresh-token': token } })));
-      assert.deepEqual(results.map((r) => r.status), Array(10).fill(200));
+      assert.deepEqual(
+        results.map((r) => r.status),
+        Array(10).fill(200),
+      );
       const minted = new Set(results.map((r) => r.body['refresh-token']));
       assert.equal(minted.size, 1);
-      const rows = await t.system.database.db.selectFrom('refresh_token as t').innerJoin('refresh_token as first', 'first.family_id', 't.family_id')
-        .where('first.token_hash', '=', (await import('../../src/auth/refresh-tokens.js')).hashToken(token)).select('t.id').execute();
+      const rows = await t.system.database.db
+        .selectFrom('refresh_token as t')
+        .innerJoin('refresh_token as first', 'first.family_id', 't.family_id')
+        .where('first.token_hash', '=', (await import('../../src/auth/refresh-tokens.js')).hashToken(token))
+        .select('t.id')
+        .execute();
       assert.equal(rows.length, 2, 'the log-in token and one successor');
       // the minted token keeps working
       assert.equal((await t.client('POST', '/api/account/refresh', { body: { 'refresh-token': [...minted][0] } })).status, 200);
@@ -199,7 +268,7 @@ for (const db of testDatabases()) {
       assert.equal(crossSite.status, 403);
     });
 
-    it('sends security headers: the API set on /api, helmet\'s document set on pages', async () => {
+    it("sends security headers: the API set on /api, helmet's document set on pages", async () => {
       const api = await t.client('GET', '/api/health');
       assert.equal(api.headers['x-content-type-options'], 'nosniff');
       assert.equal(api.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'");
@@ -220,7 +289,10 @@ for (const db of testDatabases()) {
       const me = await t.client('GET', '/api/account/me', { headers: { authorization: `Bearer ${access}` } });
       const refreshed = await t.client('POST', '/api/account/refresh', { body: { 'refresh-token': refresh } });
       const browser = await browserSession(t.client);
-      await t.client('POST', '/api/account/log-in', { headers: { cookie: `${browser.cookie}; refresh-token=${refresh}`, 'x-csrf-token': browser.csrf }, body: { email, password } });
+      await t.client('POST', '/api/account/log-in', {
+        headers: { cookie: `${browser.cookie}; refresh-token=${refresh}`, 'x-csrf-token': browser.csrf },
+        body: { email, password },
+      });
       for (const res of [me]) {
         for (const secret of [password, access, refresh, '$argon2']) assert.ok(!res.text.includes(secret));
       }

@@ -32,7 +32,10 @@ async function standIn(): Promise<StandIn> {
     state.asked.push({ path: req.url ?? '', headers: req.headers });
     void (async () => {
       if (state.mode === 'slow') await sleep(3000);
-      if (state.mode === 'error') { res.writeHead(503).end(); return; }
+      if (state.mode === 'error') {
+        res.writeHead(503).end();
+        return;
+      }
       const prefix = (req.url ?? '').split('/').pop() ?? '';
       const lines = ['0018A45C4D1DEF81644B54AB7F969B88D65:0', '00D4F6E8FA6EECAD2A3AA415EEC418D38EC:2'];
       if (prefix === sha1(BREACHED).slice(0, 5)) lines.push(`${sha1(BREACHED).slice(5)}:2413945`);
@@ -43,10 +46,20 @@ async function standIn(): Promise<StandIn> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    get asked() { return state.asked; },
-    get mode() { return state.mode; },
-    set mode(m) { state.mode = m; },
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    get asked() {
+      return state.asked;
+    },
+    get mode() {
+      return state.mode;
+    },
+    set mode(m) {
+      state.mode = m;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -74,7 +87,11 @@ for (const db of testDatabases()) {
       assert.equal(hibp.asked[0].path, `/range/${sha1(BREACHED).slice(0, 5)}`);
       assert.equal(hibp.asked[0].headers['add-padding'], 'true');
       assert.ok(!JSON.stringify(hibp.asked).includes(sha1(BREACHED).slice(5)), 'the rest of the hash never leaves');
-      assert.equal((await t.client('POST', '/api/account/sign-up', { body: { email: uniqueEmail(), password: PADDED } })).status, 201, 'a padding line (count 0) is no match');
+      assert.equal(
+        (await t.client('POST', '/api/account/sign-up', { body: { email: uniqueEmail(), password: PADDED } })).status,
+        201,
+        'a padding line (count 0) is no match',
+      );
       assert.equal((await t.client('POST', '/api/account/sign-up', { body: { email: uniqueEmail(), password: PASSWORD } })).status, 201);
     });
 
@@ -82,13 +99,20 @@ for (const db of testDatabases()) {
       hibp.mode = 'ok';
       const account = await signUp(t.client);
       const access = (await logIn(t.client, account.email)).body['access-token'] as string;
-      const change = await t.client('POST', '/api/account/change-password', { headers: { authorization: `Bearer ${access}` }, body: { 'current-password': PASSWORD, password: BREACHED } });
+      const change = await t.client('POST', '/api/account/change-password', {
+        headers: { authorization: `Bearer ${access}` },
+        body: { 'current-password': PASSWORD, password: BREACHED },
+      });
       assert.deepEqual([change.status, change.body.type], [400, 'password-breached']);
       assert.equal((await t.client('POST', '/api/account/forgot-password', { body: { email: account.email } })).status, 202);
       const { token } = await mailedLink(t.system, account.email, 'reset-password');
       const reset = await t.client('POST', '/api/account/reset-password', { body: { token, password: BREACHED } });
       assert.deepEqual([reset.status, reset.body.type], [400, 'password-breached']);
-      assert.equal((await t.client('POST', '/api/account/reset-password', { body: { token, password: 'a fine new passphrase' } })).status, 204, 'the link still works for a good one');
+      assert.equal(
+        (await t.client('POST', '/api/account/reset-password', { body: { token, password: 'a fine new passphrase' } })).status,
+        204,
+        'the link still works for a good one',
+      );
     });
 
     it('fails open: a slow or failing service lets the password through, with a warning', async () => {
@@ -100,7 +124,10 @@ for (const db of testDatabases()) {
       hibp.mode = 'ok';
       const warnings = (await t.logEntries()).filter((e) => e.id === 'account/breach-check-unavailable');
       assert.equal(warnings.length, 2);
-      assert.ok(warnings.every((w) => String(w.level).startsWith('warn')), 'logged as warnings');
+      assert.ok(
+        warnings.every((w) => String(w.level).startsWith('warn')),
+        'logged as warnings',
+      );
       assert.ok(!(await t.logText()).includes(BREACHED), 'the password is never logged');
     });
   });

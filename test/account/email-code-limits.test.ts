@@ -31,7 +31,7 @@ for (const db of testDatabases()) {
       const count = await mailCount(sys.system, email, 'email-sign-in');
       assert.equal((await sys.client('POST', '/api/auth/email/start', { body: { email } })).status, 202);
       await sys.system.services(accountModule).emailSignIn.settle();
-      for (let i = 0; i < 200 && await mailCount(sys.system, email, 'email-sign-in') === count; i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 200 && (await mailCount(sys.system, email, 'email-sign-in')) === count; i++) await new Promise((r) => setTimeout(r, 20));
       const [newest] = await sys.system.mail.mailbox.list({ to: email, kind: 'email-sign-in', limit: 1 });
       const code = /code[^\d]*(\d{6})/.exec(newest.text ?? '')?.[1];
       assert.ok(code, 'the message has a code');

@@ -99,14 +99,22 @@ for (const db of testDatabases()) {
     it('expires after 15 minutes', async () => {
       const account = await signUp(t.client);
       const { token } = await startAndReceive(account.email);
-      await t.system.database.db.updateTable('email_sign_in').set({ expires_at: new Date(Date.now() - 1000) }).where('email', '=', account.email).execute();
+      await t.system.database.db
+        .updateTable('email_sign_in')
+        .set({ expires_at: new Date(Date.now() - 1000) })
+        .where('email', '=', account.email)
+        .execute();
       assert.equal((await t.client('POST', '/api/auth/email/verify', { body: { token } })).status, 400);
     });
 
     it('makes an account for an unknown address (EMAIL_SIGN_UP on), verified, without a password', async () => {
       const email = uniqueEmail('new');
       const { token } = await startAndReceive(email);
-      assert.equal((await t.system.database.db.selectFrom('account').select('id').where('email', '=', email).execute()).length, 0, 'no account until the address is proven');
+      assert.equal(
+        (await t.system.database.db.selectFrom('account').select('id').where('email', '=', email).execute()).length,
+        0,
+        'no account until the address is proven',
+      );
       const res = await t.client('POST', '/api/auth/email/verify', { body: { token } });
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.account.email, email);
@@ -114,23 +122,34 @@ for (const db of testDatabases()) {
       assert.equal((await logIn(t.client, email, PASSWORD)).status, 401, 'no password');
     });
 
-    it('is a first proof: a squatter\'s sessions and password end; two-factor is asked after the link', async () => {
+    it("is a first proof: a squatter's sessions and password end; two-factor is asked after the link", async () => {
       const account = await signUp(t.client);
       const squatter = await logIn(t.client, account.email);
       const proof = await startAndReceive(account.email);
       const proven = await t.client('POST', '/api/auth/email/verify', { body: { token: proof.token } });
       assert.equal(proven.status, 200, proven.text);
-      assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(squatter.body['access-token']) })).status, 401, 'sessions from before the proof end');
+      assert.equal(
+        (await t.client('GET', '/api/account/me', { headers: bearer(squatter.body['access-token']) })).status,
+        401,
+        'sessions from before the proof end',
+      );
       assert.equal((await logIn(t.client, account.email)).status, 401, 'the password from before the proof is gone');
       secrets.push(proven.body['password-reset-token']);
-      assert.equal((await t.client('POST', '/api/account/reset-password', { body: { token: proven.body['password-reset-token'], password: PASSWORD } })).status, 204);
+      assert.equal(
+        (await t.client('POST', '/api/account/reset-password', { body: { token: proven.body['password-reset-token'], password: PASSWORD } })).status,
+        204,
+      );
 
       // two-factor on: the link is the first factor only
       const access = (await logIn(t.client, account.email)).body['access-token'] as string;
       const setup = await t.client('POST', '/api/account/2fa/setup', { headers: bearer(access), body: {} });
       secrets.push(setup.body.secret);
       await awayFromStepEdge();
-      assert.equal((await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(setup.body.secret, -1), password: PASSWORD } })).status, 200);
+      assert.equal(
+        (await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(setup.body.secret, -1), password: PASSWORD } }))
+          .status,
+        200,
+      );
       const { token } = await startAndReceive(account.email);
       const pending = await t.client('POST', '/api/auth/email/verify', { body: { token } });
       assert.equal(pending.status, 200, pending.text);
@@ -163,7 +182,7 @@ for (const db of testDatabases()) {
       const known = await signUp(timed.client);
       const work = () => timed.system.services(accountModule).emailSignIn.settle();
       for (let i = 0; i < 30; i++) {
-        for (const kind of i % 2 ? ['known', 'unknown'] as const : ['unknown', 'known'] as const) {
+        for (const kind of i % 2 ? (['known', 'unknown'] as const) : (['unknown', 'known'] as const)) {
           const began = performance.now();
           const res = await start(kind === 'known' ? known.email : uniqueEmail('x'), timed);
           durations[kind].push(performance.now() - began);
@@ -191,7 +210,11 @@ for (const db of testDatabases()) {
       const known = await signUp(off.client);
       await start(known.email, off);
       await off.system.services(accountModule).emailSignIn.settle();
-      assert.equal((await off.system.mail.mailbox.list({ to: known.email, kind: 'email-sign-in', limit: 5 })).length, 1, 'an existing account still signs in by email');
+      assert.equal(
+        (await off.system.mail.mailbox.list({ to: known.email, kind: 'email-sign-in', limit: 5 })).length,
+        1,
+        'an existing account still signs in by email',
+      );
       await off.stop();
       closed = undefined;
     });

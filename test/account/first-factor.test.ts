@@ -22,7 +22,8 @@ for (const db of testDatabases()) {
       t = await startSystem(db, { LOGIN_LIMIT_EMAIL: '0' });
       t.system.services(accountModule).useFirstFactorPolicy(async (account, method) => {
         asked.push({ ...account, method });
-        if (account.email === refuse && method !== 'email-link') throw forbidden('This organization signs in with its single sign-on', { reason: 'sso-required' });
+        if (account.email === refuse && method !== 'email-link')
+          throw forbidden('This organization signs in with its single sign-on', { reason: 'sso-required' });
       });
     });
     after(async () => t?.stop());

@@ -25,7 +25,7 @@ const Z_CRITICAL = 3.29;
 export function mannWhitneyZ(a: number[], b: number[]): number {
   const all = [...a.map((v) => ({ v, g: 0 })), ...b.map((v) => ({ v, g: 1 }))].sort((x, y) => x.v - y.v);
   const ranks = new Array<number>(all.length);
-  for (let i = 0; i < all.length;) {
+  for (let i = 0; i < all.length; ) {
     let j = i;
     while (j + 1 < all.length && all[j + 1].v === all[i].v) j++;
     for (let k = i; k <= j; k++) ranks[k] = (i + j) / 2 + 1;
@@ -48,7 +48,10 @@ for (const db of testDatabases()) {
     let t: TestSystem;
     before(async () => {
       t = await startSystem(db, {
-        FORGOT_PASSWORD_LIMIT_EMAIL: '0', FORGOT_PASSWORD_LIMIT_ADDRESS: '0', LOGIN_LIMIT_EMAIL: '0', LOGIN_LIMIT_ADDRESS: '0',
+        FORGOT_PASSWORD_LIMIT_EMAIL: '0',
+        FORGOT_PASSWORD_LIMIT_ADDRESS: '0',
+        LOGIN_LIMIT_EMAIL: '0',
+        LOGIN_LIMIT_ADDRESS: '0',
       });
     });
     after(async () => t?.stop());
@@ -97,8 +100,10 @@ for (const db of testDatabases()) {
         () => timed('/api/account/forgot-password', { email: uniqueEmail('nobody') }),
         () => timed('/api/account/log-in', { email, password: 'wrong password!' }),
       );
-      assert.ok(Math.abs(power.z) > Z_CRITICAL,
-        `the rule must detect one argon2id verification: z = ${power.z.toFixed(2)}, medians ${median(power.as).toFixed(2)} vs ${median(power.bs).toFixed(2)} ms`);
+      assert.ok(
+        Math.abs(power.z) > Z_CRITICAL,
+        `the rule must detect one argon2id verification: z = ${power.z.toFixed(2)}, medians ${median(power.as).toFixed(2)} vs ${median(power.bs).toFixed(2)} ms`,
+      );
 
       const bodies = new Set<string>();
       const statuses = new Set<number>();
@@ -111,11 +116,15 @@ for (const db of testDatabases()) {
         async () => record(await timed('/api/account/forgot-password', { email })),
         async () => record(await timed('/api/account/forgot-password', { email: uniqueEmail('nobody') })),
       );
-      ctx.diagnostic(`power check z = ${power.z.toFixed(2)}; existing vs unknown z = ${cmp.z.toFixed(2)}, medians ${median(cmp.as).toFixed(2)} / ${median(cmp.bs).toFixed(2)} ms`);
+      ctx.diagnostic(
+        `power check z = ${power.z.toFixed(2)}; existing vs unknown z = ${cmp.z.toFixed(2)}, medians ${median(cmp.as).toFixed(2)} / ${median(cmp.bs).toFixed(2)} ms`,
+      );
       assert.deepEqual([...statuses], [202]);
       assert.equal(bodies.size, 1, 'one body for both');
-      assert.ok(Math.abs(cmp.z) <= Z_CRITICAL,
-        `existing vs unknown differ: z = ${cmp.z.toFixed(2)}, medians ${median(cmp.as).toFixed(2)} vs ${median(cmp.bs).toFixed(2)} ms`);
+      assert.ok(
+        Math.abs(cmp.z) <= Z_CRITICAL,
+        `existing vs unknown differ: z = ${cmp.z.toFixed(2)}, medians ${median(cmp.as).toFixed(2)} vs ${median(cmp.bs).toFixed(2)} ms`,
+      );
       // the existing account did get its messages
       for (let i = 0; ; i++) {
         const sent = (await t.system.mail.mailbox.list({ to: email, kind: 'reset-password', limit: 500 })).length;

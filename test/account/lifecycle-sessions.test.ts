@@ -1,7 +1,7 @@
 /** Sessions, export and deletion (issue 17, "The account routes"). */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { cookiesOf, logIn, PASSWORD, signUp, } from '../support/auth.js';
+import { cookiesOf, logIn, PASSWORD, signUp } from '../support/auth.js';
 import { ALL_FORMATS } from '../support/http.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 
@@ -42,7 +42,7 @@ for (const db of testDatabases()) {
         for (const s of sessions) assert.ok(Date.parse(s['created-at'] as string) <= Date.parse(s['last-used-at'] as string));
 
         // a refresh moves last-used-at
-        const before = (sessions.find((s) => s.current === false)!)['last-used-at'] as string;
+        const before = sessions.find((s) => s.current === false)!['last-used-at'] as string;
         await new Promise((r) => setTimeout(r, 20));
         assert.equal((await t.client('POST', '/api/account/refresh', { body: { 'refresh-token': phone.refresh } })).status, 200);
         const again = (await t.client('GET', '/api/account/sessions', { headers: bearer(laptop.access) })).body.sessions as Array<Record<string, string>>;
@@ -53,7 +53,10 @@ for (const db of testDatabases()) {
         assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(phone.access) })).status, 401, 'its access tokens die');
         assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(laptop.access) })).status, 200);
         const left = (await t.client('GET', '/api/account/sessions', { headers: bearer(laptop.access) })).body.sessions;
-        assert.deepEqual(left.map((s: { id: string }) => s.id), [mine.id]);
+        assert.deepEqual(
+          left.map((s: { id: string }) => s.id),
+          [mine.id],
+        );
         const twice = await t.client('DELETE', `/api/account/sessions/${other.id as string}`, { format, headers: bearer(laptop.access) });
         assert.deepEqual([twice.status, twice.body.type], [404, 'not-found']);
       });
@@ -79,10 +82,18 @@ for (const db of testDatabases()) {
       it(`exports the account, its sessions and its payment events, in ${format.name}`, async () => {
         const { email, id } = await signUp(t.client);
         const { access } = await session(email);
-        await t.system.database.db.insertInto('payment_event').values({
-          provider: 'stripe', event_id: `evt_${id.slice(0, 8)}`, type: 'invoice.paid', account_id: id, customer_id: 'cus_1',
-          payload: JSON.stringify({ id: `evt_${id.slice(0, 8)}`, type: 'invoice.paid', amount: 1200 }), created_at: new Date(),
-        }).execute();
+        await t.system.database.db
+          .insertInto('payment_event')
+          .values({
+            provider: 'stripe',
+            event_id: `evt_${id.slice(0, 8)}`,
+            type: 'invoice.paid',
+            account_id: id,
+            customer_id: 'cus_1',
+            payload: JSON.stringify({ id: `evt_${id.slice(0, 8)}`, type: 'invoice.paid', amount: 1200 }),
+            created_at: new Date(),
+          })
+          .execute();
         const res = await t.client('GET', '/api/account/export', { format, headers: bearer(access) });
         assert.equal(res.status, 200, res.text);
         assert.equal(res.body.account.id, id);
@@ -94,7 +105,10 @@ for (const db of testDatabases()) {
         assert.equal(res.body['payment-events'][0].payload.amount, 1200);
         // the audit log names password events (`account.password-changed`, a log-in's `method`): the check is for the values
         assert.ok(!res.text.includes(PASSWORD) && !res.text.includes('$argon2') && !/password[-_]?hash/i.test(res.text), 'no hash or secret');
-        assert.deepEqual(res.body['audit-log'].map((e: { action: string }) => e.action), ['account.logged-in', 'account.signed-up']);
+        assert.deepEqual(
+          res.body['audit-log'].map((e: { action: string }) => e.action),
+          ['account.logged-in', 'account.signed-up'],
+        );
         assert.equal((await t.client('GET', '/api/account/export', { format })).status, 401);
       });
     }
@@ -104,10 +118,18 @@ for (const db of testDatabases()) {
         const { email, id } = await signUp(t.client);
         const first = await session(email);
         const second = await session(email);
-        await t.system.database.db.insertInto('payment_event').values({
-          provider: 'stripe', event_id: `evt_del_${id}`, type: 'invoice.paid', account_id: id, customer_id: 'cus_2',
-          payload: '{}', created_at: new Date(),
-        }).execute();
+        await t.system.database.db
+          .insertInto('payment_event')
+          .values({
+            provider: 'stripe',
+            event_id: `evt_del_${id}`,
+            type: 'invoice.paid',
+            account_id: id,
+            customer_id: 'cus_2',
+            payload: '{}',
+            created_at: new Date(),
+          })
+          .execute();
         const wrong = await t.client('POST', '/api/account/delete', { format, headers: bearer(first.access), body: { password: 'wrong password' } });
         assert.deepEqual([wrong.status, wrong.body.type], [403, 'forbidden']);
         assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(first.access) })).status, 200, 'nothing happened');
@@ -141,7 +163,11 @@ for (const db of testDatabases()) {
         }
         assert.equal((await dbh.selectFrom('refresh_token').select('id').where('family_id', 'in', sids).execute()).length, 0);
         assert.equal((await dbh.selectFrom('mail_outbox').select('id').where('to_address', '=', email).execute()).length, 0);
-        const event = await dbh.selectFrom('payment_event').select(['account_id', 'customer_id']).where('event_id', '=', `evt_del_${id}`).executeTakeFirstOrThrow();
+        const event = await dbh
+          .selectFrom('payment_event')
+          .select(['account_id', 'customer_id'])
+          .where('event_id', '=', `evt_del_${id}`)
+          .executeTakeFirstOrThrow();
         assert.deepEqual(event, { account_id: null, customer_id: 'cus_2' }, 'payment events stay, unlinked');
 
         // the address is free again
@@ -167,10 +193,18 @@ for (const db of testDatabases()) {
     it('documents every lifecycle route in the OpenAPI document with named schemas', async () => {
       const doc = (await t.client('GET', '/openapi/openapi.json')).body;
       const expected: Array<[string, string]> = [
-        ['post', '/api/account/verify-email'], ['post', '/api/account/resend-verification'], ['post', '/api/account/forgot-password'],
-        ['post', '/api/account/reset-password'], ['post', '/api/account/change-password'], ['post', '/api/account/change-email'],
-        ['post', '/api/account/confirm-email'], ['patch', '/api/account/me'], ['get', '/api/account/sessions'],
-        ['delete', '/api/account/sessions/{id}'], ['get', '/api/account/export'], ['post', '/api/account/delete'],
+        ['post', '/api/account/verify-email'],
+        ['post', '/api/account/resend-verification'],
+        ['post', '/api/account/forgot-password'],
+        ['post', '/api/account/reset-password'],
+        ['post', '/api/account/change-password'],
+        ['post', '/api/account/change-email'],
+        ['post', '/api/account/confirm-email'],
+        ['patch', '/api/account/me'],
+        ['get', '/api/account/sessions'],
+        ['delete', '/api/account/sessions/{id}'],
+        ['get', '/api/account/export'],
+        ['post', '/api/account/delete'],
       ];
       for (const [method, path] of expected) assert.ok(doc.paths[path]?.[method], `${method} ${path}`);
       for (const name of ['token-request', 'reset-password', 'change-password', 'change-email', 'account-sessions', 'account-export', 'accepted']) {

@@ -183,7 +183,9 @@ for (const db of testDatabases()) {
         const mine = await session(email);
         const other = await session(email);
         const wrong = await t.client('POST', '/api/account/change-password', {
-          format, headers: bearer(mine.access), body: { 'current-password': 'not the password', password: NEW_PASSWORD },
+          format,
+          headers: bearer(mine.access),
+          body: { 'current-password': 'not the password', password: NEW_PASSWORD },
         });
         assert.equal(wrong.status, 403, 'forbidden, not 401: the client would refresh and retry a 401');
         assert.equal(wrong.body.type, 'forbidden');
@@ -191,7 +193,9 @@ for (const db of testDatabases()) {
         assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(other.access) })).status, 200, 'nothing ended');
 
         const changed = await t.client('POST', '/api/account/change-password', {
-          format, headers: bearer(mine.access), body: { 'current-password': PASSWORD, password: NEW_PASSWORD },
+          format,
+          headers: bearer(mine.access),
+          body: { 'current-password': PASSWORD, password: NEW_PASSWORD },
         });
         assert.equal(changed.status, 204, changed.text);
         assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(mine.access) })).status, 200, 'the caller stays');
@@ -210,7 +214,10 @@ for (const db of testDatabases()) {
       assert.equal((await t.client('POST', '/api/account/forgot-password', { body: { email } })).status, 202);
       const link = await mailedLink(t.system, email, 'reset-password');
       const mine = await session(email);
-      const changed = await t.client('POST', '/api/account/change-password', { headers: bearer(mine.access), body: { 'current-password': PASSWORD, password: NEW_PASSWORD } });
+      const changed = await t.client('POST', '/api/account/change-password', {
+        headers: bearer(mine.access),
+        body: { 'current-password': PASSWORD, password: NEW_PASSWORD },
+      });
       assert.equal(changed.status, 204);
       const reset = await t.client('POST', '/api/account/reset-password', { body: { token: link.token, password: 'attacker passphrase' } });
       assert.deepEqual([reset.status, reset.body.type], [400, 'invalid-token']);
@@ -221,9 +228,11 @@ for (const db of testDatabases()) {
       try {
         const { email } = await signUp(limited.client);
         const access = (await logIn(limited.client, email)).body['access-token'];
-        const attempt = (current: string) => limited.client('POST', '/api/account/change-password', {
-          headers: bearer(access), body: { 'current-password': current, password: NEW_PASSWORD },
-        });
+        const attempt = (current: string) =>
+          limited.client('POST', '/api/account/change-password', {
+            headers: bearer(access),
+            body: { 'current-password': current, password: NEW_PASSWORD },
+          });
         for (let i = 0; i < 3; i++) assert.equal((await attempt(`guess number ${i}`)).status, 403);
         const over = await attempt(PASSWORD);
         assert.deepEqual([over.status, over.body.type], [429, 'rate-limited'], 'even the right one, once the guesses are used up');
@@ -238,17 +247,33 @@ for (const db of testDatabases()) {
         const { email, id } = await signUp(t.client);
         const { access } = await session(email);
         const newEmail = uniqueEmail('New.Address');
-        const wrong = await t.client('POST', '/api/account/change-email', { format, headers: bearer(access), body: { password: 'wrong password', 'new-email': newEmail } });
+        const wrong = await t.client('POST', '/api/account/change-email', {
+          format,
+          headers: bearer(access),
+          body: { password: 'wrong password', 'new-email': newEmail },
+        });
         assert.deepEqual([wrong.status, wrong.body.type], [403, 'forbidden']);
         const taken = await signUp(t.client);
-        const conflict = await t.client('POST', '/api/account/change-email', { format, headers: bearer(access), body: { password: PASSWORD, 'new-email': taken.email.toUpperCase() } });
+        const conflict = await t.client('POST', '/api/account/change-email', {
+          format,
+          headers: bearer(access),
+          body: { password: PASSWORD, 'new-email': taken.email.toUpperCase() },
+        });
         assert.deepEqual([conflict.status, conflict.body.type], [409, 'conflict']);
-        const invalid = await t.client('POST', '/api/account/change-email', { format, headers: bearer(access), body: { password: PASSWORD, 'new-email': 'not an email' } });
+        const invalid = await t.client('POST', '/api/account/change-email', {
+          format,
+          headers: bearer(access),
+          body: { password: PASSWORD, 'new-email': 'not an email' },
+        });
         assert.deepEqual([invalid.status, invalid.body.type], [400, 'request-coercion']);
         const same = await t.client('POST', '/api/account/change-email', { format, headers: bearer(access), body: { password: PASSWORD, 'new-email': email } });
         assert.deepEqual([same.status, same.body.errors?.[0]?.path], [400, '/new-email']);
 
-        const asked = await t.client('POST', '/api/account/change-email', { format, headers: bearer(access), body: { password: PASSWORD, 'new-email': newEmail } });
+        const asked = await t.client('POST', '/api/account/change-email', {
+          format,
+          headers: bearer(access),
+          body: { password: PASSWORD, 'new-email': newEmail },
+        });
         assert.equal(asked.status, 202, asked.text);
         const link = await mailedLink(t.system, newEmail.toLowerCase(), 'confirm-email-change');
         assert.equal(link.url.pathname, '/confirm-email');
@@ -272,7 +297,10 @@ for (const db of testDatabases()) {
       const first = uniqueEmail('first');
       const second = uniqueEmail('second');
       for (const target of [first, second]) {
-        assert.equal((await t.client('POST', '/api/account/change-email', { headers: bearer(access), body: { password: PASSWORD, 'new-email': target } })).status, 202);
+        assert.equal(
+          (await t.client('POST', '/api/account/change-email', { headers: bearer(access), body: { password: PASSWORD, 'new-email': target } })).status,
+          202,
+        );
       }
       const superseded = await mailedLink(t.system, first, 'confirm-email-change');
       assert.equal((await t.client('POST', '/api/account/confirm-email', { body: { token: superseded.token } })).body.type, 'invalid-token');
@@ -322,7 +350,10 @@ for (const db of testDatabases()) {
         assert.deepEqual([res.status, res.body.reason], [403, 'csrf'], `${method} ${path}`);
       }
       const { cookie, csrf } = await browserSession(t.client);
-      const ok = await t.client('PATCH', '/api/account/me', { headers: { ...bearer(access), cookie: `${cookie}; ${refreshCookie}`, 'x-csrf-token': csrf }, body: { name: 'With token' } });
+      const ok = await t.client('PATCH', '/api/account/me', {
+        headers: { ...bearer(access), cookie: `${cookie}; ${refreshCookie}`, 'x-csrf-token': csrf },
+        body: { name: 'With token' },
+      });
       assert.equal(ok.status, 200, ok.text);
       const cross = await t.client('POST', '/api/account/forgot-password', { headers: { origin: 'https://evil.example' }, body: { email } });
       assert.deepEqual([cross.status, cross.body.reason], [403, 'origin']);
@@ -340,7 +371,10 @@ for (const db of testDatabases()) {
       await t.client('POST', '/api/account/change-email', { headers: bearer(access), body: { password: NEW_PASSWORD, 'new-email': newEmail } });
       const confirm = await mailedLink(t.system, newEmail, 'confirm-email-change');
       await t.client('POST', '/api/account/confirm-email', { body: { token: confirm.token } });
-      await t.client('POST', '/api/account/change-password', { headers: bearer(access), body: { 'current-password': NEW_PASSWORD, password: 'third passphrase here' } });
+      await t.client('POST', '/api/account/change-password', {
+        headers: bearer(access),
+        body: { 'current-password': NEW_PASSWORD, password: 'third passphrase here' },
+      });
       // a token in a URL, as a browser might send one
       await t.client('GET', `/api/account/verify-email?token=${verify.token}`);
 

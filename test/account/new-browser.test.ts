@@ -23,12 +23,14 @@ for (const db of testDatabases()) {
     });
     after(async () => t?.stop());
 
-    const notices = async (email: string) => (await t.system.mail.mailbox.list({ to: email, kind: 'security-notice', limit: 50 }))
-      .filter((m) => /New sign-in/.test(m.subject));
+    const notices = async (email: string) =>
+      (await t.system.mail.mailbox.list({ to: email, kind: 'security-notice', limit: 50 })).filter((m) => /New sign-in/.test(m.subject));
     const deviceOf = (res: TestResponse) => cookiesOf(res).device;
-    const logInFrom = (email: string, device?: string) => t.client('POST', '/api/account/log-in', {
-      body: { email, password: PASSWORD }, headers: { 'user-agent': FIREFOX, ...(device ? { cookie: `device=${device}` } : {}) },
-    });
+    const logInFrom = (email: string, device?: string) =>
+      t.client('POST', '/api/account/log-in', {
+        body: { email, password: PASSWORD },
+        headers: { 'user-agent': FIREFOX, ...(device ? { cookie: `device=${device}` } : {}) },
+      });
 
     it('the first sign-in is not news; a new browser is; a known one is not', async () => {
       const account = await signUp(t.client);
@@ -38,7 +40,7 @@ for (const db of testDatabases()) {
       assert.ok(cookie, 'the device cookie is set');
       assert.match(cookie.attributes, /HttpOnly/i);
       assert.match(cookie.attributes, /Max-Age=\d{8}/i, 'long-lived');
-      assert.equal((await notices(account.email)).length, 0, 'an account\'s very first sign-in');
+      assert.equal((await notices(account.email)).length, 0, "an account's very first sign-in");
 
       assert.equal((await logInFrom(account.email, cookie.value)).status, 200);
       assert.equal((await notices(account.email)).length, 0, 'the same browser again');

@@ -17,7 +17,7 @@ import { SoftwareAuthenticator } from '../support/webauthn.js';
 
 const APP_URL = 'https://app.example.com';
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-const NEW_PASSWORD = 'the owner\'s own passphrase';
+const NEW_PASSWORD = "the owner's own passphrase";
 /** an address of ADMIN_EMAILS: a squatter keeping its password there would be a platform admin once the owner proves it */
 const ADMIN = uniqueEmail('platform-owner');
 
@@ -33,7 +33,8 @@ for (const db of testDatabases()) {
       const orgs = await t.client('GET', '/api/orgs', { headers: bearer(token) });
       return (orgs.body.organizations as Array<{ id: string; personal: boolean }>).find((o) => o.personal)!.id;
     };
-    const setVerified = (id: string, verified: boolean) => t.system.database.db.updateTable('account').set({ email_verified: verified }).where('id', '=', id).execute();
+    const setVerified = (id: string, verified: boolean) =>
+      t.system.database.db.updateTable('account').set({ email_verified: verified }).where('id', '=', id).execute();
 
     /**
      * A squatter's account on `email` holding every kind of credential, as an account made
@@ -47,17 +48,29 @@ for (const db of testDatabases()) {
       await setVerified(id, true);
       const authenticator = new SoftwareAuthenticator({ origin: APP_URL });
       const options = await t.client('POST', '/api/account/passkeys/register/options', { headers: bearer(access), body: { password: PASSWORD } });
-      const passkey = await t.client('POST', '/api/account/passkeys/register/verify', { headers: bearer(access), body: { response: authenticator.register(options.body) } });
+      const passkey = await t.client('POST', '/api/account/passkeys/register/verify', {
+        headers: bearer(access),
+        body: { response: authenticator.register(options.body) },
+      });
       assert.equal(passkey.status, 201, passkey.text);
       const setup = await t.client('POST', '/api/account/2fa/setup', { headers: bearer(access), body: {} });
       await awayFromStepEdge();
-      const enabled = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(setup.body.secret), password: PASSWORD } });
+      const enabled = await t.client('POST', '/api/account/2fa/enable', {
+        headers: bearer(access),
+        body: { code: totpCode(setup.body.secret), password: PASSWORD },
+      });
       assert.equal(enabled.status, 200, enabled.text);
-      const key = await t.client('POST', `/api/orgs/${await personalOrg(access)}/api-keys`, { headers: bearer(access), body: { name: 'squatter', role: 'admin' } });
+      const key = await t.client('POST', `/api/orgs/${await personalOrg(access)}/api-keys`, {
+        headers: bearer(access),
+        body: { name: 'squatter', role: 'admin' },
+      });
       assert.equal(key.status, 201, key.text);
       // a provider identity (what linking leaves behind) and a pending move of the address to the squatter's
       await t.system.database.db.insertInto('account_identity').values({ account_id: id, provider: 'acme', subject: randomUUID(), email: null }).execute();
-      const move = await t.client('POST', '/api/account/change-email', { headers: bearer(access), body: { password: PASSWORD, 'new-email': uniqueEmail('squatter') } });
+      const move = await t.client('POST', '/api/account/change-email', {
+        headers: bearer(access),
+        body: { password: PASSWORD, 'new-email': uniqueEmail('squatter') },
+      });
       assert.equal(move.status, 202, move.text);
       await setVerified(id, false);
       return { id, access, refresh, authenticator, apiKey: key.body.key as string, orgId: await personalOrg(access), moveTo: move.body };
@@ -65,7 +78,9 @@ for (const db of testDatabases()) {
 
     const passkeySignIn = async (authenticator: SoftwareAuthenticator) => {
       const options = await t.client('POST', '/api/auth/passkey/options', { body: {} });
-      return t.client('POST', '/api/auth/passkey/verify', { body: { 'challenge-id': options.body['challenge-id'], response: authenticator.assert(options.body.options) } });
+      return t.client('POST', '/api/auth/passkey/verify', {
+        body: { 'challenge-id': options.body['challenge-id'], response: authenticator.assert(options.body.options) },
+      });
     };
 
     it('refuses every lasting credential to an unverified account: 403 email-not-verified', async () => {
@@ -76,7 +91,16 @@ for (const db of testDatabases()) {
         ['/api/account/2fa/setup', {}],
         ['/api/account/2fa/enable', { code: '123456', password: PASSWORD }],
         ['/api/account/passkeys/register/options', { password: PASSWORD }],
-        ['/api/account/passkeys/register/verify', { response: new SoftwareAuthenticator({ origin: APP_URL }).register({ challenge: 'AAAA', rp: { id: 'app.example.com', name: 'App' }, user: { id: 'AAAA', name: 'someone' } }) }],
+        [
+          '/api/account/passkeys/register/verify',
+          {
+            response: new SoftwareAuthenticator({ origin: APP_URL }).register({
+              challenge: 'AAAA',
+              rp: { id: 'app.example.com', name: 'App' },
+              user: { id: 'AAAA', name: 'someone' },
+            }),
+          },
+        ],
         [`/api/orgs/${await personalOrg(access)}/api-keys`, { name: 'k', role: 'admin' }],
       ];
       for (const [path, body] of attempts) {
@@ -93,7 +117,7 @@ for (const db of testDatabases()) {
     it('removes every credential added before the first proof when the owner resets the password, and says what in an email', async () => {
       const email = uniqueEmail('owner');
       const squatter = await squat(email);
-      assert.equal((await passkeySignIn(squatter.authenticator)).status, 200, 'before the proof the squatter\'s passkey signs in');
+      assert.equal((await passkeySignIn(squatter.authenticator)).status, 200, "before the proof the squatter's passkey signs in");
 
       // the owner: "email taken", so forgot-password, then the link
       assert.equal((await t.client('POST', '/api/account/sign-up', { body: { email, password: NEW_PASSWORD } })).status, 409);
@@ -109,26 +133,58 @@ for (const db of testDatabases()) {
       assert.equal((await t.client('POST', '/api/account/refresh', { body: { 'refresh-token': squatter.refresh } })).status, 401);
       const owner = await logIn(t.client, email, NEW_PASSWORD);
       assert.equal(owner.status, 200, owner.text);
-      assert.ok(owner.body['access-token'], 'no second factor is asked: the squatter\'s two-factor is gone');
+      assert.ok(owner.body['access-token'], "no second factor is asked: the squatter's two-factor is gone");
       assert.equal(owner.body.account['email-verified'], true);
       assert.equal(owner.body.account['two-factor-enabled'], false);
       const db = t.system.database.db;
       for (const table of ['passkey', 'account_identity', 'totp_credential', 'backup_code'] as const) {
         assert.equal((await db.selectFrom(table).select('account_id').where('account_id', '=', squatter.id).execute()).length, 0, table);
       }
-      const moves = await db.selectFrom('action_token').select('id').where('account_id', '=', squatter.id).where('purpose', '=', 'email-change').where('used_at', 'is', null).execute();
+      const moves = await db
+        .selectFrom('action_token')
+        .select('id')
+        .where('account_id', '=', squatter.id)
+        .where('purpose', '=', 'email-change')
+        .where('used_at', 'is', null)
+        .execute();
       assert.equal(moves.length, 0, 'the pending move of the address is void');
 
       const [notice] = await t.system.mail.mailbox.list({ to: email, kind: 'credentials-removed-notice' });
       assert.ok(notice, 'the owner is told');
-      for (const line of ['1 passkey', 'sign-in through acme', 'two-factor authentication', '1 API key', 'a pending change of the account\'s address', 'signed-in session']) {
+      for (const line of [
+        '1 passkey',
+        'sign-in through acme',
+        'two-factor authentication',
+        '1 API key',
+        "a pending change of the account's address",
+        'signed-in session',
+      ]) {
         assert.ok(notice.text?.includes(line), `the notice names ${line}: ${notice.text}`);
       }
       assert.match(notice.text ?? '', /by resetting the password/);
-      const entry = await db.selectFrom('audit_entry').select(['details']).where('account_id', '=', squatter.id).where('action', '=', 'account.credentials-removed').executeTakeFirstOrThrow();
+      const entry = await db
+        .selectFrom('audit_entry')
+        .select(['details'])
+        .where('account_id', '=', squatter.id)
+        .where('action', '=', 'account.credentials-removed')
+        .executeTakeFirstOrThrow();
       // the squatter's log-in and its passkey sign-in
-      assert.deepEqual(entry.details, { via: 'password-reset', password: false, passkeys: 1, identities: 1, 'two-factor': true, 'api-keys': 1, 'email-change': true, sessions: 2 });
-      const revoked = await db.selectFrom('audit_entry').select('details').where('action', '=', 'api-key.revoked').where('account_id', '=', squatter.id).executeTakeFirstOrThrow();
+      assert.deepEqual(entry.details, {
+        via: 'password-reset',
+        password: false,
+        passkeys: 1,
+        identities: 1,
+        'two-factor': true,
+        'api-keys': 1,
+        'email-change': true,
+        sessions: 2,
+      });
+      const revoked = await db
+        .selectFrom('audit_entry')
+        .select('details')
+        .where('action', '=', 'api-key.revoked')
+        .where('account_id', '=', squatter.id)
+        .executeTakeFirstOrThrow();
       assert.equal(revoked.details.reason, 'address-proven');
 
       // a second reset is no first proof: nothing more to remove, no second notice
@@ -159,18 +215,22 @@ for (const db of testDatabases()) {
       it(`removes the squatter's password when the owner first signs in by email ${form}; the answer lets the owner set one`, async () => {
         const email = uniqueEmail(`owner-${form}`);
         const squatter = await signUp(t.client, email);
-        assert.equal((await logIn(t.client, email)).status, 200, 'before the proof the squatter\'s password signs in');
+        assert.equal((await logIn(t.client, email)).status, 200, "before the proof the squatter's password signs in");
         const message = await emailSignInMessage(email);
         const signedIn = await t.client('POST', '/api/auth/email/verify', { body: form === 'code' ? { email, code: message.code } : { token: message.token } });
         assert.equal(signedIn.status, 200, signedIn.text);
         assert.equal(signedIn.body.account['email-verified'], true);
-        assert.equal((await logIn(t.client, email)).status, 401, 'the squatter\'s password is gone');
+        assert.equal((await logIn(t.client, email)).status, 401, "the squatter's password is gone");
         const row = await t.system.database.db.selectFrom('account').select('password_hash').where('id', '=', squatter.id).executeTakeFirstOrThrow();
         assert.equal(row.password_hash, null);
         const [notice] = await t.system.mail.mailbox.list({ to: email, kind: 'credentials-removed-notice' });
         assert.match(notice?.text ?? '', /• the password/);
-        const entry = await t.system.database.db.selectFrom('audit_entry').select('details').where('account_id', '=', squatter.id)
-          .where('action', '=', 'account.credentials-removed').executeTakeFirstOrThrow();
+        const entry = await t.system.database.db
+          .selectFrom('audit_entry')
+          .select('details')
+          .where('account_id', '=', squatter.id)
+          .where('action', '=', 'account.credentials-removed')
+          .executeTakeFirstOrThrow();
         assert.equal(entry.details.password, true);
         // the page the sign-in lands on sets a password at once, as a reset link does
         const token = signedIn.body['password-reset-token'];
@@ -194,9 +254,13 @@ for (const db of testDatabases()) {
       const owner = await t.client('POST', '/api/auth/email/verify', { body: { email: ADMIN, code } });
       assert.equal(owner.status, 200, owner.text);
       assert.equal(owner.body.account['platform-admin'], true, 'the owner is the admin');
-      assert.equal((await logIn(t.client, ADMIN)).status, 401, 'the squatter\'s password does not make it one');
+      assert.equal((await logIn(t.client, ADMIN)).status, 401, "the squatter's password does not make it one");
       assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(before.body['access-token']) })).status, 401, 'its session ended');
-      assert.equal((await t.client('GET', '/api/admin/stats', { headers: bearer(owner.body['access-token']) })).status, 200, 'the owner\'s session is the admin\'s');
+      assert.equal(
+        (await t.client('GET', '/api/admin/stats', { headers: bearer(owner.body['access-token']) })).status,
+        200,
+        "the owner's session is the admin's",
+      );
       assert.equal(squatter.id, owner.body.account.id);
     });
 
@@ -217,7 +281,10 @@ for (const db of testDatabases()) {
       assert.match(notice?.text ?? '', /the password/);
       assert.equal((await logIn(t.client, email)).status, 401, 'the password set before the proof signs nobody in');
       assert.ok(verified.body['password-reset-token'], 'the answer carries a reset token');
-      assert.equal((await t.client('POST', '/api/account/reset-password', { body: { token: verified.body['password-reset-token'], password: NEW_PASSWORD } })).status, 204);
+      assert.equal(
+        (await t.client('POST', '/api/account/reset-password', { body: { token: verified.body['password-reset-token'], password: NEW_PASSWORD } })).status,
+        204,
+      );
       assert.equal((await logIn(t.client, email, NEW_PASSWORD)).status, 200, 'the owner set a password at once');
 
       // an ordinary sign-up opening its own link in the browser it signed in with keeps that session
@@ -231,8 +298,16 @@ for (const db of testDatabases()) {
       const cookie = `session=${cookiesOf(page).session.value}; refresh-token=${here.body['refresh-token']}`;
       const opened = await t.client('POST', '/api/account/verify-email', { headers: { cookie, 'x-csrf-token': csrf }, body: { token: link.token } });
       assert.equal(opened.status, 200, opened.text);
-      assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(here.body['access-token']) })).status, 200, 'the browser that opened the link stays signed in');
-      assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(elsewhere.body['access-token']) })).status, 401, 'a session from before the proof ends');
+      assert.equal(
+        (await t.client('GET', '/api/account/me', { headers: bearer(here.body['access-token']) })).status,
+        200,
+        'the browser that opened the link stays signed in',
+      );
+      assert.equal(
+        (await t.client('GET', '/api/account/me', { headers: bearer(elsewhere.body['access-token']) })).status,
+        401,
+        'a session from before the proof ends',
+      );
       const [annNotice] = await t.system.mail.mailbox.list({ to: ann, kind: 'credentials-removed-notice' });
       assert.match(annNotice?.text ?? '', /1 other signed-in session/);
       assert.doesNotMatch(annNotice?.text ?? '', /the password/);

@@ -59,7 +59,8 @@ describe('Log-in and sign-up limits shared through Redis', { skip: redisUrl ? fa
   });
 
   it('counts sign-ups from one address on both instances', async () => {
-    const signUpFrom = (client: typeof a.client) => client('POST', '/api/account/sign-up', { headers: from(3), body: { email: uniqueEmail(), password: PASSWORD } });
+    const signUpFrom = (client: typeof a.client) =>
+      client('POST', '/api/account/sign-up', { headers: from(3), body: { email: uniqueEmail(), password: PASSWORD } });
     for (const client of [a.client, b.client, a.client, b.client]) assert.equal((await signUpFrom(client)).status, 201);
     assert.equal((await signUpFrom(a.client)).status, 429);
   });

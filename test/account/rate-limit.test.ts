@@ -16,7 +16,9 @@ for (const db of testDatabases()) {
   describe(`Log-in limits count failures only, per email + address, on ${db.name}`, () => {
     let t: TestSystem;
     // the defaults: 10 failures per email + address, 100 per address, in 15 minutes
-    before(async () => { t = await startSystem(db, { TRUST_PROXY: '1', LOGIN_LIMIT_EMAIL: '', LOGIN_LIMIT_ADDRESS: '' }); });
+    before(async () => {
+      t = await startSystem(db, { TRUST_PROXY: '1', LOGIN_LIMIT_EMAIL: '', LOGIN_LIMIT_ADDRESS: '' });
+    });
     after(async () => t?.stop());
 
     it('lets the owner in from another address after anyone else failed eleven times', async () => {
@@ -57,16 +59,24 @@ for (const db of testDatabases()) {
 
   describe(`The per-address limit and TRUST_PROXY=1 on ${db.name}`, () => {
     let t: TestSystem;
-    before(async () => { t = await startSystem(db, { TRUST_PROXY: '1', LOGIN_LIMIT_ADDRESS: '5/60' }); });
+    before(async () => {
+      t = await startSystem(db, { TRUST_PROXY: '1', LOGIN_LIMIT_ADDRESS: '5/60' });
+    });
     after(async () => t?.stop());
 
     it('takes the right-most X-Forwarded-For entry, so a client cannot pick its address', async () => {
       const { email } = await signUp(t.client);
       for (let i = 0; i < 5; i++) {
-        const res = await t.client('POST', '/api/account/log-in', { headers: { 'x-forwarded-for': `10.9.0.${i}, 203.0.113.7` }, body: { email: uniqueEmail(), password: PASSWORD } });
+        const res = await t.client('POST', '/api/account/log-in', {
+          headers: { 'x-forwarded-for': `10.9.0.${i}, 203.0.113.7` },
+          body: { email: uniqueEmail(), password: PASSWORD },
+        });
         assert.equal(res.status, 401, `attempt ${i + 1}`);
       }
-      const sixth = await t.client('POST', '/api/account/log-in', { headers: { 'x-forwarded-for': '10.9.0.99, 203.0.113.7' }, body: { email, password: PASSWORD } });
+      const sixth = await t.client('POST', '/api/account/log-in', {
+        headers: { 'x-forwarded-for': '10.9.0.99, 203.0.113.7' },
+        body: { email, password: PASSWORD },
+      });
       assert.equal(sixth.status, 429, 'the address is over its limit, whatever the client wrote on the left');
       assert.equal((await logInFrom(t, '203.0.113.8', email)).status, 200, 'another address is not');
     });
@@ -74,7 +84,9 @@ for (const db of testDatabases()) {
 
   describe(`Sign-up: a limit per address, no hashing for a taken email, on ${db.name}`, () => {
     let t: TestSystem;
-    before(async () => { t = await startSystem(db, { TRUST_PROXY: '1', SIGNUP_LIMIT_ADDRESS: '20/3600' }); });
+    before(async () => {
+      t = await startSystem(db, { TRUST_PROXY: '1', SIGNUP_LIMIT_ADDRESS: '20/3600' });
+    });
     after(async () => t?.stop());
 
     it('refuses the 21st sign-up from one address with 429 and Retry-After, taken emails included', async () => {
@@ -115,7 +127,10 @@ for (const db of testDatabases()) {
       await accounts.signUp({ email, password: PASSWORD }, { ip: '127.0.0.1', userAgent: null });
       assert.equal(hashes, 1);
       for (const variant of [email, email.toUpperCase()]) {
-        await assert.rejects(accounts.signUp({ email: variant, password: PASSWORD }, { ip: '127.0.0.1', userAgent: null }), (err: { status?: number }) => err.status === 409);
+        await assert.rejects(
+          accounts.signUp({ email: variant, password: PASSWORD }, { ip: '127.0.0.1', userAgent: null }),
+          (err: { status?: number }) => err.status === 409,
+        );
       }
       assert.equal(hashes, 1);
     });

@@ -51,7 +51,11 @@ for (const db of testDatabases()) {
       let password = PASSWORD;
       for (const [method, path, body, field] of SENSITIVE) {
         const missing = await t.client(method, path, { headers: bearer(a.access), body });
-        assert.deepEqual([missing.status, missing.body.type, missing.body.method], [403, 'reauthentication-required', 'password'], `${method} ${path} without the password`);
+        assert.deepEqual(
+          [missing.status, missing.body.type, missing.body.method],
+          [403, 'reauthentication-required', 'password'],
+          `${method} ${path} without the password`,
+        );
         assert.equal(missing.body.errors?.[0].path, `/${field}`);
         const wrong = await t.client(method, path, { headers: bearer(a.access), body: { ...body, [field]: 'not the password' } });
         assert.deepEqual([wrong.status, wrong.body.type], [403, 'forbidden'], `${method} ${path} with a wrong password`);
@@ -65,8 +69,16 @@ for (const db of testDatabases()) {
         if (path === '/api/account/delete') assert.equal(right.status, 204, 'and the account is gone');
       }
       const doc = (await t.client('GET', '/openapi/openapi.json')).body;
-      const paths = ['/api/account/change-password', '/api/account/change-email', '/api/account/2fa/enable', '/api/account/2fa/disable',
-        '/api/account/2fa/backup-codes', '/api/account/passkeys/register/options', '/api/account/delete', '/api/auth/oauth/{provider}/link'];
+      const paths = [
+        '/api/account/change-password',
+        '/api/account/change-email',
+        '/api/account/2fa/enable',
+        '/api/account/2fa/disable',
+        '/api/account/2fa/backup-codes',
+        '/api/account/passkeys/register/options',
+        '/api/account/delete',
+        '/api/auth/oauth/{provider}/link',
+      ];
       for (const p of paths) assert.ok(doc.paths[p].post['x-reauthentication'], `${p} documents its re-authentication`);
       for (const p of ['/api/account/passkeys/{id}', '/api/account/identities/{id}']) assert.ok(doc.paths[p].delete['x-reauthentication'], `DELETE ${p}`);
     });
@@ -78,7 +90,11 @@ for (const db of testDatabases()) {
       const recent = await mintAccessToken(t.system, { id: a.id, email: a.email, sessionId: a.sid, authTime: now() - 60 });
       for (const [method, path, body] of SENSITIVE) {
         const stale = await t.client(method, path, { headers: bearer(old), body: { ...body, password: 'anything' } });
-        assert.deepEqual([stale.status, stale.body.type, stale.body.method, stale.body['max-age']], [403, 'reauthentication-required', 'recent-sign-in', 600], `${method} ${path} long after the sign-in`);
+        assert.deepEqual(
+          [stale.status, stale.body.type, stale.body.method, stale.body['max-age']],
+          [403, 'reauthentication-required', 'recent-sign-in', 600],
+          `${method} ${path} long after the sign-in`,
+        );
         if (path === '/api/account/delete' || path === '/api/account/change-password') continue;
         const fresh = await t.client(method, path, { headers: bearer(recent), body });
         assert.notEqual(fresh.body?.type, 'reauthentication-required', `${method} ${path} right after a sign-in`);
@@ -95,12 +111,16 @@ for (const db of testDatabases()) {
       const a = await session();
       const setup = await t.client('POST', '/api/account/2fa/setup', { headers: bearer(a.access), body: {} });
       await awayFromStepEdge();
-      const enabled = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(a.access), body: { code: totpCode(setup.body.secret, -1), password: PASSWORD } });
+      const enabled = await t.client('POST', '/api/account/2fa/enable', {
+        headers: bearer(a.access),
+        body: { code: totpCode(setup.body.secret, -1), password: PASSWORD },
+      });
       assert.equal(enabled.status, 200, enabled.text);
       const oldCodes = enabled.body['backup-codes'] as string[];
       assert.equal(await mailCount(t.system, a.email, 'security-notice'), 1, 'two-factor on is told');
 
-      const regenerate = (body: Record<string, unknown>) => t.client('POST', '/api/account/2fa/backup-codes', { headers: bearer(a.access), body: { password: PASSWORD, ...body } });
+      const regenerate = (body: Record<string, unknown>) =>
+        t.client('POST', '/api/account/2fa/backup-codes', { headers: bearer(a.access), body: { password: PASSWORD, ...body } });
       const withBackup = await regenerate({ code: oldCodes[0] });
       assert.deepEqual([withBackup.status, withBackup.body.errors?.[0].path], [403, '/code'], 'a backup code does not mint more');
       assert.equal((await regenerate({ 'backup-code': oldCodes[0] })).status, 400);
@@ -120,13 +140,22 @@ for (const db of testDatabases()) {
 
       // (the log-ins above came without the device cookie: new browsers, told too, test/account/new-browser.test.ts)
       const notices = (await t.system.mail.mailbox.list({ to: a.email, kind: 'security-notice', limit: 10 })).filter((n) => !/New sign-in/.test(n.subject));
-      assert.deepEqual(notices.map((n) => n.subject).reverse().map((s) => /backup codes/i.test(s) ? 'codes' : /turned on/.test(s) ? 'on' : s), ['on', 'codes']);
+      assert.deepEqual(
+        notices
+          .map((n) => n.subject)
+          .reverse()
+          .map((s) => (/backup codes/i.test(s) ? 'codes' : /turned on/.test(s) ? 'on' : s)),
+        ['on', 'codes'],
+      );
       assert.match(notices[0].text ?? '', /\/sessions/, 'says where to look if it was not the owner');
       assert.match(notices[0].text ?? '', /127\.0\.0\.1/, 'and from which address');
       const actions = await t.system.database.db.selectFrom('audit_entry').select('action').where('account_id', '=', a.id).execute();
       assert.ok(actions.some((e) => e.action === 'account.backup-codes-regenerated'));
 
-      const off = await t.client('POST', '/api/account/2fa/backup-codes', { headers: bearer((await session()).access), body: { password: PASSWORD, code: '123456' } });
+      const off = await t.client('POST', '/api/account/2fa/backup-codes', {
+        headers: bearer((await session()).access),
+        body: { password: PASSWORD, code: '123456' },
+      });
       assert.equal(off.status, 409, 'two-factor off: nothing to regenerate');
     });
   });

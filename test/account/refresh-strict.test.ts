@@ -7,7 +7,9 @@ import { startSystem, testDatabases, type TestSystem } from '../support/system.j
 for (const db of testDatabases()) {
   describe(`Refresh reuse without grace on ${db.name}`, () => {
     let t: TestSystem;
-    before(async () => { t = await startSystem(db, { REFRESH_REUSE_GRACE: '0', PG_POOL_MAX: '10' }); });
+    before(async () => {
+      t = await startSystem(db, { REFRESH_REUSE_GRACE: '0', PG_POOL_MAX: '10' });
+    });
     after(async () => t?.stop());
 
     it('lets exactly one of two racing refreshes win', async () => {
@@ -22,7 +24,9 @@ for (const db of testDatabases()) {
 
   describe(`Refresh reuse after the grace window on ${db.name}`, () => {
     let t: TestSystem;
-    before(async () => { t = await startSystem(db, { REFRESH_REUSE_GRACE: '1' }); });
+    before(async () => {
+      t = await startSystem(db, { REFRESH_REUSE_GRACE: '1' });
+    });
     after(async () => t?.stop());
 
     it('answers the just-rotated token inside the window and revokes the family after it', async () => {

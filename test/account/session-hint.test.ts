@@ -12,7 +12,9 @@ const cleared = (attributes: string) => /Max-Age=0|Expires=Thu, 01 Jan 1970/i.te
 
 describe('the has-session hint cookie', () => {
   let t: TestSystem;
-  before(async () => { t = await startSystem(testDatabases()[0], { LOGIN_LIMIT_ADDRESS: '0' }); });
+  before(async () => {
+    t = await startSystem(testDatabases()[0], { LOGIN_LIMIT_ADDRESS: '0' });
+  });
   after(async () => t?.stop());
 
   it('comes with the refresh cookie at log-in and refresh: readable by scripts, site-wide, same expiry', async () => {
@@ -33,7 +35,8 @@ describe('the has-session hint cookie', () => {
   it('is cleared with the refresh cookie when a refresh fails with 401, and at log-out', async () => {
     const browser = await browserSession(t.client);
     const failed = await t.client('POST', '/api/account/refresh', {
-      headers: { cookie: `${browser.cookie}; refresh-token=not-a-token; has-session=1`, 'x-csrf-token': browser.csrf }, body: {},
+      headers: { cookie: `${browser.cookie}; refresh-token=not-a-token; has-session=1`, 'x-csrf-token': browser.csrf },
+      body: {},
     });
     assert.equal(failed.status, 401);
     assert.ok(cleared(cookiesOf(failed)['has-session'].attributes), 'hint cleared');

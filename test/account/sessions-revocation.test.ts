@@ -108,7 +108,11 @@ for (const db of testDatabases()) {
       const { email, id } = await signUp(t.client);
       const [one, two, three] = [await session(t.client, email), await session(t.client, email), await session(t.client, email)];
       const marked: string[] = [];
-      const tokens = new RefreshTokens(t.system.database.db, { secret: TEST_JWT_SECRET, ttl: 3600, reuseGrace: 0 }, { markRevoked: (ids) => marked.push(...ids) });
+      const tokens = new RefreshTokens(
+        t.system.database.db,
+        { secret: TEST_JWT_SECRET, ttl: 3600, reuseGrace: 0 },
+        { markRevoked: (ids) => marked.push(...ids) },
+      );
 
       assert.equal(await tokens.revokeFamily(sidOf(one.access)), true);
       assert.equal(await tokens.revokeFamily(sidOf(one.access)), false, 'already ended');
@@ -230,7 +234,7 @@ describe('Two instances on one PostgreSQL', { skip: pgUrl ? false : 'TEST_DATABA
     }
   });
 
-  it('still reaches the other instance when the listeners\' connections are cut, and they come back', async () => {
+  it("still reaches the other instance when the listeners' connections are cut, and they come back", async () => {
     const { email } = await signUp(a.client);
     assert.equal(await listeners(false), 2, 'one listener per instance');
     const s = await session(a.client, email);
@@ -254,7 +258,9 @@ describe('Two instances on one PostgreSQL', { skip: pgUrl ? false : 'TEST_DATABA
     const { backend } = createLogging(loadConfig({ APP_ENV: 'test', LOG_FILE: '' }), {});
     // nothing listens on this port: the listener keeps failing, only the poll can learn
     const listener = new DatabaseListener({
-      source: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${await freePort()}/nothing` }, log: backend.logger('test'), pollIntervalMs: 200,
+      source: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${await freePort()}/nothing` },
+      log: backend.logger('test'),
+      pollIntervalMs: 200,
     });
     const sessions = new RevokedSessions({ db: a.system.database.db, accessTtl: 900, log: backend.logger('test'), listener });
     await sessions.start();
@@ -283,7 +289,11 @@ describe('Two instances on one PostgreSQL', { skip: pgUrl ? false : 'TEST_DATABA
     await b.stop();
     assert.equal((await a.client('POST', '/api/account/log-out', { body: { 'refresh-token': ended.refresh } })).status, 204);
     // ended minutes ago: only the start-up load (the last access-token lifetime) can find it
-    await a.system.database.db.updateTable('refresh_family').set({ revoked_at: new Date(Date.now() - 5 * 60_000) }).where('id', '=', sidOf(ended.access)).execute();
+    await a.system.database.db
+      .updateTable('refresh_family')
+      .set({ revoked_at: new Date(Date.now() - 5 * 60_000) })
+      .where('id', '=', sidOf(ended.access))
+      .execute();
     b = await startSystem(shared);
     assert.deepEqual(await meStatuses(b.client, ended.access), [401, 401]);
     assert.deepEqual(await meStatuses(b.client, kept.access), [200, 200]);

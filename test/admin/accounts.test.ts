@@ -52,7 +52,9 @@ for (const db of testDatabases()) {
       for (let i = 0; i < 7; i++) byEmail.push((await signUp(t.client, `${tag}-${i}@example.com`)).id);
       const byName: string[] = [];
       for (const name of [`${tag.toUpperCase()} Delta`, `${tag} alpha`, `${tag} Charlie`, `${tag} bravo`]) {
-        const res = await t.client('POST', '/api/account/sign-up', { body: { email: `n-${randomBytes(4).toString('hex')}@example.com`, password: PASSWORD, name } });
+        const res = await t.client('POST', '/api/account/sign-up', {
+          body: { email: `n-${randomBytes(4).toString('hex')}@example.com`, password: PASSWORD, name },
+        });
         assert.equal(res.status, 201);
         byName.push(res.body.account.id);
       }
@@ -63,13 +65,36 @@ for (const db of testDatabases()) {
         const ids = found.map((a) => a.id);
         assert.equal(ids.length, 12, `limit ${limit}`);
         assert.deepEqual(ids.slice(0, 8).sort(), [...byEmail, both.body.account.id].sort(), 'the email matches first');
-        assert.deepEqual(found.slice(0, 8).map((a) => a.email), found.slice(0, 8).map((a) => a.email).sort(), 'by email');
-        assert.deepEqual(found.slice(8).map((a) => a.name), [`${tag} alpha`, `${tag} bravo`, `${tag} Charlie`, `${tag.toUpperCase()} Delta`], 'then by name, case-insensitively');
+        assert.deepEqual(
+          found.slice(0, 8).map((a) => a.email),
+          found
+            .slice(0, 8)
+            .map((a) => a.email)
+            .sort(),
+          'by email',
+        );
+        assert.deepEqual(
+          found.slice(8).map((a) => a.name),
+          [`${tag} alpha`, `${tag} bravo`, `${tag} Charlie`, `${tag.toUpperCase()} Delta`],
+          'then by name, case-insensitively',
+        );
       }
       const one = (await as(t, admin, 'GET', `/api/admin/accounts?q=${tag}-3@`)).body;
-      assert.deepEqual(one.accounts.map((a: { id: string }) => a.id), [byEmail[3]]);
+      assert.deepEqual(
+        one.accounts.map((a: { id: string }) => a.id),
+        [byEmail[3]],
+      );
       assert.equal(one['next-cursor'], null);
-      assert.deepEqual(Object.keys(one.accounts[0]).sort(), ['created-at', 'email', 'email-verified', 'id', 'last-seen-at', 'locked', 'name', 'two-factor-enabled']);
+      assert.deepEqual(Object.keys(one.accounts[0]).sort(), [
+        'created-at',
+        'email',
+        'email-verified',
+        'id',
+        'last-seen-at',
+        'locked',
+        'name',
+        'two-factor-enabled',
+      ]);
       assert.equal(one.accounts[0]['last-seen-at'], null, 'never logged in');
       assert.deepEqual((await as(t, admin, 'GET', '/api/admin/accounts?q=%25')).body.accounts, [], 'a LIKE wildcard is a character like any other');
       assert.deepEqual((await as(t, admin, 'GET', `/api/admin/accounts?q=${tag}_`)).body.accounts, []);
@@ -100,8 +125,11 @@ for (const db of testDatabases()) {
 
       for (const limit of [1, 2, 100]) {
         const found = await allPages(`/api/admin/accounts?q=${tag}`, 'accounts', limit);
-        assert.deepEqual(ids(found), [byEmail, first, third, surname, twice, hyphenated],
-          `limit ${limit}: email, then the name's start, then a later word in the order of the rest of the name (an account once)`);
+        assert.deepEqual(
+          ids(found),
+          [byEmail, first, third, surname, twice, hyphenated],
+          `limit ${limit}: email, then the name's start, then a later word in the order of the rest of the name (an account once)`,
+        );
       }
 
       // a renamed account is found by its new words only
@@ -116,12 +144,20 @@ for (const db of testDatabases()) {
     it('lists every account newest first without a query, page after page', async () => {
       const found = await allPages('/api/admin/accounts', 'accounts', 4);
       const rows = await t.system.database.db.selectFrom('account').select(['id', 'created_at']).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
-      assert.deepEqual(found.map((a) => a.id), rows.map((r) => r.id));
+      assert.deepEqual(
+        found.map((a) => a.id),
+        rows.map((r) => r.id),
+      );
     });
 
     it('refuses a cursor it did not issue, and a limit out of range, with 400', async () => {
-      for (const cursor of ['nope', Buffer.from('{"p":"x"}').toString('base64url'), Buffer.from('{"p":"n","k":"a"}').toString('base64url'),
-        Buffer.from('{"p":"c","k":"2020-01-01","i":"not-a-uuid"}').toString('base64url'), Buffer.from('[1]').toString('base64url')]) {
+      for (const cursor of [
+        'nope',
+        Buffer.from('{"p":"x"}').toString('base64url'),
+        Buffer.from('{"p":"n","k":"a"}').toString('base64url'),
+        Buffer.from('{"p":"c","k":"2020-01-01","i":"not-a-uuid"}').toString('base64url'),
+        Buffer.from('[1]').toString('base64url'),
+      ]) {
         const res = await as(t, admin, 'GET', `/api/admin/accounts?q=a&cursor=${cursor}`);
         assert.equal(res.status, 400, cursor);
         assert.equal(res.body.type, 'request-coercion');
@@ -149,7 +185,14 @@ for (const db of testDatabases()) {
       assert.equal(detail.organizations.length, 2);
       assert.equal(detail.organizations[0].personal, true);
       assert.equal(detail.organizations[0].role, 'owner');
-      assert.deepEqual(detail.organizations[1], { id: orgId, name: 'Detail Org', slug: detail.organizations[1].slug, personal: false, role: 'admin', subscription: { status: 'none', plan: null } });
+      assert.deepEqual(detail.organizations[1], {
+        id: orgId,
+        name: 'Detail Org',
+        slug: detail.organizations[1].slug,
+        personal: false,
+        role: 'admin',
+        subscription: { status: 'none', plan: null },
+      });
       assert.ok(detail['last-seen-at'], 'logged in');
       assert.equal((await as(t, admin, 'GET', `/api/admin/accounts/${admin.id}`)).body['platform-admin'], true);
       const unknown = await as(t, admin, 'GET', '/api/admin/accounts/00000000-0000-4000-8000-000000000000');
@@ -201,10 +244,17 @@ for (const db of testDatabases()) {
       assert.equal(unlocked.body['locked-reason'], null);
       assert.equal((await as(t, admin, 'POST', `/api/admin/accounts/${id}/unlock`, {})).status, 409);
       assert.equal((await logIn(t.client, email)).status, 200, 'sign-in works again');
-      assert.equal((await t.client('POST', '/api/account/refresh', { body: { 'refresh-token': one['refresh-token'] } })).status, 401, 'ended sessions stay ended');
+      assert.equal(
+        (await t.client('POST', '/api/account/refresh', { body: { 'refresh-token': one['refresh-token'] } })).status,
+        401,
+        'ended sessions stay ended',
+      );
 
       const log = (await as(t, admin, 'GET', `/api/admin/audit-log?account-id=${id}`)).body.entries;
-      assert.deepEqual(log.map((e: { action: string }) => e.action), ['admin.account-unlocked', 'admin.account-locked']);
+      assert.deepEqual(
+        log.map((e: { action: string }) => e.action),
+        ['admin.account-unlocked', 'admin.account-locked'],
+      );
       assert.deepEqual(log[1].actor, { 'account-id': admin.id, email: admin.email, 'api-key-id': null });
       assert.deepEqual(log[1].target, { type: 'account', id, email });
       assert.deepEqual(log[1].details, { reason: 'chargeback fraud' });
@@ -231,7 +281,10 @@ for (const db of testDatabases()) {
       const access = (await logIn(t.client, email)).body['access-token'] as string;
       const setup = await t.client('POST', '/api/account/2fa/setup', { headers: bearer(access), body: {} });
       await awayFromStepEdge();
-      const enabled = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(setup.body.secret, -1), password: PASSWORD } });
+      const enabled = await t.client('POST', '/api/account/2fa/enable', {
+        headers: bearer(access),
+        body: { code: totpCode(setup.body.secret, -1), password: PASSWORD },
+      });
       assert.equal(enabled.status, 200, enabled.text);
       const pending = await logIn(t.client, email);
       assert.equal(pending.body['mfa-required'], true);
@@ -245,8 +298,10 @@ for (const db of testDatabases()) {
       const other = await signUp(t.client);
       assert.equal((await as(t, admin, 'POST', `/api/admin/accounts/${other.id}/lock`, { reason: 'abuse' })).status, 200);
       const accounts = t.system.services(accountModule).accounts;
-      await assert.rejects(accounts.firstFactorPassed(other.id, 'provider', { ip: '127.0.0.1', userAgent: null }, { method: 'oidc' }),
-        (err: { status?: number; body?: { type: string } }) => err.status === 403 && err.body?.type === 'account-locked');
+      await assert.rejects(
+        accounts.firstFactorPassed(other.id, 'provider', { ip: '127.0.0.1', userAgent: null }, { method: 'oidc' }),
+        (err: { status?: number; body?: { type: string } }) => err.status === 403 && err.body?.type === 'account-locked',
+      );
     });
 
     it('finds organizations by name or slug prefix with member counts and subscriptions, page after page', async () => {
@@ -257,13 +312,25 @@ for (const db of testDatabases()) {
       for (const n of ['b', 'a', 'c']) ids.push(await createOrg(t, owner, `${tag} ${n}`));
       await addMember(t, ids[0], owner, member, 'member');
       const found = await allPages(`/api/admin/orgs?q=${tag.toLowerCase()}`, 'organizations', 2);
-      assert.deepEqual(found.map((o) => o.name), [`${tag} a`, `${tag} b`, `${tag} c`]);
-      assert.deepEqual(found.map((o) => o['member-count']), [1, 2, 1]);
+      assert.deepEqual(
+        found.map((o) => o.name),
+        [`${tag} a`, `${tag} b`, `${tag} c`],
+      );
+      assert.deepEqual(
+        found.map((o) => o['member-count']),
+        [1, 2, 1],
+      );
       assert.deepEqual(found[0].subscription, { status: 'none', plan: null, 'current-period-end': null, 'cancel-at-period-end': false });
       const bySlug = (await as(t, admin, 'GET', `/api/admin/orgs?q=${found[1].slug}`)).body.organizations;
-      assert.deepEqual(bySlug.map((o: { id: string }) => o.id), [ids[0]]);
+      assert.deepEqual(
+        bySlug.map((o: { id: string }) => o.id),
+        [ids[0]],
+      );
       const every = await allPages('/api/admin/orgs', 'organizations', 5);
-      const count = await t.system.database.db.selectFrom('organization').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+      const count = await t.system.database.db
+        .selectFrom('organization')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(every.length, Number(count.n));
     });
 
@@ -290,7 +357,10 @@ for (const db of testDatabases()) {
       assert.ok(BigInt(second.entries[0].id) < BigInt(first.entries[0].id));
       assert.equal((await as(t, admin, 'GET', '/api/admin/audit-log?cursor=bad')).status, 400);
       const all = (await as(t, admin, 'GET', '/api/admin/audit-log?limit=100')).body.entries as Array<{ action: string }>;
-      assert.ok(all.every((e) => e.action.startsWith('admin.') || 'impersonated' in e), 'admin actions and impersonated changes only');
+      assert.ok(
+        all.every((e) => e.action.startsWith('admin.') || 'impersonated' in e),
+        'admin actions and impersonated changes only',
+      );
     });
   });
 }

@@ -18,25 +18,53 @@ import { transitJson } from '../../src/shared/codecs.js';
 const ID = '00000000-0000-4000-8000-000000000007';
 const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
 const me = (extra: Partial<Account> = {}): Account => ({
-  id: '00000000-0000-4000-8000-000000000001', email: 'ops@example.com', name: null, 'created-at': '2026-01-01T00:00:00.000Z',
-  subscription: { status: 'none', plan: null, 'current-period-end': null }, ...extra,
+  id: '00000000-0000-4000-8000-000000000001',
+  email: 'ops@example.com',
+  name: null,
+  'created-at': '2026-01-01T00:00:00.000Z',
+  subscription: { status: 'none', plan: null, 'current-period-end': null },
+  ...extra,
 });
 const row = (id: string, email: string) => ({
-  id, email, name: null, 'created-at': '2026-01-01T00:00:00.000Z', 'email-verified': true, locked: false, 'two-factor-enabled': false, 'last-seen-at': null,
+  id,
+  email,
+  name: null,
+  'created-at': '2026-01-01T00:00:00.000Z',
+  'email-verified': true,
+  locked: false,
+  'two-factor-enabled': false,
+  'last-seen-at': null,
 });
 
 function setup(handler: (req: TransportRequest) => TransportResponse, account: Account = me({ 'platform-admin': true })) {
   const requests: TransportRequest[] = [];
   const navigations: string[] = [];
   const core = new EventCore<AppState>({ route: 'admin-accounts', toasts: [], busy: false, ready: true, token: 'admin-token', account });
-  registerApp(core, { transport: async (req) => { requests.push(req); return handler(req); }, csrfToken: () => 'csrf-1' }, (path) => navigations.push(path));
+  registerApp(
+    core,
+    {
+      transport: async (req) => {
+        requests.push(req);
+        return handler(req);
+      },
+      csrfToken: () => 'csrf-1',
+    },
+    (path) => navigations.push(path),
+  );
   registerAdmin(core);
   core.regFx('later', () => undefined);
-  const run = async (event: [string, ...unknown[]]) => { core.dispatch(event); await sleep(30); };
+  const run = async (event: [string, ...unknown[]]) => {
+    core.dispatch(event);
+    await sleep(30);
+  };
   return { core, requests, navigations, run };
 }
 
-const adminLinks = (state: AppState) => FEATURES.flatMap((f) => f.nav ?? []).filter((n) => n.section === 'admin').map((n) => n.path?.(state)).filter(Boolean);
+const adminLinks = (state: AppState) =>
+  FEATURES.flatMap((f) => f.nav ?? [])
+    .filter((n) => n.section === 'admin')
+    .map((n) => n.path?.(state))
+    .filter(Boolean);
 
 describe('client admin console events', () => {
   it('routes the console and shows its links to platform admins only, never while impersonating', () => {
@@ -67,10 +95,17 @@ describe('client admin console events', () => {
     assert.equal(s.requests[0].headers.authorization, 'Bearer admin-token');
     await s.run(['admin/list-more', 'accounts']);
     assert.equal(new URL(s.requests[1].url, 'http://x').searchParams.get('q'), 'ann');
-    assert.deepEqual(s.core.state.adminAccounts?.items.map((a) => a.id), ['1', '2']);
+    assert.deepEqual(
+      s.core.state.adminAccounts?.items.map((a) => a.id),
+      ['1', '2'],
+    );
     assert.equal(s.core.state.adminAccounts?.nextCursor, null);
     s.core.dispatchSync(['admin/list-loaded', 'accounts', 'older', { accounts: [row('9', 'x@example.com')], 'next-cursor': null }]);
-    assert.deepEqual(s.core.state.adminAccounts?.items.map((a) => a.id), ['1', '2'], 'a stale answer is dropped');
+    assert.deepEqual(
+      s.core.state.adminAccounts?.items.map((a) => a.id),
+      ['1', '2'],
+      'a stale answer is dropped',
+    );
   });
 
   it('shows a non-admin "not found" as the server answers it, without a toast', async () => {
@@ -90,13 +125,14 @@ describe('client admin console events', () => {
     assert.equal(s.core.state.adminAccount?.account?.locked, true);
   });
 
-  it('impersonates: the session becomes the account\'s; stop ends it and a refresh restores the admin\'s own', async () => {
+  it("impersonates: the session becomes the account's; stop ends it and a refresh restores the admin's own", async () => {
     const customer = me({ id: ID, email: 'c@example.com', 'impersonated-by': { id: '1', email: 'ops@example.com' } });
     const s = setup((req) => {
       const path = new URL(req.url, 'http://x').pathname;
       if (path.endsWith('/impersonate')) return ok({ 'access-token': 'acting-token', 'token-type': 'Bearer', 'expires-in': 900, account: customer });
       if (path === '/api/admin/impersonation/stop') return { status: 204, contentType: '', text: '' };
-      if (path === '/api/account/refresh') return ok({ 'access-token': 'admin-token-2', 'token-type': 'Bearer', 'expires-in': 900, account: me({ 'platform-admin': true }) });
+      if (path === '/api/account/refresh')
+        return ok({ 'access-token': 'admin-token-2', 'token-type': 'Bearer', 'expires-in': 900, account: me({ 'platform-admin': true }) });
       return ok(row(ID, 'c@example.com'));
     });
     await s.run(['admin/account-open', ID]);
@@ -106,7 +142,7 @@ describe('client admin console events', () => {
     assert.equal(s.navigations.at(-1), '/account');
     await s.run(['impersonation/stop']);
     const stop = s.requests.find((r) => r.url.endsWith('/admin/impersonation/stop'));
-    assert.equal(stop?.headers.authorization, 'Bearer acting-token', 'stopped with the impersonated session\'s own token');
+    assert.equal(stop?.headers.authorization, 'Bearer acting-token', "stopped with the impersonated session's own token");
     assert.equal(s.core.state.token, 'admin-token-2');
     assert.equal(s.core.state.account?.['impersonated-by'], undefined);
     assert.equal(s.navigations.at(-1), '/admin/accounts');

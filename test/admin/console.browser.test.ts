@@ -67,7 +67,7 @@ describe('the admin console and impersonation in the browser', { skip: browser.s
     await page.locator('#admin-account-orgs tr', { hasText: 'Customer Corp' }).waitFor();
   });
 
-  step('locking ends the account\'s sessions in its own browser; unlocking lets it sign in again', async () => {
+  step("locking ends the account's sessions in its own browser; unlocking lets it sign in again", async () => {
     await logInAs(pages.user, user);
     const page = pages.admin;
     await page.getByLabel('Why lock it?').fill('chargeback fraud');
@@ -89,7 +89,7 @@ describe('the admin console and impersonation in the browser', { skip: browser.s
     await page.waitForURL(`${t.url}/account`);
     const banner = page.locator('#impersonation-banner');
     await banner.waitFor();
-    assert.match(await banner.textContent() ?? '', new RegExp(`Viewing as ${user.email.replace(/[.+]/g, '\\$&')}`));
+    assert.match((await banner.textContent()) ?? '', new RegExp(`Viewing as ${user.email.replace(/[.+]/g, '\\$&')}`));
     assert.equal(await page.locator('#nav-admin').count(), 0, 'no admin pages inside an impersonation');
     await page.waitForLoadState('networkidle');
     assert.deepEqual(await axeViolations(page), [], 'axe-core with the banner');
@@ -101,11 +101,14 @@ describe('the admin console and impersonation in the browser', { skip: browser.s
     // a forbidden action, through the page: refused with the reason shown, nothing set up
     await page.goto(`${t.url}/settings/security`);
     await page.locator('#two-factor-setup').click();
-    await page.locator('[data-toast]', { hasText: /impersonated session/ }).first().waitFor();
+    await page
+      .locator('[data-toast]', { hasText: /impersonated session/ })
+      .first()
+      .waitFor();
     assert.equal(await page.locator('#two-factor-secret').count(), 0);
   }, [/POST \/api\/account\/2fa\/setup 403/, /403 .*\/api\/account\/2fa\/setup/]);
 
-  step('stop returns the browser to the admin\'s own session, and the admin audit log has both', async () => {
+  step("stop returns the browser to the admin's own session, and the admin audit log has both", async () => {
     const page = pages.admin;
     await page.locator('#impersonation-stop').click();
     await page.waitForURL(`${t.url}/admin/accounts`);

@@ -65,8 +65,14 @@ for (const db of testDatabases()) {
 
     it('answers every admin route with the unknown-route 404 for anyone who is not a platform admin', async () => {
       const forged = await new SignJWT({ email: user.email, sid: '00000000-0000-4000-8000-000000000000' })
-        .setProtectedHeader({ alg: 'HS256' }).setSubject(user.id).setIssuedAt().setExpirationTime('5m').setJti('x')
-        .setIssuer('saas-app').setAudience('saas-app').sign(new TextEncoder().encode('another-secret-0123456789abcdefghijklmnop'));
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(user.id)
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .setJti('x')
+        .setIssuer('saas-app')
+        .setAudience('saas-app')
+        .sign(new TextEncoder().encode('another-secret-0123456789abcdefghijklmnop'));
       const callers: Array<[string, Record<string, string>]> = [
         ['nobody', {}],
         ['an account', { authorization: `Bearer ${user.token}` }],
@@ -84,7 +90,11 @@ for (const db of testDatabases()) {
           const crossSite = headers['sec-fetch-site'] === 'cross-site' && method !== 'GET';
           assert.equal(expected.status, crossSite ? 403 : 404, `${method} ${path}: the unknown route's answer`);
           assert.equal(res.status, expected.status, `${who}: ${method} ${path} => ${res.status} ${res.text}`);
-          assert.deepEqual(res.body, crossSite ? expected.body : { type: 'not-found', message: `No route for ${method} ${path.split('?')[0]}` }, `${who}: ${method} ${path}`);
+          assert.deepEqual(
+            res.body,
+            crossSite ? expected.body : { type: 'not-found', message: `No route for ${method} ${path.split('?')[0]}` },
+            `${who}: ${method} ${path}`,
+          );
           assert.deepEqual(comparable(res), comparable(expected), `${who}: ${method} ${path}: the same headers`);
         }
       }
@@ -122,7 +132,11 @@ for (const db of testDatabases()) {
         assert.equal(stats.status, 200, stats.text);
         assert.equal(stats.headers['content-type']?.toString().split(';')[0], format.mime);
         assert.ok(stats.body.accounts >= 3);
-        const missing = await t.client('POST', `/api/admin/accounts/${user.id}/lock`, { format, body: {}, headers: { authorization: `Bearer ${admin.token}` } });
+        const missing = await t.client('POST', `/api/admin/accounts/${user.id}/lock`, {
+          format,
+          body: {},
+          headers: { authorization: `Bearer ${admin.token}` },
+        });
         assert.equal(missing.status, 400);
         assert.equal(missing.body.type, 'request-coercion');
         assert.deepEqual(missing.body.errors, [{ path: '/reason', message: "must have required property 'reason'" }]);
@@ -160,8 +174,14 @@ for (const db of testDatabases()) {
       const sid = claimsOf(user.token).sid as string;
       for (const act of ['someone', { sub: 7 }, {}, null]) {
         const token = await new SignJWT({ email: user.email, sid, act })
-          .setProtectedHeader({ alg: 'HS256' }).setSubject(user.id).setIssuedAt().setExpirationTime('5m').setJti(`j-${JSON.stringify(act)}`)
-          .setIssuer('saas-app').setAudience('saas-app').sign(key);
+          .setProtectedHeader({ alg: 'HS256' })
+          .setSubject(user.id)
+          .setIssuedAt()
+          .setExpirationTime('5m')
+          .setJti(`j-${JSON.stringify(act)}`)
+          .setIssuer('saas-app')
+          .setAudience('saas-app')
+          .sign(key);
         const res = await t.client('GET', '/api/account/me', { headers: { authorization: `Bearer ${token}` } });
         assert.equal(res.status, 401, JSON.stringify(act));
       }
@@ -171,8 +191,15 @@ for (const db of testDatabases()) {
       const doc = (await t.client('GET', '/openapi/openapi.json')).body;
       const paths = Object.keys(doc.paths).filter((p) => p.startsWith('/api/admin/'));
       assert.deepEqual(paths.sort(), [
-        '/api/admin/accounts', '/api/admin/accounts/{id}', '/api/admin/accounts/{id}/impersonate', '/api/admin/accounts/{id}/lock',
-        '/api/admin/accounts/{id}/unlock', '/api/admin/audit-log', '/api/admin/impersonation/stop', '/api/admin/orgs', '/api/admin/stats',
+        '/api/admin/accounts',
+        '/api/admin/accounts/{id}',
+        '/api/admin/accounts/{id}/impersonate',
+        '/api/admin/accounts/{id}/lock',
+        '/api/admin/accounts/{id}/unlock',
+        '/api/admin/audit-log',
+        '/api/admin/impersonation/stop',
+        '/api/admin/orgs',
+        '/api/admin/stats',
       ]);
       for (const p of paths) {
         for (const operation of Object.values(doc.paths[p]) as Array<{ tags: string[]; responses: Record<string, unknown> }>) {
@@ -191,7 +218,11 @@ describe('ADMIN_EMAILS', () => {
     assert.deepEqual([...settingsOf(adminModule, { ADMIN_EMAILS: ' Ops@Example.com ,b@example.org,' }).adminEmails], ['ops@example.com', 'b@example.org']);
     assert.equal(settingsOf(adminModule, {}).adminEmails.size, 0);
     for (const bad of ['not-an-address', 'a@example.com;b@example.com', 'two words@example.com']) {
-      assert.throws(() => settingsOf(adminModule, { ADMIN_EMAILS: bad }), (err: Error) => err instanceof ConfigError && /ADMIN_EMAILS/.test(err.message), bad);
+      assert.throws(
+        () => settingsOf(adminModule, { ADMIN_EMAILS: bad }),
+        (err: Error) => err instanceof ConfigError && /ADMIN_EMAILS/.test(err.message),
+        bad,
+      );
     }
   });
 });

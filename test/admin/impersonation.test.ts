@@ -32,8 +32,12 @@ for (const db of testDatabases()) {
     });
     after(async () => t?.stop());
 
-    const familyOf = (token: string) => t.system.database.db.selectFrom('refresh_family')
-      .select(['id', 'account_id', 'actor_account_id', 'created_at', 'expires_at', 'revoked_at']).where('id', '=', claimsOf(token).sid).executeTakeFirstOrThrow();
+    const familyOf = (token: string) =>
+      t.system.database.db
+        .selectFrom('refresh_family')
+        .select(['id', 'account_id', 'actor_account_id', 'created_at', 'expires_at', 'revoked_at'])
+        .where('id', '=', claimsOf(token).sid)
+        .executeTakeFirstOrThrow();
 
     it('needs a reason, and refuses oneself, another platform admin, a locked account and an unknown one', async () => {
       const path = `/api/admin/accounts/${user.id}/impersonate`;
@@ -71,7 +75,7 @@ for (const db of testDatabases()) {
       assert.equal(body.account['platform-admin'], false);
       assert.equal(body['token-type'], 'Bearer');
       const cookies = cookiesOf(session.res);
-      assert.deepEqual(Object.keys(cookies), ['impersonation-token'], 'the admin\'s own refresh cookie is left alone');
+      assert.deepEqual(Object.keys(cookies), ['impersonation-token'], "the admin's own refresh cookie is left alone");
       assert.equal(cookies['impersonation-token'].value, session.refresh);
       assert.match(cookies['impersonation-token'].attributes, /Path=\/api\/account/);
       assert.match(cookies['impersonation-token'].attributes, /HttpOnly/);
@@ -85,10 +89,13 @@ for (const db of testDatabases()) {
       assert.equal(family.account_id, user.id);
       assert.equal(family.actor_account_id, admin.id);
       assert.ok(family.expires_at.getTime() - family.created_at.getTime() <= 3_600_000 + 1000, 'one hour at most');
-      assert.equal((await as(t, admin, 'GET', '/api/account/me')).body['impersonated-by'], undefined, 'the admin\'s own session is its own');
-      assert.equal((await as(t, user, 'GET', '/api/account/me')).body['impersonated-by'], undefined, 'the account\'s own sessions too');
+      assert.equal((await as(t, admin, 'GET', '/api/account/me')).body['impersonated-by'], undefined, "the admin's own session is its own");
+      assert.equal((await as(t, user, 'GET', '/api/account/me')).body['impersonated-by'], undefined, "the account's own sessions too");
       const detail = (await as(t, admin, 'GET', `/api/admin/accounts/${user.id}`)).body;
-      assert.equal(detail['last-seen-at'], (await as(t, admin, 'GET', `/api/admin/accounts?q=${encodeURIComponent(user.email)}`)).body.accounts[0]['last-seen-at']);
+      assert.equal(
+        detail['last-seen-at'],
+        (await as(t, admin, 'GET', `/api/admin/accounts?q=${encodeURIComponent(user.email)}`)).body.accounts[0]['last-seen-at'],
+      );
     });
 
     it('lives at most an hour: a refresh keeps the actor and the end, and never extends it', async () => {
@@ -108,14 +115,21 @@ for (const db of testDatabases()) {
       assert.ok(late.body['expires-in'] <= 20, `expires-in ${late.body['expires-in']}`);
       assert.ok(claimsOf(late.body['access-token']).exp <= Math.ceil(end.getTime() / 1000));
 
-      await t.system.database.db.updateTable('refresh_family').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', before.id).execute();
+      await t.system.database.db
+        .updateTable('refresh_family')
+        .set({ expires_at: new Date(Date.now() - 1000) })
+        .where('id', '=', before.id)
+        .execute();
       const over = await t.client('POST', '/api/account/refresh', { body: { 'refresh-token': late.body['refresh-token'] } });
       assert.equal(over.status, 401);
     });
 
-    it('refreshes from its own cookie in a browser, leaving the admin\'s; its end clears only its cookie; log-out ends both', async () => {
+    it("refreshes from its own cookie in a browser, leaving the admin's; its end clears only its cookie; log-out ends both", async () => {
       const { cookie, csrf } = await browserSession(t.client);
-      const own = await t.client('POST', '/api/account/log-in', { headers: { cookie, 'x-csrf-token': csrf }, body: { email: admin.email, password: PASSWORD } });
+      const own = await t.client('POST', '/api/account/log-in', {
+        headers: { cookie, 'x-csrf-token': csrf },
+        body: { email: admin.email, password: PASSWORD },
+      });
       const adminRefresh = cookiesOf(own)['refresh-token'].value;
       const session = await impersonate(t, admin, user);
       const jar = `${cookie}; refresh-token=${adminRefresh}; impersonation-token=${session.refresh}`;
@@ -125,25 +139,38 @@ for (const db of testDatabases()) {
       assert.deepEqual(Object.keys(cookiesOf(refreshed)), ['impersonation-token']);
       const next = cookiesOf(refreshed)['impersonation-token'].value;
 
-      await t.system.database.db.updateTable('refresh_family').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', claimsOf(session.token).sid).execute();
-      const ended = await t.client('POST', '/api/account/refresh', { headers: { cookie: `${cookie}; refresh-token=${adminRefresh}; impersonation-token=${next}`, 'x-csrf-token': csrf }, body: {} });
+      await t.system.database.db
+        .updateTable('refresh_family')
+        .set({ expires_at: new Date(Date.now() - 1000) })
+        .where('id', '=', claimsOf(session.token).sid)
+        .execute();
+      const ended = await t.client('POST', '/api/account/refresh', {
+        headers: { cookie: `${cookie}; refresh-token=${adminRefresh}; impersonation-token=${next}`, 'x-csrf-token': csrf },
+        body: {},
+      });
       assert.equal(ended.status, 401);
       assert.deepEqual(Object.keys(cookiesOf(ended)), ['impersonation-token'], 'only its own cookie is cleared');
-      const back = await t.client('POST', '/api/account/refresh', { headers: { cookie: `${cookie}; refresh-token=${adminRefresh}`, 'x-csrf-token': csrf }, body: {} });
-      assert.equal(back.status, 200, 'the admin\'s own session is there');
+      const back = await t.client('POST', '/api/account/refresh', {
+        headers: { cookie: `${cookie}; refresh-token=${adminRefresh}`, 'x-csrf-token': csrf },
+        body: {},
+      });
+      assert.equal(back.status, 200, "the admin's own session is there");
       assert.equal(claimsOf(back.body['access-token']).sub, admin.id);
       assert.equal(claimsOf(back.body['access-token']).act, undefined);
 
       const again = await impersonate(t, admin, user);
       const adminNow = cookiesOf(back)['refresh-token'].value;
-      const out = await t.client('POST', '/api/account/log-out', { headers: { cookie: `${cookie}; refresh-token=${adminNow}; impersonation-token=${again.refresh}`, 'x-csrf-token': csrf }, body: {} });
+      const out = await t.client('POST', '/api/account/log-out', {
+        headers: { cookie: `${cookie}; refresh-token=${adminNow}; impersonation-token=${again.refresh}`, 'x-csrf-token': csrf },
+        body: {},
+      });
       assert.equal(out.status, 204);
       assert.deepEqual(Object.keys(cookiesOf(out)).sort(), ['has-session', 'impersonation-token', 'refresh-token']);
       assert.equal((await as(t, again, 'GET', '/api/account/me')).status, 401);
       assert.equal((await t.client('POST', '/api/account/refresh', { body: { 'refresh-token': adminNow } })).status, 401);
     });
 
-    it('cannot change the account\'s credentials, sign-in methods or API keys, nor delete it: 403 impersonation-forbidden', async () => {
+    it("cannot change the account's credentials, sign-in methods or API keys, nor delete it: 403 impersonation-forbidden", async () => {
       const session = await impersonate(t, admin, user);
       const anId = '00000000-0000-4000-8000-000000000000';
       const attempts: Array<[string, string, unknown]> = [
@@ -208,7 +235,7 @@ for (const db of testDatabases()) {
       assert.equal((await as(t, user, 'POST', `/api/orgs/${orgId}/scim-tokens`, { name: 'directory' })).status, 201);
     });
 
-    it('audits its changes with the admin as actor and the account as impersonated, in the organization\'s log and the admin audit log', async () => {
+    it("audits its changes with the admin as actor and the account as impersonated, in the organization's log and the admin audit log", async () => {
       const session = await impersonate(t, admin, user, 'customer asked to fix the name');
       const renamed = await as(t, session, 'PATCH', `/api/orgs/${orgId}`, { name: 'Customer Company' });
       assert.equal(renamed.status, 200, renamed.text);
@@ -224,7 +251,10 @@ for (const db of testDatabases()) {
       assert.equal(change['organization-id'], orgId);
       assert.deepEqual(change.actor, { 'account-id': admin.id, email: admin.email, 'api-key-id': null });
       assert.deepEqual(change.impersonated, { 'account-id': user.id, email: user.email });
-      const started = adminLog.find((e: { action: string; details: { reason?: string } }) => e.action === 'admin.impersonation-started' && e.details.reason === 'customer asked to fix the name');
+      const started = adminLog.find(
+        (e: { action: string; details: { reason?: string } }) =>
+          e.action === 'admin.impersonation-started' && e.details.reason === 'customer asked to fix the name',
+      );
       assert.ok(started);
       assert.equal(started.details['session-id'], claimsOf(session.token).sid);
       assert.deepEqual(started.target, { type: 'account', id: user.id, email: user.email });
@@ -242,7 +272,7 @@ for (const db of testDatabases()) {
       assert.equal(row.admin_log, false);
     });
 
-    it('stops with its own token: its access and refresh tokens answer 401; the admin\'s session goes on', async () => {
+    it("stops with its own token: its access and refresh tokens answer 401; the admin's session goes on", async () => {
       const notImpersonating = await as(t, admin, 'POST', '/api/admin/impersonation/stop', {});
       assert.equal(notImpersonating.status, 409);
       const session = await impersonate(t, admin, user);
@@ -260,7 +290,7 @@ for (const db of testDatabases()) {
       assert.equal(entry.impersonated['account-id'], user.id);
     });
 
-    it('ends with the account\'s lock, and with the admin\'s sessions', async () => {
+    it("ends with the account's lock, and with the admin's sessions", async () => {
       const target = await account(t);
       const one = await impersonate(t, admin, target);
       assert.equal((await as(t, admin, 'POST', `/api/admin/accounts/${target.id}/lock`, { reason: 'fraud' })).status, 200);
@@ -269,7 +299,7 @@ for (const db of testDatabases()) {
       const two = await impersonate(t, admin, user);
       const changed = await as(t, admin, 'POST', '/api/account/change-password', { 'current-password': PASSWORD, password: 'another long passphrase' });
       assert.equal(changed.status, 204, changed.text);
-      assert.equal((await as(t, two, 'GET', '/api/account/me')).status, 401, 'the admin\'s other sessions, impersonations included, end');
+      assert.equal((await as(t, two, 'GET', '/api/account/me')).status, 401, "the admin's other sessions, impersonations included, end");
       assert.equal((await as(t, admin, 'GET', '/api/account/me')).status, 200);
     });
   });

@@ -47,7 +47,7 @@ describe('Admin actions across two instances on one PostgreSQL', { skip: pgUrl ?
     await dropDatabase?.();
   });
 
-  it('a lock on one instance refuses the account\'s tokens and sign-ins on the other; an unlock there restores sign-in', async () => {
+  it("a lock on one instance refuses the account's tokens and sign-ins on the other; an unlock there restores sign-in", async () => {
     const user = await account(a);
     const onB = (await logIn(b.client, user.email)).body;
     for (const token of [user.token, onB['access-token']]) {

@@ -19,7 +19,12 @@ export function claimsOf(token: string): Record<string, any> {
 }
 
 /** Impersonates `who` as `admin`; asserts 200 and returns the impersonated session as a TestAccount with its refresh token. */
-export async function impersonate(t: TestSystem, admin: TestAccount, who: TestAccount, reason = 'support ticket #42'): Promise<TestAccount & { refresh: string; res: TestResponse }> {
+export async function impersonate(
+  t: TestSystem,
+  admin: TestAccount,
+  who: TestAccount,
+  reason = 'support ticket #42',
+): Promise<TestAccount & { refresh: string; res: TestResponse }> {
   const res = await as(t, admin, 'POST', `/api/admin/accounts/${who.id}/impersonate`, { reason });
   assert.equal(res.status, 200, res.text);
   return { id: who.id, email: who.email, token: res.body['access-token'], refresh: res.body['refresh-token'], res };

@@ -31,20 +31,29 @@ function probeRoutes(t: () => TestSystem): RouteGroup {
     auth: 'required',
     // the system's database, once it is built
     memberships: (organizationId, accountId) => membershipResolver(t().system.database.db)(organizationId, accountId),
-    routes: [route({
-      method: 'POST',
-      path: '/:id/touch',
-      summary: 'Records a test audit entry',
-      orgRole: 'member',
-      apiKeys: true,
-      schemas: { params: Type.Object({ id: Type.String({ format: 'uuid' }) }), response: { 204: null, 403: ref(ErrorBody) } },
-      async handler({ request, membership, actor }) {
-        await t().system.database.db.transaction().execute((trx) => appendAudit(trx, {
-          action: 'test.touched', organizationId: membership!.organizationId, actor: actor!, origin: originOf(request),
-        }));
-        return undefined;
-      },
-    })],
+    routes: [
+      route({
+        method: 'POST',
+        path: '/:id/touch',
+        summary: 'Records a test audit entry',
+        orgRole: 'member',
+        apiKeys: true,
+        schemas: { params: Type.Object({ id: Type.String({ format: 'uuid' }) }), response: { 204: null, 403: ref(ErrorBody) } },
+        async handler({ request, membership, actor }) {
+          await t()
+            .system.database.db.transaction()
+            .execute((trx) =>
+              appendAudit(trx, {
+                action: 'test.touched',
+                organizationId: membership!.organizationId,
+                actor: actor!,
+                origin: originOf(request),
+              }),
+            );
+          return undefined;
+        },
+      }),
+    ],
   };
 }
 
@@ -87,7 +96,14 @@ for (const db of testDatabases()) {
       const list = await as(t, owner, 'GET', `/api/orgs/${orgId}/api-keys`);
       assert.equal(list.status, 200);
       const listed = list.body['api-keys'].find((k: { id: string }) => k.id === created.id);
-      assert.deepEqual(listed, { id: created.id, name: 'CI deploys', role: 'member', prefix: created.prefix, 'created-at': (created as Record<string, unknown>)['created-at'], 'last-used-at': null });
+      assert.deepEqual(listed, {
+        id: created.id,
+        name: 'CI deploys',
+        role: 'member',
+        prefix: created.prefix,
+        'created-at': (created as Record<string, unknown>)['created-at'],
+        'last-used-at': null,
+      });
       assert.ok(!list.text.includes(created.key.slice(12)), 'the list has no secret');
 
       const row = await t.system.database.db.selectFrom('api_key').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
@@ -113,7 +129,10 @@ for (const db of testDatabases()) {
       assert.equal((await as(t, member, 'GET', `/api/orgs/${orgId}/api-keys`)).status, 403);
       assert.equal((await as(t, admin, 'GET', `/api/orgs/${otherOrgId}/api-keys`)).status, 404, 'not a member of the other organization');
       const { key } = await createKey(admin, 'admin');
-      for (const [method, path] of [['GET', `/api/orgs/${orgId}/api-keys`], ['POST', `/api/orgs/${orgId}/api-keys`]]) {
+      for (const [method, path] of [
+        ['GET', `/api/orgs/${orgId}/api-keys`],
+        ['POST', `/api/orgs/${orgId}/api-keys`],
+      ]) {
         const res = await withKey(key, method, path, method === 'POST' ? { name: 'minted', role: 'admin' } : undefined);
         assert.equal(res.status, 401, `${method} ${path}`);
         assert.equal(res.body.message, API_KEYS_NOT_ON_THIS_ROUTE);
@@ -126,7 +145,7 @@ for (const db of testDatabases()) {
       const memberKey = (await createKey(owner, 'member')).key;
       const org = await withKey(memberKey, 'GET', `/api/orgs/${orgId}`);
       assert.equal(org.status, 200);
-      assert.equal(org.body.role, 'member', 'the key\'s role is the caller\'s');
+      assert.equal(org.body.role, 'member', "the key's role is the caller's");
       assert.equal((await withKey(memberKey, 'GET', `/api/orgs/${orgId}/members`)).body.members.length, 3);
       const denied = await withKey(memberKey, 'GET', `/api/orgs/${orgId}/invitations`);
       assert.equal(denied.status, 403);
@@ -138,8 +157,13 @@ for (const db of testDatabases()) {
       assert.equal(renamed.status, 200, renamed.text);
       assert.equal(renamed.body.name, 'Keyed Inc');
       // the audit entry names the key as the actor, and no account
-      const entry = await t.system.database.db.selectFrom('audit_entry').select(['actor_api_key_id', 'actor_account_id', 'account_id'])
-        .where('organization_id', '=', orgId).where('action', '=', 'org.renamed').orderBy('id', 'desc').executeTakeFirstOrThrow();
+      const entry = await t.system.database.db
+        .selectFrom('audit_entry')
+        .select(['actor_api_key_id', 'actor_account_id', 'account_id'])
+        .where('organization_id', '=', orgId)
+        .where('action', '=', 'org.renamed')
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
       assert.deepEqual(entry, { actor_api_key_id: adminKeyMade.id, actor_account_id: null, account_id: null });
       // an unsafe request from a foreign page is refused whatever it carries
       assert.equal((await withKey(adminKey, 'PATCH', `/api/orgs/${orgId}`, { name: 'x' }, { origin: 'https://evil.example' })).status, 403);
@@ -151,7 +175,12 @@ for (const db of testDatabases()) {
       }
       // a public route ignores credentials: a key is neither refused nor used there
       assert.equal((await withKey(adminKey, 'GET', '/api/health')).status, 200);
-      for (const [method, path] of [['GET', '/api/account/me'], ['GET', '/api/orgs'], ['POST', '/api/orgs'], ['GET', '/api/account/sessions']]) {
+      for (const [method, path] of [
+        ['GET', '/api/account/me'],
+        ['GET', '/api/orgs'],
+        ['POST', '/api/orgs'],
+        ['GET', '/api/account/sessions'],
+      ]) {
         const res = await withKey(adminKey, method, path, method === 'POST' ? { name: 'x' } : undefined);
         assert.equal(res.status, 401, `${method} ${path}`);
         assert.equal(res.body.type, 'unauthorized');
@@ -182,7 +211,15 @@ for (const db of testDatabases()) {
       const { key } = await createKey(admin, 'member');
       const from = (address: string) => ({ 'x-forwarded-for': address });
       assert.equal((await withKey(key, 'GET', `/api/orgs/${orgId}`, undefined, from('10.1.0.1'))).status, 200, 'verified: kept in memory');
-      const bad = ['sk_', 'sk_short', `${key.slice(0, -1)}${key.endsWith('0') ? '1' : '0'}`, key.slice(0, -1), `${key}0`, `sk_${'x'.repeat(4000)}`, 'sk_AAAAAAAA_' + '\u00e9'.repeat(38)];
+      const bad = [
+        'sk_',
+        'sk_short',
+        `${key.slice(0, -1)}${key.endsWith('0') ? '1' : '0'}`,
+        key.slice(0, -1),
+        `${key}0`,
+        `sk_${'x'.repeat(4000)}`,
+        'sk_AAAAAAAA_' + '\u00e9'.repeat(38),
+      ];
       for (const text of bad) {
         const res = await withKey(text, 'GET', `/api/orgs/${orgId}`, undefined, from('10.1.0.1'));
         assert.deepEqual([res.status, res.body.type, res.body.message], [401, 'unauthorized', MALFORMED_KEY], text.slice(0, 60));
@@ -225,10 +262,13 @@ for (const db of testDatabases()) {
       assert.ok(row.revoked_at);
       assert.equal(row.revoked_by, owner.id);
       const entries = await kysely.selectFrom('audit_entry').selectAll().where('target_id', '=', created.id).orderBy('id').execute();
-      assert.deepEqual(entries.map((e) => [e.action, e.organization_id, e.actor_account_id, e.actor_api_key_id, e.target_type]), [
-        ['api-key.created', orgId, admin.id, null, 'api-key'],
-        ['api-key.revoked', orgId, owner.id, null, 'api-key'],
-      ]);
+      assert.deepEqual(
+        entries.map((e) => [e.action, e.organization_id, e.actor_account_id, e.actor_api_key_id, e.target_type]),
+        [
+          ['api-key.created', orgId, admin.id, null, 'api-key'],
+          ['api-key.revoked', orgId, owner.id, null, 'api-key'],
+        ],
+      );
       assert.deepEqual(entries[0].details, { name: 'to revoke', role: 'admin', prefix: created.prefix });
       assert.equal(entries[1].ip, '127.0.0.1');
       assert.ok(!JSON.stringify(entries).includes(created.key.slice(12)));
@@ -247,7 +287,8 @@ for (const db of testDatabases()) {
 
       // verifiers of their own, standing for instances: the write follows the key's last use, not each request
       const kysely = t.system.database.db;
-      const lastUsed = async () => (await kysely.selectFrom('api_key').select('last_used_at').where('id', '=', created.id).executeTakeFirstOrThrow()).last_used_at;
+      const lastUsed = async () =>
+        (await kysely.selectFrom('api_key').select('last_used_at').where('id', '=', created.id).executeTakeFirstOrThrow()).last_used_at;
       const setLastUsed = (at: Date) => kysely.updateTable('api_key').set({ last_used_at: at }).where('id', '=', created.id).execute();
       const instance = () => new ApiKeyVerifier({ db: kysely, log: t.system.logs.logger('test'), limit: null, store: 'memory' });
       const longAgo = new Date('2001-01-01T00:00:00Z');
@@ -269,17 +310,27 @@ for (const db of testDatabases()) {
       await Promise.all([a.stop(), b.stop()]);
     });
 
-    it('gives handlers the key as the actor; an organization\'s deletion takes its keys and their entries', async () => {
+    it("gives handlers the key as the actor; an organization's deletion takes its keys and their entries", async () => {
       const doomed = await createOrg(t, owner, 'Doomed');
       const { key, id } = await createKey(owner, 'member', 'doomed key', doomed);
       assert.equal((await withKey(key, 'POST', `/api/test-probe/${doomed}/touch`)).status, 204);
       assert.equal((await as(t, owner, 'POST', `/api/test-probe/${doomed}/touch`)).status, 204);
       const kysely = t.system.database.db;
-      const touched = await kysely.selectFrom('audit_entry').select(['actor_account_id', 'actor_api_key_id'])
-        .where('organization_id', '=', doomed).where('action', '=', 'test.touched').orderBy('id').execute();
-      assert.deepEqual(touched, [{ actor_account_id: null, actor_api_key_id: id }, { actor_account_id: owner.id, actor_api_key_id: null }]);
+      const touched = await kysely
+        .selectFrom('audit_entry')
+        .select(['actor_account_id', 'actor_api_key_id'])
+        .where('organization_id', '=', doomed)
+        .where('action', '=', 'test.touched')
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(touched, [
+        { actor_account_id: null, actor_api_key_id: id },
+        { actor_account_id: owner.id, actor_api_key_id: null },
+      ]);
       // an entry naming a key belongs to the key's organization
-      await assert.rejects(appendAudit(kysely, { action: 'test.elsewhere', organizationId: orgId, actor: { apiKeyId: id }, origin: { ip: null, userAgent: null } }));
+      await assert.rejects(
+        appendAudit(kysely, { action: 'test.elsewhere', organizationId: orgId, actor: { apiKeyId: id }, origin: { ip: null, userAgent: null } }),
+      );
       await assert.rejects(appendAudit(kysely, { action: 'test.elsewhere', actor: { apiKeyId: id }, origin: { ip: null, userAgent: null } }));
 
       assert.equal((await as(t, owner, 'DELETE', `/api/orgs/${doomed}`)).status, 204);
@@ -300,7 +351,11 @@ for (const db of testDatabases()) {
       assert.deepEqual(doc.paths['/api/orgs/{id}/api-keys'].post.security, [{ bearerAuth: [] }]);
       assert.ok(doc.paths['/api/orgs/{id}/api-keys/{keyId}'].delete);
       // the database refuses what the application never writes
-      await assert.rejects(sql`insert into api_key (organization_id, name, role, prefix, secret_hash) values (${orgId}, 'x', 'owner', 'AAAAAAAA', ${hashApiKey('x')})`.execute(t.system.database.db));
+      await assert.rejects(
+        sql`insert into api_key (organization_id, name, role, prefix, secret_hash) values (${orgId}, 'x', 'owner', 'AAAAAAAA', ${hashApiKey('x')})`.execute(
+          t.system.database.db,
+        ),
+      );
     });
   });
 }

@@ -27,7 +27,15 @@ describe('API key format', () => {
       const changed = key.slice(0, i) + (key[i] === 'a' ? 'b' : 'a') + key.slice(i + 1);
       assert.equal(parseApiKey(changed), undefined, `character ${i}`);
     }
-    for (const text of ['', 'sk_', key.slice(0, -1), `${key}a`, key.replace('sk_', 'pk_'), key.replace(/_([^_]*)$/, '-$1'), `${key.slice(0, 20)}-${key.slice(21)}`]) {
+    for (const text of [
+      '',
+      'sk_',
+      key.slice(0, -1),
+      `${key}a`,
+      key.replace('sk_', 'pk_'),
+      key.replace(/_([^_]*)$/, '-$1'),
+      `${key.slice(0, 20)}-${key.slice(21)}`,
+    ]) {
       assert.equal(parseApiKey(text), undefined, text);
     }
   });
@@ -47,9 +55,14 @@ describe('API keys in the log', () => {
 
   it('removes a key from data at any depth, under any key name, and the Authorization header whole', () => {
     const redact = createRedactor();
-    const out = JSON.stringify(redact({
-      headers: { authorization: `Bearer ${key}` }, params: { id: key, note: `use ${key} here` }, list: [[key]], 'x-api-key': key,
-    }));
+    const out = JSON.stringify(
+      redact({
+        headers: { authorization: `Bearer ${key}` },
+        params: { id: key, note: `use ${key} here` },
+        list: [[key]],
+        'x-api-key': key,
+      }),
+    );
     assert.ok(!out.includes(secret), out);
     assert.ok(out.includes('"authorization":"[REDACTED]"'), out);
     assert.ok(out.includes(`sk_${prefix}_[REDACTED]`), out);

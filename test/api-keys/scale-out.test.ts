@@ -90,7 +90,7 @@ describe('API keys on two instances of one PostgreSQL', { skip: pgUrl ? false : 
     await untilRefusedOnB(key, orgId);
   });
 
-  it('still refuses it while the listeners\' connections are cut, by re-checking the keys it holds', async () => {
+  it("still refuses it while the listeners' connections are cut, by re-checking the keys it holds", async () => {
     const orgId = await createOrg(a, owner, 'Cut');
     const { id, key } = await newKey(orgId);
     assert.equal((await asKey(b, key, orgId)).status, 200);
@@ -108,7 +108,11 @@ describe('API keys on two instances of one PostgreSQL', { skip: pgUrl ? false : 
   it('re-checks the keys it holds every poll interval while no listener can connect', async () => {
     const log = a.system.logs.logger('test');
     // nothing listens on this port: only the re-check can learn of the revocation
-    const listener = new DatabaseListener({ source: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${await freePort()}/nothing` }, log, pollIntervalMs: 200 });
+    const listener = new DatabaseListener({
+      source: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${await freePort()}/nothing` },
+      log,
+      pollIntervalMs: 200,
+    });
     const verifier = new ApiKeyVerifier({ db: a.system.database.db, log, limit: null, store: 'memory', listener });
     await listener.start();
     try {

@@ -40,9 +40,21 @@ for (const db of testDatabases()) {
     after(async () => t?.stop());
 
     const rows = async (where: { organizationId?: string; accountId?: string; action?: string }): Promise<Row[]> => {
-      let q = t.system.database.db.selectFrom('audit_entry').select([
-        'id', 'organization_id', 'account_id', 'actor_account_id', 'actor_api_key_id', 'action', 'target_type', 'target_id', 'ip', 'user_agent', 'details',
-      ]);
+      let q = t.system.database.db
+        .selectFrom('audit_entry')
+        .select([
+          'id',
+          'organization_id',
+          'account_id',
+          'actor_account_id',
+          'actor_api_key_id',
+          'action',
+          'target_type',
+          'target_id',
+          'ip',
+          'user_agent',
+          'details',
+        ]);
       if (where.organizationId) q = q.where('organization_id', '=', where.organizationId);
       if (where.accountId) q = q.where('account_id', '=', where.accountId);
       if (where.action) q = q.where('action', '=', where.action);
@@ -56,11 +68,11 @@ for (const db of testDatabases()) {
         await sleep(20);
       }
     };
-    const personalOrg = async (accountId: string) => (await t.system.database.db.selectFrom('organization').select('id')
-      .where('personal_account_id', '=', accountId).executeTakeFirstOrThrow()).id;
+    const personalOrg = async (accountId: string) =>
+      (await t.system.database.db.selectFrom('organization').select('id').where('personal_account_id', '=', accountId).executeTakeFirstOrThrow()).id;
     const withUa = { 'user-agent': UA };
 
-    it('records an account\'s own events in its personal organization, with the account as actor', async () => {
+    it("records an account's own events in its personal organization, with the account as actor", async () => {
       const email = uniqueEmail('audited');
       const created = await t.client('POST', '/api/account/sign-up', { headers: withUa, body: { email, password: PASSWORD } });
       assert.equal(created.status, 201, created.text);
@@ -74,16 +86,30 @@ for (const db of testDatabases()) {
       const bearer = { authorization: `Bearer ${access}`, ...withUa };
 
       // the password changes from this session; the email changes through the link to the new address
-      assert.equal((await t.client('POST', '/api/account/change-password', { headers: bearer, body: { 'current-password': PASSWORD, password: NEW_PASSWORD } })).status, 204);
+      assert.equal(
+        (await t.client('POST', '/api/account/change-password', { headers: bearer, body: { 'current-password': PASSWORD, password: NEW_PASSWORD } })).status,
+        204,
+      );
       const newEmail = uniqueEmail('moved');
-      assert.equal((await t.client('POST', '/api/account/change-email', { headers: bearer, body: { password: NEW_PASSWORD, 'new-email': newEmail } })).status, 202);
+      assert.equal(
+        (await t.client('POST', '/api/account/change-email', { headers: bearer, body: { password: NEW_PASSWORD, 'new-email': newEmail } })).status,
+        202,
+      );
       const confirm = await mailedLink(t.system, newEmail, 'confirm-email-change');
       assert.equal((await t.client('POST', '/api/account/confirm-email', { headers: withUa, body: { token: confirm.token } })).status, 200);
 
       const entries = await rows({ accountId: id });
-      assert.deepEqual(entries.map((e) => e.action), [
-        'account.signed-up', 'account.logged-in', 'account.email-verified', 'account.password-changed', 'account.email-change-requested', 'account.email-changed',
-      ]);
+      assert.deepEqual(
+        entries.map((e) => e.action),
+        [
+          'account.signed-up',
+          'account.logged-in',
+          'account.email-verified',
+          'account.password-changed',
+          'account.email-change-requested',
+          'account.email-changed',
+        ],
+      );
       for (const e of entries) {
         assert.equal(e.organization_id, personal, `${e.action} is in the personal organization's log`);
         assert.equal(e.actor_account_id, id, `${e.action}: the account acted`);
@@ -150,7 +176,7 @@ for (const db of testDatabases()) {
       assert.equal((await rows({ action: 'account.log-in-failed' })).length, before + 1, 'the unknown email left no entry');
     });
 
-    it('records the password reset: the request (no actor) and the reset (the link\'s holder)', async () => {
+    it("records the password reset: the request (no actor) and the reset (the link's holder)", async () => {
       const me = await account(t);
       assert.equal((await t.client('POST', '/api/account/forgot-password', { body: { email: me.email } })).status, 202);
       const link = await mailedLink(t.system, me.email, 'reset-password');
@@ -162,7 +188,7 @@ for (const db of testDatabases()) {
       assert.equal(reset.organization_id, await personalOrg(me.id));
     });
 
-    it('records organization changes in the organization\'s log: the caller acts, the member or invitation is the target', async () => {
+    it("records organization changes in the organization's log: the caller acts, the member or invitation is the target", async () => {
       const owner = await account(t);
       const bob = await account(t);
       const carol = await account(t);
@@ -180,7 +206,13 @@ for (const db of testDatabases()) {
       assert.equal((await as(t, bob, 'DELETE', `/api/orgs/${org}/members/${bob.id}`)).status, 204);
 
       const entries = await rows({ organizationId: org });
-      const summary = entries.map((e) => [e.action, e.actor_account_id, e.account_id, e.target_type, e.target_type === 'invitation' ? 'invitation' : e.target_id]);
+      const summary = entries.map((e) => [
+        e.action,
+        e.actor_account_id,
+        e.account_id,
+        e.target_type,
+        e.target_type === 'invitation' ? 'invitation' : e.target_id,
+      ]);
       assert.deepEqual(summary, [
         ['org.created', owner.id, owner.id, 'organization', org],
         ['org.renamed', owner.id, owner.id, 'organization', org],
@@ -212,7 +244,7 @@ for (const db of testDatabases()) {
       assert.deepEqual(deleted.details, { name: 'Audited Ltd', slug: 'audited-inc' });
     });
 
-    it('keeps a deleted account\'s entries in shared organizations, without the person, and records the deletion there', async () => {
+    it("keeps a deleted account's entries in shared organizations, without the person, and records the deletion there", async () => {
       const owner = await account(t);
       const leaver = await account(t);
       const org = await createOrg(t, owner, 'Survivors');
@@ -257,7 +289,10 @@ for (const db of testDatabases()) {
         const removed = await as(t, owner, 'DELETE', `/api/orgs/${org}/members/${member.id}`);
         assert.equal(removed.status, 500);
         const members = (await as(t, owner, 'GET', `/api/orgs/${org}/members`)).body.members as Array<{ 'account-id': string }>;
-        assert.ok(members.some((m) => m['account-id'] === member.id), 'the member stays when its removal cannot be recorded');
+        assert.ok(
+          members.some((m) => m['account-id'] === member.id),
+          'the member stays when its removal cannot be recorded',
+        );
       } finally {
         await sql`drop trigger test_refuse_removal_entry on audit_entry`.execute(kysely);
         await sql`drop function test_refuse_removal_entry()`.execute(kysely);

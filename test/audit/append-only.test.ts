@@ -21,10 +21,18 @@ for (const db of testDatabases()) {
     after(async () => t?.stop());
 
     const oldEntry = async (organizationId: string, accountId: string | null = null) => {
-      const row = await t.system.database.db.insertInto('audit_entry').values({
-        organization_id: organizationId, account_id: accountId, actor_account_id: accountId, action: 'test.old',
-        created_at: new Date(Date.now() - 30 * 86_400_000), details: '{}',
-      }).returning('id').executeTakeFirstOrThrow();
+      const row = await t.system.database.db
+        .insertInto('audit_entry')
+        .values({
+          organization_id: organizationId,
+          account_id: accountId,
+          actor_account_id: accountId,
+          action: 'test.old',
+          created_at: new Date(Date.now() - 30 * 86_400_000),
+          details: '{}',
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       return row.id;
     };
     const exists = async (id: string) => (await t.system.database.db.selectFrom('audit_entry').select('id').where('id', '=', id).execute()).length === 1;
@@ -34,10 +42,13 @@ for (const db of testDatabases()) {
       const owner = await account(t);
       const org = await createOrg(t, owner);
       const id = await oldEntry(org, owner.id);
-      await assert.rejects(kysely.transaction().execute(async (trx) => {
-        await sql`select set_config('saas.audit_prune', 'on', true)`.execute(trx);
-        await sql`delete from audit_entry where id = ${id}`.execute(trx);
-      }), /append-only/);
+      await assert.rejects(
+        kysely.transaction().execute(async (trx) => {
+          await sql`select set_config('saas.audit_prune', 'on', true)`.execute(trx);
+          await sql`delete from audit_entry where id = ${id}`.execute(trx);
+        }),
+        /append-only/,
+      );
       await assert.rejects(sql`update audit_entry set account_id = null where id = ${id}`.execute(kysely), /append-only/);
       await assert.rejects(sql`update audit_entry set actor_account_id = null where id = ${id}`.execute(kysely), /append-only/);
       await assert.rejects(sql`truncate audit_entry`.execute(kysely), /append-only/);
@@ -81,10 +92,13 @@ for (const db of testDatabases()) {
           ]) {
             await assert.rejects(attempt.execute(app), /permission denied|must be owner|append-only/);
           }
-          await assert.rejects(app.transaction().execute(async (trx) => {
-            await sql`select set_config('saas.audit_prune', 'on', true)`.execute(trx);
-            await sql`delete from audit_entry where id = ${id}`.execute(trx);
-          }), /permission denied|append-only/);
+          await assert.rejects(
+            app.transaction().execute(async (trx) => {
+              await sql`select set_config('saas.audit_prune', 'on', true)`.execute(trx);
+              await sql`delete from audit_entry where id = ${id}`.execute(trx);
+            }),
+            /permission denied|append-only/,
+          );
           assert.ok(await exists(id));
           const pruned = await sql<{ n: string | number }>`select audit_entry_prune(now() - interval '1 day') as n`.execute(app);
           assert.ok(Number(pruned.rows[0].n) >= 1, 'the sanctioned delete runs as the owner');

@@ -22,12 +22,15 @@ for (const db of testDatabases()) {
     });
     after(() => t.stop());
 
-    it('appends in the caller\'s transaction: a rolled-back change leaves no entry', async () => {
+    it("appends in the caller's transaction: a rolled-back change leaves no entry", async () => {
       const kysely = t.system.database.db;
-      await assert.rejects(kysely.transaction().execute(async (trx) => {
-        await appendAudit(trx, { action: 'test.rolled-back', actor: {}, origin: { ip: null, userAgent: null } });
-        throw new Error('abort');
-      }), /abort/);
+      await assert.rejects(
+        kysely.transaction().execute(async (trx) => {
+          await appendAudit(trx, { action: 'test.rolled-back', actor: {}, origin: { ip: null, userAgent: null } });
+          throw new Error('abort');
+        }),
+        /abort/,
+      );
       const rows = await kysely.selectFrom('audit_entry').select('id').where('action', '=', 'test.rolled-back').execute();
       assert.equal(rows.length, 0);
     });
@@ -36,8 +39,12 @@ for (const db of testDatabases()) {
       const kysely = t.system.database.db;
       const account = await signUp(t.client, 'audited@example.com');
       await appendAudit(kysely, {
-        action: 'test.recorded', accountId: account.id, actor: { accountId: account.id },
-        target: { type: 'account', id: account.id }, details: { n: 1, ok: true }, origin: { ip: '127.0.0.1', userAgent: 'x'.repeat(2000) },
+        action: 'test.recorded',
+        accountId: account.id,
+        actor: { accountId: account.id },
+        target: { type: 'account', id: account.id },
+        details: { n: 1, ok: true },
+        origin: { ip: '127.0.0.1', userAgent: 'x'.repeat(2000) },
       });
       const entry = await kysely.selectFrom('audit_entry').selectAll().where('action', '=', 'test.recorded').executeTakeFirstOrThrow();
       assert.deepEqual(entry.details, { n: 1, ok: true });
@@ -54,21 +61,31 @@ for (const db of testDatabases()) {
       assert.equal(kept.action, 'test.recorded');
     });
 
-    it('refuses a direct delete; an organization\'s deletion takes its log; audit_entry_prune removes entries by age', async () => {
+    it("refuses a direct delete; an organization's deletion takes its log; audit_entry_prune removes entries by age", async () => {
       const kysely = t.system.database.db;
       const owner = await account(t);
       const org = await createOrg(t, owner, 'Short-lived');
-      await kysely.insertInto('audit_entry').values({
-        organization_id: org, action: 'test.old', created_at: new Date(Date.now() - 10 * 86_400_000), details: '{}',
-      }).execute();
-      const actions = async () => (await kysely.selectFrom('audit_entry').select('action').where('organization_id', '=', org).orderBy('id').execute()).map((r) => r.action);
+      await kysely
+        .insertInto('audit_entry')
+        .values({
+          organization_id: org,
+          action: 'test.old',
+          created_at: new Date(Date.now() - 10 * 86_400_000),
+          details: '{}',
+        })
+        .execute();
+      const actions = async () =>
+        (await kysely.selectFrom('audit_entry').select('action').where('organization_id', '=', org).orderBy('id').execute()).map((r) => r.action);
       assert.deepEqual(await actions(), ['org.created', 'test.old']);
       await assert.rejects(sql`delete from audit_entry where organization_id = ${org}`.execute(kysely), /append-only/);
       // the prune lets only its own statement through: a delete after it in the same transaction is refused
-      await assert.rejects(kysely.transaction().execute(async (trx) => {
-        await sql`select audit_entry_prune(now() - interval '100 days')`.execute(trx);
-        await sql`delete from audit_entry where organization_id = ${org}`.execute(trx);
-      }), /append-only/);
+      await assert.rejects(
+        kysely.transaction().execute(async (trx) => {
+          await sql`select audit_entry_prune(now() - interval '100 days')`.execute(trx);
+          await sql`delete from audit_entry where organization_id = ${org}`.execute(trx);
+        }),
+        /append-only/,
+      );
       assert.deepEqual(await actions(), ['org.created', 'test.old']);
 
       const pruned = await sql<{ n: string | number }>`select audit_entry_prune(now() - interval '1 day') as n`.execute(kysely);
@@ -88,7 +105,12 @@ for (const db of testDatabases()) {
         appended.push(await appendAccountAudit(kysely, { action: 'test.capped', accountId: me.id, actor: {}, origin: NO_ORIGIN }, cap));
       }
       assert.deepEqual(appended, [true, true, false]);
-      const rows = await kysely.selectFrom('audit_entry').select(['organization_id', 'actor_account_id']).where('account_id', '=', me.id).where('action', '=', 'test.capped').execute();
+      const rows = await kysely
+        .selectFrom('audit_entry')
+        .select(['organization_id', 'actor_account_id'])
+        .where('account_id', '=', me.id)
+        .where('action', '=', 'test.capped')
+        .execute();
       assert.equal(rows.length, 2);
       const personal = await kysely.selectFrom('organization').select('id').where('personal_account_id', '=', me.id).executeTakeFirstOrThrow();
       assert.deepEqual(rows[0], { organization_id: personal.id, actor_account_id: null });
@@ -114,7 +136,8 @@ for (const db of testDatabases()) {
         await addMember(t, org, owner, member, 'member');
         assert.equal((await as(t, admin, 'PATCH', `/api/orgs/${org}/members/${member.id}`, { role: 'admin' })).status, 200);
         assert.equal((await as(t, admin, 'PATCH', `/api/orgs/${org}/members/${member.id}`, { role: 'member' })).status, 200);
-        for (let i = 0; i < 3; i++) await appendAudit(t.system.database.db, { action: 'test.filler', organizationId: org, actor: {}, details: { i }, origin: NO_ORIGIN });
+        for (let i = 0; i < 3; i++)
+          await appendAudit(t.system.database.db, { action: 'test.filler', organizationId: org, actor: {}, details: { i }, origin: NO_ORIGIN });
         const rows = await t.system.database.db.selectFrom('audit_entry').select('id').where('organization_id', '=', org).orderBy('id', 'desc').execute();
         allIds = rows.map((r) => String(r.id));
         assert.equal(allIds.length, 10);
@@ -133,7 +156,11 @@ for (const db of testDatabases()) {
 
       it('pages newest first with an opaque cursor until next-cursor is null', async () => {
         const first = await log(admin);
-        assert.deepEqual(first.body.entries.map((e: { id: string }) => e.id), allIds, 'the default page (50) holds them all');
+        assert.deepEqual(
+          first.body.entries.map((e: { id: string }) => e.id),
+          allIds,
+          'the default page (50) holds them all',
+        );
         assert.equal(first.body['next-cursor'], null);
         const seen: string[] = [];
         let cursor: string | null = null;
@@ -152,10 +179,14 @@ for (const db of testDatabases()) {
         const { entries } = (await log(owner)).body;
         const roleChange = entries.find((e: { action: string }) => e.action === 'org.member-role-changed');
         assert.deepEqual(roleChange, {
-          id: roleChange.id, action: 'org.member-role-changed',
+          id: roleChange.id,
+          action: 'org.member-role-changed',
           actor: { 'account-id': admin.id, email: admin.email, 'api-key-id': null },
           target: { type: 'account', id: member.id, email: member.email },
-          ip: '127.0.0.1', 'user-agent': null, details: { role: 'member', 'previous-role': 'admin' }, 'created-at': roleChange['created-at'],
+          ip: '127.0.0.1',
+          'user-agent': null,
+          details: { role: 'member', 'previous-role': 'admin' },
+          'created-at': roleChange['created-at'],
         });
         const filler = entries.find((e: { action: string }) => e.action === 'test.filler');
         assert.deepEqual([filler.actor, filler.target], [{ 'account-id': null, 'api-key-id': null }, null]);
@@ -178,13 +209,19 @@ for (const db of testDatabases()) {
           assert.deepEqual([res.body.type, res.body.in], ['request-coercion', 'query'], query);
         }
         const forged = [
-          'not-a-cursor', Buffer.from('a0').toString('base64url'), Buffer.from('a99999999999999999999').toString('base64url'),
-          Buffer.from('a9223372036854775808').toString('base64url'), Buffer.from('12').toString('base64url'),
+          'not-a-cursor',
+          Buffer.from('a0').toString('base64url'),
+          Buffer.from('a99999999999999999999').toString('base64url'),
+          Buffer.from('a9223372036854775808').toString('base64url'),
+          Buffer.from('12').toString('base64url'),
         ];
         for (const cursor of forged) {
           const res = await log(admin, `?cursor=${encodeURIComponent(cursor)}`);
           assert.equal(res.status, 400, cursor);
-          assert.deepEqual([res.body.type, res.body.in, res.body.errors], ['request-coercion', 'query', [{ path: '/cursor', message: 'is not a cursor this service issued' }]]);
+          assert.deepEqual(
+            [res.body.type, res.body.in, res.body.errors],
+            ['request-coercion', 'query', [{ path: '/cursor', message: 'is not a cursor this service issued' }]],
+          );
         }
       });
 
@@ -202,9 +239,15 @@ for (const db of testDatabases()) {
       it('serves the same pages through the query kind orgs/audit-log, with the same rule', async () => {
         const first = await kind(admin, { limit: 5 });
         assert.equal(first.status, 200, first.text);
-        assert.deepEqual(first.body.entries.map((e: { id: string }) => e.id), allIds.slice(0, 5));
+        assert.deepEqual(
+          first.body.entries.map((e: { id: string }) => e.id),
+          allIds.slice(0, 5),
+        );
         const second = await kind(owner, { limit: 5, cursor: first.body['next-cursor'] });
-        assert.deepEqual(second.body.entries.map((e: { id: string }) => e.id), allIds.slice(5, 10));
+        assert.deepEqual(
+          second.body.entries.map((e: { id: string }) => e.id),
+          allIds.slice(5, 10),
+        );
         assert.deepEqual((await kind(admin, {})).body, (await log(admin)).body);
         assert.equal((await kind(member, {})).status, 403);
         assert.equal((await kind(outsider, {})).status, 404);
@@ -214,16 +257,30 @@ for (const db of testDatabases()) {
         assert.equal((await kind(admin, { limit: 101 })).status, 400);
       });
 
-      it('puts the account\'s own entries in its export, newest first, and none of another account\'s', async () => {
+      it("puts the account's own entries in its export, newest first, and none of another account's", async () => {
         const res = await as(t, member, 'GET', '/api/account/export');
         assert.equal(res.status, 200, res.text);
-        const log = res.body['audit-log'] as Array<{ action: string; 'organization-id': string | null; actor: { 'account-id': string | null }; ip: string | null }>;
+        const log = res.body['audit-log'] as Array<{
+          action: string;
+          'organization-id': string | null;
+          actor: { 'account-id': string | null };
+          ip: string | null;
+        }>;
         assert.equal(res.body['audit-log-truncated'], false);
-        assert.deepEqual(log.map((e) => e.action), ['org.invitation-accepted', 'account.logged-in', 'account.email-verified', 'account.signed-up']);
+        assert.deepEqual(
+          log.map((e) => e.action),
+          ['org.invitation-accepted', 'account.logged-in', 'account.email-verified', 'account.signed-up'],
+        );
         assert.equal(log[0]['organization-id'], org);
-        assert.ok(log.every((e) => e.actor['account-id'] === member.id), 'what others did to the account (its role changes) is theirs');
+        assert.ok(
+          log.every((e) => e.actor['account-id'] === member.id),
+          'what others did to the account (its role changes) is theirs',
+        );
         const ids = (log as unknown as Array<{ id: string }>).map((e) => Number(e.id));
-        assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+        assert.deepEqual(
+          ids,
+          [...ids].sort((a, b) => b - a),
+        );
       });
     });
   });

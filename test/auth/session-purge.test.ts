@@ -29,15 +29,38 @@ for (const db of testDatabases()) {
         assert.equal(res.status, 200);
         sessions.push(res.body['refresh-token'] as string);
       }
-      const families = (await kysely.selectFrom('refresh_family').innerJoin('account', 'account.id', 'refresh_family.account_id')
-        .select('refresh_family.id').where('account.email', '=', email).orderBy('refresh_family.created_at').execute()).map((r) => r.id);
+      const families = (
+        await kysely
+          .selectFrom('refresh_family')
+          .innerJoin('account', 'account.id', 'refresh_family.account_id')
+          .select('refresh_family.id')
+          .where('account.email', '=', email)
+          .orderBy('refresh_family.created_at')
+          .execute()
+      ).map((r) => r.id);
       assert.equal(families.length, 5);
       const [oldRevoked, recentRevoked, oldExpired, recentExpired, live] = families;
       const ago = (seconds: number) => sql<Date>`now() - ${seconds}::int * interval '1 second'`;
-      await kysely.updateTable('refresh_family').set({ revoked_at: ago(TTL + 3700) }).where('id', '=', oldRevoked).execute();
-      await kysely.updateTable('refresh_family').set({ revoked_at: ago(TTL) }).where('id', '=', recentRevoked).execute();
-      await kysely.updateTable('refresh_family').set({ expires_at: ago(TTL + 3700) }).where('id', '=', oldExpired).execute();
-      await kysely.updateTable('refresh_family').set({ expires_at: ago(60) }).where('id', '=', recentExpired).execute();
+      await kysely
+        .updateTable('refresh_family')
+        .set({ revoked_at: ago(TTL + 3700) })
+        .where('id', '=', oldRevoked)
+        .execute();
+      await kysely
+        .updateTable('refresh_family')
+        .set({ revoked_at: ago(TTL) })
+        .where('id', '=', recentRevoked)
+        .execute();
+      await kysely
+        .updateTable('refresh_family')
+        .set({ expires_at: ago(TTL + 3700) })
+        .where('id', '=', oldExpired)
+        .execute();
+      await kysely
+        .updateTable('refresh_family')
+        .set({ expires_at: ago(60) })
+        .where('id', '=', recentExpired)
+        .execute();
 
       assert.equal(await purgeEndedSessions(kysely, TTL), 2);
       const left = (await kysely.selectFrom('refresh_family').select('id').where('id', 'in', families).execute()).map((r) => r.id).sort();

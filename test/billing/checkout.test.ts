@@ -50,10 +50,29 @@ for (const db of testDatabases()) {
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body, {
         plans: [
-          { id: 'pro', 'price-id': 'price_pro_2024', name: 'Pro', amount: 1200, currency: 'usd', interval: 'month', 'interval-count': 1, features: ['usage-report'] },
-          { id: 'team', 'price-id': 'price_team_2024', name: 'Team', amount: 4900, currency: 'usd', interval: 'month', 'interval-count': 1, features: ['usage-report'] },
+          {
+            id: 'pro',
+            'price-id': 'price_pro_2024',
+            name: 'Pro',
+            amount: 1200,
+            currency: 'usd',
+            interval: 'month',
+            'interval-count': 1,
+            features: ['usage-report'],
+          },
+          {
+            id: 'team',
+            'price-id': 'price_team_2024',
+            name: 'Team',
+            amount: 4900,
+            currency: 'usd',
+            interval: 'month',
+            'interval-count': 1,
+            features: ['usage-report'],
+          },
         ],
-        'trial-days': 14, 'checkout-enabled': true,
+        'trial-days': 14,
+        'checkout-enabled': true,
       });
       const reads = stripe.requests.slice(before);
       assert.deepEqual(reads.map((r) => `${r.method} ${r.path}`).sort(), ['GET /v1/prices/price_pro_2024', 'GET /v1/prices/price_team_2024']);
@@ -64,7 +83,7 @@ for (const db of testDatabases()) {
       assert.equal(stripe.requests.length, before + 2);
     });
 
-    it('makes a Checkout Session as Stripe documents it, with the organization as reference and the caller\'s email', async () => {
+    it("makes a Checkout Session as Stripe documents it, with the organization as reference and the caller's email", async () => {
       const res = await checkout(admin, org, 'pro');
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body, { url: `${stripe.url}/pay/checkout` });
@@ -89,8 +108,10 @@ for (const db of testDatabases()) {
       });
       const [entry] = (await auditEntries(t, org)).filter((e) => e.action === 'billing.checkout-started');
       assert.equal(entry.actor_account_id, admin.id);
-      assert.deepEqual({ target: [entry.target_type, entry.target_id], plan: entry.details.plan, price: entry.details['price-id'] },
-        { target: ['organization', org], plan: 'pro', price: 'price_pro_2024' });
+      assert.deepEqual(
+        { target: [entry.target_type, entry.target_id], plan: entry.details.plan, price: entry.details['price-id'] },
+        { target: ['organization', org], plan: 'pro', price: 'price_pro_2024' },
+      );
       assert.equal(entry.ip, '127.0.0.1');
     });
 
@@ -121,7 +142,11 @@ for (const db of testDatabases()) {
     });
 
     it('lets admins and owners in, members get 403, others 404, and without a token 401', async () => {
-      for (const [who, status] of [[member, 403], [outsider, 404], [undefined, 401]] as const) {
+      for (const [who, status] of [
+        [member, 403],
+        [outsider, 404],
+        [undefined, 401],
+      ] as const) {
         assert.equal((await checkout(who, org, 'pro')).status, status);
         assert.equal((await portal(who, org)).status, status);
       }
@@ -133,7 +158,16 @@ for (const db of testDatabases()) {
       assert.equal(before.status, 409, before.text);
       assert.equal(before.body.reason, 'no-customer');
 
-      await deliver(t, stripeEvent('checkout.session.completed', { id: 'cs_done', object: 'checkout.session', client_reference_id: org, customer: 'cus_paying', subscription: 'sub_paying' }));
+      await deliver(
+        t,
+        stripeEvent('checkout.session.completed', {
+          id: 'cs_done',
+          object: 'checkout.session',
+          client_reference_id: org,
+          customer: 'cus_paying',
+          subscription: 'sub_paying',
+        }),
+      );
       const got = await as(t, member, 'GET', `/api/orgs/${org}`);
       assert.equal(got.body.subscription['has-customer'], true);
 
@@ -145,28 +179,47 @@ for (const db of testDatabases()) {
       assert.ok((await auditEntries(t, org)).some((e) => e.action === 'billing.portal-opened' && e.actor_account_id === admin.id));
     });
 
-    it('checks out with the organization\'s customer once it has one, and refuses while a subscription runs', async () => {
+    it("checks out with the organization's customer once it has one, and refuses while a subscription runs", async () => {
       const res = await checkout(owner, org, 'pro');
       assert.equal(res.status, 200, res.text);
       assert.equal(lastRequest().params.customer, 'cus_paying');
       assert.equal(lastRequest().params.customer_email, undefined);
 
       const end = Math.floor(Date.now() / 1000) + 30 * 86400;
-      await deliver(t, stripeEvent('customer.subscription.created', subscription({ id: 'sub_paying', customer: 'cus_paying', status: 'active', price: 'price_pro_2024', periodEnd: end })));
+      await deliver(
+        t,
+        stripeEvent(
+          'customer.subscription.created',
+          subscription({ id: 'sub_paying', customer: 'cus_paying', status: 'active', price: 'price_pro_2024', periodEnd: end }),
+        ),
+      );
       const running = await checkout(owner, org, 'team');
       assert.equal(running.status, 409, running.text);
       assert.equal(running.body.reason, 'already-subscribed');
 
       // after a cancellation a new checkout is possible, without a second trial
-      await deliver(t, stripeEvent('customer.subscription.deleted', subscription({ id: 'sub_paying', customer: 'cus_paying', status: 'canceled', price: 'price_pro_2024', periodEnd: end })));
+      await deliver(
+        t,
+        stripeEvent(
+          'customer.subscription.deleted',
+          subscription({ id: 'sub_paying', customer: 'cus_paying', status: 'canceled', price: 'price_pro_2024', periodEnd: end }),
+        ),
+      );
       assert.equal((await checkout(owner, org, 'pro')).status, 200);
       assert.equal(lastRequest().params['subscription_data[trial_period_days]'], undefined);
     });
 
-    it('answers Stripe\'s failures with 502 payment-provider-error, never showing the secret key', async () => {
+    it("answers Stripe's failures with 502 payment-provider-error, never showing the secret key", async () => {
       const other = await createOrg(t, owner, 'Failing Co');
       try {
-        stripe.fault = { kind: 'error', status: 400, type: 'invalid_request_error', code: 'resource_missing', param: 'line_items[0][price]', message: "No such price: 'price_pro_2024'" };
+        stripe.fault = {
+          kind: 'error',
+          status: 400,
+          type: 'invalid_request_error',
+          code: 'resource_missing',
+          param: 'line_items[0][price]',
+          message: "No such price: 'price_pro_2024'",
+        };
         const missing = await checkout(owner, other, 'pro');
         assert.equal(missing.status, 502, missing.text);
         assert.equal(missing.body.type, 'payment-provider-error');
@@ -175,7 +228,12 @@ for (const db of testDatabases()) {
         assert.equal(missing.body['provider-param'], 'line_items[0][price]');
         assert.match(missing.body['provider-request-id'], /^req_test_/);
 
-        stripe.fault = { kind: 'error', status: 401, type: 'invalid_request_error', message: `Invalid API Key provided: ${TEST_STRIPE_KEY.slice(0, 12)}****6789` };
+        stripe.fault = {
+          kind: 'error',
+          status: 401,
+          type: 'invalid_request_error',
+          message: `Invalid API Key provided: ${TEST_STRIPE_KEY.slice(0, 12)}****6789`,
+        };
         const refused = await checkout(owner, other, 'pro');
         assert.equal(refused.status, 502);
         assert.equal(refused.body.failure, 'authentication');
@@ -202,14 +260,24 @@ for (const db of testDatabases()) {
       await addMember(t, gated, owner, member, 'member');
       const denied = await usage(member, gated);
       assert.equal(denied.status, 402, denied.text);
-      assert.deepEqual({ type: denied.body.type, plans: denied.body.plans, status: denied.body.status }, { type: 'payment-required', plans: ['pro', 'team'], status: 'none' });
+      assert.deepEqual(
+        { type: denied.body.type, plans: denied.body.plans, status: denied.body.status },
+        { type: 'payment-required', plans: ['pro', 'team'], status: 'none' },
+      );
       assert.equal((await usage(outsider, gated)).status, 404, 'a non-member learns nothing of the plan');
       assert.equal((await usage(undefined, gated)).status, 401);
 
       await deliver(t, stripeEvent('checkout.session.completed', { client_reference_id: gated, customer: 'cus_gated', subscription: 'sub_gated' }));
       const end = Math.floor(Date.now() / 1000) + 86400;
       // a grandfathered price of the plan counts as the plan
-      await deliver(t, stripeEvent('customer.subscription.created', subscription({ id: 'sub_gated', customer: 'cus_gated', status: 'trialing', price: 'price_pro_2023', periodEnd: end }), Math.floor(Date.now() / 1000) - 5));
+      await deliver(
+        t,
+        stripeEvent(
+          'customer.subscription.created',
+          subscription({ id: 'sub_gated', customer: 'cus_gated', status: 'trialing', price: 'price_pro_2023', periodEnd: end }),
+          Math.floor(Date.now() / 1000) - 5,
+        ),
+      );
       const open = await usage(member, gated);
       assert.equal(open.status, 200, open.text);
       assert.equal(open.body['organization-id'], gated);
@@ -227,8 +295,20 @@ for (const db of testDatabases()) {
     it('cancels a running subscription before its organization is deleted; a Stripe failure keeps the organization', async () => {
       const doomed = await createOrg(t, owner, 'Doomed Co');
       await deliver(t, stripeEvent('checkout.session.completed', { client_reference_id: doomed, customer: 'cus_doomed', subscription: 'sub_doomed' }));
-      await deliver(t, stripeEvent('customer.subscription.created', subscription({ id: 'sub_doomed', customer: 'cus_doomed', status: 'active', price: 'price_team_2024', periodEnd: Math.floor(Date.now() / 1000) + 86400 })));
-      stripe.fault = { kind: 'error', status: 500, type: 'api_error', message: 'Something went wrong on Stripe\'s end.' };
+      await deliver(
+        t,
+        stripeEvent(
+          'customer.subscription.created',
+          subscription({
+            id: 'sub_doomed',
+            customer: 'cus_doomed',
+            status: 'active',
+            price: 'price_team_2024',
+            periodEnd: Math.floor(Date.now() / 1000) + 86400,
+          }),
+        ),
+      );
+      stripe.fault = { kind: 'error', status: 500, type: 'api_error', message: "Something went wrong on Stripe's end." };
       try {
         const failed = await as(t, owner, 'DELETE', `/api/orgs/${doomed}`);
         assert.equal(failed.status, 502, failed.text);
@@ -245,9 +325,18 @@ for (const db of testDatabases()) {
       // an account's deletion takes the organizations it alone owns, and cancels what they pay for; one Stripe no longer has is no obstacle
       const leaving = await account(t);
       const [first, second] = [await createOrg(t, leaving, 'Leaving One'), await createOrg(t, leaving, 'Leaving Two')];
-      for (const [orgId, sub] of [[first, 'sub_leaving'], [second, 'sub_gone_leaving']]) {
+      for (const [orgId, sub] of [
+        [first, 'sub_leaving'],
+        [second, 'sub_gone_leaving'],
+      ]) {
         await deliver(t, stripeEvent('checkout.session.completed', { client_reference_id: orgId, customer: `cus_${sub}`, subscription: sub }));
-        await deliver(t, stripeEvent('customer.subscription.created', subscription({ id: sub, customer: `cus_${sub}`, status: 'trialing', price: 'price_pro_2024', periodEnd: Math.floor(Date.now() / 1000) + 86400 })));
+        await deliver(
+          t,
+          stripeEvent(
+            'customer.subscription.created',
+            subscription({ id: sub, customer: `cus_${sub}`, status: 'trialing', price: 'price_pro_2024', periodEnd: Math.floor(Date.now() / 1000) + 86400 }),
+          ),
+        );
       }
       const gone = await as(t, leaving, 'POST', '/api/account/delete', { password: PASSWORD });
       assert.equal(gone.status, 204, gone.text);
@@ -274,7 +363,9 @@ for (const db of testDatabases()) {
 describe('requires (plans) route data', () => {
   const definition = (extra: Record<string, unknown>) => ({
     ...route({
-      method: 'GET', path: '/orgs/:id/paid', summary: 'probe',
+      method: 'GET',
+      path: '/orgs/:id/paid',
+      summary: 'probe',
       schemas: { params: Type.Object({ id: Type.String() }), response: { 200: Type.Object({}) } },
       handler: () => ({}),
     }),
@@ -284,9 +375,20 @@ describe('requires (plans) route data', () => {
   const subscriptions = async () => undefined;
 
   it('refuses at start-up plans without orgRole, without a subscriptions resolver, or with no plan', () => {
-    assert.throws(() => registerRouteGroup(Fastify(), { prefix: '/api', memberships, subscriptions, routes: [definition({ requires: { plans: ['pro'] } })] }), /needs orgRole/);
-    assert.throws(() => registerRouteGroup(Fastify(), { prefix: '/api', memberships, routes: [definition({ orgRole: 'member', requires: { plans: ['pro'] } })] }), /subscriptions resolver/);
-    assert.throws(() => registerRouteGroup(Fastify(), { prefix: '/api', memberships, subscriptions, routes: [definition({ orgRole: 'member', requires: { plans: [] } })] }), /at least one plan/);
-    assert.doesNotThrow(() => registerRouteGroup(Fastify(), { prefix: '/api', memberships, subscriptions, routes: [definition({ orgRole: 'member', requires: { plans: ['pro'] } })] }));
+    assert.throws(
+      () => registerRouteGroup(Fastify(), { prefix: '/api', memberships, subscriptions, routes: [definition({ requires: { plans: ['pro'] } })] }),
+      /needs orgRole/,
+    );
+    assert.throws(
+      () => registerRouteGroup(Fastify(), { prefix: '/api', memberships, routes: [definition({ orgRole: 'member', requires: { plans: ['pro'] } })] }),
+      /subscriptions resolver/,
+    );
+    assert.throws(
+      () => registerRouteGroup(Fastify(), { prefix: '/api', memberships, subscriptions, routes: [definition({ orgRole: 'member', requires: { plans: [] } })] }),
+      /at least one plan/,
+    );
+    assert.doesNotThrow(() =>
+      registerRouteGroup(Fastify(), { prefix: '/api', memberships, subscriptions, routes: [definition({ orgRole: 'member', requires: { plans: ['pro'] } })] }),
+    );
   });
 });

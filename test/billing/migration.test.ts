@@ -43,20 +43,33 @@ for (const db of testDatabases()) {
 
         const up = await migrator.migrateTo('0009_billing');
         assert.equal(up.error, undefined);
-        const org = (await sql<Record<string, unknown>>`select id, billing_customer_id, subscription_status, subscription_plan, subscription_cancel_at_period_end
-          from organization where personal_account_id = ${id}`.execute(kysely)).rows[0];
-        assert.deepEqual({ ...org, id: undefined }, {
-          id: undefined, billing_customer_id: 'cus_migrated', subscription_status: 'past-due', subscription_plan: 'price_pro', subscription_cancel_at_period_end: false,
-        });
-        const stored = (await sql<{ event_id: string; organization_id: string; subscription_id: string | null }>`
-          select event_id, organization_id, subscription_id from payment_event order by event_id`.execute(kysely)).rows;
+        const org = (
+          await sql<Record<string, unknown>>`select id, billing_customer_id, subscription_status, subscription_plan, subscription_cancel_at_period_end
+          from organization where personal_account_id = ${id}`.execute(kysely)
+        ).rows[0];
+        assert.deepEqual(
+          { ...org, id: undefined },
+          {
+            id: undefined,
+            billing_customer_id: 'cus_migrated',
+            subscription_status: 'past-due',
+            subscription_plan: 'price_pro',
+            subscription_cancel_at_period_end: false,
+          },
+        );
+        const stored = (
+          await sql<{ event_id: string; organization_id: string; subscription_id: string | null }>`
+          select event_id, organization_id, subscription_id from payment_event order by event_id`.execute(kysely)
+        ).rows;
         assert.deepEqual(stored, [
           { event_id: 'evt_inv_new', organization_id: org.id, subscription_id: null },
           { event_id: 'evt_inv_old', organization_id: org.id, subscription_id: 'sub_migrated' },
           { event_id: 'evt_sub', organization_id: org.id, subscription_id: 'sub_migrated' },
         ]);
-        const columns = (await sql<{ n: number }>`select count(*)::int as n from information_schema.columns
-          where table_name = 'account' and column_name = 'payment_customer_id'`.execute(kysely)).rows[0];
+        const columns = (
+          await sql<{ n: number }>`select count(*)::int as n from information_schema.columns
+          where table_name = 'account' and column_name = 'payment_customer_id'`.execute(kysely)
+        ).rows[0];
         assert.equal(columns.n, 0, 'the account no longer holds the customer');
 
         // the personal organization's subscription is the account's

@@ -12,7 +12,9 @@ import { parsePlans, STRIPE_API_URL } from '../../src/billing/settings.js';
 import { StripeGatewayError, type BillingGateway, type PriceDetails } from '../../src/billing/stripe-gateway.js';
 
 const settings = {
-  secretKey: 'sk_test_x', apiUrl: new URL(STRIPE_API_URL), trialDays: 0,
+  secretKey: 'sk_test_x',
+  apiUrl: new URL(STRIPE_API_URL),
+  trialDays: 0,
   plans: parsePlans('pro=price_pro_m,pro-yearly=price_pro_y', (v, p) => new Error(`${v} ${p}`)),
 };
 const PRICES: Record<string, PriceDetails> = {
@@ -34,19 +36,42 @@ function setup() {
   } as unknown as BillingGateway;
   const log = { warn: (event: string) => warnings.push(event) } as unknown as Logger;
   const billing = new BillingService({
-    db: undefined as unknown as DB, settings, appUrl: 'https://app.example.com', gateway, log,
+    db: undefined as unknown as DB,
+    settings,
+    appUrl: 'https://app.example.com',
+    gateway,
+    log,
     clock: () => new Date(now),
   });
   billing.offer({ id: 'usage-report', plans: ['pro-yearly'] });
-  return { billing, reads, warnings, fail: (f: boolean) => { failing = f; }, pass: (ms: number) => { now += ms; } };
+  return {
+    billing,
+    reads,
+    warnings,
+    fail: (f: boolean) => {
+      failing = f;
+    },
+    pass: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
-describe('the plans\' prices from Stripe', () => {
+describe("the plans' prices from Stripe", () => {
   it('answers name, amount, currency and interval per plan, with the features each opens', async () => {
     const { billing } = setup();
     assert.deepEqual((await billing.plans()).plans, [
       { id: 'pro', 'price-id': 'price_pro_m', name: 'Pro', amount: 1500, currency: 'eur', interval: 'month', 'interval-count': 1, features: [] },
-      { id: 'pro-yearly', 'price-id': 'price_pro_y', name: 'Pro', amount: 15000, currency: 'eur', interval: 'year', 'interval-count': 1, features: ['usage-report'] },
+      {
+        id: 'pro-yearly',
+        'price-id': 'price_pro_y',
+        name: 'Pro',
+        amount: 15000,
+        currency: 'eur',
+        interval: 'year',
+        'interval-count': 1,
+        features: ['usage-report'],
+      },
     ]);
   });
 
@@ -65,7 +90,13 @@ describe('the plans\' prices from Stripe', () => {
   it('lists the plans without prices while Stripe fails, says so once per try, and tries again after the retry period', async () => {
     const { billing, reads, warnings, fail, pass } = setup();
     fail(true);
-    assert.deepEqual((await billing.plans()).plans.map((p) => Object.keys(p).sort()), [['features', 'id', 'price-id'], ['features', 'id', 'price-id']]);
+    assert.deepEqual(
+      (await billing.plans()).plans.map((p) => Object.keys(p).sort()),
+      [
+        ['features', 'id', 'price-id'],
+        ['features', 'id', 'price-id'],
+      ],
+    );
     assert.deepEqual(warnings, ['billing/prices-unavailable']);
     await billing.plans();
     assert.equal(reads.length, 2, 'no new read within the retry period');
@@ -75,9 +106,18 @@ describe('the plans\' prices from Stripe', () => {
   });
 
   it('lists the plan ids alone without Stripe', async () => {
-    const billing = new BillingService({ db: undefined as unknown as DB, settings, appUrl: 'https://app.example.com', gateway: undefined, log: undefined as unknown as Logger });
+    const billing = new BillingService({
+      db: undefined as unknown as DB,
+      settings,
+      appUrl: 'https://app.example.com',
+      gateway: undefined,
+      log: undefined as unknown as Logger,
+    });
     const body = await billing.plans();
-    assert.deepEqual(body.plans, [{ id: 'pro', 'price-id': 'price_pro_m', features: [] }, { id: 'pro-yearly', 'price-id': 'price_pro_y', features: [] }]);
+    assert.deepEqual(body.plans, [
+      { id: 'pro', 'price-id': 'price_pro_m', features: [] },
+      { id: 'pro-yearly', 'price-id': 'price_pro_y', features: [] },
+    ]);
     assert.equal(body['checkout-enabled'], false);
   });
 });

@@ -26,13 +26,17 @@ function refuses(env: Record<string, string>, variable: string, pattern: RegExp)
 }
 
 describe('billing settings', () => {
-  it('defaults to no key, Stripe\'s API, no plans and no trial', () => {
+  it("defaults to no key, Stripe's API, no plans and no trial", () => {
     const { billing } = load({});
     assert.deepEqual({ ...billing, apiUrl: billing.apiUrl.href }, { secretKey: undefined, apiUrl: 'https://api.stripe.com/', plans: [], trialDays: 0 });
   });
 
   it('reads plans with their current and former prices', () => {
-    const { billing } = load({ BILLING_PLANS: ' pro=price_new|price_old , team=price_team ', BILLING_TRIAL_DAYS: '30', STRIPE_API_URL: 'http://127.0.0.1:12111' });
+    const { billing } = load({
+      BILLING_PLANS: ' pro=price_new|price_old , team=price_team ',
+      BILLING_TRIAL_DAYS: '30',
+      STRIPE_API_URL: 'http://127.0.0.1:12111',
+    });
     assert.deepEqual(billing.plans, [
       { id: 'pro', priceId: 'price_new', formerPriceIds: ['price_old'] },
       { id: 'team', priceId: 'price_team', formerPriceIds: [] },
@@ -84,8 +88,19 @@ describe('checkout idempotency key', () => {
 describe('billing without STRIPE_SECRET_KEY', () => {
   const settings = billingSettings({ BILLING_PLANS: 'pro=price_pro' }, (variable, problem) => new ConfigError(variable, problem));
   // nothing may reach the database or Stripe: both are absent
-  const billing = new BillingService({ db: undefined as unknown as DB, settings, appUrl: 'https://app.example.com', gateway: undefined, log: undefined as unknown as Logger });
-  const membership = { organizationId: '00000000-0000-4000-8000-000000000001', accountId: '00000000-0000-4000-8000-000000000002', role: 'owner' as const, joinedAt: new Date() };
+  const billing = new BillingService({
+    db: undefined as unknown as DB,
+    settings,
+    appUrl: 'https://app.example.com',
+    gateway: undefined,
+    log: undefined as unknown as Logger,
+  });
+  const membership = {
+    organizationId: '00000000-0000-4000-8000-000000000001',
+    accountId: '00000000-0000-4000-8000-000000000002',
+    role: 'owner' as const,
+    joinedAt: new Date(),
+  };
   const user = { id: membership.accountId, email: 'a@example.com', sessionId: 's' };
   const origin = { ip: null, userAgent: null };
 

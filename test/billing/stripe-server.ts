@@ -20,9 +20,7 @@ export interface StripeRequest {
 }
 
 /** What the next requests get instead of a session. */
-export type StripeFault =
-  | { kind: 'error'; status: number; type: string; code?: string; param?: string; message: string }
-  | { kind: 'drop' };
+export type StripeFault = { kind: 'error'; status: number; type: string; code?: string; param?: string; message: string } | { kind: 'drop' };
 
 export interface FakeStripe {
   url: string;
@@ -66,19 +64,24 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       price_team_2024: { product: 'Team', unitAmount: 4900, currency: 'usd', interval: 'month' },
     },
     canceled: [],
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   server = createServer(async (req, res) => {
     const body = await readBody(req);
     const path = (req.url ?? '/').split('?')[0];
     const params = Object.fromEntries(new URLSearchParams(body));
-    const header = (name: string) => (typeof req.headers[name] === 'string' ? req.headers[name] as string : undefined);
+    const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
     const recorded: StripeRequest = {
-      method: req.method ?? '', path, params,
-      authorization: header('authorization'), idempotencyKey: header('idempotency-key'), stripeVersion: header('stripe-version'),
+      method: req.method ?? '',
+      path,
+      params,
+      authorization: header('authorization'),
+      idempotencyKey: header('idempotency-key'),
+      stripeVersion: header('stripe-version'),
     };
     fake.requests.push(recorded);
     const requestId = id('req');
@@ -96,14 +99,22 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       return;
     }
     if (recorded.authorization !== 'Bearer sk_test_billing0123456789') {
-      send(401, JSON.stringify({ error: { type: 'invalid_request_error', message: `Invalid API Key provided: ${String(recorded.authorization).slice(7, 15)}****` } }));
+      send(
+        401,
+        JSON.stringify({ error: { type: 'invalid_request_error', message: `Invalid API Key provided: ${String(recorded.authorization).slice(7, 15)}****` } }),
+      );
       return;
     }
     const key = recorded.idempotencyKey;
     const seen = key ? idempotent.get(`${path} ${key}`) : undefined;
     if (seen) {
       if (seen.body !== body) {
-        send(400, JSON.stringify({ error: { type: 'idempotency_error', message: 'Keys for idempotent requests can only be used with the same parameters they were first used with.' } }));
+        send(
+          400,
+          JSON.stringify({
+            error: { type: 'idempotency_error', message: 'Keys for idempotent requests can only be used with the same parameters they were first used with.' },
+          }),
+        );
       } else {
         res.writeHead(seen.status, { 'content-type': 'application/json', 'request-id': requestId, 'idempotent-replayed': 'true' });
         res.end(seen.response);
@@ -114,34 +125,64 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     if (req.method === 'POST' && path === '/v1/checkout/sessions') {
       fake.sessionsCreated++;
       response = {
-        id: id('cs'), object: 'checkout.session', mode: params.mode, status: 'open', livemode: false,
-        client_reference_id: params.client_reference_id ?? null, customer: params.customer ?? null, customer_email: params.customer_email ?? null,
-        success_url: params.success_url, cancel_url: params.cancel_url, subscription: null, url: fake.checkoutUrl(params),
-        created: Math.floor(Date.now() / 1000), expires_at: Math.floor(Date.now() / 1000) + 86400,
+        id: id('cs'),
+        object: 'checkout.session',
+        mode: params.mode,
+        status: 'open',
+        livemode: false,
+        client_reference_id: params.client_reference_id ?? null,
+        customer: params.customer ?? null,
+        customer_email: params.customer_email ?? null,
+        success_url: params.success_url,
+        cancel_url: params.cancel_url,
+        subscription: null,
+        url: fake.checkoutUrl(params),
+        created: Math.floor(Date.now() / 1000),
+        expires_at: Math.floor(Date.now() / 1000) + 86400,
       };
     } else if (req.method === 'POST' && path === '/v1/billing_portal/sessions') {
       response = {
-        id: id('bps'), object: 'billing_portal.session', customer: params.customer, return_url: params.return_url ?? null,
-        livemode: false, created: Math.floor(Date.now() / 1000), url: fake.portalUrl(params),
+        id: id('bps'),
+        object: 'billing_portal.session',
+        customer: params.customer,
+        return_url: params.return_url ?? null,
+        livemode: false,
+        created: Math.floor(Date.now() / 1000),
+        url: fake.portalUrl(params),
       };
     } else if (req.method === 'GET' && /^\/v1\/prices\/[A-Za-z0-9_]+$/.test(path)) {
       const priceId = path.split('/')[3];
       const price = fake.prices[priceId];
       if (!price) {
-        send(404, JSON.stringify({ error: { type: 'invalid_request_error', code: 'resource_missing', param: 'price', message: `No such price: '${priceId}'` } }));
+        send(
+          404,
+          JSON.stringify({ error: { type: 'invalid_request_error', code: 'resource_missing', param: 'price', message: `No such price: '${priceId}'` } }),
+        );
         return;
       }
       const expanded = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('expand[0]') === 'product';
       const product = { id: `prod_${priceId}`, object: 'product', name: price.product, active: true };
       response = {
-        id: priceId, object: 'price', active: true, currency: price.currency, unit_amount: price.unitAmount, nickname: price.nickname ?? null,
-        product: expanded ? product : product.id, type: price.interval ? 'recurring' : 'one_time', livemode: false,
+        id: priceId,
+        object: 'price',
+        active: true,
+        currency: price.currency,
+        unit_amount: price.unitAmount,
+        nickname: price.nickname ?? null,
+        product: expanded ? product : product.id,
+        type: price.interval ? 'recurring' : 'one_time',
+        livemode: false,
         recurring: price.interval ? { interval: price.interval, interval_count: 1, usage_type: 'licensed' } : null,
       };
     } else if (req.method === 'DELETE' && /^\/v1\/subscriptions\/[A-Za-z0-9_]+$/.test(path)) {
       const subscriptionId = path.split('/')[3];
       if (subscriptionId.startsWith('sub_gone')) {
-        send(404, JSON.stringify({ error: { type: 'invalid_request_error', code: 'resource_missing', param: 'id', message: `No such subscription: '${subscriptionId}'` } }));
+        send(
+          404,
+          JSON.stringify({
+            error: { type: 'invalid_request_error', code: 'resource_missing', param: 'id', message: `No such subscription: '${subscriptionId}'` },
+          }),
+        );
         return;
       }
       fake.canceled.push(subscriptionId);

@@ -25,13 +25,26 @@ export async function deliver(t: TestSystem, event: Record<string, unknown>): Pr
 
 /** A subscription object as Stripe sends it in `customer.subscription.*` events (API versions since 2025: the period on the item). */
 export function subscription(fields: {
-  id: string; customer: string; status: string; price: string; periodEnd: number;
-  cancelAtPeriodEnd?: boolean; trialEnd?: number | null;
+  id: string;
+  customer: string;
+  status: string;
+  price: string;
+  periodEnd: number;
+  cancelAtPeriodEnd?: boolean;
+  trialEnd?: number | null;
 }): Record<string, unknown> {
   return {
-    id: fields.id, object: 'subscription', customer: fields.customer, status: fields.status,
-    cancel_at_period_end: fields.cancelAtPeriodEnd ?? false, cancel_at: null, trial_end: fields.trialEnd ?? null,
-    items: { object: 'list', data: [{ id: `si_${fields.id}`, object: 'subscription_item', price: { id: fields.price, object: 'price' }, current_period_end: fields.periodEnd }] },
+    id: fields.id,
+    object: 'subscription',
+    customer: fields.customer,
+    status: fields.status,
+    cancel_at_period_end: fields.cancelAtPeriodEnd ?? false,
+    cancel_at: null,
+    trial_end: fields.trialEnd ?? null,
+    items: {
+      object: 'list',
+      data: [{ id: `si_${fields.id}`, object: 'subscription_item', price: { id: fields.price, object: 'price' }, current_period_end: fields.periodEnd }],
+    },
   };
 }
 
@@ -51,7 +64,10 @@ export function billingEnv(stripeUrl: string, extra: Record<string, string> = {}
 
 /** The audit entries of an organization, oldest first. */
 export async function auditEntries(t: TestSystem, organizationId: string) {
-  return t.system.database.db.selectFrom('audit_entry')
+  return t.system.database.db
+    .selectFrom('audit_entry')
     .select(['action', 'actor_account_id', 'actor_api_key_id', 'account_id', 'target_type', 'target_id', 'details', 'ip'])
-    .where('organization_id', '=', organizationId).orderBy('id').execute();
+    .where('organization_id', '=', organizationId)
+    .orderBy('id')
+    .execute();
 }

@@ -34,17 +34,24 @@ function setup(route: Route, handler: Handler, signedIn = true) {
   const downloads: Array<{ filename: string; type: string; text: string }> = [];
   const state: AppState = { route, toasts: [], busy: false, ready: true, ...(signedIn ? { token: 'access-1', account } : {}) };
   const core = new EventCore<AppState>(state);
-  registerApp(core, {
-    transport: async (req) => {
-      requests.push({ ...req, decoded: req.body ? transitJson.decode(req.body) : undefined });
-      return handler(req) ?? ok({ type: 'not-found', message: 'no such route' }, 404);
+  registerApp(
+    core,
+    {
+      transport: async (req) => {
+        requests.push({ ...req, decoded: req.body ? transitJson.decode(req.body) : undefined });
+        return handler(req) ?? ok({ type: 'not-found', message: 'no such route' }, 404);
+      },
+      csrfToken: () => 'csrf-1',
     },
-    csrfToken: () => 'csrf-1',
-  }, (path) => navigated.push(path));
+    (path) => navigated.push(path),
+  );
   registerAccount(core, { replaceUrl: (path) => replaced.push(path), download: (file) => downloads.push(file) });
   // toasts dismiss themselves after seconds; not here
   core.regFx('later', () => undefined);
-  const run = async (event: EventVector, wait = 30) => { core.dispatch(event); await sleep(wait); };
+  const run = async (event: EventVector, wait = 30) => {
+    core.dispatch(event);
+    await sleep(wait);
+  };
   const toasts = () => core.state.toasts.map((t) => `${t.kind}: ${t.message}`);
   return { core, requests, replaced, navigated, downloads, run, toasts };
 }
@@ -84,7 +91,11 @@ describe('client account lifecycle events', () => {
 
   it('verify-email: a proof that removed the password set before it goes on to the reset page with its token', async () => {
     const verified = { ...account, 'email-verified': true, 'password-reset-token': 'reset-7' };
-    const t = setup('verify-email', (req) => (req.url === '/api/account/verify-email' ? ok(verified) : req.url === '/api/account/reset-password' ? noContent : undefined), false);
+    const t = setup(
+      'verify-email',
+      (req) => (req.url === '/api/account/verify-email' ? ok(verified) : req.url === '/api/account/reset-password' ? noContent : undefined),
+      false,
+    );
     await t.run(['page/enter', 'verify-email', '?token=tok-abc']);
     assert.equal(t.core.state.route, 'reset-password');
     assert.equal(t.core.state.resetToken, 'reset-7');
@@ -118,7 +129,11 @@ describe('client account lifecycle events', () => {
   });
 
   it('a log-in restored on a link or settings page stays there; from log-in it goes to the account', async () => {
-    for (const [route, expected] of [['verify-email', []], ['settings', []], ['log-in', ['/account']]] as Array<[Route, string[]]>) {
+    for (const [route, expected] of [
+      ['verify-email', []],
+      ['settings', []],
+      ['log-in', ['/account']],
+    ] as Array<[Route, string[]]>) {
       const t = setup(route, () => undefined, false);
       await t.run(['auth/logged-in', { quiet: true }, { 'access-token': 'a', account }]);
       assert.deepEqual(t.navigated, expected, route);
@@ -164,11 +179,10 @@ describe('client account lifecycle events', () => {
     await t.run(['settings/change-email', { 'new-email': 'new@example.test', password: 'pw-current' }]);
     await t.run(['settings/change-password', { 'current-password': 'pw-current', password: 'pw-next-long', 'confirm-password': 'pw-next-long' }]);
     assert.deepEqual(t.requests.map(call), ['PATCH /api/account/me', 'POST /api/account/change-email', 'POST /api/account/change-password']);
-    assert.deepEqual(t.requests.map((r) => r.decoded), [
-      { name: 'Ada L.' },
-      { password: 'pw-current', 'new-email': 'new@example.test' },
-      { 'current-password': 'pw-current', password: 'pw-next-long' },
-    ]);
+    assert.deepEqual(
+      t.requests.map((r) => r.decoded),
+      [{ name: 'Ada L.' }, { password: 'pw-current', 'new-email': 'new@example.test' }, { 'current-password': 'pw-current', password: 'pw-next-long' }],
+    );
     for (const r of t.requests) assert.equal(r.headers.authorization, 'Bearer access-1');
     assert.equal(t.core.state.account?.name, 'Ada L.');
     assert.equal(t.core.state.emailChangeSentTo, 'new@example.test');
@@ -177,9 +191,19 @@ describe('client account lifecycle events', () => {
   });
 
   it('puts the server field errors beside their fields: request-coercion paths, and a taken email on new-email', async () => {
-    const t = setup('settings', (req) => req.url === '/api/account/change-password'
-      ? ok({ type: 'request-coercion', in: 'body', message: 'Invalid request body', errors: [{ path: '/password', message: 'must NOT have fewer than 8 characters' }] }, 400)
-      : ok({ type: 'conflict', message: 'That email is taken' }, 409));
+    const t = setup('settings', (req) =>
+      req.url === '/api/account/change-password'
+        ? ok(
+            {
+              type: 'request-coercion',
+              in: 'body',
+              message: 'Invalid request body',
+              errors: [{ path: '/password', message: 'must NOT have fewer than 8 characters' }],
+            },
+            400,
+          )
+        : ok({ type: 'conflict', message: 'That email is taken' }, 409),
+    );
     await t.run(['settings/change-password', { 'current-password': 'x', password: 'short', 'confirm-password': 'short' }]);
     await t.run(['settings/change-email', { 'new-email': 'taken@example.test', password: 'pw' }]);
     assert.deepEqual(t.core.state.fieldErrors, {
@@ -204,16 +228,25 @@ describe('client account lifecycle events', () => {
       return undefined;
     });
     await t.run(['page/enter', 'sessions', '']);
-    assert.deepEqual(t.core.state.sessions?.map((s) => s.id), ['s-current', 's-2', 's-3', 's/4']);
+    assert.deepEqual(
+      t.core.state.sessions?.map((s) => s.id),
+      ['s-current', 's-2', 's-3', 's/4'],
+    );
 
     await t.run(['sessions/end', 's-2']);
-    assert.deepEqual(t.core.state.sessions?.map((s) => s.id), ['s-current', 's-3', 's/4']);
+    assert.deepEqual(
+      t.core.state.sessions?.map((s) => s.id),
+      ['s-current', 's-3', 's/4'],
+    );
 
     t.requests.length = 0;
     await t.run(['sessions/end-others']);
     assert.deepEqual(t.requests.map(call).sort(), ['DELETE /api/account/sessions/s%2F4', 'DELETE /api/account/sessions/s-3']);
     for (const r of t.requests) assert.equal(r.headers.authorization, 'Bearer access-1');
-    assert.deepEqual(t.core.state.sessions?.map((s) => s.id), ['s-current']);
+    assert.deepEqual(
+      t.core.state.sessions?.map((s) => s.id),
+      ['s-current'],
+    );
     assert.deepEqual(t.core.state.endingSessions, []);
 
     t.requests.length = 0;
@@ -225,7 +258,10 @@ describe('client account lifecycle events', () => {
     const t = setup('sessions', () => ok({ type: 'not-found', message: 'No such session' }, 404));
     t.core.dispatchSync(['sessions/loaded', [{ id: 'gone', 'created-at': '', 'last-used-at': '', 'user-agent': null, ip: null, current: false }]]);
     await t.run(['sessions/end', 'gone']);
-    assert.deepEqual(t.core.state.sessions?.map((s) => s.id), ['gone']);
+    assert.deepEqual(
+      t.core.state.sessions?.map((s) => s.id),
+      ['gone'],
+    );
     assert.deepEqual(t.core.state.endingSessions, []);
     assert.deepEqual(t.toasts(), ['error: No such session']);
   });
@@ -247,7 +283,9 @@ describe('client account lifecycle events', () => {
 
   it('export: GETs the export as JSON with the bearer token and offers it as a .json file', async () => {
     const data = { account: { email: account.email }, sessions: [], memberships: [], 'payment-events': [] };
-    const t = setup('settings', (req) => (req.url === '/api/account/export' ? { status: 200, contentType: 'application/json', text: JSON.stringify(data) } : undefined));
+    const t = setup('settings', (req) =>
+      req.url === '/api/account/export' ? { status: 200, contentType: 'application/json', text: JSON.stringify(data) } : undefined,
+    );
     await t.run(['account/export']);
     assert.deepEqual(t.requests.map(call), ['GET /api/account/export']);
     assert.equal(t.requests[0].headers.accept, 'application/json');

@@ -55,7 +55,7 @@ describe('API keys in the browser', { skip: browser.skip }, () => {
     await shown.waitFor();
     const key = await shown.inputValue();
     assert.match(key, /^sk_[0-9A-Za-z]{8}_[0-9A-Za-z]{38}$/);
-    assert.match(await page.locator('#created-api-key').textContent() ?? '', /will not be shown again/);
+    assert.match((await page.locator('#created-api-key').textContent()) ?? '', /will not be shown again/);
     assert.equal(await page.getByLabel('Name').inputValue(), '', 'the form is cleared');
 
     await page.locator('#copy-api-key').click();
@@ -73,12 +73,12 @@ describe('API keys in the browser', { skip: browser.skip }, () => {
     await page.reload();
     await row.waitFor();
     assert.ok(!(await page.content()).includes(key.slice(12)), 'and does not come back');
-    assert.match(await row.textContent() ?? '', new RegExp(`CI deploys.*sk_${prefix}_…`));
+    assert.match((await row.textContent()) ?? '', new RegExp(`CI deploys.*sk_${prefix}_…`));
 
     // revoking asks first, in a modal <dialog>: canceled, nothing happens; confirmed, the key is refused
     const confirmation = page.locator('dialog[open]');
     await row.locator('.revoke-api-key').click();
-    assert.match(await confirmation.textContent() ?? '', /Revoke the key CI deploys\?/);
+    assert.match((await confirmation.textContent()) ?? '', /Revoke the key CI deploys\?/);
     await confirmation.locator('.confirm-cancel').click();
     await confirmation.waitFor({ state: 'detached' });
     await sleep(200);

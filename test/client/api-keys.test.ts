@@ -14,11 +14,22 @@ import type { TransportRequest, TransportResponse } from '../../src/client/http.
 
 const ORG = '00000000-0000-4000-8000-000000000002';
 const account: Account = {
-  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001', email: 'ada@example.test', name: 'Ada', 'created-at': '2026-01-01T00:00:00.000Z',
-  subscription: { status: 'none', plan: null, 'current-period-end': null }, 'email-verified': true,
+  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001',
+  email: 'ada@example.test',
+  name: 'Ada',
+  'created-at': '2026-01-01T00:00:00.000Z',
+  subscription: { status: 'none', plan: null, 'current-period-end': null },
+  'email-verified': true,
 };
 const org = { id: ORG, name: 'Acme', slug: 'acme', personal: false, 'created-at': '2026-01-01T00:00:00.000Z', role: 'admin' };
-const listed: ApiKey = { id: '00000000-0000-4000-8000-0000000000aa', name: 'CI', role: 'member', prefix: 'AbCd1234', 'created-at': '2026-01-02T00:00:00.000Z', 'last-used-at': null };
+const listed: ApiKey = {
+  id: '00000000-0000-4000-8000-0000000000aa',
+  name: 'CI',
+  role: 'member',
+  prefix: 'AbCd1234',
+  'created-at': '2026-01-02T00:00:00.000Z',
+  'last-used-at': null,
+};
 const SECRET = 'sk_AbCd1234_0123456789abcdefghijABCDEFGHIJklmnopqrst';
 
 const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
@@ -29,26 +40,41 @@ function setup(options: { copyFails?: boolean } = {}) {
   const requests: TransportRequest[] = [];
   const copied: string[] = [];
   const core = new EventCore<AppState>({ route: 'org-api-keys', toasts: [], busy: false, ready: true, token: 'access-1', account });
-  registerApp(core, {
-    transport: async (req) => {
-      requests.push(req);
-      switch (call(req)) {
-        case `GET /api/orgs/${ORG}`: return ok(org);
-        case `GET /api/orgs/${ORG}/api-keys`: return ok({ 'api-keys': keys });
-        case `POST /api/orgs/${ORG}/api-keys`:
-          keys = [listed];
-          return ok({ ...listed, key: SECRET }, 201);
-        case `DELETE /api/orgs/${ORG}/api-keys/${listed.id}`:
-          keys = [];
-          return { status: 204, contentType: '', text: '' };
-        default: return ok({ type: 'not-found', message: 'no such route' }, 404);
-      }
+  registerApp(
+    core,
+    {
+      transport: async (req) => {
+        requests.push(req);
+        switch (call(req)) {
+          case `GET /api/orgs/${ORG}`:
+            return ok(org);
+          case `GET /api/orgs/${ORG}/api-keys`:
+            return ok({ 'api-keys': keys });
+          case `POST /api/orgs/${ORG}/api-keys`:
+            keys = [listed];
+            return ok({ ...listed, key: SECRET }, 201);
+          case `DELETE /api/orgs/${ORG}/api-keys/${listed.id}`:
+            keys = [];
+            return { status: 204, contentType: '', text: '' };
+          default:
+            return ok({ type: 'not-found', message: 'no such route' }, 404);
+        }
+      },
+      csrfToken: () => 'csrf-1',
     },
-    csrfToken: () => 'csrf-1',
-  }, () => undefined);
-  registerApiKeys(core, { copy: async (text) => { if (options.copyFails) throw new Error('denied'); copied.push(text); } });
+    () => undefined,
+  );
+  registerApiKeys(core, {
+    copy: async (text) => {
+      if (options.copyFails) throw new Error('denied');
+      copied.push(text);
+    },
+  });
   core.regFx('later', () => undefined);
-  const run = async (event: EventVector) => { core.dispatch(event); await sleep(30); };
+  const run = async (event: EventVector) => {
+    core.dispatch(event);
+    await sleep(30);
+  };
   return { core, requests, copied, run };
 }
 

@@ -30,7 +30,8 @@ describe('the audit log in the browser', { skip: browser.skip }, () => {
     [owner, member] = await Promise.all([account(t), account(t)]);
     orgId = await createOrg(t, owner, 'Audited Rockets');
     // older entries first, so the ones the steps cause are on top
-    await t.system.database.db.insertInto('audit_entry')
+    await t.system.database.db
+      .insertInto('audit_entry')
       .values(Array.from({ length: OLDER_ENTRIES }, (_, n) => ({ organization_id: orgId, action: 'test.imported', details: JSON.stringify({ n }) })))
       .execute();
     await addMember(t, orgId, owner, member, 'member');
@@ -68,11 +69,11 @@ describe('the audit log in the browser', { skip: browser.skip }, () => {
     assert.equal(await page.locator('#nav-org-audit').count(), 0, 'nor in the side navigation');
     await page.goto(`${t.url}/orgs/${orgId}/audit-log`);
     await page.locator('#audit-forbidden').waitFor();
-    assert.match(await page.locator('#audit-forbidden').textContent() ?? '', /admins and owners/);
+    assert.match((await page.locator('#audit-forbidden').textContent()) ?? '', /admins and owners/);
     assert.equal(await page.locator('#audit-log').count(), 0);
   }, [/^member response: GET \/api\/orgs\/[0-9a-f-]+\/audit-log 403$/, /^member console: Failed to load resource: .*403/]);
 
-  step('the owner changes the member\'s role and finds it on top of the audit log', async () => {
+  step("the owner changes the member's role and finds it on top of the audit log", async () => {
     const page = pages.owner;
     await logInAs(page, owner);
     await openOrg(page);
@@ -85,12 +86,12 @@ describe('the audit log in the browser', { skip: browser.skip }, () => {
     const top = page.locator('#audit-log tbody tr').first();
     await top.waitFor();
     assert.equal(await top.getAttribute('data-action'), 'org.member-role-changed');
-    assert.match(await top.locator('[data-field=action]').textContent() ?? '', /^Member role changed/);
-    assert.match(await top.locator('[data-field=action]').textContent() ?? '', /role: admin · previous-role: member/);
+    assert.match((await top.locator('[data-field=action]').textContent()) ?? '', /^Member role changed/);
+    assert.match((await top.locator('[data-field=action]').textContent()) ?? '', /role: admin · previous-role: member/);
     assert.equal(await top.locator('[data-field=actor]').textContent(), owner.email);
     assert.equal(await top.locator('[data-field=target]').textContent(), member.email);
     assert.equal(await top.locator('[data-field=ip]').textContent(), '127.0.0.1');
-    assert.match(await page.locator('#audit-title').textContent() ?? '', /Audited Rockets/);
+    assert.match((await page.locator('#audit-title').textContent()) ?? '', /Audited Rockets/);
   });
 
   step('older entries come with "Load more"; an action without a readable name shows as it is', async () => {
@@ -104,9 +105,9 @@ describe('the audit log in the browser', { skip: browser.skip }, () => {
     assert.equal(await page.locator('#audit-more').count(), 0, 'no more to load');
     const last = rows.last();
     assert.equal(await last.getAttribute('data-action'), 'org.created');
-    assert.match(await last.locator('[data-field=action]').textContent() ?? '', /^Organization created/);
+    assert.match((await last.locator('[data-field=action]').textContent()) ?? '', /^Organization created/);
     const imported = page.locator('#audit-log tbody tr[data-action="test.imported"]').first();
-    assert.match(await imported.locator('[data-field=action]').textContent() ?? '', /^test\.imported/);
+    assert.match((await imported.locator('[data-field=action]').textContent()) ?? '', /^test\.imported/);
     assert.equal(await imported.locator('[data-field=actor]').textContent(), '—');
   });
 });

@@ -16,17 +16,36 @@ import { transitJson } from '../../src/shared/codecs.js';
 const ORG = '00000000-0000-4000-8000-000000000002';
 const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
 const entry = (id: number): AuditEntry => ({
-  id: String(id), action: 'org.member-role-changed', actor: { 'account-id': null, 'api-key-id': null }, target: null,
-  ip: null, 'user-agent': null, details: {}, 'created-at': '2026-01-01T00:00:00.000Z',
+  id: String(id),
+  action: 'org.member-role-changed',
+  actor: { 'account-id': null, 'api-key-id': null },
+  target: null,
+  ip: null,
+  'user-agent': null,
+  details: {},
+  'created-at': '2026-01-01T00:00:00.000Z',
 });
 
 function setup(handler: (req: TransportRequest) => TransportResponse) {
   const requests: TransportRequest[] = [];
   const core = new EventCore<AppState>({ route: 'org-audit', toasts: [], busy: false, ready: true, token: 'access-1' });
-  registerApp(core, { transport: async (req) => { requests.push(req); return handler(req); }, csrfToken: () => 'csrf-1' }, () => undefined);
+  registerApp(
+    core,
+    {
+      transport: async (req) => {
+        requests.push(req);
+        return handler(req);
+      },
+      csrfToken: () => 'csrf-1',
+    },
+    () => undefined,
+  );
   registerAudit(core);
   core.regFx('later', () => undefined);
-  const run = async (event: [string, ...unknown[]]) => { core.dispatch(event); await sleep(30); };
+  const run = async (event: [string, ...unknown[]]) => {
+    core.dispatch(event);
+    await sleep(30);
+  };
   return { core, requests, run };
 }
 
@@ -48,10 +67,16 @@ describe('client audit log events', () => {
     assert.equal(first.pathname, `/api/orgs/${ORG}/audit-log`);
     assert.equal(first.searchParams.get('limit'), '50');
     assert.equal(s.requests[0].headers.authorization, 'Bearer access-1');
-    assert.deepEqual(s.core.state.auditPage?.entries.map((e) => e.id), ['4', '3']);
+    assert.deepEqual(
+      s.core.state.auditPage?.entries.map((e) => e.id),
+      ['4', '3'],
+    );
     assert.equal(s.core.state.auditPage?.nextCursor, 'c1');
     await s.run(['audit/more']);
-    assert.deepEqual(s.core.state.auditPage?.entries.map((e) => e.id), ['4', '3', '2', '1']);
+    assert.deepEqual(
+      s.core.state.auditPage?.entries.map((e) => e.id),
+      ['4', '3', '2', '1'],
+    );
     assert.equal(s.core.state.auditPage?.nextCursor, null);
     await s.run(['audit/more']);
     assert.equal(s.requests.length, 2, 'nothing more to ask for');

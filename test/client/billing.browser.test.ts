@@ -26,7 +26,10 @@ describe('billing in the browser', { skip: browser.skip }, () => {
   let owner: TestAccount;
   let orgId = '';
   /** a return URL made from APP_URL (port 0 in tests), pointed at this server */
-  const here = (url: string) => { const u = new URL(url); return `${t.url}${u.pathname}${u.search}`; };
+  const here = (url: string) => {
+    const u = new URL(url);
+    return `${t.url}${u.pathname}${u.search}`;
+  };
 
   before(async () => {
     stripe = await startFakeStripe();
@@ -65,34 +68,52 @@ describe('billing in the browser', { skip: browser.skip }, () => {
     await page.locator('#subscription[data-status=none]').waitFor();
     // the plans' names and prices from Stripe's Prices API
     assert.deepEqual(await page.locator('#plans [data-plan]').allTextContents(), ['Subscribe to Pro', 'Subscribe to Team']);
-    assert.match(await page.locator('[data-plan-card=pro]').textContent() ?? '', /\$12\s*per month/);
+    assert.match((await page.locator('[data-plan-card=pro]').textContent()) ?? '', /\$12\s*per month/);
     await page.locator('#usage-locked').waitFor();
-    assert.match(await page.locator('#usage-locked').textContent() ?? '', /pro or team/);
+    assert.match((await page.locator('#usage-locked').textContent()) ?? '', /pro or team/);
     assert.equal(await page.locator('#manage-billing').count(), 0, 'no portal before a first checkout');
   });
 
-  step('a checkout left on Stripe\'s page comes back canceled, and says so', async () => {
+  step("a checkout left on Stripe's page comes back canceled, and says so", async () => {
     stripe.checkoutUrl = (params) => here(params.cancel_url);
     await clickAndReturn('[data-plan=team]');
     await page.locator('#checkout-notice[data-notice=canceled]').waitFor();
-    assert.equal(new URL(page.url()).pathname + new URL(page.url()).search, `/orgs/${orgId}/billing`, 'the outcome left the address bar, on the organization\'s billing page');
-    assert.match(await page.locator('#checkout-notice').textContent() ?? '', /canceled: nothing was charged/);
+    assert.equal(
+      new URL(page.url()).pathname + new URL(page.url()).search,
+      `/orgs/${orgId}/billing`,
+      "the outcome left the address bar, on the organization's billing page",
+    );
+    assert.match((await page.locator('#checkout-notice').textContent()) ?? '', /canceled: nothing was charged/);
     assert.equal(stripe.requests.at(-1)?.params['line_items[0][price]'], 'price_team_2024');
   });
 
-  step('a checkout paid on Stripe\'s page comes back, and the subscription shows once Stripe\'s events arrive', async () => {
+  step("a checkout paid on Stripe's page comes back, and the subscription shows once Stripe's events arrive", async () => {
     stripe.checkoutUrl = (params) => here(params.success_url);
     await clickAndReturn('[data-plan=pro]');
     await page.locator('#checkout-notice[data-notice=success]').waitFor();
     const end = Math.floor(Date.now() / 1000) + 14 * 86400;
-    await deliver(t, stripeEvent('checkout.session.completed', { object: 'checkout.session', client_reference_id: orgId, customer: 'cus_browser', subscription: 'sub_browser' }));
-    await deliver(t, stripeEvent('customer.subscription.created', subscription({ id: 'sub_browser', customer: 'cus_browser', status: 'trialing', price: 'price_pro_2024', periodEnd: end, trialEnd: end })));
+    await deliver(
+      t,
+      stripeEvent('checkout.session.completed', {
+        object: 'checkout.session',
+        client_reference_id: orgId,
+        customer: 'cus_browser',
+        subscription: 'sub_browser',
+      }),
+    );
+    await deliver(
+      t,
+      stripeEvent(
+        'customer.subscription.created',
+        subscription({ id: 'sub_browser', customer: 'cus_browser', status: 'trialing', price: 'price_pro_2024', periodEnd: end, trialEnd: end }),
+      ),
+    );
     // the page looks again by itself
     await page.locator('#subscription[data-status=trialing]').waitFor();
     assert.equal(await page.locator('[data-field=plan]').textContent(), 'pro');
-    assert.match(await page.locator('#checkout-notice').textContent() ?? '', /your subscription is in place/);
+    assert.match((await page.locator('#checkout-notice').textContent()) ?? '', /your subscription is in place/);
     await page.locator('#usage [data-field=members]').waitFor();
-    assert.match(await page.locator('#usage [data-field=members]').textContent() ?? '', /^1 \(1 owners/);
+    assert.match((await page.locator('#usage [data-field=members]').textContent()) ?? '', /^1 \(1 owners/);
     assert.equal(await page.locator('#plans').count(), 0, 'no second checkout while the subscription runs');
   });
 
@@ -102,9 +123,15 @@ describe('billing in the browser', { skip: browser.skip }, () => {
     await page.locator('#subscription[data-status=trialing]').waitFor();
     assert.deepEqual(stripe.requests.at(-1)?.params, { customer: 'cus_browser', return_url: `${t.system.config.appUrl}/billing?org=${orgId}` });
     const end = Math.floor(Date.now() / 1000) + 14 * 86400;
-    await deliver(t, stripeEvent('customer.subscription.updated', subscription({ id: 'sub_browser', customer: 'cus_browser', status: 'active', price: 'price_pro_2024', periodEnd: end, cancelAtPeriodEnd: true })));
+    await deliver(
+      t,
+      stripeEvent(
+        'customer.subscription.updated',
+        subscription({ id: 'sub_browser', customer: 'cus_browser', status: 'active', price: 'price_pro_2024', periodEnd: end, cancelAtPeriodEnd: true }),
+      ),
+    );
     await page.reload();
     await page.locator('#subscription[data-status=active]').waitFor();
-    assert.match(await page.locator('[data-field=period-end]').textContent() ?? '', /canceled, no renewal/);
+    assert.match((await page.locator('[data-field=period-end]').textContent()) ?? '', /canceled, no renewal/);
   });
 });

@@ -16,12 +16,24 @@ import { registerOrgs, type Organization } from '../../src/client/orgs/events.js
 
 const ORG = '00000000-0000-4000-8000-0000000000b1';
 const org = (status: Organization['subscription']['status'], plan: string | null = null): Organization => ({
-  id: ORG, name: 'Acme', slug: 'acme', personal: false, 'created-at': '2026-01-01T00:00:00.000Z', role: 'admin',
+  id: ORG,
+  name: 'Acme',
+  slug: 'acme',
+  personal: false,
+  'created-at': '2026-01-01T00:00:00.000Z',
+  role: 'admin',
   subscription: { status, plan, 'current-period-end': null, 'cancel-at-period-end': false, 'has-customer': status !== 'none' },
 });
 const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
 const call = (r: TransportRequest) => `${r.method} ${new URL(r.url, 'http://x').pathname}`;
-const PLANS = { plans: [{ id: 'pro', 'price-id': 'price_pro', features: ['usage-report'] }, { id: 'basic', 'price-id': 'price_basic', features: [] }], 'trial-days': 14, 'checkout-enabled': true };
+const PLANS = {
+  plans: [
+    { id: 'pro', 'price-id': 'price_pro', features: ['usage-report'] },
+    { id: 'basic', 'price-id': 'price_basic', features: [] },
+  ],
+  'trial-days': 14,
+  'checkout-enabled': true,
+};
 
 function setup(handler: (req: TransportRequest) => TransportResponse | undefined) {
   const requests: TransportRequest[] = [];
@@ -29,20 +41,32 @@ function setup(handler: (req: TransportRequest) => TransportResponse | undefined
   const assigned: string[] = [];
   const later: EventVector[] = [];
   const core = new EventCore<AppState>({ route: 'billing', toasts: [], busy: false, ready: true, token: 'access-1' });
-  registerApp(core, {
-    transport: async (req) => { requests.push(req); return handler(req) ?? ok({ type: 'not-found', message: 'no such route' }, 404); },
-    csrfToken: () => 'csrf-1',
-  }, () => undefined);
+  registerApp(
+    core,
+    {
+      transport: async (req) => {
+        requests.push(req);
+        return handler(req) ?? ok({ type: 'not-found', message: 'no such route' }, 404);
+      },
+      csrfToken: () => 'csrf-1',
+    },
+    () => undefined,
+  );
   registerAccount(core, { replaceUrl: (path) => replaced.push(path), download: () => undefined });
   registerOrgs(core, { storage: { getItem: () => null, setItem: () => undefined, removeItem: () => undefined } });
   registerBilling(core, { assign: (url) => assigned.push(url) });
-  core.regFx('later', ({ event }: { event: EventVector }) => { later.push(event); });
-  const run = async (event: EventVector) => { core.dispatch(event); await sleep(30); };
+  core.regFx('later', ({ event }: { event: EventVector }) => {
+    later.push(event);
+  });
+  const run = async (event: EventVector) => {
+    core.dispatch(event);
+    await sleep(30);
+  };
   return { core, requests, replaced, assigned, later, run };
 }
 
 describe('client billing events', () => {
-  it('routes /billing and reads the organization and the checkout\'s outcome from the query', () => {
+  it("routes /billing and reads the organization and the checkout's outcome from the query", () => {
     assert.equal(routeOf('/billing'), 'billing');
     assert.equal(routeOf(`/orgs/${ORG}/billing`), 'org-billing');
     assert.deepEqual(billingQuery(`?org=${ORG}&checkout=success`), { orgId: ORG, notice: 'success' });
@@ -55,20 +79,25 @@ describe('client billing events', () => {
       if (call(req) === `GET /api/orgs/${ORG}`) return ok(org(status, status === 'none' ? null : 'pro'));
       if (call(req) === 'GET /api/billing/plans') return ok(PLANS);
       if (call(req) === `GET /api/orgs/${ORG}/reports/usage`) {
-        return status === 'none' ? ok({ type: 'payment-required', message: 'pay', plans: ['pro', 'team'] }, 402) : ok({
-          'window-days': 30, members: { total: 1, owners: 1, admins: 0, members: 0, 'joined-recently': 1 }, invitations: { pending: 0, 'accepted-recently': 0 }, 'payment-events-recently': 2,
-        });
+        return status === 'none'
+          ? ok({ type: 'payment-required', message: 'pay', plans: ['pro', 'team'] }, 402)
+          : ok({
+              'window-days': 30,
+              members: { total: 1, owners: 1, admins: 0, members: 0, 'joined-recently': 1 },
+              invitations: { pending: 0, 'accepted-recently': 0 },
+              'payment-events-recently': 2,
+            });
       }
       return undefined;
     });
     await s.run(['billing/open', `?org=${ORG}&checkout=success`]);
-    assert.deepEqual(s.replaced, [`/orgs/${ORG}/billing`], 'the outcome leaves the address bar, for the organization\'s billing page');
+    assert.deepEqual(s.replaced, [`/orgs/${ORG}/billing`], "the outcome leaves the address bar, for the organization's billing page");
     assert.equal(s.core.state.route, 'org-billing');
     const page = s.core.state.billingPage!;
     assert.equal(page.notice, 'success');
     assert.equal(page.org?.subscription.status, 'none');
     assert.equal(page.plans?.[0].id, 'pro');
-    assert.deepEqual(page.usage, { status: 'locked', plans: ['pro'] }, 'the plans that include the report, from the plans\' answer');
+    assert.deepEqual(page.usage, { status: 'locked', plans: ['pro'] }, "the plans that include the report, from the plans' answer");
     assert.deepEqual(s.later, [['billing/load-org', ORG]], 'it will look again');
 
     // the webhook has not arrived: every look schedules the next, until the budget is spent
@@ -100,7 +129,10 @@ describe('client billing events', () => {
     await s.run(['pricing/load']);
     await s.run(['pricing/load']);
     assert.equal(s.core.state.pricing?.status, 'ready');
-    assert.deepEqual(s.core.state.pricing?.plans?.map((p) => p.id), ['pro', 'basic']);
+    assert.deepEqual(
+      s.core.state.pricing?.plans?.map((p) => p.id),
+      ['pro', 'basic'],
+    );
     assert.equal(s.requests.length, 1);
   });
 

@@ -26,7 +26,9 @@ describe('browser client', { skip: browser.skip }, () => {
     t = await startSystem(testDatabases()[0], { ACCESS_TOKEN_TTL: String(TTL), PUBLIC_DIR });
     await browser.launch();
     page = await browser.openPage('page', {
-      onResponse: (r) => { if (r.url().includes('/api/')) seen.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`); },
+      onResponse: (r) => {
+        if (r.url().includes('/api/')) seen.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`);
+      },
     });
   });
   after(async () => {
@@ -48,7 +50,11 @@ describe('browser client', { skip: browser.skip }, () => {
   });
 
   step('serves the favicon and robots.txt', async () => {
-    for (const [path, type] of [['/favicon.ico', /^image\//], ['/favicon.svg', /^image\/svg\+xml/], ['/robots.txt', /^text\/plain/]] as const) {
+    for (const [path, type] of [
+      ['/favicon.ico', /^image\//],
+      ['/favicon.svg', /^image\/svg\+xml/],
+      ['/robots.txt', /^text\/plain/],
+    ] as const) {
       const res = await page.request.get(`${t.url}${path}`);
       assert.equal(res.status(), 200, path);
       assert.match(res.headers()['content-type'] ?? '', type);

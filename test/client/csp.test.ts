@@ -13,7 +13,13 @@ import { startSystem, testDatabases, type TestSystem } from '../support/system.j
 
 /** `directive -> sources` of a policy; a missing directive falls back to default-src. */
 function sources(policy: string, directive: string): string[] {
-  const parts = new Map(policy.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...rest]) => [name, rest]));
+  const parts = new Map(
+    policy
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .filter((d) => d[0])
+      .map(([name, ...rest]) => [name, rest]),
+  );
   return parts.get(directive) ?? parts.get('default-src') ?? [];
 }
 
@@ -28,7 +34,12 @@ describe('Content Security Policy of the rendered pages', () => {
   const html = { accept: 'text/html' };
 
   // the docs page's policy is @fastify/swagger-ui's (staticCSP: hashes of its inline parts; it also allows https: stylesheets)
-  for (const [name, path, ours] of [['the client\'s page', '/', true], ['a client route', '/orgs', true], ['the dev mailbox', '/dev/mailbox', true], ['the API docs', '/openapi', false]] as const) {
+  for (const [name, path, ours] of [
+    ["the client's page", '/', true],
+    ['a client route', '/orgs', true],
+    ['the dev mailbox', '/dev/mailbox', true],
+    ['the API docs', '/openapi', false],
+  ] as const) {
     it(`${name} (${path}): scripts and styles without 'unsafe-inline'`, async () => {
       const res = await t.client('GET', path, { headers: html });
       assert.equal(res.status, 200, res.text.slice(0, 200));
@@ -40,12 +51,18 @@ describe('Content Security Policy of the rendered pages', () => {
         assert.ok(!list.includes("'unsafe-inline'"), `${directive} of ${path}: ${list.join(' ')}`);
         assert.ok(!list.includes('*'), `${directive} of ${path}: ${list.join(' ')}`);
         // ours: this server's files, nothing, or an inline block named by its hash
-        if (ours) assert.ok(list.every((s) => s === "'self'" || s === "'none'" || /^'sha256-[A-Za-z0-9+/=]+'$/.test(s)), `${directive} of ${path}: ${list.join(' ')}`);
+        if (ours)
+          assert.ok(
+            list.every((s) => s === "'self'" || s === "'none'" || /^'sha256-[A-Za-z0-9+/=]+'$/.test(s)),
+            `${directive} of ${path}: ${list.join(' ')}`,
+          );
       }
     });
   }
 
-  it('the built client page has no inline script, style element or style attribute', { skip: !existsSync(join(PUBLIC_DIR, 'index.html')) && 'the client is not built' }, () => {
+  it('the built client page has no inline script, style element or style attribute', {
+    skip: !existsSync(join(PUBLIC_DIR, 'index.html')) && 'the client is not built',
+  }, () => {
     const page = readFileSync(join(PUBLIC_DIR, 'index.html'), 'utf8');
     assert.doesNotMatch(page, /<script(?![^>]*\bsrc=)[^>]*>/i, 'every script has a src');
     assert.doesNotMatch(page, /<style\b/i);

@@ -12,16 +12,27 @@ function setup(handler: Handler, token = 'old-token') {
   const requests: TransportRequest[] = [];
   const events: EventVector[] = [];
   const core = new EventCore<{ token?: string }>({ token });
-  for (const name of ['ok', 'ok2', 'fail', 'fail2', 'router/navigate']) core.regEvent(name, (_ctx, e) => { events.push(e); });
+  for (const name of ['ok', 'ok2', 'fail', 'fail2', 'router/navigate'])
+    core.regEvent(name, (_ctx, e) => {
+      events.push(e);
+    });
   core.regEvent('run', (_ctx, [, fx, opts]) => ({ [fx as string]: opts }));
   installHttp(core, {
-    transport: async (req) => { requests.push(req); return handler(req); },
+    transport: async (req) => {
+      requests.push(req);
+      return handler(req);
+    },
     csrfToken: () => 'csrf-123',
     getToken: () => core.state.token,
-    setToken: (t) => { core.state.token = t; },
+    setToken: (t) => {
+      core.state.token = t;
+    },
     timeoutMs: 200,
   });
-  const run = async (fx: string, opts: HttpOptions, wait = 30) => { core.dispatch(['run', fx, opts]); await sleep(wait); };
+  const run = async (fx: string, opts: HttpOptions, wait = 30) => {
+    core.dispatch(['run', fx, opts]);
+    await sleep(wait);
+  };
   return { core, requests, events, run };
 }
 
@@ -33,7 +44,10 @@ describe('client request layer', () => {
     await run('http/api', { url: 'account/me' });
     await run('http/api', { url: ':account/me' });
     await run('http/api', { url: '/api/health' });
-    assert.deepEqual(requests.map((r) => r.url), ['/api/account/me', '/api/account/me', '/api/health']);
+    assert.deepEqual(
+      requests.map((r) => r.url),
+      ['/api/account/me', '/api/account/me', '/api/health'],
+    );
   });
 
   it('encodes the body and asks for the response in every content type (transit-json by default)', async () => {
@@ -68,7 +82,10 @@ describe('client request layer', () => {
     for (const [response, email] of bodies) {
       const { events, run } = setup(() => response);
       await run('http/api', { url: 'x/y', successPath: ['account', 'email'], onSuccess: ['ok', 'arg'], onSuccessN: [['ok2']] });
-      assert.deepEqual(events, [['ok', 'arg', email], ['ok2', email]]);
+      assert.deepEqual(events, [
+        ['ok', 'arg', email],
+        ['ok2', email],
+      ]);
     }
     const { events, run } = setup(() => ({ status: 200, contentType: 'text/html', text: '<p>hi</p>' }));
     await run('http/request', { url: 'https://example.test/page', accept: 'html', onSuccess: ['ok'] });
@@ -78,11 +95,16 @@ describe('client request layer', () => {
   it('sends status >= 400 to every failure handler with the body', async () => {
     const { events, run } = setup(() => transitOk({ type: 'conflict', message: 'taken' }, 409));
     await run('http/api', { url: 'account/sign-up', method: 'post', body: {}, onSuccess: ['ok'], onFailure: ['fail', 1], onFailureN: [['fail2']] });
-    assert.deepEqual(events, [['fail', 1, { type: 'conflict', message: 'taken' }], ['fail2', { type: 'conflict', message: 'taken' }]]);
+    assert.deepEqual(events, [
+      ['fail', 1, { type: 'conflict', message: 'taken' }],
+      ['fail2', { type: 'conflict', message: 'taken' }],
+    ]);
   });
 
   it('reports network errors, time-outs and aborts as failures', async () => {
-    const network = setup(() => { throw new TypeError('fetch failed'); });
+    const network = setup(() => {
+      throw new TypeError('fetch failed');
+    });
     await network.run('http/api', { url: 'x/y', onFailure: ['fail'] });
     assert.equal((network.events[0][1] as { kind: string }).kind, 'network');
 

@@ -62,48 +62,56 @@ for (const db of testDatabases()) {
     const password = 'first browser password';
     const newPassword = 'second browser password';
 
-    step('signs up, opens the verification link from the mailbox, and is verified', async () => {
-      await a.goto(`${t.url}/sign-up`);
-      await a.locator('#sign-up-name').fill('Life Cycle');
-      await a.locator('#sign-up-email').fill(email);
-      await a.locator('#sign-up-password').fill(password);
-      await a.locator('#sign-up-confirm-password').fill(password);
-      await a.locator('form#sign-up button[type=submit]').click();
-      await a.waitForURL(`${t.url}/account`);
-      assert.equal(await a.locator('[data-field=email-verified]').textContent(), 'no');
-      await a.locator('#verify-banner').waitFor();
+    step(
+      'signs up, opens the verification link from the mailbox, and is verified',
+      async () => {
+        await a.goto(`${t.url}/sign-up`);
+        await a.locator('#sign-up-name').fill('Life Cycle');
+        await a.locator('#sign-up-email').fill(email);
+        await a.locator('#sign-up-password').fill(password);
+        await a.locator('#sign-up-confirm-password').fill(password);
+        await a.locator('form#sign-up button[type=submit]').click();
+        await a.waitForURL(`${t.url}/account`);
+        assert.equal(await a.locator('[data-field=email-verified]').textContent(), 'no');
+        await a.locator('#verify-banner').waitFor();
 
-      await a.goto(await link(email, 'verify-email'));
-      await a.locator('#token-status[data-status=done]').waitFor();
-      assert.ok(!a.url().includes('token='), 'the token leaves the address bar');
-      await a.goto(`${t.url}/account`);
-      await a.locator('[data-field=email-verified]').waitFor();
-      assert.equal(await a.locator('[data-field=email-verified]').textContent(), 'yes');
-      assert.equal(await a.locator('#verify-banner').count(), 0);
-    }, ANONYMOUS_RESTORE);
+        await a.goto(await link(email, 'verify-email'));
+        await a.locator('#token-status[data-status=done]').waitFor();
+        assert.ok(!a.url().includes('token='), 'the token leaves the address bar');
+        await a.goto(`${t.url}/account`);
+        await a.locator('[data-field=email-verified]').waitFor();
+        assert.equal(await a.locator('[data-field=email-verified]').textContent(), 'yes');
+        assert.equal(await a.locator('#verify-banner').count(), 0);
+      },
+      ANONYMOUS_RESTORE,
+    );
 
-    step('resets a forgotten password from the link; the old session in another context is logged out', async () => {
-      await logInAs(b, email, password);
-      await a.locator('#account-menu-button').click();
-      await a.locator('#log-out').click();
-      await a.waitForURL(`${t.url}/log-in`);
-      await a.locator('#forgot-password-link').click();
-      await a.waitForURL(`${t.url}/forgot-password`);
-      await a.locator('#forgot-password-email').fill(email);
-      await a.locator('form#forgot-password button[type=submit]').click();
-      await a.locator('#forgot-password-sent').waitFor();
+    step(
+      'resets a forgotten password from the link; the old session in another context is logged out',
+      async () => {
+        await logInAs(b, email, password);
+        await a.locator('#account-menu-button').click();
+        await a.locator('#log-out').click();
+        await a.waitForURL(`${t.url}/log-in`);
+        await a.locator('#forgot-password-link').click();
+        await a.waitForURL(`${t.url}/forgot-password`);
+        await a.locator('#forgot-password-email').fill(email);
+        await a.locator('form#forgot-password button[type=submit]').click();
+        await a.locator('#forgot-password-sent').waitFor();
 
-      await a.goto(await link(email, 'reset-password'));
-      await a.locator('#reset-password-password').fill(newPassword);
-      await a.locator('#reset-password-confirm-password').fill(newPassword);
-      await a.locator('form#reset-password button[type=submit]').click();
-      await a.waitForURL(`${t.url}/log-in`);
+        await a.goto(await link(email, 'reset-password'));
+        await a.locator('#reset-password-password').fill(newPassword);
+        await a.locator('#reset-password-confirm-password').fill(newPassword);
+        await a.locator('form#reset-password button[type=submit]').click();
+        await a.waitForURL(`${t.url}/log-in`);
 
-      // B's access token died with its session: its next request fails, the refresh too, and it lands on log-in
-      await b.locator('#reload').click();
-      await b.waitForURL(`${t.url}/log-in`);
-      await logInAs(a, email, newPassword);
-    }, REFUSED_401);
+        // B's access token died with its session: its next request fails, the refresh too, and it lands on log-in
+        await b.locator('#reload').click();
+        await b.waitForURL(`${t.url}/log-in`);
+        await logInAs(a, email, newPassword);
+      },
+      REFUSED_401,
+    );
 
     step('changes the email and confirms it from the new address', async () => {
       await a.goto(`${t.url}/settings`);
@@ -121,36 +129,44 @@ for (const db of testDatabases()) {
       assert.equal(await a.locator('[data-field=email-verified]').textContent(), 'yes');
     });
 
-    step('ends a session from another context', async () => {
-      await logInAs(b, newEmail, newPassword);
-      await a.goto(`${t.url}/settings/sessions`);
-      const others = a.locator('table#sessions tr[data-session]:not([data-current=true])');
-      await others.first().waitFor();
-      assert.equal(await others.count(), 1);
-      assert.equal(await a.locator('tr[data-current=true]').count(), 1);
-      await others.first().locator('button.end-session').click();
-      await others.first().waitFor({ state: 'detached' });
+    step(
+      'ends a session from another context',
+      async () => {
+        await logInAs(b, newEmail, newPassword);
+        await a.goto(`${t.url}/settings/sessions`);
+        const others = a.locator('table#sessions tr[data-session]:not([data-current=true])');
+        await others.first().waitFor();
+        assert.equal(await others.count(), 1);
+        assert.equal(await a.locator('tr[data-current=true]').count(), 1);
+        await others.first().locator('button.end-session').click();
+        await others.first().waitFor({ state: 'detached' });
 
-      await b.locator('#reload').click();
-      await b.waitForURL(`${t.url}/log-in`);
-      await a.locator('#nav-account').click();
-      await a.locator('[data-field=email]').waitFor();
-    }, REFUSED_401);
+        await b.locator('#reload').click();
+        await b.waitForURL(`${t.url}/log-in`);
+        await a.locator('#nav-account').click();
+        await a.locator('[data-field=email]').waitFor();
+      },
+      REFUSED_401,
+    );
 
-    step("deletes the account, after which it can't log in", async () => {
-      await a.goto(`${t.url}/settings/delete`);
-      await a.locator('#delete-account-confirm-email').fill(newEmail);
-      await a.locator('#delete-account-password').fill(newPassword);
-      await a.getByRole('button', { name: 'Delete my account' }).click();
-      await a.waitForURL(`${t.url}/log-in`);
+    step(
+      "deletes the account, after which it can't log in",
+      async () => {
+        await a.goto(`${t.url}/settings/delete`);
+        await a.locator('#delete-account-confirm-email').fill(newEmail);
+        await a.locator('#delete-account-password').fill(newPassword);
+        await a.getByRole('button', { name: 'Delete my account' }).click();
+        await a.waitForURL(`${t.url}/log-in`);
 
-      await a.locator('#log-in-email').fill(newEmail);
-      await a.locator('#log-in-password').fill(newPassword);
-      await a.locator('form#log-in button[type=submit]').click();
-      await a.locator('.toast.error').waitFor();
-      assert.equal(new URL(a.url()).pathname, '/log-in');
-      const rows = await t.system.database.db.selectFrom('account').select('id').where('email', 'in', [email, newEmail]).execute();
-      assert.equal(rows.length, 0);
-    }, REFUSED_401);
+        await a.locator('#log-in-email').fill(newEmail);
+        await a.locator('#log-in-password').fill(newPassword);
+        await a.locator('form#log-in button[type=submit]').click();
+        await a.locator('.toast.error').waitFor();
+        assert.equal(new URL(a.url()).pathname, '/log-in');
+        const rows = await t.system.database.db.selectFrom('account').select('id').where('email', 'in', [email, newEmail]).execute();
+        assert.equal(rows.length, 0);
+      },
+      REFUSED_401,
+    );
   });
 }

@@ -15,7 +15,6 @@ import { browserHarness, PUBLIC_DIR } from '../support/browser.js';
 import { testDatabases } from '../support/system.js';
 import { startOidcWorld, type OidcWorld } from '../oidc/support.js';
 
-
 const browser = browserHarness('oidc');
 
 describe('provider sign-in in the browser', { skip: browser.skip }, () => {
@@ -31,7 +30,9 @@ describe('provider sign-in in the browser', { skip: browser.skip }, () => {
     const ours = (url: string) => url.startsWith(w.appUrl);
     page = await browser.openPage('page', {
       own: ours,
-      onRequest: (r) => { if (ours(r.url()) && new URL(r.url()).pathname.startsWith('/api/')) apiCalls.push(`${r.method()} ${new URL(r.url()).pathname}`); },
+      onRequest: (r) => {
+        if (ours(r.url()) && new URL(r.url()).pathname.startsWith('/api/')) apiCalls.push(`${r.method()} ${new URL(r.url()).pathname}`);
+      },
     });
   });
   after(async () => {
@@ -87,7 +88,7 @@ describe('provider sign-in in the browser', { skip: browser.skip }, () => {
     await page.waitForURL(`${w.appUrl}/log-in`);
     await page.locator('#oauth-notice[data-code=access-denied]').waitFor();
     assert.equal(await page.locator('#oauth-notice').getAttribute('role'), 'alert');
-    assert.match(await page.locator('#oauth-notice').textContent() ?? '', /You cancelled signing in with Acme/);
+    assert.match((await page.locator('#oauth-notice').textContent()) ?? '', /You cancelled signing in with Acme/);
   });
 
   step('a password account links Acme from its account page, then unlinks it', async () => {

@@ -13,10 +13,20 @@ import type { TransportRequest, TransportResponse } from '../../src/client/http.
 import { noticeOf, oauthErrorMessage, registerOidc } from '../../src/client/oidc/events.js';
 
 const account: Account = {
-  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001', email: 'ada@example.test', name: 'Ada', 'created-at': '2026-01-01T00:00:00.000Z',
-  subscription: { status: 'none', plan: null, 'current-period-end': null }, 'email-verified': true,
+  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001',
+  email: 'ada@example.test',
+  name: 'Ada',
+  'created-at': '2026-01-01T00:00:00.000Z',
+  subscription: { status: 'none', plan: null, 'current-period-end': null },
+  'email-verified': true,
 };
-const identity = { id: '00000000-0000-4000-8000-0000000000a1', provider: 'acme', email: 'ada@acme.test', 'created-at': '2026-01-01T00:00:00.000Z', 'last-used-at': null };
+const identity = {
+  id: '00000000-0000-4000-8000-0000000000a1',
+  provider: 'acme',
+  email: 'ada@acme.test',
+  'created-at': '2026-01-01T00:00:00.000Z',
+  'last-used-at': null,
+};
 const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
 const call = (r: TransportRequest) => `${r.method} ${new URL(r.url, 'http://x').pathname}`;
 
@@ -25,27 +35,39 @@ function setup(route: Route, signedIn: boolean) {
   const assigned: string[] = [];
   const replaced: string[] = [];
   const core = new EventCore<AppState>({ route, toasts: [], busy: false, ready: true, ...(signedIn ? { token: 'access-1', account } : {}) });
-  registerApp(core, {
-    transport: async (req) => {
-      requests.push(req);
-      switch (call(req)) {
-        case 'GET /api/auth/providers': return ok({ providers: [{ id: 'acme', name: 'Acme' }] });
-        case 'GET /api/account/identities': return ok({ identities: [identity], 'has-password': true });
-        case 'POST /api/auth/oauth/acme/link': return ok({ url: 'https://idp.example/auth?state=s' });
-        case `DELETE /api/account/identities/${identity.id}`: return { status: 204, contentType: null, text: '' };
-        default: return ok({ type: 'not-found', message: 'no such route' }, 404);
-      }
+  registerApp(
+    core,
+    {
+      transport: async (req) => {
+        requests.push(req);
+        switch (call(req)) {
+          case 'GET /api/auth/providers':
+            return ok({ providers: [{ id: 'acme', name: 'Acme' }] });
+          case 'GET /api/account/identities':
+            return ok({ identities: [identity], 'has-password': true });
+          case 'POST /api/auth/oauth/acme/link':
+            return ok({ url: 'https://idp.example/auth?state=s' });
+          case `DELETE /api/account/identities/${identity.id}`:
+            return { status: 204, contentType: null, text: '' };
+          default:
+            return ok({ type: 'not-found', message: 'no such route' }, 404);
+        }
+      },
+      csrfToken: () => 'csrf-1',
     },
-    csrfToken: () => 'csrf-1',
-  }, () => undefined);
+    () => undefined,
+  );
   registerOidc(core, { assign: (url) => assigned.push(url), replaceUrl: (path) => replaced.push(path) });
   core.regFx('later', () => undefined);
-  const run = async (event: EventVector) => { core.dispatch(event); await sleep(30); };
+  const run = async (event: EventVector) => {
+    core.dispatch(event);
+    await sleep(30);
+  };
   return { core, requests, assigned, replaced, run };
 }
 
 describe('client provider sign-in events', () => {
-  it('reads the callback\'s error on the log-in page, takes it out of the URL and names the provider', async () => {
+  it("reads the callback's error on the log-in page, takes it out of the URL and names the provider", async () => {
     const { core, requests, replaced, run } = setup('log-in', false);
     await run(['oidc/page-enter', 'log-in', '?error=email-in-use&provider=acme']);
     assert.deepEqual(core.state.oauthNotice, { route: 'log-in', kind: 'error', code: 'email-in-use', provider: 'acme' });
@@ -62,7 +84,7 @@ describe('client provider sign-in events', () => {
     assert.deepEqual(noticeOf('account', '?linked=acme'), { route: 'account', kind: 'linked', code: 'linked', provider: 'acme' });
   });
 
-  it('loads the signed-in account\'s identities, links through the provider\'s URL, unlinks', async () => {
+  it("loads the signed-in account's identities, links through the provider's URL, unlinks", async () => {
     const { core, requests, assigned, run } = setup('security', true);
     await run(['oidc/page-enter', 'security', '']);
     assert.deepEqual(core.state.signInMethods, { identities: [identity], hasPassword: true });

@@ -110,7 +110,7 @@ describe('organizations in the browser', { skip: browser.skip }, () => {
     await b.waitForURL(`${t.url}/orgs/${orgId}/members`);
     await member(b, emails.b).waitFor();
     assert.equal(await b.locator('#invite').count(), 0, 'a member sees no invitation form');
-    assert.equal(await b.locator('#nav-org-api-keys').count(), 0, 'nor the admins\' pages in the navigation');
+    assert.equal(await b.locator('#nav-org-api-keys').count(), 0, "nor the admins' pages in the navigation");
   });
 
   step('A sees B among the members and makes B admin', async () => {

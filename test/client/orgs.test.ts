@@ -14,37 +14,67 @@ import type { TransportRequest, TransportResponse } from '../../src/client/http.
 import { CURRENT_ORG_KEY, orgIdOf, PENDING_INVITATION_KEY, registerOrgs, type Organization } from '../../src/client/orgs/events.js';
 
 const account: Account = {
-  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001', email: 'ada@example.test', name: 'Ada', 'created-at': '2026-01-01T00:00:00.000Z',
-  subscription: { status: 'none', plan: null, 'current-period-end': null }, 'email-verified': true,
+  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001',
+  email: 'ada@example.test',
+  name: 'Ada',
+  'created-at': '2026-01-01T00:00:00.000Z',
+  subscription: { status: 'none', plan: null, 'current-period-end': null },
+  'email-verified': true,
 };
-const org = (id: string, name: string, personal = false): Organization =>
-  ({
-    id, name, slug: name.toLowerCase(), personal, 'created-at': '2026-01-01T00:00:00.000Z', role: 'owner',
-    subscription: { status: 'none', plan: null, 'current-period-end': null, 'cancel-at-period-end': false, 'has-customer': false },
-  });
+const org = (id: string, name: string, personal = false): Organization => ({
+  id,
+  name,
+  slug: name.toLowerCase(),
+  personal,
+  'created-at': '2026-01-01T00:00:00.000Z',
+  role: 'owner',
+  subscription: { status: 'none', plan: null, 'current-period-end': null, 'cancel-at-period-end': false, 'has-customer': false },
+});
 const PERSONAL = org('00000000-0000-4000-8000-000000000001', 'Ada', true);
 const SHARED = org('00000000-0000-4000-8000-000000000002', 'Acme');
 
 const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
 
-function setup(route: Route, handler: (req: TransportRequest) => TransportResponse | undefined, options: { signedIn?: boolean; stored?: Record<string, string> } = {}) {
+function setup(
+  route: Route,
+  handler: (req: TransportRequest) => TransportResponse | undefined,
+  options: { signedIn?: boolean; stored?: Record<string, string> } = {},
+) {
   const stored = new Map(Object.entries(options.stored ?? {}));
   const requests: TransportRequest[] = [];
   const navigated: string[] = [];
   const replaced: string[] = [];
   const state: AppState = { route, toasts: [], busy: false, ready: true, ...(options.signedIn !== false ? { token: 'access-1', account } : {}) };
   const core = new EventCore<AppState>(state);
-  registerApp(core, {
-    transport: async (req) => { requests.push(req); return handler(req) ?? ok({ type: 'not-found', message: 'no such route' }, 404); },
-    csrfToken: () => 'csrf-1',
-  }, (path) => navigated.push(path));
+  registerApp(
+    core,
+    {
+      transport: async (req) => {
+        requests.push(req);
+        return handler(req) ?? ok({ type: 'not-found', message: 'no such route' }, 404);
+      },
+      csrfToken: () => 'csrf-1',
+    },
+    (path) => navigated.push(path),
+  );
   registerAccount(core, { replaceUrl: (path) => replaced.push(path), download: () => undefined });
   registerOrgs(core, {
-    storage: { getItem: (k) => stored.get(k) ?? null, setItem: (k, v) => { stored.set(k, v); }, removeItem: (k) => { stored.delete(k); } },
+    storage: {
+      getItem: (k) => stored.get(k) ?? null,
+      setItem: (k, v) => {
+        stored.set(k, v);
+      },
+      removeItem: (k) => {
+        stored.delete(k);
+      },
+    },
   });
   core.regFx('later', () => undefined);
   core.dispatchSync(['orgs/init']);
-  const run = async (event: EventVector, wait = 30) => { core.dispatch(event); await sleep(wait); };
+  const run = async (event: EventVector, wait = 30) => {
+    core.dispatch(event);
+    await sleep(wait);
+  };
   return { core, requests, navigated, replaced, stored, run };
 }
 
@@ -60,8 +90,9 @@ describe('client organization events', () => {
   });
 
   it('loads the list once per account, keeps a stored current organization and falls back to the personal one', async () => {
-    const s = setup('account', (req) => (call(req) === 'GET /api/orgs' ? ok({ organizations: [PERSONAL, SHARED] }) : undefined),
-      { stored: { [CURRENT_ORG_KEY]: SHARED.id } });
+    const s = setup('account', (req) => (call(req) === 'GET /api/orgs' ? ok({ organizations: [PERSONAL, SHARED] }) : undefined), {
+      stored: { [CURRENT_ORG_KEY]: SHARED.id },
+    });
     await s.run(['orgs/page-enter', 'account', '']);
     assert.deepEqual(s.requests.map(call), ['GET /api/orgs']);
     assert.equal(s.core.state.currentOrg, SHARED.id);
@@ -92,13 +123,17 @@ describe('client organization events', () => {
 
     // later, signed in (maybe in another tab): the account page sends it back to the invitation
     let verified = false;
-    const s = setup('account', (req) => {
-      if (call(req) === 'GET /api/orgs') return ok({ organizations: verified ? [PERSONAL, SHARED] : [PERSONAL] });
-      if (call(req) === 'POST /api/invitations/accept') {
-        return verified ? ok(SHARED) : ok({ type: 'forbidden', reason: 'email-unverified', message: 'Verify first' }, 403);
-      }
-      return undefined;
-    }, { stored: { [PENDING_INVITATION_KEY]: 'tok-1' } });
+    const s = setup(
+      'account',
+      (req) => {
+        if (call(req) === 'GET /api/orgs') return ok({ organizations: verified ? [PERSONAL, SHARED] : [PERSONAL] });
+        if (call(req) === 'POST /api/invitations/accept') {
+          return verified ? ok(SHARED) : ok({ type: 'forbidden', reason: 'email-unverified', message: 'Verify first' }, 403);
+        }
+        return undefined;
+      },
+      { stored: { [PENDING_INVITATION_KEY]: 'tok-1' } },
+    );
     await s.run(['orgs/page-enter', 'account', '']);
     assert.deepEqual(s.navigated, ['/invitations/accept']);
     await s.run(['orgs/page-enter', 'accept-invitation', '']);

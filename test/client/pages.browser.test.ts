@@ -69,14 +69,24 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     ['organization', `/orgs/${orgId}`, '#org-plan'],
     ['members', `/orgs/${orgId}/members`, '#invitations tr[data-invitation]'],
     ['api-keys', `/orgs/${orgId}/api-keys`, '#api-keys tr[data-api-key]'],
-    ['webhooks', `/orgs/${orgId}/webhooks`, '#webhooks li.webhook', async (page) => {
-      await page.locator('#webhooks .show-log').first().click();
-      await page.locator('#delivery-log tr[data-delivery]').first().waitFor();
-    }],
-    ['sso', `/orgs/${orgId}/sso`, '#scim-tokens li[data-token]', async (page) => {
-      await page.locator('#saml-connection').waitFor();
-      await page.locator('#domains li[data-domain]').first().waitFor();
-    }],
+    [
+      'webhooks',
+      `/orgs/${orgId}/webhooks`,
+      '#webhooks li.webhook',
+      async (page) => {
+        await page.locator('#webhooks .show-log').first().click();
+        await page.locator('#delivery-log tr[data-delivery]').first().waitFor();
+      },
+    ],
+    [
+      'sso',
+      `/orgs/${orgId}/sso`,
+      '#scim-tokens li[data-token]',
+      async (page) => {
+        await page.locator('#saml-connection').waitFor();
+        await page.locator('#domains li[data-domain]').first().waitFor();
+      },
+    ],
     ['audit-log', `/orgs/${orgId}/audit-log`, '#audit-log tr[data-entry]'],
     ['billing', `/orgs/${orgId}/billing`, '[data-plan]'],
     ['admin', '/admin', '#admin-stats [data-field=accounts]'],
@@ -93,16 +103,19 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     hook = await receiver();
     stripe.prices.price_pro_year = { product: 'Pro', unitAmount: 12000, currency: 'usd', interval: 'year' };
     stripe.prices.price_team_year = { product: 'Team', unitAmount: 49000, currency: 'usd', interval: 'year' };
-    t = await startSystem(testDatabases()[0], billingEnv(stripe.url, {
-      PUBLIC_DIR,
-      BILLING_PLANS: 'pro=price_pro_2024,team=price_team_2024,pro-yearly=price_pro_year,team-yearly=price_team_year',
-      PRODUCT_NAME: 'Rocketship',
-      PRODUCT_PITCH: 'Launch your team\'s work into orbit.',
-      // the endpoint is the receiver on 127.0.0.1
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      // the owner is a platform admin: the admin pages are among those checked
-      ADMIN_EMAILS: ownerEmail,
-    }));
+    t = await startSystem(
+      testDatabases()[0],
+      billingEnv(stripe.url, {
+        PUBLIC_DIR,
+        BILLING_PLANS: 'pro=price_pro_2024,team=price_team_2024,pro-yearly=price_pro_year,team-yearly=price_team_year',
+        PRODUCT_NAME: 'Rocketship',
+        PRODUCT_PITCH: "Launch your team's work into orbit.",
+        // the endpoint is the receiver on 127.0.0.1
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        // the owner is a platform admin: the admin pages are among those checked
+        ADMIN_EMAILS: ownerEmail,
+      }),
+    );
     owner = await account(t, { email: ownerEmail });
     orgId = await createOrg(t, owner, 'Acme Rockets');
     const member = await account(t);
@@ -113,7 +126,11 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     assert.equal((await as(t, owner, 'POST', `/api/admin/accounts/${memberId}/unlock`, {})).status, 200);
     assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/invitations`, { email: uniqueEmail('invited'), role: 'member' })).status, 201);
     assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/api-keys`, { name: 'CI deploys', role: 'member' })).status, 201);
-    const endpoint = await as(t, owner, 'POST', `/api/orgs/${orgId}/webhooks`, { url: `${hook.url}/crm`, events: ['member.updated', 'api-key.created'], description: 'CRM sync' });
+    const endpoint = await as(t, owner, 'POST', `/api/orgs/${orgId}/webhooks`, {
+      url: `${hook.url}/crm`,
+      events: ['member.updated', 'api-key.created'],
+      description: 'CRM sync',
+    });
     assert.equal(endpoint.status, 201, endpoint.text);
     assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/webhooks/${endpoint.body.id as string}/test`)).status, 202);
     // the Single sign-on page with a domain waiting for its TXT record, a SAML connection and a SCIM token
@@ -124,7 +141,8 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     for (const mode of MODES) {
       for (const who of ['visitor', 'owner']) {
         pages[`${who}-${mode.name}`] = await browser.openPage(`${who}-${mode.name}`, {
-          context: { viewport: mode.viewport, colorScheme: mode.colorScheme }, warnings: true,
+          context: { viewport: mode.viewport, colorScheme: mode.colorScheme },
+          warnings: true,
         });
       }
     }
@@ -149,8 +167,10 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     const width = await page.evaluate(() => {
       const client = document.documentElement.clientWidth;
       // the elements reaching past the screen's right edge, to say what is too wide
-      const wide = [...document.body.querySelectorAll('*')].filter((e) => e.getBoundingClientRect().right > client + 1)
-        .slice(0, 3).map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${[...e.classList].slice(0, 4).join('.')}`);
+      const wide = [...document.body.querySelectorAll('*')]
+        .filter((e) => e.getBoundingClientRect().right > client + 1)
+        .slice(0, 3)
+        .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${[...e.classList].slice(0, 4).join('.')}`);
       return { scroll: document.documentElement.scrollWidth, client, wide };
     });
     assert.ok(width.scroll <= width.client, `${name} (${mode}) is ${width.scroll} px wide on a ${width.client} px screen: ${width.wide.join(', ')}`);
@@ -181,7 +201,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     const visitor = pages['visitor-light'];
     await visitor.goto(`${t.url}/`);
     assert.equal(await visitor.locator('h1').textContent(), 'Rocketship');
-    assert.equal(await visitor.locator('#product-pitch').textContent(), 'Launch your team\'s work into orbit.');
+    assert.equal(await visitor.locator('#product-pitch').textContent(), "Launch your team's work into orbit.");
     assert.equal(await visitor.title(), 'Home · Rocketship');
     await visitor.locator('#hero-sign-up').waitFor();
     const owner = pages['owner-light'];
@@ -190,17 +210,17 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     await owner.waitForURL(`${t.url}/account`);
   });
 
-  step('pricing: monthly by default, yearly on the toggle, with Stripe\'s names and amounts', async () => {
+  step("pricing: monthly by default, yearly on the toggle, with Stripe's names and amounts", async () => {
     const page = pages['visitor-light'];
     await page.goto(`${t.url}/pricing`);
     const cards = page.locator('[data-plan-card]');
     await cards.first().waitFor();
     assert.deepEqual(await cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-plan-card'))), ['pro', 'team']);
-    assert.match(await cards.first().textContent() ?? '', /Pro\s*\$12\s*per month/);
+    assert.match((await cards.first().textContent()) ?? '', /Pro\s*\$12\s*per month/);
     assert.equal(await page.locator('[data-interval=month]').getAttribute('aria-pressed'), 'true');
     await page.locator('[data-interval=year]').click();
     assert.deepEqual(await cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-plan-card'))), ['pro-yearly', 'team-yearly']);
-    assert.match(await cards.first().textContent() ?? '', /\$120\s*per year/);
+    assert.match((await cards.first().textContent()) ?? '', /\$120\s*per year/);
   });
 
   step('an unknown address shows the 404 page with a way back', async () => {
@@ -212,7 +232,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     await page.locator('#product-pitch').waitFor();
   });
 
-  step('the theme toggle overrides the system\'s choice and is remembered', async () => {
+  step("the theme toggle overrides the system's choice and is remembered", async () => {
     const page = pages['visitor-light'];
     await page.goto(`${t.url}/log-in`);
     const background = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
@@ -225,7 +245,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     assert.equal(await background(), light);
   });
 
-  step('a navigation moves the focus to the new page\'s title; below 768 px the side navigation opens from the menu button', async () => {
+  step("a navigation moves the focus to the new page's title; below 768 px the side navigation opens from the menu button", async () => {
     const wide = pages['owner-light'];
     await wide.goto(`${t.url}/account`);
     await wide.locator('#nav-orgs').click();

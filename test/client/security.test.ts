@@ -15,8 +15,13 @@ import { EventCore, type EventVector } from '../../src/client/core.js';
 import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
 
 const account: Account = {
-  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001', email: 'ada@example.test', name: 'Ada', 'created-at': '2026-01-01T00:00:00.000Z',
-  subscription: { status: 'none', plan: null, 'current-period-end': null }, 'email-verified': true, 'two-factor-enabled': false,
+  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001',
+  email: 'ada@example.test',
+  name: 'Ada',
+  'created-at': '2026-01-01T00:00:00.000Z',
+  subscription: { status: 'none', plan: null, 'current-period-end': null },
+  'email-verified': true,
+  'two-factor-enabled': false,
 };
 const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
 const logInResponse = { 'access-token': 'access-2', 'refresh-token': 'r', 'token-type': 'Bearer', 'expires-in': 900, account };
@@ -26,17 +31,24 @@ function setup(route: Route, handler: (req: TransportRequest, body: Record<strin
   const ceremonies: Array<[string, unknown]> = [];
   const navigated: string[] = [];
   const core = new EventCore<AppState>({ route, toasts: [], busy: false, ready: true, ...(signedIn ? { token: 'access-1', account } : {}) });
-  registerApp(core, {
-    transport: async (req) => {
-      const body = (req.body ? transitJson.decode(req.body) : {}) as Record<string, unknown>;
-      requests.push({ call: `${req.method} ${req.url}`, body });
-      return handler(req, body) ?? ok({ type: 'not-found', message: 'no such route' }, 404);
+  registerApp(
+    core,
+    {
+      transport: async (req) => {
+        const body = (req.body ? transitJson.decode(req.body) : {}) as Record<string, unknown>;
+        requests.push({ call: `${req.method} ${req.url}`, body });
+        return handler(req, body) ?? ok({ type: 'not-found', message: 'no such route' }, 404);
+      },
+      csrfToken: () => 'csrf-1',
     },
-    csrfToken: () => 'csrf-1',
-  }, (path) => navigated.push(path));
+    (path) => navigated.push(path),
+  );
   registerAccount(core, { replaceUrl: () => undefined, download: () => undefined });
   registerSecurity(core, {
-    register: async (options) => { ceremonies.push(['register', options]); return { id: 'cred-1', response: { attestationObject: 'a' } }; },
+    register: async (options) => {
+      ceremonies.push(['register', options]);
+      return { id: 'cred-1', response: { attestationObject: 'a' } };
+    },
     authenticate: async (options) => {
       ceremonies.push(['authenticate', options]);
       if ((options as { challenge: string }).challenge === 'cancel') throw Object.assign(new Error('The operation was aborted'), { name: 'NotAllowedError' });
@@ -45,7 +57,10 @@ function setup(route: Route, handler: (req: TransportRequest, body: Record<strin
   });
   registerEmailSignIn(core);
   core.regFx('later', () => undefined);
-  const run = async (event: EventVector, wait = 30) => { core.dispatch(event); await sleep(wait); };
+  const run = async (event: EventVector, wait = 30) => {
+    core.dispatch(event);
+    await sleep(wait);
+  };
   return { core, requests, ceremonies, navigated, run, toasts: () => core.state.toasts.map((t) => t.message) };
 }
 
@@ -78,9 +93,11 @@ describe('client sign-in security events', () => {
     assert.equal(t.core.state.mfa, undefined);
     assert.deepEqual(t.navigated, ['/account']);
 
-    const again = setup('log-in', (req) => (req.url === '/api/account/log-in/mfa'
-      ? ok({ type: 'unauthorized', message: 'expired', errors: [{ path: '/mfa-token', message: 'is invalid' }] }, 401)
-      : ok({ 'mfa-required': true, 'mfa-token': 'mfa-2', 'expires-in': 300 })));
+    const again = setup('log-in', (req) =>
+      req.url === '/api/account/log-in/mfa'
+        ? ok({ type: 'unauthorized', message: 'expired', errors: [{ path: '/mfa-token', message: 'is invalid' }] }, 401)
+        : ok({ 'mfa-required': true, 'mfa-token': 'mfa-2', 'expires-in': 300 }),
+    );
     await again.run(['log-in/submit', { email: 'ada@example.test', password: 'pw' }]);
     await again.run(['mfa/submit', { code: '123456' }]);
     assert.equal(again.core.state.mfa, undefined, 'back to the password');
@@ -95,7 +112,10 @@ describe('client sign-in security events', () => {
     });
     await t.run(['passkey/sign-in'], 60);
     assert.deepEqual(t.ceremonies, [['authenticate', { challenge: 'abc', rpId: 'localhost' }]], 'camelCase options pass through');
-    assert.deepEqual(t.requests.map((r) => r.call), ['POST /api/auth/passkey/options', 'POST /api/auth/passkey/verify']);
+    assert.deepEqual(
+      t.requests.map((r) => r.call),
+      ['POST /api/auth/passkey/options', 'POST /api/auth/passkey/verify'],
+    );
     assert.deepEqual(t.requests[1].body, { 'challenge-id': 'c-1', response: { id: 'cred-1', response: { signature: 's' } } });
     assert.equal(t.core.state.token, 'access-2');
 
@@ -107,17 +127,22 @@ describe('client sign-in security events', () => {
   });
 
   it('two-factor on the account page: setup, backup codes once, off', async () => {
-    const t = setup('account', (req, body) => {
-      if (req.url === '/api/account/2fa/setup') return ok({ secret: 'JBSWY3DPEHPK3PXP', 'otpauth-url': 'otpauth://totp/x?secret=JBSWY3DPEHPK3PXP' });
-      // the server asks for the password first: the dialog's answer goes with the request again
-      if (req.url === '/api/account/2fa/enable') {
-        return body.password === 'pw' ? ok({ 'backup-codes': ['aaaaa-bbbbb'] })
-          : ok({ type: 'reauthentication-required', message: 'Confirm', method: 'password', errors: [{ path: '/password', message: 'is required' }] }, 403);
-      }
-      if (req.url === '/api/account/2fa/backup-codes') return ok({ 'backup-codes': ['ccccc-ddddd'] });
-      if (req.url === '/api/account/2fa/disable') return { status: 204, contentType: null, text: '' };
-      return undefined;
-    }, true);
+    const t = setup(
+      'account',
+      (req, body) => {
+        if (req.url === '/api/account/2fa/setup') return ok({ secret: 'JBSWY3DPEHPK3PXP', 'otpauth-url': 'otpauth://totp/x?secret=JBSWY3DPEHPK3PXP' });
+        // the server asks for the password first: the dialog's answer goes with the request again
+        if (req.url === '/api/account/2fa/enable') {
+          return body.password === 'pw'
+            ? ok({ 'backup-codes': ['aaaaa-bbbbb'] })
+            : ok({ type: 'reauthentication-required', message: 'Confirm', method: 'password', errors: [{ path: '/password', message: 'is required' }] }, 403);
+        }
+        if (req.url === '/api/account/2fa/backup-codes') return ok({ 'backup-codes': ['ccccc-ddddd'] });
+        if (req.url === '/api/account/2fa/disable') return { status: 204, contentType: null, text: '' };
+        return undefined;
+      },
+      true,
+    );
     await t.run(['two-factor/setup']);
     assert.deepEqual(t.core.state.twoFactorSetup, { secret: 'JBSWY3DPEHPK3PXP', url: 'otpauth://totp/x?secret=JBSWY3DPEHPK3PXP' });
     await t.run(['two-factor/enable', { code: '123 456' }]);
@@ -142,14 +167,18 @@ describe('client sign-in security events', () => {
 
   it('passkeys on the account page: add through the ceremony, rename, remove', async () => {
     const key = { id: 'k-1', name: 'Laptop', 'created-at': '2026-01-01T00:00:00.000Z', 'last-used-at': null };
-    const t = setup('account', (req, body) => {
-      if (req.url === '/api/account/passkeys' && req.method === 'GET') return ok({ passkeys: [] });
-      if (req.url === '/api/account/passkeys/register/options') return ok({ challenge: 'reg', rp: { name: 'SaaS' } });
-      if (req.url === '/api/account/passkeys/register/verify') return ok({ ...key, name: body.name }, 201);
-      if (req.url === '/api/account/passkeys/k-1' && req.method === 'PATCH') return ok({ ...key, name: body.name });
-      if (req.url === '/api/account/passkeys/k-1' && req.method === 'DELETE') return { status: 204, contentType: null, text: '' };
-      return undefined;
-    }, true);
+    const t = setup(
+      'account',
+      (req, body) => {
+        if (req.url === '/api/account/passkeys' && req.method === 'GET') return ok({ passkeys: [] });
+        if (req.url === '/api/account/passkeys/register/options') return ok({ challenge: 'reg', rp: { name: 'SaaS' } });
+        if (req.url === '/api/account/passkeys/register/verify') return ok({ ...key, name: body.name }, 201);
+        if (req.url === '/api/account/passkeys/k-1' && req.method === 'PATCH') return ok({ ...key, name: body.name });
+        if (req.url === '/api/account/passkeys/k-1' && req.method === 'DELETE') return { status: 204, contentType: null, text: '' };
+        return undefined;
+      },
+      true,
+    );
     const names = () => t.core.state.passkeys?.map((k) => k.name);
     await t.run(['passkeys/load']);
     assert.deepEqual(t.core.state.passkeys, []);
@@ -162,20 +191,28 @@ describe('client sign-in security events', () => {
     assert.deepEqual(names(), ['Work laptop']);
     await t.run(['passkeys/remove', 'k-1']);
     assert.deepEqual(t.core.state.passkeys, []);
-    assert.ok(t.requests.every((r) => r.call.startsWith('GET') || r.call.includes('/api/account/')), 'authenticated calls under the account API');
+    assert.ok(
+      t.requests.every((r) => r.call.startsWith('GET') || r.call.includes('/api/account/')),
+      'authenticated calls under the account API',
+    );
   });
 
   it('re-authentication: an account without a password signs in again; a cancelled dialog fails the action', async () => {
-    const t = setup('account', (req) => {
-      if (req.url === '/api/account/2fa/disable') return ok({ type: 'reauthentication-required', message: 'Sign in again', method: 'recent-sign-in', 'max-age': 600 }, 403);
-      if (req.url === '/api/account/log-out') return { status: 204, contentType: null, text: '' };
-      return undefined;
-    }, true);
+    const t = setup(
+      'account',
+      (req) => {
+        if (req.url === '/api/account/2fa/disable')
+          return ok({ type: 'reauthentication-required', message: 'Sign in again', method: 'recent-sign-in', 'max-age': 600 }, 403);
+        if (req.url === '/api/account/log-out') return { status: 204, contentType: null, text: '' };
+        return undefined;
+      },
+      true,
+    );
     await t.run(['two-factor/disable', { code: '654321' }]);
     assert.equal(t.core.state.reauth?.method, 'recent-sign-in');
     await t.run(['reauth/cancel']);
     assert.equal(t.core.state.reauth, undefined);
-    assert.deepEqual(t.toasts(), ['Sign in again'], 'the action\'s own failure events run');
+    assert.deepEqual(t.toasts(), ['Sign in again'], "the action's own failure events run");
     assert.equal(t.core.state.busy, false);
     await t.run(['two-factor/disable', { code: '654321' }]);
     await t.run(['reauth/sign-in-again']);
@@ -184,14 +221,16 @@ describe('client sign-in security events', () => {
   });
 
   it('the two-factor page takes the mfa-token a provider put in the fragment', async () => {
-    const t = setup('log-in-two-factor', (req, body) => (req.url === '/api/account/log-in/mfa' && body['mfa-token'] === 'from-fragment' ? ok(logInResponse) : undefined));
+    const t = setup('log-in-two-factor', (req, body) =>
+      req.url === '/api/account/log-in/mfa' && body['mfa-token'] === 'from-fragment' ? ok(logInResponse) : undefined,
+    );
     await t.run(['mfa/pending', 'from-fragment']);
     await t.run(['mfa/submit', { code: '123456' }]);
     assert.deepEqual(t.requests.at(-1), { call: 'POST /api/account/log-in/mfa', body: { 'mfa-token': 'from-fragment', code: '123456' } });
     assert.equal(t.core.state.token, 'access-2');
   });
 
-  it('email sign-in: asks, takes the code, and the link\'s page sends its token once', async () => {
+  it("email sign-in: asks, takes the code, and the link's page sends its token once", async () => {
     const t = setup('log-in', (req, body) => {
       if (req.url === '/api/auth/email/start') return ok({ message: 'on its way' }, 202);
       if (req.url === '/api/auth/email/verify' && body.code === '000000') return ok({ type: 'invalid-code', message: 'The code is wrong' }, 401);
@@ -210,7 +249,9 @@ describe('client sign-in security events', () => {
     assert.deepEqual(t.requests.at(-1), { call: 'POST /api/auth/email/verify', body: { email: 'ada@example.test', code: '123456' } });
     assert.equal(t.core.state.token, 'access-2');
 
-    const link = setup('email-sign-in', (req, body) => (req.url === '/api/auth/email/verify' && body.token === 'link-token' ? ok(logInResponse) : ok({ type: 'invalid-token', message: 'bad' }, 400)));
+    const link = setup('email-sign-in', (req, body) =>
+      req.url === '/api/auth/email/verify' && body.token === 'link-token' ? ok(logInResponse) : ok({ type: 'invalid-token', message: 'bad' }, 400),
+    );
     await link.run(['email-sign-in/open', '?token=used-token']);
     assert.equal(link.core.state.emailSignIn?.step, 'failed');
     await link.run(['email-sign-in/open', '?token=link-token']);

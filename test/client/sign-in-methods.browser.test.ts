@@ -16,7 +16,6 @@ import { freePort } from '../support/net.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { awayFromStepEdge, totpCode } from '../support/totp.js';
 
-
 /** the server's 403 `reauthentication-required` before the dialog: Chromium logs it as a console error too */
 const REAUTH_ASKED = [/ response: POST \/api\/account\/(passkeys\/register\/options|2fa\/enable) 403$/, /console: .*status of 403/];
 
@@ -40,7 +39,14 @@ describe('passkeys and two-factor in the browser', { skip: browser.skip }, () =>
     const cdp = await browser.contextOf('page').newCDPSession(page);
     await cdp.send('WebAuthn.enable');
     await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     });
   });
   after(async () => {
@@ -66,21 +72,28 @@ describe('passkeys and two-factor in the browser', { skip: browser.skip }, () =>
     await page.waitForURL(`${base}/settings/security`);
   };
 
-  step('adds a passkey on the security page', async () => {
-    await page.goto(`${base}/log-in`);
-    await logInWithPassword();
-    await page.waitForURL(`${base}/account`);
-    await toSecurity();
-    await page.locator('#no-passkeys').waitFor();
-    await page.getByLabel('Name for a new passkey').fill('Virtual key');
-    await page.getByRole('button', { name: 'Add a passkey' }).click();
-    // the server asks for the password (re-authentication): a dialog takes it and the request goes again
-    await page.locator('#reauth-password').fill(PASSWORD);
-    await page.locator('#reauth-dialog .dialog-ok').click();
-    await page.locator('#passkeys tr[data-passkey] [data-field=name]', { hasText: 'Virtual key' }).waitFor();
-    const stored = await t.system.database.db.selectFrom('passkey').select(['name', 'transports']).execute();
-    assert.deepEqual(stored.map((p) => p.name), ['Virtual key']);
-  }, REAUTH_ASKED);
+  step(
+    'adds a passkey on the security page',
+    async () => {
+      await page.goto(`${base}/log-in`);
+      await logInWithPassword();
+      await page.waitForURL(`${base}/account`);
+      await toSecurity();
+      await page.locator('#no-passkeys').waitFor();
+      await page.getByLabel('Name for a new passkey').fill('Virtual key');
+      await page.getByRole('button', { name: 'Add a passkey' }).click();
+      // the server asks for the password (re-authentication): a dialog takes it and the request goes again
+      await page.locator('#reauth-password').fill(PASSWORD);
+      await page.locator('#reauth-dialog .dialog-ok').click();
+      await page.locator('#passkeys tr[data-passkey] [data-field=name]', { hasText: 'Virtual key' }).waitFor();
+      const stored = await t.system.database.db.selectFrom('passkey').select(['name', 'transports']).execute();
+      assert.deepEqual(
+        stored.map((p) => p.name),
+        ['Virtual key'],
+      );
+    },
+    REAUTH_ASKED,
+  );
 
   step('logs out and signs in with the passkey, no email typed', async () => {
     await logOut();
@@ -91,9 +104,12 @@ describe('passkeys and two-factor in the browser', { skip: browser.skip }, () =>
     await page.locator('#passkeys tr[data-passkey] [data-field=last-used-at]').filter({ hasNotText: 'never' }).waitFor();
   });
 
-  step('renames the passkey in the app\'s own dialog, never the browser\'s prompt; Cancel keeps the name', async () => {
+  step("renames the passkey in the app's own dialog, never the browser's prompt; Cancel keeps the name", async () => {
     const native: string[] = [];
-    const onNative = (d: { type(): string; dismiss(): Promise<void> }) => { native.push(d.type()); void d.dismiss(); };
+    const onNative = (d: { type(): string; dismiss(): Promise<void> }) => {
+      native.push(d.type());
+      void d.dismiss();
+    };
     page.on('dialog', onNative);
     try {
       const row = page.locator('#passkeys tr[data-passkey]').first();
@@ -114,30 +130,37 @@ describe('passkeys and two-factor in the browser', { skip: browser.skip }, () =>
       await row.locator('[data-field=name]', { hasText: 'Work laptop' }).waitFor();
       await dialog.waitFor({ state: 'detached' });
       const stored = await t.system.database.db.selectFrom('passkey').select('name').execute();
-      assert.deepEqual(stored.map((p) => p.name), ['Work laptop']);
+      assert.deepEqual(
+        stored.map((p) => p.name),
+        ['Work laptop'],
+      );
       assert.deepEqual(native, [], 'no alert, confirm or prompt of the browser');
     } finally {
       page.off('dialog', onNative);
     }
   });
 
-  step('sets up two-factor from the shown secret and keeps the backup codes', async () => {
-    await page.getByRole('button', { name: 'Set up two-factor' }).click();
-    const secret = (await page.locator('#two-factor-secret').textContent()) ?? '';
-    assert.match(secret, /^[A-Z2-7]{32}$/);
-    assert.match((await page.locator('#two-factor-url').textContent()) ?? '', /^otpauth:\/\/totp\//);
-    assert.match((await page.locator('#two-factor-qr').getAttribute('src')) ?? '', /^data:image\//, 'the QR code is drawn');
-    await awayFromStepEdge();
-    await page.getByLabel('Code from the app').fill(totpCode(secret));
-    await page.getByRole('button', { name: 'Turn on two-factor' }).click();
-    await page.locator('#reauth-password').fill(PASSWORD);
-    await page.locator('#reauth-dialog .dialog-ok').click();
-    await page.locator('#backup-codes li').nth(9).waitFor();
-    assert.equal(await page.locator('#two-factor').getAttribute('data-enabled'), 'true');
-    await page.getByRole('button', { name: 'I saved them' }).click();
-    assert.equal(await page.locator('#backup-codes').count(), 0, 'shown once');
-    totpSecret = secret;
-  }, REAUTH_ASKED);
+  step(
+    'sets up two-factor from the shown secret and keeps the backup codes',
+    async () => {
+      await page.getByRole('button', { name: 'Set up two-factor' }).click();
+      const secret = (await page.locator('#two-factor-secret').textContent()) ?? '';
+      assert.match(secret, /^[A-Z2-7]{32}$/);
+      assert.match((await page.locator('#two-factor-url').textContent()) ?? '', /^otpauth:\/\/totp\//);
+      assert.match((await page.locator('#two-factor-qr').getAttribute('src')) ?? '', /^data:image\//, 'the QR code is drawn');
+      await awayFromStepEdge();
+      await page.getByLabel('Code from the app').fill(totpCode(secret));
+      await page.getByRole('button', { name: 'Turn on two-factor' }).click();
+      await page.locator('#reauth-password').fill(PASSWORD);
+      await page.locator('#reauth-dialog .dialog-ok').click();
+      await page.locator('#backup-codes li').nth(9).waitFor();
+      assert.equal(await page.locator('#two-factor').getAttribute('data-enabled'), 'true');
+      await page.getByRole('button', { name: 'I saved them' }).click();
+      assert.equal(await page.locator('#backup-codes').count(), 0, 'shown once');
+      totpSecret = secret;
+    },
+    REAUTH_ASKED,
+  );
 
   step('logs in with password and a code from the app', async () => {
     const secret = totpSecret;

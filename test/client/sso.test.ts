@@ -17,15 +17,30 @@ import { sso } from '../../src/client/sso/feature.js';
 const ORG = '00000000-0000-4000-8000-000000000002';
 const DOMAIN = '00000000-0000-4000-8000-0000000000dd';
 const account: Account = {
-  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001', email: 'ada@example.test', name: 'Ada', 'created-at': '2026-01-01T00:00:00.000Z',
-  subscription: { status: 'none', plan: null, 'current-period-end': null }, 'email-verified': true,
+  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001',
+  email: 'ada@example.test',
+  name: 'Ada',
+  'created-at': '2026-01-01T00:00:00.000Z',
+  subscription: { status: 'none', plan: null, 'current-period-end': null },
+  'email-verified': true,
 };
 const org = (role: string) => ({ id: ORG, name: 'Acme', slug: 'acme', personal: false, 'created-at': '2026-01-01T00:00:00.000Z', role });
-const domain: OrgDomain = { id: DOMAIN, domain: 'acme.example', verified: false, 'txt-name': '_saas-verification.acme.example', 'txt-value': 'saas-domain-verification=x' };
+const domain: OrgDomain = {
+  id: DOMAIN,
+  domain: 'acme.example',
+  verified: false,
+  'txt-name': '_saas-verification.acme.example',
+  'txt-value': 'saas-domain-verification=x',
+};
 const connection: SamlConnection = {
-  'sp-entity-id': `https://app.example/api/sso/saml/${ORG}`, 'acs-url': `https://app.example/api/sso/saml/${ORG}/acs`,
-  'sp-metadata-url': `https://app.example/api/sso/saml/${ORG}/metadata`, 'idp-entity-id': 'https://idp.example', 'idp-sso-url': 'https://idp.example/sso',
-  'certificate-expires-at': '2030-01-01T00:00:00.000Z', 'default-role': 'member', enforced: true,
+  'sp-entity-id': `https://app.example/api/sso/saml/${ORG}`,
+  'acs-url': `https://app.example/api/sso/saml/${ORG}/acs`,
+  'sp-metadata-url': `https://app.example/api/sso/saml/${ORG}/metadata`,
+  'idp-entity-id': 'https://idp.example',
+  'idp-sso-url': 'https://idp.example/sso',
+  'certificate-expires-at': '2030-01-01T00:00:00.000Z',
+  'default-role': 'member',
+  enforced: true,
 };
 const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
 const call = (r: TransportRequest) => `${r.method.toUpperCase()} ${new URL(r.url, 'http://x').pathname}`;
@@ -37,41 +52,83 @@ function setup(role = 'owner') {
   const requests: TransportRequest[] = [];
   const assigned: string[] = [];
   const core = new EventCore<AppState>({ route: 'org-sso', toasts: [], busy: false, ready: true, token: 'access-1', account });
-  registerApp(core, {
-    transport: async (req) => {
-      requests.push(req);
-      const body = req.body ? transitJson.decode(req.body) as Record<string, unknown> : {};
-      switch (call(req)) {
-        case `GET /api/orgs/${ORG}`: return ok(org(role));
-        case `GET /api/orgs/${ORG}/domains`: return ok({ domains });
-        case `POST /api/orgs/${ORG}/domains`:
-          domains = [domain];
-          return ok(domain, 201);
-        case `POST /api/orgs/${ORG}/domains/${DOMAIN}/verify`:
-          if (!txtReady) return ok({ type: 'domain-not-verified', message: 'No TXT record holds the value yet' }, 409);
-          domains = [{ ...domain, verified: true }];
-          return ok(domains[0]);
-        case `GET /api/orgs/${ORG}/sso/saml`: return ok({ connection: saml ?? null });
-        case `PUT /api/orgs/${ORG}/sso/saml`:
-          if (body['metadata-xml'] === 'junk') {
-            return ok({ type: 'request-coercion', message: 'Unusable identity provider metadata', in: 'body', errors: [{ path: '/metadata-xml', message: 'not well-formed XML' }] }, 400);
-          }
-          saml = { ...connection, enforced: body.enforced as boolean };
-          return ok(saml);
-        case `GET /api/orgs/${ORG}/scim-tokens`: return ok({ tokens: [] });
-        case `POST /api/orgs/${ORG}/scim-tokens`:
-          return ok({ id: '00000000-0000-4000-8000-0000000000ee', name: body.name, 'default-role': 'member', 'created-at': '2026-01-01T00:00:00.000Z', 'last-used-at': null, token: 'scim_secret' }, 201);
-        case 'POST /api/auth/sso/start':
-          return String(body.email).endsWith('@acme.example') ? ok({ url: 'https://idp.example/sso?SAMLRequest=x' }) : ok({ type: 'sso-not-configured', message: 'none' }, 404);
-        default: return ok({ type: 'not-found', message: 'no such route' }, 404);
-      }
+  registerApp(
+    core,
+    {
+      transport: async (req) => {
+        requests.push(req);
+        const body = req.body ? (transitJson.decode(req.body) as Record<string, unknown>) : {};
+        switch (call(req)) {
+          case `GET /api/orgs/${ORG}`:
+            return ok(org(role));
+          case `GET /api/orgs/${ORG}/domains`:
+            return ok({ domains });
+          case `POST /api/orgs/${ORG}/domains`:
+            domains = [domain];
+            return ok(domain, 201);
+          case `POST /api/orgs/${ORG}/domains/${DOMAIN}/verify`:
+            if (!txtReady) return ok({ type: 'domain-not-verified', message: 'No TXT record holds the value yet' }, 409);
+            domains = [{ ...domain, verified: true }];
+            return ok(domains[0]);
+          case `GET /api/orgs/${ORG}/sso/saml`:
+            return ok({ connection: saml ?? null });
+          case `PUT /api/orgs/${ORG}/sso/saml`:
+            if (body['metadata-xml'] === 'junk') {
+              return ok(
+                {
+                  type: 'request-coercion',
+                  message: 'Unusable identity provider metadata',
+                  in: 'body',
+                  errors: [{ path: '/metadata-xml', message: 'not well-formed XML' }],
+                },
+                400,
+              );
+            }
+            saml = { ...connection, enforced: body.enforced as boolean };
+            return ok(saml);
+          case `GET /api/orgs/${ORG}/scim-tokens`:
+            return ok({ tokens: [] });
+          case `POST /api/orgs/${ORG}/scim-tokens`:
+            return ok(
+              {
+                id: '00000000-0000-4000-8000-0000000000ee',
+                name: body.name,
+                'default-role': 'member',
+                'created-at': '2026-01-01T00:00:00.000Z',
+                'last-used-at': null,
+                token: 'scim_secret',
+              },
+              201,
+            );
+          case 'POST /api/auth/sso/start':
+            return String(body.email).endsWith('@acme.example')
+              ? ok({ url: 'https://idp.example/sso?SAMLRequest=x' })
+              : ok({ type: 'sso-not-configured', message: 'none' }, 404);
+          default:
+            return ok({ type: 'not-found', message: 'no such route' }, 404);
+        }
+      },
+      csrfToken: () => 'csrf-1',
     },
-    csrfToken: () => 'csrf-1',
-  }, () => undefined);
+    () => undefined,
+  );
   registerSso(core);
   core.regFx('location/assign', (url: string) => assigned.push(url));
-  const run = async (event: EventVector) => { core.dispatch(event); await sleep(30); };
-  return { core, requests, assigned, run, page: () => core.state.ssoPage!, errors: (form: string) => core.state.fieldErrors?.[form], setTxt: () => { txtReady = true; } };
+  const run = async (event: EventVector) => {
+    core.dispatch(event);
+    await sleep(30);
+  };
+  return {
+    core,
+    requests,
+    assigned,
+    run,
+    page: () => core.state.ssoPage!,
+    errors: (form: string) => core.state.fieldErrors?.[form],
+    setTxt: () => {
+      txtReady = true;
+    },
+  };
 }
 
 describe('client single sign-on events', () => {
@@ -79,7 +136,8 @@ describe('client single sign-on events', () => {
     assert.equal(routeOf(`/orgs/${ORG}/sso`), 'org-sso');
     assert.equal(ssoOrgIdOf(`/orgs/${ORG}/sso`), ORG);
     const item = sso.nav!.find((n) => n.route === 'org-sso')!;
-    const as = (role: 'owner' | 'admin' | 'member') => ({ route: 'account', toasts: [], busy: false, ready: true, currentOrg: ORG, orgs: [{ ...org(role), role }] }) as unknown as AppState;
+    const as = (role: 'owner' | 'admin' | 'member') =>
+      ({ route: 'account', toasts: [], busy: false, ready: true, currentOrg: ORG, orgs: [{ ...org(role), role }] }) as unknown as AppState;
     assert.equal(item.path!(as('admin')), `/orgs/${ORG}/sso`);
     assert.equal(item.path!(as('member')), undefined);
   });

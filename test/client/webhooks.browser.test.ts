@@ -58,9 +58,9 @@ describe('Webhooks in the browser', { skip: browser.skip }, () => {
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     const urlError = page.locator('#webhook-url-error');
     await urlError.waitFor();
-    assert.match(await urlError.textContent() ?? '', /link-local/);
+    assert.match((await urlError.textContent()) ?? '', /link-local/);
     assert.equal(await page.locator('#webhook-url').getAttribute('aria-invalid'), 'true');
-    assert.match(await page.locator('#webhook-url').getAttribute('aria-describedby') ?? '', /webhook-url-error/);
+    assert.match((await page.locator('#webhook-url').getAttribute('aria-describedby')) ?? '', /webhook-url-error/);
 
     await page.locator('#webhook-url').fill(`${hook.url}/browser`);
     await page.getByLabel('Description').fill('Browser test');
@@ -72,7 +72,7 @@ describe('Webhooks in the browser', { skip: browser.skip }, () => {
     const secretBox = endpoint.locator('input[id^="webhook-secret-"]');
     const secret = await secretBox.inputValue();
     assert.match(secret, /^whsec_/);
-    assert.match(await endpoint.locator('[data-field=events]').textContent() ?? '', /member\.updated/);
+    assert.match((await endpoint.locator('[data-field=events]').textContent()) ?? '', /member\.updated/);
     assert.equal(await page.locator('#webhook-url').inputValue(), '', 'the form is cleared');
     assert.equal(await page.locator('#webhook-url-error').count(), 0, 'and its error gone');
     hook.secrets.push(secret);
@@ -83,10 +83,10 @@ describe('Webhooks in the browser', { skip: browser.skip }, () => {
     assert.equal(hook.verified('/browser')[0].event.type, 'webhook.test');
     const row = endpoint.locator('#delivery-log tr[data-status="succeeded"]');
     await waitFor('the log to show the success', async () => {
-      if (await row.count() === 0) await endpoint.locator('#delivery-filter').selectOption('succeeded');
+      if ((await row.count()) === 0) await endpoint.locator('#delivery-filter').selectOption('succeeded');
       return (await row.count()) > 0;
     });
-    assert.match(await row.first().textContent() ?? '', /webhook\.test[\s\S]*204 in \d+ ms/);
+    assert.match((await row.first().textContent()) ?? '', /webhook\.test[\s\S]*204 in \d+ ms/);
 
     await endpoint.locator('.hide-secret').click();
     await secretBox.waitFor({ state: 'detached' });
@@ -96,7 +96,7 @@ describe('Webhooks in the browser', { skip: browser.skip }, () => {
     // rotating asks first, in a modal <dialog>
     const confirmation = page.locator('dialog[open]');
     await endpoint.locator('.rotate-secret').click();
-    assert.match(await confirmation.textContent() ?? '', /Make a new secret\?[\s\S]*24 hours/);
+    assert.match((await confirmation.textContent()) ?? '', /Make a new secret\?[\s\S]*24 hours/);
     await confirmation.locator('.confirm-ok').click();
     await page.getByText(/previous one signs too/).waitFor();
     await waitFor('the new secret on the page', async () => (await secretBox.inputValue()) !== secret);
@@ -110,11 +110,15 @@ describe('Webhooks in the browser', { skip: browser.skip }, () => {
     await endpoint.locator('.send-test').click();
     await waitFor('the failed attempts', () => hook.received.length >= 2);
     const failed = endpoint.locator('#delivery-log tr[data-status="failed"]');
-    await waitFor('the failure in the log', async () => {
-      await endpoint.locator('#delivery-filter').selectOption('failed');
-      return (await failed.count()) > 0;
-    }, 60_000);
-    assert.match(await failed.first().textContent() ?? '', /500 in \d+ ms \(unexpected-status\)/);
+    await waitFor(
+      'the failure in the log',
+      async () => {
+        await endpoint.locator('#delivery-filter').selectOption('failed');
+        return (await failed.count()) > 0;
+      },
+      60_000,
+    );
+    assert.match((await failed.first().textContent()) ?? '', /500 in \d+ ms \(unexpected-status\)/);
     const second = hook.received.at(-1)!;
     assert.deepEqual(second.verifiedWith.sort(), [secret, rotated].sort(), 'both secrets sign for 24 hours');
     hook.answers = [{ status: 204 }];
@@ -126,7 +130,7 @@ describe('Webhooks in the browser', { skip: browser.skip }, () => {
     });
 
     await endpoint.locator('.delete-webhook').click();
-    assert.match(await confirmation.textContent() ?? '', /Delete the endpoint/);
+    assert.match((await confirmation.textContent()) ?? '', /Delete the endpoint/);
     await confirmation.locator('.confirm-cancel').click();
     await confirmation.waitFor({ state: 'detached' });
     assert.equal(await page.evaluate(() => document.activeElement?.classList.contains('delete-webhook')), true, 'the focus is back on the button');

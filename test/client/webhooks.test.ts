@@ -18,19 +18,33 @@ import { webhooks } from '../../src/client/webhooks/feature.js';
 const ORG = '00000000-0000-4000-8000-000000000002';
 const HOOK = '00000000-0000-4000-8000-0000000000bb';
 const account: Account = {
-  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001', email: 'ada@example.test', name: 'Ada', 'created-at': '2026-01-01T00:00:00.000Z',
-  subscription: { status: 'none', plan: null, 'current-period-end': null }, 'email-verified': true,
+  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001',
+  email: 'ada@example.test',
+  name: 'Ada',
+  'created-at': '2026-01-01T00:00:00.000Z',
+  subscription: { status: 'none', plan: null, 'current-period-end': null },
+  'email-verified': true,
 };
 const org = (role: string) => ({ id: ORG, name: 'Acme', slug: 'acme', personal: false, 'created-at': '2026-01-01T00:00:00.000Z', role });
 const listed: Webhook = {
-  id: HOOK, url: 'https://hooks.example.com/in', events: ['*'], description: '', enabled: true, 'disabled-reason': null, 'created-at': '2026-01-02T00:00:00.000Z',
+  id: HOOK,
+  url: 'https://hooks.example.com/in',
+  events: ['*'],
+  description: '',
+  enabled: true,
+  'disabled-reason': null,
+  'created-at': '2026-01-02T00:00:00.000Z',
 };
 const SECRET = 'whsec_MDEyMzQ1Njc4OWFiY2RlZmdoaWprbG1ub3BxcnN0dXY=';
 const ROTATED = 'whsec_cm90YXRlZDAxMjM0NTY3ODlhYmNkZWZnaGlqa2xtbm8=';
 const delivery = (n: number, status: WebhookDelivery['status'] = 'failed'): WebhookDelivery => ({
-  id: `00000000-0000-4000-8000-0000000001${String(n).padStart(2, '0')}`, 'message-id': `msg_${n}`, 'event-type': 'member.updated', status,
+  id: `00000000-0000-4000-8000-0000000001${String(n).padStart(2, '0')}`,
+  'message-id': `msg_${n}`,
+  'event-type': 'member.updated',
+  status,
   attempts: [{ at: '2026-01-03T00:00:00.000Z', 'status-code': 500, 'duration-ms': 12, error: 'unexpected-status', response: 'down' }],
-  'next-attempt-at': null, 'created-at': '2026-01-03T00:00:00.000Z',
+  'next-attempt-at': null,
+  'created-at': '2026-01-03T00:00:00.000Z',
 });
 
 const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
@@ -40,44 +54,67 @@ function setup(role = 'admin') {
   let hooks: Webhook[] = [];
   const requests: TransportRequest[] = [];
   const core = new EventCore<AppState>({ route: 'org-webhooks', toasts: [], busy: false, ready: true, token: 'access-1', account });
-  registerApp(core, {
-    transport: async (req) => {
-      requests.push(req);
-      const url = new URL(req.url, 'http://x');
-      switch (call(req)) {
-        case `GET /api/orgs/${ORG}`: return ok(org(role));
-        case 'GET /api/webhooks/event-types': return ok({ 'event-types': ['member.updated', 'api-key.created', 'webhook.test'] });
-        case `GET /api/orgs/${ORG}/webhooks`: return ok({ webhooks: hooks });
-        case `POST /api/orgs/${ORG}/webhooks`: {
-          const body = transitJson.decode(req.body!) as { url: string };
-          if (body.url.includes('169.254')) {
-            return ok({ type: 'request-coercion', message: 'Invalid request body', in: 'body', errors: [{ path: '/url', message: 'must not point to a link-local address' }] }, 400);
+  registerApp(
+    core,
+    {
+      transport: async (req) => {
+        requests.push(req);
+        const url = new URL(req.url, 'http://x');
+        switch (call(req)) {
+          case `GET /api/orgs/${ORG}`:
+            return ok(org(role));
+          case 'GET /api/webhooks/event-types':
+            return ok({ 'event-types': ['member.updated', 'api-key.created', 'webhook.test'] });
+          case `GET /api/orgs/${ORG}/webhooks`:
+            return ok({ webhooks: hooks });
+          case `POST /api/orgs/${ORG}/webhooks`: {
+            const body = transitJson.decode(req.body!) as { url: string };
+            if (body.url.includes('169.254')) {
+              return ok(
+                {
+                  type: 'request-coercion',
+                  message: 'Invalid request body',
+                  in: 'body',
+                  errors: [{ path: '/url', message: 'must not point to a link-local address' }],
+                },
+                400,
+              );
+            }
+            hooks = [listed];
+            return ok({ ...listed, secret: SECRET }, 201);
           }
-          hooks = [listed];
-          return ok({ ...listed, secret: SECRET }, 201);
+          case `GET /api/orgs/${ORG}/webhooks/${HOOK}/secret`:
+            return ok({ secret: SECRET });
+          case `POST /api/orgs/${ORG}/webhooks/${HOOK}/rotate-secret`:
+            return ok({ secret: ROTATED });
+          case `POST /api/orgs/${ORG}/webhooks/${HOOK}/test`:
+            return ok({ 'delivery-id': delivery(1).id }, 202);
+          case `PATCH /api/orgs/${ORG}/webhooks/${HOOK}`:
+            hooks = [{ ...listed, enabled: (transitJson.decode(req.body!) as { enabled: boolean }).enabled }];
+            return ok(hooks[0]);
+          case `DELETE /api/orgs/${ORG}/webhooks/${HOOK}`:
+            hooks = [];
+            return { status: 204, contentType: '', text: '' };
+          case `GET /api/orgs/${ORG}/webhooks/${HOOK}/deliveries`:
+            return url.searchParams.get('cursor')
+              ? ok({ deliveries: [delivery(3)], 'next-cursor': null })
+              : ok({ deliveries: [delivery(1), delivery(2, url.searchParams.get('status') === 'succeeded' ? 'succeeded' : 'failed')], 'next-cursor': 'c2' });
+          case `POST /api/orgs/${ORG}/webhooks/${HOOK}/deliveries/${delivery(1).id}/retry`:
+            return ok({ 'delivery-id': delivery(1).id }, 202);
+          default:
+            return ok({ type: 'not-found', message: 'no such route' }, 404);
         }
-        case `GET /api/orgs/${ORG}/webhooks/${HOOK}/secret`: return ok({ secret: SECRET });
-        case `POST /api/orgs/${ORG}/webhooks/${HOOK}/rotate-secret`: return ok({ secret: ROTATED });
-        case `POST /api/orgs/${ORG}/webhooks/${HOOK}/test`: return ok({ 'delivery-id': delivery(1).id }, 202);
-        case `PATCH /api/orgs/${ORG}/webhooks/${HOOK}`:
-          hooks = [{ ...listed, enabled: (transitJson.decode(req.body!) as { enabled: boolean }).enabled }];
-          return ok(hooks[0]);
-        case `DELETE /api/orgs/${ORG}/webhooks/${HOOK}`:
-          hooks = [];
-          return { status: 204, contentType: '', text: '' };
-        case `GET /api/orgs/${ORG}/webhooks/${HOOK}/deliveries`:
-          return url.searchParams.get('cursor')
-            ? ok({ deliveries: [delivery(3)], 'next-cursor': null })
-            : ok({ deliveries: [delivery(1), delivery(2, url.searchParams.get('status') === 'succeeded' ? 'succeeded' : 'failed')], 'next-cursor': 'c2' });
-        case `POST /api/orgs/${ORG}/webhooks/${HOOK}/deliveries/${delivery(1).id}/retry`: return ok({ 'delivery-id': delivery(1).id }, 202);
-        default: return ok({ type: 'not-found', message: 'no such route' }, 404);
-      }
+      },
+      csrfToken: () => 'csrf-1',
     },
-    csrfToken: () => 'csrf-1',
-  }, () => undefined);
+    () => undefined,
+  );
   registerWebhooks(core);
   core.regFx('later', () => undefined);
-  const run = async (event: EventVector) => { core.dispatch(event); await sleep(30); };
+  const run = async (event: EventVector) => {
+    core.dispatch(event);
+    await sleep(30);
+  };
   return { core, requests, run, page: () => core.state.webhooksPage!, errors: () => core.state.fieldErrors?.['create-webhook'] };
 }
 
@@ -91,7 +128,8 @@ describe('client webhook events', () => {
   it('shows its navigation item for admins and owners of the current organization only', () => {
     const item = webhooks.nav!.find((n) => n.route === 'org-webhooks')!;
     assert.equal(item.section, 'org');
-    const as = (role: 'owner' | 'admin' | 'member') => ({ route: 'account', toasts: [], busy: false, ready: true, currentOrg: ORG, orgs: [{ ...org(role), role }] }) as unknown as AppState;
+    const as = (role: 'owner' | 'admin' | 'member') =>
+      ({ route: 'account', toasts: [], busy: false, ready: true, currentOrg: ORG, orgs: [{ ...org(role), role }] }) as unknown as AppState;
     assert.equal(item.path!(as('owner')), `/orgs/${ORG}/webhooks`);
     assert.equal(item.path!(as('admin')), `/orgs/${ORG}/webhooks`);
     assert.equal(item.path!(as('member')), undefined);
@@ -103,7 +141,7 @@ describe('client webhook events', () => {
     assert.deepEqual(s.requests.map(call), [`GET /api/orgs/${ORG}`]);
   });
 
-  it('creates an endpoint: a blank picker is refused here, the server\'s field errors go beside their fields, the secret is shown', async () => {
+  it("creates an endpoint: a blank picker is refused here, the server's field errors go beside their fields, the secret is shown", async () => {
     const s = setup();
     await s.run(['webhooks/open', ORG]);
     assert.deepEqual(s.requests.map(call).sort(), [`GET /api/orgs/${ORG}`, `GET /api/orgs/${ORG}/webhooks`, 'GET /api/webhooks/event-types'].sort());
@@ -141,7 +179,7 @@ describe('client webhook events', () => {
     assert.ok(!JSON.stringify(s.core.state).includes(ROTATED));
   });
 
-  it('forgets a shown secret and the form\'s errors on leaving: entering again, or logging out', async () => {
+  it("forgets a shown secret and the form's errors on leaving: entering again, or logging out", async () => {
     const s = setup();
     await s.run(['webhooks/open', ORG]);
     await s.run(['webhooks/create', { url: 'http://169.254.169.254/', events: ['*'] }]);
@@ -162,10 +200,16 @@ describe('client webhook events', () => {
     await s.run(['webhooks/test', HOOK]);
     assert.equal(s.core.state.toasts.at(-1)?.message, 'Test event sent');
     assert.equal(s.page().log?.webhookId, HOOK);
-    assert.deepEqual(s.page().log?.items?.map((d) => d['message-id']), ['msg_1', 'msg_2']);
+    assert.deepEqual(
+      s.page().log?.items?.map((d) => d['message-id']),
+      ['msg_1', 'msg_2'],
+    );
     assert.equal(s.page().log?.nextCursor, 'c2');
     await s.run(['webhooks/more']);
-    assert.deepEqual(s.page().log?.items?.map((d) => d['message-id']), ['msg_1', 'msg_2', 'msg_3']);
+    assert.deepEqual(
+      s.page().log?.items?.map((d) => d['message-id']),
+      ['msg_1', 'msg_2', 'msg_3'],
+    );
     assert.equal(s.page().log?.nextCursor, null);
     await s.run(['webhooks/show-log', HOOK, 'succeeded']);
     const filtered = s.requests.filter((r) => call(r).endsWith('/deliveries')).at(-1)!;

@@ -7,19 +7,27 @@ import { loadAll, settingsOf } from '../support/settings.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 
 describe('product settings', () => {
-  it('default to no name (the mail sender\'s name, else SaaS, is used) and the default pitch', () => {
+  it("default to no name (the mail sender's name, else SaaS, is used) and the default pitch", () => {
     assert.deepEqual(settingsOf(productModule, { APP_ENV: 'test' }), { name: undefined, pitch: DEFAULT_PRODUCT_PITCH });
     assert.deepEqual(settingsOf(productModule, { APP_ENV: 'test', PRODUCT_NAME: ' Rocketship ', PRODUCT_PITCH: 'Go.' }), { name: 'Rocketship', pitch: 'Go.' });
   });
 
   it('refuse values too long for a header and a landing page, naming the variable', () => {
-    assert.throws(() => loadAll({ APP_ENV: 'test', PRODUCT_NAME: 'x'.repeat(61) }), (err: unknown) => err instanceof ConfigError && /PRODUCT_NAME/.test(err.message));
-    assert.throws(() => loadAll({ APP_ENV: 'test', PRODUCT_PITCH: 'x'.repeat(301) }), (err: unknown) => err instanceof ConfigError && /PRODUCT_PITCH/.test(err.message));
+    assert.throws(
+      () => loadAll({ APP_ENV: 'test', PRODUCT_NAME: 'x'.repeat(61) }),
+      (err: unknown) => err instanceof ConfigError && /PRODUCT_NAME/.test(err.message),
+    );
+    assert.throws(
+      () => loadAll({ APP_ENV: 'test', PRODUCT_PITCH: 'x'.repeat(301) }),
+      (err: unknown) => err instanceof ConfigError && /PRODUCT_PITCH/.test(err.message),
+    );
   });
 
   describe('in the served page', () => {
     let t: TestSystem;
-    before(async () => { t = await startSystem(testDatabases()[0], { PRODUCT_NAME: 'Rocket <&> Co', PRODUCT_PITCH: 'Quotes "escaped"' }); });
+    before(async () => {
+      t = await startSystem(testDatabases()[0], { PRODUCT_NAME: 'Rocket <&> Co', PRODUCT_PITCH: 'Quotes "escaped"' });
+    });
     after(() => t?.stop());
 
     it('writes the name and pitch as hidden fields, escaped', async () => {

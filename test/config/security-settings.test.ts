@@ -5,7 +5,10 @@ import { authModule } from '../../src/auth/module.js';
 import { loadAll, settingsOf } from '../support/settings.js';
 
 const refused = (env: Record<string, string>, variable: string, message: RegExp) =>
-  assert.throws(() => loadAll(env), (err: unknown) => err instanceof ConfigError && err.variable === variable && message.test(err.message));
+  assert.throws(
+    () => loadAll(env),
+    (err: unknown) => err instanceof ConfigError && err.variable === variable && message.test(err.message),
+  );
 
 describe('TRUST_PROXY', () => {
   it('is off by default and with false or 0', () => {
@@ -23,8 +26,12 @@ describe('TRUST_PROXY', () => {
   });
 
   it('takes proxy addresses and CIDRs, IPv4 and IPv6', () => {
-    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,2001:db8::/32,loopback' }).trustProxy,
-      ['10.0.0.0/8', '192.168.1.7', '2001:db8::/32', 'loopback']);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,2001:db8::/32,loopback' }).trustProxy, [
+      '10.0.0.0/8',
+      '192.168.1.7',
+      '2001:db8::/32',
+      'loopback',
+    ]);
   });
 
   it('refuses anything else, naming the entry', () => {
@@ -53,8 +60,10 @@ describe('APP_URL and ALLOWED_ORIGINS', () => {
   it('keeps the origin of an http(s) URL', () => {
     assert.equal(loadConfig({ APP_URL: 'https://App.Example.com/' }).appUrl, 'https://app.example.com');
     assert.equal(loadConfig({ APP_URL: 'https://app.example.com:443' }).appUrl, 'https://app.example.com');
-    assert.deepEqual(loadConfig({ ALLOWED_ORIGINS: 'https://admin.example.com, http://localhost:5173' }).allowedOrigins,
-      ['https://admin.example.com', 'http://localhost:5173']);
+    assert.deepEqual(loadConfig({ ALLOWED_ORIGINS: 'https://admin.example.com, http://localhost:5173' }).allowedOrigins, [
+      'https://admin.example.com',
+      'http://localhost:5173',
+    ]);
     assert.deepEqual(loadConfig({}).allowedOrigins, []);
   });
 

@@ -30,7 +30,13 @@ async function populate(client: TestClient): Promise<Fixture> {
   for (let i = 0; i < 3; i++) emails.push((await signUp(client)).email);
   const login = await logIn(client, emails[0]!);
   assert.equal(login.status, 200);
-  const webhookPayload = JSON.stringify({ id: `evt_dump_${Date.now()}`, object: 'event', type: 'charge.succeeded', created: Math.floor(Date.now() / 1000), data: { object: { customer: 'cus_dump' } } });
+  const webhookPayload = JSON.stringify({
+    id: `evt_dump_${Date.now()}`,
+    object: 'event',
+    type: 'charge.succeeded',
+    created: Math.floor(Date.now() / 1000),
+    data: { object: { customer: 'cus_dump' } },
+  });
   assert.deepEqual((await deliver(client, webhookPayload)).body, { received: true, duplicate: false });
   return { emails, refreshToken: login.body['refresh-token'], webhookPayload };
 }
@@ -54,7 +60,9 @@ const PGLITE_DIRECTORY: TestDatabase = { name: 'pglite', create: async () => ({ 
 
 describe('dump and restore', { skip: postgres ? false : 'TEST_DATABASE_URL not set' }, () => {
   let work: string;
-  before(async () => { work = await realpath(await mkdtemp(join(tmpdir(), 'saas-dump-'))); });
+  before(async () => {
+    work = await realpath(await mkdtemp(join(tmpdir(), 'saas-dump-')));
+  });
   after(async () => rm(work, { recursive: true, force: true }));
 
   it('PGlite (dumped through the running server) -> PostgreSQL, and refuses a non-empty target', async () => {
@@ -81,7 +89,10 @@ describe('dump and restore', { skip: postgres ? false : 'TEST_DATABASE_URL not s
       assert.equal(restore.code, 0, restore.stderr);
       const again = await runProcess('src/db/restore-cli.ts', [dumpFile], databaseEnv({ url: target.url }));
       assert.equal(again.code, 1);
-      assert.match(again.stderr, /db:restore failed: The PostgreSQL database .* is not empty \(it has public\..*\)\. Restore into an empty database, or pass --force/);
+      assert.match(
+        again.stderr,
+        /db:restore failed: The PostgreSQL database .* is not empty \(it has public\..*\)\. Restore into an empty database, or pass --force/,
+      );
       assert.ok(!again.stderr.includes('postgres@'), 'no credentials in the message');
 
       const t = await startSystem({ name: 'postgres', create: async () => ({ url: target.url, drop: async () => undefined }) }, systemEnv);

@@ -9,7 +9,7 @@ const HEADER = '--\n-- PostgreSQL database dump\n--\n\n';
 describe('preparing a dump for its target', () => {
   const pg15 = new Set(['statement_timeout', 'lock_timeout', 'client_encoding']);
 
-  it('drops pg_dump\'s \\restrict lines and the preamble settings the target lacks, and nothing in the data', () => {
+  it("drops pg_dump's \\restrict lines and the preamble settings the target lacks, and nothing in the data", () => {
     const data = "INSERT INTO public.note VALUES ('a\nSET transaction_timeout = 0;\n\\unrestrict abc');";
     const dump = `\\restrict abc\n${HEADER}SET statement_timeout = 0;\nSET transaction_timeout = 0;\n\n--\n-- Name: note; Type: TABLE\n--\n${data}\n\n--\n-- PostgreSQL database dump complete\n--\n\n\\unrestrict abc\n`;
     const prepared = prepareDump(dump, pg15);

@@ -91,7 +91,7 @@ describe('a process squatting the lock socket', { skip: process.platform !== 'li
 });
 
 describe('the embedded database directory', () => {
-  it('is the owner\'s alone (0700), also when it existed with wider permissions', async () => {
+  it("is the owner's alone (0700), also when it existed with wider permissions", async () => {
     const dir = join(await mkdtemp(join(tmpdir(), 'saas-mode-')), 'data');
     await import('node:fs/promises').then((fs) => fs.mkdir(dir, { mode: 0o755 }));
     const { pglite, lock } = await openPgliteDirectory(dir);
@@ -108,7 +108,9 @@ describe('the embedded database directory', () => {
 for (const strategy of ['abstract-socket', 'lock-file'] as LockStrategy[]) {
   describe(`the directory lock (${strategy})`, { skip: strategy === 'abstract-socket' && process.platform !== 'linux' ? 'Linux only' : false }, () => {
     let dir: string;
-    before(async () => { dir = await realpath(await mkdtemp(join(tmpdir(), 'saas-lockfn-'))); });
+    before(async () => {
+      dir = await realpath(await mkdtemp(join(tmpdir(), 'saas-lockfn-')));
+    });
     after(async () => rm(dir, { recursive: true, force: true }));
 
     it('is held by exactly one of several takers racing, and free after release', async () => {
@@ -134,13 +136,16 @@ for (const strategy of ['abstract-socket', 'lock-file'] as LockStrategy[]) {
         lock.serveDumps(async () => '-- the dump\n');
         assert.equal(await requestDump(dir, strategy), '-- the dump\n');
         // a local user who cannot read the lock file sends a made-up proof: refused
-        const address = strategy === 'abstract-socket'
-          ? { path: `\0saas-pglite-${createHash('sha256').update(dir).digest('hex')}` }
-          : { host: '127.0.0.1', port: (JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')) as { port: number }).port };
+        const address =
+          strategy === 'abstract-socket'
+            ? { path: `\0saas-pglite-${createHash('sha256').update(dir).digest('hex')}` }
+            : { host: '127.0.0.1', port: (JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')) as { port: number }).port };
         const answer = await new Promise<string>((resolve, reject) => {
           const socket = net.connect(address, () => socket.end(`${JSON.stringify({ op: 'dump', nonce: 'n', auth: 'guess' })}\n`));
           let text = '';
-          socket.on('data', (c) => { text += c; });
+          socket.on('data', (c) => {
+            text += c;
+          });
           socket.on('end', () => resolve(text));
           socket.on('error', reject);
         });

@@ -17,12 +17,16 @@ import { startSystem, testDatabases, type TestSystem } from '../support/system.j
 
 const postgres = testDatabases().find((d) => d.name === 'postgres');
 
-interface Schema { item: { id: number; label: string } }
+interface Schema {
+  item: { id: number; label: string };
+}
 
 /** fails the test instead of hanging it when `promise` does not settle */
 async function settles<T>(promise: Promise<T>, what: string, ms = 20_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const hang = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} did not settle: a hang`)), ms); });
+  const hang = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle: a hang`)), ms);
+  });
   try {
     return await Promise.race([promise, hang]);
   } finally {
@@ -69,15 +73,23 @@ describe('Pipelined PostgreSQL driver', { skip: postgres ? false : 'TEST_DATABAS
 
   it('answers each of many concurrent statements with its own rows, over the shared connections only', async () => {
     const db = open();
-    const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => {
-      const id = (i % 200) + 1;
-      return db.selectFrom('item').select(['id', 'label', sql<number>`pg_backend_pid()`.as('pid')]).where('id', '=', id).executeTakeFirstOrThrow()
-        .then((row) => ({ id, row }));
-    }));
+    const results = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) => {
+        const id = (i % 200) + 1;
+        return db
+          .selectFrom('item')
+          .select(['id', 'label', sql<number>`pg_backend_pid()`.as('pid')])
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+          .then((row) => ({ id, row }));
+      }),
+    );
     for (const { id, row } of results) assert.deepEqual([row.id, row.label], [id, `item ${id}`]);
     const pids = new Set(results.map((r) => r.row.pid));
     assert.ok(pids.size >= 1 && pids.size <= 2, `1000 statements over ${pids.size} connections, not more than the 2 shared`);
-    const shared = await admin.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = $1`, [PIPELINED_APPLICATION_NAME]);
+    const shared = await admin.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = $1`, [
+      PIPELINED_APPLICATION_NAME,
+    ]);
     assert.equal(shared.rows[0].n, pids.size);
   });
 
@@ -85,18 +97,31 @@ describe('Pipelined PostgreSQL driver', { skip: postgres ? false : 'TEST_DATABAS
     const db = open();
     const sharedPids = new Set(await Promise.all(Array.from({ length: 20 }, () => pid(db))));
     const seenDuring: Array<{ pid: number; visible: boolean }> = [];
-    const transactionPids = await Promise.all(Array.from({ length: 4 }, (_, t) => db.transaction().execute(async (trx) => {
-      const own = await pid(trx as unknown as Kysely<Schema>);
-      await trx.insertInto('item').values({ id: 1000 + t, label: 'uncommitted' }).execute();
-      // concurrent statements outside the transaction, while it is open
-      const outside = await Promise.all(Array.from({ length: 25 }, async () => {
-        const row = await db.selectFrom('item').select(['id', sql<number>`pg_backend_pid()`.as('pid')]).where('id', '=', 1000 + t).executeTakeFirst();
-        return { pid: row?.pid ?? (await pid(db)), visible: row !== undefined };
-      }));
-      seenDuring.push(...outside);
-      assert.equal(await pid(trx as unknown as Kysely<Schema>), own, 'every statement of the transaction on one connection');
-      return own;
-    })));
+    const transactionPids = await Promise.all(
+      Array.from({ length: 4 }, (_, t) =>
+        db.transaction().execute(async (trx) => {
+          const own = await pid(trx as unknown as Kysely<Schema>);
+          await trx
+            .insertInto('item')
+            .values({ id: 1000 + t, label: 'uncommitted' })
+            .execute();
+          // concurrent statements outside the transaction, while it is open
+          const outside = await Promise.all(
+            Array.from({ length: 25 }, async () => {
+              const row = await db
+                .selectFrom('item')
+                .select(['id', sql<number>`pg_backend_pid()`.as('pid')])
+                .where('id', '=', 1000 + t)
+                .executeTakeFirst();
+              return { pid: row?.pid ?? (await pid(db)), visible: row !== undefined };
+            }),
+          );
+          seenDuring.push(...outside);
+          assert.equal(await pid(trx as unknown as Kysely<Schema>), own, 'every statement of the transaction on one connection');
+          return own;
+        }),
+      ),
+    );
     assert.equal(new Set(transactionPids).size, 4, 'concurrent transactions on different connections');
     for (const p of transactionPids) assert.ok(!sharedPids.has(p), 'a transaction never on a shared connection');
     for (const s of seenDuring) {
@@ -110,23 +135,41 @@ describe('Pipelined PostgreSQL driver', { skip: postgres ? false : 'TEST_DATABAS
 
   it('rolls back a failed transaction and returns its connection clean', async () => {
     const db = open({ pool: new pg.Pool({ connectionString: database.url, max: 1 }) });
-    await assert.rejects(db.transaction().execute(async (trx) => {
-      await trx.insertInto('item').values({ id: 2000, label: 'rolled back' }).execute();
-      throw new Error('abort');
-    }), /abort/);
+    await assert.rejects(
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto('item').values({ id: 2000, label: 'rolled back' }).execute();
+        throw new Error('abort');
+      }),
+      /abort/,
+    );
     assert.equal(await db.selectFrom('item').select('id').where('id', '=', 2000).executeTakeFirst(), undefined);
     // the one pooled connection is usable again, outside any transaction
-    const status = await db.transaction().execute(async (trx) => (await sql<{ n: number }>`select count(*)::int as n from item where id = 2000`.execute(trx)).rows[0].n);
+    const status = await db
+      .transaction()
+      .execute(async (trx) => (await sql<{ n: number }>`select count(*)::int as n from item where id = 2000`.execute(trx)).rows[0].n);
     assert.equal(status, 0);
   });
 
   it("delivers a statement's error to its caller only; the statements pipelined with it succeed", async () => {
     const db = open({ sharedConnections: 1 });
-    const reads = (from: number) => Array.from({ length: 30 }, (_, i) => db.selectFrom('item').select('label').where('id', '=', from + i).executeTakeFirstOrThrow());
+    const reads = (from: number) =>
+      Array.from({ length: 30 }, (_, i) =>
+        db
+          .selectFrom('item')
+          .select('label')
+          .where('id', '=', from + i)
+          .executeTakeFirstOrThrow(),
+      );
     const [before, duplicate, afterwards] = [reads(1), db.insertInto('item').values({ id: 5, label: 'again' }).execute(), reads(31)];
     await assert.rejects(duplicate, (err: { code?: string }) => err.code === '23505');
-    assert.deepEqual((await Promise.all(before)).map((r) => r.label), Array.from({ length: 30 }, (_, i) => `item ${1 + i}`));
-    assert.deepEqual((await Promise.all(afterwards)).map((r) => r.label), Array.from({ length: 30 }, (_, i) => `item ${31 + i}`));
+    assert.deepEqual(
+      (await Promise.all(before)).map((r) => r.label),
+      Array.from({ length: 30 }, (_, i) => `item ${1 + i}`),
+    );
+    assert.deepEqual(
+      (await Promise.all(afterwards)).map((r) => r.label),
+      Array.from({ length: 30 }, (_, i) => `item ${31 + i}`),
+    );
   });
 
   it('keeps prepared statements working when a table changes underneath', async () => {
@@ -135,7 +178,9 @@ describe('Pipelined PostgreSQL driver', { skip: postgres ? false : 'TEST_DATABAS
     await admin.query(`insert into widget values (1, 'w')`);
     const select = (id: number) => sql<Record<string, unknown>>`select * from widget where id = ${id}`.execute(db);
     assert.deepEqual((await select(1)).rows, [{ id: 1, label: 'w' }]);
-    const named = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements where statement = ${'select * from widget where id = $1'}`.execute(db);
+    const named = await sql<{
+      n: number;
+    }>`select count(*)::int as n from pg_prepared_statements where statement = ${'select * from widget where id = $1'}`.execute(db);
     assert.equal(named.rows[0].n, 1, 'prepared once on the shared connection');
     await admin.query('alter table widget add column extra text');
     assert.deepEqual((await select(1)).rows, [{ id: 1, label: 'w', extra: null }]);
@@ -147,12 +192,21 @@ describe('Pipelined PostgreSQL driver', { skip: postgres ? false : 'TEST_DATABAS
     assert.equal(sharedPids.length, 2, 'both shared connections open');
     // statements held on the wire behind a sleeping one on each connection
     const sleeping = [sql`select pg_sleep(5)`.execute(db), sql`select pg_sleep(5)`.execute(db)];
-    const queued = Array.from({ length: 20 }, (_, i) => db.selectFrom('item').select('id').where('id', '=', i + 1).executeTakeFirst());
+    const queued = Array.from({ length: 20 }, (_, i) =>
+      db
+        .selectFrom('item')
+        .select('id')
+        .where('id', '=', i + 1)
+        .executeTakeFirst(),
+    );
     // observed from now on: they fail while the termination below is still being answered
     const settled = Promise.allSettled([...sleeping, ...queued]);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const killed = await admin.query(`select pg_terminate_backend(pid) as done from unnest($1::int[]) pid`, [sharedPids]);
-    assert.deepEqual(killed.rows.map((r) => r.done), [true, true]);
+    assert.deepEqual(
+      killed.rows.map((r) => r.done),
+      [true, true],
+    );
     const outcomes = await settles(settled, 'statements on a terminated connection');
     for (const o of outcomes) {
       assert.equal(o.status, 'rejected');
@@ -167,7 +221,18 @@ describe('Pipelined PostgreSQL driver', { skip: postgres ? false : 'TEST_DATABAS
       for (const o of probe) if (o.status === 'rejected') assert.ok(isDatabaseUnavailable(o.reason), `answered as unavailable: ${o.reason}`);
       assert.ok(round < 20, 'the shared connections were replaced');
     }
-    const again = await settles(Promise.all(Array.from({ length: 50 }, (_, i) => db.selectFrom('item').select('label').where('id', '=', i + 1).executeTakeFirstOrThrow())), 'statements after the loss');
+    const again = await settles(
+      Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          db
+            .selectFrom('item')
+            .select('label')
+            .where('id', '=', i + 1)
+            .executeTakeFirstOrThrow(),
+        ),
+      ),
+      'statements after the loss',
+    );
     assert.equal(again[49].label, 'item 50');
   });
 
@@ -215,7 +280,10 @@ describe('GET /api/account/me while a shared connection is terminated', { skip: 
     const sleeping = [0, 1].map(() => sql`select pg_sleep(5)`.execute(t.system.database.db).catch((err: unknown) => err));
     const during = Array.from({ length: 40 }, () => me());
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = $2`, [dbName, PIPELINED_APPLICATION_NAME]);
+    await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = $2`, [
+      dbName,
+      PIPELINED_APPLICATION_NAME,
+    ]);
     const responses = await settles(Promise.all(during), 'requests on a terminated connection');
     await Promise.all(sleeping);
     const unavailable = responses.filter((r) => r.status === 503);
@@ -242,13 +310,23 @@ async function startStallingProxy(target: URL): Promise<{ port: number; pause():
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
     client.pipe(upstream);
-    upstream.on('data', (chunk: Buffer) => { if (!paused) client.write(chunk); });
+    upstream.on('data', (chunk: Buffer) => {
+      if (!paused) client.write(chunk);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as { port: number }).port,
-    pause: () => { paused = true; },
-    resume: () => { paused = false; },
-    close: () => new Promise((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }),
+    pause: () => {
+      paused = true;
+    },
+    resume: () => {
+      paused = false;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

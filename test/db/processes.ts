@@ -17,8 +17,14 @@ export interface ServerProcess {
 export function databaseEnv(database: { pgliteDir: string } | { url: string }): Record<string, string> {
   const base: Record<string, string> = {
     ...(process.env as Record<string, string>),
-    APP_ENV: 'test', HOST: '127.0.0.1', PORT: '0', JWT_SECRET: TEST_JWT_SECRET, LOG_CONSOLE: 'json',
-    LOG_FILE: 'off', LOGIN_LIMIT_EMAIL: '0', LOGIN_LIMIT_ADDRESS: '0',
+    APP_ENV: 'test',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    JWT_SECRET: TEST_JWT_SECRET,
+    LOG_CONSOLE: 'json',
+    LOG_FILE: 'off',
+    LOGIN_LIMIT_EMAIL: '0',
+    LOGIN_LIMIT_ADDRESS: '0',
   };
   delete base.DATABASE_URL;
   delete base.PGLITE_DIR;
@@ -30,18 +36,32 @@ export function startServer(env: Record<string, string>): Promise<ServerProcess>
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error('the server did not start')); }, STARTUP_TIMEOUT_MS);
-    void exited.then((code) => { clearTimeout(timer); reject(new Error(`the server exited with ${code}: ${stderr}`)); });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('the server did not start'));
+    }, STARTUP_TIMEOUT_MS);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited with ${code}: ${stderr}`));
+    });
     createInterface({ input: child.stdout! }).on('line', (line) => {
       let entry: { id?: string; data?: { address?: string } };
-      try { entry = JSON.parse(line) as typeof entry; } catch { return; }
+      try {
+        entry = JSON.parse(line) as typeof entry;
+      } catch {
+        return;
+      }
       if (entry.id === 'system/listening' && entry.data?.address) {
         clearTimeout(timer);
         const url = entry.data.address;
         resolve({
-          child, url, exited,
+          child,
+          url,
+          exited,
           async stop() {
             child.kill('SIGTERM');
             return exited;
@@ -63,8 +83,17 @@ export function runProcess(script: string, args: string[], env: Record<string, s
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
   const timer = setTimeout(() => child.kill('SIGKILL'), STARTUP_TIMEOUT_MS);
-  return new Promise((resolve) => child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); }));
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
 }

@@ -7,7 +7,15 @@ describe('health ping cache', () => {
     let calls = 0;
     let up = true;
     let now = 0;
-    const ping = cachedPing(async () => { calls++; await new Promise((r) => setTimeout(r, 5)); return up; }, 500, () => now);
+    const ping = cachedPing(
+      async () => {
+        calls++;
+        await new Promise((r) => setTimeout(r, 5));
+        return up;
+      },
+      500,
+      () => now,
+    );
     assert.deepEqual(await Promise.all([ping(1000), ping(1000), ping(1000)]), [true, true, true]);
     assert.equal(calls, 1);
     up = false;
@@ -21,7 +29,14 @@ describe('health ping cache', () => {
   it('knows the answer without asking while it is fresh, and nothing before the first or after the max age', async () => {
     let now = 0;
     let calls = 0;
-    const ping = cachedPing(async () => { calls++; return false; }, 500, () => now);
+    const ping = cachedPing(
+      async () => {
+        calls++;
+        return false;
+      },
+      500,
+      () => now,
+    );
     assert.equal(ping.known(), undefined, 'no answer yet');
     assert.equal(await ping(1000), false);
     now = 499;

@@ -7,7 +7,9 @@ import { startSystem, testDatabases, type TestSystem } from '../support/system.j
 
 describe('probes', () => {
   let t: TestSystem;
-  before(async () => { t = await startSystem(testDatabases()[0]); });
+  before(async () => {
+    t = await startSystem(testDatabases()[0]);
+  });
   after(async () => t?.stop());
 
   it('live answers 200 and ready 200 with the database and every migration', async () => {

@@ -8,12 +8,17 @@ describe('OPENAPI_DOCS', () => {
   it('is on by default, takes on and off, and refuses anything else naming the variable', () => {
     assert.equal(loadConfig({}).openapiDocs, true);
     assert.equal(loadConfig({ OPENAPI_DOCS: 'off' }).openapiDocs, false);
-    assert.throws(() => loadConfig({ OPENAPI_DOCS: 'no' }), (err: unknown) => err instanceof ConfigError && err.variable === 'OPENAPI_DOCS');
+    assert.throws(
+      () => loadConfig({ OPENAPI_DOCS: 'no' }),
+      (err: unknown) => err instanceof ConfigError && err.variable === 'OPENAPI_DOCS',
+    );
   });
 
   describe('off', () => {
     let t: TestSystem;
-    before(async () => { t = await startSystem(testDatabases()[0], { OPENAPI_DOCS: 'off' }); });
+    before(async () => {
+      t = await startSystem(testDatabases()[0], { OPENAPI_DOCS: 'off' });
+    });
     after(async () => t?.stop());
 
     it('answers the document and the UI with 404 in the error shape, and the API still works', async () => {

@@ -10,7 +10,10 @@ import { route, type RouteGroup } from '../../src/http/routes.js';
 import { ALL_FORMATS, FORMAT_BY_NAME } from '../support/http.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 
-const Echo = Type.Object({ n: Type.Integer({ minimum: 0 }), name: Type.String({ minLength: 1 }), password: Type.Optional(Type.String()) }, { additionalProperties: false });
+const Echo = Type.Object(
+  { n: Type.Integer({ minimum: 0 }), name: Type.String({ minLength: 1 }), password: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
 const EchoResult = Type.Object({ n: Type.Integer(), name: Type.String(), limit: Type.Integer() }, { additionalProperties: false });
 
 /** Probe routes that exercise the pipeline: "all good", "invalid request", "invalid response", exceptions. */
@@ -19,7 +22,9 @@ const probes: RouteGroup = {
   tags: ['Probe'],
   routes: [
     route({
-      method: 'POST', path: '/echo/:id', summary: 'Echo',
+      method: 'POST',
+      path: '/echo/:id',
+      summary: 'Echo',
       schemas: {
         params: Type.Object({ id: Type.String({ pattern: '^[a-z]+$' }) }),
         querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 10, default: 5 }) }),
@@ -31,14 +36,18 @@ const probes: RouteGroup = {
       },
     }),
     route({
-      method: 'GET', path: '/bad-response', summary: 'Breaks its own response schema',
+      method: 'GET',
+      path: '/bad-response',
+      summary: 'Breaks its own response schema',
       schemas: { response: { 200: EchoResult } },
       async handler() {
         return { n: 'not a number', name: 'x', limit: 1, secret: 'leak-me' } as never;
       },
     }),
     route({
-      method: 'GET', path: '/throws', summary: 'Throws',
+      method: 'GET',
+      path: '/throws',
+      summary: 'Throws',
       schemas: { response: { 200: EchoResult } },
       async handler() {
         throw new TypeError('internal detail that must not leave');
@@ -46,7 +55,9 @@ const probes: RouteGroup = {
     }),
     // handlers that answer without a promise take the same pipeline
     route({
-      method: 'GET', path: '/sync/:case', summary: 'Answers synchronously',
+      method: 'GET',
+      path: '/sync/:case',
+      summary: 'Answers synchronously',
       schemas: { params: Type.Object({ case: Type.String() }), response: { 200: EchoResult, 201: EchoResult } },
       handler({ parameters, reply }) {
         if (parameters.path.case === 'throws') throw new TypeError('internal detail that must not leave');
@@ -56,7 +67,9 @@ const probes: RouteGroup = {
       },
     }),
     route({
-      method: 'GET', path: '/early-exit', summary: 'Early exit',
+      method: 'GET',
+      path: '/early-exit',
+      summary: 'Early exit',
       schemas: { response: { 200: EchoResult } },
       async handler() {
         throw badRequest({ type: 'custom-problem', message: 'carried body', detail: 42 });

@@ -23,8 +23,14 @@ const probes: RouteGroup = {
   prefix: '/api/probe-types',
   routes: [
     route({
-      method: 'POST', path: '/', summary: 'Echo typed fields',
-      schemas: { body: Typed, querystring: Type.Object({ limit: Type.Optional(Type.Integer()) }), response: { 200: Type.Object({ n: Type.Integer(), on: Type.Boolean(), name: Type.String(), limit: Type.Union([Type.Integer(), Type.Null()]) }) } },
+      method: 'POST',
+      path: '/',
+      summary: 'Echo typed fields',
+      schemas: {
+        body: Typed,
+        querystring: Type.Object({ limit: Type.Optional(Type.Integer()) }),
+        response: { 200: Type.Object({ n: Type.Integer(), on: Type.Boolean(), name: Type.String(), limit: Type.Union([Type.Integer(), Type.Null()]) }) },
+      },
       handler: ({ parameters }) => ({ ...parameters.body, limit: parameters.query.limit ?? null }),
     }),
   ],
@@ -36,7 +42,9 @@ function rawRequest(url: string, text: string): Promise<string> {
   return new Promise((resolve) => {
     let out = '';
     const socket = connect(Number(port), hostname, () => socket.write(text));
-    socket.on('data', (chunk) => { out += chunk.toString('latin1'); });
+    socket.on('data', (chunk) => {
+      out += chunk.toString('latin1');
+    });
     socket.on('close', () => resolve(out));
     socket.on('error', () => resolve(out));
   });
@@ -65,7 +73,11 @@ for (const db of testDatabases()) {
     it('refuses U+0000 in any decoded string, in every format and in forms, with 400 request-coercion naming the field', async () => {
       for (const format of ALL_FORMATS) {
         const logIn = await t.client('POST', '/api/account/log-in', { format, body: { email: 'a\u0000b@example.com', password: 'long enough' } });
-        assert.deepEqual([logIn.status, logIn.body.type, logIn.body.in, logIn.body.errors[0].path], [400, 'request-coercion', 'body', '/email'], `${format.name}: ${logIn.text}`);
+        assert.deepEqual(
+          [logIn.status, logIn.body.type, logIn.body.in, logIn.body.errors[0].path],
+          [400, 'request-coercion', 'body', '/email'],
+          `${format.name}: ${logIn.text}`,
+        );
         const org = await t.client('PATCH', `/api/orgs/${orgId}`, { format, headers: auth(), body: { name: 'a\u0000b' } });
         assert.deepEqual([org.status, org.body.errors?.[0].path], [400, '/name'], `${format.name}: ${org.text}`);
         const me = await t.client('PATCH', '/api/account/me', { format, headers: auth(), body: { name: 'x\u0000' } });
@@ -75,7 +87,8 @@ for (const db of testDatabases()) {
         assert.equal(key.status, 400, key.text);
       }
       const form = await t.client('POST', '/api/account/log-in', {
-        headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=a%00b%40example.com&password=long+enough',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'email=a%00b%40example.com&password=long+enough',
       });
       assert.deepEqual([form.status, form.body.type, form.body.errors[0].path], [400, 'request-coercion', '/email'], form.text);
       const query = await t.client('GET', `/api/orgs/${orgId}/audit-log?cursor=a%00`, { headers: auth() });
@@ -116,7 +129,10 @@ for (const db of testDatabases()) {
         const ok = await t.client('POST', '/api/probe-types?limit=7', { format, body: { n: 5, on: true, name: 'x' } });
         assert.deepEqual(ok.body, { n: 5, on: true, name: 'x', limit: 7 });
       }
-      const form = await t.client('POST', '/api/probe-types?limit=7', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'n=5&on=true&name=x' });
+      const form = await t.client('POST', '/api/probe-types?limit=7', {
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'n=5&on=true&name=x',
+      });
       assert.deepEqual([form.status, form.body], [200, { n: 5, on: true, name: 'x', limit: 7 }], form.text);
       const name = await t.client('GET', `/api/orgs/${orgId}`, { headers: auth() });
       assert.match(name.body.slug, /^edges/, 'nothing stored "false"');
@@ -132,7 +148,11 @@ for (const db of testDatabases()) {
           ['POST', `/api/orgs/${orgId}/members/${orgId}`, 'DELETE, PATCH'],
         ]) {
           const res = await t.client(method, path, { format });
-          assert.deepEqual([res.status, res.headers.allow, res.body?.type], [405, allow, 'method-not-allowed'], `${method} ${path} ${format.name}: ${res.text}`);
+          assert.deepEqual(
+            [res.status, res.headers.allow, res.body?.type],
+            [405, allow, 'method-not-allowed'],
+            `${method} ${path} ${format.name}: ${res.text}`,
+          );
           assert.deepEqual(res.body.allow, allow.split(', '));
           assert.equal(res.headers['cache-control'], 'no-store');
         }
@@ -147,7 +167,7 @@ for (const db of testDatabases()) {
       assert.deepEqual([long.status, long.body.type], [404, 'not-found']);
     });
 
-    it('never lets the static files answer an API or docs path: a %00 is the API\'s 404', async () => {
+    it("never lets the static files answer an API or docs path: a %00 is the API's 404", async () => {
       for (const path of ['/api/abc%00def', '/%61pi/x%00', '/openapi/x%00y', `/api/${'a'.repeat(300)}`]) {
         for (const accept of ['application/json', 'text/html']) {
           const res = await t.client('GET', path, { headers: { accept } });
@@ -169,9 +189,15 @@ for (const db of testDatabases()) {
       assert.match(headers, /^HTTP\/1\.1 431 /);
       assert.equal(bodyOf(headers).type, 'headers-too-large');
       const logged = (await t.logEntries()).filter((e) => e.id === 'api-call/response' && (e.data.status === 431 || e.data.status === 414));
-      assert.ok(logged.some((e) => e.data.status === 431 && e.msg === 'GET /api/health => 431'), 'the 431 is logged with its method and path');
+      assert.ok(
+        logged.some((e) => e.data.status === 431 && e.msg === 'GET /api/health => 431'),
+        'the 431 is logged with its method and path',
+      );
       assert.ok(logged.filter((e) => e.data.status === 414).length >= 2, 'both 414s are logged');
-      assert.ok(logged.every((e) => e.msg.length < 300), 'no over-long URL in the log');
+      assert.ok(
+        logged.every((e) => e.msg.length < 300),
+        'no over-long URL in the log',
+      );
     });
 
     it('lets public routes ignore an API key; a route that needs a person refuses it', async () => {
@@ -188,25 +214,43 @@ for (const db of testDatabases()) {
     it('documents what the pipeline answers: shared 403, 414 and 431, oneOf second factors, the email rule, forms for flat bodies only', async () => {
       const doc = (await t.client('GET', '/openapi/openapi.json')).body;
       const op = (path: string, method: string) => doc.paths[path][method];
-      for (const [path, method] of [['/api/account/log-in', 'post'], ['/api/orgs/{id}', 'get'], ['/api/health', 'get']]) {
+      for (const [path, method] of [
+        ['/api/account/log-in', 'post'],
+        ['/api/orgs/{id}', 'get'],
+        ['/api/health', 'get'],
+      ]) {
         assert.ok(op(path, method).responses['414'] && op(path, method).responses['431'], `${method} ${path}: 414 and 431`);
       }
       assert.match(op('/api/account/log-in', 'post').responses['403'].description, /reason: origin.*csrf/);
       assert.match(op('/api/orgs/{id}', 'patch').responses['403'].description, /role .* below.*; or `forbidden` with `reason: origin`/);
-      assert.equal(op('/api/orgs/{id}', 'get').responses['403'].description, 'The caller\'s role in the organization is below the one the route needs', 'a GET has no CSRF check');
+      assert.equal(
+        op('/api/orgs/{id}', 'get').responses['403'].description,
+        "The caller's role in the organization is below the one the route needs",
+        'a GET has no CSRF check',
+      );
       assert.equal(op('/api/webhooks/{provider}', 'post').responses['403'], undefined, 'the webhook has no CSRF check');
       for (const path of ['/api/account/2fa/disable', '/api/account/log-in/mfa']) {
         const schema = op(path, 'post').requestBody.content['application/json'].schema;
         assert.equal(schema.oneOf?.length, 2, `${path}: oneOf`);
-        assert.deepEqual(schema.oneOf.map((s: { required: string[] }) => s.required.filter((f) => f === 'code' || f === 'backup-code')), [['code'], ['backup-code']]);
+        assert.deepEqual(
+          schema.oneOf.map((s: { required: string[] }) => s.required.filter((f) => f === 'code' || f === 'backup-code')),
+          [['code'], ['backup-code']],
+        );
       }
       const neither = await t.client('POST', '/api/account/log-in/mfa', { body: { 'mfa-token': 'x' } });
       assert.deepEqual([neither.status, neither.body.message], [400, 'Give one of code or backup-code']);
       const email = doc.components.schemas['create-account'].properties.email;
-      assert.ok(email.pattern && new RegExp(email.pattern, 'u').test('Ann@Example.com') && !new RegExp(email.pattern, 'u').test('ann@'), 'the email rule is stated');
+      assert.ok(
+        email.pattern && new RegExp(email.pattern, 'u').test('Ann@Example.com') && !new RegExp(email.pattern, 'u').test('ann@'),
+        'the email rule is stated',
+      );
       assert.equal(doc.components.schemas['update-account'].properties.name.minLength, undefined, 'an empty name clears it, as its description says');
       assert.ok(op('/api/account/log-in', 'post').requestBody.content['application/x-www-form-urlencoded'], 'a flat body: a form too');
-      assert.equal(op('/api/account/passkeys/register/verify', 'post').requestBody.content['application/x-www-form-urlencoded'], undefined, 'a nested one: no form');
+      assert.equal(
+        op('/api/account/passkeys/register/verify', 'post').requestBody.content['application/x-www-form-urlencoded'],
+        undefined,
+        'a nested one: no form',
+      );
       assert.deepEqual(op('/api/cqrs/query', 'post').security, [{}, { bearerAuth: [] }, { apiKeyAuth: [] }]);
       const callback = op('/api/auth/oauth/{provider}/callback', 'get').parameters as Array<{ name: string; schema: { maxLength?: number } }>;
       const declared = callback.filter((p) => p.schema.maxLength).reduce((sum, p) => sum + p.schema.maxLength!, 0);
@@ -218,7 +262,10 @@ for (const db of testDatabases()) {
       const res = await t.client('POST', `/api/orgs/${orgId}/billing/portal`, { headers: auth(), body: {} });
       assert.deepEqual([res.status, res.body.type], [503, 'billing-not-configured']);
       const entries = (await t.logEntries()).slice(before);
-      assert.deepEqual(entries.filter((e) => e.level === 'error'), []);
+      assert.deepEqual(
+        entries.filter((e) => e.level === 'error'),
+        [],
+      );
       const warning = entries.find((e) => e.id === 'http/unavailable');
       assert.ok(warning, 'a warning');
       assert.equal(warning.level, 'warn');

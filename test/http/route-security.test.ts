@@ -13,8 +13,14 @@ interface RawResponse {
 /** One request with its request-target exactly as given (no URL normalisation), over a socket of its own. */
 function rawRequest(baseUrl: string, method: string, target: string, headers: Record<string, string>, body = ''): Promise<RawResponse> {
   const { hostname, port } = new URL(baseUrl);
-  const lines = [`${method} ${target} HTTP/1.1`, `Host: ${hostname}:${port}`, 'Connection: close', 'Accept: application/json',
-    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), `Content-Length: ${Buffer.byteLength(body)}`];
+  const lines = [
+    `${method} ${target} HTTP/1.1`,
+    `Host: ${hostname}:${port}`,
+    'Connection: close',
+    'Accept: application/json',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    `Content-Length: ${Buffer.byteLength(body)}`,
+  ];
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
     const chunks: Buffer[] = [];
@@ -47,11 +53,20 @@ describe('Security decisions follow the matched route, not the raw URL', () => {
   let t: TestSystem;
   let protectedRoutes: Array<{ method: string; path: string }>;
   before(async () => {
-    t = await startSystem(testDatabases()[0], { LOGIN_LIMIT_EMAIL: '0', LOGIN_LIMIT_ADDRESS: '0', APP_URL: 'https://app.example', ALLOWED_ORIGINS: 'https://admin.example' });
+    t = await startSystem(testDatabases()[0], {
+      LOGIN_LIMIT_EMAIL: '0',
+      LOGIN_LIMIT_ADDRESS: '0',
+      APP_URL: 'https://app.example',
+      ALLOWED_ORIGINS: 'https://admin.example',
+    });
     // every unsafe API operation the app documents, except those that opt out of CSRF (the webhook, the SAML ACS)
     const doc = JSON.parse((await t.client('GET', '/openapi/openapi.json')).text) as { paths: Record<string, Record<string, unknown>> };
-    protectedRoutes = Object.entries(doc.paths).flatMap(([path, operations]) =>
-      Object.keys(operations).filter((m) => ['post', 'put', 'patch', 'delete'].includes(m)).map((m) => ({ method: m.toUpperCase(), path })))
+    protectedRoutes = Object.entries(doc.paths)
+      .flatMap(([path, operations]) =>
+        Object.keys(operations)
+          .filter((m) => ['post', 'put', 'patch', 'delete'].includes(m))
+          .map((m) => ({ method: m.toUpperCase(), path })),
+      )
       .filter((r) => r.path.startsWith('/api/') && !r.path.startsWith('/api/webhooks/') && !/^\/api\/sso\/saml\/[^/]+\/acs$/.test(r.path));
     assert.ok(protectedRoutes.length >= 5, JSON.stringify(protectedRoutes));
   });
@@ -82,7 +97,13 @@ describe('Security decisions follow the matched route, not the raw URL', () => {
     const me = await rawRequest(t.url, 'GET', '/%61pi/account/me', { authorization: `Bearer ${token}` });
     assert.equal(me.status, 200, me.body);
     assert.equal(JSON.parse(me.body).email, email);
-    const login = await rawRequest(t.url, 'POST', '/%61pi/account/log-in', { 'content-type': 'application/json' }, JSON.stringify({ email, password: PASSWORD }));
+    const login = await rawRequest(
+      t.url,
+      'POST',
+      '/%61pi/account/log-in',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ email, password: PASSWORD }),
+    );
     assert.equal(login.status, 200, login.body);
     assert.equal(login.headers['cache-control'], 'no-store');
     assert.equal(login.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'");
@@ -99,34 +120,53 @@ describe('Unsafe API requests from another origin', () => {
   let t: TestSystem;
   let email: string;
   before(async () => {
-    t = await startSystem(testDatabases()[0], { LOGIN_LIMIT_EMAIL: '0', LOGIN_LIMIT_ADDRESS: '0', APP_URL: 'https://app.example', ALLOWED_ORIGINS: 'https://admin.example' });
+    t = await startSystem(testDatabases()[0], {
+      LOGIN_LIMIT_EMAIL: '0',
+      LOGIN_LIMIT_ADDRESS: '0',
+      APP_URL: 'https://app.example',
+      ALLOWED_ORIGINS: 'https://admin.example',
+    });
     email = (await signUp(t.client)).email;
   });
   after(async () => t?.stop());
 
   /** A log-in as a cross-origin HTML form would send it (no Sec-Fetch-Site: an older browser). */
-  const formLogIn = (headers: Record<string, string>) => t.client('POST', '/api/account/log-in', {
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    body: new URLSearchParams({ email, password: PASSWORD }).toString(),
-  });
+  const formLogIn = (headers: Record<string, string>) =>
+    t.client('POST', '/api/account/log-in', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams({ email, password: PASSWORD }).toString(),
+    });
 
   it('refuses log-in CSRF by Origin, by Referer, and from an opaque origin, setting no cookie', async () => {
-    for (const headers of <Array<Record<string, string>>>[{ origin: 'https://evil.example' }, { referer: 'https://evil.example/login.html' }, { origin: 'null' },
-      { origin: 'https://app.example.evil.example' }, { referer: 'not a url' }]) {
+    for (const headers of <Array<Record<string, string>>>[
+      { origin: 'https://evil.example' },
+      { referer: 'https://evil.example/login.html' },
+      { origin: 'null' },
+      { origin: 'https://app.example.evil.example' },
+      { referer: 'not a url' },
+    ]) {
       const res = await formLogIn(headers);
       assert.equal(res.status, 403, JSON.stringify(headers));
       assert.equal(res.body.type, 'forbidden');
       assert.equal(res.body.reason, 'origin');
       assert.equal(res.headers['set-cookie'], undefined, JSON.stringify(headers));
     }
-    const signUpFromEvil = await t.client('POST', '/api/account/sign-up', { headers: { origin: 'https://evil.example' }, body: { email: `x${email}`, password: PASSWORD } });
+    const signUpFromEvil = await t.client('POST', '/api/account/sign-up', {
+      headers: { origin: 'https://evil.example' },
+      body: { email: `x${email}`, password: PASSWORD },
+    });
     assert.equal(signUpFromEvil.status, 403);
   });
 
-  it('takes the app\'s own origin (APP_URL, ALLOWED_ORIGINS, the Host it was sent to) and requests without one', async () => {
+  it("takes the app's own origin (APP_URL, ALLOWED_ORIGINS, the Host it was sent to) and requests without one", async () => {
     const host = new URL(t.url).host;
-    for (const headers of <Array<Record<string, string>>>[{ origin: 'https://app.example' }, { origin: 'https://admin.example' }, { referer: 'https://app.example/account' },
-      { origin: `http://${host}` }, {}]) {
+    for (const headers of <Array<Record<string, string>>>[
+      { origin: 'https://app.example' },
+      { origin: 'https://admin.example' },
+      { referer: 'https://app.example/account' },
+      { origin: `http://${host}` },
+      {},
+    ]) {
       const res = await formLogIn(headers);
       assert.equal(res.status, 200, `${JSON.stringify(headers)}: ${res.text}`);
     }

@@ -71,8 +71,18 @@ describe('static files', () => {
       answers.push(['/account (page)', (await t.client('GET', '/account', { headers: { accept: 'text/html' } })).status]);
       answers.push(['/ (page)', (await t.client('GET', '/', { headers: { accept: 'text/html' } })).status]);
       assert.deepEqual(answers, [
-        ['/no-such', 404], ['/wp-login.php', 404], ['/.env', 404], ['/assets/missing.js', 404], ['/assets', 404], ['/api/no-such', 404],
-        ['/openapi/nope', 404], ['/%E0%A4%A', 400], ['/a//b', 403], ['HEAD /x.php', 404], ['/account (page)', 200], ['/ (page)', 200],
+        ['/no-such', 404],
+        ['/wp-login.php', 404],
+        ['/.env', 404],
+        ['/assets/missing.js', 404],
+        ['/assets', 404],
+        ['/api/no-such', 404],
+        ['/openapi/nope', 404],
+        ['/%E0%A4%A', 400],
+        ['/a//b', 403],
+        ['HEAD /x.php', 404],
+        ['/account (page)', 200],
+        ['/ (page)', 200],
       ]);
       assert.deepEqual([...counted.calls], [], 'no filesystem call for a path that is not a file');
 
@@ -80,7 +90,10 @@ describe('static files', () => {
       const file = await t.client('GET', '/assets/app.js');
       assert.equal(file.status, 200);
       assert.equal(file.text, 'console.log("app")');
-      assert.ok(counted.calls.some((c) => c.includes(join(publicDir, 'assets', 'app.js'))), counted.calls.join(', '));
+      assert.ok(
+        counted.calls.some((c) => c.includes(join(publicDir, 'assets', 'app.js'))),
+        counted.calls.join(', '),
+      );
     } finally {
       counted.restore();
     }

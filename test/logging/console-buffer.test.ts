@@ -14,7 +14,16 @@ import type { LogEntry } from '../../src/logging/logger.js';
 const FIXTURE = new URL('./fixtures/console-child.ts', import.meta.url).pathname;
 
 function entry(i: number, level: LogEntry['level'] = 'info', size = 100): LogEntry {
-  return { timestamp: '2026-11-22T10:11:12.345Z', level, id: 'test/line', msg: `line ${i}`, ns: 'saas.test', line: 1, data: { i, pad: 'x'.repeat(size) }, ctx: {} };
+  return {
+    timestamp: '2026-11-22T10:11:12.345Z',
+    level,
+    id: 'test/line',
+    msg: `line ${i}`,
+    ns: 'saas.test',
+    line: 1,
+    data: { i, pad: 'x'.repeat(size) },
+    ctx: {},
+  };
 }
 
 /** a stream that records each write */
@@ -27,12 +36,21 @@ function recorder(): { writes: string[]; stream: NodeJS.WritableStream } {
  * Runs the fixture; returns the JSON entries on its standard output, its exit code and signal.
  * Its output is read only after a while: the pipe fills (64 KiB), as it does behind a slow reader.
  */
-async function run(how: string, count: number): Promise<{ entries: Array<{ id: string; data: { i?: number } }>; code: number | null; signal: string | null; stderr: string }> {
+async function run(
+  how: string,
+  count: number,
+): Promise<{ entries: Array<{ id: string; data: { i?: number } }>; code: number | null; signal: string | null; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, how, String(count)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-  void sleep(300).then(() => child.stdout.setEncoding('utf8').on('data', (d: string) => { out += d; }));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  void sleep(300).then(() =>
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+    }),
+  );
   const exited = once(child, 'close') as Promise<[number | null, string | null]>;
   if (how === 'sigterm' || how === 'shutdown') {
     while (!stderr.includes('logged\n')) {
@@ -43,11 +61,19 @@ async function run(how: string, count: number): Promise<{ entries: Array<{ id: s
   }
   const [code, signal] = await exited;
   assert.ok(out === '' || out.endsWith('\n'), 'whole lines only');
-  return { entries: out.split('\n').filter(Boolean).map((l) => JSON.parse(l)), code, signal, stderr };
+  return {
+    entries: out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l)),
+    code,
+    signal,
+    stderr,
+  };
 }
 
 describe('buffered console output', () => {
-  it('writes at most 4 KiB at a time in a cluster worker (a pipe\'s atomic size), 64 KiB in a process writing alone', () => {
+  it("writes at most 4 KiB at a time in a cluster worker (a pipe's atomic size), 64 KiB in a process writing alone", () => {
     assert.equal(defaultMaxWriteBytes(true), 4096);
     assert.equal(defaultMaxWriteBytes(false), 65536);
     assert.equal(defaultMaxWriteBytes(), 65536, 'the test runs outside a cluster');
@@ -59,8 +85,15 @@ describe('buffered console output', () => {
     for (let i = 0; i < 200; i++) handler.write(entry(i, 'info', i % 250), 'log');
     assert.ok(writes.length > 0 && writes.length < 200 / 4, `${writes.length} writes for 200 entries`);
     await handler.flush();
-    const lines = writes.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogEntry);
-    assert.deepEqual(lines.map((l) => l.data.i), Array.from({ length: 200 }, (_, i) => i));
+    const lines = writes
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as LogEntry);
+    assert.deepEqual(
+      lines.map((l) => l.data.i),
+      Array.from({ length: 200 }, (_, i) => i),
+    );
     for (const w of writes) {
       assert.ok(Buffer.byteLength(w) <= 4096, `a write of ${Buffer.byteLength(w)} bytes`);
       assert.ok(w.endsWith('\n'));
@@ -76,7 +109,14 @@ describe('buffered console output', () => {
     assert.equal(writes.length, 1, 'the gathered line goes first, the long one waits for the next');
     handler.write(entry(2, 'fatal'), 'log');
     assert.equal(writes.length, 3, 'a fatal entry writes what is gathered, then itself');
-    assert.deepEqual(writes.join('').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as LogEntry).data.i), [0, 1, 2]);
+    assert.deepEqual(
+      writes
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as LogEntry).data.i),
+      [0, 1, 2],
+    );
     await handler.close();
   });
 
@@ -102,7 +142,10 @@ describe('buffered console output', () => {
   it('writes every line when the process gets SIGTERM and nothing else listens, and still dies of the signal', async () => {
     const r = await run('sigterm', 1000);
     assert.equal(r.signal, 'SIGTERM', r.stderr);
-    assert.deepEqual(r.entries.map((e) => e.data.i), Array.from({ length: 1000 }, (_, i) => i));
+    assert.deepEqual(
+      r.entries.map((e) => e.data.i),
+      Array.from({ length: 1000 }, (_, i) => i),
+    );
   });
 
   it('writes every line when a SIGTERM shutdown closes the logs, the ones logged while stopping included', async () => {

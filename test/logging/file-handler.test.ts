@@ -30,7 +30,9 @@ describe('interval starts', () => {
 
 describe('rotating JSON file', () => {
   let dir: string;
-  before(async () => { dir = await mkdtemp(join(tmpdir(), 'rot-')); });
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rot-'));
+  });
   after(async () => rm(dir, { recursive: true, force: true }));
 
   it('loses no line written while it closes or after it closed (requests finishing during shutdown)', async () => {
@@ -50,7 +52,11 @@ describe('rotating JSON file', () => {
     handler.writeLine(JSON.stringify({ phase: 'after', i: 0 }));
     const lines = (await allLines(sub)).map((l) => JSON.parse(l) as { phase: string; i: number });
     assert.equal(lines.length, 50 + 10 + 1);
-    assert.deepEqual(lines.slice(0, 50).map((l) => l.i), [...Array(50).keys()], 'the queued lines first, in order');
+    assert.deepEqual(
+      lines.slice(0, 50).map((l) => l.i),
+      [...Array(50).keys()],
+      'the queued lines first, in order',
+    );
     assert.equal(lines.at(-1)!.phase, 'after');
   });
 
@@ -61,19 +67,26 @@ describe('rotating JSON file', () => {
     const handler = new RotatingFileHandler({ path, interval: 'daily', maxFileSize: 2000, maxNumParts: 1000, maxNumIntervals: 30, clock: () => now });
     const total = 3000;
     // writes from many concurrent async tasks, interleaved with the drain loop
-    await Promise.all(Array.from({ length: 30 }, async (_, task) => {
-      for (let i = 0; i < total / 30; i++) {
-        handler.writeLine(JSON.stringify({ task, i, pad: 'x'.repeat(i % 40) }));
-        if (i % 7 === 0) await new Promise((r) => setImmediate(r));
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 30 }, async (_, task) => {
+        for (let i = 0; i < total / 30; i++) {
+          handler.writeLine(JSON.stringify({ task, i, pad: 'x'.repeat(i % 40) }));
+          if (i % 7 === 0) await new Promise((r) => setImmediate(r));
+        }
+      }),
+    );
     await handler.close();
     const names = await readdir(sub);
     assert.ok(names.includes('saas-app.json'));
     assert.ok(names.filter((n) => /^saas-app\.json-2026-11-22d\.\d+\.gz$/.test(n)).length > 10);
     const lines = await allLines(sub);
     assert.equal(lines.length, total);
-    const seen = new Set(lines.map((l) => { const o = JSON.parse(l); return `${o.task}:${o.i}`; }));
+    const seen = new Set(
+      lines.map((l) => {
+        const o = JSON.parse(l);
+        return `${o.task}:${o.i}`;
+      }),
+    );
     assert.equal(seen.size, total);
     for (const name of names) {
       const raw = await readFile(join(sub, name));
@@ -85,7 +98,14 @@ describe('rotating JSON file', () => {
   it('drops the part beyond max-num-parts; part 1 is the newest', async () => {
     const sub = join(dir, 'parts');
     const path = join(sub, 'saas-app.json');
-    const handler = new RotatingFileHandler({ path, interval: 'daily', maxFileSize: 100, maxNumParts: 3, maxNumIntervals: 30, clock: () => new Date('2026-11-22T10:00:00Z') });
+    const handler = new RotatingFileHandler({
+      path,
+      interval: 'daily',
+      maxFileSize: 100,
+      maxNumParts: 3,
+      maxNumIntervals: 30,
+      clock: () => new Date('2026-11-22T10:00:00Z'),
+    });
     for (let i = 0; i < 10; i++) {
       handler.writeLine(JSON.stringify({ i, pad: 'y'.repeat(60) }));
       await handler.flush();

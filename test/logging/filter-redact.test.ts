@@ -40,13 +40,17 @@ describe('redaction', () => {
   it('replaces every default key at any depth, case- and separator-insensitively', () => {
     const input: Record<string, unknown> = {};
     for (const k of DEFAULT_REDACT_KEYS) input[k] = `v-${k}`;
-    const out = redact({ ...input, nested: { deeper: [{ PASSWORD: 'x', Access_Token: 'y', refreshToken: 'z', ':user/password': 'w' }] }, keep: 'me' }) as Record<string, any>;
+    const out = redact({
+      ...input,
+      nested: { deeper: [{ PASSWORD: 'x', Access_Token: 'y', refreshToken: 'z', ':user/password': 'w' }] },
+      keep: 'me',
+    }) as Record<string, any>;
     for (const k of DEFAULT_REDACT_KEYS) assert.equal(out[k], REDACTED, k);
     assert.deepEqual(out.nested.deeper[0], { PASSWORD: REDACTED, Access_Token: REDACTED, refreshToken: REDACTED, ':user/password': REDACTED });
     assert.equal(out.keep, 'me');
   });
   it('covers credential headers and configured extra keys', () => {
-    const out = redact({ cookie: 'a', 'set-cookie': ['b'], 'x-csrf-token': 'c', 'stripe-signature': 'd', 'API_KEY': 'e' }) as Record<string, unknown>;
+    const out = redact({ cookie: 'a', 'set-cookie': ['b'], 'x-csrf-token': 'c', 'stripe-signature': 'd', API_KEY: 'e' }) as Record<string, unknown>;
     assert.deepEqual(Object.values(out), Array(5).fill(REDACTED));
   });
   it('never modifies its input and survives cycles', () => {

@@ -22,8 +22,15 @@ describe('redactLinkTokens', () => {
 
   it('leaves everything else as it is', () => {
     for (const text of [
-      'GET /api/account/me => 200', 'token expired', 'https://x/?monkey=banana&passcode=1', 'a=1&b=2', '/keys?sort=asc', 'code: 550 refused', '',
-    ]) assert.equal(redactLinkTokens(text), text);
+      'GET /api/account/me => 200',
+      'token expired',
+      'https://x/?monkey=banana&passcode=1',
+      'a=1&b=2',
+      '/keys?sort=asc',
+      'code: 550 refused',
+      '',
+    ])
+      assert.equal(redactLinkTokens(text), text);
   });
 });
 

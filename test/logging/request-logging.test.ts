@@ -12,7 +12,6 @@ import { ALL_FORMATS } from '../support/http.js';
 import { probeRoutes } from '../support/probes.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 
-
 /** The 1-based line of the first occurrence of `needle` in a source file. */
 async function sourceLine(file: string, needle: string): Promise<number> {
   const lines = (await readFile(new URL(`../../src/${file}`, import.meta.url), 'utf8')).split('\n');
@@ -25,7 +24,9 @@ const db = testDatabases()[0];
 
 describe('request logging', () => {
   let t: TestSystem;
-  before(async () => { t = await startSystem(db, { LOG_LEVELS: 'saas.*=trace' }, { extraRouteGroups: [probeRoutes()] }); });
+  before(async () => {
+    t = await startSystem(db, { LOG_LEVELS: 'saas.*=trace' }, { extraRouteGroups: [probeRoutes()] });
+  });
   after(async () => t?.stop());
 
   it('writes entries with exactly the spec fields, ISO timestamps and the TypeScript source line', async () => {
@@ -68,7 +69,10 @@ describe('request logging', () => {
       const req = httpRequest(new URL('/api/probe/slow', t.url));
       req.on('error', () => resolve());
       req.end();
-      setTimeout(() => { req.destroy(); resolve(); }, 100);
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 100);
     });
     await sleep(700);
     const entries = (await t.logEntries()).filter((e) => e.id === 'api-call/response' && e.ctx.uri === '/api/probe/slow');
@@ -118,18 +122,33 @@ describe('logging configuration', () => {
   });
 
   it('formats a readable console line in dev', () => {
-    const line = formatPretty({
-      timestamp: '2026-11-22T10:11:12.345Z', level: 'info', id: 'api-call/response', msg: 'GET /api/health => 200',
-      ns: 'saas.http', line: 42, data: { status: 200 }, ctx: { 'req-id': '0123456789abcdef' },
-    }, false);
+    const line = formatPretty(
+      {
+        timestamp: '2026-11-22T10:11:12.345Z',
+        level: 'info',
+        id: 'api-call/response',
+        msg: 'GET /api/health => 200',
+        ns: 'saas.http',
+        line: 42,
+        data: { status: 200 },
+        ctx: { 'req-id': '0123456789abcdef' },
+      },
+      false,
+    );
     assert.equal(line, '10:11:12.345 INFO  saas.http:42 api-call/response GET /api/health => 200 {"status":200} [01234567]\n');
   });
 
   it('escapes control characters in every console field, so input cannot forge a line or colour the terminal', () => {
     const hostile = 'x\n11:59:59.999 WARN  saas.account:1 account/forged It happened\r\x1b[31mred\u2028sep\x7f\x9b\u202e';
     const entry = {
-      timestamp: '2026-11-22T10:11:12.345Z', level: 'info' as const, id: `api-call/response${hostile}`, msg: `GET /a${hostile}`,
-      ns: `saas.http${hostile}`, line: 42, data: { [`key${hostile}`]: `value${hostile}` }, ctx: { 'req-id': '0123\n6789abcdef' },
+      timestamp: '2026-11-22T10:11:12.345Z',
+      level: 'info' as const,
+      id: `api-call/response${hostile}`,
+      msg: `GET /a${hostile}`,
+      ns: `saas.http${hostile}`,
+      line: 42,
+      data: { [`key${hostile}`]: `value${hostile}` },
+      ctx: { 'req-id': '0123\n6789abcdef' },
     };
     for (const line of [formatPretty(entry, false), formatPretty(entry, true)]) {
       assert.equal(line.indexOf('\n'), line.length - 1, 'one line, ended by its own newline');

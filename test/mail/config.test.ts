@@ -16,10 +16,7 @@ describe('mail configuration', () => {
     assert.equal(mail.from, 'SaaS <no-reply@localhost>');
     assert.equal(config.appUrl, 'http://127.0.0.1:4000');
     assert.equal(loadConfig({ HOST: '::1' }).appUrl, 'http://[::1]:3000');
-    assert.deepEqual(
-      [mail.pollMs, mail.retryBaseMs, mail.retryMaxMs, mail.giveUpMs, mail.leaseMs],
-      [1000, 30_000, 3_600_000, 86_400_000, 300_000],
-    );
+    assert.deepEqual([mail.pollMs, mail.retryBaseMs, mail.retryMaxMs, mail.giveUpMs, mail.leaseMs], [1000, 30_000, 3_600_000, 86_400_000, 300_000]);
   });
 
   it('requires MAIL_URL in prod, naming it', () => {
@@ -44,8 +41,17 @@ describe('mail configuration', () => {
 describe('retry delays', () => {
   const policy = { baseMs: 1000, maxMs: 60_000, giveUpMs: 86_400_000 };
   it('double from the base per failed attempt, up to the cap, with at most 10% jitter', () => {
-    assert.deepEqual([1, 2, 3, 4, 7, 8, 30].map((n) => retryDelayMs(policy, n, () => 0)), [1000, 2000, 4000, 8000, 60_000, 60_000, 60_000]);
-    assert.equal(retryDelayMs(policy, 1, () => 0.999), 1100);
-    assert.equal(retryDelayMs(policy, 1000, () => 0), 60_000);
+    assert.deepEqual(
+      [1, 2, 3, 4, 7, 8, 30].map((n) => retryDelayMs(policy, n, () => 0)),
+      [1000, 2000, 4000, 8000, 60_000, 60_000, 60_000],
+    );
+    assert.equal(
+      retryDelayMs(policy, 1, () => 0.999),
+      1100,
+    );
+    assert.equal(
+      retryDelayMs(policy, 1000, () => 0),
+      60_000,
+    );
   });
 });

@@ -50,7 +50,10 @@ for (const db of testDatabases()) {
       const mail = await waitFor('the message', () => smtp.received.find((m) => m.parsed.messageId === `<${id}@acme.test>`));
       const link = `https://app.acme.test/verify-email?token=${secret}`;
       assert.equal(mail.parsed.subject, 'Verify your email address for Acme');
-      assert.deepEqual(mail.parsed.from?.value.map((a) => [a.name, a.address]), [['Acme', 'hello@acme.test']]);
+      assert.deepEqual(
+        mail.parsed.from?.value.map((a) => [a.name, a.address]),
+        [['Acme', 'hello@acme.test']],
+      );
       assert.deepEqual(mail.parsed.to && !Array.isArray(mail.parsed.to) ? mail.parsed.to.value.map((a) => a.address) : [], ['ada@example.com']);
       assert.equal(mail.envelopeFrom, 'hello@acme.test');
       assert.deepEqual(mail.envelopeTo, ['ada@example.com']);
@@ -74,10 +77,13 @@ for (const db of testDatabases()) {
 
     it('sends nothing for a rolled-back transaction', async () => {
       const secret = token();
-      await assert.rejects(s.system.database.db.transaction().execute(async (trx) => {
-        await s.system.mail.enqueue(trx, { kind: 'reset-password', to: 'rolled@example.com', data: { name: null, token: secret } });
-        throw new Error('the change failed');
-      }), /the change failed/);
+      await assert.rejects(
+        s.system.database.db.transaction().execute(async (trx) => {
+          await s.system.mail.enqueue(trx, { kind: 'reset-password', to: 'rolled@example.com', data: { name: null, token: secret } });
+          throw new Error('the change failed');
+        }),
+        /the change failed/,
+      );
       // a message committed afterwards arrives, so the worker has looked since
       const later = await s.system.mail.enqueue(s.system.database.db, { kind: 'password-changed-notice', to: 'later@example.com', data: { name: null } });
       await waitFor('the later message', () => smtp.received.find((m) => m.parsed.messageId === `<${later}@acme.test>`));
@@ -170,7 +176,11 @@ async function sharedDatabase(db: TestDatabase): Promise<{ shared: TestDatabase;
   if (db.name === 'pglite') {
     const dir = await mkdtemp(join(tmpdir(), 'saas-mail-pglite-'));
     // an empty DATABASE_URL: PGlite in PGLITE_DIR
-    return { shared: { name: 'pglite', create: async () => ({ url: '', drop: async () => undefined }) }, env: { PGLITE_DIR: dir }, drop: () => rm(dir, { recursive: true, force: true }) };
+    return {
+      shared: { name: 'pglite', create: async () => ({ url: '', drop: async () => undefined }) },
+      env: { PGLITE_DIR: dir },
+      drop: () => rm(dir, { recursive: true, force: true }),
+    };
   }
   const { url, drop } = await db.create();
   return { shared: { name: db.name, create: async () => ({ url, drop: async () => undefined }) }, env: {}, drop };
@@ -188,11 +198,17 @@ for (const db of testDatabases()) {
         // the worker stops before anything is queued: the "crash" comes between commit and send
         await first.system.mail.worker.stop(1000);
         const committed = await signUpWithMail(first, 'left@example.com', token());
-        const claimed = await first.system.mail.enqueue(first.system.database.db, { kind: 'password-changed-notice', to: 'claimed@example.com', data: { name: null } });
+        const claimed = await first.system.mail.enqueue(first.system.database.db, {
+          kind: 'password-changed-notice',
+          to: 'claimed@example.com',
+          data: { name: null },
+        });
         // as a sender that died mid-send leaves it: claimed, its lease over
-        await first.system.database.db.updateTable('mail_outbox')
+        await first.system.database.db
+          .updateTable('mail_outbox')
           .set({ status: 'sending', attempts: 1, locked_by: 'dead-instance', locked_until: sql<Date>`now() - interval '1 second'` })
-          .where('id', '=', claimed).execute();
+          .where('id', '=', claimed)
+          .execute();
         await first.stop();
         assert.equal(smtp.received.length, 0);
 
@@ -204,7 +220,7 @@ for (const db of testDatabases()) {
           const rows = await second.system.mail.mailbox.list();
           await waitFor('the sent status', async () => (await second.system.mail.mailbox.list()).every((m) => m.status === 'sent'));
           assert.equal(rows.length, 2);
-          assert.equal((await outboxRow(second, claimed)).attempts, 2, 'the dead sender\'s attempt counts');
+          assert.equal((await outboxRow(second, claimed)).attempts, 2, "the dead sender's attempt counts");
         } finally {
           await second.stop();
         }

@@ -22,7 +22,12 @@ describe('the local mailbox in dev', () => {
   before(async () => {
     s = await startSystem(pglite, { APP_ENV: 'dev', LOG_CONSOLE: 'off', MAIL_POLL_MS: '50', APP_URL: 'http://localhost:5173' });
     id = await s.system.database.db.transaction().execute((trx) =>
-      s.system.mail.enqueue(trx, { kind: 'invitation', to: 'Guest@Example.com', data: { inviter: 'Ada "A" Lovelace', organization: 'R&D <Labs>', role: 'admin', token: secret } }));
+      s.system.mail.enqueue(trx, {
+        kind: 'invitation',
+        to: 'Guest@Example.com',
+        data: { inviter: 'Ada "A" Lovelace', organization: 'R&D <Labs>', role: 'admin', token: secret },
+      }),
+    );
     await waitFor('the mailbox delivery', async () => (await s.system.mail.mailbox.get(id))?.status === 'sent');
   });
   after(async () => s?.stop());
@@ -80,7 +85,7 @@ describe('the local mailbox in dev', () => {
     assert.ok(part.text.includes(`href="http://localhost:5173/invitations/accept?token=${secret}"`));
   });
 
-  it('answers only to the app\'s own host names (a rebound foreign name gets 403)', async () => {
+  it("answers only to the app's own host names (a rebound foreign name gets 403)", async () => {
     for (const path of ['/dev/mailbox', '/dev/mailbox/00000000-0000-4000-8000-000000000000', '/dev/mailbox/00000000-0000-4000-8000-000000000000/html']) {
       const res = await s.client('GET', path, { headers: { host: 'rebind.attacker.example' } });
       assert.equal(res.status, 403, path);
@@ -119,11 +124,17 @@ describe('the mailbox outside dev', () => {
       // retention: sent and failed messages older than 30 days go; recent or waiting ones stay
       const db = s.system.database.db;
       const outbox = new Outbox(db, 'SaaS <no-reply@localhost>', { appUrl: 'http://x', product: 'SaaS' });
-      const old = await Promise.all(['sent', 'failed', 'pending'].map(async (status) => {
-        const oldId = await outbox.insert(db, { kind: 'password-changed-notice', to: `${status}@example.com`, data: { name: null } });
-        await db.updateTable('mail_outbox').set({ status: status as 'sent', created_at: sql<Date>`now() - interval '31 days'`, next_attempt_at: sql<Date>`now() + interval '1 day'` }).where('id', '=', oldId).execute();
-        return oldId;
-      }));
+      const old = await Promise.all(
+        ['sent', 'failed', 'pending'].map(async (status) => {
+          const oldId = await outbox.insert(db, { kind: 'password-changed-notice', to: `${status}@example.com`, data: { name: null } });
+          await db
+            .updateTable('mail_outbox')
+            .set({ status: status as 'sent', created_at: sql<Date>`now() - interval '31 days'`, next_attempt_at: sql<Date>`now() + interval '1 day'` })
+            .where('id', '=', oldId)
+            .execute();
+          return oldId;
+        }),
+      );
       assert.equal(await outbox.purge(), 2);
       assert.deepEqual((await s.system.mail.mailbox.list()).map((m) => m.id).sort(), [id, old[2]].sort());
     } finally {

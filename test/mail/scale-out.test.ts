@@ -23,17 +23,23 @@ describe('two instances on one PostgreSQL', { skip }, () => {
     const [a, b] = await Promise.all([startSystem(shared, env), startSystem(shared, env)]);
     try {
       // queued through both, in separate transactions, while both workers run
-      const ids = await Promise.all(Array.from({ length: 40 }, (_, i) => {
-        const s = i % 2 ? a : b;
-        return s.system.database.db.transaction().execute((trx) =>
-          s.system.mail.enqueue(trx, { kind: 'password-changed-notice', to: `user${i}@example.com`, data: { name: `User ${i}` } }));
-      }));
+      const ids = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => {
+          const s = i % 2 ? a : b;
+          return s.system.database.db
+            .transaction()
+            .execute((trx) => s.system.mail.enqueue(trx, { kind: 'password-changed-notice', to: `user${i}@example.com`, data: { name: `User ${i}` } }));
+        }),
+      );
       // and many in one transaction: both workers find them due at once and race for them
-      ids.push(...await a.system.database.db.transaction().execute(async (trx) => {
-        const batch: string[] = [];
-        for (let i = 0; i < 60; i++) batch.push(await a.system.mail.enqueue(trx, { kind: 'password-changed-notice', to: `bulk${i}@example.com`, data: { name: null } }));
-        return batch;
-      }));
+      ids.push(
+        ...(await a.system.database.db.transaction().execute(async (trx) => {
+          const batch: string[] = [];
+          for (let i = 0; i < 60; i++)
+            batch.push(await a.system.mail.enqueue(trx, { kind: 'password-changed-notice', to: `bulk${i}@example.com`, data: { name: null } }));
+          return batch;
+        })),
+      );
       const n = ids.length;
       await waitFor('every message', () => smtp.received.length >= n);
       await waitFor('every row sent', async () => (await a.system.mail.mailbox.list({ limit: 500 })).every((m) => m.status === 'sent'));
@@ -42,7 +48,7 @@ describe('two instances on one PostgreSQL', { skip }, () => {
       const received = smtp.received.map((m) => m.parsed.messageId);
       assert.equal(received.length, n);
       assert.deepEqual([...received].sort(), ids.map((id) => `<${id}@localhost>`).sort());
-      const sentLogs = [...await a.logEntries(), ...await b.logEntries()].filter((e) => e.id === 'mail/sent');
+      const sentLogs = [...(await a.logEntries()), ...(await b.logEntries())].filter((e) => e.id === 'mail/sent');
       assert.equal(sentLogs.length, n);
       const byInstance = [await a.logEntries(), await b.logEntries()].map((entries) => entries.filter((e) => e.id === 'mail/sent').length);
       console.log(`messages sent per instance: ${byInstance.join(' / ')}`);
@@ -64,15 +70,24 @@ describe('a process killed while sending', { skip }, () => {
     const secret = randomBytes(16).toString('hex');
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/mail/fixtures/enqueue-and-hang.ts'], {
       env: {
-        ...process.env, APP_ENV: 'test', DATABASE_URL: url, LOG_CONSOLE: 'off', LOG_FILE: 'off', TEST_TOKEN: secret,
-        MAIL_URL: `smtp://127.0.0.1:${silent.port}`, MAIL_POLL_MS: '20', MAIL_LEASE_MS: '1000',
+        ...process.env,
+        APP_ENV: 'test',
+        DATABASE_URL: url,
+        LOG_CONSOLE: 'off',
+        LOG_FILE: 'off',
+        TEST_TOKEN: secret,
+        MAIL_URL: `smtp://127.0.0.1:${silent.port}`,
+        MAIL_POLL_MS: '20',
+        MAIL_LEASE_MS: '1000',
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const db = new pg.Client({ connectionString: url });
     try {
       let out = '';
-      child.stdout!.on('data', (c: Buffer) => { out += c.toString(); });
+      child.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+      });
       const id = await waitFor('the child to commit its message', () => out.split('\n')[0].trim() || undefined, 60_000);
       // the child claimed the message and is in the middle of sending it
       await waitFor('the child to connect to the SMTP server', () => silent.connections() > 0);

@@ -45,7 +45,7 @@ export const SMTP_PASS = 'smtp-pass-0123';
 
 /** A server on `port` (a free one by default); call listen(). */
 export async function smtpServer(port?: number): Promise<TestSmtpServer> {
-  const chosen = port ?? await freePort();
+  const chosen = port ?? (await freePort());
   const state: TestSmtpServer = {
     port: chosen,
     url: `smtp://${SMTP_USER}:${SMTP_PASS}@127.0.0.1:${chosen}`,
@@ -81,23 +81,27 @@ export async function smtpServer(port?: number): Promise<TestSmtpServer> {
       stream.on('end', () => {
         const r = takeRefusal('data');
         if (r) return cb(refusal(r.code, 'Message refused (test)'));
-        simpleParser(Buffer.concat(chunks)).then((parsed) => {
-          state.received.push({
-            envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-            envelopeTo: session.envelope.rcptTo.map((a) => a.address),
-            user: typeof session.user === 'string' ? session.user : undefined,
-            parsed,
-          });
-          cb();
-        }, (err: Error) => cb(err));
+        simpleParser(Buffer.concat(chunks)).then(
+          (parsed) => {
+            state.received.push({
+              envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              envelopeTo: session.envelope.rcptTo.map((a) => a.address),
+              user: typeof session.user === 'string' ? session.user : undefined,
+              parsed,
+            });
+            cb();
+          },
+          (err: Error) => cb(err),
+        );
       });
     },
   });
   server.on('error', () => undefined);
-  state.listen = () => new Promise((resolve, reject) => {
-    server.server.once('error', reject);
-    server.listen(chosen, '127.0.0.1', () => resolve());
-  });
+  state.listen = () =>
+    new Promise((resolve, reject) => {
+      server.server.once('error', reject);
+      server.listen(chosen, '127.0.0.1', () => resolve());
+    });
   state.close = () => new Promise((resolve) => server.close(() => resolve()));
   return state;
 }
@@ -120,10 +124,11 @@ export async function silentServer(): Promise<{ port: number; connections: () =>
   return {
     port,
     connections: () => count,
-    close: () => new Promise((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 

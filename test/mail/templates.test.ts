@@ -20,15 +20,22 @@ const samples: { [K in keyof MailTemplates]: MailTemplates[K] } = {
   'identity-linked-notice': { name: evil, provider: evil, providerEmail: 'x@example.com', at: new Date('2026-11-22T10:00:00Z') },
   'sso-certificate-expiring': { organization: evil, organizationId: '0b6c1c5e-8f1a-4c55-9c33-2d0a3f1e9b10', expiresAt: new Date('2026-12-17T10:00:00Z') },
   'webhook-disabled': {
-    organization: evil, organizationId: '0b6c1c5e-8f1a-4c55-9c33-2d0a3f1e9b10', endpoint: `https://hooks.example.com/${evil}`,
-    failingSince: new Date('2026-11-17T10:00:00Z'), days: 5,
+    organization: evil,
+    organizationId: '0b6c1c5e-8f1a-4c55-9c33-2d0a3f1e9b10',
+    endpoint: `https://hooks.example.com/${evil}`,
+    failingSince: new Date('2026-11-17T10:00:00Z'),
+    days: 5,
   },
   'security-notice': { name: evil, event: 'passkey-added', at: new Date('2026-11-22T10:00:00Z'), browser: evil, ip: '203.0.113.9', detail: evil },
   'email-sign-in': { name: evil, token, code: '123456' },
 };
 
 const linkPaths: Partial<Record<keyof MailTemplates, string>> = {
-  'verify-email': '/verify-email', 'reset-password': '/reset-password', 'confirm-email-change': '/confirm-email', invitation: '/invitations/accept', 'email-sign-in': '/auth/email',
+  'verify-email': '/verify-email',
+  'reset-password': '/reset-password',
+  'confirm-email-change': '/confirm-email',
+  invitation: '/invitations/accept',
+  'email-sign-in': '/auth/email',
 };
 
 describe('mail templates', () => {

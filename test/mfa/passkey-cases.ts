@@ -32,7 +32,9 @@ export function passkeyCases(system: () => TestSystem): void {
   const register = async (access: string, authenticator: SoftwareAuthenticator, name?: string, format: Format = FORMAT_BY_NAME.json) => {
     const options = await registerOptions(access, format);
     return client()('POST', '/api/account/passkeys/register/verify', {
-      headers: bearer(access), format, body: { response: authenticator.register(options), ...(name ? { name } : {}) },
+      headers: bearer(access),
+      format,
+      body: { response: authenticator.register(options), ...(name ? { name } : {}) },
     });
   };
   const signInOptions = async (format: Format = FORMAT_BY_NAME.json) => {
@@ -49,13 +51,14 @@ export function passkeyCases(system: () => TestSystem): void {
     const noPassword = await client()('POST', '/api/account/passkeys/register/options', { headers: bearer(a.access), body: { password: 'not it' } });
     assert.deepEqual([noPassword.status, noPassword.body.errors?.[0]?.path], [403, '/password'], 'a stolen access token alone adds no passkey');
     const options = await registerOptions(a.access);
-    assert.equal(options.rp.id, 'app.example.com', 'the RP id is APP_URL\'s host');
+    assert.equal(options.rp.id, 'app.example.com', "the RP id is APP_URL's host");
     assert.equal(options.user.name, a.email);
     assert.equal(options.authenticatorSelection.residentKey, 'required');
     assert.equal(options.authenticatorSelection.userVerification, 'required');
     assert.equal(options.attestation, 'none');
     const created = await client()('POST', '/api/account/passkeys/register/verify', {
-      headers: bearer(a.access), body: { response: authenticator.register(options), name: 'Laptop' },
+      headers: bearer(a.access),
+      body: { response: authenticator.register(options), name: 'Laptop' },
     });
     assert.equal(created.status, 201, created.text);
     assert.deepEqual(Object.keys(created.body).sort(), ['created-at', 'id', 'last-used-at', 'name']);
@@ -64,14 +67,18 @@ export function passkeyCases(system: () => TestSystem): void {
 
     // the registration's challenge is spent: the same response again is refused
     const again = await client()('POST', '/api/account/passkeys/register/verify', {
-      headers: bearer(a.access), body: { response: authenticator.register(options) },
+      headers: bearer(a.access),
+      body: { response: authenticator.register(options) },
     });
     assert.deepEqual([again.status, again.body.type], [400, 'invalid-challenge']);
 
     const second = await register(a.access, authenticator);
     assert.deepEqual([second.status, second.body.type], [409, 'conflict'], 'one credential, registered once');
     const excluded = await registerOptions(a.access);
-    assert.deepEqual(excluded.excludeCredentials.map((c: { id: string }) => c.id), [authenticator.id]);
+    assert.deepEqual(
+      excluded.excludeCredentials.map((c: { id: string }) => c.id),
+      [authenticator.id],
+    );
 
     const { 'challenge-id': challengeId, options: request } = await signInOptions();
     assert.equal(request.rpId, 'app.example.com');
@@ -98,7 +105,10 @@ export function passkeyCases(system: () => TestSystem): void {
 
     const exported = await client()('GET', '/api/account/export', { headers: bearer(a.access) });
     assert.equal(exported.status, 200, exported.text);
-    assert.deepEqual(exported.body.passkeys.map((p: { id: string }) => p.id), [created.body.id]);
+    assert.deepEqual(
+      exported.body.passkeys.map((p: { id: string }) => p.id),
+      [created.body.id],
+    );
     assert.equal(exported.body.account['two-factor-enabled'], false);
     assert.ok(!exported.text.includes('public'), 'no key material in the export');
   });
@@ -109,19 +119,26 @@ export function passkeyCases(system: () => TestSystem): void {
 
     const wrongOrigin = await registerOptions(a.access);
     const foreign = await client()('POST', '/api/account/passkeys/register/verify', {
-      headers: bearer(a.access), body: { response: authenticator.register(wrongOrigin, { origin: 'https://evil.example.net' }) },
+      headers: bearer(a.access),
+      body: { response: authenticator.register(wrongOrigin, { origin: 'https://evil.example.net' }) },
     });
     assert.deepEqual([foreign.status, foreign.body.type], [400, 'invalid-passkey-response']);
 
     const expiring = await registerOptions(a.access);
-    await db().updateTable('webauthn_challenge').set({ expires_at: new Date(Date.now() - 1000) }).where('account_id', '=', a.id).execute();
+    await db()
+      .updateTable('webauthn_challenge')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('account_id', '=', a.id)
+      .execute();
     const late = await client()('POST', '/api/account/passkeys/register/verify', {
-      headers: bearer(a.access), body: { response: authenticator.register(expiring) },
+      headers: bearer(a.access),
+      body: { response: authenticator.register(expiring) },
     });
     assert.deepEqual([late.status, late.body.type], [400, 'invalid-challenge']);
 
     const forged = await client()('POST', '/api/account/passkeys/register/verify', {
-      headers: bearer(a.access), body: { response: authenticator.register(await registerOptions(a.access), { challenge: 'bm90LXRoZS1jaGFsbGVuZ2U' }) },
+      headers: bearer(a.access),
+      body: { response: authenticator.register(await registerOptions(a.access), { challenge: 'bm90LXRoZS1jaGFsbGVuZ2U' }) },
     });
     assert.deepEqual([forged.status, forged.body.type], [400, 'invalid-challenge'], 'a challenge the server never gave');
 
@@ -134,8 +151,11 @@ export function passkeyCases(system: () => TestSystem): void {
     assert.deepEqual([unknown.status, unknown.body.type], [401, 'unauthorized'], 'a passkey registered nowhere');
 
     const expiredRequest = await signInOptions();
-    await db().updateTable('webauthn_challenge').set({ expires_at: new Date(Date.now() - 1000) })
-      .where('id', '=', expiredRequest['challenge-id']).execute();
+    await db()
+      .updateTable('webauthn_challenge')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('id', '=', expiredRequest['challenge-id'])
+      .execute();
     const expired = await signIn(expiredRequest['challenge-id'], authenticator.assert(expiredRequest.options));
     assert.deepEqual([expired.status, expired.body.type], [400, 'invalid-challenge']);
 
@@ -160,7 +180,7 @@ export function passkeyCases(system: () => TestSystem): void {
     assert.deepEqual([malformed.status, malformed.body.type], [400, 'request-coercion']);
   });
 
-  it('renames and removes only the caller\'s passkeys; another account\'s id is 404', async () => {
+  it("renames and removes only the caller's passkeys; another account's id is 404", async () => {
     const a = await account();
     const b = await account();
     const authenticator = new SoftwareAuthenticator({ origin: APP_URL });
@@ -168,7 +188,10 @@ export function passkeyCases(system: () => TestSystem): void {
     assert.equal(created.status, 201, created.text);
     const id = created.body.id as string;
 
-    for (const [method, body] of [['PATCH', { name: 'Mine now' }], ['DELETE', { password: PASSWORD }]] as const) {
+    for (const [method, body] of [
+      ['PATCH', { name: 'Mine now' }],
+      ['DELETE', { password: PASSWORD }],
+    ] as const) {
       const res = await client()(method, `/api/account/passkeys/${id}`, { headers: bearer(b.access), body });
       assert.deepEqual([res.status, res.body.type], [404, 'not-found'], `${method} of another account's passkey`);
     }
@@ -184,7 +207,11 @@ export function passkeyCases(system: () => TestSystem): void {
     assert.equal(padded.body.name, 'Work phone 2');
 
     const unconfirmed = await client()('DELETE', `/api/account/passkeys/${id}`, { headers: bearer(a.access) });
-    assert.deepEqual([unconfirmed.status, unconfirmed.body.type, unconfirmed.body.method], [403, 'reauthentication-required', 'password'], 'a removal asks for the password');
+    assert.deepEqual(
+      [unconfirmed.status, unconfirmed.body.type, unconfirmed.body.method],
+      [403, 'reauthentication-required', 'password'],
+      'a removal asks for the password',
+    );
     const removed = await client()('DELETE', `/api/account/passkeys/${id}`, { headers: bearer(a.access), body: { password: PASSWORD } });
     assert.equal(removed.status, 204);
     const gone = await client()('DELETE', `/api/account/passkeys/${id}`, { headers: bearer(a.access), body: { password: PASSWORD } });

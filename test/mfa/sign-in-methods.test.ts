@@ -54,8 +54,12 @@ for (const db of testDatabases()) {
     const completeMfa = (body: Record<string, string>, format = FORMAT_BY_NAME.json): Promise<TestResponse> =>
       t.client('POST', '/api/account/log-in/mfa', { body, format });
     const actions = async (accountId: string) =>
-      (await t.system.database.db.selectFrom('audit_entry').select(['action', 'details', 'organization_id', 'actor_account_id'])
-        .where('account_id', '=', accountId).orderBy('id').execute());
+      await t.system.database.db
+        .selectFrom('audit_entry')
+        .select(['action', 'details', 'organization_id', 'actor_account_id'])
+        .where('account_id', '=', accountId)
+        .orderBy('id')
+        .execute();
 
     it('sets up, turns on, and then log-in asks for a code before any token', async () => {
       const account = await signUpVerified(t);
@@ -83,13 +87,22 @@ for (const db of testDatabases()) {
       assert.equal(stored.enabled_at, null, 'pending');
 
       await awayFromStepEdge();
-      const noPassword = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(secret), password: 'not the password' } });
+      const noPassword = await t.client('POST', '/api/account/2fa/enable', {
+        headers: bearer(access),
+        body: { code: totpCode(secret), password: 'not the password' },
+      });
       assert.deepEqual([noPassword.status, noPassword.body.errors?.[0]?.path], [403, '/password'], 'a stolen access token alone cannot turn it on');
-      const stale = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(first.body.secret), password: PASSWORD } });
+      const stale = await t.client('POST', '/api/account/2fa/enable', {
+        headers: bearer(access),
+        body: { code: totpCode(first.body.secret), password: PASSWORD },
+      });
       assert.deepEqual([stale.status, stale.body.errors?.[0]?.path], [403, '/code'], 'a code of the replaced secret');
       const wrong = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(secret, 3), password: PASSWORD } });
       assert.equal(wrong.status, 403, 'three steps ahead is outside the window');
-      const enabled = await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(secret).replace(/^(...)/, '$1 '), password: PASSWORD } });
+      const enabled = await t.client('POST', '/api/account/2fa/enable', {
+        headers: bearer(access),
+        body: { code: totpCode(secret).replace(/^(...)/, '$1 '), password: PASSWORD },
+      });
       assert.equal(enabled.status, 200, enabled.text);
       const codes = enabled.body['backup-codes'] as string[];
       secrets.push(...codes);
@@ -98,7 +111,10 @@ for (const db of testDatabases()) {
       for (const c of codes) assert.match(c, /^[0-9a-z]{5}-[0-9a-z]{5}$/);
       const hashes = await t.system.database.db.selectFrom('backup_code').select('code_hash').where('account_id', '=', account.id).execute();
       assert.equal(hashes.length, 10);
-      assert.ok(hashes.every((h) => !codes.some((c) => h.code_hash.includes(c.replace('-', '')))), 'stored hashed');
+      assert.ok(
+        hashes.every((h) => !codes.some((c) => h.code_hash.includes(c.replace('-', '')))),
+        'stored hashed',
+      );
 
       assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(access) })).body['two-factor-enabled'], true);
       const again = await t.client('POST', '/api/account/2fa/setup', { headers: bearer(access), body: {} });
@@ -133,13 +149,21 @@ for (const db of testDatabases()) {
       assert.deepEqual([used.status, used.body.errors?.[0]?.path], [401, '/mfa-token'], 'the mfa-token is single-use');
 
       const entries = await actions(account.id);
-      const personal = await t.system.database.db.selectFrom('organization').select('id').where('personal_account_id', '=', account.id).executeTakeFirstOrThrow();
+      const personal = await t.system.database.db
+        .selectFrom('organization')
+        .select('id')
+        .where('personal_account_id', '=', account.id)
+        .executeTakeFirstOrThrow();
       const enabledEntry = entries.find((e) => e.action === 'account.2fa-enabled')!;
       assert.equal(enabledEntry.organization_id, personal.id);
       assert.equal(enabledEntry.actor_account_id, account.id);
       assert.ok(entries.some((e) => e.action === 'account.logged-in' && e.details.method === 'totp'));
       // (the wrong password above has an entry of its own: reason wrong-password)
-      assert.equal(entries.filter((e) => e.action === 'account.log-in-failed' && e.details.reason === 'wrong-code').length, 2, 'the replayed and the older code');
+      assert.equal(
+        entries.filter((e) => e.action === 'account.log-in-failed' && e.details.reason === 'wrong-code').length,
+        2,
+        'the replayed and the older code',
+      );
     });
 
     it('backup codes log in once each, in any spelling', async () => {
@@ -167,10 +191,14 @@ for (const db of testDatabases()) {
       assert.equal(entries.filter((e) => e.action === 'account.logged-in' && e.details.method === 'backup-code').length, 2);
     });
 
-    it('an mfa-token expires, dies after five wrong codes, and the account\'s failures are limited', async () => {
+    it("an mfa-token expires, dies after five wrong codes, and the account's failures are limited", async () => {
       const a = await withTwoFactor();
       const expiring = await mfaToken(a.email);
-      await t.system.database.db.updateTable('mfa_login').set({ expires_at: new Date(Date.now() - 1000) }).where('account_id', '=', a.id).execute();
+      await t.system.database.db
+        .updateTable('mfa_login')
+        .set({ expires_at: new Date(Date.now() - 1000) })
+        .where('account_id', '=', a.id)
+        .execute();
       const expired = await completeMfa({ 'mfa-token': expiring, code: totpCode(a.secret) });
       assert.deepEqual([expired.status, expired.body.errors?.[0]?.path], [401, '/mfa-token']);
       const unknown = await completeMfa({ 'mfa-token': 'not-a-token', code: totpCode(a.secret) });
@@ -198,7 +226,10 @@ for (const db of testDatabases()) {
 
     it('turns off with the password and a code or a backup code', async () => {
       const a = await withTwoFactor();
-      const wrongPassword = await t.client('POST', '/api/account/2fa/disable', { headers: bearer(a.access), body: { password: 'wrong password', code: totpCode(a.secret) } });
+      const wrongPassword = await t.client('POST', '/api/account/2fa/disable', {
+        headers: bearer(a.access),
+        body: { password: 'wrong password', code: totpCode(a.secret) },
+      });
       assert.deepEqual([wrongPassword.status, wrongPassword.body.errors?.[0]?.path], [403, '/password']);
       const wrongCode = await t.client('POST', '/api/account/2fa/disable', { headers: bearer(a.access), body: { password: PASSWORD, code: '000000' } });
       assert.deepEqual([wrongCode.status, wrongCode.body.errors?.[0]?.path], [403, '/code']);
@@ -206,7 +237,10 @@ for (const db of testDatabases()) {
       assert.equal(noCode.status, 400);
       const off = await t.client('POST', '/api/account/2fa/disable', { headers: bearer(a.access), body: { password: PASSWORD, code: totpCode(a.secret) } });
       assert.equal(off.status, 204, off.text);
-      const twice = await t.client('POST', '/api/account/2fa/disable', { headers: bearer(a.access), body: { password: PASSWORD, code: totpCode(a.secret, 1) } });
+      const twice = await t.client('POST', '/api/account/2fa/disable', {
+        headers: bearer(a.access),
+        body: { password: PASSWORD, code: totpCode(a.secret, 1) },
+      });
       assert.deepEqual([twice.status, twice.body.type], [409, 'conflict']);
       assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(a.access) })).body['two-factor-enabled'], false);
       const plain = await logIn(t.client, a.email);
@@ -218,7 +252,10 @@ for (const db of testDatabases()) {
       assert.ok((await actions(a.id)).some((e) => e.action === 'account.2fa-disabled' && e.details.method === 'totp'));
 
       const b = await withTwoFactor();
-      const byBackup = await t.client('POST', '/api/account/2fa/disable', { headers: bearer(b.access), body: { password: PASSWORD, 'backup-code': b.backupCodes[9] } });
+      const byBackup = await t.client('POST', '/api/account/2fa/disable', {
+        headers: bearer(b.access),
+        body: { password: PASSWORD, 'backup-code': b.backupCodes[9] },
+      });
       assert.equal(byBackup.status, 204, byBackup.text);
       const entries = (await actions(b.id)).map((e) => e.action);
       assert.ok(entries.includes('account.backup-code-used') && entries.includes('account.2fa-disabled'));
@@ -238,7 +275,10 @@ for (const db of testDatabases()) {
       const a = await withTwoFactor();
       const authenticator = new SoftwareAuthenticator({ origin: APP_URL });
       const options = await t.client('POST', '/api/account/passkeys/register/options', { headers: bearer(a.access), body: { password: PASSWORD } });
-      const created = await t.client('POST', '/api/account/passkeys/register/verify', { headers: bearer(a.access), body: { response: authenticator.register(options.body) } });
+      const created = await t.client('POST', '/api/account/passkeys/register/verify', {
+        headers: bearer(a.access),
+        body: { response: authenticator.register(options.body) },
+      });
       assert.equal(created.status, 201, created.text);
       const request = await t.client('POST', '/api/auth/passkey/options', { body: {} });
       const res = await t.client('POST', '/api/auth/passkey/verify', {

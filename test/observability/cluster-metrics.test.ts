@@ -18,15 +18,21 @@ const pgUrl = process.env.TEST_DATABASE_URL;
 if (process.env.CI === 'true' && !pgUrl) throw new Error('CI=true requires TEST_DATABASE_URL');
 
 describe('cluster metrics', () => {
-  it('the primary serves both workers\' requests, summed, on METRICS_PORT', { skip: pgUrl ? false : 'TEST_DATABASE_URL not set' }, async () => {
+  it("the primary serves both workers' requests, summed, on METRICS_PORT", { skip: pgUrl ? false : 'TEST_DATABASE_URL not set' }, async () => {
     const postgres = testDatabases().find((d) => d.name === 'postgres')!;
     const { url, drop } = await postgres.create();
     const dir = await mkdtemp(join(tmpdir(), 'saas-cluster-metrics-'));
     const [port, metricsPort] = [await freePort(), await freePort()];
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
       env: {
-        ...process.env, WEB_CONCURRENCY: '2', DATABASE_URL: url, APP_ENV: 'test', PORT: String(port), METRICS_PORT: String(metricsPort),
-        LOG_FILE: join(dir, 'saas-app.json'), REDIS_URL: '',
+        ...process.env,
+        WEB_CONCURRENCY: '2',
+        DATABASE_URL: url,
+        APP_ENV: 'test',
+        PORT: String(port),
+        METRICS_PORT: String(metricsPort),
+        LOG_FILE: join(dir, 'saas-app.json'),
+        REDIS_URL: '',
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
@@ -35,7 +41,10 @@ describe('cluster metrics', () => {
       const metricsUrl = `http://127.0.0.1:${metricsPort}`;
       let up = false;
       for (let i = 0; i < 300 && !up; i++) {
-        up = await client('GET', '/api/health').then((r) => r.status === 200, () => false);
+        up = await client('GET', '/api/health').then(
+          (r) => r.status === 200,
+          () => false,
+        );
         if (!up) await sleep(200);
       }
       assert.ok(up, 'the cluster answers');
@@ -46,7 +55,7 @@ describe('cluster metrics', () => {
       // fresh connections: the primary hands them to the workers in turn
       for (let i = 0; i < 20; i++) assert.equal((await client('GET', '/api/health', { freshConnection: true })).status, 200);
       const text = await scrape(metricsUrl);
-      assert.equal(metricValue(text, 'http_requests_total', labels) - before, 20, 'every worker\'s count is in the sum');
+      assert.equal(metricValue(text, 'http_requests_total', labels) - before, 20, "every worker's count is in the sum");
       assert.equal(metricValue(text, 'http_request_duration_seconds_count', labels) - before, 20);
       // the outbox depth is one reading of one table, not one per worker
       assert.equal(metricValue(text, 'saas_mail_outbox_pending'), 0);

@@ -26,7 +26,9 @@ async function hitUnknownPaths(baseUrl: string, count: number, concurrency = 16)
         request({ host: hostname, port, path: `/api/no-such-thing-${i}/x${i}?q=${i}`, agent, headers: { accept: 'application/json' } }, (res) => {
           res.resume();
           res.on('end', () => (res.statusCode === 404 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
-        }).on('error', reject).end();
+        })
+          .on('error', reject)
+          .end();
       });
     }
   };
@@ -111,15 +113,22 @@ for (const db of testDatabases()) {
 
     it('counts webhook events: received, duplicate, invalid signature', async () => {
       const stripe = new Stripe('sk_test_not_used');
-      const payload = JSON.stringify({ id: `evt_metrics_${db.name}`, type: 'invoice.payment_failed', created: 2, data: { object: { customer: 'cus_nobody' } } });
-      const deliver = (signature: string) => t.client('POST', '/api/webhooks/stripe', { headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
+      const payload = JSON.stringify({
+        id: `evt_metrics_${db.name}`,
+        type: 'invoice.payment_failed',
+        created: 2,
+        data: { object: { customer: 'cus_nobody' } },
+      });
+      const deliver = (signature: string) =>
+        t.client('POST', '/api/webhooks/stripe', { headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
       const before = await scrape(metricsUrl);
       const signed = stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
       assert.equal((await deliver(signed)).status, 200);
       assert.equal((await deliver(signed)).status, 200);
       assert.equal((await deliver(stripe.webhooks.generateTestHeaderString({ payload, secret: 'whsec_wrong' }))).status, 400);
       const after = await scrape(metricsUrl);
-      const moved = (labels: Record<string, string>) => metricValue(after, 'saas_webhook_events_total', labels) - metricValue(before, 'saas_webhook_events_total', labels);
+      const moved = (labels: Record<string, string>) =>
+        metricValue(after, 'saas_webhook_events_total', labels) - metricValue(before, 'saas_webhook_events_total', labels);
       assert.equal(moved({ provider: 'stripe', type: 'invoice.payment_failed', outcome: 'received' }), 1);
       assert.equal(moved({ provider: 'stripe', type: 'invoice.payment_failed', outcome: 'duplicate' }), 1);
       assert.equal(moved({ provider: 'stripe', type: 'unknown', outcome: 'invalid-signature' }), 1);
@@ -136,7 +145,8 @@ for (const db of testDatabases()) {
       assert.equal(sent - sentBefore, 1);
       await t.system.mail.worker.stop(1000);
       const pendingBefore = metricValue(await scrape(metricsUrl), 'saas_mail_outbox_pending');
-      for (let i = 0; i < 3; i++) await t.system.mail.enqueue(t.system.database.db, { kind: 'password-changed-notice', to: `depth-${i}@example.com`, data: { name: null } });
+      for (let i = 0; i < 3; i++)
+        await t.system.mail.enqueue(t.system.database.db, { kind: 'password-changed-notice', to: `depth-${i}@example.com`, data: { name: null } });
       assert.equal(metricValue(await scrape(metricsUrl), 'saas_mail_outbox_pending') - pendingBefore, 3);
     });
 

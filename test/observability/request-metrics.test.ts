@@ -51,12 +51,12 @@ function withRequestMetrics(list: Observation[]): Registry {
 const lines = async (registry: { metrics(): Promise<string> }) => (await registry.metrics()).split('\n').filter(Boolean).sort();
 
 describe('request metrics', () => {
-  it('expose the same text as prom-client\'s Counter and Histogram for the same observations', async () => {
+  it("expose the same text as prom-client's Counter and Histogram for the same observations", async () => {
     const list = observations(3);
     assert.deepEqual(await lines(withRequestMetrics(list)), await lines(withPromClient(list)));
   });
 
-  it('aggregate over cluster workers as prom-client\'s own metrics do', async () => {
+  it("aggregate over cluster workers as prom-client's own metrics do", async () => {
     const workers = [observations(1), observations(2)];
     const ours = AggregatorRegistry.aggregate(await Promise.all(workers.map((w) => withRequestMetrics(w).getMetricsAsJSON())));
     const theirs = AggregatorRegistry.aggregate(await Promise.all(workers.map((w) => withPromClient(w).getMetricsAsJSON())));

@@ -62,12 +62,16 @@ for (const db of testDatabases()) {
       const traceId = randomBytes(16).toString('hex');
       const parentId = randomBytes(8).toString('hex');
       const res = await t.client('POST', '/api/account/log-in', {
-        body: { email, password: PASSWORD }, headers: { traceparent: `00-${traceId}-${parentId}-01` },
+        body: { email, password: PASSWORD },
+        headers: { traceparent: `00-${traceId}-${parentId}-01` },
       });
       assert.equal(res.status, 200);
       await t.system.tracing!.flush();
 
-      assert.ok(receiver.paths.every((p) => p.startsWith('POST /v1/traces application/json')), receiver.paths.join(', '));
+      assert.ok(
+        receiver.paths.every((p) => p.startsWith('POST /v1/traces application/json')),
+        receiver.paths.join(', '),
+      );
       const requestSpan = receiver.spans.find((s) => s.traceId === traceId && s.parentSpanId === parentId);
       assert.ok(requestSpan, 'a span continues the incoming trace, child of the incoming span');
       assert.equal(requestSpan.name, 'POST /api/account/log-in');

@@ -7,8 +7,11 @@ import { loadAll, settingsOf } from '../support/settings.js';
 import { safeReturnTo } from '../../src/oidc/routes.js';
 
 const refused = (env: Record<string, string>, variable: string, message: RegExp) =>
-  assert.throws(() => loadAll(env), (err: unknown) => err instanceof ConfigError && err.variable === variable && message.test(err.message),
-    `${variable} ${message}`);
+  assert.throws(
+    () => loadAll(env),
+    (err: unknown) => err instanceof ConfigError && err.variable === variable && message.test(err.message),
+    `${variable} ${message}`,
+  );
 
 const creds = (name: string) => ({ [`OIDC_${name}_CLIENT_ID`]: 'id', [`OIDC_${name}_CLIENT_SECRET`]: 'secret' });
 
@@ -19,14 +22,21 @@ describe('OIDC_PROVIDERS', () => {
 
   it('presets google (OpenID Connect) and github (OAuth 2), and takes any other issuer', () => {
     const providers = settingsOf(oidcModule, {
-      OIDC_PROVIDERS: 'Google, github,my-idp', ...creds('GOOGLE'), ...creds('GITHUB'), ...creds('MY_IDP'),
-      OIDC_MY_IDP_ISSUER: 'https://login.example.com/realms/main/', OIDC_MY_IDP_LABEL: 'Example SSO',
+      OIDC_PROVIDERS: 'Google, github,my-idp',
+      ...creds('GOOGLE'),
+      ...creds('GITHUB'),
+      ...creds('MY_IDP'),
+      OIDC_MY_IDP_ISSUER: 'https://login.example.com/realms/main/',
+      OIDC_MY_IDP_LABEL: 'Example SSO',
     });
-    assert.deepEqual(providers.map((p) => [p.id, p.kind, p.issuer, p.label]), [
-      ['google', 'oidc', 'https://accounts.google.com', 'Google'],
-      ['github', 'github', 'https://github.com', 'GitHub'],
-      ['my-idp', 'oidc', 'https://login.example.com/realms/main', 'Example SSO'],
-    ]);
+    assert.deepEqual(
+      providers.map((p) => [p.id, p.kind, p.issuer, p.label]),
+      [
+        ['google', 'oidc', 'https://accounts.google.com', 'Google'],
+        ['github', 'github', 'https://github.com', 'GitHub'],
+        ['my-idp', 'oidc', 'https://login.example.com/realms/main', 'Example SSO'],
+      ],
+    );
   });
 
   it('refuses a provider without its issuer, client id or secret, naming the variable', () => {

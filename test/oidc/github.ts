@@ -73,7 +73,12 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     if (req.method === 'GET' && url.pathname.startsWith('/api/v3/')) {
       if (!person) return json(res, 401, { message: 'Bad credentials' });
       if (url.pathname === '/api/v3/user') return json(res, 200, { id: person.id, login: person.login, name: person.name });
-      if (url.pathname === '/api/v3/user/emails') return json(res, 200, person.emails.map((e) => ({ ...e, visibility: null })));
+      if (url.pathname === '/api/v3/user/emails')
+        return json(
+          res,
+          200,
+          person.emails.map((e) => ({ ...e, visibility: null })),
+        );
     }
     json(res, 404, { message: 'Not Found' });
   };

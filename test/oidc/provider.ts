@@ -52,10 +52,16 @@ export async function startTestProvider(options: { redirectUris: string[]; port?
   const jwk = { ...(await exportJWK(privateKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
 
   const provider = new Provider(issuer, {
-    clients: [{
-      client_id: clientId, client_secret: clientSecret, redirect_uris: options.redirectUris,
-      grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic',
-    }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: options.redirectUris,
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
     jwks: { keys: [jwk] },
     cookies: { keys: [randomBytes(16).toString('hex')] },
     scopes: ['openid', 'email', 'profile'],
@@ -99,7 +105,12 @@ export async function startTestProvider(options: { redirectUris: string[]; port?
     }
     const form = await readForm(req);
     if (form.get('action') === 'cancel') {
-      await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'End-User aborted interaction' }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'End-User aborted interaction' },
+        { mergeWithLastSubmission: false },
+      );
       return;
     }
     await provider.interactionFinished(req, res, { login: { accountId: form.get('login') ?? '' } }, { mergeWithLastSubmission: false });
@@ -116,7 +127,7 @@ export async function startTestProvider(options: { redirectUris: string[]; port?
     callback(req, res);
   });
 
-  const discovery = await (await fetch(`${issuer}/.well-known/openid-configuration`)).json() as { authorization_endpoint: string };
+  const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as { authorization_endpoint: string };
 
   return {
     issuer,
@@ -146,7 +157,8 @@ export async function startTestProvider(options: { redirectUris: string[]; port?
         if (next.origin !== issuer) return next;
         if (next.pathname.startsWith('/interaction/')) {
           res = await send(next.href, {
-            method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
             body: new URLSearchParams({ login, action: deny ? 'cancel' : 'login' }).toString(),
           });
         } else {

@@ -14,8 +14,19 @@ import { awayFromStepEdge, totpCode } from '../support/totp.js';
 import { testDatabases } from '../support/system.js';
 import { startTestProvider } from './provider.js';
 import {
-  auditOf, callback, flowOf, handmadeAuthorization, landing, openFlow, s256, sessionOf, signInWithAcme, signInWithGitHub,
-  startFlow, startOidcWorld, type OidcWorld,
+  auditOf,
+  callback,
+  flowOf,
+  handmadeAuthorization,
+  landing,
+  openFlow,
+  s256,
+  sessionOf,
+  signInWithAcme,
+  signInWithGitHub,
+  startFlow,
+  startOidcWorld,
+  type OidcWorld,
 } from './support.js';
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -23,7 +34,9 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 for (const [index, db] of testDatabases().entries()) {
   describe(`provider sign-in (${db.name})`, () => {
     let w: OidcWorld;
-    before(async () => { w = await startOidcWorld(db); });
+    before(async () => {
+      w = await startOidcWorld(db);
+    });
     after(async () => w?.stop());
 
     const identitiesOf = async (token: string) => {
@@ -36,7 +49,13 @@ for (const [index, db] of testDatabases().entries()) {
     it('lists the configured providers for the buttons', async () => {
       const res = await w.t.client('GET', '/api/auth/providers');
       assert.equal(res.status, 200);
-      assert.deepEqual(res.body, { providers: [{ id: 'acme', name: 'Acme' }, { id: 'github', name: 'GitHub' }, { id: 'down', name: 'Down' }] });
+      assert.deepEqual(res.body, {
+        providers: [
+          { id: 'acme', name: 'Acme' },
+          { id: 'github', name: 'GitHub' },
+          { id: 'down', name: 'Down' },
+        ],
+      });
     });
 
     it('starts with state, a PKCE S256 challenge and a nonce, kept in an encrypted HttpOnly cookie for the callback only', async () => {
@@ -51,7 +70,8 @@ for (const [index, db] of testDatabases().entries()) {
       assert.equal(q.get('code_challenge'), s256(secrets.codeVerifier));
       assert.ok(!flow.cookie.includes(secrets.codeVerifier) && !Buffer.from(flow.cookie, 'base64url').toString('latin1').includes(secrets.codeVerifier));
       const attributes = cookiesOf(flow.res)['oauth-flow'].attributes;
-      for (const a of ['HttpOnly', 'SameSite=Lax', 'Path=/api/auth/oauth/acme/callback', 'Max-Age=600']) assert.ok(attributes.includes(a), `${a} in ${attributes}`);
+      for (const a of ['HttpOnly', 'SameSite=Lax', 'Path=/api/auth/oauth/acme/callback', 'Max-Age=600'])
+        assert.ok(attributes.includes(a), `${a} in ${attributes}`);
     });
 
     it('makes a verified account without a password, with its personal organization, and signs it in', async () => {
@@ -68,16 +88,25 @@ for (const [index, db] of testDatabases().entries()) {
       assert.equal(orgs.body.organizations[0].personal, true);
       assert.equal(orgs.body.organizations[0].role, 'owner');
       const entries = await auditOf(w, account.id);
-      assert.deepEqual(entries.map((e) => e.action), ['account.signed-up', 'account.identity-linked', 'account.logged-in']);
+      assert.deepEqual(
+        entries.map((e) => e.action),
+        ['account.signed-up', 'account.identity-linked', 'account.logged-in'],
+      );
       for (const e of entries) assert.equal(e.organization_id, orgs.body.organizations[0].id);
       assert.deepEqual(entries[0].details, { method: 'oidc', provider: 'acme' });
       assert.deepEqual(entries[2].details, { method: 'oidc', provider: 'acme' });
       assert.equal(entries[2].target_type, 'session');
       const { identities, 'has-password': hasPassword } = await identitiesOf(token);
       assert.equal(hasPassword, false);
-      assert.deepEqual(identities.map((i) => [i.provider, i.email]), [['acme', email]]);
+      assert.deepEqual(
+        identities.map((i) => [i.provider, i.email]),
+        [['acme', email]],
+      );
       const exported = await w.t.client('GET', '/api/account/export', { headers: bearer(token) });
-      assert.deepEqual(exported.body.identities.map((i: { id: string }) => i.id), [identities[0].id]);
+      assert.deepEqual(
+        exported.body.identities.map((i: { id: string }) => i.id),
+        [identities[0].id],
+      );
     });
 
     it('finds the account by subject on later sign-ins, even after the email changed at the provider', async () => {
@@ -89,7 +118,11 @@ for (const [index, db] of testDatabases().entries()) {
       const again = await sessionOf(w, await signInWithAcme(w, 'ben'));
       assert.equal(again.account.id, first.account.id);
       assert.equal(again.account.email, email, 'the account keeps its own address');
-      assert.deepEqual((await identitiesOf(again.token)).identities.map((i) => i.email), [changed], 'the identity shows the provider\'s');
+      assert.deepEqual(
+        (await identitiesOf(again.token)).identities.map((i) => i.email),
+        [changed],
+        "the identity shows the provider's",
+      );
       assert.deepEqual((await auditOf(w, first.account.id)).map((e) => e.action).filter((a) => a === 'account.logged-in').length, 2);
     });
 
@@ -107,7 +140,11 @@ for (const [index, db] of testDatabases().entries()) {
       const pending = await signInWithAcme(w, 'tess');
       assert.equal(pending.status, 302);
       const url = new URL(String(pending.headers.location));
-      assert.equal(`${url.origin}${url.pathname}${url.search}`, `${w.appUrl}/log-in/two-factor`, 'nothing in the query: a fragment never reaches a server or a log');
+      assert.equal(
+        `${url.origin}${url.pathname}${url.search}`,
+        `${w.appUrl}/log-in/two-factor`,
+        'nothing in the query: a fragment never reaches a server or a log',
+      );
       const token = new URLSearchParams(url.hash.slice(1)).get('mfa-token');
       assert.ok(token, 'the mfa-token is in the fragment');
       w.secrets.add(token);
@@ -157,7 +194,7 @@ for (const [index, db] of testDatabases().entries()) {
       }
     });
 
-    it('refuses a callback without its flow cookie, with another state, an altered or expired cookie, or another provider\'s', async () => {
+    it("refuses a callback without its flow cookie, with another state, an altered or expired cookie, or another provider's", async () => {
       w.op.accounts.set('gus', person(uniqueEmail('gus')));
       const refused = (res: Awaited<ReturnType<typeof callback>>) => {
         assert.deepEqual(landing(w, res), { path: '/log-in', query: { error: 'invalid-state', provider: 'acme' } });
@@ -188,7 +225,7 @@ for (const [index, db] of testDatabases().entries()) {
       refused(await callback(w, await w.op.authorize(flow.location.href, 'gus'), github.cookie));
     });
 
-    it('refuses an ID token with another nonce or none, and a code whose PKCE challenge is not the flow\'s', async () => {
+    it("refuses an ID token with another nonce or none, and a code whose PKCE challenge is not the flow's", async () => {
       w.op.accounts.set('hal', person(uniqueEmail('hal')));
       const failed = async (params: (f: Awaited<ReturnType<typeof openFlow>>) => Record<string, string>, reason: RegExp) => {
         const flow = await startFlow(w);
@@ -206,7 +243,7 @@ for (const [index, db] of testDatabases().entries()) {
       await failed((f) => ({ state: f.state, nonce: f.nonce, code_challenge: s256('x'.repeat(43)), code_challenge_method: 'S256' }), /invalid_grant/);
     });
 
-    it('shows a denied consent and a provider\'s error as codes, never as a session', async () => {
+    it("shows a denied consent and a provider's error as codes, never as a session", async () => {
       w.op.accounts.set('ida', person(uniqueEmail('ida')));
       let flow = await startFlow(w);
       let res = await callback(w, await w.op.authorize(flow.location.href, 'ida', { deny: true }), flow.cookie);
@@ -222,7 +259,8 @@ for (const [index, db] of testDatabases().entries()) {
       const { email } = await signUpVerified(w.t);
       const token = (await logIn(w.t.client, email)).body['access-token'];
       for (const [method, path, headers] of [
-        ['GET', '/api/auth/oauth/nope/start', {}], ['GET', '/api/auth/oauth/nope/callback?code=x&state=y', {}],
+        ['GET', '/api/auth/oauth/nope/start', {}],
+        ['GET', '/api/auth/oauth/nope/callback?code=x&state=y', {}],
         ['POST', '/api/auth/oauth/nope/link', bearer(token)],
       ] as const) {
         const res = await w.t.client(method, path, { headers, body: method === 'POST' ? { password: PASSWORD } : undefined });
@@ -233,7 +271,15 @@ for (const [index, db] of testDatabases().entries()) {
 
     it('signs in with GitHub by its numeric id and verified primary address; an unverified one is refused', async () => {
       const email = uniqueEmail('octo');
-      w.gh.signedIn = { id: 4242 + index, login: `octo${index}`, name: null, emails: [{ email: 'old@example.com', primary: false, verified: true }, { email, primary: true, verified: true }] };
+      w.gh.signedIn = {
+        id: 4242 + index,
+        login: `octo${index}`,
+        name: null,
+        emails: [
+          { email: 'old@example.com', primary: false, verified: true },
+          { email, primary: true, verified: true },
+        ],
+      };
       const { account } = await sessionOf(w, await signInWithGitHub(w));
       assert.equal(account.email, email);
       assert.equal(account.name, `octo${index}`);
@@ -258,7 +304,10 @@ for (const [index, db] of testDatabases().entries()) {
       let res = await callback(w, await w.op.authorize(flow.location.href, 'joe-at-acme'), flow.cookie);
       assert.deepEqual(landing(w, res), { path: '/account', query: { linked: 'acme' } });
       assert.equal(cookiesOf(res)['refresh-token'], undefined, 'a link starts no session');
-      assert.deepEqual((await identitiesOf(token)).identities.map((i) => [i.provider, i.email]), [['acme', null]]);
+      assert.deepEqual(
+        (await identitiesOf(token)).identities.map((i) => [i.provider, i.email]),
+        [['acme', null]],
+      );
       const notice = (await w.t.system.mail.mailbox.list({ to: email, kind: 'identity-linked-notice' }))[0];
       assert.ok(notice, 'the owner is told of the link');
       assert.match(notice.text ?? '', /a sign-in with acme was linked to your/);
@@ -275,7 +324,15 @@ for (const [index, db] of testDatabases().entries()) {
       flow = await startLink(otherToken);
       await w.t.client('POST', '/api/account/log-out', { body: { 'refresh-token': (await logIn(w.t.client, other.email)).body['refresh-token'] } });
       const sessions = await w.t.system.database.db.selectFrom('refresh_family').select('id').where('account_id', '=', other.id).execute();
-      await w.t.system.database.db.updateTable('refresh_family').set({ revoked_at: new Date() }).where('id', 'in', sessions.map((s) => s.id)).execute();
+      await w.t.system.database.db
+        .updateTable('refresh_family')
+        .set({ revoked_at: new Date() })
+        .where(
+          'id',
+          'in',
+          sessions.map((s) => s.id),
+        )
+        .execute();
       res = await callback(w, await w.op.authorize(flow.location.href, 'kim-at-acme'), flow.cookie);
       assert.deepEqual(landing(w, res), { path: '/account', query: { error: 'session-ended', provider: 'acme' } });
 
@@ -291,11 +348,19 @@ for (const [index, db] of testDatabases().entries()) {
       const token = (await logIn(w.t.client, email)).body['access-token'] as string;
       assert.equal(typeof claimsOf(token).auth_time, 'number', 'access tokens say when their sign-in was');
       let res = await link(token);
-      assert.deepEqual([res.status, res.body.type, res.body.errors?.[0].path], [403, 'reauthentication-required', '/password'], 'a stolen access token alone links nothing');
+      assert.deepEqual(
+        [res.status, res.body.type, res.body.errors?.[0].path],
+        [403, 'reauthentication-required', '/password'],
+        'a stolen access token alone links nothing',
+      );
       res = await link(token, { password: 'not the password' });
       assert.deepEqual([res.status, res.body.type, res.body.errors?.[0].path], [403, 'forbidden', '/password']);
       assert.equal((await link(token, { password: PASSWORD })).status, 200);
-      assert.equal((await w.t.system.database.db.selectFrom('account_identity').select('id').where('account_id', '=', id).execute()).length, 0, 'nothing linked before the callback');
+      assert.equal(
+        (await w.t.system.database.db.selectFrom('account_identity').select('id').where('account_id', '=', id).execute()).length,
+        0,
+        'nothing linked before the callback',
+      );
 
       // no password: a sign-in within the last 10 minutes; a refresh keeps the sign-in's time
       w.op.accounts.set('nopass', person(uniqueEmail('nopass')));
@@ -309,7 +374,11 @@ for (const [index, db] of testDatabases().entries()) {
       res = await w.t.client('POST', '/api/auth/oauth/github/link', { headers: bearer(old), body: { password: 'anything' } });
       assert.deepEqual([res.status, res.body.type, res.body.method], [403, 'reauthentication-required', 'recent-sign-in']);
       const unknown = await mintAccessToken(w.t.system, user);
-      assert.equal((await w.t.client('POST', '/api/auth/oauth/github/link', { headers: bearer(unknown), body: {} })).status, 403, 'a token without auth_time is no recent sign-in');
+      assert.equal(
+        (await w.t.client('POST', '/api/auth/oauth/github/link', { headers: bearer(unknown), body: {} })).status,
+        403,
+        'a token without auth_time is no recent sign-in',
+      );
       const recent = await mintAccessToken(w.t.system, { ...user, authTime: Math.floor(Date.now() / 1000) - 9 * 60 });
       assert.equal((await w.t.client('POST', '/api/auth/oauth/github/link', { headers: bearer(recent), body: {} })).status, 200);
 
@@ -319,7 +388,10 @@ for (const [index, db] of testDatabases().entries()) {
       res = await link(squatterToken, { password: PASSWORD });
       assert.deepEqual([res.status, res.body.type], [403, 'email-not-verified']);
       const doc = (await w.t.client('GET', '/openapi/openapi.json')).body;
-      assert.deepEqual(doc.paths['/api/auth/oauth/{provider}/link'].post['x-reauthentication'], { 'password-field': 'password', 'recent-sign-in-seconds': 600 });
+      assert.deepEqual(doc.paths['/api/auth/oauth/{provider}/link'].post['x-reauthentication'], {
+        'password-field': 'password',
+        'recent-sign-in-seconds': 600,
+      });
     });
 
     it('unlinks identities, but never the last way to sign in', async () => {
@@ -337,21 +409,27 @@ for (const [index, db] of testDatabases().entries()) {
       await approved.arrayBuffer();
       assert.deepEqual(landing(w, await callback(w, new URL(approved.headers.get('location')!), flow.cookie)).query, { linked: 'github' });
       const both = (await identitiesOf(token)).identities;
-      assert.deepEqual(both.map((i) => i.provider), ['acme', 'github']);
+      assert.deepEqual(
+        both.map((i) => i.provider),
+        ['acme', 'github'],
+      );
 
       const stranger = await signUp(w.t.client);
       const strangerToken = (await logIn(w.t.client, stranger.email)).body['access-token'];
       res = await w.t.client('DELETE', `/api/account/identities/${acme.id}`, { headers: bearer(strangerToken) });
       assert.deepEqual([res.status, res.body.type], [403, 'reauthentication-required'], 'an unlink asks for the password');
       res = await w.t.client('DELETE', `/api/account/identities/${acme.id}`, { headers: bearer(strangerToken), body: { password: PASSWORD } });
-      assert.equal(res.status, 404, 'another account\'s identity is not found');
+      assert.equal(res.status, 404, "another account's identity is not found");
 
       res = await w.t.client('DELETE', `/api/account/identities/${acme.id}`, { headers: bearer(token) });
       assert.equal(res.status, 204, res.text);
       res = await w.t.client('DELETE', `/api/account/identities/${both[1].id}`, { headers: bearer(token) });
       assert.equal(res.status, 409);
       const unlinked = (await auditOf(w, account.id)).filter((e) => e.action === 'account.identity-unlinked');
-      assert.deepEqual(unlinked.map((e) => [e.target_id, e.details]), [[acme.id, { provider: 'acme' }]]);
+      assert.deepEqual(
+        unlinked.map((e) => [e.target_id, e.details]),
+        [[acme.id, { provider: 'acme' }]],
+      );
       const [notice] = await w.t.system.mail.mailbox.list({ to: account.email, kind: 'security-notice', limit: 1 });
       assert.match(notice?.subject ?? '', /acme was unlinked/, 'the unlink is told to the address');
       assert.equal((await w.t.client('DELETE', `/api/account/identities/not-a-uuid`, { headers: bearer(token) })).status, 400);
@@ -362,9 +440,18 @@ for (const [index, db] of testDatabases().entries()) {
       w.op.accounts.set('max', person(email));
       const { token, account } = await sessionOf(w, await signInWithAcme(w, 'max'));
       assert.equal((await logIn(w.t.client, email, 'any password at all')).status, 401);
-      const old = await mintAccessToken(w.t.system, { id: account.id, email, sessionId: claimsOf(token).sid as string, authTime: Math.floor(Date.now() / 1000) - 11 * 60 });
+      const old = await mintAccessToken(w.t.system, {
+        id: account.id,
+        email,
+        sessionId: claimsOf(token).sid as string,
+        authTime: Math.floor(Date.now() / 1000) - 11 * 60,
+      });
       const del = await w.t.client('POST', '/api/account/delete', { headers: bearer(old), body: { password: 'any password at all' } });
-      assert.deepEqual([del.status, del.body.type, del.body.method], [403, 'reauthentication-required', 'recent-sign-in'], 'a password it does not have proves nothing');
+      assert.deepEqual(
+        [del.status, del.body.type, del.body.method],
+        [403, 'reauthentication-required', 'recent-sign-in'],
+        'a password it does not have proves nothing',
+      );
       const stale = await w.t.client('POST', '/api/account/change-password', { headers: bearer(old), body: { password: PASSWORD } });
       assert.deepEqual([stale.status, stale.body.type], [403, 'reauthentication-required']);
       const set = await w.t.client('POST', '/api/account/change-password', { headers: bearer(token), body: { password: PASSWORD } });
@@ -406,7 +493,7 @@ for (const [index, db] of testDatabases().entries()) {
       const text = await w.t.logText();
       assert.ok(w.secrets.size > 20, `the flows saw their secrets (${w.secrets.size})`);
       for (const secret of w.secrets) assert.ok(!text.includes(secret), `a secret is in the log: ${secret.slice(0, 8)}…`);
-      assert.match(text, /"code":"\[REDACTED\]"/, 'the callback\'s code is redacted in the request\'s params');
+      assert.match(text, /"code":"\[REDACTED\]"/, "the callback's code is redacted in the request's params");
     });
   });
 }

@@ -48,7 +48,11 @@ export async function startOidcWorld(db: TestDatabase, env: Record<string, strin
     ...env,
   });
   return {
-    t, op, gh, appUrl, downPort,
+    t,
+    op,
+    gh,
+    appUrl,
+    downPort,
     secrets: new Set([op.clientSecret, gh.clientSecret, 'down-secret-value-never-logged']),
     async stop() {
       await t.stop();
@@ -83,7 +87,7 @@ export function flowOf(w: OidcWorld, res: TestResponse, location: string): Start
 /** The flow cookie's contents, as the server reads them (the tests know SESSION_SECRET). */
 export async function openFlow(w: OidcWorld, cookie: string): Promise<FlowState> {
   const flow = await new FlowCookies(w.t.system.config.sessionSecret, false).open(cookie);
-  assert.ok(flow, 'the flow cookie opens with the server\'s key');
+  assert.ok(flow, "the flow cookie opens with the server's key");
   w.secrets.add(flow.codeVerifier);
   return flow;
 }
@@ -122,7 +126,10 @@ export function landing(w: OidcWorld, res: TestResponse): { path: string; query:
 }
 
 /** The session a callback started: its refresh cookie exchanged for an access token (the client's first request). */
-export async function sessionOf(w: OidcWorld, res: TestResponse): Promise<{ token: string; refreshToken: string; account: { id: string; email: string; name: string | null; 'email-verified': boolean } }> {
+export async function sessionOf(
+  w: OidcWorld,
+  res: TestResponse,
+): Promise<{ token: string; refreshToken: string; account: { id: string; email: string; name: string | null; 'email-verified': boolean } }> {
   const refresh = cookiesOf(res)['refresh-token']?.value;
   assert.ok(refresh, 'the callback sets the refresh cookie');
   assert.equal(cookiesOf(res)['has-session']?.value, '1', 'and the session hint');
@@ -137,7 +144,11 @@ export async function sessionOf(w: OidcWorld, res: TestResponse): Promise<{ toke
 export function handmadeAuthorization(w: OidcWorld, params: Record<string, string>): string {
   const url = new URL(w.op.authorizationEndpoint);
   url.search = new URLSearchParams({
-    client_id: w.op.clientId, redirect_uri: `${w.appUrl}/api/auth/oauth/acme/callback`, response_type: 'code', scope: 'openid email profile', ...params,
+    client_id: w.op.clientId,
+    redirect_uri: `${w.appUrl}/api/auth/oauth/acme/callback`,
+    response_type: 'code',
+    scope: 'openid email profile',
+    ...params,
   }).toString();
   return url.href;
 }

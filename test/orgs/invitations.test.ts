@@ -34,7 +34,10 @@ for (const db of testDatabases()) {
       const token = await mailedToken(t, b.email, 'invitation');
 
       const pending = await as(t, a, 'GET', `/api/orgs/${org}/invitations`);
-      assert.deepEqual(pending.body.invitations.map((i: { id: string }) => i.id), [invited.body.id]);
+      assert.deepEqual(
+        pending.body.invitations.map((i: { id: string }) => i.id),
+        [invited.body.id],
+      );
 
       assert.equal((await accept(undefined, token)).status, 401);
       const res = await accept(b, token);
@@ -43,7 +46,13 @@ for (const db of testDatabases()) {
       assert.equal(res.body.role, 'admin');
       assert.equal(res.body.personal, false);
       const members = await as(t, b, 'GET', `/api/orgs/${org}/members`);
-      assert.deepEqual(members.body.members.map((m: { email: string; role: string }) => [m.email, m.role]), [[a.email, 'owner'], [b.email, 'admin']]);
+      assert.deepEqual(
+        members.body.members.map((m: { email: string; role: string }) => [m.email, m.role]),
+        [
+          [a.email, 'owner'],
+          [b.email, 'admin'],
+        ],
+      );
       assert.deepEqual((await as(t, a, 'GET', `/api/orgs/${org}/invitations`)).body.invitations, []);
 
       const again = await accept(b, token);
@@ -83,8 +92,11 @@ for (const db of testDatabases()) {
       const token = await mailedToken(t, b.email, 'invitation');
       // a second invitation while one is pending: 409
       assert.equal((await as(t, a, 'POST', `/api/orgs/${org}/invitations`, { email: b.email })).status, 409);
-      await t.system.database.db.updateTable('invitation').set({ expires_at: sql`now() - interval '1 second'` })
-        .where('token_hash', '=', hashToken(token)).execute();
+      await t.system.database.db
+        .updateTable('invitation')
+        .set({ expires_at: sql`now() - interval '1 second'` })
+        .where('token_hash', '=', hashToken(token))
+        .execute();
       const expired = await accept(b, token);
       assert.equal(expired.status, 400);
       assert.equal(expired.body.type, 'invalid-token');
@@ -102,7 +114,7 @@ for (const db of testDatabases()) {
       assert.equal((await accept(b, 'not-a-token')).status, 400);
     });
 
-    it('refuses to invite a member again, and another organization\'s invitation cannot be revoked through this one', async () => {
+    it("refuses to invite a member again, and another organization's invitation cannot be revoked through this one", async () => {
       const a = await account(t);
       const b = await account(t);
       const org = await createOrg(t, a);
@@ -120,17 +132,24 @@ for (const db of testDatabases()) {
     for (const format of ALL_FORMATS) {
       it(`creates and lists organizations in ${format.name}`, async () => {
         const a = await account(t);
-        const created = await t.client('POST', '/api/orgs', { format, body: { name: `Initech ${format.name} Ltd.` }, headers: { authorization: `Bearer ${a.token}` } });
+        const created = await t.client('POST', '/api/orgs', {
+          format,
+          body: { name: `Initech ${format.name} Ltd.` },
+          headers: { authorization: `Bearer ${a.token}` },
+        });
         assert.equal(created.status, 201, created.text);
         assert.equal(created.headers['content-type'], format.mime);
         assert.equal(created.body.slug, `initech-${format.name}-ltd`);
         assert.equal(created.body.role, 'owner');
         const list = await t.client('GET', '/api/orgs', { format, headers: { authorization: `Bearer ${a.token}` } });
-        assert.deepEqual(list.body.organizations.map((o: { personal: boolean }) => o.personal), [true, false]);
+        assert.deepEqual(
+          list.body.organizations.map((o: { personal: boolean }) => o.personal),
+          [true, false],
+        );
       });
     }
 
-    it('makes a new slug when the name\'s is taken, and answers 409 for a taken slug given explicitly', async () => {
+    it("makes a new slug when the name's is taken, and answers 409 for a taken slug given explicitly", async () => {
       const a = await account(t);
       const first = await as(t, a, 'POST', '/api/orgs', { name: 'Same Name' });
       const second = await as(t, a, 'POST', '/api/orgs', { name: 'Same Name' });
@@ -150,7 +169,10 @@ for (const db of testDatabases()) {
       assert.equal(list.status, 200, list.text);
       assert.ok(list.body.organizations.some((o: { id: string }) => o.id === org));
       const members = await as(t, a, 'POST', '/api/cqrs/query', { 'query/kind': 'orgs/members', 'org-id': org });
-      assert.deepEqual(members.body.members.map((m: { 'account-id': string }) => m['account-id']), [a.id]);
+      assert.deepEqual(
+        members.body.members.map((m: { 'account-id': string }) => m['account-id']),
+        [a.id],
+      );
       const foreign = await as(t, b, 'POST', '/api/cqrs/query', { 'query/kind': 'orgs/members', 'org-id': org });
       assert.equal(foreign.status, 404);
       assert.equal((await as(t, undefined, 'POST', '/api/cqrs/query', { 'query/kind': 'orgs/list' })).status, 401);

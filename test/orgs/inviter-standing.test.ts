@@ -31,7 +31,7 @@ for (const db of testDatabases()) {
     const pending = async (orgId: string, owner: TestAccount) =>
       ((await as(t, owner, 'GET', `/api/orgs/${orgId}/invitations`)).body.invitations as Array<{ id: string }>).map((i) => i.id).sort();
 
-    it('revokes a removed admin\'s pending invitations with the removal: its second address cannot come back as admin', async () => {
+    it("revokes a removed admin's pending invitations with the removal: its second address cannot come back as admin", async () => {
       const owner = await account(t);
       const admin = await account(t);
       const orgId = await createOrg(t, owner);
@@ -39,12 +39,16 @@ for (const db of testDatabases()) {
       const byAdmin = await invite(orgId, admin, 'admin');
       const byOwner = await invite(orgId, owner, 'member');
       assert.equal((await as(t, owner, 'DELETE', `/api/orgs/${orgId}/members/${admin.id}`)).status, 204);
-      assert.deepEqual(await pending(orgId, owner), [byOwner.id], 'only the remaining members\' invitations are pending');
+      assert.deepEqual(await pending(orgId, owner), [byOwner.id], "only the remaining members' invitations are pending");
       const refused = await accept(byAdmin.invitee, byAdmin.token);
       assert.deepEqual([refused.status, refused.body.type], [400, 'invalid-token']);
-      assert.equal((await accept(byOwner.invitee, byOwner.token)).status, 200, 'the owner\'s invitation stands');
-      const entry = await t.system.database.db.selectFrom('audit_entry').select(['details', 'actor_account_id'])
-        .where('action', '=', 'org.invitation-revoked').where('target_id', '=', byAdmin.id).executeTakeFirstOrThrow();
+      assert.equal((await accept(byOwner.invitee, byOwner.token)).status, 200, "the owner's invitation stands");
+      const entry = await t.system.database.db
+        .selectFrom('audit_entry')
+        .select(['details', 'actor_account_id'])
+        .where('action', '=', 'org.invitation-revoked')
+        .where('target_id', '=', byAdmin.id)
+        .executeTakeFirstOrThrow();
       assert.deepEqual([entry.details.reason, entry.details['invited-by'], entry.actor_account_id], ['inviter-removed', admin.id, owner.id]);
     });
 
@@ -71,16 +75,26 @@ for (const db of testDatabases()) {
       assert.equal((await accept(adminGrant.invitee, adminGrant.token)).status, 400);
     });
 
-    it('checks the inviter\'s standing at accept time, and revokes a deleted account\'s invitations', async () => {
+    it("checks the inviter's standing at accept time, and revokes a deleted account's invitations", async () => {
       const owner = await account(t);
       const admin = await account(t);
       const orgId = await createOrg(t, owner);
       await addMember(t, orgId, owner, admin, 'admin');
       const sent = await invite(orgId, admin, 'admin');
       // a demotion written by hand (as one made before the rule would be): the accept still refuses
-      await t.system.database.db.updateTable('membership').set({ role: 'member' }).where('organization_id', '=', orgId).where('account_id', '=', admin.id).execute();
+      await t.system.database.db
+        .updateTable('membership')
+        .set({ role: 'member' })
+        .where('organization_id', '=', orgId)
+        .where('account_id', '=', admin.id)
+        .execute();
       assert.equal((await accept(sent.invitee, sent.token)).status, 400);
-      await t.system.database.db.updateTable('membership').set({ role: 'admin' }).where('organization_id', '=', orgId).where('account_id', '=', admin.id).execute();
+      await t.system.database.db
+        .updateTable('membership')
+        .set({ role: 'admin' })
+        .where('organization_id', '=', orgId)
+        .where('account_id', '=', admin.id)
+        .execute();
       assert.equal((await as(t, admin, 'POST', '/api/account/delete', { password: PASSWORD })).status, 204);
       assert.deepEqual(await pending(orgId, owner), []);
       assert.equal((await accept(sent.invitee, sent.token)).status, 400);
@@ -97,12 +111,20 @@ for (const db of testDatabases()) {
       assert.deepEqual([role.status, role.body.reason], [409, 'personal'], role.text);
       // an invitation written before the rule: accepting it is refused the same way
       const token = 'an-old-personal-invitation';
-      await t.system.database.db.insertInto('invitation').values({
-        organization_id: personal, email: other.email, role: 'admin', token_hash: hashToken(token), invited_by: owner.id, expires_at: new Date(Date.now() + 3_600_000),
-      }).execute();
+      await t.system.database.db
+        .insertInto('invitation')
+        .values({
+          organization_id: personal,
+          email: other.email,
+          role: 'admin',
+          token_hash: hashToken(token),
+          invited_by: owner.id,
+          expires_at: new Date(Date.now() + 3_600_000),
+        })
+        .execute();
       const accepted = await accept(other, token);
       assert.deepEqual([accepted.status, accepted.body.reason], [409, 'personal']);
-      assert.equal((await as(t, other, 'GET', `/api/orgs/${personal}/audit-log`)).status, 404, 'its log stays the owner\'s');
+      assert.equal((await as(t, other, 'GET', `/api/orgs/${personal}/audit-log`)).status, 404, "its log stays the owner's");
     });
 
     it('resolves emails in an export only in the organizations the account still belongs to', async () => {
@@ -117,7 +139,7 @@ for (const db of testDatabases()) {
         const exported = (await as(t, admin, 'GET', '/api/account/export')).body['audit-log'] as Array<{ action: string; target: { email?: string } | null }>;
         return exported.find((e) => e.action === 'org.member-role-changed')?.target;
       };
-      assert.equal((await targetEmail())?.email, member.email, 'a member sees its co-member\'s address');
+      assert.equal((await targetEmail())?.email, member.email, "a member sees its co-member's address");
       assert.equal((await as(t, admin, 'DELETE', `/api/orgs/${orgId}/members/${admin.id}`)).status, 204);
       const after = await targetEmail();
       assert.ok(after, 'the entry is still in its export');

@@ -23,7 +23,10 @@ for (const db of testDatabases()) {
           values ('named@example.com', 'Ann', 'x', 'active', 'pro'), ('nameless@example.com', null, 'x', 'none', null)`.execute(kysely);
         const latest = await migrator.migrateTo('0007_organizations');
         assert.equal(latest.error, undefined);
-        assert.deepEqual(latest.results?.map((r) => r.migrationName), ['0007_organizations']);
+        assert.deepEqual(
+          latest.results?.map((r) => r.migrationName),
+          ['0007_organizations'],
+        );
 
         const rows = await sql<{ email: string; name: string; personal: boolean; role: string; subscription_status: string; subscription_plan: string | null }>`
           select a.email, o.name, o.personal, m.role, o.subscription_status, o.subscription_plan
@@ -36,7 +39,9 @@ for (const db of testDatabases()) {
         // and back: 0007 goes down cleanly
         const down = await migrator.migrateTo('0006_account_lifecycle');
         assert.equal(down.error, undefined);
-        const left = await sql<{ n: number }>`select count(*)::int as n from information_schema.tables where table_name in ('organization', 'membership', 'invitation')`.execute(kysely);
+        const left = await sql<{
+          n: number;
+        }>`select count(*)::int as n from information_schema.tables where table_name in ('organization', 'membership', 'invitation')`.execute(kysely);
         assert.equal(left.rows[0].n, 0);
       } finally {
         await kysely.destroy();

@@ -17,8 +17,9 @@ for (const db of testDatabases()) {
     after(async () => t?.stop());
 
     const owners = async (orgId: string) =>
-      (await t.system.database.db.selectFrom('membership').select('account_id')
-        .where('organization_id', '=', orgId).where('role', '=', 'owner').execute()).map((r) => r.account_id);
+      (await t.system.database.db.selectFrom('membership').select('account_id').where('organization_id', '=', orgId).where('role', '=', 'owner').execute()).map(
+        (r) => r.account_id,
+      );
 
     it('gives every new account a personal organization it owns, which cannot be deleted or left', async () => {
       const a = await account(t);
@@ -57,9 +58,10 @@ for (const db of testDatabases()) {
         for (let round = 0; round < 5; round++) {
           const org = await createOrg(t, a, `Race ${round}`);
           await addMember(t, org, a, b, 'owner');
-          const act = (who: TestAccount, other: TestAccount) => action === 'demote'
-            ? as(t, who, 'PATCH', `/api/orgs/${org}/members/${other.id}`, { role: 'member' })
-            : as(t, who, 'DELETE', `/api/orgs/${org}/members/${other.id}`);
+          const act = (who: TestAccount, other: TestAccount) =>
+            action === 'demote'
+              ? as(t, who, 'PATCH', `/api/orgs/${org}/members/${other.id}`, { role: 'member' })
+              : as(t, who, 'DELETE', `/api/orgs/${org}/members/${other.id}`);
           const results = await Promise.all([act(a, b), act(b, a)]);
           const success = action === 'demote' ? 200 : 204;
           const [won, lost] = results[0].status === success ? results : [results[1], results[0]];
@@ -72,7 +74,7 @@ for (const db of testDatabases()) {
       });
     }
 
-    it('refuses, at commit, a transaction that leaves an organization without an owner (the database\'s own check)', async () => {
+    it("refuses, at commit, a transaction that leaves an organization without an owner (the database's own check)", async () => {
       const a = await account(t);
       const org = await createOrg(t, a);
       const dbx = t.system.database.db;
@@ -84,7 +86,10 @@ for (const db of testDatabases()) {
       );
       await assert.rejects(
         dbx.transaction().execute(async (trx) => {
-          await trx.insertInto('organization').values({ name: 'Ownerless', slug: `ownerless-${Date.now()}` }).execute();
+          await trx
+            .insertInto('organization')
+            .values({ name: 'Ownerless', slug: `ownerless-${Date.now()}` })
+            .execute();
         }),
         (err: { code?: string }) => err.code === '23514',
       );
@@ -92,19 +97,22 @@ for (const db of testDatabases()) {
     });
 
     if (db.name === 'postgres') {
-      it('serializes the database\'s check: two transactions each demoting the other owner, committing together, cannot both commit', async () => {
+      it("serializes the database's check: two transactions each demoting the other owner, committing together, cannot both commit", async () => {
         const [a, b] = await Promise.all([account(t), account(t)]);
         const org = await createOrg(t, a);
         await addMember(t, org, a, b, 'owner');
         let arrived = 0;
         let release!: () => void;
-        const bothUpdated = new Promise<void>((resolve) => { release = resolve; });
-        // no lock taken by the code: only the deferred trigger stands between the two
-        const demote = (id: string) => t.system.database.db.transaction().execute(async (trx) => {
-          await trx.updateTable('membership').set({ role: 'member' }).where('organization_id', '=', org).where('account_id', '=', id).execute();
-          if (++arrived === 2) release();
-          await bothUpdated;
+        const bothUpdated = new Promise<void>((resolve) => {
+          release = resolve;
         });
+        // no lock taken by the code: only the deferred trigger stands between the two
+        const demote = (id: string) =>
+          t.system.database.db.transaction().execute(async (trx) => {
+            await trx.updateTable('membership').set({ role: 'member' }).where('organization_id', '=', org).where('account_id', '=', id).execute();
+            if (++arrived === 2) release();
+            await bothUpdated;
+          });
         const results = await Promise.allSettled([demote(a.id), demote(b.id)]);
         assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
         assert.equal((await owners(org)).length, 1);
@@ -120,7 +128,10 @@ for (const db of testDatabases()) {
       const res = await as(t, a, 'POST', '/api/account/delete', { password: 'correct horse battery staple' });
       assert.equal(res.status, 204, res.text);
       const left = await t.system.database.db.selectFrom('organization').select('id').where('id', 'in', [alone, shared]).execute();
-      assert.deepEqual(left.map((r) => r.id), [shared]);
+      assert.deepEqual(
+        left.map((r) => r.id),
+        [shared],
+      );
       assert.deepEqual(await owners(shared), [b.id]);
       const personal = await sql<{ n: number }>`select count(*)::int as n from organization where personal_account_id = ${a.id}`.execute(t.system.database.db);
       assert.equal(personal.rows[0].n, 0);

@@ -33,41 +33,73 @@ const org = (f: Fixture) => `/api/orgs/${f.org}`;
 
 const CASES: Case[] = [
   { name: 'read the organization', method: 'GET', path: org, expect: { owner: 200, admin: 200, member: 200, 'non-member': 404, anonymous: 401 } },
-  { name: 'rename it', method: 'PATCH', path: org, body: () => ({ name: 'Renamed' }), expect: { owner: 200, admin: 200, member: 403, 'non-member': 404, anonymous: 401 } },
+  {
+    name: 'rename it',
+    method: 'PATCH',
+    path: org,
+    body: () => ({ name: 'Renamed' }),
+    expect: { owner: 200, admin: 200, member: 403, 'non-member': 404, anonymous: 401 },
+  },
   { name: 'delete it', method: 'DELETE', path: org, expect: { owner: 204, admin: 403, member: 403, 'non-member': 404, anonymous: 401 } },
   { name: 'list members', method: 'GET', path: (f) => `${org(f)}/members`, expect: { owner: 200, admin: 200, member: 200, 'non-member': 404, anonymous: 401 } },
   {
-    name: 'make a member admin', method: 'PATCH', path: (f) => `${org(f)}/members/${f.victim.id}`, body: () => ({ role: 'admin' }),
+    name: 'make a member admin',
+    method: 'PATCH',
+    path: (f) => `${org(f)}/members/${f.victim.id}`,
+    body: () => ({ role: 'admin' }),
     expect: { owner: 200, admin: 200, member: 403, 'non-member': 404, anonymous: 401 },
   },
   {
-    name: 'make a member owner', method: 'PATCH', path: (f) => `${org(f)}/members/${f.victim.id}`, body: () => ({ role: 'owner' }),
+    name: 'make a member owner',
+    method: 'PATCH',
+    path: (f) => `${org(f)}/members/${f.victim.id}`,
+    body: () => ({ role: 'owner' }),
     expect: { owner: 200, admin: 403, member: 403, 'non-member': 404, anonymous: 401 },
   },
   {
-    name: 'demote the owner', method: 'PATCH', path: (f) => `${org(f)}/members/${f.actors.owner.id}`, body: () => ({ role: 'member' }),
+    name: 'demote the owner',
+    method: 'PATCH',
+    path: (f) => `${org(f)}/members/${f.actors.owner.id}`,
+    body: () => ({ role: 'member' }),
     // the owner is the only one: 409 for the owner itself, 403 below
     expect: { owner: 409, admin: 409, member: 403, 'non-member': 404, anonymous: 401 },
   },
   {
-    name: 'remove a member', method: 'DELETE', path: (f) => `${org(f)}/members/${f.victim.id}`,
+    name: 'remove a member',
+    method: 'DELETE',
+    path: (f) => `${org(f)}/members/${f.victim.id}`,
     expect: { owner: 204, admin: 204, member: 403, 'non-member': 404, anonymous: 401 },
   },
   {
-    name: 'leave', method: 'DELETE', path: (f, caller) => `${org(f)}/members/${caller?.id ?? f.victim.id}`,
+    name: 'leave',
+    method: 'DELETE',
+    path: (f, caller) => `${org(f)}/members/${caller?.id ?? f.victim.id}`,
     expect: { owner: 409, admin: 204, member: 204, 'non-member': 404, anonymous: 401 },
   },
   {
-    name: 'invite a member', method: 'POST', path: (f) => `${org(f)}/invitations`, body: () => ({ email: uniqueEmail('invitee') }),
+    name: 'invite a member',
+    method: 'POST',
+    path: (f) => `${org(f)}/invitations`,
+    body: () => ({ email: uniqueEmail('invitee') }),
     expect: { owner: 201, admin: 201, member: 403, 'non-member': 404, anonymous: 401 },
   },
   {
-    name: 'invite an owner', method: 'POST', path: (f) => `${org(f)}/invitations`, body: () => ({ email: uniqueEmail('invitee'), role: 'owner' }),
+    name: 'invite an owner',
+    method: 'POST',
+    path: (f) => `${org(f)}/invitations`,
+    body: () => ({ email: uniqueEmail('invitee'), role: 'owner' }),
     expect: { owner: 201, admin: 403, member: 403, 'non-member': 404, anonymous: 401 },
   },
-  { name: 'list invitations', method: 'GET', path: (f) => `${org(f)}/invitations`, expect: { owner: 200, admin: 200, member: 403, 'non-member': 404, anonymous: 401 } },
   {
-    name: 'revoke an invitation', method: 'DELETE', path: (f) => `${org(f)}/invitations/${f.invitation}`,
+    name: 'list invitations',
+    method: 'GET',
+    path: (f) => `${org(f)}/invitations`,
+    expect: { owner: 200, admin: 200, member: 403, 'non-member': 404, anonymous: 401 },
+  },
+  {
+    name: 'revoke an invitation',
+    method: 'DELETE',
+    path: (f) => `${org(f)}/invitations/${f.invitation}`,
     expect: { owner: 204, admin: 204, member: 403, 'non-member': 404, anonymous: 401 },
   },
 ];
@@ -96,7 +128,9 @@ for (const db of testDatabases()) {
     };
 
     for (const c of CASES) {
-      it(`${c.name}: ${Object.entries(c.expect).map(([who, status]) => `${who} ${status}`).join(', ')}`, async () => {
+      it(`${c.name}: ${Object.entries(c.expect)
+        .map(([who, status]) => `${who} ${status}`)
+        .join(', ')}`, async () => {
         for (const caller of Object.keys(c.expect) as Caller[]) {
           const f = await fixture();
           const who = caller === 'anonymous' ? undefined : f.actors[caller];
@@ -139,19 +173,34 @@ for (const db of testDatabases()) {
 }
 
 describe('orgRole route data', () => {
-  const definition = (path: string, auth?: 'none' | 'required') => route({
-    method: 'GET', path, summary: 'probe', orgRole: 'admin', ...(auth ? { auth } : {}),
-    schemas: { params: Type.Object({ id: Type.String(), org: Type.String() }), response: { 200: Type.Object({}) } },
-    handler: () => ({}),
-  });
+  const definition = (path: string, auth?: 'none' | 'required') =>
+    route({
+      method: 'GET',
+      path,
+      summary: 'probe',
+      orgRole: 'admin',
+      ...(auth ? { auth } : {}),
+      schemas: { params: Type.Object({ id: Type.String(), org: Type.String() }), response: { 200: Type.Object({}) } },
+      handler: () => ({}),
+    });
   const resolver = async () => undefined;
 
   it('refuses at start-up a route without the organization parameter, without a resolver, or not requiring auth', () => {
-    assert.throws(() => registerRouteGroup(Fastify(), { prefix: '/api', memberships: resolver, routes: [definition('/things')] }), /needs the path parameter :id/);
+    assert.throws(
+      () => registerRouteGroup(Fastify(), { prefix: '/api', memberships: resolver, routes: [definition('/things')] }),
+      /needs the path parameter :id/,
+    );
     assert.throws(() => registerRouteGroup(Fastify(), { prefix: '/api', routes: [definition('/orgs/:id')] }), /memberships resolver/);
-    assert.throws(() => registerRouteGroup(Fastify(), { prefix: '/api', memberships: resolver, routes: [definition('/orgs/:id', 'none')] }), /requires authentication/);
-    assert.doesNotThrow(() => registerRouteGroup(Fastify(), {
-      prefix: '/api', memberships: resolver, routes: [{ ...definition('/x/:org'), orgParam: 'org' }],
-    }));
+    assert.throws(
+      () => registerRouteGroup(Fastify(), { prefix: '/api', memberships: resolver, routes: [definition('/orgs/:id', 'none')] }),
+      /requires authentication/,
+    );
+    assert.doesNotThrow(() =>
+      registerRouteGroup(Fastify(), {
+        prefix: '/api',
+        memberships: resolver,
+        routes: [{ ...definition('/x/:org'), orgParam: 'org' }],
+      }),
+    );
   });
 });

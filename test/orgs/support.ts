@@ -30,7 +30,10 @@ export async function mailedToken(t: TestSystem, to: string, kind: 'verify-email
 /** Opens the verification link as `who` (its session stays: a first proof ends every other one), or else as the browser that signed up (verifyEmail). */
 export async function verify(t: TestSystem, email: string, who?: TestAccount): Promise<void> {
   if (!who) return verifyEmail(t, email);
-  const res = await t.client('POST', '/api/account/verify-email', { headers: { authorization: `Bearer ${who.token}` }, body: { token: await mailedToken(t, email, 'verify-email') } });
+  const res = await t.client('POST', '/api/account/verify-email', {
+    headers: { authorization: `Bearer ${who.token}` },
+    body: { token: await mailedToken(t, email, 'verify-email') },
+  });
   assert.equal(res.status, 200, res.text);
 }
 

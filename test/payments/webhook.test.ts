@@ -30,7 +30,9 @@ for (const db of testDatabases()) {
     const storedEvents = async (id: string) =>
       (await t.system.database.db.selectFrom('payment_event').select('event_id').where('event_id', '=', id).execute()).length;
 
-    before(async () => { t = await startSystem(db, { STRIPE_WEBHOOK_SECRET: `${SECRET},${OLD_SECRET}`, LOGIN_LIMIT_EMAIL: '0', LOGIN_LIMIT_ADDRESS: '0' }); });
+    before(async () => {
+      t = await startSystem(db, { STRIPE_WEBHOOK_SECRET: `${SECRET},${OLD_SECRET}`, LOGIN_LIMIT_EMAIL: '0', LOGIN_LIMIT_ADDRESS: '0' });
+    });
     after(async () => t?.stop());
 
     it('accepts exactly what Stripe signs, with either rotated secret, and stores each event once', async () => {
@@ -80,7 +82,10 @@ for (const db of testDatabases()) {
         ['created negative', event('charge.succeeded', {}, -1)],
         ['created fractional', event('charge.succeeded', {}, 1_700_000_000.5)],
         ['period end 8.6e12', event('customer.subscription.updated', { customer: 'cus_time', status: 'active', current_period_end: 8.6e12 })],
-        ['item period end 1e300', event('customer.subscription.updated', { customer: 'cus_time', status: 'active', items: { data: [{ current_period_end: 1e300 }] } })],
+        [
+          'item period end 1e300',
+          event('customer.subscription.updated', { customer: 'cus_time', status: 'active', items: { data: [{ current_period_end: 1e300 }] } }),
+        ],
       ];
       for (const [name, e] of cases) {
         const res = await deliver(JSON.stringify(e));
@@ -105,7 +110,10 @@ for (const db of testDatabases()) {
       await deliver(JSON.stringify(event('checkout.session.completed', { client_reference_id: id, customer: 'cus_race' })));
       const payload = JSON.stringify(event('invoice.payment_failed', { customer: 'cus_race' }));
       const results = await Promise.all(Array.from({ length: 20 }, () => deliver(payload)));
-      assert.deepEqual(results.map((r) => r.status), Array(20).fill(200));
+      assert.deepEqual(
+        results.map((r) => r.status),
+        Array(20).fill(200),
+      );
       assert.equal(results.filter((r) => r.body.duplicate === false).length, 1);
       assert.equal(await storedEvents(JSON.parse(payload).id), 1);
       assert.equal((await accountOf(email)).subscription.status, 'past-due');
@@ -142,7 +150,16 @@ for (const db of testDatabases()) {
     it('takes the plan from plan.id when an item has no price', async () => {
       const { email, id } = await signUp(t.client);
       await deliver(JSON.stringify(event('checkout.session.completed', { client_reference_id: id, customer: 'cus_plan' })));
-      await deliver(JSON.stringify(event('customer.subscription.created', { customer: 'cus_plan', status: 'active', current_period_end: 1900000000, items: { data: [{ plan: { id: 'plan_legacy' } }] } })));
+      await deliver(
+        JSON.stringify(
+          event('customer.subscription.created', {
+            customer: 'cus_plan',
+            status: 'active',
+            current_period_end: 1900000000,
+            items: { data: [{ plan: { id: 'plan_legacy' } }] },
+          }),
+        ),
+      );
       const account = await accountOf(email);
       assert.equal(account.subscription.plan, 'plan_legacy');
       assert.equal(account.subscription['current-period-end'], new Date(1900000000 * 1000).toISOString());

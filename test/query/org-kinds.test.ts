@@ -9,7 +9,7 @@ const kind = (extra: Record<string, unknown>, params: TObject = Type.Object({ 'o
   queryKind({ kind: 'test/org', summary: 'test', auth: 'required', params, result, run: async () => ({ ok: true }), ...extra });
 
 describe('query kinds with orgRole', () => {
-  it('needs a UUID parameter naming the organization, orgRole for apiKeys, and the registry\'s memberships', () => {
+  it("needs a UUID parameter naming the organization, orgRole for apiKeys, and the registry's memberships", () => {
     assert.throws(() => kind({ orgRole: 'member' }, Type.Object({})), /orgRole needs the parameter org-id/);
     assert.throws(() => kind({ orgRole: 'member' }, Type.Object({ 'org-id': Type.String() })), /format uuid/);
     assert.throws(() => kind({ orgRole: 'member', orgParam: 'org' }), /orgRole needs the parameter org/);

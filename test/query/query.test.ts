@@ -23,7 +23,10 @@ for (const db of testDatabases()) {
       const base = Math.floor(Date.now() / 1000) - 100;
       const deliver = (e: object) => {
         const payload = JSON.stringify(e);
-        return t.client('POST', '/api/webhooks/stripe', { headers: { 'content-type': 'application/json', 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) }, body: payload });
+        return t.client('POST', '/api/webhooks/stripe', {
+          headers: { 'content-type': 'application/json', 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) },
+          body: payload,
+        });
       };
       await deliver({ id: 'evt_q0', type: 'checkout.session.completed', created: base, data: { object: { client_reference_id: id, customer: 'cus_q' } } });
       for (let i = 1; i <= 4; i++) await deliver({ id: `evt_q${i}`, type: 'invoice.paid', created: base + i, data: { object: { customer: 'cus_q' } } });
@@ -42,24 +45,47 @@ for (const db of testDatabases()) {
       it(`pages payments/events newest first in ${format.name}`, async () => {
         const first = await t.client('POST', '/api/cqrs/query', { format, headers: auth(), body: { 'query/kind': 'payments/events', limit: 2 } });
         assert.equal(first.status, 200, first.text);
-        assert.deepEqual(first.body.events.map((e: { id: string }) => e.id), ['evt_q4', 'evt_q3']);
+        assert.deepEqual(
+          first.body.events.map((e: { id: string }) => e.id),
+          ['evt_q4', 'evt_q3'],
+        );
         assert.equal(first.body.events[0].type, 'invoice.paid');
-        const second = await t.client('POST', '/api/cqrs/query', { format, headers: auth(), body: { 'query/kind': 'payments/events', limit: 2, cursor: first.body['next-cursor'] } });
-        assert.deepEqual(second.body.events.map((e: { id: string }) => e.id), ['evt_q2', 'evt_q1']);
-        const last = await t.client('POST', '/api/cqrs/query', { format, headers: auth(), body: { 'query/kind': 'payments/events', limit: 2, cursor: second.body['next-cursor'] } });
-        assert.deepEqual(last.body.events.map((e: { id: string }) => e.id), ['evt_q0']);
+        const second = await t.client('POST', '/api/cqrs/query', {
+          format,
+          headers: auth(),
+          body: { 'query/kind': 'payments/events', limit: 2, cursor: first.body['next-cursor'] },
+        });
+        assert.deepEqual(
+          second.body.events.map((e: { id: string }) => e.id),
+          ['evt_q2', 'evt_q1'],
+        );
+        const last = await t.client('POST', '/api/cqrs/query', {
+          format,
+          headers: auth(),
+          body: { 'query/kind': 'payments/events', limit: 2, cursor: second.body['next-cursor'] },
+        });
+        assert.deepEqual(
+          last.body.events.map((e: { id: string }) => e.id),
+          ['evt_q0'],
+        );
         assert.equal(last.body['next-cursor'], null);
       });
     }
 
-    it('coerces a form\'s text to the kind\'s parameter types, as every form is; refuses what is not of the type', async () => {
+    it("coerces a form's text to the kind's parameter types, as every form is; refuses what is not of the type", async () => {
       const form = (body: string) => t.client('POST', '/api/cqrs/query', { headers: { ...auth(), 'content-type': 'application/x-www-form-urlencoded' }, body });
       const first = await form('query/kind=payments/events&limit=2');
       assert.equal(first.status, 200, first.text);
-      assert.deepEqual(first.body.events.map((e: { id: string }) => e.id), ['evt_q4', 'evt_q3']);
+      assert.deepEqual(
+        first.body.events.map((e: { id: string }) => e.id),
+        ['evt_q4', 'evt_q3'],
+      );
       const next = await form(`query%2Fkind=payments%2Fevents&limit=20&cursor=${encodeURIComponent(first.body['next-cursor'])}`);
       assert.equal(next.status, 200, next.text);
-      assert.deepEqual(next.body.events.map((e: { id: string }) => e.id), ['evt_q2', 'evt_q1', 'evt_q0']);
+      assert.deepEqual(
+        next.body.events.map((e: { id: string }) => e.id),
+        ['evt_q2', 'evt_q1', 'evt_q0'],
+      );
       assert.equal((await form('query/kind=account/me')).body.id, accountId);
       for (const bad of ['limit=ten', 'limit=2.5', 'limit=0', 'limit=1&limit=2', 'surprise=1']) {
         const res = await form(`query/kind=payments/events&${bad}`);
@@ -74,7 +100,11 @@ for (const db of testDatabases()) {
     it('takes query/kind as a keyword (EDN, Transit) or a string with or without the colon', async () => {
       const edn = await t.client('POST', '/api/cqrs/query', { format: FORMAT_BY_NAME.edn, headers: auth(), body: '{:query/kind :account/me}' });
       assert.equal(edn.status, 200, edn.text);
-      const transit = await t.client('POST', '/api/cqrs/query', { format: FORMAT_BY_NAME.transit, headers: auth(), body: '["^ ","~:query/kind","~:account/me"]' });
+      const transit = await t.client('POST', '/api/cqrs/query', {
+        format: FORMAT_BY_NAME.transit,
+        headers: auth(),
+        body: '["^ ","~:query/kind","~:account/me"]',
+      });
       assert.equal(transit.status, 200, transit.text);
       const colon = await t.client('POST', '/api/cqrs/query', { headers: auth(), body: { 'query/kind': ':account/me' } });
       assert.equal(colon.status, 200);
@@ -83,7 +113,12 @@ for (const db of testDatabases()) {
     it('answers an unknown kind with 400 listing the known ones', async () => {
       const res = await t.client('POST', '/api/cqrs/query', { headers: auth(), body: { 'query/kind': 'billing/nothing' } });
       assert.equal(res.status, 400);
-      assert.deepEqual(res.body, { type: 'unknown-query-kind', message: 'Unknown query kind "billing/nothing"', kind: 'billing/nothing', known: ['account/me', 'orgs/audit-log', 'orgs/list', 'orgs/members', 'payments/events'] });
+      assert.deepEqual(res.body, {
+        type: 'unknown-query-kind',
+        message: 'Unknown query kind "billing/nothing"',
+        kind: 'billing/nothing',
+        known: ['account/me', 'orgs/audit-log', 'orgs/list', 'orgs/members', 'payments/events'],
+      });
       const missing = await t.client('POST', '/api/cqrs/query', { headers: auth(), body: {} });
       assert.equal(missing.status, 400);
       assert.equal(missing.body.type, 'request-coercion');
@@ -107,7 +142,10 @@ for (const db of testDatabases()) {
         assert.equal(res.body.type, 'request-coercion');
         assert.equal(res.body.errors[0].path, '/cursor');
       }
-      const largest = await t.client('POST', '/api/cqrs/query', { headers: auth(), body: { 'query/kind': 'payments/events', limit: 1, cursor: cursor('9999999999999.9223372036854775807') } });
+      const largest = await t.client('POST', '/api/cqrs/query', {
+        headers: auth(),
+        body: { 'query/kind': 'payments/events', limit: 1, cursor: cursor('9999999999999.9223372036854775807') },
+      });
       assert.equal(largest.status, 200, largest.text);
       assert.equal(largest.body.events[0].id, 'evt_q4');
       const anonymous = await t.client('POST', '/api/cqrs/query', { body: { 'query/kind': 'payments/events' } });

@@ -17,7 +17,6 @@ const pgUrl = process.env.TEST_DATABASE_URL;
 const SECRET = 'whsec_crash_0123';
 const stripe = new Stripe('sk_test_not_used');
 
-
 async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; client: TestClient }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
@@ -26,7 +25,13 @@ async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; 
   });
   const client = makeClient(`http://127.0.0.1:${port}`);
   for (let i = 0; i < 150; i++) {
-    if (await client('GET', '/api/health').then((r) => r.status === 200, () => false)) return { child, client };
+    if (
+      await client('GET', '/api/health').then(
+        (r) => r.status === 200,
+        () => false,
+      )
+    )
+      return { child, client };
     await sleep(100);
   }
   throw new Error('the server did not start');
@@ -34,7 +39,9 @@ async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; 
 
 describe('crash during webhook processing', { skip: pgUrl ? false : 'TEST_DATABASE_URL not set' }, () => {
   it('stores nothing half-applied, and redelivery applies each event exactly once', async () => {
-    const { url, drop } = await testDatabases().find((d) => d.name === 'postgres')!.create();
+    const { url, drop } = await testDatabases()
+      .find((d) => d.name === 'postgres')!
+      .create();
     const db = new pg.Client({ connectionString: url });
     try {
       let server = await startServer(url);
@@ -42,18 +49,27 @@ describe('crash during webhook processing', { skip: pgUrl ? false : 'TEST_DATABA
       const accounts = Array.from({ length: 150 }, () => randomUUID());
       // accounts with their personal organizations (what sign-up makes); the events name the accounts, as checkouts before billing moved to organizations did
       for (const id of accounts) {
-        await db.query(`with a as (insert into account (id, email, password_hash) values ($1, $2, 'x') returning id),
+        await db.query(
+          `with a as (insert into account (id, email, password_hash) values ($1, $2, 'x') returning id),
           o as (insert into organization (name, slug, personal, personal_account_id) select 'p', 'personal-' || replace(id::text, '-', ''), true, id from a returning id, personal_account_id)
-          insert into membership (organization_id, account_id, role) select id, personal_account_id, 'owner' from o`, [id, `${id}@example.com`]);
+          insert into membership (organization_id, account_id, role) select id, personal_account_id, 'owner' from o`,
+          [id, `${id}@example.com`],
+        );
       }
-      const events = accounts.map((id, i) => JSON.stringify({
-        id: `evt_crash_${i}`, type: 'checkout.session.completed', created: 1_700_000_000 + i,
-        data: { object: { client_reference_id: id, customer: `cus_crash_${i}` } },
-      }));
-      const deliver = (client: TestClient, payload: string) => client('POST', '/api/webhooks/stripe', {
-        headers: { 'content-type': 'application/json', 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) },
-        body: payload, freshConnection: true,
-      }).catch(() => undefined);
+      const events = accounts.map((id, i) =>
+        JSON.stringify({
+          id: `evt_crash_${i}`,
+          type: 'checkout.session.completed',
+          created: 1_700_000_000 + i,
+          data: { object: { client_reference_id: id, customer: `cus_crash_${i}` } },
+        }),
+      );
+      const deliver = (client: TestClient, payload: string) =>
+        client('POST', '/api/webhooks/stripe', {
+          headers: { 'content-type': 'application/json', 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) },
+          body: payload,
+          freshConnection: true,
+        }).catch(() => undefined);
 
       // deliveries in flight, then the process dies without warning
       const inFlight = events.map((e, i) => sleep(i * 2).then(() => deliver(server.client, e)));
@@ -63,7 +79,8 @@ describe('crash during webhook processing', { skip: pgUrl ? false : 'TEST_DATABA
 
       const stored = await db.query<{ event_id: string; customer_id: string; linked: string | null }>(
         `select e.event_id, e.customer_id, o.billing_customer_id as linked
-           from payment_event e left join organization o on o.billing_customer_id = e.customer_id`);
+           from payment_event e left join organization o on o.billing_customer_id = e.customer_id`,
+      );
       assert.ok(stored.rows.length < events.length, 'the crash came before every event was processed');
       console.log(`${stored.rows.length} of ${events.length} events were stored before the crash`);
       for (const row of stored.rows) assert.equal(row.linked, row.customer_id, `${row.event_id} is stored but not applied`);
@@ -75,7 +92,9 @@ describe('crash during webhook processing', { skip: pgUrl ? false : 'TEST_DATABA
       const redelivered = await Promise.all(events.map((e) => deliver(server.client, e)));
       assert.ok(redelivered.every((r) => r?.status === 200));
       assert.equal(redelivered.filter((r) => r?.body.duplicate === false).length, events.length - stored.rows.length);
-      const counts = await db.query(`select count(*)::int as events, (select count(*)::int from organization where billing_customer_id is not null) as linked from payment_event`);
+      const counts = await db.query(
+        `select count(*)::int as events, (select count(*)::int from organization where billing_customer_id is not null) as linked from payment_event`,
+      );
       assert.deepEqual(counts.rows[0], { events: events.length, linked: events.length });
       server.child.kill('SIGTERM');
       await new Promise((resolve) => server.child.on('exit', resolve));

@@ -19,7 +19,9 @@ import { freePort } from '../support/net.js';
 const STOP_WITHIN_MS = 10_000;
 
 const servers: ChildServer[] = [];
-after(async () => { await Promise.all(servers.map((s) => s.dispose())); });
+after(async () => {
+  await Promise.all(servers.map((s) => s.dispose()));
+});
 
 async function start(env: Record<string, string>, stdio: Array<'pipe' | 'ignore'>): Promise<ChildServer & { metricsPort: number }> {
   const metricsPort = await freePort();
@@ -64,7 +66,7 @@ describe('a failing log sink never hurts the server', () => {
     assert.ok(grewMb < 64, `resident memory grew by ${grewMb.toFixed(0)} MB over 2,000 requests`);
     const cpu = await idleCpu(server, 2_000);
     assert.ok(cpu < 0.5, `${cpu} s of CPU in 2 s with nothing to serve`);
-    assert.ok((await dropped(server, 'console')) >= 2_000, 'each request\'s line is counted as dropped');
+    assert.ok((await dropped(server, 'console')) >= 2_000, "each request's line is counted as dropped");
     assert.equal(count(server.stderr(), '"log/sink-failed"'), 1, `said once: ${server.stderr().slice(0, 1000)}`);
     assert.ok(server.stderr().split('\n').length < 10, 'no line per lost entry');
     assert.equal(await terminate(server, STOP_WITHIN_MS), 0);
@@ -78,7 +80,10 @@ describe('a failing log sink never hurts the server', () => {
     withFile.child.stderr!.destroy();
     await serveUnderFault(withFile);
     assert.equal(await terminate(withFile, STOP_WITHIN_MS), 0);
-    const entries = (await readFile(logFile, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; data: { sink?: string } });
+    const entries = (await readFile(logFile, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: string; data: { sink?: string } });
     assert.ok(entries.filter((e) => e.id === 'api-call/response').length >= 2_200, 'the file has every request');
     assert.equal(entries.filter((e) => e.id === 'log/sink-failed').length, 1, JSON.stringify(entries.filter((e) => e.id.startsWith('log/'))));
     assert.equal(entries.find((e) => e.id === 'log/sink-failed')!.data.sink, 'console');
@@ -88,7 +93,9 @@ describe('a failing log sink never hurts the server', () => {
   it('console whose reader stops reading (a full pipe): requests are answered, and it is written again once read', async () => {
     const server = await start({ LOG_CONSOLE: 'json' }, ['ignore', 'pipe', 'pipe']);
     let out = '';
-    server.child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+    server.child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+    });
     server.child.stdout!.pause();
     await serveUnderFault(server);
     const cpu = await idleCpu(server, 1_000);
@@ -122,7 +129,9 @@ describe('a failing log sink never hurts the server', () => {
   it('log file in a directory the process may not create: the console says it once, serving goes on', async () => {
     const server = await start({ LOG_CONSOLE: 'json', LOG_FILE: '/sys/fs/saas-test/saas-app.json' }, ['ignore', 'pipe', 'pipe']);
     let out = '';
-    server.child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+    server.child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+    });
     await serveUnderFault(server);
     await waitFor(() => count(out, '"api-call/response"') >= 2_200, 10_000);
     assert.equal(count(out, '"log/sink-failed"'), 1, 'said once on the console');

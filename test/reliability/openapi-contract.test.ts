@@ -24,19 +24,26 @@ function arbitraryFor(schema: Schema, components: Record<string, Schema>): fc.Ar
       case 'object': {
         const props = Object.entries(schema.properties ?? {}) as Array<[string, Schema]>;
         const required = new Set(schema.required ?? []);
-        return fc.record(Object.fromEntries(props.map(([k, s]) => [k, arbitraryFor(s, components)])), { requiredKeys: props.map(([k]) => k).filter((k) => required.has(k)) });
+        return fc.record(Object.fromEntries(props.map(([k, s]) => [k, arbitraryFor(s, components)])), {
+          requiredKeys: props.map(([k]) => k).filter((k) => required.has(k)),
+        });
       }
-      case 'array': return fc.array(arbitraryFor(schema.items ?? {}, components), { maxLength: 3 });
-      case 'integer': return fc.integer({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000 });
-      case 'number': return fc.double({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000, noNaN: true });
-      case 'boolean': return fc.boolean();
+      case 'array':
+        return fc.array(arbitraryFor(schema.items ?? {}, components), { maxLength: 3 });
+      case 'integer':
+        return fc.integer({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000 });
+      case 'number':
+        return fc.double({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000, noNaN: true });
+      case 'boolean':
+        return fc.boolean();
       case 'string': {
         if (schema.format === 'email') return fc.emailAddress().filter((e) => e.length <= (schema.maxLength ?? 254));
         if (schema.format === 'uuid') return fc.uuid();
         if (schema.format === 'date-time') return fc.date({ noInvalidDate: true, min: new Date(0) }).map((d) => d.toISOString());
         return fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 40) });
       }
-      default: return fc.jsonValue();
+      default:
+        return fc.jsonValue();
     }
   })();
   return schema.nullable ? fc.oneof(base, fc.constant(null)) : base;
@@ -85,7 +92,10 @@ describe(`OpenAPI contract (seed ${SEED})`, () => {
       for (const [method, op] of Object.entries(operations)) {
         const bodySchema: Schema | undefined = op.requestBody?.content?.['application/json']?.schema;
         const pathParams = (op.parameters ?? []).filter((p: Schema) => p.in === 'path');
-        const samples = fc.sample(fc.tuple(bodySchema ? arbitraryFor(bodySchema, doc.components.schemas) : fc.constant(undefined), fc.nat()), { seed: SEED, numRuns: 25 });
+        const samples = fc.sample(fc.tuple(bodySchema ? arbitraryFor(bodySchema, doc.components.schemas) : fc.constant(undefined), fc.nat()), {
+          seed: SEED,
+          numRuns: 25,
+        });
         for (const [i, [body, pick]] of samples.entries()) {
           const valid = i % 2 === 0;
           const payload = bodySchema && !valid ? invalidate(body, bodySchema, doc.components.schemas, pick) : body;
@@ -100,7 +110,8 @@ describe(`OpenAPI contract (seed ${SEED})`, () => {
             const validate = responseValidator(schema);
             assert.ok(validate(res.body), `${method.toUpperCase()} ${path} ${res.status}: ${JSON.stringify(validate.errors)} in ${res.text.slice(0, 200)}`);
           }
-          if (bodySchema && !valid) assert.ok(res.status >= 400 && res.status < 500, `${method.toUpperCase()} ${path} accepted an invalid body: ${JSON.stringify(payload)}`);
+          if (bodySchema && !valid)
+            assert.ok(res.status >= 400 && res.status < 500, `${method.toUpperCase()} ${path} accepted an invalid body: ${JSON.stringify(payload)}`);
         }
       }
     }

@@ -49,11 +49,17 @@ describe('PostgreSQL gone and back', () => {
     assert.equal((await logIn(b.client, before.email)).status, 200, 'after a fast restart');
 
     await postgres.stop();
-    const signUpWhileDown = await a.client('POST', '/api/account/sign-up', { body: { email: uniqueEmail(), password: 'correct horse battery staple' }, timeoutMs: ANSWER_WITHIN_MS });
+    const signUpWhileDown = await a.client('POST', '/api/account/sign-up', {
+      body: { email: uniqueEmail(), password: 'correct horse battery staple' },
+      timeoutMs: ANSWER_WITHIN_MS,
+    });
     assert.equal(signUpWhileDown.status, 503, signUpWhileDown.text);
     assert.equal((signUpWhileDown.body as { type: string }).type, 'service-unavailable');
     assert.ok(Number(signUpWhileDown.headers['retry-after']) > 0);
-    const logInWhileDown = await b.client('POST', '/api/account/log-in', { body: { email: before.email, password: before.password }, timeoutMs: ANSWER_WITHIN_MS });
+    const logInWhileDown = await b.client('POST', '/api/account/log-in', {
+      body: { email: before.email, password: before.password },
+      timeoutMs: ANSWER_WITHIN_MS,
+    });
     assert.equal(logInWhileDown.status, 503);
     // health answers are cached for 500 ms: one from before the stop may still be served
     await waitFor(async () => (await a.client('GET', '/api/health', { timeoutMs: ANSWER_WITHIN_MS })).status === 503, ANSWER_WITHIN_MS);
@@ -61,7 +67,10 @@ describe('PostgreSQL gone and back', () => {
     assert.equal((await a.client('GET', '/api/health/live')).status, 200, 'the process is up');
 
     await postgres.start();
-    await waitFor(async () => (await a.client('GET', '/api/health/ready')).status === 200 && (await b.client('GET', '/api/health/ready')).status === 200, 10_000);
+    await waitFor(
+      async () => (await a.client('GET', '/api/health/ready')).status === 200 && (await b.client('GET', '/api/health/ready')).status === 200,
+      10_000,
+    );
     const after = await signUp(a.client, uniqueEmail('after'));
     assert.equal((await logIn(b.client, after.email)).status, 200);
     assert.equal((await logIn(a.client, before.email)).status, 200, 'the account answered 201 before the outage is there');
@@ -84,14 +93,25 @@ describe('PostgreSQL unreachable at start-up', () => {
     try {
       const server = await startChildServer({
         env: { DATABASE_URL: postgres.url(), DATABASE_CONNECT_TIMEOUT: '120', LOG_CONSOLE: 'json' },
-        stdio: ['ignore', 'pipe', 'pipe'], waitUntilLive: false,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        waitUntilLive: false,
       });
       try {
         let out = '';
-        server.child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
-        await waitFor(() => out.includes('"db/waiting"'), 60_000, () => server.child.exitCode !== null);
+        server.child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+          out += d;
+        });
+        await waitFor(
+          () => out.includes('"db/waiting"'),
+          60_000,
+          () => server.child.exitCode !== null,
+        );
         await postgres.start();
-        await waitFor(async () => (await get(server.port, '/api/health/ready')).status === 200, 60_000, () => server.child.exitCode !== null);
+        await waitFor(
+          async () => (await get(server.port, '/api/health/ready')).status === 200,
+          60_000,
+          () => server.child.exitCode !== null,
+        );
         assert.equal(out.split('"db/waiting"').length - 1, 1, 'said once');
         assert.ok(out.includes('"db/reached"'));
         assert.equal(await terminate(server, 15_000), 0);
@@ -109,13 +129,16 @@ describe('PostgreSQL unreachable at start-up', () => {
   ] as const) {
     it(`gives up after DATABASE_CONNECT_TIMEOUT with one line naming it: ${what}`, async () => {
       const sockets: Socket[] = [];
-      const blackHole = createServer((socket) => { sockets.push(socket); });
+      const blackHole = createServer((socket) => {
+        sockets.push(socket);
+      });
       const port = await new Promise<number>((resolve) => blackHole.listen(0, '127.0.0.1', () => resolve((blackHole.address() as { port: number }).port)));
       if (!listen) await new Promise((resolve) => blackHole.close(resolve));
       try {
         const server = await startChildServer({
           env: { DATABASE_URL: `postgres://app:s3cret-password@127.0.0.1:${port}/app`, DATABASE_CONNECT_TIMEOUT: '3', DATABASE_TIMEOUT: '1' },
-          stdio: ['ignore', 'ignore', 'pipe'], waitUntilLive: false,
+          stdio: ['ignore', 'ignore', 'pipe'],
+          waitUntilLive: false,
         });
         try {
           const code = await Promise.race([server.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 60_000))]);

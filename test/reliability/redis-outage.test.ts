@@ -15,7 +15,8 @@ import { waitFor } from '../support/child-server.js';
 import { freePort } from '../support/net.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 
-if (process.env.CI === 'true' && !process.env.TEST_REDIS_URL) throw new Error('CI=true requires Redis (TEST_REDIS_URL): the Redis outage test must not be skipped');
+if (process.env.CI === 'true' && !process.env.TEST_REDIS_URL)
+  throw new Error('CI=true requires Redis (TEST_REDIS_URL): the Redis outage test must not be skipped');
 
 /** A redis-server of the test's own on `port`, keeping nothing on disk. */
 async function startRedis(port: number): Promise<ChildProcess> {
@@ -50,7 +51,10 @@ describe('Redis gone and back', () => {
     metrics.port = await freePort();
     redis = await startRedis(port);
     t = await startSystem(testDatabases()[0], {
-      REDIS_URL: `redis://127.0.0.1:${port}`, METRICS_PORT: String(metrics.port), LOGIN_LIMIT_EMAIL: '3/60', LOGIN_LIMIT_ADDRESS: '0',
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      METRICS_PORT: String(metrics.port),
+      LOGIN_LIMIT_EMAIL: '3/60',
+      LOGIN_LIMIT_ADDRESS: '0',
     });
   });
   after(async () => {
@@ -75,7 +79,9 @@ describe('Redis gone and back', () => {
       assert.equal(res.status, 200, `log-in while Redis is gone: ${res.text}`);
       const token = (res.body as { 'access-token': string })['access-token'];
       assert.equal((await t.client('GET', '/api/account/me', { headers: { authorization: `Bearer ${token}` } })).status, 200);
-      const refreshed = await t.client('POST', '/api/account/refresh', { body: { 'refresh-token': (res.body as { 'refresh-token': string })['refresh-token'] } });
+      const refreshed = await t.client('POST', '/api/account/refresh', {
+        body: { 'refresh-token': (res.body as { 'refresh-token': string })['refresh-token'] },
+      });
       assert.equal(refreshed.status, 200, refreshed.text);
     }
     // the limit still holds, counted in this instance: 3 failures, then 429

@@ -18,7 +18,9 @@ function dribble(url: string, chunks: string[], everyMs: number): Promise<{ clos
     const timer = setInterval(() => {
       if (i < chunks.length && !socket.destroyed) socket.write(chunks[i++]);
     }, everyMs);
-    socket.on('data', (d) => { received += d; });
+    socket.on('data', (d) => {
+      received += d;
+    });
     socket.on('error', () => undefined);
     socket.on('close', () => {
       clearInterval(timer);
@@ -29,7 +31,9 @@ function dribble(url: string, chunks: string[], everyMs: number): Promise<{ clos
 
 describe('slow and large clients', () => {
   let t: TestSystem;
-  before(async () => { t = await startSystem(testDatabases()[0], { REQUEST_TIMEOUT_MS: '1500', HEADERS_TIMEOUT_MS: '1000' }); });
+  before(async () => {
+    t = await startSystem(testDatabases()[0], { REQUEST_TIMEOUT_MS: '1500', HEADERS_TIMEOUT_MS: '1000' });
+  });
   after(async () => t?.stop());
 
   it('drops a client that sends its headers slowly (slowloris), and serves others meanwhile', async () => {
@@ -50,7 +54,7 @@ describe('slow and large clients', () => {
     assert.equal((await t.client('GET', '/api/health')).status, 200);
   });
 
-  it('applies each route\'s body limit', async () => {
+  it("applies each route's body limit", async () => {
     const signUp = await t.client('POST', '/api/account/sign-up', { body: { email: 'big@example.com', password: 'x'.repeat(20_000) } });
     assert.equal(signUp.status, 413);
     assert.equal(signUp.body.type, 'payload-too-large');

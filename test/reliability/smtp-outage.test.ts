@@ -35,8 +35,10 @@ for (const db of testDatabases()) {
       }
       return emails;
     };
-    const lastErrors = async () => (await sql<{ last_error: string | null }>`select last_error from mail_outbox where status = 'pending'`.execute(t.system.database.db)).rows
-      .map((r) => r.last_error ?? '');
+    const lastErrors = async () =>
+      (await sql<{ last_error: string | null }>`select last_error from mail_outbox where status = 'pending'`.execute(t.system.database.db)).rows.map(
+        (r) => r.last_error ?? '',
+      );
 
     it('answers sign-ups at once while it is gone or refusing, and delivers every message once when it is back', async () => {
       const emails = await signUps(3);
@@ -44,10 +46,10 @@ for (const db of testDatabases()) {
 
       await smtp.listen();
       smtp.refuseAll = 421;
-      emails.push(...await signUps(2));
+      emails.push(...(await signUps(2)));
       await waitFor('attempts answered 421', async () => (await lastErrors()).filter((e) => /421/.test(e)).length >= 5);
       smtp.refuseAll = 451;
-      emails.push(...await signUps(2));
+      emails.push(...(await signUps(2)));
       await waitFor('attempts answered 451', async () => (await lastErrors()).filter((e) => /451/.test(e)).length >= 7);
       assert.equal(smtp.received.length, 0);
 

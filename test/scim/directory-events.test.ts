@@ -46,18 +46,27 @@ for (const db of testDatabases()) {
     const scim = async (token: string, method: string, path: string, body?: unknown): Promise<TestResponse & { json: any }> => {
       const res = await t.client(method, `/scim/v2${path}`, {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        headers: { authorization: `Bearer ${token}`, accept: 'application/scim+json', ...(body === undefined ? {} : { 'content-type': 'application/scim+json' }) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'application/scim+json',
+          ...(body === undefined ? {} : { 'content-type': 'application/scim+json' }),
+        },
       });
       return { ...res, json: res.text ? JSON.parse(res.text) : undefined };
     };
     /** the organization's webhook messages about `accountId`, oldest first: [type, member] */
     const eventsFor = async (accountId: string) => {
-      const rows = await t.system.database.db.selectFrom('webhook_message').select(['type', 'payload'])
-        .where('organization_id', '=', org.orgId).orderBy('created_at').orderBy('id').execute();
+      const rows = await t.system.database.db
+        .selectFrom('webhook_message')
+        .select(['type', 'payload'])
+        .where('organization_id', '=', org.orgId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
       return rows.map((r) => [r.type, JSON.parse(r.payload).data.member] as const).filter(([, member]) => member?.['account-id'] === accountId);
     };
 
-    it('emits member.added, member.updated (suspended, then lifted) and member.removed for the directory\'s changes', async () => {
+    it("emits member.added, member.updated (suspended, then lifted) and member.removed for the directory's changes", async () => {
       const token = await newToken('Okta');
       const email = `dana@${org.domain}`;
       const created = await scim(token, 'POST', '/Users', { schemas: [USER], userName: email, displayName: 'Dana', active: true });
@@ -70,27 +79,43 @@ for (const db of testDatabases()) {
       assert.equal((await scim(token, 'DELETE', `/Users/${id}`)).status, 204);
 
       const events = await eventsFor(id);
-      assert.deepEqual(events.map(([type, member]) => [type, member.suspended]), [
-        ['member.added', false], ['member.updated', true], ['member.updated', false], ['member.removed', false],
-      ]);
+      assert.deepEqual(
+        events.map(([type, member]) => [type, member.suspended]),
+        [
+          ['member.added', false],
+          ['member.updated', true],
+          ['member.updated', false],
+          ['member.removed', false],
+        ],
+      );
       const [, added] = events[0];
-      assert.deepEqual({ ...added, 'joined-at': undefined }, { 'account-id': id, email, name: 'Dana', role: 'member', 'joined-at': undefined, suspended: false });
+      assert.deepEqual(
+        { ...added, 'joined-at': undefined },
+        { 'account-id': id, email, name: 'Dana', role: 'member', 'joined-at': undefined, suspended: false },
+      );
     });
 
     it('emits member.added when a SAML sign-in makes someone a member, and nothing when it signs a member in again', async () => {
       const email = `sam@${org.domain}`;
       const signIn = async () => {
-        const res = await postAcs(t, org.orgId, responseXml(org.idp, { email, acsUrl: org.acsUrl, audience: org.entityId, inResponseTo: await startSso(t, email) }));
+        const res = await postAcs(
+          t,
+          org.orgId,
+          responseXml(org.idp, { email, acsUrl: org.acsUrl, audience: org.entityId, inResponseTo: await startSso(t, email) }),
+        );
         assert.equal(res.headers.location, `${t.system.config.appUrl}/account`, String(res.headers.location));
       };
       await signIn();
       await signIn();
       const account = await t.system.database.db.selectFrom('account').select('id').where('email', '=', email).executeTakeFirstOrThrow();
       const events = await eventsFor(account.id);
-      assert.deepEqual(events.map(([type, member]) => [type, member.email, member.role]), [['member.added', email, 'member']]);
+      assert.deepEqual(
+        events.map(([type, member]) => [type, member.email, member.role]),
+        [['member.added', email, 'member']],
+      );
     });
 
-    it('limits each SCIM token\'s requests: 429 in SCIM\'s error shape with Retry-After; another token is not held', async () => {
+    it("limits each SCIM token's requests: 429 in SCIM's error shape with Retry-After; another token is not held", async () => {
       const busy = await newToken('Busy');
       for (let i = 0; i < PER_TOKEN; i++) assert.equal((await scim(busy, 'GET', '/Users?count=1')).status, 200, `request ${i + 1}`);
       const limited = await scim(busy, 'POST', '/Users', { schemas: [USER], userName: `late@${org.domain}` });

@@ -27,19 +27,34 @@ for (const db of testDatabases()) {
       directory = await startDirectory(db);
       ({ t, owner, orgId, domain, token } = directory);
     });
-    after(async () => { await directory?.stop(); });
+    after(async () => {
+      await directory?.stop();
+    });
 
     /** a SCIM request as a directory sends it */
     const scim = (method: string, path: string, body?: unknown, bearer?: string) => directory.scim(method, path, body, bearer);
-    const members = async () => (await as(t, owner, 'GET', `/api/orgs/${orgId}/members`)).body.members as Array<{ email: string; role: string; suspended?: boolean }>;
+    const members = async () =>
+      (await as(t, owner, 'GET', `/api/orgs/${orgId}/members`)).body.members as Array<{ email: string; role: string; suspended?: boolean }>;
     const oktaUser = (email: string) => ({
-      schemas: [USER], userName: email, name: { givenName: 'Jane', familyName: 'Doe' },
-      emails: [{ primary: true, value: email, type: 'work' }], displayName: 'Jane Doe', locale: 'en-US', externalId: '00u1abcd', groups: [], active: true,
+      schemas: [USER],
+      userName: email,
+      name: { givenName: 'Jane', familyName: 'Doe' },
+      emails: [{ primary: true, value: email, type: 'work' }],
+      displayName: 'Jane Doe',
+      locale: 'en-US',
+      externalId: '00u1abcd',
+      groups: [],
+      active: true,
     });
     const entraUser = (email: string) => ({
-      schemas: [USER, 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'], externalId: 'e3f1c0de-0000-4000-8000-000000000001',
-      userName: email, active: true, displayName: 'Eve Entra', emails: [{ primary: true, type: 'work', value: email }],
-      meta: { resourceType: 'User' }, name: { formatted: 'Eve Entra', familyName: 'Entra', givenName: 'Eve' },
+      schemas: [USER, 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'],
+      externalId: 'e3f1c0de-0000-4000-8000-000000000001',
+      userName: email,
+      active: true,
+      displayName: 'Eve Entra',
+      emails: [{ primary: true, type: 'work', value: email }],
+      meta: { resourceType: 'User' },
+      name: { formatted: 'Eve Entra', familyName: 'Entra', givenName: 'Eve' },
     });
 
     it('makes tokens for owners only, shows each once and never again', async () => {
@@ -56,7 +71,7 @@ for (const db of testDatabases()) {
       assert.notEqual(row.token_hash, token);
     });
 
-    it('refuses requests without a valid token in SCIM\'s error shape', async () => {
+    it("refuses requests without a valid token in SCIM's error shape", async () => {
       for (const bearer of ['', 'nope', `scim_${'A'.repeat(43)}`]) {
         const res = await scim('GET', '/Users', undefined, bearer);
         assert.equal(res.status, 401);
@@ -84,7 +99,11 @@ for (const db of testDatabases()) {
       assert.equal(created.json.active, true);
       assert.equal(created.json.externalId, '00u1abcd');
       assert.equal(created.json.meta.location, `${t.system.config.appUrl}/scim/v2/Users/${created.json.id}`);
-      const account = await t.system.database.db.selectFrom('account').select(['email_verified', 'name']).where('id', '=', created.json.id).executeTakeFirstOrThrow();
+      const account = await t.system.database.db
+        .selectFrom('account')
+        .select(['email_verified', 'name'])
+        .where('id', '=', created.json.id)
+        .executeTakeFirstOrThrow();
       assert.deepEqual(account, { email_verified: true, name: 'Jane Doe' });
       assert.equal((await members()).find((m) => m.email === email)?.role, 'member');
 
@@ -128,7 +147,7 @@ for (const db of testDatabases()) {
       assert.equal((await scim('GET', '/Users/not-a-uuid')).status, 404);
     });
 
-    it('refuses a patch whose path or attribute names reach the prototype, and leaves every object\'s prototype alone', async () => {
+    it("refuses a patch whose path or attribute names reach the prototype, and leaves every object's prototype alone", async () => {
       const id = (await scim('POST', '/Users', oktaUser(`proto@${domain}`))).json.id;
       const attempts = [
         { op: 'replace', path: '__proto__.polluted', value: 'yes' },
@@ -148,7 +167,7 @@ for (const db of testDatabases()) {
       assert.equal(named.status, 200, named.text);
     });
 
-    it('links an existing account only when its address is verified: an unverified one (a squatter\'s sign-up) is 409 uniqueness', async () => {
+    it("links an existing account only when its address is verified: an unverified one (a squatter's sign-up) is 409 uniqueness", async () => {
       const email = `squatted@${domain}`;
       const squatter = await signUp(t.client, email);
       for (const body of [oktaUser(email), entraUser(email.toUpperCase())]) {
@@ -156,7 +175,11 @@ for (const db of testDatabases()) {
         assert.equal(res.status, 409, res.text);
         assert.deepEqual([res.json.schemas, res.json.status, res.json.scimType], [[ERROR], '409', 'uniqueness']);
       }
-      assert.equal((await members()).some((m) => m.email === email), false, 'not a member');
+      assert.equal(
+        (await members()).some((m) => m.email === email),
+        false,
+        'not a member',
+      );
       const memberships = await t.system.database.db.selectFrom('membership').select('organization_id').where('account_id', '=', squatter.id).execute();
       assert.equal(memberships.length, 1, 'only its personal organization');
       // once its owner proves the address, the directory's next push links it
@@ -166,7 +189,7 @@ for (const db of testDatabases()) {
       assert.equal(linked.json.id, squatter.id);
     });
 
-    it('provisions only addresses of the organization\'s verified domains: no account is made for anyone else\'s', async () => {
+    it("provisions only addresses of the organization's verified domains: no account is made for anyone else's", async () => {
       const outsider = `someone-${Date.now()}@gmail.example`;
       const res = await scim('POST', '/Users', oktaUser(outsider));
       assert.equal(res.status, 400);
@@ -175,7 +198,7 @@ for (const db of testDatabases()) {
       assert.equal(row, undefined);
     });
 
-    it('deactivates as Okta does: suspended, listed so, granting nothing, and the account\'s sessions end at once', async () => {
+    it("deactivates as Okta does: suspended, listed so, granting nothing, and the account's sessions end at once", async () => {
       const person = await account(t, { email: `okta-person@${domain}` });
       const created = await scim('POST', '/Users', oktaUser(person.email));
       assert.equal(created.status, 201, 'an existing account of a verified domain is linked');
@@ -211,7 +234,10 @@ for (const db of testDatabases()) {
       assert.equal(off.json.active, false);
       const on = await scim('PATCH', `/Users/${created.json.id}`, { schemas: [PATCH], Operations: [{ op: 'Replace', path: 'active', value: 'True' }] });
       assert.equal(on.json.active, true);
-      const rename = await scim('PATCH', `/Users/${created.json.id}`, { schemas: [PATCH], Operations: [{ op: 'Add', path: 'externalId', value: 'new-external' }] });
+      const rename = await scim('PATCH', `/Users/${created.json.id}`, {
+        schemas: [PATCH],
+        Operations: [{ op: 'Add', path: 'externalId', value: 'new-external' }],
+      });
       assert.equal(rename.json.externalId, 'new-external');
       const put = await scim('PUT', `/Users/${created.json.id}`, { ...entraUser(email), active: false });
       assert.equal(put.status, 200, put.text);
@@ -220,7 +246,7 @@ for (const db of testDatabases()) {
       assert.equal(otherName.json.scimType, 'mutability');
     });
 
-    it('removes the membership on DELETE; owners are not the directory\'s', async () => {
+    it("removes the membership on DELETE; owners are not the directory's", async () => {
       const created = await scim('POST', '/Users', oktaUser(`leaver@${domain}`));
       const removed = await scim('DELETE', `/Users/${created.json.id}`);
       assert.equal(removed.status, 204);
@@ -231,13 +257,16 @@ for (const db of testDatabases()) {
       assert.equal(ownerUser.json.scimType, 'mutability');
     });
 
-    it('never reaches another organization\'s users with a token', async () => {
+    it("never reaches another organization's users with a token", async () => {
       const otherOwner = await account(t);
       const otherOrg = await createOrg(t, otherOwner, 'Other');
       const otherToken = (await as(t, otherOwner, 'POST', `/api/orgs/${otherOrg}/scim-tokens`, { name: 'Entra' })).body.token;
       const ours = await scim('POST', '/Users', oktaUser(`ours@${domain}`));
       assert.equal((await scim('GET', `/Users/${ours.json.id}`, undefined, otherToken)).status, 404);
-      assert.equal((await scim('PATCH', `/Users/${ours.json.id}`, { schemas: [PATCH], Operations: [{ op: 'replace', value: { active: false } }] }, otherToken)).status, 404);
+      assert.equal(
+        (await scim('PATCH', `/Users/${ours.json.id}`, { schemas: [PATCH], Operations: [{ op: 'replace', value: { active: false } }] }, otherToken)).status,
+        404,
+      );
       assert.equal((await scim('DELETE', `/Users/${ours.json.id}`, undefined, otherToken)).status, 404);
       assert.equal((await scim('GET', `/Users?filter=${encodeURIComponent(`userName eq "ours@${domain}"`)}`, undefined, otherToken)).json.totalResults, 0);
       // and cannot link an existing account of a domain it has not verified

@@ -34,11 +34,20 @@ export async function startDirectory(db: TestDatabase): Promise<Directory> {
   assert.equal(created.status, 201, created.text);
   const token: string = created.body.token;
   return {
-    t, dns, owner, orgId, domain, token,
+    t,
+    dns,
+    owner,
+    orgId,
+    domain,
+    token,
     async scim(method, path, body, bearer = token) {
       const res = await t.client(method, `/scim/v2${path}`, {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        headers: { authorization: `Bearer ${bearer}`, accept: 'application/scim+json', ...(body === undefined ? {} : { 'content-type': 'application/scim+json' }) },
+        headers: {
+          authorization: `Bearer ${bearer}`,
+          accept: 'application/scim+json',
+          ...(body === undefined ? {} : { 'content-type': 'application/scim+json' }),
+        },
       });
       return { ...res, json: res.text ? JSON.parse(res.text) : undefined };
     },

@@ -49,7 +49,9 @@ async function heapAfterGc(t: TestSystem): Promise<number> {
 for (const db of testDatabases().slice(0, 1)) {
   describe('request input does not outlive its request (heap)', () => {
     let t: TestSystem;
-    before(async () => { t = await startSystem(db); });
+    before(async () => {
+      t = await startSystem(db);
+    });
     after(async () => t?.stop());
 
     const post = (path: string, sender: Sender, keys: string[]) =>
@@ -89,7 +91,10 @@ for (const db of testDatabases().slice(0, 1)) {
       }
       const afterUnknown = await heapAfterGc(t);
       assert.ok(sent > 100 * MB, `sent ${Math.round(sent / MB)} MB`);
-      assert.ok(afterUnknown - baseline < 15 * MB, `unknown route: the heap kept ${Math.round((afterUnknown - baseline) / MB)} MB of ${Math.round(sent / MB)} MB sent`);
+      assert.ok(
+        afterUnknown - baseline < 15 * MB,
+        `unknown route: the heap kept ${Math.round((afterUnknown - baseline) / MB)} MB of ${Math.round(sent / MB)} MB sent`,
+      );
 
       // real routes, within their body limits (64 KiB, 16 KiB): 4 KB keys, 12,000 of them
       sent = 0;

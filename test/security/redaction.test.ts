@@ -15,20 +15,66 @@ describe('redaction by pattern', () => {
 
   it('redacts every key that contains a sensitive word, in any spelling', () => {
     const keys = [
-      'password', 'pass word', 'new-password', 'current-password', 'confirm_password', 'passwd', 'user[password]',
-      ':user/password', 'PassPhrase', 'client_secret', 'x-api-key', 'apiKey', 'private_key', 'privateKey',
-      'access-token', 'refreshToken', 'Authorization', 'proxy-authorization', 'cookie', 'set-cookie',
-      'stripe-signature', 'x-csrf-token', 'csrf', 'ｐａｓｓｗｏｒｄ', 'user[internal_ref]',
+      'password',
+      'pass word',
+      'new-password',
+      'current-password',
+      'confirm_password',
+      'passwd',
+      'user[password]',
+      ':user/password',
+      'PassPhrase',
+      'client_secret',
+      'x-api-key',
+      'apiKey',
+      'private_key',
+      'privateKey',
+      'access-token',
+      'refreshToken',
+      'Authorization',
+      'proxy-authorization',
+      'cookie',
+      'set-cookie',
+      'stripe-signature',
+      'x-csrf-token',
+      'csrf',
+      'ｐａｓｓｗｏｒｄ',
+      'user[internal_ref]',
       // two-factor: codes, backup codes, the otpauth:// URI (it carries the secret), the mfa-token
-      'code', 'Code', ':code', 'otp', 'backup-code', 'backup-codes', 'backupCode', 'otpauth-url', 'totp-secret', 'mfa-token',
+      'code',
+      'Code',
+      ':code',
+      'otp',
+      'backup-code',
+      'backup-codes',
+      'backupCode',
+      'otpauth-url',
+      'totp-secret',
+      'mfa-token',
     ];
     const out = redact(Object.fromEntries(keys.map((k) => [k, `value of ${k}`]))) as Record<string, unknown>;
     for (const key of keys) assert.equal(out[key], REDACTED, key);
   });
 
   it('keeps harmless keys, and extra keys (LOG_REDACT_KEYS) match as substrings too', () => {
-    const out = redact({ email: 'a@example.com', name: 'n', id: 1, 'query/kind': 'account/me', 'my-internal-ref-2': 'x', 'status-code': 200, footprint: 'f' }) as Record<string, unknown>;
-    assert.deepEqual(out, { email: 'a@example.com', name: 'n', id: 1, 'query/kind': 'account/me', 'my-internal-ref-2': REDACTED, 'status-code': 200, footprint: 'f' });
+    const out = redact({
+      email: 'a@example.com',
+      name: 'n',
+      id: 1,
+      'query/kind': 'account/me',
+      'my-internal-ref-2': 'x',
+      'status-code': 200,
+      footprint: 'f',
+    }) as Record<string, unknown>;
+    assert.deepEqual(out, {
+      email: 'a@example.com',
+      name: 'n',
+      id: 1,
+      'query/kind': 'account/me',
+      'my-internal-ref-2': REDACTED,
+      'status-code': 200,
+      footprint: 'f',
+    });
     // an extra that normalises to nothing must not redact everything
     assert.deepEqual(createRedactor(['--'])({ email: 'e' }), { email: 'e' });
   });
@@ -39,7 +85,6 @@ describe('redaction by pattern', () => {
   });
 });
 
-
 const db = testDatabases()[0];
 for (const [profile, env] of [
   ['dev at debug', { APP_ENV: 'dev', LOG_LEVELS: 'saas.*=debug', LOG_CONSOLE: 'off' }],
@@ -47,7 +92,9 @@ for (const [profile, env] of [
 ] as const) {
   describe(`no secret in the log or an error body (${profile})`, () => {
     let t: TestSystem;
-    before(async () => { t = await startSystem(db, env, { extraRouteGroups: [probeRoutes()] }); });
+    before(async () => {
+      t = await startSystem(db, env, { extraRouteGroups: [probeRoutes()] });
+    });
     after(async () => t?.stop());
 
     it('malformed bodies in every format are refused without quoting them', async () => {
@@ -77,8 +124,19 @@ for (const [profile, env] of [
 
     it('secrets under near-names, in forms, headers and cookies are redacted', async () => {
       const secrets: string[] = [];
-      const s = (where: string) => { const v = `S3CRET-${where}-${secrets.length}`; secrets.push(v); return v; };
-      const body = { 'pass word': s('a'), 'new-password': s('b'), 'current-password': s('c'), passwd: s('d'), 'api-key': s('e'), nested: { 'private-key': s('f') } };
+      const s = (where: string) => {
+        const v = `S3CRET-${where}-${secrets.length}`;
+        secrets.push(v);
+        return v;
+      };
+      const body = {
+        'pass word': s('a'),
+        'new-password': s('b'),
+        'current-password': s('c'),
+        passwd: s('d'),
+        'api-key': s('e'),
+        nested: { 'private-key': s('f') },
+      };
       for (const format of [json, edn, transitJson]) {
         const res = await t.client('POST', '/api/probe/anything', { format, body });
         assert.equal(res.status, 200, res.text);

@@ -28,7 +28,8 @@ for (const db of testDatabases()) {
       await dns?.close();
     });
 
-    const unsigned = (email: string, requestId: string) => responseXml(org.idp, { email, acsUrl: org.acsUrl, audience: org.entityId, inResponseTo: requestId, sign: 'none' });
+    const unsigned = (email: string, requestId: string) =>
+      responseXml(org.idp, { email, acsUrl: org.acsUrl, audience: org.entityId, inResponseTo: requestId, sign: 'none' });
     const genuine = (email: string, requestId: string) => responseXml(org.idp, { email, acsUrl: org.acsUrl, audience: org.entityId, inResponseTo: requestId });
 
     it('limits posts naming one request id, then posts from one client address: 429', async () => {

@@ -18,7 +18,18 @@ import { awayFromStepEdge, totpCode } from '../support/totp.js';
 import type { TestResponse } from '../support/http.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import {
-  assertionXml, dnsServer, makeIdp, postAcs, responseXml, sign, ssoOrg, startSso, uniqueDomain, verifiedDomain, type SsoOrg, type TestDns,
+  assertionXml,
+  dnsServer,
+  makeIdp,
+  postAcs,
+  responseXml,
+  sign,
+  ssoOrg,
+  startSso,
+  uniqueDomain,
+  verifiedDomain,
+  type SsoOrg,
+  type TestDns,
 } from './support.js';
 
 const FAILED = /\/log-in\?error=sso-failed$/;
@@ -41,8 +52,9 @@ for (const db of testDatabases()) {
 
     const refusals = async (reason: string) => {
       const entries = (await t.logEntries()).filter((e) => e.id === 'sso/saml-refused' && e.data.reason === reason);
-      const audited = await sql<{ n: string }>`select count(*) as n from audit_entry where action = 'sso.sign-in-refused' and details->>'reason' = ${reason}`
-        .execute(t.system.database.db);
+      const audited = await sql<{
+        n: string;
+      }>`select count(*) as n from audit_entry where action = 'sso.sign-in-refused' and details->>'reason' = ${reason}`.execute(t.system.database.db);
       return { logged: entries.length, audited: Number(audited.rows[0].n) };
     };
     const assertRefused = async (res: TestResponse, reason: string) => {
@@ -50,7 +62,10 @@ for (const db of testDatabases()) {
       assert.match(String(res.headers.location), FAILED);
       assert.equal(cookiesOf(res)[REFRESH_COOKIE], undefined, 'no session');
       const seen = await refusals(reason);
-      assert.ok(seen.logged >= 1, `the reason ${reason} is logged: ${JSON.stringify((await t.logEntries()).filter((e) => e.id === 'sso/saml-refused').at(-1)?.data)}`);
+      assert.ok(
+        seen.logged >= 1,
+        `the reason ${reason} is logged: ${JSON.stringify((await t.logEntries()).filter((e) => e.id === 'sso/saml-refused').at(-1)?.data)}`,
+      );
       assert.ok(seen.audited >= 1, `the reason ${reason} is audited`);
       assert.equal((await t.logEntries()).filter((e) => e.level === 'error').length, 0, 'no error logged');
     };
@@ -71,12 +86,19 @@ for (const db of testDatabases()) {
           assert.deepEqual([res.status, res.body.reason], [409, 'personal'], `${method} ${path}: ${res.text}`);
         }
         // a domain claimed before the rule is never verified
-        const old = await t.system.database.db.insertInto('org_domain').values({ organization_id: personal, domain: uniqueDomain(), txt_value: 'saas-domain-verification=x' })
-          .returning('id').executeTakeFirstOrThrow();
+        const old = await t.system.database.db
+          .insertInto('org_domain')
+          .values({ organization_id: personal, domain: uniqueDomain(), txt_value: 'saas-domain-verification=x' })
+          .returning('id')
+          .executeTakeFirstOrThrow();
         const verify = await as(t, owner, 'POST', `/api/orgs/${personal}/domains/${old.id}/verify`);
         assert.deepEqual([verify.status, verify.body.reason], [409, 'personal'], verify.text);
         for (const table of ['saml_connection', 'scim_token'] as const) {
-          assert.equal((await t.system.database.db.selectFrom(table).select('organization_id').where('organization_id', '=', personal).execute()).length, 0, table);
+          assert.equal(
+            (await t.system.database.db.selectFrom(table).select('organization_id').where('organization_id', '=', personal).execute()).length,
+            0,
+            table,
+          );
         }
       });
 
@@ -120,7 +142,7 @@ for (const db of testDatabases()) {
         assert.equal(taken.body.type, 'domain-taken');
         const again = await as(t, rival, 'POST', `/api/orgs/${rivalOrg}/domains`, { domain: uniqueDomain() });
         assert.equal(again.status, 201);
-        const claimVerified = await as(t, (await account(t)), 'POST', `/api/orgs/${await createOrg(t, rival, 'Third')}/domains`, { domain });
+        const claimVerified = await as(t, await account(t), 'POST', `/api/orgs/${await createOrg(t, rival, 'Third')}/domains`, { domain });
         assert.equal(claimVerified.status, 404, 'not a member of that organization');
         const third = await createOrg(t, rival, 'Third bis');
         const refusedAdd = await as(t, rival, 'POST', `/api/orgs/${third}/domains`, { domain });
@@ -130,7 +152,10 @@ for (const db of testDatabases()) {
         const list = await as(t, member, 'GET', `/api/orgs/${orgId}/domains`);
         assert.equal(list.status, 403);
         const listed = await as(t, owner, 'GET', `/api/orgs/${orgId}/domains`);
-        assert.deepEqual(listed.body.domains.map((d: { domain: string; verified: boolean }) => [d.domain, d.verified]), [[domain, true]]);
+        assert.deepEqual(
+          listed.body.domains.map((d: { domain: string; verified: boolean }) => [d.domain, d.verified]),
+          [[domain, true]],
+        );
         assert.equal((await as(t, owner, 'DELETE', `/api/orgs/${orgId}/domains/${added.body.id}`)).status, 204);
         assert.equal((await as(t, owner, 'GET', `/api/orgs/${orgId}/domains`)).body.domains.length, 0);
       });
@@ -164,7 +189,10 @@ for (const db of testDatabases()) {
           '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><x>&xxe;</x>',
           '<root xmlns="urn:other"><child/></root>',
           idp.metadata.replace(/<ds:X509Certificate>[^<]+</, '<ds:X509Certificate>bm90IGEgY2VydGlmaWNhdGU=<'),
-          idp.metadata.replace(/Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="[^"]+"/, 'Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="javascript:alert(1)"'),
+          idp.metadata.replace(
+            /Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="[^"]+"/,
+            'Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="javascript:alert(1)"',
+          ),
           idp.metadata.replace(/<md:KeyDescriptor[\s\S]*<\/md:KeyDescriptor>/, ''),
         ];
         for (const xml of bad) {
@@ -239,7 +267,10 @@ for (const db of testDatabases()) {
       it('refuses a response signed by another key', async () => {
         const other = await makeIdp();
         const requestId = await startSso(t, `k@${org.domain}`);
-        await assertRefused(await postAcs(t, org.orgId, responseXml(org.idp, { ...base(`k@${org.domain}`, requestId), signingKey: other.privateKey })), 'signature');
+        await assertRefused(
+          await postAcs(t, org.orgId, responseXml(org.idp, { ...base(`k@${org.domain}`, requestId), signingKey: other.privateKey })),
+          'signature',
+        );
       });
 
       it('refuses an assertion altered after signing', async () => {
@@ -254,8 +285,10 @@ for (const db of testDatabases()) {
         const signedAssertion = sign(assertionXml(org.idp, { ...opts, assertionId: '_signed1' }), org.idp.privateKey, org.idp.certificate, 'Assertion');
         const forged = assertionXml(org.idp, { ...opts, email: `ceo@${org.domain}`, assertionId: '_signed1' });
         // the forged assertion where the consumer reads, the signed one hidden in Extensions
-        const xml = responseXml(org.idp, { ...opts, sign: 'none' }, forged)
-          .replace('<samlp:Status>', `<samlp:Extensions>${signedAssertion}</samlp:Extensions><samlp:Status>`);
+        const xml = responseXml(org.idp, { ...opts, sign: 'none' }, forged).replace(
+          '<samlp:Status>',
+          `<samlp:Extensions>${signedAssertion}</samlp:Extensions><samlp:Status>`,
+        );
         const res = await postAcs(t, org.orgId, xml);
         assert.equal(res.status, 302);
         assert.match(String(res.headers.location), FAILED);
@@ -264,8 +297,10 @@ for (const db of testDatabases()) {
         const requestId2 = await startSso(t, `w2@${org.domain}`);
         const opts2 = base(`mallory@${org.domain}`, requestId2);
         const signed2 = sign(assertionXml(org.idp, { ...opts2, assertionId: '_signed2' }), org.idp.privateKey, org.idp.certificate, 'Assertion');
-        const forged2 = assertionXml(org.idp, { ...opts2, email: `ceo@${org.domain}`, assertionId: '_forged2' })
-          .replace('<saml:Subject>', `<saml:Advice>${signed2}</saml:Advice><saml:Subject>`);
+        const forged2 = assertionXml(org.idp, { ...opts2, email: `ceo@${org.domain}`, assertionId: '_forged2' }).replace(
+          '<saml:Subject>',
+          `<saml:Advice>${signed2}</saml:Advice><saml:Subject>`,
+        );
         const res2 = await postAcs(t, org.orgId, responseXml(org.idp, { ...opts2, sign: 'none' }, forged2));
         await assertRefused(res2, 'signature');
         const ceo = await t.system.database.db.selectFrom('account').select('id').where('email', '=', `ceo@${org.domain}`).executeTakeFirst();
@@ -293,10 +328,22 @@ for (const db of testDatabases()) {
 
       it('refuses another audience, another issuer, another recipient and another destination', async () => {
         const email = `a@${org.domain}`;
-        await assertRefused(await postAcs(t, org.orgId, responseXml(org.idp, { ...base(email, await startSso(t, email)), audience: 'https://other.example/sp' })), 'audience');
-        await assertRefused(await postAcs(t, org.orgId, responseXml(org.idp, { ...base(email, await startSso(t, email)), issuer: 'https://evil.example/idp' })), 'issuer');
-        await assertRefused(await postAcs(t, org.orgId, responseXml(org.idp, { ...base(email, await startSso(t, email)), recipient: 'https://other.example/acs' })), 'recipient');
-        await assertRefused(await postAcs(t, org.orgId, responseXml(org.idp, { ...base(email, await startSso(t, email)), destination: 'https://other.example/acs' })), 'destination');
+        await assertRefused(
+          await postAcs(t, org.orgId, responseXml(org.idp, { ...base(email, await startSso(t, email)), audience: 'https://other.example/sp' })),
+          'audience',
+        );
+        await assertRefused(
+          await postAcs(t, org.orgId, responseXml(org.idp, { ...base(email, await startSso(t, email)), issuer: 'https://evil.example/idp' })),
+          'issuer',
+        );
+        await assertRefused(
+          await postAcs(t, org.orgId, responseXml(org.idp, { ...base(email, await startSso(t, email)), recipient: 'https://other.example/acs' })),
+          'recipient',
+        );
+        await assertRefused(
+          await postAcs(t, org.orgId, responseXml(org.idp, { ...base(email, await startSso(t, email)), destination: 'https://other.example/acs' })),
+          'destination',
+        );
       });
 
       it('refuses an unsolicited (IdP-initiated) response and one answering no request of ours', async () => {
@@ -304,7 +351,7 @@ for (const db of testDatabases()) {
         await assertRefused(await postAcs(t, org.orgId, responseXml(org.idp, base(`i@${org.domain}`, '_not-ours'))), 'unknown-request');
       });
 
-      it('refuses an address outside the organization\'s verified domains, and a request of another organization', async () => {
+      it("refuses an address outside the organization's verified domains, and a request of another organization", async () => {
         const requestId = await startSso(t, `x@${org.domain}`);
         await assertRefused(await postAcs(t, org.orgId, responseXml(org.idp, base('boss@example.com', requestId))), 'domain-not-verified');
         const other = await ssoOrg(t, dns);
@@ -326,8 +373,11 @@ for (const db of testDatabases()) {
 
     describe('bounded work', () => {
       /** a genuine, signed response for `email` with `padding` put in the Response's Extensions, outside the signed assertion */
-      const padded = (email: string, requestId: string, padding: string) => responseXml(org.idp, base(email, requestId))
-        .replace('</saml:Issuer><samlp:Status>', `</saml:Issuer><samlp:Extensions>${padding}</samlp:Extensions><samlp:Status>`);
+      const padded = (email: string, requestId: string, padding: string) =>
+        responseXml(org.idp, base(email, requestId)).replace(
+          '</saml:Issuer><samlp:Status>',
+          `</saml:Issuer><samlp:Extensions>${padding}</samlp:Extensions><samlp:Status>`,
+        );
 
       it('refuses a response of 45,000 empty elements, and one nested too deep, before parsing; the server answers on, and the request stays usable', async () => {
         const email = `wide@${org.domain}`;
@@ -357,7 +407,7 @@ for (const db of testDatabases()) {
         assert.ok(members.body.members.some((m: { 'account-id': string }) => m['account-id'] === existing.id));
       });
 
-      it('proves an unverified account\'s address for the first time: its earlier sessions and its password end; the landing page sets a new one', async () => {
+      it("proves an unverified account's address for the first time: its earlier sessions and its password end; the landing page sets a new one", async () => {
         const email = `carol@${org.domain}`;
         const { id } = await signUp(t.client, email);
         const earlier = await logIn(t.client, email);
@@ -373,7 +423,9 @@ for (const db of testDatabases()) {
         assert.equal((await logIn(t.client, email)).status, 401, 'it signs nobody in');
         const stale = await t.client('POST', '/api/account/refresh', { body: { 'refresh-token': earlier.body['refresh-token'] } });
         assert.equal(stale.status, 401, 'the session opened before the proof ended');
-        const reset = await t.client('POST', '/api/account/reset-password', { body: { token: landing.searchParams.get('token'), password: 'carol\'s own passphrase' } });
+        const reset = await t.client('POST', '/api/account/reset-password', {
+          body: { token: landing.searchParams.get('token'), password: "carol's own passphrase" },
+        });
         assert.equal(reset.status, 204, reset.text);
         // a later sign-on is no first proof: straight to the account
         const again = await postAcs(t, org.orgId, responseXml(org.idp, base(email, await startSso(t, email))));
@@ -382,19 +434,26 @@ for (const db of testDatabases()) {
     });
 
     describe('two-factor', () => {
-      it('does not let SAML stand in for an account\'s second factor: the second step follows, the mfa-token in the fragment only', async () => {
+      it("does not let SAML stand in for an account's second factor: the second step follows, the mfa-token in the fragment only", async () => {
         const person = await account(t, { email: `totp@${org.domain}` });
         const bearer = { authorization: `Bearer ${person.token}` };
         const setup = await t.client('POST', '/api/account/2fa/setup', { headers: bearer, body: {} });
         assert.equal(setup.status, 200, setup.text);
         await awayFromStepEdge();
-        const enabled = await t.client('POST', '/api/account/2fa/enable', { headers: bearer, body: { code: totpCode(setup.body.secret, -1), password: PASSWORD } });
+        const enabled = await t.client('POST', '/api/account/2fa/enable', {
+          headers: bearer,
+          body: { code: totpCode(setup.body.secret, -1), password: PASSWORD },
+        });
         assert.equal(enabled.status, 200, enabled.text);
         const requestId = await startSso(t, person.email);
         const res = await postAcs(t, org.orgId, responseXml(org.idp, base(person.email, requestId)));
         assert.equal(res.status, 302);
         const url = new URL(String(res.headers.location));
-        assert.equal(`${url.origin}${url.pathname}${url.search}`, `${t.system.config.appUrl}/log-in/two-factor`, 'nothing in the query: a fragment never reaches a server or a log');
+        assert.equal(
+          `${url.origin}${url.pathname}${url.search}`,
+          `${t.system.config.appUrl}/log-in/two-factor`,
+          'nothing in the query: a fragment never reaches a server or a log',
+        );
         assert.equal(cookiesOf(res)[REFRESH_COOKIE], undefined, 'no session before the second factor');
         const token = new URLSearchParams(url.hash.slice(1)).get('mfa-token');
         assert.ok(token, 'the mfa-token is in the fragment');
@@ -407,7 +466,7 @@ for (const db of testDatabases()) {
     });
 
     describe('enforcement', () => {
-      it('refuses password log-in to the domain\'s accounts (403 sso-required); owners keep theirs', async () => {
+      it("refuses password log-in to the domain's accounts (403 sso-required); owners keep theirs", async () => {
         const enforced = await ssoOrg(t, dns);
         const boss = await account(t, { email: `boss@${enforced.domain}` });
         await addMember(t, enforced.orgId, enforced.owner, boss, 'owner');
@@ -424,18 +483,25 @@ for (const db of testDatabases()) {
         assert.equal((await logIn(t.client, free.email)).status, 200);
         // and SSO itself still signs the worker in
         const requestId = await startSso(t, worker.email);
-        const res = await postAcs(t, enforced.orgId, responseXml(enforced.idp, { email: worker.email, acsUrl: enforced.acsUrl, audience: enforced.entityId, inResponseTo: requestId }));
+        const res = await postAcs(
+          t,
+          enforced.orgId,
+          responseXml(enforced.idp, { email: worker.email, acsUrl: enforced.acsUrl, audience: enforced.entityId, inResponseTo: requestId }),
+        );
         assert.equal(res.headers.location, `${t.system.config.appUrl}/account`);
       });
 
-      it('keeps the domain\'s accounts inside its domains: a move out is 403 sso-required, asked or confirmed; owners may', async () => {
+      it("keeps the domain's accounts inside its domains: a move out is 403 sso-required, asked or confirmed; owners may", async () => {
         const enforced = await ssoOrg(t, dns);
         const boss = await account(t, { email: `boss@${enforced.domain}` });
         await addMember(t, enforced.orgId, enforced.owner, boss, 'owner');
         const worker = await account(t, { email: `worker@${enforced.domain}` });
         await addMember(t, enforced.orgId, enforced.owner, worker, 'member');
         const changeEmail = (who: TestAccount, newEmail: string) =>
-          t.client('POST', '/api/account/change-email', { headers: { authorization: `Bearer ${who.token}` }, body: { password: PASSWORD, 'new-email': newEmail } });
+          t.client('POST', '/api/account/change-email', {
+            headers: { authorization: `Bearer ${who.token}` },
+            body: { password: PASSWORD, 'new-email': newEmail },
+          });
         // asked before the organization enforced SSO, confirmed after
         const early = `worker-early-${Date.now()}@elsewhere.example`;
         assert.equal((await changeEmail(worker, early)).status, 202);

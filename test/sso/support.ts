@@ -25,7 +25,9 @@ const b64 = (pem: string) => pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g,
 
 export async function makeIdp(options: { entityId?: string; notAfter?: Date } = {}): Promise<TestIdp> {
   const pems = await generate([{ name: 'commonName', value: 'Test IdP' }], {
-    keySize: 2048, algorithm: 'sha256', ...(options.notAfter ? { notAfterDate: options.notAfter } : {}),
+    keySize: 2048,
+    algorithm: 'sha256',
+    ...(options.notAfter ? { notAfterDate: options.notAfter } : {}),
   });
   const entityId = options.entityId ?? `https://idp.example.test/${randomBytes(4).toString('hex')}`;
   const metadata = `<?xml version="1.0" encoding="UTF-8"?>
@@ -65,7 +67,8 @@ export function assertionXml(idp: TestIdp, o: ResponseOptions): string {
   const notBefore = iso(o.notBefore ?? new Date(now - 60_000));
   const notOnOrAfter = iso(o.notOnOrAfter ?? new Date(now + 5 * 60_000));
   const inResponseTo = o.inResponseTo ? ` InResponseTo="${o.inResponseTo}"` : '';
-  return `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${o.assertionId ?? `_a${randomUUID()}`}" Version="2.0" IssueInstant="${iso(new Date(now))}">` +
+  return (
+    `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${o.assertionId ?? `_a${randomUUID()}`}" Version="2.0" IssueInstant="${iso(new Date(now))}">` +
     `<saml:Issuer>${o.issuer ?? idp.entityId}</saml:Issuer>` +
     '<saml:Subject>' +
     `<saml:NameID Format="urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress">${o.email}</saml:NameID>` +
@@ -75,12 +78,14 @@ export function assertionXml(idp: TestIdp, o: ResponseOptions): string {
     `<saml:Conditions NotBefore="${notBefore}" NotOnOrAfter="${notOnOrAfter}"><saml:AudienceRestriction><saml:Audience>${o.audience}</saml:Audience></saml:AudienceRestriction></saml:Conditions>` +
     `<saml:AuthnStatement AuthnInstant="${iso(new Date(now))}" SessionIndex="_s${randomBytes(6).toString('hex')}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>` +
     '<saml:AttributeStatement><saml:Attribute Name="displayName"><saml:AttributeValue>Alice Example</saml:AttributeValue></saml:Attribute></saml:AttributeStatement>' +
-    '</saml:Assertion>';
+    '</saml:Assertion>'
+  );
 }
 
 export function sign(xml: string, key: string, cert: string, element: 'Assertion' | 'Response'): string {
   const sig = new SignedXml({
-    privateKey: key, publicCert: cert,
+    privateKey: key,
+    publicCert: cert,
     signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
     canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#',
   });
@@ -100,10 +105,12 @@ export function responseXml(idp: TestIdp, o: ResponseOptions, assertion?: string
   let inner = assertion ?? assertionXml(idp, o);
   if (mode === 'assertion') inner = sign(inner, key, idp.certificate, 'Assertion');
   const inResponseTo = o.inResponseTo ? ` InResponseTo="${o.inResponseTo}"` : '';
-  const xml = `<samlp:Response ${XMLNS} ID="_r${randomUUID()}" Version="2.0" IssueInstant="${iso(new Date())}" Destination="${o.destination ?? o.acsUrl}"${inResponseTo}>` +
+  const xml =
+    `<samlp:Response ${XMLNS} ID="_r${randomUUID()}" Version="2.0" IssueInstant="${iso(new Date())}" Destination="${o.destination ?? o.acsUrl}"${inResponseTo}>` +
     `<saml:Issuer>${o.issuer ?? idp.entityId}</saml:Issuer>` +
     '<samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>' +
-    inner + '</samlp:Response>';
+    inner +
+    '</samlp:Response>';
   return mode === 'response' ? sign(xml, key, idp.certificate, 'Response') : xml;
 }
 
@@ -144,7 +151,13 @@ export async function dnsServer(): Promise<TestDns> {
       const [question] = request.questions;
       if (question.type === Packet.TYPE.TXT) {
         for (const data of txt.get(question.name.toLowerCase()) ?? []) {
-          response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 0, data } as unknown as (typeof response.answers)[number]);
+          response.answers.push({
+            name: question.name,
+            type: Packet.TYPE.TXT,
+            class: Packet.CLASS.IN,
+            ttl: 0,
+            data,
+          } as unknown as (typeof response.answers)[number]);
         }
       }
       send(response);
@@ -183,7 +196,9 @@ export async function ssoOrg(t: TestSystem, dns: TestDns, options: { enforced?: 
   await verifiedDomain(t, dns, owner, orgId, domain);
   const idp = await makeIdp();
   const put = await as(t, owner, 'PUT', `/api/orgs/${orgId}/sso/saml`, {
-    'metadata-xml': idp.metadata, 'default-role': options.defaultRole ?? 'member', enforced: options.enforced ?? false,
+    'metadata-xml': idp.metadata,
+    'default-role': options.defaultRole ?? 'member',
+    enforced: options.enforced ?? false,
   });
   assert.equal(put.status, 200, put.text);
   return { owner, orgId, domain, idp, acsUrl: put.body['acs-url'], entityId: put.body['sp-entity-id'] };

@@ -38,7 +38,11 @@ export async function verifyEmail(t: { client: TestClient; system: System }, ema
 }
 
 /** Signs up and verifies the address. */
-export async function signUpVerified(t: { client: TestClient; system: System }, email = uniqueEmail(), password = PASSWORD): Promise<{ email: string; password: string; id: string }> {
+export async function signUpVerified(
+  t: { client: TestClient; system: System },
+  email = uniqueEmail(),
+  password = PASSWORD,
+): Promise<{ email: string; password: string; id: string }> {
   const account = await signUp(t.client, email, password);
   await verifyEmail(t, account.email);
   return account;
@@ -80,6 +84,9 @@ export function claimsOf(accessToken: string): Record<string, unknown> {
 export async function mintAccessToken(system: System, user: AuthUser): Promise<string> {
   const { config } = system;
   const auth = settingsOf(authModule, config.vars);
-  const tokens = new AccessTokens({ secret: config.jwtSecret, issuer: auth.jwtIssuer, audience: auth.jwtAudience, ttl: auth.accessTokenTtl }, { isRevoked: () => false });
+  const tokens = new AccessTokens(
+    { secret: config.jwtSecret, issuer: auth.jwtIssuer, audience: auth.jwtAudience, ttl: auth.accessTokenTtl },
+    { isRevoked: () => false },
+  );
   return tokens.issue(user);
 }

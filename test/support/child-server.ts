@@ -36,14 +36,28 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
   const dir = await mkdtemp(join(tmpdir(), 'saas-child-'));
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, APP_ENV: 'test', JWT_SECRET: 'x'.repeat(40), PORT: String(port), HOST: '127.0.0.1', LOG_CONSOLE: 'off', DATABASE_URL: 'memory://', ...options.env },
+    env: {
+      ...process.env,
+      APP_ENV: 'test',
+      JWT_SECRET: 'x'.repeat(40),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_CONSOLE: 'off',
+      DATABASE_URL: 'memory://',
+      ...options.env,
+    },
     stdio: options.stdio ?? ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const server: ChildServer = {
-    child, port, dir, exited,
+    child,
+    port,
+    dir,
+    exited,
     stderr: () => stderr,
     async dispose() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -53,7 +67,11 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
   };
   if (options.waitUntilLive ?? true) {
     try {
-      await waitFor(async () => (await get(port, '/api/health/live')).status === 200, 120_000, () => child.exitCode !== null);
+      await waitFor(
+        async () => (await get(port, '/api/health/live')).status === 200,
+        120_000,
+        () => child.exitCode !== null,
+      );
     } catch (err) {
       await server.dispose();
       throw new Error(`${(err as Error).message}; its standard error: ${stderr.slice(-2000)}`);
@@ -66,7 +84,12 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
 export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs: number, gaveUp: () => boolean = () => false): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await Promise.resolve().then(check).catch(() => false)) return;
+    if (
+      await Promise.resolve()
+        .then(check)
+        .catch(() => false)
+    )
+      return;
     if (gaveUp()) throw new Error('the process ended while it was waited for');
     await sleep(100);
   }
@@ -80,14 +103,23 @@ export interface Answer {
 }
 
 /** One request on a new connection; never rejects. */
-export function get(port: number, path: string, options: { method?: string; body?: string; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<Answer> {
+export function get(
+  port: number,
+  path: string,
+  options: { method?: string; body?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<Answer> {
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', agent: false, headers: { accept: 'application/json', ...options.headers } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode, body }));
-      res.on('error', (err: NodeJS.ErrnoException) => resolve({ body, error: err.code ?? err.message }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', agent: false, headers: { accept: 'application/json', ...options.headers } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d: string) => {
+          body += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode, body }));
+        res.on('error', (err: NodeJS.ErrnoException) => resolve({ body, error: err.code ?? err.message }));
+      },
+    );
     req.on('error', (err: NodeJS.ErrnoException) => resolve({ body: '', error: err.code ?? err.message }));
     req.setTimeout(options.timeoutMs ?? 20_000, () => req.destroy(Object.assign(new Error('client timeout'), { code: 'CLIENT_TIMEOUT' })));
     req.end(options.body);
@@ -98,14 +130,16 @@ export function get(port: number, path: string, options: { method?: string; body
 export async function load(port: number, path: string, count: number, concurrency = 10): Promise<Map<number | string, number>> {
   const tally = new Map<number | string, number>();
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) {
-      next++;
-      const answer = await get(port, path);
-      const key = answer.status ?? answer.error ?? 'none';
-      tally.set(key, (tally.get(key) ?? 0) + 1);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        next++;
+        const answer = await get(port, path);
+        const key = answer.status ?? answer.error ?? 'none';
+        tally.set(key, (tally.get(key) ?? 0) + 1);
+      }
+    }),
+  );
   return tally;
 }
 

@@ -32,10 +32,14 @@ export type TestClient = (method: string, path: string, options?: RequestOptions
 
 function decompress(raw: Buffer, encoding: string | undefined): Buffer {
   switch (encoding) {
-    case 'gzip': return gunzipSync(raw);
-    case 'br': return brotliDecompressSync(raw);
-    case 'deflate': return inflateSync(raw);
-    default: return raw;
+    case 'gzip':
+      return gunzipSync(raw);
+    case 'br':
+      return brotliDecompressSync(raw);
+    case 'deflate':
+      return inflateSync(raw);
+    default:
+      return raw;
   }
 }
 
@@ -80,7 +84,8 @@ export function makeClient(baseUrl: string): TestClient {
         res.on('error', reject);
       });
       req.on('error', reject);
-      if (options.timeoutMs !== undefined) req.setTimeout(options.timeoutMs, () => req.destroy(new Error(`no answer to ${method} ${path} within ${options.timeoutMs} ms`)));
+      if (options.timeoutMs !== undefined)
+        req.setTimeout(options.timeoutMs, () => req.destroy(new Error(`no answer to ${method} ${path} within ${options.timeoutMs} ms`)));
       req.end(payload);
     });
 }

@@ -32,7 +32,11 @@ const quiet = new LogBackend(new LevelFilter([{ ns: '*', level: 'fatal' }]), [],
 function migrationsHash(...more: string[]): string {
   const hash = createHash('sha256');
   for (const extra of more) hash.update(extra);
-  for (const [name, migration] of Object.entries(MIGRATIONS)) hash.update(name).update(String(migration.up)).update(String(migration.down ?? ''));
+  for (const [name, migration] of Object.entries(MIGRATIONS))
+    hash
+      .update(name)
+      .update(String(migration.up))
+      .update(String(migration.down ?? ''));
   return hash.digest('hex').slice(0, 16);
 }
 

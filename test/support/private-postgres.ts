@@ -20,12 +20,17 @@ function binDir(): string {
     if (dir && existsSync(join(dir, 'pg_ctl')) && existsSync(join(dir, 'initdb'))) return dir;
   }
   const debian = globSync('/usr/lib/postgresql/*/bin/pg_ctl').sort().at(-1);
-  if (!debian) throw new Error('PostgreSQL\'s server programs (initdb, pg_ctl) are not installed');
+  if (!debian) throw new Error("PostgreSQL's server programs (initdb, pg_ctl) are not installed");
   return debian.slice(0, -'/pg_ctl'.length);
 }
 
 export class PrivatePostgres {
-  private constructor(readonly dir: string, readonly port: number, private readonly bin: string, private readonly asPostgres: boolean) {}
+  private constructor(
+    readonly dir: string,
+    readonly port: number,
+    private readonly bin: string,
+    private readonly asPostgres: boolean,
+  ) {}
 
   static async create(): Promise<PrivatePostgres> {
     const dir = await mkdtemp(join(tmpdir(), 'saas-pg-'));
@@ -46,8 +51,18 @@ export class PrivatePostgres {
   }
 
   async start(): Promise<void> {
-    await this.pg('pg_ctl', ['-D', join(this.dir, 'data'), '-l', join(this.dir, 'server.log'), '-w', '-t', '60', '-o',
-      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off`, 'start']);
+    await this.pg('pg_ctl', [
+      '-D',
+      join(this.dir, 'data'),
+      '-l',
+      join(this.dir, 'server.log'),
+      '-w',
+      '-t',
+      '60',
+      '-o',
+      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off`,
+      'start',
+    ]);
   }
 
   /** `fast`: open connections are ended (as a restart or a failover does) */
@@ -57,8 +72,20 @@ export class PrivatePostgres {
 
   async restart(): Promise<void> {
     // -l as for start: the new server must not hold pg_ctl's output open (the caller would wait for it)
-    await this.pg('pg_ctl', ['-D', join(this.dir, 'data'), '-l', join(this.dir, 'server.log'), '-w', '-t', '60', '-m', 'fast', '-o',
-      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off`, 'restart']);
+    await this.pg('pg_ctl', [
+      '-D',
+      join(this.dir, 'data'),
+      '-l',
+      join(this.dir, 'server.log'),
+      '-w',
+      '-t',
+      '60',
+      '-m',
+      'fast',
+      '-o',
+      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off`,
+      'restart',
+    ]);
   }
 
   /** Makes a database; the server migrates it when it starts. */

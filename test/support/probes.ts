@@ -16,19 +16,32 @@ export function probeRoutes(): RouteGroup {
     prefix: '/api/probe',
     routes: [
       route({
-        method: 'POST', path: '/anything', summary: 'Accepts anything',
+        method: 'POST',
+        path: '/anything',
+        summary: 'Accepts anything',
         schemas: { body: Anything, querystring: Anything, response: { 200: Ok } },
-        async handler() { return { ok: true }; },
+        async handler() {
+          return { ok: true };
+        },
       }),
       route({
-        method: 'GET', path: '/anything', summary: 'Reads anything',
+        method: 'GET',
+        path: '/anything',
+        summary: 'Reads anything',
         schemas: { querystring: Anything, response: { 200: Ok } },
-        async handler() { return { ok: true }; },
+        async handler() {
+          return { ok: true };
+        },
       }),
       route({
-        method: 'GET', path: '/slow', summary: 'Answers after 500 ms',
+        method: 'GET',
+        path: '/slow',
+        summary: 'Answers after 500 ms',
         schemas: { response: { 200: Ok } },
-        async handler() { await sleep(500); return { ok: true }; },
+        async handler() {
+          await sleep(500);
+          return { ok: true };
+        },
       }),
     ],
   };

@@ -12,25 +12,34 @@ export async function startProxy(targetHost: string, targetPort: number): Promis
   const sockets = new Set<Socket>();
   let server: Server;
   let port = 0;
-  const listen = () => new Promise<void>((resolve) => {
-    server = createServer((client) => {
-      const upstream = connect(targetPort, targetHost);
-      for (const s of [client, upstream]) {
-        sockets.add(s);
-        s.on('close', () => sockets.delete(s));
-        s.on('error', () => s.destroy());
-      }
-      client.pipe(upstream).pipe(client);
+  const listen = () =>
+    new Promise<void>((resolve) => {
+      server = createServer((client) => {
+        const upstream = connect(targetPort, targetHost);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => s.destroy());
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(port, '127.0.0.1', () => {
+        port = (server.address() as { port: number }).port;
+        resolve();
+      });
     });
-    server.listen(port, '127.0.0.1', () => {
-      port = (server.address() as { port: number }).port;
-      resolve();
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
     });
-  });
-  const stop = () => new Promise<void>((resolve) => {
-    for (const s of sockets) s.destroy();
-    server.close(() => resolve());
-  });
   await listen();
-  return { get port() { return port; }, cut: stop, restore: listen, close: stop };
+  return {
+    get port() {
+      return port;
+    },
+    cut: stop,
+    restore: listen,
+    close: stop,
+  };
 }

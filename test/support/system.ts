@@ -100,7 +100,10 @@ export async function startSystem(db: TestDatabase, env: Record<string, string> 
     client: makeClient(url),
     logText: read,
     async logEntries() {
-      return (await read()).split('\n').filter(Boolean).map((line) => JSON.parse(line) as LogEntry);
+      return (await read())
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as LogEntry);
     },
     async stop() {
       await system.stop();

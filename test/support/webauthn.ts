@@ -70,11 +70,15 @@ export class SoftwareAuthenticator {
   /** The COSE_Key of the public key: EC2, ES256, P-256. */
   private coseKey(): Uint8Array {
     const jwk = this.publicKey.export({ format: 'jwk' });
-    return isoCBOR.encode(new Map<number, number | Uint8Array>([
-      [1, 2], [3, -7], [-1, 1],
-      [-2, new Uint8Array(Buffer.from(jwk.x!, 'base64url'))],
-      [-3, new Uint8Array(Buffer.from(jwk.y!, 'base64url'))],
-    ]));
+    return isoCBOR.encode(
+      new Map<number, number | Uint8Array>([
+        [1, 2],
+        [3, -7],
+        [-1, 1],
+        [-2, new Uint8Array(Buffer.from(jwk.x!, 'base64url'))],
+        [-3, new Uint8Array(Buffer.from(jwk.y!, 'base64url'))],
+      ]),
+    );
   }
 
   /** RegistrationResponseJSON for creation options, as `startRegistration` would resolve. */
@@ -82,18 +86,28 @@ export class SoftwareAuthenticator {
     this.rpId = options.rp.id;
     this.userHandle = options.user.id;
     const clientData = overrides.origin
-      ? Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: overrides.challenge ?? options.challenge, origin: overrides.origin, crossOrigin: false }))
+      ? Buffer.from(
+          JSON.stringify({ type: 'webauthn.create', challenge: overrides.challenge ?? options.challenge, origin: overrides.origin, crossOrigin: false }),
+        )
       : this.clientData('webauthn.create', overrides.challenge ?? options.challenge);
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(this.credentialId.length);
     const authData = Buffer.concat([
-      sha256(options.rp.id!), Buffer.from([this.flags(FLAG_AT)]), this.counterBytes(),
+      sha256(options.rp.id!),
+      Buffer.from([this.flags(FLAG_AT)]),
+      this.counterBytes(),
       Buffer.alloc(16), // AAGUID: none given
-      idLength, this.credentialId, Buffer.from(this.coseKey()),
+      idLength,
+      this.credentialId,
+      Buffer.from(this.coseKey()),
     ]);
-    const attestationObject = isoCBOR.encode(new Map<string, string | Uint8Array | Map<string, string>>([
-      ['fmt', 'none'], ['attStmt', new Map<string, string>()], ['authData', new Uint8Array(authData)],
-    ]));
+    const attestationObject = isoCBOR.encode(
+      new Map<string, string | Uint8Array | Map<string, string>>([
+        ['fmt', 'none'],
+        ['attStmt', new Map<string, string>()],
+        ['authData', new Uint8Array(authData)],
+      ]),
+    );
     return {
       id: this.id,
       rawId: this.id,

@@ -22,18 +22,22 @@ type Yaml = string | number | boolean | null | Yaml[] | { [key: string]: Yaml };
 
 /** A compose file's YAML: the block style it is written in, strictly. */
 function parseYamlSubset(text: string): Yaml {
-  const lines = text.split('\n').map((raw, index) => {
-    if (raw.includes('\t')) throw new Error(`line ${index + 1}: a tab`);
-    const content = stripComment(raw).trimEnd();
-    return { n: index + 1, indent: content.length - content.trimStart().length, text: content.trim() };
-  }).filter((l) => l.text !== '');
+  const lines = text
+    .split('\n')
+    .map((raw, index) => {
+      if (raw.includes('\t')) throw new Error(`line ${index + 1}: a tab`);
+      const content = stripComment(raw).trimEnd();
+      return { n: index + 1, indent: content.length - content.trimStart().length, text: content.trim() };
+    })
+    .filter((l) => l.text !== '');
   let at = 0;
   const block = (indent: number): Yaml => {
     const first = lines[at];
     if (first.indent !== indent) throw new Error(`line ${first.n}: indented ${first.indent}, expected ${indent}`);
     if (first.text.startsWith('- ')) {
       const items: Yaml[] = [];
-      while (at < lines.length && lines[at].indent === indent && lines[at].text.startsWith('- ')) items.push(scalar(lines[at++].text.slice(2), lines[at - 1].n));
+      while (at < lines.length && lines[at].indent === indent && lines[at].text.startsWith('- '))
+        items.push(scalar(lines[at++].text.slice(2), lines[at - 1].n));
       return items;
     }
     const map: { [key: string]: Yaml } = {};
@@ -58,7 +62,9 @@ function stripComment(line: string): string {
   let quote: string | undefined;
   for (let i = 0; i < line.length; i++) {
     const ch = line[i];
-    if (quote) { if (ch === quote) quote = undefined; } else if (ch === '"' || ch === '\'') quote = ch;
+    if (quote) {
+      if (ch === quote) quote = undefined;
+    } else if (ch === '"' || ch === "'") quote = ch;
     else if (ch === '#' && (i === 0 || line[i - 1] === ' ')) return line.slice(0, i);
   }
   if (quote) throw new Error(`an unterminated quote: ${line}`);
@@ -71,7 +77,9 @@ function scalar(text: string, n: number): Yaml {
     try {
       const items: unknown = JSON.parse(text);
       if (Array.isArray(items) && items.every((s) => typeof s === 'string')) return items;
-    } catch { /* below */ }
+    } catch {
+      /* below */
+    }
     throw new Error(`line ${n}: a flow sequence outside the subset: ${text}`);
   }
   if (text.startsWith('{') || text.startsWith('&') || text.startsWith('*') || text.startsWith('|') || text.startsWith('>') || text.startsWith('!')) {
@@ -81,9 +89,9 @@ function scalar(text: string, n: number): Yaml {
     if (!/^"(?:[^"\\]|\\.)*"$/.test(text)) throw new Error(`line ${n}: a bad double-quoted string: ${text}`);
     return JSON.parse(text) as string;
   }
-  if (text.startsWith('\'')) {
+  if (text.startsWith("'")) {
     if (!/^'(?:[^']|'')*'$/.test(text)) throw new Error(`line ${n}: a bad single-quoted string: ${text}`);
-    return text.slice(1, -1).replaceAll('\'\'', '\'');
+    return text.slice(1, -1).replaceAll("''", "'");
   }
   if (/: |:$/.test(text)) throw new Error(`line ${n}: a plain scalar with ": " (a nested mapping on one line?): ${text}`);
   if (/^-?[0-9]+$/.test(text)) return Number(text);
@@ -94,23 +102,30 @@ function scalar(text: string, n: number): Yaml {
 
 /** The Dockerfile's instructions, continuation lines joined, comments dropped. */
 function instructions(dockerfile: string): Array<{ op: string; args: string }> {
-  return dockerfile.replace(/\\\n/g, ' ').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'))
-    .map((l) => { const [op, ...rest] = l.split(/\s+/); return { op: op.toUpperCase(), args: rest.join(' ') }; });
+  return dockerfile
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => {
+      const [op, ...rest] = l.split(/\s+/);
+      return { op: op.toUpperCase(), args: rest.join(' ') };
+    });
 }
 
 describe('the container files', () => {
   const dockerfile = instructions(read('Dockerfile'));
   const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string>; scripts: Record<string, string> };
 
-  it('build on the Node major the project runs on: the node dependency\'s, this runtime\'s and .nvmrc\'s', () => {
+  it("build on the Node major the project runs on: the node dependency's, this runtime's and .nvmrc's", () => {
     const froms = dockerfile.filter((i) => i.op === 'FROM').map((i) => i.args);
     assert.ok(froms.length >= 2, 'multi-stage');
     for (const from of froms) assert.match(from, new RegExp(`^node:${runtimeMajor}[-.\\s]`), `${from}: Node ${runtimeMajor}`);
-    assert.equal(/^\^?(\d+)\./.exec(pkg.dependencies.node)?.[1], runtimeMajor, 'package.json\'s node dependency');
+    assert.equal(/^\^?(\d+)\./.exec(pkg.dependencies.node)?.[1], runtimeMajor, "package.json's node dependency");
     assert.equal(read('.nvmrc').trim().split('.')[0], runtimeMajor, '.nvmrc');
   });
 
-  it('run production dependencies only, as a user other than root, with npm start\'s node flags and a liveness HEALTHCHECK', () => {
+  it("run production dependencies only, as a user other than root, with npm start's node flags and a liveness HEALTHCHECK", () => {
     const runtime = dockerfile.slice(dockerfile.findLastIndex((i) => i.op === 'FROM'));
     const installs = runtime.filter((i) => i.op === 'RUN' && /\bnpm (ci|install)\b/.test(i.args));
     assert.equal(installs.length, 1, 'one install in the final stage');
@@ -124,7 +139,7 @@ describe('the container files', () => {
     const start = /\bnode ((?:--\S+ )*)dist\/server\.js/.exec(pkg.scripts.start);
     assert.ok(start, 'npm start runs dist/server.js');
     assert.deepEqual(cmd, ['node', ...start[1].trim().split(' '), 'dist/server.js'], 'the flags of npm start');
-    assert.match(read('.dockerignore'), /^node_modules$/m, 'the host\'s node_modules stays out of the image');
+    assert.match(read('.dockerignore'), /^node_modules$/m, "the host's node_modules stays out of the image");
   });
 
   it('compose.yaml parses, and starts the app once PostgreSQL and Redis are healthy', () => {
@@ -133,7 +148,10 @@ describe('the container files', () => {
     assert.ok(app && postgres && redis, 'app, postgres, redis');
     assert.equal(app.build, '.');
     assert.deepEqual(app.depends_on, { postgres: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } });
-    for (const [name, service] of [['postgres', postgres], ['redis', redis]] as const) {
+    for (const [name, service] of [
+      ['postgres', postgres],
+      ['redis', redis],
+    ] as const) {
       assert.ok(Array.isArray(service.healthcheck?.test) && service.healthcheck.test[0] === 'CMD', `${name} has a health check`);
     }
     assert.match(app.environment.DATABASE_URL, /^postgres:\/\/[^@]+@postgres:5432\//, 'the database is the postgres service');
@@ -145,7 +163,7 @@ describe('the container files', () => {
     for (const bad of ['a:\n\tb: 1', 'a: 1\na: 2', 'a:\n  b: 1\n c: 2', 'a: {b: 1}', 'a: "open', 'a: b: c', '- x\ny: 1']) {
       assert.throws(() => parseYamlSubset(bad), Error, JSON.stringify(bad));
     }
-    assert.deepEqual(parseYamlSubset('a: 1 # one\nb:\n  - "x"\n  - y\nc: ["CMD", "z"]\nd: \'it\'\'s\''), { a: 1, b: ['x', 'y'], c: ['CMD', 'z'], d: 'it\'s' });
+    assert.deepEqual(parseYamlSubset('a: 1 # one\nb:\n  - "x"\n  - y\nc: ["CMD", "z"]\nd: \'it\'\'s\''), { a: 1, b: ['x', 'y'], c: ['CMD', 'z'], d: "it's" });
   });
 
   it('docs/deployment.md points at them and no older Node', () => {

@@ -15,17 +15,23 @@ describe('install scripts', () => {
   it('every package of the lockfile with an install script is reviewed in allowScripts, by name', () => {
     const pkg = JSON.parse(read('package.json')) as { allowScripts?: Record<string, boolean> };
     const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { hasInstallScript?: boolean; version?: string }> };
-    const withScripts = Object.entries(lock.packages).filter(([path, p]) => path && p.hasInstallScript)
+    const withScripts = Object.entries(lock.packages)
+      .filter(([path, p]) => path && p.hasInstallScript)
       .map(([path, p]) => ({ name: path.replace(/^.*node_modules\//, ''), version: p.version }));
-    assert.ok(withScripts.some((p) => p.name === 'node'), 'the node package (its preinstall fetches Node 24)');
+    assert.ok(
+      withScripts.some((p) => p.name === 'node'),
+      'the node package (its preinstall fetches Node 24)',
+    );
     const reviewed = Object.keys(pkg.allowScripts ?? {}).map((entry) => entry.replace(/(.)@[^@]*$/, '$1'));
     const unreviewed = withScripts.filter((p) => !reviewed.includes(p.name)).map((p) => `${p.name}@${p.version}`);
     assert.deepEqual(unreviewed, [], 'review each, then `npm install-scripts approve <name>` or `deny`');
-    assert.equal(pkg.allowScripts?.node, true, 'node\'s preinstall must run: without it there is no Node 24');
+    assert.equal(pkg.allowScripts?.node, true, "node's preinstall must run: without it there is no Node 24");
   });
 
   it('CI installs with the strict setting', () => {
-    const installs = read('.ci/run').split('\n').filter((line) => /^\s*npm (ci|install)\b/.test(line) && !line.includes('--prefix'));
+    const installs = read('.ci/run')
+      .split('\n')
+      .filter((line) => /^\s*npm (ci|install)\b/.test(line) && !line.includes('--prefix'));
     assert.ok(installs.length > 0, 'CI installs the project');
     for (const line of installs) assert.match(line, /--strict-allow-scripts\b/, line.trim());
   });

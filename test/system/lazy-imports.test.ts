@@ -11,7 +11,17 @@ import { after, describe, it } from 'node:test';
 import { startChildServer, type ChildServer } from '../support/child-server.js';
 
 /** what a server with nothing optional configured must not load */
-const OPTIONAL = ['@node-saml/node-saml', 'xml-crypto', '@xmldom/xmldom', '@simplewebauthn/server', 'nodemailer', 'ioredis', 'stripe', '@opentelemetry/sdk-trace', 'prom-client'];
+const OPTIONAL = [
+  '@node-saml/node-saml',
+  'xml-crypto',
+  '@xmldom/xmldom',
+  '@simplewebauthn/server',
+  'nodemailer',
+  'ioredis',
+  'stripe',
+  '@opentelemetry/sdk-trace',
+  'prom-client',
+];
 
 /** Node's module hooks (both import and require): each package's name, appended to `file` the first time it loads. */
 const RECORDER = `
@@ -45,7 +55,9 @@ async function recordedServer(env: Record<string, string> = {}): Promise<{ serve
 
 describe('optional packages load when used', () => {
   const servers: ChildServer[] = [];
-  after(async () => { await Promise.all(servers.map((s) => s.dispose())); });
+  after(async () => {
+    await Promise.all(servers.map((s) => s.dispose()));
+  });
 
   it('are not loaded by a server with nothing optional configured, and the first passkey ceremony loads its library', async () => {
     const { server, loaded } = await recordedServer();
@@ -53,7 +65,10 @@ describe('optional packages load when used', () => {
     const atStart = await loaded();
     // the recorder works: what every server loads is in the list
     assert.ok(atStart.has('fastify') && atStart.has('kysely'), `recorded: ${[...atStart].join(' ')}`);
-    assert.deepEqual(OPTIONAL.filter((name) => atStart.has(name)), []);
+    assert.deepEqual(
+      OPTIONAL.filter((name) => atStart.has(name)),
+      [],
+    );
 
     const res = await fetch(`http://127.0.0.1:${server.port}/api/auth/passkey/options`, { method: 'POST' });
     assert.equal(res.status, 200);

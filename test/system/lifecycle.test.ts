@@ -15,7 +15,18 @@ describe('graceful shutdown of the real process', () => {
     const dir = await mkdtemp(join(tmpdir(), 'saas-shutdown-'));
     const logFile = join(dir, 'saas-app.json');
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { ...process.env, APP_ENV: 'prod', JWT_SECRET: 'x'.repeat(40), MAIL_URL: 'smtp://127.0.0.1:2525', DATABASE_URL: 'memory://', PORT: '0', LOG_FILE: logFile, LOG_CONSOLE: 'json', LOGIN_LIMIT_ADDRESS: '0', LOGIN_LIMIT_EMAIL: '0' },
+      env: {
+        ...process.env,
+        APP_ENV: 'prod',
+        JWT_SECRET: 'x'.repeat(40),
+        MAIL_URL: 'smtp://127.0.0.1:2525',
+        DATABASE_URL: 'memory://',
+        PORT: '0',
+        LOG_FILE: logFile,
+        LOG_CONSOLE: 'json',
+        LOGIN_LIMIT_ADDRESS: '0',
+        LOGIN_LIMIT_EMAIL: '0',
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     try {
@@ -23,7 +34,10 @@ describe('graceful shutdown of the real process', () => {
         const timer = setTimeout(() => reject(new Error('the server did not start')), 90_000);
         createInterface({ input: child.stdout! }).on('line', (line) => {
           const entry = JSON.parse(line) as { id: string; data: { address?: string } };
-          if (entry.id === 'system/listening' && entry.data.address) { clearTimeout(timer); resolve(entry.data.address); }
+          if (entry.id === 'system/listening' && entry.data.address) {
+            clearTimeout(timer);
+            resolve(entry.data.address);
+          }
         });
       });
       const client = makeClient(url);
@@ -31,18 +45,26 @@ describe('graceful shutdown of the real process', () => {
       // log-ins take tens of milliseconds each (argon2): these are in flight when the signal comes.
       // Each has its own connection: a request written onto an idle keep-alive connection at the
       // moment the server closes it was never accepted (see docs/deployment.md).
-      const inFlight = Array.from({ length: 12 }, () => client('POST', '/api/account/log-in', { body: { email: 'down@example.com', password: 'password123' }, freshConnection: true }));
+      const inFlight = Array.from({ length: 12 }, () =>
+        client('POST', '/api/account/log-in', { body: { email: 'down@example.com', password: 'password123' }, freshConnection: true }),
+      );
       await sleep(150);
       const started = Date.now();
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       child.kill('SIGTERM');
       const results = await Promise.all(inFlight);
-      assert.deepEqual(results.map((r) => r.status), Array(12).fill(200));
+      assert.deepEqual(
+        results.map((r) => r.status),
+        Array(12).fill(200),
+      );
       assert.equal(await exited, 0);
       assert.ok(Date.now() - started < 10_000);
       const text = await readFile(logFile, 'utf8');
       assert.ok(text.endsWith('\n'));
-      const entries = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string });
+      const entries = text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { id: string });
       assert.equal(entries.filter((e) => e.id === 'api-call/response').length, 13);
       assert.ok(entries.some((e) => e.id === 'system/stopping'));
     } finally {
@@ -54,12 +76,16 @@ describe('graceful shutdown of the real process', () => {
 
 describe('health when the embedded database does not answer', () => {
   let t: TestSystem;
-  before(async () => { t = await startSystem(testDatabases()[0]); });
+  before(async () => {
+    t = await startSystem(testDatabases()[0]);
+  });
   after(async () => t?.stop());
 
   it('reports 503 degraded within the second, and 200 by itself afterwards', async () => {
     // hold PGlite's single connection for 1.6 s
-    const busy = t.system.database.db.transaction().execute(async () => { await sleep(1600); });
+    const busy = t.system.database.db.transaction().execute(async () => {
+      await sleep(1600);
+    });
     await sleep(50);
     const started = Date.now();
     const degraded = await t.client('GET', '/api/health');
@@ -121,7 +147,8 @@ describe('a bug that escapes every handler', () => {
     const dir = await mkdtemp(join(tmpdir(), 'saas-crash-'));
     const logFile = join(dir, 'saas-app.json');
     // a preloaded module throws an uncaught exception shortly after the server starts listening
-    const preload = 'import http from "node:http"; const listen = http.Server.prototype.listen; ' +
+    const preload =
+      'import http from "node:http"; const listen = http.Server.prototype.listen; ' +
       'http.Server.prototype.listen = function (...args) { this.once("listening", () => setTimeout(() => { throw new RangeError("escaped"); }, 300)); return listen.apply(this, args); };';
     const child = spawn(process.execPath, ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(preload)}`, 'src/server.ts'], {
       env: { ...process.env, APP_ENV: 'test', DATABASE_URL: 'memory://', PORT: '0', LOG_FILE: logFile },
@@ -130,7 +157,10 @@ describe('a bug that escapes every handler', () => {
     try {
       const code = await new Promise((resolve) => child.on('exit', resolve));
       assert.equal(code, 1);
-      const entries = (await readFile(logFile, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; level: string; msg: string });
+      const entries = (await readFile(logFile, 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { id: string; level: string; msg: string });
       const fatal = entries.find((e) => e.id === 'system/uncaught-exception');
       assert.ok(fatal);
       assert.equal(fatal.level, 'fatal');

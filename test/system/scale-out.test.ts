@@ -44,7 +44,10 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
   it('both came up on the empty database, migrated once', async () => {
     assert.equal((await a.client('GET', '/api/health')).status, 200);
     assert.equal((await b.client('GET', '/api/health')).status, 200);
-    const migrations = await a.system.database.db.selectFrom('kysely_migration' as never).selectAll().execute();
+    const migrations = await a.system.database.db
+      .selectFrom('kysely_migration' as never)
+      .selectAll()
+      .execute();
     assert.equal(migrations.length, Object.keys(MIGRATIONS).length);
   });
 
@@ -68,13 +71,26 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
   it('applies one webhook event delivered to both, many times, once', async () => {
     const stripe = new Stripe('sk_test_not_used');
     const { email, id } = await signUp(a.client);
-    const deliver = (s: TestSystem, payload: string) => s.client('POST', '/api/webhooks/stripe', {
-      headers: { 'content-type': 'application/json', 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) }, body: payload,
-    });
-    await deliver(a, JSON.stringify({ id: 'evt_link_scale', type: 'checkout.session.completed', created: 1, data: { object: { client_reference_id: id, customer: 'cus_scale' } } }));
+    const deliver = (s: TestSystem, payload: string) =>
+      s.client('POST', '/api/webhooks/stripe', {
+        headers: { 'content-type': 'application/json', 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) },
+        body: payload,
+      });
+    await deliver(
+      a,
+      JSON.stringify({
+        id: 'evt_link_scale',
+        type: 'checkout.session.completed',
+        created: 1,
+        data: { object: { client_reference_id: id, customer: 'cus_scale' } },
+      }),
+    );
     const payload = JSON.stringify({ id: 'evt_scale_once', type: 'invoice.payment_failed', created: 2, data: { object: { customer: 'cus_scale' } } });
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => deliver(i % 2 ? a : b, payload)));
-    assert.deepEqual(results.map((r) => r.status), Array(20).fill(200));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      Array(20).fill(200),
+    );
     assert.equal(results.filter((r) => r.body.duplicate === false).length, 1);
     const me = await b.client('GET', '/api/account/me', { headers: { authorization: `Bearer ${(await logIn(b.client, email)).body['access-token']}` } });
     assert.equal(me.body.subscription.status, 'past-due');
@@ -88,14 +104,16 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
   });
 });
 
-
 describe('WEB_CONCURRENCY', () => {
   it('refuses the embedded database with a clear message', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { ...process.env, WEB_CONCURRENCY: '2', DATABASE_URL: 'memory://', APP_ENV: 'test', PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, WEB_CONCURRENCY: '2', DATABASE_URL: 'memory://', APP_ENV: 'test', PORT: '0' },
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
-    child.stderr!.on('data', (d) => { stderr += d; });
+    child.stderr!.on('data', (d) => {
+      stderr += d;
+    });
     const code = await new Promise((resolve) => child.on('exit', resolve));
     assert.equal(code, 1);
     assert.match(stderr, /WEB_CONCURRENCY > 1 needs PostgreSQL/);
@@ -107,26 +125,42 @@ describe('WEB_CONCURRENCY', () => {
     const dir = await mkdtemp(join(tmpdir(), 'saas-cluster-'));
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { ...process.env, WEB_CONCURRENCY: '2', DATABASE_URL: url, APP_ENV: 'test', PORT: String(port), LOG_FILE: join(dir, 'saas-app.json'), LOGIN_LIMIT_EMAIL: '4/60', REDIS_URL: '' },
+      env: {
+        ...process.env,
+        WEB_CONCURRENCY: '2',
+        DATABASE_URL: url,
+        APP_ENV: 'test',
+        PORT: String(port),
+        LOG_FILE: join(dir, 'saas-app.json'),
+        LOGIN_LIMIT_EMAIL: '4/60',
+        REDIS_URL: '',
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     try {
       const client = makeClient(`http://127.0.0.1:${port}`);
       let up = false;
       for (let i = 0; i < 300 && !up; i++) {
-        up = await client('GET', '/api/health').then((r) => r.status === 200, () => false);
+        up = await client('GET', '/api/health').then(
+          (r) => r.status === 200,
+          () => false,
+        );
         if (!up) await sleep(200);
       }
       assert.ok(up, 'the cluster answers');
       await sleep(1500); // let the second worker finish starting
       const { email } = await signUp(client);
       // fresh connections spread the attempts over both workers; the primary keeps the count
-      for (let i = 0; i < 4; i++) assert.equal((await client('POST', '/api/account/log-in', { body: { email, password: 'wrong-password' }, freshConnection: true })).status, 401);
+      for (let i = 0; i < 4; i++)
+        assert.equal((await client('POST', '/api/account/log-in', { body: { email, password: 'wrong-password' }, freshConnection: true })).status, 401);
       assert.equal((await client('POST', '/api/account/log-in', { body: { email, password: 'wrong-password' }, freshConnection: true })).status, 429);
       const exited = new Promise((resolve) => child.on('exit', resolve));
       child.kill('SIGTERM');
       assert.equal(await exited, 0);
-      const entries = (await readFile(join(dir, 'saas-app.json'), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; data: { pid?: number } });
+      const entries = (await readFile(join(dir, 'saas-app.json'), 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { id: string; data: { pid?: number } });
       const pids = new Set(entries.filter((e) => e.id === 'system/listening').map((e) => e.data.pid));
       assert.equal(pids.size, 2, 'both workers listen and log into the one file');
       assert.ok(entries.some((e) => e.id === 'cluster/stopped'));

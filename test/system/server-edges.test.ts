@@ -21,7 +21,10 @@ describe('the server process', () => {
       assert.equal(result.code, 1);
       const lines = result.stderr.split('\n').filter((line) => line.trim() !== '');
       assert.equal(lines.length, 1, result.stderr);
-      assert.match(lines[0], new RegExp(`^Start-up failed: port ${port} on 127\\.0\\.0\\.1 is already in use by another process: stop that process, or set PORT`));
+      assert.match(
+        lines[0],
+        new RegExp(`^Start-up failed: port ${port} on 127\\.0\\.0\\.1 is already in use by another process: stop that process, or set PORT`),
+      );
       assert.doesNotMatch(result.stderr + result.stdout, /\n\s+at /, 'no stack');
     } finally {
       taken.close();

@@ -71,9 +71,15 @@ async function startServer(env: Record<string, string>, listeners: number): Prom
       createInterface({ input: child.stdout! }).on('line', (line) => {
         if (!line.startsWith('{')) return;
         const entry = JSON.parse(line) as { id: string };
-        if (entry.id === 'system/listening' && ++listening === listeners) { clearTimeout(timer); resolve(); }
+        if (entry.id === 'system/listening' && ++listening === listeners) {
+          clearTimeout(timer);
+          resolve();
+        }
       });
-      void exited.then(() => { clearTimeout(timer); reject(new Error('the server exited during start-up')); });
+      void exited.then(() => {
+        clearTimeout(timer);
+        reject(new Error('the server exited during start-up'));
+      });
     });
   } catch (err) {
     child.kill('SIGKILL');
@@ -81,7 +87,10 @@ async function startServer(env: Record<string, string>, listeners: number): Prom
     throw err;
   }
   return {
-    child, port, logFile, exited,
+    child,
+    port,
+    logFile,
+    exited,
     async dispose() {
       child.kill('SIGKILL');
       await rm(dir, { recursive: true, force: true });
@@ -105,8 +114,10 @@ async function sigtermUnderLoad(server: Server, opts: { newConnectionClients: nu
   const prober = (async () => {
     for (let i = 0; i < 10_000 && routing; i++) {
       const probe = await send(server.port, '/api/health/ready', false, !signalled);
-      if (probe.status !== 200) { routing = false; probes.push(probe.status ?? probe.error); }
-      else await sleep(5);
+      if (probe.status !== 200) {
+        routing = false;
+        probes.push(probe.status ?? probe.error);
+      } else await sleep(5);
     }
   })();
   const client = async (keepAlive: boolean, path: string) => {
@@ -148,11 +159,17 @@ function check(code: unknown, outcomes: Outcome[], answeredAfterSignal: number) 
   const failed = outcomes.filter((o) => !refusedAfterSignal(o) && (o.error !== undefined || (o.status !== undefined && o.status >= 500)));
   assert.deepEqual(failed, [], `requests failed: ${JSON.stringify(failed.slice(0, 10))} (${failed.length})`);
   assert.ok(answeredAfterSignal > 0, 'requests in flight at the signal, and after it, were answered');
-  assert.ok(outcomes.some((o) => !o.beforeSignal && o.reused && o.connectionClose), 'a kept connection got `Connection: close` after the signal');
+  assert.ok(
+    outcomes.some((o) => !o.beforeSignal && o.reused && o.connectionClose),
+    'a kept connection got `Connection: close` after the signal',
+  );
 }
 
 async function logEntries(logFile: string) {
-  return (await readFile(logFile, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; data: Record<string, unknown> });
+  return (await readFile(logFile, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { id: string; data: Record<string, unknown> });
 }
 
 describe('SIGTERM under load, one process', () => {
@@ -160,13 +177,21 @@ describe('SIGTERM under load, one process', () => {
     it(`answers every accepted request and every request on an open keep-alive connection (round ${round})`, async () => {
       const server = await startServer({ DATABASE_URL: 'memory://' }, 1);
       try {
-        const { code, outcomes, answeredAfterSignal, probes } = await sigtermUnderLoad(server, { newConnectionClients: 16, keepAliveClients: 8, warmUp: 300, maxRequests: 5000 });
+        const { code, outcomes, answeredAfterSignal, probes } = await sigtermUnderLoad(server, {
+          newConnectionClients: 16,
+          keepAliveClients: 8,
+          warmUp: 300,
+          maxRequests: 5000,
+        });
         check(code, outcomes, answeredAfterSignal);
         assert.deepEqual(probes, [503], 'readiness turned 503 before the listener closed');
         const after = await send(server.port, '/api/health/live', false, false);
         assert.equal(after.error, 'ECONNREFUSED', 'the listener is closed');
         const entries = await logEntries(server.logFile);
-        assert.ok(entries.some((e) => e.id === 'system/drained'), 'drained before the deadline');
+        assert.ok(
+          entries.some((e) => e.id === 'system/drained'),
+          'drained before the deadline',
+        );
         assert.ok(!entries.some((e) => e.id === 'system/shutdown-deadline'), 'nothing was cut');
       } finally {
         await server.dispose();
@@ -178,7 +203,13 @@ describe('SIGTERM under load, one process', () => {
     const server = await startServer({ DATABASE_URL: 'memory://', SHUTDOWN_TIMEOUT_MS: '300', LOGIN_LIMIT_EMAIL: '0', LOGIN_LIMIT_ADDRESS: '0' }, 1);
     try {
       // a request whose body never finishes keeps its connection busy past the deadline
-      const stuck = request({ host: '127.0.0.1', port: server.port, method: 'POST', path: '/api/account/log-in', headers: { 'content-type': 'application/json', 'content-length': '1000' } });
+      const stuck = request({
+        host: '127.0.0.1',
+        port: server.port,
+        method: 'POST',
+        path: '/api/account/log-in',
+        headers: { 'content-type': 'application/json', 'content-length': '1000' },
+      });
       const stuckOutcome = new Promise<string>((resolve) => {
         stuck.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
         stuck.on('response', (res) => resolve(String(res.statusCode)));
@@ -214,7 +245,12 @@ describe('SIGTERM under load, WEB_CONCURRENCY=2', { skip: pgUrl ? false : 'TEST_
     const { url, drop } = await postgres.create();
     const server = await startServer({ DATABASE_URL: url, WEB_CONCURRENCY: '2', REDIS_URL: '' }, 2);
     try {
-      const { code, outcomes, answeredAfterSignal } = await sigtermUnderLoad(server, { newConnectionClients: 16, keepAliveClients: 8, warmUp: 300, maxRequests: 5000 });
+      const { code, outcomes, answeredAfterSignal } = await sigtermUnderLoad(server, {
+        newConnectionClients: 16,
+        keepAliveClients: 8,
+        warmUp: 300,
+        maxRequests: 5000,
+      });
       check(code, outcomes, answeredAfterSignal);
       const entries = await logEntries(server.logFile);
       assert.equal(entries.filter((e) => e.id === 'system/drained').length, 2, 'both workers drained');

@@ -20,7 +20,11 @@ import { startSystem, testDatabases, type TestSystem } from '../support/system.j
 import { createEndpoint, deliveries, receiver, waitFor, type Receiver } from './support.js';
 
 const ENV = {
-  WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_SCHEDULE: '0.05,0.05', WEBHOOK_TIMEOUT: '1', WEBHOOK_DISABLE_AFTER: '4',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  WEBHOOK_POLL_MS: '20',
+  WEBHOOK_RETRY_SCHEDULE: '0.05,0.05',
+  WEBHOOK_TIMEOUT: '1',
+  WEBHOOK_DISABLE_AFTER: '4',
 };
 
 for (const db of testDatabases()) {
@@ -52,14 +56,27 @@ for (const db of testDatabases()) {
       Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)}`.execute(t.system.database.db)).rows[0].n);
 
     it('creates endpoints for admins: the secret once in the answer and at /secret, never in lists; members are refused', async () => {
-      const created = await as(t, admin, 'POST', `/api/orgs/${orgId}/webhooks`, { url: at('create'), events: ['member.updated', 'member.added'], description: ' CRM sync ' });
+      const created = await as(t, admin, 'POST', `/api/orgs/${orgId}/webhooks`, {
+        url: at('create'),
+        events: ['member.updated', 'member.added'],
+        description: ' CRM sync ',
+      });
       assert.equal(created.status, 201, created.text);
       assert.match(created.body.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
       assert.ok(Buffer.from(created.body.secret.slice(6), 'base64').length >= 24);
-      assert.deepEqual({ ...created.body, id: undefined, secret: undefined, 'created-at': undefined }, {
-        id: undefined, secret: undefined, 'created-at': undefined,
-        url: at('create'), events: ['member.updated', 'member.added'], description: 'CRM sync', enabled: true, 'disabled-reason': null,
-      });
+      assert.deepEqual(
+        { ...created.body, id: undefined, secret: undefined, 'created-at': undefined },
+        {
+          id: undefined,
+          secret: undefined,
+          'created-at': undefined,
+          url: at('create'),
+          events: ['member.updated', 'member.added'],
+          description: 'CRM sync',
+          enabled: true,
+          'disabled-reason': null,
+        },
+      );
       const list = await as(t, admin, 'GET', `/api/orgs/${orgId}/webhooks`);
       assert.equal(list.status, 200);
       const listed = list.body.webhooks.find((w: { id: string }) => w.id === created.body.id);
@@ -71,9 +88,17 @@ for (const db of testDatabases()) {
       const secret = await as(t, owner, 'GET', `/api/orgs/${orgId}/webhooks/${created.body.id}/secret`);
       assert.deepEqual(secret.body, { secret: created.body.secret });
       // stored sealed, not as it is
-      const stored = await t.system.database.db.selectFrom('webhook_endpoint').select('secret_sealed').where('id', '=', created.body.id).executeTakeFirstOrThrow();
+      const stored = await t.system.database.db
+        .selectFrom('webhook_endpoint')
+        .select('secret_sealed')
+        .where('id', '=', created.body.id)
+        .executeTakeFirstOrThrow();
       assert.equal(stored.secret_sealed.includes(created.body.secret.slice(6)), false);
-      for (const [method, path] of [['GET', ''], ['GET', `/${created.body.id}/secret`], ['POST', `/${created.body.id}/rotate-secret`]] as const) {
+      for (const [method, path] of [
+        ['GET', ''],
+        ['GET', `/${created.body.id}/secret`],
+        ['POST', `/${created.body.id}/rotate-secret`],
+      ] as const) {
         const res = await as(t, member, method, `/api/orgs/${orgId}/webhooks${path}`);
         assert.equal(res.status, 403, `${method} ${path}: ${res.text}`);
       }
@@ -105,14 +130,17 @@ for (const db of testDatabases()) {
         const res = await as(t, admin, 'POST', `/api/orgs/${orgId}/webhooks`, body);
         assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
         assert.equal(res.body.type, 'request-coercion');
-        assert.ok(res.body.errors.some((e: { path: string }) => e.path === path), `${JSON.stringify(body)}: ${res.text}`);
+        assert.ok(
+          res.body.errors.some((e: { path: string }) => e.path === path),
+          `${JSON.stringify(body)}: ${res.text}`,
+        );
       }
       const metadata = await as(t, admin, 'POST', `/api/orgs/${orgId}/webhooks`, { url: 'http://169.254.169.254/', events: ['*'] });
       assert.match(metadata.body.errors[0].message, /link-local/);
       assert.equal((await as(t, admin, 'GET', `/api/orgs/${orgId}/webhooks`)).body.webhooks.length, before);
     });
 
-    it('delivers every event type in the API\'s shapes, signed per Standard Webhooks, the webhook-id being the log\'s message id', async () => {
+    it("delivers every event type in the API's shapes, signed per Standard Webhooks, the webhook-id being the log's message id", async () => {
       const org = await createOrg(t, owner, 'All events');
       const endpoint = await createEndpoint(t, owner, org, { url: at('all'), events: ['*'] });
       hook.secrets.push(endpoint.secret);
@@ -128,8 +156,18 @@ for (const db of testDatabases()) {
       const second = await as(t, owner, 'POST', `/api/orgs/${org}/invitations`, { email: 'nobody@example.com' });
       assert.equal((await as(t, owner, 'DELETE', `/api/orgs/${org}/invitations/${second.body.id}`)).status, 204);
       assert.equal((await as(t, owner, 'DELETE', `/api/orgs/${org}/members/${joiner.id}`)).status, 204);
-      const expected = ['invitation.created', 'invitation.accepted', 'member.added', 'member.updated', 'organization.updated', 'api-key.created',
-        'api-key.revoked', 'invitation.created', 'invitation.revoked', 'member.removed'];
+      const expected = [
+        'invitation.created',
+        'invitation.accepted',
+        'member.added',
+        'member.updated',
+        'organization.updated',
+        'api-key.created',
+        'api-key.revoked',
+        'invitation.created',
+        'invitation.revoked',
+        'member.removed',
+      ];
       await waitFor('every event', () => to('all').length >= expected.length);
       await sleep(100);
       const got = to('all');
@@ -150,14 +188,24 @@ for (const db of testDatabases()) {
       assert.equal(byType('member.updated')[0].data.member.role, 'admin');
       assert.deepEqual({ ...byType('member.removed')[0].data.member, 'joined-at': undefined }, { ...member, role: 'admin', 'joined-at': undefined });
       assert.deepEqual(byType('invitation.accepted')[0].data.invitation, { ...invited.body });
-      assert.deepEqual(byType('invitation.created').map((e) => e.data.invitation.id).sort(), [invited.body.id, second.body.id].sort());
+      assert.deepEqual(
+        byType('invitation.created')
+          .map((e) => e.data.invitation.id)
+          .sort(),
+        [invited.body.id, second.body.id].sort(),
+      );
       assert.equal(byType('invitation.revoked')[0].data.invitation.id, second.body.id);
       const organization = byType('organization.updated')[0].data.organization;
       assert.equal(organization.name, 'All events, renamed');
       assert.equal('role' in organization, false);
       assert.equal(organization.subscription.status, 'none');
       assert.deepEqual(byType('api-key.created')[0].data['api-key'], {
-        id: key.body.id, name: 'ci', role: 'member', prefix: key.body.prefix, 'created-at': key.body['created-at'], 'last-used-at': null,
+        id: key.body.id,
+        name: 'ci',
+        role: 'member',
+        prefix: key.body.prefix,
+        'created-at': key.body['created-at'],
+        'last-used-at': null,
       });
       assert.equal(JSON.stringify(got.map((d) => d.event)).includes(key.body.key), false, 'the key itself is never sent');
       assert.equal(byType('api-key.revoked')[0].data['api-key'].id, key.body.id);
@@ -186,8 +234,14 @@ for (const db of testDatabases()) {
       await sleep(150);
       hook.verified('/roles');
       hook.verified('/keys');
-      assert.deepEqual(to('roles').map((d) => d.event.type), ['member.updated']);
-      assert.deepEqual(to('keys').map((d) => d.event.type), ['api-key.created']);
+      assert.deepEqual(
+        to('roles').map((d) => d.event.type),
+        ['member.updated'],
+      );
+      assert.deepEqual(
+        to('keys').map((d) => d.event.type),
+        ['api-key.created'],
+      );
 
       // another organization, without endpoints: its changes write no message
       const quiet = await createOrg(t, owner, 'Quiet');
@@ -199,21 +253,28 @@ for (const db of testDatabases()) {
       assert.equal(await rows('webhook_delivery'), deliveryRows);
 
       // a change that rolls back sends nothing
-      await assert.rejects(t.system.database.db.transaction().execute(async (trx) => {
-        const id = await emitWebhookEvent(trx, org, 'member.updated', { member: { 'account-id': member.id, role: 'owner' } });
-        assert.match(String(id), /^msg_/);
-        throw new Error('rolled back');
-      }), /rolled back/);
+      await assert.rejects(
+        t.system.database.db.transaction().execute(async (trx) => {
+          const id = await emitWebhookEvent(trx, org, 'member.updated', { member: { 'account-id': member.id, role: 'owner' } });
+          assert.match(String(id), /^msg_/);
+          throw new Error('rolled back');
+        }),
+        /rolled back/,
+      );
       // and one that commits is delivered (also proving the worker was awake meanwhile)
-      const committed = await t.system.database.db.transaction().execute((trx) =>
-        emitWebhookEvent(trx, org, 'member.updated', { member: { 'account-id': member.id, role: 'member' } }));
+      const committed = await t.system.database.db
+        .transaction()
+        .execute((trx) => emitWebhookEvent(trx, org, 'member.updated', { member: { 'account-id': member.id, role: 'member' } }));
       await waitFor('the committed event', () => to('roles').some((d) => d.headers['webhook-id'] === committed));
       await sleep(100);
       assert.equal(to('roles').length, 2);
-      assert.equal(to('roles').some((d) => d.event.data.member.role === 'owner'), false);
+      assert.equal(
+        to('roles').some((d) => d.event.data.member.role === 'owner'),
+        false,
+      );
     });
 
-    it('tells an organization\'s endpoints when a member is gone with its deleted account', async () => {
+    it("tells an organization's endpoints when a member is gone with its deleted account", async () => {
       const org = await createOrg(t, owner, 'Left behind');
       const endpoint = await createEndpoint(t, owner, org, { url: at('gone'), events: ['member.removed'] });
       hook.secrets.push(endpoint.secret);
@@ -224,9 +285,16 @@ for (const db of testDatabases()) {
       await waitFor('the removal', () => to('gone').length > 0);
       const [gone] = hook.verified('/gone');
       assert.equal(gone.event.type, 'member.removed');
-      assert.deepEqual({ ...gone.event.data.member, 'joined-at': undefined }, {
-        'account-id': leaving.id, email: leaving.email, name: 'Test User', role: 'admin', 'joined-at': undefined,
-      });
+      assert.deepEqual(
+        { ...gone.event.data.member, 'joined-at': undefined },
+        {
+          'account-id': leaving.id,
+          email: leaving.email,
+          name: 'Test User',
+          role: 'admin',
+          'joined-at': undefined,
+        },
+      );
     });
 
     it('500, 500, 200: three attempts of one message, one webhook-id', async () => {
@@ -244,9 +312,18 @@ for (const db of testDatabases()) {
       hook.verified('/retry');
       assert.equal(new Set(got.map((d) => d.headers['webhook-id'])).size, 1);
       assert.equal(got[0].headers['webhook-id'], delivery['message-id']);
-      assert.deepEqual(delivery.attempts.map((a: { 'status-code': number }) => a['status-code']), [500, 500, 200]);
-      assert.deepEqual(delivery.attempts.map((a: { error: string | null }) => a.error), ['unexpected-status', 'unexpected-status', null]);
-      assert.deepEqual(delivery.attempts.map((a: { response: string }) => a.response), ['down', 'still down', 'ok']);
+      assert.deepEqual(
+        delivery.attempts.map((a: { 'status-code': number }) => a['status-code']),
+        [500, 500, 200],
+      );
+      assert.deepEqual(
+        delivery.attempts.map((a: { error: string | null }) => a.error),
+        ['unexpected-status', 'unexpected-status', null],
+      );
+      assert.deepEqual(
+        delivery.attempts.map((a: { response: string }) => a.response),
+        ['down', 'still down', 'ok'],
+      );
       for (const a of delivery.attempts) assert.ok(Number.isInteger(a['duration-ms']) && a['duration-ms'] >= 0);
     });
 
@@ -294,8 +371,14 @@ for (const db of testDatabases()) {
         const l = await deliveries(t, owner, org, endpoint.id);
         return l[0]?.status === 'failed' ? l : undefined;
       });
-      assert.deepEqual(log[0].attempts.map((a: { 'status-code': number; error: string }) => [a['status-code'], a.error]),
-        [[302, 'redirect-not-followed'], [302, 'redirect-not-followed'], [302, 'redirect-not-followed']]);
+      assert.deepEqual(
+        log[0].attempts.map((a: { 'status-code': number; error: string }) => [a['status-code'], a.error]),
+        [
+          [302, 'redirect-not-followed'],
+          [302, 'redirect-not-followed'],
+          [302, 'redirect-not-followed'],
+        ],
+      );
       assert.equal(to('redirect-target').length, 0);
     });
 
@@ -320,7 +403,10 @@ for (const db of testDatabases()) {
       assert.equal((await as(t, owner, 'PATCH', `/api/orgs/${org}`, { name: 'Rotated twice' })).status, 200);
       const second = await waitFor('another delivery', () => to('rotate')[1]);
       assert.equal(String(second.headers['webhook-signature']).split(' ').length, 1);
-      assert.deepEqual(second.verifiedWith.filter((s) => s === endpoint.secret || s === fresh), [fresh]);
+      assert.deepEqual(
+        second.verifiedWith.filter((s) => s === endpoint.secret || s === fresh),
+        [fresh],
+      );
     });
 
     it('bounds time and memory: a hanging or slow receiver times out, a huge answer is read to 4 KiB', async () => {
@@ -349,10 +435,10 @@ for (const db of testDatabases()) {
       for (const path of ['/hang', '/huge', '/slow']) hook.byPath[path] = [bounded];
       for (const e of [hang, huge, slow]) assert.equal((await as(t, owner, 'POST', `/api/orgs/${org}/webhooks/${e.id}/test`)).status, 202);
       const first = async (id: string) => (await deliveries(t, owner, org, id))[0];
-      const hung = await waitFor('the hanging receiver\'s attempt', async () => ((await first(hang.id))?.attempts.length ? first(hang.id) : undefined));
+      const hung = await waitFor("the hanging receiver's attempt", async () => ((await first(hang.id))?.attempts.length ? first(hang.id) : undefined));
       assert.equal(hung.attempts[0]['status-code'], null);
       assert.equal(hung.attempts[0].error, 'timeout');
-      const slowed = await waitFor('the slow receiver\'s attempt', async () => ((await first(slow.id))?.attempts.length ? first(slow.id) : undefined));
+      const slowed = await waitFor("the slow receiver's attempt", async () => ((await first(slow.id))?.attempts.length ? first(slow.id) : undefined));
       assert.equal(slowed.attempts[0].error, 'timeout');
       const big = await waitFor('the huge answer', async () => ((await first(huge.id))?.status === 'succeeded' ? first(huge.id) : undefined));
       assert.equal(big.attempts[0]['status-code'], 200);
@@ -366,7 +452,10 @@ for (const db of testDatabases()) {
       for (let i = 0; i < 3; i++) assert.equal((await as(t, owner, 'POST', `/api/orgs/${org}/webhooks/${endpoint.id}/test`)).status, 202);
       await waitFor('three tests', () => to('test').length >= 3);
       hook.verified('/test');
-      assert.deepEqual(to('test').map((d) => d.event.type), ['webhook.test', 'webhook.test', 'webhook.test']);
+      assert.deepEqual(
+        to('test').map((d) => d.event.type),
+        ['webhook.test', 'webhook.test', 'webhook.test'],
+      );
       assert.deepEqual(to('test')[0].event.data, { 'organization-id': org, webhook: { id: endpoint.id } });
       await waitFor('all succeeded', async () => (await deliveries(t, owner, org, endpoint.id)).every((d) => d.status === 'succeeded'));
       // pages of two, newest first
@@ -417,13 +506,17 @@ for (const db of testDatabases()) {
       const endpoint = await createEndpoint(t, owner, org, { url: at('failing'), events: ['webhook.test'] });
       hook.byPath['/failing'] = [{ status: 500 }];
       // failures keep coming until the streak is longer than 4 s
-      await waitFor('the endpoint disabled', async () => {
-        const res = await as(t, owner, 'POST', `/api/orgs/${org}/webhooks/${endpoint.id}/test`);
-        if (res.status === 409) return true;
-        assert.equal(res.status, 202);
-        await sleep(300);
-        return false;
-      }, 30_000);
+      await waitFor(
+        'the endpoint disabled',
+        async () => {
+          const res = await as(t, owner, 'POST', `/api/orgs/${org}/webhooks/${endpoint.id}/test`);
+          if (res.status === 409) return true;
+          assert.equal(res.status, 202);
+          await sleep(300);
+          return false;
+        },
+        30_000,
+      );
       const off = (await as(t, owner, 'GET', `/api/orgs/${org}/webhooks/${endpoint.id}`)).body;
       assert.equal(off.enabled, false);
       assert.equal(off['disabled-reason'], 'failing');
@@ -436,7 +529,9 @@ for (const db of testDatabases()) {
       assert.ok(notified[0].text?.includes(`${hook.url}/failing`));
       assert.ok(notified[0].text?.includes(`/orgs/${org}/webhooks`));
       const audit = await as(t, owner, 'GET', `/api/orgs/${org}/audit-log?limit=100`);
-      const disabling = audit.body.entries.find((e: { action: string; details: { reason?: string } }) => e.action === 'webhook.updated' && e.details.reason === 'failing');
+      const disabling = audit.body.entries.find(
+        (e: { action: string; details: { reason?: string } }) => e.action === 'webhook.updated' && e.details.reason === 'failing',
+      );
       assert.ok(disabling, 'the disabling is audited');
       assert.equal(disabling.actor['account-id'], null);
       // pending deliveries wait while it is off; turned on again, its failures are forgotten
@@ -458,10 +553,14 @@ for (const db of testDatabases()) {
       await waitFor('both delivered', async () => (await deliveries(t, owner, org, endpoint.id)).filter((d) => d.status === 'succeeded').length === 2);
       const [newest, oldest] = await deliveries(t, owner, org, endpoint.id);
       await sql`update webhook_message set created_at = now() - interval '31 days' where id = ${oldest['message-id']}`.execute(t.system.database.db);
-      const worker = (t.system.services(await import('../../src/webhooks/module.js').then((m) => m.webhooksModule)) as { worker: { purge(): Promise<number> } }).worker;
+      const worker = (t.system.services(await import('../../src/webhooks/module.js').then((m) => m.webhooksModule)) as { worker: { purge(): Promise<number> } })
+        .worker;
       assert.equal(await worker.purge(), 1);
       const left = await deliveries(t, owner, org, endpoint.id);
-      assert.deepEqual(left.map((d) => d.id), [newest.id]);
+      assert.deepEqual(
+        left.map((d) => d.id),
+        [newest.id],
+      );
       const attempts = await sql<{ n: string }>`select count(*) as n from webhook_attempt where delivery_id = ${oldest.id}`.execute(t.system.database.db);
       assert.equal(Number(attempts.rows[0].n), 0);
     });

@@ -22,12 +22,26 @@ import { account, as, createOrg, type TestAccount } from '../orgs/support.js';
 import { logIn, signUp, uniqueEmail } from '../support/auth.js';
 import { makeClient } from '../support/http.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
-import { createEndpoint, deliveries, misbehavingReceiver, receiver, waitFor, type CreatedEndpoint, type MisbehavingReceiver, type Receiver } from './support.js';
+import {
+  createEndpoint,
+  deliveries,
+  misbehavingReceiver,
+  receiver,
+  waitFor,
+  type CreatedEndpoint,
+  type MisbehavingReceiver,
+  type Receiver,
+} from './support.js';
 
 const TIMEOUT_S = 2;
 const ENV = {
-  WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '20', WEBHOOK_TIMEOUT: String(TIMEOUT_S), WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1,1,1',
-  WEBHOOK_CONCURRENCY: '4', WEBHOOK_ORG_CONCURRENCY: '2', WEBHOOK_MANUAL_LIMIT: '5/3600',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  WEBHOOK_POLL_MS: '20',
+  WEBHOOK_TIMEOUT: String(TIMEOUT_S),
+  WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1,1,1',
+  WEBHOOK_CONCURRENCY: '4',
+  WEBHOOK_ORG_CONCURRENCY: '2',
+  WEBHOOK_MANUAL_LIMIT: '5/3600',
 };
 /** each hanging organization's endpoints, and the messages each gets before the healthy one's */
 const HUNG_ENDPOINTS = 3;
@@ -53,17 +67,35 @@ for (const db of testDatabases()) {
       await Promise.all([silent?.close(), drip?.close(), healthy?.close()]);
     });
 
-    const emit = (orgId: string, n: number) => t.system.database.db.transaction().execute((trx) =>
-      emitWebhookEvent(trx, orgId, 'member.updated', { member: { 'account-id': owner.id, role: 'owner', n } }));
+    const emit = (orgId: string, n: number) =>
+      t.system.database.db
+        .transaction()
+        .execute((trx) => emitWebhookEvent(trx, orgId, 'member.updated', { member: { 'account-id': owner.id, role: 'owner', n } }));
     /** deliveries of the organization's endpoints never attempted yet */
-    const unattempted = async (orgId: string) => Number((await sql<{ n: string }>`select count(*) as n from webhook_delivery d
-      join webhook_endpoint e on e.id = d.endpoint_id where e.organization_id = ${orgId} and d.attempt_count = 0`.execute(t.system.database.db)).rows[0].n);
-    const undelivered = async (orgIds: string[]) => Number((await sql<{ n: string }>`select count(*) as n from webhook_delivery d
-      join webhook_endpoint e on e.id = d.endpoint_id where e.organization_id in (${sql.join(orgIds)}) and d.status <> 'succeeded'`.execute(t.system.database.db)).rows[0].n);
+    const unattempted = async (orgId: string) =>
+      Number(
+        (
+          await sql<{ n: string }>`select count(*) as n from webhook_delivery d
+      join webhook_endpoint e on e.id = d.endpoint_id where e.organization_id = ${orgId} and d.attempt_count = 0`.execute(t.system.database.db)
+        ).rows[0].n,
+      );
+    const undelivered = async (orgIds: string[]) =>
+      Number(
+        (
+          await sql<{ n: string }>`select count(*) as n from webhook_delivery d
+      join webhook_endpoint e on e.id = d.endpoint_id where e.organization_id in (${sql.join(orgIds)}) and d.status <> 'succeeded'`.execute(
+            t.system.database.db,
+          )
+        ).rows[0].n,
+      );
 
-    it('keeps a healthy endpoint on time while two organizations\' endpoints hang with backlogs, and ends every hung attempt at the timeout', async () => {
+    it("keeps a healthy endpoint on time while two organizations' endpoints hang with backlogs, and ends every hung attempt at the timeout", async () => {
       const baseline = await openDescriptors();
-      const [silentOrg, dripOrg, healthyOrg] = await Promise.all([createOrg(t, owner, 'Silent'), createOrg(t, owner, 'Dripping'), createOrg(t, owner, 'Healthy')]);
+      const [silentOrg, dripOrg, healthyOrg] = await Promise.all([
+        createOrg(t, owner, 'Silent'),
+        createOrg(t, owner, 'Dripping'),
+        createOrg(t, owner, 'Healthy'),
+      ]);
       const silentEndpoints: CreatedEndpoint[] = [];
       const dripEndpoints: CreatedEndpoint[] = [];
       for (let i = 0; i < HUNG_ENDPOINTS; i++) {
@@ -84,7 +116,7 @@ for (const db of testDatabases()) {
         assert.ok(seconds <= TIMEOUT_S + 5, `healthy message ${n} after ${seconds.toFixed(1)} s`);
         assert.ok(got.verifiedWith.includes(ok.secret));
         // not after the backlogs: both still wait
-        assert.ok(await unattempted(silentOrg) > 0 && await unattempted(dripOrg) > 0, `message ${n} came before the hung organizations' backlogs`);
+        assert.ok((await unattempted(silentOrg)) > 0 && (await unattempted(dripOrg)) > 0, `message ${n} came before the hung organizations' backlogs`);
       }
       assert.equal(silent.maxOpenPerPath, 1, 'one attempt in flight per endpoint');
       assert.equal(drip.maxOpenPerPath, 1, 'one attempt in flight per endpoint');
@@ -93,12 +125,18 @@ for (const db of testDatabases()) {
 
       // each hung attempt ended at the timeout, recorded with what it got and retried
       const silentDelivery = await waitFor('an attempt to the black hole', async () =>
-        (await deliveries(t, owner, silentOrg, silentEndpoints[0].id)).find((d: any) => d.attempts.length > 0));
+        (await deliveries(t, owner, silentOrg, silentEndpoints[0].id)).find((d: any) => d.attempts.length > 0),
+      );
       assert.deepEqual([silentDelivery.attempts[0]['status-code'], silentDelivery.attempts[0].error], [null, 'timeout']);
       assert.ok(silentDelivery.attempts[0]['duration-ms'] >= TIMEOUT_S * 1000 - 50 && silentDelivery.attempts[0]['duration-ms'] < (TIMEOUT_S + 5) * 1000);
       const dripDelivery = await waitFor('an attempt to the dripping receiver', async () =>
-        (await deliveries(t, owner, dripOrg, dripEndpoints[0].id)).find((d: any) => d.attempts.length > 0));
-      assert.deepEqual([dripDelivery.attempts[0]['status-code'], dripDelivery.attempts[0].error], [200, 'timeout'], 'a status without its body within the timeout is no answer');
+        (await deliveries(t, owner, dripOrg, dripEndpoints[0].id)).find((d: any) => d.attempts.length > 0),
+      );
+      assert.deepEqual(
+        [dripDelivery.attempts[0]['status-code'], dripDelivery.attempts[0].error],
+        [200, 'timeout'],
+        'a status without its body within the timeout is no answer',
+      );
       assert.ok(dripDelivery.attempts[0]['duration-ms'] < (TIMEOUT_S + 5) * 1000, `${dripDelivery.attempts[0]['duration-ms']} ms: the drip does not extend it`);
       for (const delivery of [silentDelivery, dripDelivery]) {
         assert.equal(delivery.status, 'pending', 'retried on WEBHOOK_RETRY_SCHEDULE');
@@ -109,14 +147,14 @@ for (const db of testDatabases()) {
       silent.heal();
       drip.heal();
       await waitFor('every backlog delivered', async () => (await undelivered([silentOrg, dripOrg])) === 0, 120_000);
-      await waitFor('the receivers\' connections closed', () => silent.open() === 0 && drip.open() === 0);
+      await waitFor("the receivers' connections closed", () => silent.open() === 0 && drip.open() === 0);
       assert.ok(silent.accepted >= HUNG_ENDPOINTS * BACKLOG && drip.accepted >= HUNG_ENDPOINTS * BACKLOG);
       const left = await openDescriptors();
       // the database pool may have grown by a few connections; each leaked attempt would leave two (both ends are in this process)
       assert.ok(left <= baseline + 8, `descriptors: ${baseline} before, ${left} after ${silent.accepted + drip.accepted} attempts`);
     });
 
-    it('limits `test` and `retry` per organization (429), not another organization\'s', async () => {
+    it("limits `test` and `retry` per organization (429), not another organization's", async () => {
       const [busy, other] = await Promise.all([createOrg(t, owner, 'Busy tester'), createOrg(t, owner, 'Other tester')]);
       const endpoint = await createEndpoint(t, owner, busy, { url: `${healthy.url}/limited`, events: ['member.updated'] });
       const otherEndpoint = await createEndpoint(t, owner, other, { url: `${healthy.url}/other`, events: ['member.updated'] });
@@ -137,8 +175,13 @@ describe('SIGTERM while a webhook attempt hangs', () => {
     const dir = await mkdtemp(join(tmpdir(), 'saas-webhook-sigterm-'));
     const hole = await misbehavingReceiver('silent');
     const server = await startServer({
-      ...databaseEnv({ pgliteDir: join(dir, 'db') }), WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '20', WEBHOOK_TIMEOUT: '120',
-      SHUTDOWN_DELAY: '1', SHUTDOWN_TIMEOUT: '2', SIGNUP_LIMIT_ADDRESS: '0',
+      ...databaseEnv({ pgliteDir: join(dir, 'db') }),
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_POLL_MS: '20',
+      WEBHOOK_TIMEOUT: '120',
+      SHUTDOWN_DELAY: '1',
+      SHUTDOWN_TIMEOUT: '2',
+      SIGNUP_LIMIT_ADDRESS: '0',
     });
     try {
       const client = makeClient(server.url);

@@ -20,7 +20,10 @@ describe('outgoing webhook metrics', () => {
   before(async () => {
     hook = await receiver();
     t = await startSystem(testDatabases()[0], {
-      METRICS_PORT: String(await freePort()), WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_SCHEDULE: '0.05',
+      METRICS_PORT: String(await freePort()),
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_POLL_MS: '20',
+      WEBHOOK_RETRY_SCHEDULE: '0.05',
     });
     owner = await account(t);
   });
@@ -56,7 +59,9 @@ describe('outgoing webhook metrics', () => {
     await db.transaction().execute(async (trx) => {
       const id = await emitWebhookEvent(trx, org, 'member.updated', { member: { role: 'admin' } });
       // in the same transaction: the worker never sees it due
-      await sql`update webhook_delivery set next_attempt_at = now() + interval '1 hour', created_at = now() - interval '1 hour' where message_id = ${id}`.execute(trx);
+      await sql`update webhook_delivery set next_attempt_at = now() + interval '1 hour', created_at = now() - interval '1 hour' where message_id = ${id}`.execute(
+        trx,
+      );
     });
     const queued = await metrics();
     assert.equal(metricValue(queued, 'saas_outgoing_webhook_pending_deliveries'), 1);

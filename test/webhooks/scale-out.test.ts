@@ -25,23 +25,31 @@ describe('two instances on one PostgreSQL', { skip }, () => {
     const shared: TestDatabase = { name: 'postgres', create: async () => ({ url, drop: async () => undefined }) };
     const hook = await receiver();
     // a little slow, so both workers have deliveries in flight at once
-    hook.answers = [(_req, res) => { setTimeout(() => res.writeHead(200).end('ok'), 5); }];
+    hook.answers = [
+      (_req, res) => {
+        setTimeout(() => res.writeHead(200).end('ok'), 5);
+      },
+    ];
     const [a, b] = await Promise.all([startSystem(shared, ENV), startSystem(shared, ENV)]);
     try {
       const owner = await account(a);
       const orgId = await createOrg(a, owner, 'Scaled');
       const endpoint = await createEndpoint(a, owner, orgId, { url: `${hook.url}/scaled`, events: ['*'] });
       hook.secrets.push(endpoint.secret);
-      const emit = (s: typeof a, i: number) => s.system.database.db.transaction().execute((trx) =>
-        emitWebhookEvent(trx, orgId, 'member.updated', { member: { 'account-id': owner.id, role: 'owner', n: i } }));
+      const emit = (s: typeof a, i: number) =>
+        s.system.database.db
+          .transaction()
+          .execute((trx) => emitWebhookEvent(trx, orgId, 'member.updated', { member: { 'account-id': owner.id, role: 'owner', n: i } }));
       // through both, in separate transactions, while both workers run
       const ids = await Promise.all(Array.from({ length: 40 }, (_, i) => emit(i % 2 ? a : b, i)));
       // and many in one transaction: both workers are woken at its commit and race for them
-      ids.push(...await b.system.database.db.transaction().execute(async (trx) => {
-        const batch: Array<string | null> = [];
-        for (let i = 0; i < 60; i++) batch.push(await emitWebhookEvent(trx, orgId, 'member.updated', { member: { n: 100 + i } }));
-        return batch;
-      }));
+      ids.push(
+        ...(await b.system.database.db.transaction().execute(async (trx) => {
+          const batch: Array<string | null> = [];
+          for (let i = 0; i < 60; i++) batch.push(await emitWebhookEvent(trx, orgId, 'member.updated', { member: { n: 100 + i } }));
+          return batch;
+        })),
+      );
       const n = ids.length;
       assert.ok(ids.every((id) => typeof id === 'string'));
       await waitFor('every message', () => hook.received.length >= n, 60_000);
@@ -54,7 +62,10 @@ describe('two instances on one PostgreSQL', { skip }, () => {
       assert.equal(hook.received.length, n);
       hook.verified('/scaled');
       assert.deepEqual(hook.received.map((d) => d.headers['webhook-id']).sort(), [...ids].sort());
-      const attempts = await a.system.database.db.selectFrom('webhook_attempt').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+      const attempts = await a.system.database.db
+        .selectFrom('webhook_attempt')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(Number(attempts.n), n);
       const byInstance = [await a.logEntries(), await b.logEntries()].map((entries) => entries.filter((e) => e.id === 'webhooks/delivered').length);
       assert.equal(byInstance[0] + byInstance[1], n);
@@ -75,7 +86,11 @@ describe('a process killed right after its commit', { skip }, () => {
     // the dying process may start its attempt: it is never answered
     hook.answers = ['hang'];
     const server = await startServer({
-      ...databaseEnv({ url }), ...ENV, WEBHOOK_TIMEOUT: '3', WEBHOOK_LEASE_MS: '3500', SIGNUP_LIMIT_ADDRESS: '0',
+      ...databaseEnv({ url }),
+      ...ENV,
+      WEBHOOK_TIMEOUT: '3',
+      WEBHOOK_LEASE_MS: '3500',
+      SIGNUP_LIMIT_ADDRESS: '0',
     });
     const db = new pg.Client({ connectionString: url });
     try {
@@ -106,10 +121,14 @@ describe('a process killed right after its commit', { skip }, () => {
       const shared: TestDatabase = { name: 'postgres', create: async () => ({ url, drop: async () => undefined }) };
       const next = await startSystem(shared, ENV);
       try {
-        await waitFor('the delivery by the next instance', async () => {
-          const row = await db.query('select status from webhook_delivery');
-          return row.rows[0].status === 'succeeded';
-        }, 30_000);
+        await waitFor(
+          'the delivery by the next instance',
+          async () => {
+            const row = await db.query('select status from webhook_delivery');
+            return row.rows[0].status === 'succeeded';
+          },
+          30_000,
+        );
         const delivered = hook.verified('/killed').filter((d) => d.headers['webhook-id'] === messageId);
         assert.ok(delivered.length >= 1);
         assert.equal(delivered[delivered.length - 1].event.data.organization.name, 'Doomed, renamed');

@@ -64,11 +64,16 @@ describe('address rules', () => {
   });
 
   it('refuse a name when any of its addresses is refused', async () => {
-    const mixed = async () => [{ address: PUBLIC, family: 4 as const }, { address: '10.0.0.1', family: 4 as const }];
+    const mixed = async () => [
+      { address: PUBLIC, family: 4 as const },
+      { address: '10.0.0.1', family: 4 as const },
+    ];
     await assert.rejects(allowedAddresses('mixed.example', mixed, false), AddressNotAllowed);
     assert.equal((await allowedAddresses('mixed.example', mixed, true)).length, 2);
     // an IP literal is judged itself, never resolved
-    const never = async () => { throw new Error('resolved'); };
+    const never = async () => {
+      throw new Error('resolved');
+    };
     await assert.rejects(allowedAddresses('127.0.0.1', never, false), AddressNotAllowed);
     assert.deepEqual(await allowedAddresses('::1', never, true), [{ address: '::1', family: 6 }]);
   });
@@ -77,18 +82,31 @@ describe('address rules', () => {
     const base = { APP_ENV: 'test', JWT_SECRET: 'x'.repeat(40) };
     const s = settingsOf(webhooksModule, base);
     assert.equal(s.timeoutMs, 10_000);
-    assert.deepEqual(s.retryScheduleMs, [5, 300, 1800, 7200, 18000, 36000, 36000].map((n) => n * 1000));
+    assert.deepEqual(
+      s.retryScheduleMs,
+      [5, 300, 1800, 7200, 18000, 36000, 36000].map((n) => n * 1000),
+    );
     assert.equal(s.disableAfterMs, 432_000_000);
     assert.equal(s.allowPrivate, false);
     assert.equal(s.requireHttps, false);
     assert.equal(webhookSettings({}, true).requireHttps, true);
     assert.deepEqual(parseRetrySchedule('0.5, 2'), [500, 2000]);
     for (const [name, value] of [
-      ['WEBHOOK_TIMEOUT', 'soon'], ['WEBHOOK_TIMEOUT', '0'], ['WEBHOOK_RETRY_SCHEDULE', '5,-1'], ['WEBHOOK_RETRY_SCHEDULE', '5,,6'],
-      ['WEBHOOK_RETRY_SCHEDULE', '999999999'], ['WEBHOOK_DISABLE_AFTER', '1d'], ['WEBHOOK_ALLOW_PRIVATE', 'yes please'],
-      ['WEBHOOK_DNS_SERVERS', 'dns.example.com'], ['WEBHOOK_LEASE_MS', '5000'],
+      ['WEBHOOK_TIMEOUT', 'soon'],
+      ['WEBHOOK_TIMEOUT', '0'],
+      ['WEBHOOK_RETRY_SCHEDULE', '5,-1'],
+      ['WEBHOOK_RETRY_SCHEDULE', '5,,6'],
+      ['WEBHOOK_RETRY_SCHEDULE', '999999999'],
+      ['WEBHOOK_DISABLE_AFTER', '1d'],
+      ['WEBHOOK_ALLOW_PRIVATE', 'yes please'],
+      ['WEBHOOK_DNS_SERVERS', 'dns.example.com'],
+      ['WEBHOOK_LEASE_MS', '5000'],
     ] as const) {
-      assert.throws(() => settingsOf(webhooksModule, { ...base, [name]: value }), (err: Error) => err instanceof ConfigError && err.message.includes(name), `${name}=${value}`);
+      assert.throws(
+        () => settingsOf(webhooksModule, { ...base, [name]: value }),
+        (err: Error) => err instanceof ConfigError && err.message.includes(name),
+        `${name}=${value}`,
+      );
     }
   });
 
@@ -99,7 +117,12 @@ describe('address rules', () => {
       // a resolver that would answer a refused address the second time: the connection never asks it again
       const rebinding = async () => (asked++ === 0 ? [{ address: '127.0.0.1', family: 4 as const }] : [{ address: '169.254.169.254', family: 4 as const }]);
       const sender = new WebhookSender({ timeoutMs: 2000, resolve: rebinding, allowPrivate: true, userAgent: 'test' });
-      const result = await sender.send({ url: `http://hooks.example.test:${hook.port}/pinned`, messageId: 'msg_1', body: '{}', secrets: ['whsec_' + Buffer.alloc(32, 1).toString('base64')] });
+      const result = await sender.send({
+        url: `http://hooks.example.test:${hook.port}/pinned`,
+        messageId: 'msg_1',
+        body: '{}',
+        secrets: ['whsec_' + Buffer.alloc(32, 1).toString('base64')],
+      });
       assert.equal(result.ok, true, JSON.stringify(result));
       assert.equal(asked, 1);
       assert.equal(hook.received[0].headers.host, `hooks.example.test:${hook.port}`);
@@ -144,10 +167,20 @@ for (const db of testDatabases()) {
     it('refuses private, loopback and metadata addresses at creation, as literals and behind names', async () => {
       const port = hook.port;
       for (const url of [
-        `http://127.0.0.1:${port}/x`, `http://localhost:${port}/x`, `http://[::1]:${port}/x`, 'http://10.0.0.1/x', 'http://192.168.1.1/x',
-        'http://169.254.169.254/latest/meta-data/', 'http://[::ffff:127.0.0.1]/x', 'http://0.0.0.0/x', 'http://[::7f00:1]/x',
+        `http://127.0.0.1:${port}/x`,
+        `http://localhost:${port}/x`,
+        `http://[::1]:${port}/x`,
+        'http://10.0.0.1/x',
+        'http://192.168.1.1/x',
+        'http://169.254.169.254/latest/meta-data/',
+        'http://[::ffff:127.0.0.1]/x',
+        'http://0.0.0.0/x',
+        'http://[::7f00:1]/x',
         'http://[::127.0.0.1]/x',
-        `http://loopback.hooks.test:${port}/x`, 'http://private.hooks.test/x', 'http://metadata.hooks.test/x', 'http://mixed.hooks.test/x',
+        `http://loopback.hooks.test:${port}/x`,
+        'http://private.hooks.test/x',
+        'http://metadata.hooks.test/x',
+        'http://mixed.hooks.test/x',
         'http://nowhere.hooks.test/x',
       ]) {
         const res = await as(t, owner, 'POST', `/api/orgs/${orgId}/webhooks`, { url, events: ['*'] });
@@ -159,7 +192,10 @@ for (const db of testDatabases()) {
     });
 
     it('refuses at connection time a name that resolves to 127.0.0.1 after its creation (DNS rebinding)', async () => {
-      const created = await as(t, owner, 'POST', `/api/orgs/${orgId}/webhooks`, { url: `http://rebind.hooks.test:${hook.port}/rebound`, events: ['organization.updated'] });
+      const created = await as(t, owner, 'POST', `/api/orgs/${orgId}/webhooks`, {
+        url: `http://rebind.hooks.test:${hook.port}/rebound`,
+        events: ['organization.updated'],
+      });
       assert.equal(created.status, 201, created.text);
       // changing the URL to a refused one is refused as at creation
       const patched = await as(t, owner, 'PATCH', `/api/orgs/${orgId}/webhooks/${created.body.id}`, { url: `http://loopback.hooks.test:${hook.port}/x` });
@@ -169,8 +205,13 @@ for (const db of testDatabases()) {
         const log = await deliveries(t, owner, orgId, created.body.id);
         return log[0]?.status === 'failed' ? log : undefined;
       });
-      assert.deepEqual(delivery.attempts.map((a: { 'status-code': number | null; error: string }) => [a['status-code'], a.error]),
-        [[null, 'address-not-allowed'], [null, 'address-not-allowed']]);
+      assert.deepEqual(
+        delivery.attempts.map((a: { 'status-code': number | null; error: string }) => [a['status-code'], a.error]),
+        [
+          [null, 'address-not-allowed'],
+          [null, 'address-not-allowed'],
+        ],
+      );
       await sleep(100);
       assert.equal(hook.received.length, 0, 'the receiver on 127.0.0.1 was never reached');
       assert.ok(dns.asked.filter((q) => q === 'rebind.hooks.test/A').length >= 3, 'the name was resolved again at each attempt');

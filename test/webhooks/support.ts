@@ -43,7 +43,12 @@ export interface Receiver {
 export async function receiver(): Promise<Receiver> {
   const hung: ServerResponse[] = [];
   const self: Receiver = {
-    url: '', port: 0, received: [], secrets: [], answers: [{ status: 204 }], byPath: {},
+    url: '',
+    port: 0,
+    received: [],
+    secrets: [],
+    answers: [{ status: 204 }],
+    byPath: {},
     verified(path) {
       const chosen = self.received.filter((d) => path === undefined || d.path === path);
       for (const d of chosen) assert.ok(d.verifiedWith.length > 0, `delivery ${d.headers['webhook-id']} to ${d.path} verifies with a known secret`);
@@ -116,7 +121,13 @@ export async function dnsServer(answer: (name: string, nth: number) => string[])
         const nth = counts.get(name) ?? 0;
         counts.set(name, nth + 1);
         for (const address of answer(name, nth)) {
-          response.answers.push({ name: question.name, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 0, address } as unknown as (typeof response.answers)[number]);
+          response.answers.push({
+            name: question.name,
+            type: Packet.TYPE.A,
+            class: Packet.CLASS.IN,
+            ttl: 0,
+            address,
+          } as unknown as (typeof response.answers)[number]);
         }
       }
       send(response);
@@ -207,8 +218,14 @@ export async function misbehavingReceiver(mode: 'silent' | 'drip'): Promise<Misb
     });
   });
   const self: MisbehavingReceiver = {
-    url: '', open: () => sockets.size, maxOpen: 0, maxOpenPerPath: 0, accepted: 0,
-    heal() { healed = true; },
+    url: '',
+    open: () => sockets.size,
+    maxOpen: 0,
+    maxOpenPerPath: 0,
+    accepted: 0,
+    heal() {
+      healed = true;
+    },
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));

@@ -15,7 +15,11 @@ export function EmailSignInCard() {
   const { state, dispatch } = useApp();
   const flow = state.emailSignIn;
   if (!flow || flow.step === 'checking' || flow.step === 'failed') {
-    return <Button id="email-sign-in" variant="secondary" class="w-full" disabled={state.busy} onClick={() => dispatch(['email-sign-in/ask'])}>Email me a sign-in link</Button>;
+    return (
+      <Button id="email-sign-in" variant="secondary" class="w-full" disabled={state.busy} onClick={() => dispatch(['email-sign-in/ask'])}>
+        Email me a sign-in link
+      </Button>
+    );
   }
   if (flow.step === 'ask') {
     return (
@@ -23,14 +27,18 @@ export function EmailSignInCard() {
         <Field form="email-sign-in-start" name="email" label="Email for a sign-in link" type="email" required autoComplete="username" />
         <Actions>
           <Submit>Email me a link</Submit>
-          <Button variant="link" onClick={() => dispatch(['email-sign-in/cancel'])}>Cancel</Button>
+          <Button variant="link" onClick={() => dispatch(['email-sign-in/cancel'])}>
+            Cancel
+          </Button>
         </Actions>
       </Form>
     );
   }
   return (
     <div id="email-sign-in-sent" class="space-y-4">
-      <Alert tone="success">Check <strong>{flow.email}</strong>: open the link in the message, or type its code here. Both work once, for 15 minutes.</Alert>
+      <Alert tone="success">
+        Check <strong>{flow.email}</strong>: open the link in the message, or type its code here. Both work once, for 15 minutes.
+      </Alert>
       <Form id="email-sign-in-code" onSubmit={(f) => dispatch(['email-sign-in/code', f])}>
         <Field form="email-sign-in-code" name="code" label="Code from the email" required autoComplete="one-time-code" maxLength={16} />
         <Submit>Sign in</Submit>
@@ -47,11 +55,21 @@ export function EmailSignInPage() {
   return (
     <Narrow>
       <PageHeader title="Sign in by email" />
-      {flow?.step === 'checking' && <p id="email-sign-in-status" data-status="checking" role="status" class="text-sm text-muted">Signing you in…</p>}
-      {flow?.step === 'failed' && (
-        <Alert id="email-sign-in-status" tone="error" data-status="failed">{flow.message} <Link to="log-in">Back to log in</Link></Alert>
+      {flow?.step === 'checking' && (
+        <p id="email-sign-in-status" data-status="checking" role="status" class="text-sm text-muted">
+          Signing you in…
+        </p>
       )}
-      {(!flow || flow.step === 'ask' || flow.step === 'sent') && <Card><EmailSignInCard /></Card>}
+      {flow?.step === 'failed' && (
+        <Alert id="email-sign-in-status" tone="error" data-status="failed">
+          {flow.message} <Link to="log-in">Back to log in</Link>
+        </Alert>
+      )}
+      {(!flow || flow.step === 'ask' || flow.step === 'sent') && (
+        <Card>
+          <EmailSignInCard />
+        </Card>
+      )}
     </Narrow>
   );
 }

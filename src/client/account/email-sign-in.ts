@@ -25,8 +25,11 @@ export function registerEmailSignIn(core: EventCore<AppState>): void {
       return {
         db: { ...state, busy: true },
         'http/api': {
-          url: 'auth/email/start', method: 'post', body: { email },
-          onSuccess: ['email-sign-in/sent', email], onFailureN: [['request/failed'], ['app/idle']],
+          url: 'auth/email/start',
+          method: 'post',
+          body: { email },
+          onSuccess: ['email-sign-in/sent', email],
+          onFailureN: [['request/failed'], ['app/idle']],
         },
       };
     })
@@ -37,15 +40,19 @@ export function registerEmailSignIn(core: EventCore<AppState>): void {
       return {
         db: { ...state, busy: true },
         'http/api': {
-          url: 'auth/email/verify', method: 'post', body: { email, code: ((form as { code?: string }).code ?? '').replace(/\s/g, '') },
-          onSuccess: ['email-sign-in/answered'], onFailure: ['email-sign-in/failed'],
+          url: 'auth/email/verify',
+          method: 'post',
+          body: { email, code: ((form as { code?: string }).code ?? '').replace(/\s/g, '') },
+          onSuccess: ['email-sign-in/answered'],
+          onFailure: ['email-sign-in/failed'],
         },
       };
     })
     // the link's page: the token is sent once and leaves the address bar
     .regEvent('email-sign-in/open', ({ state }, [, search]) => {
       const token = new URLSearchParams(String(search ?? '')).get('token');
-      if (!token) return state.emailSignIn?.step === 'checking' || state.emailSignIn?.step === 'failed' ? undefined : { db: { ...state, emailSignIn: { step: 'ask' } } };
+      if (!token)
+        return state.emailSignIn?.step === 'checking' || state.emailSignIn?.step === 'failed' ? undefined : { db: { ...state, emailSignIn: { step: 'ask' } } };
       return {
         db: { ...state, busy: true, emailSignIn: { step: 'checking' } },
         'http/api': { url: 'auth/email/verify', method: 'post', body: { token }, onSuccess: ['email-sign-in/answered'], onFailure: ['email-sign-in/failed'] },
@@ -58,13 +65,18 @@ export function registerEmailSignIn(core: EventCore<AppState>): void {
       // this first proof removed a password set before it (maybe by someone else): signed in, then set one now, as a reset link does
       return {
         db: { ...state, emailSignIn: undefined, resetToken },
-        dispatchN: [['log-in/answered', response], ['toast/info', { message: PASSWORD_REMOVED }], ['router/navigate', { route: 'reset-password' }]],
+        dispatchN: [
+          ['log-in/answered', response],
+          ['toast/info', { message: PASSWORD_REMOVED }],
+          ['router/navigate', { route: 'reset-password' }],
+        ],
       };
     })
     .regEvent('email-sign-in/failed', ({ state }, [, failure]) => {
       const f = failure as { type?: string; message?: string };
       if (f.type === 'invalid-code') return { db: { ...state, busy: false }, dispatch: ['toast/error', { message: f.message ?? 'The code is wrong' }] };
-      const message = f.type === 'invalid-token' ? 'This sign-in link is invalid, already used or expired. Ask for a new one.' : f.message ?? 'The sign-in failed.';
+      const message =
+        f.type === 'invalid-token' ? 'This sign-in link is invalid, already used or expired. Ask for a new one.' : (f.message ?? 'The sign-in failed.');
       return { db: { ...state, busy: false, emailSignIn: { step: 'failed', message } } };
     });
 }

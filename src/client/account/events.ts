@@ -8,8 +8,17 @@ import type { Account, AppState, Route } from '../shell/state.js';
 import type { EventCore } from '../core.js';
 
 /** The forms whose fields can carry inline errors from the server or from a client check. */
-export type FormId = 'forgot-password' | 'reset-password' | 'settings-name' | 'change-email' | 'change-password' | 'delete-account'
-  | 'mfa' | 'two-factor-enable' | 'two-factor-disable' | 'passkey-add';
+export type FormId =
+  | 'forgot-password'
+  | 'reset-password'
+  | 'settings-name'
+  | 'change-email'
+  | 'change-password'
+  | 'delete-account'
+  | 'mfa'
+  | 'two-factor-enable'
+  | 'two-factor-disable'
+  | 'passkey-add';
 
 export type TokenRoute = 'verify-email' | 'confirm-email';
 
@@ -144,12 +153,19 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
         account: state.account && state.account.id === a.id ? a : state.account,
       };
       // this first proof removed a password set before it (maybe by someone else): set one now, as a reset link does
-      if (resetToken) return { db: { ...db, resetToken }, dispatchN: [['toast/info', { message: PASSWORD_REMOVED }], ['router/navigate', { route: 'reset-password' }]] };
+      if (resetToken)
+        return {
+          db: { ...db, resetToken },
+          dispatchN: [
+            ['toast/info', { message: PASSWORD_REMOVED }],
+            ['router/navigate', { route: 'reset-password' }],
+          ],
+        };
       return { db };
     })
     .regEvent('token-page/failed', ({ state }, [, route, failure]) => {
       const f = failure as FailureBody;
-      const message = f.type === 'invalid-token' ? 'This link is invalid, already used or expired.' : f.message ?? 'The link could not be checked.';
+      const message = f.type === 'invalid-token' ? 'This link is invalid, already used or expired.' : (f.message ?? 'The link could not be checked.');
       return { db: { ...state, tokenPage: { route: route as TokenRoute, status: 'failed', message } } };
     })
 
@@ -157,8 +173,11 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
     .regEvent('forgot-password/submit', ({ state }, [, form]) => ({
       db: submitting(state, 'forgot-password'),
       'http/api': {
-        url: 'account/forgot-password', method: 'post', body: { email: (form as { email?: string }).email ?? '' },
-        onSuccess: ['forgot-password/sent'], onFailure: ['form/failed', 'forgot-password'],
+        url: 'account/forgot-password',
+        method: 'post',
+        body: { email: (form as { email?: string }).email ?? '' },
+        onSuccess: ['forgot-password/sent'],
+        onFailure: ['form/failed', 'forgot-password'],
       },
     }))
     .regEvent('forgot-password/sent', ({ state }) => ({ db: { ...formDone(state, 'forgot-password'), forgotSent: true } }))
@@ -174,23 +193,32 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
       return {
         db: submitting(state, 'reset-password'),
         'http/api': {
-          url: 'account/reset-password', method: 'post', body: { token: state.resetToken ?? '', password: f.password ?? '' },
-          onSuccess: ['reset-password/done'], onFailure: ['form/failed', 'reset-password'],
+          url: 'account/reset-password',
+          method: 'post',
+          body: { token: state.resetToken ?? '', password: f.password ?? '' },
+          onSuccess: ['reset-password/done'],
+          onFailure: ['form/failed', 'reset-password'],
         },
       };
     })
     .regEvent('reset-password/done', ({ state }) => ({
       db: { ...formDone(state, 'reset-password'), resetToken: undefined },
       // a reset ends every session, this browser's too (a first proof's landing page may be signed in)
-      dispatchN: [['toast/info', { message: 'Your password was changed. Log in with the new one.' }], state.account ? ['auth/logged-out'] : ['router/navigate', { route: 'log-in' }]],
+      dispatchN: [
+        ['toast/info', { message: 'Your password was changed. Log in with the new one.' }],
+        state.account ? ['auth/logged-out'] : ['router/navigate', { route: 'log-in' }],
+      ],
     }))
 
     // settings
     .regEvent('settings/save-name', ({ state }, [, form]) => ({
       db: submitting(state, 'settings-name'),
       'http/auth-api': {
-        url: 'account/me', method: 'patch', body: { name: ((form as { name?: string }).name ?? '').trim() },
-        onSuccess: ['settings/name-saved'], onFailure: ['form/failed', 'settings-name'],
+        url: 'account/me',
+        method: 'patch',
+        body: { name: ((form as { name?: string }).name ?? '').trim() },
+        onSuccess: ['settings/name-saved'],
+        onFailure: ['form/failed', 'settings-name'],
       },
     }))
     .regEvent('settings/name-saved', ({ state }, [, account]) => ({
@@ -202,8 +230,11 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
       return {
         db: { ...submitting(state, 'change-email'), emailChangeSentTo: undefined },
         'http/auth-api': {
-          url: 'account/change-email', method: 'post', body: { password: f.password ?? '', 'new-email': f['new-email'] ?? '' },
-          onSuccess: ['settings/email-requested', f['new-email']], onFailure: ['form/failed', 'change-email'],
+          url: 'account/change-email',
+          method: 'post',
+          body: { password: f.password ?? '', 'new-email': f['new-email'] ?? '' },
+          onSuccess: ['settings/email-requested', f['new-email']],
+          onFailure: ['form/failed', 'change-email'],
         },
       };
     })
@@ -217,8 +248,11 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
       return {
         db: submitting(state, 'change-password'),
         'http/auth-api': {
-          url: 'account/change-password', method: 'post', body: { 'current-password': f['current-password'] ?? '', password: f.password ?? '' },
-          onSuccess: ['settings/password-changed'], onFailure: ['form/failed', 'change-password'],
+          url: 'account/change-password',
+          method: 'post',
+          body: { 'current-password': f['current-password'] ?? '', password: f.password ?? '' },
+          onSuccess: ['settings/password-changed'],
+          onFailure: ['form/failed', 'change-password'],
         },
       };
     })
@@ -245,8 +279,10 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
     .regEvent('sessions/end', ({ state }, [, id]) => ({
       db: { ...state, endingSessions: [...(state.endingSessions ?? []), id as string] },
       'http/auth-api': {
-        url: `account/sessions/${encodeURIComponent(id as string)}`, method: 'delete',
-        onSuccess: ['sessions/ended', id], onFailureN: [['request/failed'], ['sessions/end-failed', id]],
+        url: `account/sessions/${encodeURIComponent(id as string)}`,
+        method: 'delete',
+        onSuccess: ['sessions/ended', id],
+        onFailureN: [['request/failed'], ['sessions/end-failed', id]],
       },
     }))
     .regEvent('sessions/ended', ({ state }, [, id]) => ({
@@ -273,22 +309,31 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
       return {
         db: submitting(state, 'delete-account'),
         'http/auth-api': {
-          url: 'account/delete', method: 'post', body: { password: f.password ?? '' },
-          onSuccess: ['account/deleted'], onFailure: ['form/failed', 'delete-account'],
+          url: 'account/delete',
+          method: 'post',
+          body: { password: f.password ?? '' },
+          onSuccess: ['account/deleted'],
+          onFailure: ['form/failed', 'delete-account'],
         },
       };
     })
     .regEvent('account/deleted', ({ state }) => ({
       db: { ...formDone(state, 'delete-account'), token: undefined, account: undefined, sessions: undefined },
-      dispatchN: [['toast/info', { message: 'Your account was deleted' }], ['router/navigate', { route: 'log-in' }]],
+      dispatchN: [
+        ['toast/info', { message: 'Your account was deleted' }],
+        ['router/navigate', { route: 'log-in' }],
+      ],
     }))
 
     // the unverified-account banner
     .regEvent('verification/resend', ({ state }) => ({
       db: { ...state, busy: true },
       'http/auth-api': {
-        url: 'account/resend-verification', method: 'post', body: {},
-        onSuccess: ['verification/resent'], onFailureN: [['request/failed'], ['app/idle']],
+        url: 'account/resend-verification',
+        method: 'post',
+        body: {},
+        onSuccess: ['verification/resent'],
+        onFailureN: [['request/failed'], ['app/idle']],
       },
     }))
     .regEvent('verification/resent', ({ state }) => ({

@@ -56,7 +56,9 @@ export function ForgotPasswordPage() {
     <Narrow>
       <PageHeader title="Forgot password" description="Enter your account's email and we'll send you a link to set a new password." />
       {state.forgotSent ? (
-        <Alert id="forgot-password-sent" tone="success">If an account exists for that address, a link to reset its password is on its way. It works for one hour.</Alert>
+        <Alert id="forgot-password-sent" tone="success">
+          If an account exists for that address, a link to reset its password is on its way. It works for one hour.
+        </Alert>
       ) : (
         <Card>
           <Form id="forgot-password" onSubmit={(f) => dispatch(['forgot-password/submit', f])}>
@@ -65,7 +67,9 @@ export function ForgotPasswordPage() {
           </Form>
         </Card>
       )}
-      <p class="text-sm"><Link to="log-in">Back to log in</Link></p>
+      <p class="text-sm">
+        <Link to="log-in">Back to log in</Link>
+      </p>
     </Narrow>
   );
 }
@@ -78,7 +82,16 @@ export function ResetPasswordPage() {
       {state.resetToken ? (
         <Card>
           <Form id="reset-password" onSubmit={(f) => dispatch(['reset-password/submit', f])}>
-            <Field form="reset-password" name="password" label="New password (8+ characters)" type="password" required minLength={8} maxLength={128} autoComplete="new-password" />
+            <Field
+              form="reset-password"
+              name="password"
+              label="New password (8+ characters)"
+              type="password"
+              required
+              minLength={8}
+              maxLength={128}
+              autoComplete="new-password"
+            />
             <Field form="reset-password" name="confirm-password" label="Confirm new password" type="password" required autoComplete="new-password" />
             <Submit>Set new password</Submit>
           </Form>
@@ -96,7 +109,13 @@ export function ResetPasswordPage() {
 export function SettingsPage() {
   const { state, dispatch } = useApp();
   const a = state.account;
-  if (!a) return <><PageHeader title="Profile" /><p class="text-sm text-muted">Loading account…</p></>;
+  if (!a)
+    return (
+      <>
+        <PageHeader title="Profile" />
+        <p class="text-sm text-muted">Loading account…</p>
+      </>
+    );
   return (
     <>
       <PageHeader title="Profile" description="Your name, your email address and your data." />
@@ -107,20 +126,42 @@ export function SettingsPage() {
             <Submit>Save name</Submit>
           </Form>
         </Card>
-        <Card title="Email" id="change-email-card" titleId="change-email-title" description={<>Your email is <strong data-field="email">{a.email}</strong>.</>}>
+        <Card
+          title="Email"
+          id="change-email-card"
+          titleId="change-email-title"
+          description={
+            <>
+              Your email is <strong data-field="email">{a.email}</strong>.
+            </>
+          }
+        >
           {state.emailChangeSentTo && (
-            <Alert id="change-email-sent" tone="success">Check your new inbox: we sent a confirmation link to <strong>{state.emailChangeSentTo}</strong>. Your email changes when you open it.</Alert>
+            <Alert id="change-email-sent" tone="success">
+              Check your new inbox: we sent a confirmation link to <strong>{state.emailChangeSentTo}</strong>. Your email changes when you open it.
+            </Alert>
           )}
           <Form id="change-email" onSubmit={(f) => dispatch(['settings/change-email', f])}>
             <Field form="change-email" name="new-email" label="New email" type="email" required autoComplete="email" />
-            <Field form="change-email" name="password" label="Your password (to confirm)" type="password" autoComplete="current-password" hint="Leave it empty if your account has none: you may be asked to sign in again." />
+            <Field
+              form="change-email"
+              name="password"
+              label="Your password (to confirm)"
+              type="password"
+              autoComplete="current-password"
+              hint="Leave it empty if your account has none: you may be asked to sign in again."
+            />
             <Submit>Change email</Submit>
           </Form>
         </Card>
         <Card title="Your data" id="data-card" titleId="data-title">
           <Actions>
-            <Button id="export" variant="secondary" disabled={state.busy} onClick={() => dispatch(['account/export'])}>Download my data (JSON)</Button>
-            <ButtonLink to="delete-account" id="delete-account-link" variant="secondary">Delete account…</ButtonLink>
+            <Button id="export" variant="secondary" disabled={state.busy} onClick={() => dispatch(['account/export'])}>
+              Download my data (JSON)
+            </Button>
+            <ButtonLink to="delete-account" id="delete-account-link" variant="secondary">
+              Delete account…
+            </ButtonLink>
           </Actions>
         </Card>
       </Stack>
@@ -137,8 +178,24 @@ export function SecurityPage() {
       <Stack>
         <Card title="Password" id="change-password-card" titleId="change-password-title" description="Changing it ends your sessions on other devices.">
           <Form id="change-password" onSubmit={(f) => dispatch(['settings/change-password', f])}>
-            <Field form="change-password" name="current-password" label="Current password" type="password" autoComplete="current-password" hint="Leave it empty if your account has none yet." />
-            <Field form="change-password" name="password" label="New password (8+ characters)" type="password" required minLength={8} maxLength={128} autoComplete="new-password" />
+            <Field
+              form="change-password"
+              name="current-password"
+              label="Current password"
+              type="password"
+              autoComplete="current-password"
+              hint="Leave it empty if your account has none yet."
+            />
+            <Field
+              form="change-password"
+              name="password"
+              label="New password (8+ characters)"
+              type="password"
+              required
+              minLength={8}
+              maxLength={128}
+              autoComplete="new-password"
+            />
             <Field form="change-password" name="confirm-password" label="Confirm new password" type="password" required autoComplete="new-password" />
             <Submit>Change password</Submit>
           </Form>
@@ -158,27 +215,53 @@ export function SessionsPage() {
   const others = (sessions ?? []).filter((s) => !s.current);
   return (
     <>
-      <PageHeader title="Sessions" description="Each log-in is a session. End the ones you don't recognise."
-        actions={sessions && (
-          <ConfirmButton id="end-other-sessions" variant="secondary" disabled={others.length === 0 || others.every((s) => ending.has(s.id))}
-            title="End all other sessions?" message="Every other device signed in to your account is signed out." confirmLabel="End them"
-            onConfirm={() => dispatch(['sessions/end-others'])}>End all other sessions</ConfirmButton>
-        )} />
+      <PageHeader
+        title="Sessions"
+        description="Each log-in is a session. End the ones you don't recognise."
+        actions={
+          sessions && (
+            <ConfirmButton
+              id="end-other-sessions"
+              variant="secondary"
+              disabled={others.length === 0 || others.every((s) => ending.has(s.id))}
+              title="End all other sessions?"
+              message="Every other device signed in to your account is signed out."
+              confirmLabel="End them"
+              onConfirm={() => dispatch(['sessions/end-others'])}
+            >
+              End all other sessions
+            </ConfirmButton>
+          )
+        }
+      />
       <Card>
-        <Table id="sessions" caption="Your sessions" headers={['Device', 'Address', 'Started', 'Last used', '']} rows={sessions}
-          loadingText="Loading sessions…" empty="No sessions." render={(s) => (
+        <Table
+          id="sessions"
+          caption="Your sessions"
+          headers={['Device', 'Address', 'Started', 'Last used', '']}
+          rows={sessions}
+          loadingText="Loading sessions…"
+          empty="No sessions."
+          render={(s) => (
             <tr key={s.id} data-session={s.id} data-current={s.current ? 'true' : undefined}>
-              <td data-field="user-agent" class="max-w-56 break-words">{s['user-agent'] ?? 'Unknown device'}</td>
+              <td data-field="user-agent" class="max-w-56 break-words">
+                {s['user-agent'] ?? 'Unknown device'}
+              </td>
               <td data-field="ip">{s.ip ?? '—'}</td>
               <td data-field="created-at">{when(s['created-at'])}</td>
               <td data-field="last-used-at">{when(s['last-used-at'])}</td>
               <td>
-                {s.current ? <Badge tone="success">This session</Badge> : (
-                  <Button variant="secondary" class="end-session" disabled={ending.has(s.id)} onClick={() => dispatch(['sessions/end', s.id])}>End</Button>
+                {s.current ? (
+                  <Badge tone="success">This session</Badge>
+                ) : (
+                  <Button variant="secondary" class="end-session" disabled={ending.has(s.id)} onClick={() => dispatch(['sessions/end', s.id])}>
+                    End
+                  </Button>
                 )}
               </td>
             </tr>
-          )} />
+          )}
+        />
       </Card>
     </>
   );
@@ -196,8 +279,23 @@ export function DeleteAccountPage() {
           <Link to="settings">download your data</Link> first if you want a copy.
         </p>
         <Form id="delete-account" onSubmit={(f) => dispatch(['account/delete', f])}>
-          <Field form="delete-account" name="confirm-email" label={`Type your email (${email}) to confirm`} type="text" required autoComplete="off" spellcheck={false} />
-          <Field form="delete-account" name="password" label="Password" type="password" autoComplete="current-password" hint="Leave it empty if your account has none: you may be asked to sign in again." />
+          <Field
+            form="delete-account"
+            name="confirm-email"
+            label={`Type your email (${email}) to confirm`}
+            type="text"
+            required
+            autoComplete="off"
+            spellcheck={false}
+          />
+          <Field
+            form="delete-account"
+            name="password"
+            label="Password"
+            type="password"
+            autoComplete="current-password"
+            hint="Leave it empty if your account has none: you may be asked to sign in again."
+          />
           <Submit danger>Delete my account</Submit>
         </Form>
       </Card>

@@ -55,12 +55,15 @@ export function secondFactorOf(form: Record<string, string>, backup: boolean): R
 }
 
 export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo): void {
-  const ceremony = (run: (options: unknown) => Promise<unknown>) => ({ options, onSuccess, onFailure }: Ceremony) => {
-    run(options).then(
-      (credential) => core.dispatch([...onSuccess, credential] as EventVector),
-      (err: unknown) => core.dispatch([...onFailure, { message: err instanceof Error ? err.message : String(err), name: (err as Error)?.name }] as EventVector),
-    );
-  };
+  const ceremony =
+    (run: (options: unknown) => Promise<unknown>) =>
+    ({ options, onSuccess, onFailure }: Ceremony) => {
+      run(options).then(
+        (credential) => core.dispatch([...onSuccess, credential] as EventVector),
+        (err: unknown) =>
+          core.dispatch([...onFailure, { message: err instanceof Error ? err.message : String(err), name: (err as Error)?.name }] as EventVector),
+      );
+    };
   core.regFx('webauthn/register', ceremony(webauthn.register));
   core.regFx('webauthn/authenticate', ceremony(webauthn.authenticate));
 
@@ -80,9 +83,11 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
       return {
         db: { ...state, busy: true },
         'http/api': {
-          url: 'account/log-in/mfa', method: 'post',
+          url: 'account/log-in/mfa',
+          method: 'post',
           body: { 'mfa-token': state.mfa.token, ...secondFactorOf(form as Record<string, string>, state.mfa.backup) },
-          onSuccess: ['log-in/answered'], onFailure: ['mfa/failed'],
+          onSuccess: ['log-in/answered'],
+          onFailure: ['mfa/failed'],
         },
       };
     })
@@ -92,14 +97,20 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
       const restart = f.errors?.some((e) => e.path === '/mfa-token');
       return {
         db: { ...state, busy: false, mfa: restart ? undefined : state.mfa },
-        dispatch: ['toast/error', { message: restart ? 'That took too long or too many tries; log in again' : f.message ?? 'The code is wrong' }],
+        dispatch: ['toast/error', { message: restart ? 'That took too long or too many tries; log in again' : (f.message ?? 'The code is wrong') }],
       };
     })
 
     // signing in with a passkey
     .regEvent('passkey/sign-in', ({ state }) => ({
       db: { ...state, busy: true },
-      'http/api': { url: 'auth/passkey/options', method: 'post', body: {}, onSuccess: ['passkey/sign-in-options'], onFailureN: [['request/failed'], ['app/idle']] },
+      'http/api': {
+        url: 'auth/passkey/options',
+        method: 'post',
+        body: {},
+        onSuccess: ['passkey/sign-in-options'],
+        onFailureN: [['request/failed'], ['app/idle']],
+      },
     }))
     .regEvent('passkey/sign-in-options', (_ctx, [, answer]) => {
       const a = answer as { 'challenge-id': string; options: unknown };
@@ -108,19 +119,31 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
     .regEvent('passkey/sign-in-verify', ({ state }, [, challengeId, credential]) => ({
       db: { ...state, busy: true },
       'http/api': {
-        url: 'auth/passkey/verify', method: 'post', body: { 'challenge-id': challengeId, response: credential },
-        onSuccess: ['log-in/answered'], onFailureN: [['request/failed'], ['app/idle']],
+        url: 'auth/passkey/verify',
+        method: 'post',
+        body: { 'challenge-id': challengeId, response: credential },
+        onSuccess: ['log-in/answered'],
+        onFailureN: [['request/failed'], ['app/idle']],
       },
     }))
     .regEvent('passkey/cancelled', ({ state }, [, error]) => ({
       db: { ...state, busy: false },
-      dispatch: ['toast/error', { message: `No passkey was used${(error as { message?: string })?.message ? `: ${(error as { message: string }).message}` : ''}` }],
+      dispatch: [
+        'toast/error',
+        { message: `No passkey was used${(error as { message?: string })?.message ? `: ${(error as { message: string }).message}` : ''}` },
+      ],
     }))
 
     // two-factor on the account page
     .regEvent('two-factor/setup', ({ state }) => ({
       db: { ...state, busy: true, backupCodes: undefined },
-      'http/auth-api': { url: 'account/2fa/setup', method: 'post', body: {}, onSuccess: ['two-factor/pending'], onFailureN: [['request/failed'], ['app/idle']] },
+      'http/auth-api': {
+        url: 'account/2fa/setup',
+        method: 'post',
+        body: {},
+        onSuccess: ['two-factor/pending'],
+        onFailureN: [['request/failed'], ['app/idle']],
+      },
     }))
     .regEvent('two-factor/pending', ({ state }, [, setup]) => {
       const s = setup as { secret: string; 'otpauth-url': string };
@@ -129,15 +152,19 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
     .regEvent('two-factor/enable', ({ state }, [, form]) => ({
       db: { ...state, busy: true },
       'http/auth-api': {
-        url: 'account/2fa/enable', method: 'post',
+        url: 'account/2fa/enable',
+        method: 'post',
         // the password is asked by the re-authentication dialog when the server wants it
         body: secondFactorOf(form as Record<string, string>, false),
-        onSuccess: ['two-factor/enabled'], onFailureN: [['request/failed'], ['app/idle']],
+        onSuccess: ['two-factor/enabled'],
+        onFailureN: [['request/failed'], ['app/idle']],
       },
     }))
     .regEvent('two-factor/enabled', ({ state }, [, answer]) => ({
       db: {
-        ...state, busy: false, twoFactorSetup: undefined,
+        ...state,
+        busy: false,
+        twoFactorSetup: undefined,
         backupCodes: (answer as { 'backup-codes': string[] })['backup-codes'],
         account: state.account && { ...state.account, 'two-factor-enabled': true },
       },
@@ -145,8 +172,11 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
     .regEvent('backup-codes/regenerate', ({ state }, [, form]) => ({
       db: { ...state, busy: true },
       'http/auth-api': {
-        url: 'account/2fa/backup-codes', method: 'post', body: secondFactorOf(form as Record<string, string>, false),
-        onSuccess: ['backup-codes/regenerated'], onFailureN: [['request/failed'], ['app/idle']],
+        url: 'account/2fa/backup-codes',
+        method: 'post',
+        body: secondFactorOf(form as Record<string, string>, false),
+        onSuccess: ['backup-codes/regenerated'],
+        onFailureN: [['request/failed'], ['app/idle']],
       },
     }))
     .regEvent('backup-codes/regenerated', ({ state }, [, answer]) => ({
@@ -160,8 +190,11 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: 'account/2fa/disable', method: 'post', body: secondFactorOf(f, backup),
-          onSuccess: ['two-factor/disabled'], onFailureN: [['request/failed'], ['app/idle']],
+          url: 'account/2fa/disable',
+          method: 'post',
+          body: secondFactorOf(f, backup),
+          onSuccess: ['two-factor/disabled'],
+          onFailureN: [['request/failed'], ['app/idle']],
         },
       };
     })
@@ -178,8 +211,11 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
     .regEvent('passkeys/add', ({ state }, [, form]) => ({
       db: { ...state, busy: true },
       'http/auth-api': {
-        url: 'account/passkeys/register/options', method: 'post', body: {},
-        onSuccess: ['passkeys/create', (form as { name?: string }).name ?? ''], onFailureN: [['request/failed'], ['app/idle']],
+        url: 'account/passkeys/register/options',
+        method: 'post',
+        body: {},
+        onSuccess: ['passkeys/create', (form as { name?: string }).name ?? ''],
+        onFailureN: [['request/failed'], ['app/idle']],
       },
     }))
     .regEvent('passkeys/create', (_ctx, [, name, options]) => ({
@@ -187,8 +223,11 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
     }))
     .regEvent('passkeys/verify', (_ctx, [, name, credential]) => ({
       'http/auth-api': {
-        url: 'account/passkeys/register/verify', method: 'post', body: { response: credential, ...(name ? { name } : {}) },
-        onSuccess: ['passkeys/added'], onFailureN: [['request/failed'], ['app/idle']],
+        url: 'account/passkeys/register/verify',
+        method: 'post',
+        body: { response: credential, ...(name ? { name } : {}) },
+        onSuccess: ['passkeys/added'],
+        onFailureN: [['request/failed'], ['app/idle']],
       },
     }))
     .regEvent('passkeys/added', ({ state }, [, passkey]) => ({
@@ -198,8 +237,11 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
     .regEvent('passkeys/rename', ({ state }, [, id, name]) => ({
       db: { ...state, busy: true },
       'http/auth-api': {
-        url: `account/passkeys/${encodeURIComponent(id as string)}`, method: 'patch', body: { name },
-        onSuccess: ['passkeys/renamed'], onFailureN: [['request/failed'], ['app/idle']],
+        url: `account/passkeys/${encodeURIComponent(id as string)}`,
+        method: 'patch',
+        body: { name },
+        onSuccess: ['passkeys/renamed'],
+        onFailureN: [['request/failed'], ['app/idle']],
       },
     }))
     .regEvent('passkeys/renamed', ({ state }, [, passkey]) => {
@@ -209,8 +251,11 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
     .regEvent('passkeys/remove', ({ state }, [, id]) => ({
       db: { ...state, busy: true },
       'http/auth-api': {
-        url: `account/passkeys/${encodeURIComponent(id as string)}`, method: 'delete', body: {},
-        onSuccess: ['passkeys/removed', id], onFailureN: [['request/failed'], ['app/idle']],
+        url: `account/passkeys/${encodeURIComponent(id as string)}`,
+        method: 'delete',
+        body: {},
+        onSuccess: ['passkeys/removed', id],
+        onFailureN: [['request/failed'], ['app/idle']],
       },
     }))
     .regEvent('passkeys/removed', ({ state }, [, id]) => ({

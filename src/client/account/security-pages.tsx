@@ -37,7 +37,9 @@ export function MfaStep() {
           <Button id="mfa-toggle" variant="link" onClick={() => dispatch(['mfa/use-backup-code', !backup])}>
             {backup ? 'Use a code from the app instead' : 'Use a backup code instead'}
           </Button>
-          <Button id="mfa-cancel" variant="link" onClick={() => dispatch(['mfa/cancel'])}>Back to log in</Button>
+          <Button id="mfa-cancel" variant="link" onClick={() => dispatch(['mfa/cancel'])}>
+            Back to log in
+          </Button>
         </Actions>
       </Card>
     </Narrow>
@@ -89,8 +91,12 @@ export function PasskeySignIn() {
 /** The otpauth:// URI as a QR code (lean-qr, about 4 KB), with the secret as text beside it. */
 function QrCode({ url }: { url: string }) {
   const [src, setSrc] = useState<string>();
-  useEffect(() => { setSrc(generate(url).toDataURL({ scale: 5 })); }, [url]);
-  return src ? <img id="two-factor-qr" src={src} alt="QR code to scan with an authenticator app" width={200} height={200} class="pixelated rounded-lg bg-white p-2" /> : null;
+  useEffect(() => {
+    setSrc(generate(url).toDataURL({ scale: 5 }));
+  }, [url]);
+  return src ? (
+    <img id="two-factor-qr" src={src} alt="QR code to scan with an authenticator app" width={200} height={200} class="pixelated rounded-lg bg-white p-2" />
+  ) : null;
 }
 
 export function TwoFactorSection() {
@@ -98,14 +104,32 @@ export function TwoFactorSection() {
   const enabled = state.account?.['two-factor-enabled'] === true;
   const setup = state.twoFactorSetup;
   return (
-    <Card id="two-factor" titleId="two-factor-title" data-enabled={enabled ? 'true' : 'false'}
-      title={<>Two-factor authentication <Badge tone={enabled ? 'success' : 'warning'}>{enabled ? 'on' : 'off'}</Badge></>}>
+    <Card
+      id="two-factor"
+      titleId="two-factor-title"
+      data-enabled={enabled ? 'true' : 'false'}
+      title={
+        <>
+          Two-factor authentication <Badge tone={enabled ? 'success' : 'warning'}>{enabled ? 'on' : 'off'}</Badge>
+        </>
+      }
+    >
       {state.backupCodes && (
         <div id="backup-codes">
           <Alert tone="warning">
-            <p><strong>Save these backup codes</strong> somewhere safe. Each signs you in once if you lose your authenticator app; they are not shown again.</p>
-            <ul class="my-3 grid grid-cols-2 gap-1 font-mono">{state.backupCodes.map((c) => <li key={c}><code>{c}</code></li>)}</ul>
-            <Button id="backup-codes-done" onClick={() => dispatch(['backup-codes/dismiss'])}>I saved them</Button>
+            <p>
+              <strong>Save these backup codes</strong> somewhere safe. Each signs you in once if you lose your authenticator app; they are not shown again.
+            </p>
+            <ul class="my-3 grid grid-cols-2 gap-1 font-mono">
+              {state.backupCodes.map((c) => (
+                <li key={c}>
+                  <code>{c}</code>
+                </li>
+              ))}
+            </ul>
+            <Button id="backup-codes-done" onClick={() => dispatch(['backup-codes/dismiss'])}>
+              I saved them
+            </Button>
           </Alert>
         </div>
       )}
@@ -118,7 +142,14 @@ export function TwoFactorSection() {
           </Form>
           <Form id="backup-codes-regenerate" onSubmit={(f) => dispatch(['backup-codes/regenerate', f])}>
             <p class="text-sm text-muted">Lost your backup codes, or used most of them? New ones replace them all.</p>
-            <Field form="backup-codes-regenerate" name="code" label="Code from the app (for new backup codes)" required autoComplete="one-time-code" maxLength={16} />
+            <Field
+              form="backup-codes-regenerate"
+              name="code"
+              label="Code from the app (for new backup codes)"
+              required
+              autoComplete="one-time-code"
+              maxLength={16}
+            />
             <Submit id="backup-codes-regenerate-submit">Regenerate backup codes</Submit>
           </Form>
         </>
@@ -126,8 +157,18 @@ export function TwoFactorSection() {
         <>
           <p>Scan the QR code with an authenticator app, or type the key into it. Then enter the code it shows.</p>
           <QrCode url={setup.url} />
-          <p>Key: <code id="two-factor-secret" class="break-all">{setup.secret}</code></p>
-          <p class="text-muted">Link: <code id="two-factor-url" class="break-all">{setup.url}</code></p>
+          <p>
+            Key:{' '}
+            <code id="two-factor-secret" class="break-all">
+              {setup.secret}
+            </code>
+          </p>
+          <p class="text-muted">
+            Link:{' '}
+            <code id="two-factor-url" class="break-all">
+              {setup.url}
+            </code>
+          </p>
           <Form id="two-factor-enable" onSubmit={(f) => dispatch(['two-factor/enable', f])}>
             <Field form="two-factor-enable" name="code" label="Code from the app" required autoComplete="one-time-code" maxLength={16} />
             <Submit>Turn on two-factor</Submit>
@@ -136,7 +177,11 @@ export function TwoFactorSection() {
       ) : (
         <>
           <p>Off. With it on, log-in also asks for a code from an authenticator app.</p>
-          <Actions><Button id="two-factor-setup" disabled={state.busy} onClick={() => dispatch(['two-factor/setup'])}>Set up two-factor</Button></Actions>
+          <Actions>
+            <Button id="two-factor-setup" disabled={state.busy} onClick={() => dispatch(['two-factor/setup'])}>
+              Set up two-factor
+            </Button>
+          </Actions>
         </>
       )}
     </Card>
@@ -147,12 +192,18 @@ export function TwoFactorSection() {
 function RenamePasskeyDialog({ passkey, onClose }: { passkey: Passkey; onClose: () => void }) {
   const { dispatch } = useApp();
   return (
-    <FormDialog id="rename-passkey-dialog" title="Rename passkey" submitLabel="Save name" message="A name that tells your devices and keys apart."
-      onCancel={onClose} onSubmit={(fields) => {
+    <FormDialog
+      id="rename-passkey-dialog"
+      title="Rename passkey"
+      submitLabel="Save name"
+      message="A name that tells your devices and keys apart."
+      onCancel={onClose}
+      onSubmit={(fields) => {
         onClose();
         const name = (fields.name ?? '').trim();
         if (name && name !== passkey.name) dispatch(['passkeys/rename', passkey.id, name]);
-      }}>
+      }}
+    >
       <Field form="rename-passkey" id="passkey-name" name="name" label="Name" required maxLength={100} autoComplete="off" defaultValue={passkey.name} />
     </FormDialog>
   );
@@ -168,10 +219,21 @@ function PasskeyRow({ passkey }: { passkey: Passkey }) {
       <td data-field="last-used-at">{when(passkey['last-used-at'])}</td>
       <td>
         <Actions>
-          <Button variant="secondary" class="rename-passkey" disabled={state.busy} aria-haspopup="dialog" onClick={() => setRenaming(true)}>Rename</Button>
+          <Button variant="secondary" class="rename-passkey" disabled={state.busy} aria-haspopup="dialog" onClick={() => setRenaming(true)}>
+            Rename
+          </Button>
           {renaming && <RenamePasskeyDialog passkey={passkey} onClose={() => setRenaming(false)} />}
-          <ConfirmButton variant="secondary" class="remove-passkey" disabled={state.busy} title={`Remove the passkey ${passkey.name}?`}
-            message="It will no longer sign you in." confirmLabel="Remove" onConfirm={() => dispatch(['passkeys/remove', passkey.id])}>Remove</ConfirmButton>
+          <ConfirmButton
+            variant="secondary"
+            class="remove-passkey"
+            disabled={state.busy}
+            title={`Remove the passkey ${passkey.name}?`}
+            message="It will no longer sign you in."
+            confirmLabel="Remove"
+            onConfirm={() => dispatch(['passkeys/remove', passkey.id])}
+          >
+            Remove
+          </ConfirmButton>
         </Actions>
       </td>
     </tr>
@@ -180,11 +242,26 @@ function PasskeyRow({ passkey }: { passkey: Passkey }) {
 
 export function PasskeysSection() {
   const { state, dispatch } = useApp();
-  useEffect(() => { if (!state.passkeys) dispatch(['passkeys/load']); }, []);
+  useEffect(() => {
+    if (!state.passkeys) dispatch(['passkeys/load']);
+  }, []);
   return (
-    <Card id="passkeys-card" titleId="passkeys-title" title="Passkeys" description="Sign in with your device's screen lock or a security key instead of a password and code.">
-      <Table id="passkeys" caption="Your passkeys" headers={['Name', 'Added', 'Last used', '']} rows={state.passkeys}
-        loadingText="Loading passkeys…" empty="No passkeys yet." emptyId="no-passkeys" render={(p) => <PasskeyRow key={p.id} passkey={p} />} />
+    <Card
+      id="passkeys-card"
+      titleId="passkeys-title"
+      title="Passkeys"
+      description="Sign in with your device's screen lock or a security key instead of a password and code."
+    >
+      <Table
+        id="passkeys"
+        caption="Your passkeys"
+        headers={['Name', 'Added', 'Last used', '']}
+        rows={state.passkeys}
+        loadingText="Loading passkeys…"
+        empty="No passkeys yet."
+        emptyId="no-passkeys"
+        render={(p) => <PasskeyRow key={p.id} passkey={p} />}
+      />
       <Form id="passkey-add" onSubmit={(f) => dispatch(['passkeys/add', f])}>
         <Field form="passkey-add" name="name" label="Name for a new passkey" maxLength={100} autoComplete="off" />
         <Submit>Add a passkey</Submit>

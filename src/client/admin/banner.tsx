@@ -13,10 +13,12 @@ export function ImpersonationBanner() {
     <section id="impersonation-banner" aria-label="Impersonation" class="bg-warning-soft border-b border-line px-4 py-2 text-sm text-fg">
       <div class="mx-auto flex max-w-7xl flex-wrap items-center gap-x-4 gap-y-1">
         <p class="min-w-0 flex-1">
-          Viewing as <strong class="break-all">{state.account?.email}</strong> (you are <span class="break-all">{by.email}</span>). Password, email,
-          two-factor, passkeys, providers, deletion and API keys are out of reach; every change is recorded with your name.
+          Viewing as <strong class="break-all">{state.account?.email}</strong> (you are <span class="break-all">{by.email}</span>). Password, email, two-factor,
+          passkeys, providers, deletion and API keys are out of reach; every change is recorded with your name.
         </p>
-        <Button id="impersonation-stop" variant="secondary" disabled={state.busy} onClick={() => dispatch(['impersonation/stop'])}>Stop impersonating</Button>
+        <Button id="impersonation-stop" variant="secondary" disabled={state.busy} onClick={() => dispatch(['impersonation/stop'])}>
+          Stop impersonating
+        </Button>
       </div>
     </section>
   );

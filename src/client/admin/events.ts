@@ -102,7 +102,8 @@ function registerLists(core: EventCore<AppState>): void {
   const request = (list: AdminList, q: string, cursor?: string) => ({
     url: LISTS[list].url,
     queryParams: { limit: LISTS[list].limit, ...(q ? { q } : {}), ...(cursor ? { cursor } : {}) },
-    onSuccess: ['admin/list-loaded', list, q], onFailure: ['admin/list-failed', list, q],
+    onSuccess: ['admin/list-loaded', list, q],
+    onFailure: ['admin/list-failed', list, q],
   });
   core
     // a fresh first page for the prefix (empty: the newest first)
@@ -124,14 +125,26 @@ function registerLists(core: EventCore<AppState>): void {
       const b = body as Record<string, unknown> & { 'next-cursor': string | null };
       const items = b[LISTS[list as AdminList].items] as Array<{ id: string }>;
       const seen = new Set(page.items.map((i) => i.id));
-      return { db: withList(state, list as AdminList, { ...page, status: 'ready', items: [...page.items, ...items.filter((i) => !seen.has(i.id))], nextCursor: b['next-cursor'], loadingMore: false }) };
+      return {
+        db: withList(state, list as AdminList, {
+          ...page,
+          status: 'ready',
+          items: [...page.items, ...items.filter((i) => !seen.has(i.id))],
+          nextCursor: b['next-cursor'],
+          loadingMore: false,
+        }),
+      };
     })
     .regEvent('admin/list-failed', ({ state }, [, list, q, failure]) => {
       const page = listOf(state, list as AdminList);
       if (!page || page.q !== q) return;
       const missing = (failure as { type?: string }).type === 'not-found';
       return {
-        db: withList(state, list as AdminList, { ...page, status: missing ? 'missing' : page.status === 'loading' ? 'failed' : page.status, loadingMore: false }),
+        db: withList(state, list as AdminList, {
+          ...page,
+          status: missing ? 'missing' : page.status === 'loading' ? 'failed' : page.status,
+          loadingMore: false,
+        }),
         dispatch: missing ? undefined : ['request/failed', failure],
       };
     });
@@ -166,7 +179,10 @@ export function registerAdmin(core: EventCore<AppState>): void {
     .regEvent('admin/account-failed', ({ state }, [, id, failure]) => {
       if (state.adminAccount?.id !== id) return;
       const missing = (failure as { type?: string }).type === 'not-found';
-      return { db: { ...state, adminAccount: { id: id as string, status: missing ? 'missing' : 'failed' } }, dispatch: missing ? undefined : ['request/failed', failure] };
+      return {
+        db: { ...state, adminAccount: { id: id as string, status: missing ? 'missing' : 'failed' } },
+        dispatch: missing ? undefined : ['request/failed', failure],
+      };
     })
     // lock, unlock: answered with the account as it is now
     .regEvent('admin/account-action', ({ state }, [, action, form]) => {
@@ -176,8 +192,11 @@ export function registerAdmin(core: EventCore<AppState>): void {
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: `admin/accounts/${id}/${action}`, method: 'post', body: reason ? { reason } : {},
-          onSuccess: ['admin/account-changed', id, action], onFailure: ['form/failed', `admin-${action}`],
+          url: `admin/accounts/${id}/${action}`,
+          method: 'post',
+          body: reason ? { reason } : {},
+          onSuccess: ['admin/account-changed', id, action],
+          onFailure: ['form/failed', `admin-${action}`],
         },
       };
     })
@@ -193,8 +212,11 @@ export function registerAdmin(core: EventCore<AppState>): void {
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: `admin/accounts/${id}/impersonate`, method: 'post', body: { reason: ((form as { reason?: string }).reason ?? '').trim() },
-          onSuccess: ['admin/impersonating'], onFailure: ['form/failed', 'admin-impersonate'],
+          url: `admin/accounts/${id}/impersonate`,
+          method: 'post',
+          body: { reason: ((form as { reason?: string }).reason ?? '').trim() },
+          onSuccess: ['admin/impersonating'],
+          onFailure: ['form/failed', 'admin-impersonate'],
         },
       };
     })
@@ -205,7 +227,13 @@ export function registerAdmin(core: EventCore<AppState>): void {
     // ends the impersonated session; a refresh then restores the admin's own (its cookie never changed)
     .regEvent('impersonation/stop', ({ state }) => ({
       db: { ...state, busy: true },
-      'http/auth-api': { url: 'admin/impersonation/stop', method: 'post', body: {}, onSuccess: ['impersonation/stopped'], onFailureN: [['request/failed'], ['app/idle']] },
+      'http/auth-api': {
+        url: 'admin/impersonation/stop',
+        method: 'post',
+        body: {},
+        onSuccess: ['impersonation/stopped'],
+        onFailureN: [['request/failed'], ['app/idle']],
+      },
     }))
     // the state stays until the admin's own session is back: a page without a token would be sent to log in meanwhile
     .regEvent('impersonation/stopped', () => ({

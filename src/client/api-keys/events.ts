@@ -56,7 +56,10 @@ const pageOf = (state: AppState, orgId: unknown): Page | undefined => (state.api
 
 export function registerApiKeys(core: EventCore<AppState>, io: ApiKeysIo): void {
   core.regFx('clipboard/copy', ({ text, onSuccess, onFailure }: { text: string; onSuccess: [string, ...unknown[]]; onFailure: [string, ...unknown[]] }) => {
-    io.copy(text).then(() => core.dispatch(onSuccess), () => core.dispatch(onFailure));
+    io.copy(text).then(
+      () => core.dispatch(onSuccess),
+      () => core.dispatch(onFailure),
+    );
   });
 
   core
@@ -100,8 +103,11 @@ export function registerApiKeys(core: EventCore<AppState>, io: ApiKeysIo): void 
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: `orgs/${page.orgId}/api-keys`, method: 'post', body: { name: (f.name ?? '').trim(), role: f.role ?? 'member' },
-          onSuccess: ['api-keys/created', page.orgId], onFailureN: [['request/failed'], ['app/idle']],
+          url: `orgs/${page.orgId}/api-keys`,
+          method: 'post',
+          body: { name: (f.name ?? '').trim(), role: f.role ?? 'member' },
+          onSuccess: ['api-keys/created', page.orgId],
+          onFailureN: [['request/failed'], ['app/idle']],
         },
       };
     })
@@ -134,8 +140,12 @@ export function registerApiKeys(core: EventCore<AppState>, io: ApiKeysIo): void 
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: `orgs/${page.orgId}/api-keys/${keyId}`, method: 'delete',
-          onSuccessN: [['toast/info', { message: `${name} was revoked` }], ['api-keys/load', page.orgId]],
+          url: `orgs/${page.orgId}/api-keys/${keyId}`,
+          method: 'delete',
+          onSuccessN: [
+            ['toast/info', { message: `${name} was revoked` }],
+            ['api-keys/load', page.orgId],
+          ],
           onFailureN: [['request/failed'], ['app/idle']],
         },
       };

@@ -8,6 +8,16 @@ import { ApiKeysPage } from './pages.js';
 export const apiKeys: Feature = {
   id: 'api-keys',
   routes: [{ name: 'org-api-keys', path: '/orgs/:id/api-keys', page: ApiKeysPage, access: 'signed-in', title: 'API keys' }],
-  nav: [{ section: 'org', route: 'org-api-keys', label: 'API keys', id: 'nav-org-api-keys', icon: KeyRound, order: 2, path: (s) => (s.currentOrg && adminOfCurrent(s) ? apiKeysPath(s.currentOrg) : undefined) }],
+  nav: [
+    {
+      section: 'org',
+      route: 'org-api-keys',
+      label: 'API keys',
+      id: 'nav-org-api-keys',
+      icon: KeyRound,
+      order: 2,
+      path: (s) => (s.currentOrg && adminOfCurrent(s) ? apiKeysPath(s.currentOrg) : undefined),
+    },
+  ],
   register: (core, io) => registerApiKeys(core, io),
 };

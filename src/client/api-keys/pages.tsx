@@ -21,13 +21,25 @@ const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'ne
 function CreatedKey({ created }: { created: CreatedApiKey }) {
   const { dispatch } = useApp();
   return (
-    <Card id="created-api-key" titleId="created-api-key-title" tone="highlight" role="alert" title={`Copy the key ${created.name} now`}
-      description="It will not be shown again: only a hash of it is kept. Store it where your program reads its secrets; if it is lost, revoke it and make another.">
+    <Card
+      id="created-api-key"
+      titleId="created-api-key-title"
+      tone="highlight"
+      role="alert"
+      title={`Copy the key ${created.name} now`}
+      description="It will not be shown again: only a hash of it is kept. Store it where your program reads its secrets; if it is lost, revoke it and make another."
+    >
       <div class="flex flex-wrap gap-2 sm:flex-nowrap">
         <CopyField id="new-api-key" label="The new API key" value={created.key} />
-        <Button id="copy-api-key" onClick={() => dispatch(['api-keys/copy'])}>Copy</Button>
+        <Button id="copy-api-key" onClick={() => dispatch(['api-keys/copy'])}>
+          Copy
+        </Button>
       </div>
-      <Actions><Button id="close-api-key" variant="secondary" onClick={() => dispatch(['api-keys/close-created'])}>I have stored it</Button></Actions>
+      <Actions>
+        <Button id="close-api-key" variant="secondary" onClick={() => dispatch(['api-keys/close-created'])}>
+          I have stored it
+        </Button>
+      </Actions>
     </Card>
   );
 }
@@ -36,13 +48,26 @@ function KeyRow({ apiKey }: { apiKey: ApiKey }) {
   const { state, dispatch } = useApp();
   return (
     <tr data-api-key={apiKey.id} data-prefix={apiKey.prefix}>
-      <td>{apiKey.name}<br /><code class="text-muted">sk_{apiKey.prefix}_…</code></td>
+      <td>
+        {apiKey.name}
+        <br />
+        <code class="text-muted">sk_{apiKey.prefix}_…</code>
+      </td>
       <td>{apiKey.role}</td>
       <td>{new Date(apiKey['created-at']).toLocaleDateString()}</td>
       <td data-field="last-used-at">{when(apiKey['last-used-at'])}</td>
       <td>
-        <ConfirmButton variant="secondary" class="revoke-api-key" disabled={state.busy} title={`Revoke the key ${apiKey.name}?`}
-          message="Programs using it are refused from this moment." confirmLabel="Revoke" onConfirm={() => dispatch(['api-keys/revoke', apiKey.id])}>Revoke</ConfirmButton>
+        <ConfirmButton
+          variant="secondary"
+          class="revoke-api-key"
+          disabled={state.busy}
+          title={`Revoke the key ${apiKey.name}?`}
+          message="Programs using it are refused from this moment."
+          confirmLabel="Revoke"
+          onConfirm={() => dispatch(['api-keys/revoke', apiKey.id])}
+        >
+          Revoke
+        </ConfirmButton>
       </td>
     </tr>
   );
@@ -57,28 +82,79 @@ export function ApiKeysPage() {
     if (id) dispatch(['api-keys/open', id]);
   }, [id]);
   if (!id || page?.status === 'missing') {
-    return <><PageHeader title="API keys" /><Alert id="org-missing" tone="error">This organization does not exist, or you are not a member.</Alert></>;
+    return (
+      <>
+        <PageHeader title="API keys" />
+        <Alert id="org-missing" tone="error">
+          This organization does not exist, or you are not a member.
+        </Alert>
+      </>
+    );
   }
-  if (!page?.org) return <><PageHeader title="API keys" /><p class="text-sm text-muted" role="status">Loading…</p></>;
+  if (!page?.org)
+    return (
+      <>
+        <PageHeader title="API keys" />
+        <p class="text-sm text-muted" role="status">
+          Loading…
+        </p>
+      </>
+    );
   const org = page.org;
-  const back = <Link to="org" path={orgPath(org.id)} id="back-to-org">← {org.name}</Link>;
+  const back = (
+    <Link to="org" path={orgPath(org.id)} id="back-to-org">
+      ← {org.name}
+    </Link>
+  );
   if (org.role === 'member') {
-    return <><PageHeader title="API keys" back={back} /><Alert id="api-keys-forbidden" tone="error">Only admins and owners manage the API keys of {org.name}.</Alert></>;
+    return (
+      <>
+        <PageHeader title="API keys" back={back} />
+        <Alert id="api-keys-forbidden" tone="error">
+          Only admins and owners manage the API keys of {org.name}.
+        </Alert>
+      </>
+    );
   }
   return (
     <>
-      <PageHeader title={`API keys of ${org.name}`} id="api-keys-title" back={back}
-        description={<>A key lets a program act in this organization with the key's role: send it as <code>Authorization: Bearer sk_…</code>.</>} />
+      <PageHeader
+        title={`API keys of ${org.name}`}
+        id="api-keys-title"
+        back={back}
+        description={
+          <>
+            A key lets a program act in this organization with the key's role: send it as <code>Authorization: Bearer sk_…</code>.
+          </>
+        }
+      />
       <Stack>
         {page.created && <CreatedKey created={page.created} />}
         <Card title="Keys" id="api-keys-card">
-          <Table id="api-keys" caption={`API keys of ${org.name}`} headers={['Key', 'Role', 'Created', 'Last used', '']} rows={page.keys}
-            loadingText="Loading keys…" empty="No keys yet." emptyId="no-api-keys" render={(k) => <KeyRow key={k.id} apiKey={k} />} />
+          <Table
+            id="api-keys"
+            caption={`API keys of ${org.name}`}
+            headers={['Key', 'Role', 'Created', 'Last used', '']}
+            rows={page.keys}
+            loadingText="Loading keys…"
+            empty="No keys yet."
+            emptyId="no-api-keys"
+            render={(k) => <KeyRow key={k.id} apiKey={k} />}
+          />
         </Card>
         <Card title="Create a key" id="create-api-key-card">
           <Form id="create-api-key" resetKey={page.formResets} onSubmit={(f) => dispatch(['api-keys/create', f])}>
             <Field form="create-api-key" id="api-key-name" name="name" label="Name" required maxLength={100} hint="What it is for, e.g. CI deploys" />
-            <SelectField id="api-key-role" name="role" form="create-api-key" label="Role" options={[{ value: 'member', label: 'member' }, { value: 'admin', label: 'admin' }]} />
+            <SelectField
+              id="api-key-role"
+              name="role"
+              form="create-api-key"
+              label="Role"
+              options={[
+                { value: 'member', label: 'member' },
+                { value: 'admin', label: 'admin' },
+              ]}
+            />
             <Submit>Create key</Submit>
           </Form>
         </Card>

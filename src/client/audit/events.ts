@@ -49,8 +49,10 @@ export function registerAudit(core: EventCore<AppState>): void {
     .regEvent('audit/open', ({ state }, [, orgId]) => ({
       db: { ...state, auditPage: { orgId: orgId as string, status: 'loading', entries: [], nextCursor: null, loadingMore: false } },
       'http/auth-api': {
-        url: `orgs/${orgId}/audit-log`, queryParams: { limit: AUDIT_PAGE_SIZE },
-        onSuccess: ['audit/loaded', orgId], onFailure: ['audit/failed', orgId],
+        url: `orgs/${orgId}/audit-log`,
+        queryParams: { limit: AUDIT_PAGE_SIZE },
+        onSuccess: ['audit/loaded', orgId],
+        onFailure: ['audit/failed', orgId],
       },
     }))
     .regEvent('audit/more', ({ state }) => {
@@ -59,8 +61,10 @@ export function registerAudit(core: EventCore<AppState>): void {
       return {
         db: { ...state, auditPage: { ...page, loadingMore: true } },
         'http/auth-api': {
-          url: `orgs/${page.orgId}/audit-log`, queryParams: { limit: AUDIT_PAGE_SIZE, cursor: page.nextCursor },
-          onSuccess: ['audit/loaded', page.orgId], onFailure: ['audit/failed', page.orgId],
+          url: `orgs/${page.orgId}/audit-log`,
+          queryParams: { limit: AUDIT_PAGE_SIZE, cursor: page.nextCursor },
+          onSuccess: ['audit/loaded', page.orgId],
+          onFailure: ['audit/failed', page.orgId],
         },
       };
     })
@@ -73,7 +77,13 @@ export function registerAudit(core: EventCore<AppState>): void {
       return {
         db: {
           ...state,
-          auditPage: { ...page, status: 'ready', entries: [...page.entries, ...b.entries.filter((e) => !seen.has(e.id))], nextCursor: b['next-cursor'], loadingMore: false },
+          auditPage: {
+            ...page,
+            status: 'ready',
+            entries: [...page.entries, ...b.entries.filter((e) => !seen.has(e.id))],
+            nextCursor: b['next-cursor'],
+            loadingMore: false,
+          },
         },
       };
     })

@@ -8,6 +8,16 @@ import { AuditLogPage } from './pages.js';
 export const audit: Feature = {
   id: 'audit',
   routes: [{ name: 'org-audit', path: '/orgs/:id/audit-log', page: AuditLogPage, access: 'signed-in', title: 'Audit log' }],
-  nav: [{ section: 'org', route: 'org-audit', label: 'Audit log', id: 'nav-org-audit', icon: ScrollText, order: 3, path: (s) => (s.currentOrg && adminOfCurrent(s) ? auditPath(s.currentOrg) : undefined) }],
+  nav: [
+    {
+      section: 'org',
+      route: 'org-audit',
+      label: 'Audit log',
+      id: 'nav-org-audit',
+      icon: ScrollText,
+      order: 3,
+      path: (s) => (s.currentOrg && adminOfCurrent(s) ? auditPath(s.currentOrg) : undefined),
+    },
+  ],
   register: (core) => registerAudit(core),
 };

@@ -31,7 +31,10 @@ function targetOf(e: AuditEntry): string {
   return `${e.target.type} ${short(e.target.id)}`;
 }
 
-const detailsOf = (e: AuditEntry) => Object.entries(e.details).map(([k, v]) => `${k}: ${v === null ? '—' : String(v)}`).join(' · ');
+const detailsOf = (e: AuditEntry) =>
+  Object.entries(e.details)
+    .map(([k, v]) => `${k}: ${v === null ? '—' : String(v)}`)
+    .join(' · ');
 
 export function AuditLogPage() {
   const { state, dispatch } = useApp();
@@ -42,35 +45,84 @@ export function AuditLogPage() {
     if (id) dispatch(['audit/open', id]);
   }, [id]);
   const org = state.orgs?.find((o) => o.id === id);
-  const back = id && <Link to="org" path={orgPath(id)} id="audit-back">{org?.name ? `← ${org.name}` : '← Back to the organization'}</Link>;
-  const header = <PageHeader title={<>Audit log{org ? <> · {org.name}</> : null}</>} id="audit-title" back={back}
-    description="Security-relevant changes, newest first." />;
+  const back = id && (
+    <Link to="org" path={orgPath(id)} id="audit-back">
+      {org?.name ? `← ${org.name}` : '← Back to the organization'}
+    </Link>
+  );
+  const header = (
+    <PageHeader title={<>Audit log{org ? <> · {org.name}</> : null}</>} id="audit-title" back={back} description="Security-relevant changes, newest first." />
+  );
   if (!id || page?.status === 'missing') {
-    return <>{header}<Alert id="audit-missing" tone="error">This organization does not exist, or you are not a member. <Link to="orgs">Your organizations</Link></Alert></>;
+    return (
+      <>
+        {header}
+        <Alert id="audit-missing" tone="error">
+          This organization does not exist, or you are not a member. <Link to="orgs">Your organizations</Link>
+        </Alert>
+      </>
+    );
   }
   if (page?.status === 'forbidden') {
-    return <>{header}<Alert id="audit-forbidden" tone="error">Only the organization's admins and owners can see its audit log.</Alert></>;
+    return (
+      <>
+        {header}
+        <Alert id="audit-forbidden" tone="error">
+          Only the organization's admins and owners can see its audit log.
+        </Alert>
+      </>
+    );
   }
-  if (page?.status === 'failed') return <>{header}<Alert tone="error">The audit log could not be loaded.</Alert></>;
+  if (page?.status === 'failed')
+    return (
+      <>
+        {header}
+        <Alert tone="error">The audit log could not be loaded.</Alert>
+      </>
+    );
   const loading = !page || page.status === 'loading';
   return (
     <>
       {header}
       <Card>
-        <Table id="audit-log" caption="Audit log entries" headers={['When', 'Action', 'By', 'On', 'From']} rows={loading ? undefined : page.entries}
-          loadingText="Loading the audit log…" empty="Nothing recorded yet." emptyId="audit-empty" render={(e) => (
+        <Table
+          id="audit-log"
+          caption="Audit log entries"
+          headers={['When', 'Action', 'By', 'On', 'From']}
+          rows={loading ? undefined : page.entries}
+          loadingText="Loading the audit log…"
+          empty="Nothing recorded yet."
+          emptyId="audit-empty"
+          render={(e) => (
             <tr key={e.id} data-entry={e.id} data-action={e.action}>
               <td data-field="created-at">{when(e['created-at'])}</td>
-              <td data-field="action">{auditActionLabel(e.action)}{Object.keys(e.details).length > 0 && <><br /><span class="text-muted">{detailsOf(e)}</span></>}</td>
-              <td data-field="actor" class="break-all">{actorOf(e)}</td>
-              <td data-field="target" class="break-all">{targetOf(e)}</td>
-              <td data-field="ip" title={e['user-agent'] ?? undefined}>{e.ip ?? '—'}</td>
+              <td data-field="action">
+                {auditActionLabel(e.action)}
+                {Object.keys(e.details).length > 0 && (
+                  <>
+                    <br />
+                    <span class="text-muted">{detailsOf(e)}</span>
+                  </>
+                )}
+              </td>
+              <td data-field="actor" class="break-all">
+                {actorOf(e)}
+              </td>
+              <td data-field="target" class="break-all">
+                {targetOf(e)}
+              </td>
+              <td data-field="ip" title={e['user-agent'] ?? undefined}>
+                {e.ip ?? '—'}
+              </td>
             </tr>
-          )} />
+          )}
+        />
         {page?.nextCursor && (
-          <Actions><Button id="audit-more" variant="secondary" disabled={page.loadingMore} onClick={() => dispatch(['audit/more'])}>
-            {page.loadingMore ? 'Loading…' : 'Load more'}
-          </Button></Actions>
+          <Actions>
+            <Button id="audit-more" variant="secondary" disabled={page.loadingMore} onClick={() => dispatch(['audit/more'])}>
+              {page.loadingMore ? 'Loading…' : 'Load more'}
+            </Button>
+          </Actions>
         )}
       </Card>
     </>

@@ -106,7 +106,10 @@ export function registerBilling(core: EventCore<AppState>, io: BillingIo): void 
         db: { ...state, route: 'org-billing', billingPage: { orgId: id, status: 'loading', notice, polls: notice === 'success' ? SUCCESS_POLLS : 0 } },
         // the outcome is shown once: a reload does not repeat it
         'url/replace': billingPath(id),
-        dispatchN: [['billing/load-org', id], ['billing/load-plans', id]],
+        dispatchN: [
+          ['billing/load-org', id],
+          ['billing/load-plans', id],
+        ],
       };
     })
     .regEvent('billing/load-org', (_ctx, [, id]) => ({
@@ -116,7 +119,7 @@ export function registerBilling(core: EventCore<AppState>, io: BillingIo): void 
       const page = state.billingPage;
       if (!page || page.orgId !== id) return;
       const o = org as Organization;
-      const polls = paying(o) ? 0 : page.polls ?? 0;
+      const polls = paying(o) ? 0 : (page.polls ?? 0);
       return {
         db: { ...state, billingPage: { ...page, status: 'ready', org: o, polls: Math.max(polls - 1, 0) } },
         dispatch: ['billing/check-usage', id],
@@ -188,8 +191,11 @@ export function registerBilling(core: EventCore<AppState>, io: BillingIo): void 
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: `orgs/${id}/billing/checkout`, method: 'post', body: { plan },
-          onSuccess: ['billing/redirect'], onFailureN: [['request/failed'], ['app/idle']],
+          url: `orgs/${id}/billing/checkout`,
+          method: 'post',
+          body: { plan },
+          onSuccess: ['billing/redirect'],
+          onFailureN: [['request/failed'], ['app/idle']],
         },
       };
     })
@@ -199,8 +205,11 @@ export function registerBilling(core: EventCore<AppState>, io: BillingIo): void 
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: `orgs/${id}/billing/portal`, method: 'post', body: {},
-          onSuccess: ['billing/redirect'], onFailureN: [['request/failed'], ['app/idle']],
+          url: `orgs/${id}/billing/portal`,
+          method: 'post',
+          body: {},
+          onSuccess: ['billing/redirect'],
+          onFailureN: [['request/failed'], ['app/idle']],
         },
       };
     })

@@ -13,7 +13,15 @@ export const billing: Feature = {
     { name: 'billing', path: '/billing', page: BillingPage, access: 'signed-in', title: 'Billing' },
   ],
   nav: [
-    { section: 'org', route: 'org-billing', label: 'Billing', id: 'nav-org-billing', icon: CreditCard, order: 4, path: (s) => s.currentOrg && billingPath(s.currentOrg) },
+    {
+      section: 'org',
+      route: 'org-billing',
+      label: 'Billing',
+      id: 'nav-org-billing',
+      icon: CreditCard,
+      order: 4,
+      path: (s) => s.currentOrg && billingPath(s.currentOrg),
+    },
   ],
   register: (core, io) => registerBilling(core, io),
 };

@@ -8,7 +8,9 @@ const ZERO_DECIMAL = new Set(['bif', 'clp', 'djf', 'gnf', 'jpy', 'kmf', 'krw', '
 
 export function amountText(amount: number, currency: string): string {
   const value = ZERO_DECIMAL.has(currency.toLowerCase()) ? amount : amount / 100;
-  return new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase(), maximumFractionDigits: value % 1 === 0 ? 0 : 2 }).format(value);
+  return new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase(), maximumFractionDigits: value % 1 === 0 ? 0 : 2 }).format(
+    value,
+  );
 }
 
 export function intervalText(interval: Interval, count = 1): string {

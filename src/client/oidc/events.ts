@@ -72,14 +72,16 @@ const MESSAGES: Record<string, (provider: string) => string> = {
   'account-locked': () => 'This account is locked. Contact support.',
   'provider-unavailable': (p) => `${p} cannot be reached right now. Please try again in a moment.`,
   'email-not-verified': (p) => `${p} did not confirm that your email address is verified. Verify it at ${p}, or sign up with a password.`,
-  'email-in-use': (p) => `An account with this email exists but its address is not verified yet. Log in with your password, verify the address (the link we emailed), then link ${p} from your account page.`,
+  'email-in-use': (p) =>
+    `An account with this email exists but its address is not verified yet. Log in with your password, verify the address (the link we emailed), then link ${p} from your account page.`,
   'account-not-verified': (p) => `Verify your email address first (the link we emailed), then link ${p}.`,
   'identity-in-use': (p) => `This ${p} account is already linked to another account.`,
   'session-ended': (p) => `Your session ended before ${p} answered. Log in and try again.`,
   'rate-limited': () => 'Too many sign-ups from your network. Please try again later.',
   'server-error': () => 'Something went wrong while signing you in. Please try again.',
   // the SAML sign-on's answers (src/sso/): the reason is in the server's log, not the URL
-  'sso-failed': () => 'Single sign-on failed: your identity provider\'s answer could not be accepted. Try again, or ask your administrator (the reason is in the log).',
+  'sso-failed': () =>
+    "Single sign-on failed: your identity provider's answer could not be accepted. Try again, or ask your administrator (the reason is in the log).",
   'sso-required': () => 'Your organization requires single sign-on: use "Sign in with SSO" with your work email.',
 };
 
@@ -139,8 +141,11 @@ export function registerOidc(core: EventCore<AppState>, io: OidcIo): void {
     .regEvent('identities/unlink', ({ state }, [, id]) => ({
       db: { ...state, unlinking: [...(state.unlinking ?? []), id as string] },
       'http/auth-api': {
-        url: `account/identities/${encodeURIComponent(id as string)}`, method: 'delete', body: {},
-        onSuccess: ['identities/unlinked', id], onFailureN: [['request/failed'], ['identities/unlink-failed', id]],
+        url: `account/identities/${encodeURIComponent(id as string)}`,
+        method: 'delete',
+        body: {},
+        onSuccess: ['identities/unlinked', id],
+        onFailureN: [['request/failed'], ['identities/unlink-failed', id]],
       },
     }))
     .regEvent('identities/unlinked', ({ state }, [, id]) => ({
@@ -156,8 +161,12 @@ export function registerOidc(core: EventCore<AppState>, io: OidcIo): void {
     .regEvent('identities/link', ({ state }, [, provider, password]) => ({
       db: { ...state, busy: true },
       'http/auth-api': {
-        url: `/api/auth/oauth/${encodeURIComponent(provider as string)}/link`, method: 'post', body: password ? { password } : {},
-        successPath: ['url'], onSuccess: ['identities/go-to-provider'], onFailureN: [['request/failed'], ['app/idle']],
+        url: `/api/auth/oauth/${encodeURIComponent(provider as string)}/link`,
+        method: 'post',
+        body: password ? { password } : {},
+        successPath: ['url'],
+        onSuccess: ['identities/go-to-provider'],
+        onFailureN: [['request/failed'], ['app/idle']],
       },
     }))
     .regEvent('identities/go-to-provider', (_ctx, [, url]) => ({ 'location/assign': url as string }));

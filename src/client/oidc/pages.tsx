@@ -23,7 +23,9 @@ export function ProviderButtons({ verb }: { verb: string }) {
     <div id="providers" class="space-y-2">
       <p class="text-center text-sm text-muted">or</p>
       {providers.map((p) => (
-        <a key={p.id} class={buttonClass('secondary', 'provider w-full')} data-provider={p.id} href={startPath(p.id)}>{verb} with {p.name}</a>
+        <a key={p.id} class={buttonClass('secondary', 'provider w-full')} data-provider={p.id} href={startPath(p.id)}>
+          {verb} with {p.name}
+        </a>
       ))}
     </div>
   );
@@ -38,8 +40,16 @@ export function OauthNotice({ route }: { route: Route }) {
   const error = notice.kind === 'error';
   return (
     <Alert id="oauth-notice" tone={error ? 'error' : 'success'} data-code={notice.code}>
-      {error ? oauthErrorMessage(notice.code, name) : <>{name} is linked: you can sign in with it from now on. <Link to="security">Your sign-in methods</Link>.</>}{' '}
-      <Button variant="link" onClick={() => dispatch(['oidc/dismiss-notice'])}>Dismiss</Button>
+      {error ? (
+        oauthErrorMessage(notice.code, name)
+      ) : (
+        <>
+          {name} is linked: you can sign in with it from now on. <Link to="security">Your sign-in methods</Link>.
+        </>
+      )}{' '}
+      <Button variant="link" onClick={() => dispatch(['oidc/dismiss-notice'])}>
+        Dismiss
+      </Button>
     </Alert>
   );
 }
@@ -54,35 +64,66 @@ export function SignInMethods() {
   const lastWay = Boolean(methods && !methods.hasPassword && methods.identities.length === 1);
   return (
     <Card id="sign-in-methods" titleId="sign-in-methods-title" title="Sign-in methods" description="Your password and the providers linked to your account.">
-      {!methods ? <p class="text-muted">Loading sign-in methods…</p> : (
+      {!methods ? (
+        <p class="text-muted">Loading sign-in methods…</p>
+      ) : (
         <>
           <p id="password-method" data-has-password={String(methods.hasPassword)}>
-            Password: {methods.hasPassword ? 'set' : <>none yet. To set one, use <Link to="forgot-password" id="set-password-link">Forgot password</Link>: we email you a link.</>}
+            Password:{' '}
+            {methods.hasPassword ? (
+              'set'
+            ) : (
+              <>
+                none yet. To set one, use{' '}
+                <Link to="forgot-password" id="set-password-link">
+                  Forgot password
+                </Link>
+                : we email you a link.
+              </>
+            )}
           </p>
-          <Table id="identities" caption="Linked providers" headers={['Provider', 'Email there', 'Linked', '']} rows={methods.identities}
-            empty="No provider is linked." render={(i) => (
+          <Table
+            id="identities"
+            caption="Linked providers"
+            headers={['Provider', 'Email there', 'Linked', '']}
+            rows={methods.identities}
+            empty="No provider is linked."
+            render={(i) => (
               <tr key={i.id} data-identity={i.id} data-provider={i.provider}>
                 <td>{providerName(state, i.provider)}</td>
                 <td data-field="email">{i.email ?? '—'}</td>
                 <td>{day(i['created-at'])}</td>
                 <td>
-                  <ConfirmButton variant="secondary" class="unlink" disabled={unlinking.has(i.id) || lastWay}
-                    title={`Unlink ${providerName(state, i.provider)}?`} message="You will no longer sign in with it." confirmLabel="Unlink"
-                    onConfirm={() => dispatch(['identities/unlink', i.id])}>Unlink</ConfirmButton>
+                  <ConfirmButton
+                    variant="secondary"
+                    class="unlink"
+                    disabled={unlinking.has(i.id) || lastWay}
+                    title={`Unlink ${providerName(state, i.provider)}?`}
+                    message="You will no longer sign in with it."
+                    confirmLabel="Unlink"
+                    onConfirm={() => dispatch(['identities/unlink', i.id])}
+                  >
+                    Unlink
+                  </ConfirmButton>
                   {lastWay && <span class="sr-only"> (your only way to sign in: set a password or link another provider first)</span>}
                 </td>
               </tr>
-            )} />
+            )}
+          />
         </>
       )}
       {providers.length > 0 && (
         // linking adds a way in: an account with a password confirms it (the server asks; without one, a recent sign-in)
-        <form id="link-provider" class="mt-4 space-y-3" onSubmit={(e) => {
-          e.preventDefault();
-          const provider = ((e as SubmitEvent).submitter as HTMLButtonElement | null)?.value;
-          const password = (e.currentTarget.elements.namedItem('password') as HTMLInputElement | null)?.value;
-          if (provider) dispatch(['identities/link', provider, password]);
-        }}>
+        <form
+          id="link-provider"
+          class="mt-4 space-y-3"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const provider = ((e as SubmitEvent).submitter as HTMLButtonElement | null)?.value;
+            const password = (e.currentTarget.elements.namedItem('password') as HTMLInputElement | null)?.value;
+            if (provider) dispatch(['identities/link', provider, password]);
+          }}
+        >
           {methods?.hasPassword && (
             <Field form="link-provider" name="password" label="Your password (to link a provider)" type="password" autoComplete="current-password" />
           )}

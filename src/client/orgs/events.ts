@@ -101,8 +101,11 @@ export function adminOfCurrent(state: Pick<OrgsState, 'orgs' | 'currentOrg'>): b
   return role === 'admin' || role === 'owner';
 }
 
-const resetForm = (state: AppState, form: 'create-org' | 'invite'): AppState =>
-  ({ ...state, busy: false, orgFormResets: { ...state.orgFormResets, [form]: (state.orgFormResets?.[form] ?? 0) + 1 } });
+const resetForm = (state: AppState, form: 'create-org' | 'invite'): AppState => ({
+  ...state,
+  busy: false,
+  orgFormResets: { ...state.orgFormResets, [form]: (state.orgFormResets?.[form] ?? 0) + 1 },
+});
 
 /** The invitation page's state after a failed acceptance; a token that cannot work any more is forgotten. */
 export function invitationFailure(failure: Failure): { status: InvitationStatus; message: string; forget: boolean } {
@@ -126,7 +129,11 @@ export function registerOrgs(core: EventCore<AppState>, io: OrgsIo): void {
 
   core
     .regEvent('orgs/init', ({ state }) => ({
-      db: { ...state, currentOrg: io.storage.getItem(CURRENT_ORG_KEY) ?? undefined, pendingInvitation: io.storage.getItem(PENDING_INVITATION_KEY) ?? undefined },
+      db: {
+        ...state,
+        currentOrg: io.storage.getItem(CURRENT_ORG_KEY) ?? undefined,
+        pendingInvitation: io.storage.getItem(PENDING_INVITATION_KEY) ?? undefined,
+      },
     }))
     // after `page/enter`: the switcher's list, the invitation page, and an invitation waiting for this session
     .regEvent('orgs/page-enter', ({ state }, [, route, search]) => {
@@ -147,7 +154,7 @@ export function registerOrgs(core: EventCore<AppState>, io: OrgsIo): void {
     }))
     .regEvent('orgs/loaded', ({ state }, [, orgs]) => {
       const list = orgs as Organization[];
-      const current = list.some((o) => o.id === state.currentOrg) ? state.currentOrg : list.find((o) => o.personal)?.id ?? list[0]?.id;
+      const current = list.some((o) => o.id === state.currentOrg) ? state.currentOrg : (list.find((o) => o.personal)?.id ?? list[0]?.id);
       return { db: { ...state, orgs: list, orgsFor: state.account?.id, currentOrg: current }, 'storage/set': { key: CURRENT_ORG_KEY, value: current } };
     })
     .regEvent('orgs/select', ({ state }, [, id]) => ({
@@ -158,15 +165,21 @@ export function registerOrgs(core: EventCore<AppState>, io: OrgsIo): void {
     .regEvent('orgs/create', ({ state }, [, form]) => ({
       db: { ...state, busy: true },
       'http/auth-api': {
-        url: 'orgs', method: 'post', body: { name: ((form as { name?: string }).name ?? '').trim() },
-        onSuccess: ['orgs/created'], onFailureN: [['request/failed'], ['app/idle']],
+        url: 'orgs',
+        method: 'post',
+        body: { name: ((form as { name?: string }).name ?? '').trim() },
+        onSuccess: ['orgs/created'],
+        onFailureN: [['request/failed'], ['app/idle']],
       },
     }))
     .regEvent('orgs/created', ({ state }, [, org]) => {
       const o = org as Organization;
       return {
         db: { ...resetForm(state, 'create-org'), orgs: [...(state.orgs ?? []), o] },
-        dispatchN: [['toast/info', { message: `Organization ${o.name} created` }], ['orgs/select', o.id]],
+        dispatchN: [
+          ['toast/info', { message: `Organization ${o.name} created` }],
+          ['orgs/select', o.id],
+        ],
       };
     })
 
@@ -201,7 +214,12 @@ export function registerOrgs(core: EventCore<AppState>, io: OrgsIo): void {
       return { db: { ...state, busy: false, orgPage: { ...state.orgPage, members: members as Member[] } } };
     })
     .regEvent('org/load-invitations', (_ctx, [, id]) => ({
-      'http/auth-api': { url: `orgs/${id}/invitations`, successPath: ['invitations'], onSuccess: ['org/invitations-loaded', id], onFailure: ['request/failed'] },
+      'http/auth-api': {
+        url: `orgs/${id}/invitations`,
+        successPath: ['invitations'],
+        onSuccess: ['org/invitations-loaded', id],
+        onFailure: ['request/failed'],
+      },
     }))
     .regEvent('org/invitations-loaded', ({ state }, [, id, invitations]) => {
       if (state.orgPage?.id !== id) return;
@@ -214,27 +232,40 @@ export function registerOrgs(core: EventCore<AppState>, io: OrgsIo): void {
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: `orgs/${id}/invitations`, method: 'post', body: { email: (f.email ?? '').trim(), role: f.role ?? 'member' },
-          onSuccess: ['org/invited', id], onFailureN: [['request/failed'], ['app/idle']],
+          url: `orgs/${id}/invitations`,
+          method: 'post',
+          body: { email: (f.email ?? '').trim(), role: f.role ?? 'member' },
+          onSuccess: ['org/invited', id],
+          onFailureN: [['request/failed'], ['app/idle']],
         },
       };
     })
     .regEvent('org/invited', ({ state }, [, id, invitation]) => ({
       db: resetForm(state, 'invite'),
-      dispatchN: [['toast/info', { message: `Invitation sent to ${(invitation as PendingInvitation).email}` }], ['org/load-invitations', id]],
+      dispatchN: [
+        ['toast/info', { message: `Invitation sent to ${(invitation as PendingInvitation).email}` }],
+        ['org/load-invitations', id],
+      ],
     }))
     .regEvent('org/revoke', ({ state }, [, invitationId]) => ({
       db: { ...state, busy: true },
       'http/auth-api': {
-        url: `orgs/${state.orgPage?.id}/invitations/${invitationId}`, method: 'delete',
-        onSuccessN: [['app/idle'], ['org/load-invitations', state.orgPage?.id]], onFailureN: [['request/failed'], ['app/idle']],
+        url: `orgs/${state.orgPage?.id}/invitations/${invitationId}`,
+        method: 'delete',
+        onSuccessN: [['app/idle'], ['org/load-invitations', state.orgPage?.id]],
+        onFailureN: [['request/failed'], ['app/idle']],
       },
     }))
     .regEvent('org/change-role', ({ state }, [, accountId, role]) => ({
       db: { ...state, busy: true },
       'http/auth-api': {
-        url: `orgs/${state.orgPage?.id}/members/${accountId}`, method: 'patch', body: { role },
-        onSuccessN: [['toast/info', { message: `Role changed to ${role}` }], ['org/load-members', state.orgPage?.id]],
+        url: `orgs/${state.orgPage?.id}/members/${accountId}`,
+        method: 'patch',
+        body: { role },
+        onSuccessN: [
+          ['toast/info', { message: `Role changed to ${role}` }],
+          ['org/load-members', state.orgPage?.id],
+        ],
         // the select shows the role the server has again
         onFailureN: [['request/failed'], ['org/load-members', state.orgPage?.id]],
       },
@@ -244,7 +275,8 @@ export function registerOrgs(core: EventCore<AppState>, io: OrgsIo): void {
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: `orgs/${state.orgPage?.id}/members/${accountId}`, method: 'delete',
+          url: `orgs/${state.orgPage?.id}/members/${accountId}`,
+          method: 'delete',
           onSuccess: leaving ? ['org/left'] : ['org/load-members', state.orgPage?.id],
           onFailureN: [['request/failed'], ['app/idle']],
         },
@@ -262,7 +294,8 @@ export function registerOrgs(core: EventCore<AppState>, io: OrgsIo): void {
     // the invitation landing page: the token leaves the URL and waits in storage until accepted
     .regEvent('invitation/open', ({ state }, [, search]) => {
       const token = new URLSearchParams(String(search ?? '')).get('token') ?? state.pendingInvitation;
-      if (!token) return { db: { ...state, invitationPage: { status: 'failed', message: 'This invitation link has no token. Open the link from the email again.' } } };
+      if (!token)
+        return { db: { ...state, invitationPage: { status: 'failed', message: 'This invitation link has no token. Open the link from the email again.' } } };
       const db: AppState = { ...state, pendingInvitation: token };
       const effects = { 'storage/set': { key: PENDING_INVITATION_KEY, value: token }, 'url/replace': '/invitations/accept' };
       if (!state.token) return { db: { ...db, invitationPage: { status: 'needs-session' } }, ...effects };
@@ -273,8 +306,11 @@ export function registerOrgs(core: EventCore<AppState>, io: OrgsIo): void {
       return {
         db: { ...state, busy: true, invitationPage: { status: 'accepting' } },
         'http/auth-api': {
-          url: 'invitations/accept', method: 'post', body: { token: state.pendingInvitation },
-          onSuccess: ['invitation/accepted'], onFailure: ['invitation/failed'],
+          url: 'invitations/accept',
+          method: 'post',
+          body: { token: state.pendingInvitation },
+          onSuccess: ['invitation/accepted'],
+          onFailure: ['invitation/failed'],
         },
       };
     })
@@ -290,7 +326,9 @@ export function registerOrgs(core: EventCore<AppState>, io: OrgsIo): void {
       const outcome = invitationFailure(failure as Failure);
       return {
         db: {
-          ...state, busy: false, invitationPage: { status: outcome.status, message: outcome.message },
+          ...state,
+          busy: false,
+          invitationPage: { status: outcome.status, message: outcome.message },
           pendingInvitation: outcome.forget ? undefined : state.pendingInvitation,
         },
         'storage/set': outcome.forget ? { key: PENDING_INVITATION_KEY, value: undefined } : undefined,

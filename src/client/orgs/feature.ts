@@ -15,7 +15,15 @@ export const orgs: Feature = {
   nav: [
     { section: 'main', route: 'orgs', label: 'Organizations', id: 'nav-orgs', icon: Building2, order: 1 },
     { section: 'org', route: 'org', label: 'Overview', id: 'nav-org', icon: House, order: 0, path: (s) => s.currentOrg && orgPath(s.currentOrg) },
-    { section: 'org', route: 'org-members', label: 'Members', id: 'nav-org-members', icon: Users, order: 1, path: (s) => s.currentOrg && membersPath(s.currentOrg) },
+    {
+      section: 'org',
+      route: 'org-members',
+      label: 'Members',
+      id: 'nav-org-members',
+      icon: Users,
+      order: 1,
+      path: (s) => s.currentOrg && membersPath(s.currentOrg),
+    },
   ],
   register: (core, io) => registerOrgs(core, io),
   init: () => [['orgs/init']],

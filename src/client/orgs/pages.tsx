@@ -28,9 +28,14 @@ export function OrgSwitcher() {
   if (!state.orgs?.length) return null;
   return (
     <div class="w-full md:w-56">
-      <SelectField id="org-switcher" label="Organization" srOnlyLabel value={state.currentOrg}
+      <SelectField
+        id="org-switcher"
+        label="Organization"
+        srOnlyLabel
+        value={state.currentOrg}
         options={state.orgs.map((o) => ({ value: o.id, label: `${o.name}${o.personal ? ' (personal)' : ''}` }))}
-        onChange={(id) => dispatch(['orgs/select', id])} />
+        onChange={(id) => dispatch(['orgs/select', id])}
+      />
     </div>
   );
 }
@@ -51,7 +56,9 @@ function Missing({ title }: { title: string }) {
   return (
     <>
       <PageHeader title={title} />
-      <Alert id="org-missing" tone="error">This organization does not exist, or you are not a member. <Link to="orgs">Your organizations</Link></Alert>
+      <Alert id="org-missing" tone="error">
+        This organization does not exist, or you are not a member. <Link to="orgs">Your organizations</Link>
+      </Alert>
     </>
   );
 }
@@ -63,16 +70,29 @@ export function OrgsPage() {
       <PageHeader title="Organizations" description="Each organization has its own members, API keys, audit log and billing." />
       <Stack>
         <Card title="Your organizations" id="org-list-card">
-          {!state.orgs ? <p class="text-muted" role="status">Loading organizations…</p> : (
+          {!state.orgs ? (
+            <p class="text-muted" role="status">
+              Loading organizations…
+            </p>
+          ) : (
             <ul id="org-list" class="divide-y divide-line">
               {state.orgs.map((o) => (
                 <li key={o.id} data-org-role={o.role} class="flex flex-wrap items-center justify-between gap-2 py-2">
-                  <a href={orgPath(o.id)} data-org={o.id} onClick={(e) => {
-                    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-                    e.preventDefault();
-                    dispatch(['orgs/select', o.id]);
-                  }}>{o.name}</a>
-                  <span class="text-muted">{o.personal ? 'personal · ' : ''}{o.role}</span>
+                  <a
+                    href={orgPath(o.id)}
+                    data-org={o.id}
+                    onClick={(e) => {
+                      if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+                      e.preventDefault();
+                      dispatch(['orgs/select', o.id]);
+                    }}
+                  >
+                    {o.name}
+                  </a>
+                  <span class="text-muted">
+                    {o.personal ? 'personal · ' : ''}
+                    {o.role}
+                  </span>
                 </li>
               ))}
             </ul>
@@ -94,7 +114,15 @@ export function OrgPage() {
   const { state, dispatch } = useApp();
   const { id, page } = useOrgPage();
   if (!id || page?.status === 'missing') return <Missing title="Organization" />;
-  if (!page?.org) return <><PageHeader title="Organization" /><p class="text-sm text-muted" role="status">Loading organization…</p></>;
+  if (!page?.org)
+    return (
+      <>
+        <PageHeader title="Organization" />
+        <p class="text-sm text-muted" role="status">
+          Loading organization…
+        </p>
+      </>
+    );
   const org = page.org;
   const admin = rank(org.role) >= rank('admin');
   const s = org.subscription;
@@ -103,25 +131,51 @@ export function OrgPage() {
   const lastOwner = me?.role === 'owner' && owners === 1;
   return (
     <>
-      <PageHeader title={org.name} id="org-name" data-org={org.id} data-role={org.role}
-        description={<>{org.personal ? 'Your personal organization. ' : ''}Your role: <strong id="org-role">{org.role}</strong></>} />
+      <PageHeader
+        title={org.name}
+        id="org-name"
+        data-org={org.id}
+        data-role={org.role}
+        description={
+          <>
+            {org.personal ? 'Your personal organization. ' : ''}Your role: <strong id="org-role">{org.role}</strong>
+          </>
+        }
+      />
       <Stack>
         <Stack columns={2}>
           <Card title="Plan" id="org-plan-card">
-            <p id="org-plan">Plan: <strong>{s?.plan ?? 'none'}</strong>{s && s.status !== 'none' ? ` (${s.status})` : ''}</p>
-            <Actions><ButtonLink to="org-billing" path={billingPath(org.id)} id="org-billing" variant="secondary">Billing</ButtonLink></Actions>
+            <p id="org-plan">
+              Plan: <strong>{s?.plan ?? 'none'}</strong>
+              {s && s.status !== 'none' ? ` (${s.status})` : ''}
+            </p>
+            <Actions>
+              <ButtonLink to="org-billing" path={billingPath(org.id)} id="org-billing" variant="secondary">
+                Billing
+              </ButtonLink>
+            </Actions>
           </Card>
           <Card title="Members" id="org-members-card">
             <p>{page.members ? `${page.members.length} member${page.members.length === 1 ? '' : 's'}` : 'Loading members…'}</p>
-            <Actions><ButtonLink to="org-members" path={membersPath(org.id)} id="org-members-link" variant="secondary">{admin ? 'Members and invitations' : 'Members'}</ButtonLink></Actions>
+            <Actions>
+              <ButtonLink to="org-members" path={membersPath(org.id)} id="org-members-link" variant="secondary">
+                {admin ? 'Members and invitations' : 'Members'}
+              </ButtonLink>
+            </Actions>
           </Card>
         </Stack>
         {admin && (
           <Card title="Administration" id="org-admin-card">
             <Actions>
-              <ButtonLink to="org-api-keys" path={apiKeysPath(org.id)} id="org-api-keys-link" variant="secondary">API keys</ButtonLink>
-              <ButtonLink to="org-webhooks" path={webhooksPath(org.id)} id="org-webhooks-link" variant="secondary">Webhooks</ButtonLink>
-              <ButtonLink to="org-audit" path={auditPath(org.id)} id="audit-log-link" variant="secondary">Audit log</ButtonLink>
+              <ButtonLink to="org-api-keys" path={apiKeysPath(org.id)} id="org-api-keys-link" variant="secondary">
+                API keys
+              </ButtonLink>
+              <ButtonLink to="org-webhooks" path={webhooksPath(org.id)} id="org-webhooks-link" variant="secondary">
+                Webhooks
+              </ButtonLink>
+              <ButtonLink to="org-audit" path={auditPath(org.id)} id="audit-log-link" variant="secondary">
+                Audit log
+              </ButtonLink>
             </Actions>
           </Card>
         )}
@@ -129,14 +183,29 @@ export function OrgPage() {
           <Card title="Leave or delete" tone="danger" id="org-danger-card">
             <Actions>
               {me && (
-                <ConfirmButton id="leave-org" variant="secondary" disabled={state.busy || lastOwner} title={`Leave ${org.name}?`}
+                <ConfirmButton
+                  id="leave-org"
+                  variant="secondary"
+                  disabled={state.busy || lastOwner}
+                  title={`Leave ${org.name}?`}
                   message={lastOwner ? 'Make another member owner first.' : 'You lose access to it until someone invites you again.'}
-                  confirmLabel="Leave" onConfirm={() => dispatch(['org/remove', me['account-id']])}>Leave</ConfirmButton>
+                  confirmLabel="Leave"
+                  onConfirm={() => dispatch(['org/remove', me['account-id']])}
+                >
+                  Leave
+                </ConfirmButton>
               )}
               {org.role === 'owner' && (
-                <ConfirmButton id="delete-org" disabled={state.busy} title={`Delete ${org.name}?`}
+                <ConfirmButton
+                  id="delete-org"
+                  disabled={state.busy}
+                  title={`Delete ${org.name}?`}
                   message="It is deleted for every member, with its API keys and audit log. This cannot be undone."
-                  confirmLabel="Delete organization" onConfirm={() => dispatch(['org/delete'])}>Delete organization</ConfirmButton>
+                  confirmLabel="Delete organization"
+                  onConfirm={() => dispatch(['org/delete'])}
+                >
+                  Delete organization
+                </ConfirmButton>
               )}
             </Actions>
             {lastOwner && <p class="text-muted">You are its only owner: make another member owner before you leave.</p>}
@@ -156,19 +225,47 @@ function MemberRow({ member, me, myRole, owners }: { member: Member; me: string 
   const choices = ROLES.filter((r) => r !== 'owner' || myRole === 'owner');
   return (
     <tr data-member={member['account-id']} data-email={member.email} data-role={member.role}>
-      <td>{member.name ?? '—'}<br /><span class="text-muted">{member.email}</span>{self && <> <Badge>you</Badge></>}</td>
+      <td>
+        {member.name ?? '—'}
+        <br />
+        <span class="text-muted">{member.email}</span>
+        {self && (
+          <>
+            {' '}
+            <Badge>you</Badge>
+          </>
+        )}
+      </td>
       <td>
         {canManage && !lastOwner ? (
           <div class="member-role-field max-w-36">
-            <SelectField id={`role-${member['account-id']}`} label={`Role of ${member.email}`} srOnlyLabel value={member.role} disabled={state.busy}
-              options={roleOptions(choices)} onChange={(role) => dispatch(['org/change-role', member['account-id'], role])} />
+            <SelectField
+              id={`role-${member['account-id']}`}
+              label={`Role of ${member.email}`}
+              srOnlyLabel
+              value={member.role}
+              disabled={state.busy}
+              options={roleOptions(choices)}
+              onChange={(role) => dispatch(['org/change-role', member['account-id'], role])}
+            />
           </div>
-        ) : <span data-field="role">{member.role}</span>}
+        ) : (
+          <span data-field="role">{member.role}</span>
+        )}
       </td>
       <td>
         {!self && canManage && (
-          <ConfirmButton variant="secondary" class="remove-member" disabled={state.busy || lastOwner} title={`Remove ${member.email}?`}
-            message="They lose access to the organization at once." confirmLabel="Remove" onConfirm={() => dispatch(['org/remove', member['account-id']])}>Remove</ConfirmButton>
+          <ConfirmButton
+            variant="secondary"
+            class="remove-member"
+            disabled={state.busy || lastOwner}
+            title={`Remove ${member.email}?`}
+            message="They lose access to the organization at once."
+            confirmLabel="Remove"
+            onConfirm={() => dispatch(['org/remove', member['account-id']])}
+          >
+            Remove
+          </ConfirmButton>
         )}
       </td>
     </tr>
@@ -183,21 +280,45 @@ function Invitations({ org }: { org: Organization }) {
       <Card title="Invite someone" id="invite-card" titleId="invite-title" description="They get an email with a link; it works for one address, once.">
         <Form id="invite" resetKey={state.orgFormResets?.invite ?? 0} onSubmit={(f) => dispatch(['org/invite', f])}>
           <Field form="invite" name="email" label="Email" type="email" required maxLength={254} />
-          <SelectField id="invite-role" name="role" form="invite" label="Role" options={roleOptions(ROLES.filter((r) => r !== 'owner' || org.role === 'owner'))} />
+          <SelectField
+            id="invite-role"
+            name="role"
+            form="invite"
+            label="Role"
+            options={roleOptions(ROLES.filter((r) => r !== 'owner' || org.role === 'owner'))}
+          />
           <Submit>Send invitation</Submit>
         </Form>
       </Card>
       <Card title="Pending invitations" id="invitations-card">
-        <Table id="invitations" caption="Pending invitations" headers={['Email', 'Role', 'Expires', '']} rows={page.invitations}
-          empty="None." emptyId="no-invitations" render={(i) => (
+        <Table
+          id="invitations"
+          caption="Pending invitations"
+          headers={['Email', 'Role', 'Expires', '']}
+          rows={page.invitations}
+          empty="None."
+          emptyId="no-invitations"
+          render={(i) => (
             <tr key={i.id} data-invitation={i.id} data-email={i.email}>
-              <td>{i.email}</td><td>{i.role}</td><td>{new Date(i['expires-at']).toLocaleDateString()}</td>
+              <td>{i.email}</td>
+              <td>{i.role}</td>
+              <td>{new Date(i['expires-at']).toLocaleDateString()}</td>
               <td>
-                <ConfirmButton variant="secondary" class="revoke-invitation" disabled={state.busy} title={`Revoke the invitation to ${i.email}?`}
-                  message="Its link stops working." confirmLabel="Revoke" onConfirm={() => dispatch(['org/revoke', i.id])}>Revoke</ConfirmButton>
+                <ConfirmButton
+                  variant="secondary"
+                  class="revoke-invitation"
+                  disabled={state.busy}
+                  title={`Revoke the invitation to ${i.email}?`}
+                  message="Its link stops working."
+                  confirmLabel="Revoke"
+                  onConfirm={() => dispatch(['org/revoke', i.id])}
+                >
+                  Revoke
+                </ConfirmButton>
               </td>
             </tr>
-          )} />
+          )}
+        />
       </Card>
     </>
   );
@@ -208,19 +329,43 @@ export function OrgMembersPage() {
   const { state } = useApp();
   const { id, page } = useOrgPage();
   if (!id || page?.status === 'missing') return <Missing title="Members" />;
-  if (!page?.org) return <><PageHeader title="Members" /><p class="text-sm text-muted" role="status">Loading organization…</p></>;
+  if (!page?.org)
+    return (
+      <>
+        <PageHeader title="Members" />
+        <p class="text-sm text-muted" role="status">
+          Loading organization…
+        </p>
+      </>
+    );
   const org = page.org;
   const owners = page.members?.filter((m) => m.role === 'owner').length ?? 0;
   return (
     <>
-      <PageHeader title="Members" description={<>of {org.name} · your role: <strong id="org-role">{org.role}</strong></>}
-        back={<Link to="org" path={orgPath(org.id)} id="back-to-org">← {org.name}</Link>} />
+      <PageHeader
+        title="Members"
+        description={
+          <>
+            of {org.name} · your role: <strong id="org-role">{org.role}</strong>
+          </>
+        }
+        back={
+          <Link to="org" path={orgPath(org.id)} id="back-to-org">
+            ← {org.name}
+          </Link>
+        }
+      />
       <Stack>
         <Card title="Members" id="members-card">
-          <Table id="members" caption={`Members of ${org.name}`} headers={['Member', 'Role', '']} rows={page.members}
-            loadingText="Loading members…" empty="No members." render={(m) => (
-              <MemberRow key={m['account-id']} member={m} me={state.account?.id} myRole={org.role} owners={owners} />
-            )} />
+          <Table
+            id="members"
+            caption={`Members of ${org.name}`}
+            headers={['Member', 'Role', '']}
+            rows={page.members}
+            loadingText="Loading members…"
+            empty="No members."
+            render={(m) => <MemberRow key={m['account-id']} member={m} me={state.account?.id} myRole={org.role} owners={owners} />}
+          />
         </Card>
         {rank(org.role) >= rank('admin') && <Invitations org={org} />}
       </Stack>
@@ -237,17 +382,28 @@ export function AcceptInvitationPage() {
     <Narrow>
       <PageHeader title="Invitation" />
       <Alert id="invitation-status" data-status={status} tone={bad ? 'error' : status === 'unverified' ? 'warning' : 'info'}>
-        {status === 'needs-session' ? 'You were invited to an organization. Log in, or sign up with the address the invitation was sent to, to accept it.'
-          : status === 'accepting' ? 'Accepting the invitation…' : page?.message}
+        {status === 'needs-session'
+          ? 'You were invited to an organization. Log in, or sign up with the address the invitation was sent to, to accept it.'
+          : status === 'accepting'
+            ? 'Accepting the invitation…'
+            : page?.message}
       </Alert>
       {status === 'needs-session' && (
         <Actions>
-          <ButtonLink to="log-in" id="invitation-log-in" variant="secondary">Log in</ButtonLink>
-          <ButtonLink to="sign-up" id="invitation-sign-up">Sign up</ButtonLink>
+          <ButtonLink to="log-in" id="invitation-log-in" variant="secondary">
+            Log in
+          </ButtonLink>
+          <ButtonLink to="sign-up" id="invitation-sign-up">
+            Sign up
+          </ButtonLink>
         </Actions>
       )}
       {(status === 'unverified' || status === 'mismatch') && (
-        <Actions><Button id="invitation-retry" disabled={state.busy} onClick={() => dispatch(['invitation/accept'])}>Try again</Button></Actions>
+        <Actions>
+          <Button id="invitation-retry" disabled={state.busy} onClick={() => dispatch(['invitation/accept'])}>
+            Try again
+          </Button>
+        </Actions>
       )}
     </Narrow>
   );

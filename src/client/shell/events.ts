@@ -37,7 +37,12 @@ export interface ShellOptions {
 let toastIds = 0;
 
 /** Registers the shell's events on a core; `navigate` changes the browser's location. */
-export function registerShell(core: EventCore<AppState>, http: Omit<HttpLayerConfig, 'getToken' | 'setToken'>, navigate: (path: string) => void, options: ShellOptions): void {
+export function registerShell(
+  core: EventCore<AppState>,
+  http: Omit<HttpLayerConfig, 'getToken' | 'setToken'>,
+  navigate: (path: string) => void,
+  options: ShellOptions,
+): void {
   const { router } = options;
   const entry = (route: Route) => router.def(route)?.access === 'entry';
   installHttp(core, {
@@ -49,7 +54,9 @@ export function registerShell(core: EventCore<AppState>, http: Omit<HttpLayerCon
     setToken: (token) => core.dispatchSync(['auth/token', token]),
   });
   core.regFx('navigate', (path: string) => navigate(path));
-  core.regFx('later', ({ ms, event }: { ms: number; event: EventVector }) => { setTimeout(() => core.dispatch(event), ms); });
+  core.regFx('later', ({ ms, event }: { ms: number; event: EventVector }) => {
+    setTimeout(() => core.dispatch(event), ms);
+  });
 
   core
     .regEvent('app/start', ({ state }, [, arg]) => {
@@ -84,7 +91,9 @@ export function registerShell(core: EventCore<AppState>, http: Omit<HttpLayerCon
       return {
         db: { ...state, busy: true },
         'http/api': {
-          url: 'account/sign-up', method: 'post', body: f,
+          url: 'account/sign-up',
+          method: 'post',
+          body: f,
           onSuccess: ['log-in/submit', { email: f.email, password: f.password }],
           onFailureN: [['request/failed'], ['app/idle']],
         },
@@ -108,7 +117,13 @@ export function registerShell(core: EventCore<AppState>, http: Omit<HttpLayerCon
     .regEvent('reauth/required', ({ state }, [, request, refusal]) => {
       const r = refusal as { method?: string; errors?: Array<{ path: string }> };
       const field = r.errors?.[0]?.path.replace(/^\//, '') || 'password';
-      return { db: { ...state, busy: false, reauth: { method: r.method === 'recent-sign-in' ? 'recent-sign-in' : 'password', field, request: request as HttpOptions, refusal } } };
+      return {
+        db: {
+          ...state,
+          busy: false,
+          reauth: { method: r.method === 'recent-sign-in' ? 'recent-sign-in' : 'password', field, request: request as HttpOptions, refusal },
+        },
+      };
     })
     .regEvent('reauth/submit', ({ state }, [, password]) => {
       if (!state.reauth) return;

@@ -102,11 +102,14 @@ export interface Router {
 /** `/orgs/:id` -> a RegExp with one group per parameter, and the parameters' names */
 function compile(pattern: string): { re: RegExp; names: string[] } {
   const names: string[] = [];
-  const source = pattern.split('/').map((segment) => {
-    if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    names.push(segment.slice(1));
-    return '([^/]+)';
-  }).join('/');
+  const source = pattern
+    .split('/')
+    .map((segment) => {
+      if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(segment.slice(1));
+      return '([^/]+)';
+    })
+    .join('/');
   return { re: new RegExp(`^${source}$`), names };
 }
 
@@ -123,7 +126,9 @@ export function createRouter(routes: readonly RouteDef[], fallback: Route): Rout
       const m = c.re.exec(clean);
       if (!m) continue;
       const params: Record<string, string> = {};
-      c.names.forEach((n, i) => { params[n] = decodeURIComponent(m[i + 1]); });
+      c.names.forEach((n, i) => {
+        params[n] = decodeURIComponent(m[i + 1]);
+      });
       return { route: c.def.name, params };
     }
     return { route: fallback, params: {} };

@@ -28,5 +28,9 @@ export function applyStoredTheme(): void {
 
 export function chooseTheme(theme: Theme): void {
   document.documentElement.dataset.theme = theme;
-  try { localStorage.setItem(THEME_KEY, theme); } catch { /* not kept */ }
+  try {
+    localStorage.setItem(THEME_KEY, theme);
+  } catch {
+    /* not kept */
+  }
 }

@@ -24,11 +24,22 @@ const FEATURES: Array<{ icon: IconNode; title: string; text: string }> = [
 /** The call to action: sign up and log in, or the dashboard when signed in. */
 function CallToAction({ where }: { where: string }) {
   const { state } = useApp();
-  if (state.token) return <Actions><ButtonLink to="account" id={`${where}-dashboard`}>Go to your dashboard</ButtonLink></Actions>;
+  if (state.token)
+    return (
+      <Actions>
+        <ButtonLink to="account" id={`${where}-dashboard`}>
+          Go to your dashboard
+        </ButtonLink>
+      </Actions>
+    );
   return (
     <Actions>
-      <ButtonLink to="sign-up" id={`${where}-sign-up`}>Get started free</ButtonLink>
-      <ButtonLink to="log-in" id={`${where}-log-in`} variant="secondary">Log in</ButtonLink>
+      <ButtonLink to="sign-up" id={`${where}-sign-up`}>
+        Get started free
+      </ButtonLink>
+      <ButtonLink to="log-in" id={`${where}-log-in`} variant="secondary">
+        Log in
+      </ButtonLink>
     </Actions>
   );
 }
@@ -39,16 +50,26 @@ export function LandingPage() {
   return (
     <div class="mx-auto max-w-5xl space-y-16">
       <section class="space-y-6 pt-4 text-center sm:pt-10" aria-labelledby="page-title">
-        <h1 id="page-title" data-page-title tabIndex={-1} class="text-4xl font-bold tracking-tight sm:text-5xl">{name}</h1>
-        <p id="product-pitch" class="mx-auto max-w-2xl text-lg text-muted">{state.product?.pitch}</p>
-        <div class="flex justify-center"><CallToAction where="hero" /></div>
+        <h1 id="page-title" data-page-title tabIndex={-1} class="text-4xl font-bold tracking-tight sm:text-5xl">
+          {name}
+        </h1>
+        <p id="product-pitch" class="mx-auto max-w-2xl text-lg text-muted">
+          {state.product?.pitch}
+        </p>
+        <div class="flex justify-center">
+          <CallToAction where="hero" />
+        </div>
       </section>
       <section aria-labelledby="features-title" class="space-y-6">
-        <h2 id="features-title" class="text-center text-2xl font-semibold">What you get</h2>
+        <h2 id="features-title" class="text-center text-2xl font-semibold">
+          What you get
+        </h2>
         <ul class="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
           {FEATURES.map((f) => (
             <li key={f.title} class="rounded-xl border border-line bg-surface p-5">
-              <span class="mb-3 inline-grid size-10 place-items-center rounded-lg bg-primary-soft text-primary"><Icon icon={f.icon} /></span>
+              <span class="mb-3 inline-grid size-10 place-items-center rounded-lg bg-primary-soft text-primary">
+                <Icon icon={f.icon} />
+              </span>
               <h3 class="font-semibold">{f.title}</h3>
               <p class="mt-1 text-sm text-muted">{f.text}</p>
             </li>
@@ -57,15 +78,23 @@ export function LandingPage() {
       </section>
       <section aria-labelledby="pricing-title" class="space-y-6">
         <div class="text-center">
-          <h2 id="pricing-title" class="text-2xl font-semibold">Pricing</h2>
-          <p class="mt-1 text-sm text-muted">Per organization. <Link to="pricing">All about pricing</Link></p>
+          <h2 id="pricing-title" class="text-2xl font-semibold">
+            Pricing
+          </h2>
+          <p class="mt-1 text-sm text-muted">
+            Per organization. <Link to="pricing">All about pricing</Link>
+          </p>
         </div>
         <PricingPlans />
       </section>
       <section aria-labelledby="start-title" class="space-y-4 rounded-2xl border border-line bg-surface p-8 text-center">
-        <h2 id="start-title" class="text-2xl font-semibold">Ready when you are</h2>
+        <h2 id="start-title" class="text-2xl font-semibold">
+          Ready when you are
+        </h2>
         <p class="text-muted">Create an account, invite your team, and pick a plan when you need one.</p>
-        <div class="flex justify-center"><CallToAction where="footer" /></div>
+        <div class="flex justify-center">
+          <CallToAction where="footer" />
+        </div>
       </section>
     </div>
   );
@@ -76,10 +105,20 @@ export function NotFoundPage() {
   return (
     <div class="mx-auto max-w-md space-y-6 py-8 text-center">
       <PageHeader title="Page not found" description="There is nothing at this address. It may have moved, or the link may be wrong." />
-      <p id="not-found" class="text-sm text-muted">Error 404</p>
+      <p id="not-found" class="text-sm text-muted">
+        Error 404
+      </p>
       <div class="flex justify-center">
         <Actions>
-          {state.token ? <ButtonLink to="account" id="not-found-home">Back to your dashboard</ButtonLink> : <ButtonLink to="home" id="not-found-home">Back to the home page</ButtonLink>}
+          {state.token ? (
+            <ButtonLink to="account" id="not-found-home">
+              Back to your dashboard
+            </ButtonLink>
+          ) : (
+            <ButtonLink to="home" id="not-found-home">
+              Back to the home page
+            </ButtonLink>
+          )}
         </Actions>
       </div>
     </div>

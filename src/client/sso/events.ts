@@ -94,27 +94,50 @@ function failed(state: AppState, form: string, failure: unknown, field: string) 
 export function registerSso(core: EventCore<AppState>): void {
   core
     .regEvent('sso/open', ({ state }, [, orgId]) => ({
-      db: withErrors(withErrors(withErrors({ ...state, ssoPage: { orgId: orgId as string, status: 'loading', resets: 0 } }, DOMAIN_FORM, undefined), SAML_FORM, undefined), TOKEN_FORM, undefined),
+      db: withErrors(
+        withErrors(withErrors({ ...state, ssoPage: { orgId: orgId as string, status: 'loading', resets: 0 } }, DOMAIN_FORM, undefined), SAML_FORM, undefined),
+        TOKEN_FORM,
+        undefined,
+      ),
       'http/auth-api': { url: `orgs/${orgId}`, onSuccess: ['sso/org-loaded', orgId], onFailure: ['sso/missing', orgId] },
     }))
     .regEvent('sso/org-loaded', ({ state }, [, orgId, org]) => {
       const page = pageOf(state, orgId);
       if (!page) return;
       const o = org as Organization;
-      const loads = o.role === 'member' ? [] : [['sso/load-domains', orgId], ...(o.role === 'owner' ? [['sso/load-connection', orgId], ['sso/load-tokens', orgId]] : [])];
+      const loads =
+        o.role === 'member'
+          ? []
+          : [
+              ['sso/load-domains', orgId],
+              ...(o.role === 'owner'
+                ? [
+                    ['sso/load-connection', orgId],
+                    ['sso/load-tokens', orgId],
+                  ]
+                : []),
+            ];
       return { db: withPage(state, { ...page, status: 'ready', org: o }), dispatchN: loads };
     })
     .regEvent('sso/missing', ({ state }, [, orgId, failure]) => {
       const page = pageOf(state, orgId);
       if (!page) return;
-      return { db: withPage(state, { ...page, status: 'missing' }), dispatch: (failure as Failure).type === 'not-found' ? undefined : ['request/failed', failure] };
+      return {
+        db: withPage(state, { ...page, status: 'missing' }),
+        dispatch: (failure as Failure).type === 'not-found' ? undefined : ['request/failed', failure],
+      };
     })
     .regEvent('sso/load-domains', (_ctx, [, orgId]) => ({
       'http/auth-api': { url: `orgs/${orgId}/domains`, successPath: ['domains'], onSuccess: ['sso/loaded', orgId, 'domains'], onFailure: ['request/failed'] },
     }))
     .regEvent('sso/load-connection', (_ctx, [, orgId]) => ({
       // `{connection: null}` before one is set up: a normal answer, not a 404 (no console error on every visit)
-      'http/auth-api': { url: `orgs/${orgId}/sso/saml`, successPath: ['connection'], onSuccess: ['sso/loaded', orgId, 'connection'], onFailure: ['request/failed'] },
+      'http/auth-api': {
+        url: `orgs/${orgId}/sso/saml`,
+        successPath: ['connection'],
+        onSuccess: ['sso/loaded', orgId, 'connection'],
+        onFailure: ['request/failed'],
+      },
     }))
     .regEvent('sso/load-tokens', (_ctx, [, orgId]) => ({
       'http/auth-api': { url: `orgs/${orgId}/scim-tokens`, successPath: ['tokens'], onSuccess: ['sso/loaded', orgId, 'tokens'], onFailure: ['request/failed'] },
@@ -130,8 +153,13 @@ export function registerSso(core: EventCore<AppState>): void {
       return {
         db: { ...withErrors(state, DOMAIN_FORM, undefined), busy: true },
         'http/auth-api': {
-          url: `orgs/${page.orgId}/domains`, method: 'post', body: { domain: ((form as { domain?: string }).domain ?? '').trim() },
-          onSuccessN: [['sso/done', page.orgId, 'Domain added: create its TXT record, then verify'], ['sso/load-domains', page.orgId]],
+          url: `orgs/${page.orgId}/domains`,
+          method: 'post',
+          body: { domain: ((form as { domain?: string }).domain ?? '').trim() },
+          onSuccessN: [
+            ['sso/done', page.orgId, 'Domain added: create its TXT record, then verify'],
+            ['sso/load-domains', page.orgId],
+          ],
           onFailure: ['sso/failed', DOMAIN_FORM, 'domain'],
         },
       };
@@ -142,8 +170,12 @@ export function registerSso(core: EventCore<AppState>): void {
       return {
         db: { ...withErrors(state, DOMAIN_FORM, undefined), busy: true },
         'http/auth-api': {
-          url: `orgs/${page.orgId}/domains/${domainId}/verify`, method: 'post',
-          onSuccessN: [['sso/done', page.orgId, 'Domain verified'], ['sso/load-domains', page.orgId]],
+          url: `orgs/${page.orgId}/domains/${domainId}/verify`,
+          method: 'post',
+          onSuccessN: [
+            ['sso/done', page.orgId, 'Domain verified'],
+            ['sso/load-domains', page.orgId],
+          ],
           onFailure: ['sso/failed', DOMAIN_FORM, 'domain'],
         },
       };
@@ -154,8 +186,13 @@ export function registerSso(core: EventCore<AppState>): void {
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: `orgs/${page.orgId}/domains/${domainId}`, method: 'delete',
-          onSuccessN: [['sso/done', page.orgId, 'Domain removed'], ['sso/load-domains', page.orgId]], onFailureN: [['request/failed'], ['app/idle']],
+          url: `orgs/${page.orgId}/domains/${domainId}`,
+          method: 'delete',
+          onSuccessN: [
+            ['sso/done', page.orgId, 'Domain removed'],
+            ['sso/load-domains', page.orgId],
+          ],
+          onFailureN: [['request/failed'], ['app/idle']],
         },
       };
     })
@@ -166,9 +203,13 @@ export function registerSso(core: EventCore<AppState>): void {
       return {
         db: { ...withErrors(state, SAML_FORM, undefined), busy: true },
         'http/auth-api': {
-          url: `orgs/${page.orgId}/sso/saml`, method: 'put',
+          url: `orgs/${page.orgId}/sso/saml`,
+          method: 'put',
           body: { 'metadata-xml': f.metadata ?? '', 'default-role': f.role === 'admin' ? 'admin' : 'member', enforced: f.enforced === true },
-          onSuccessN: [['sso/loaded', page.orgId, 'connection'], ['sso/done', page.orgId, 'SAML connection saved']],
+          onSuccessN: [
+            ['sso/loaded', page.orgId, 'connection'],
+            ['sso/done', page.orgId, 'SAML connection saved'],
+          ],
           onFailure: ['sso/failed', SAML_FORM, 'metadata-xml'],
         },
       };
@@ -179,8 +220,13 @@ export function registerSso(core: EventCore<AppState>): void {
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: `orgs/${page.orgId}/sso/saml`, method: 'delete',
-          onSuccessN: [['sso/loaded', page.orgId, 'connection', null], ['sso/done', page.orgId, 'SAML connection removed']], onFailureN: [['request/failed'], ['app/idle']],
+          url: `orgs/${page.orgId}/sso/saml`,
+          method: 'delete',
+          onSuccessN: [
+            ['sso/loaded', page.orgId, 'connection', null],
+            ['sso/done', page.orgId, 'SAML connection removed'],
+          ],
+          onFailureN: [['request/failed'], ['app/idle']],
         },
       };
     })
@@ -191,8 +237,11 @@ export function registerSso(core: EventCore<AppState>): void {
       return {
         db: { ...withErrors(state, TOKEN_FORM, undefined), busy: true },
         'http/auth-api': {
-          url: `orgs/${page.orgId}/scim-tokens`, method: 'post', body: { name: (f.name ?? '').trim(), 'default-role': f.role === 'admin' ? 'admin' : 'member' },
-          onSuccess: ['sso/token-created', page.orgId], onFailure: ['sso/failed', TOKEN_FORM, 'name'],
+          url: `orgs/${page.orgId}/scim-tokens`,
+          method: 'post',
+          body: { name: (f.name ?? '').trim(), 'default-role': f.role === 'admin' ? 'admin' : 'member' },
+          onSuccess: ['sso/token-created', page.orgId],
+          onFailure: ['sso/failed', TOKEN_FORM, 'name'],
         },
       };
     })
@@ -202,7 +251,10 @@ export function registerSso(core: EventCore<AppState>): void {
       const c = created as ScimToken & { token: string };
       return {
         db: withPage(state, { ...page, newToken: { name: c.name, token: c.token }, resets: page.resets + 1 }, { busy: false }),
-        dispatchN: [['toast/info', { message: 'Token made: copy it into the directory now, it is not shown again' }], ['sso/load-tokens', orgId]],
+        dispatchN: [
+          ['toast/info', { message: 'Token made: copy it into the directory now, it is not shown again' }],
+          ['sso/load-tokens', orgId],
+        ],
       };
     })
     .regEvent('sso/revoke-token', ({ state }, [, tokenId]) => {
@@ -211,8 +263,13 @@ export function registerSso(core: EventCore<AppState>): void {
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: `orgs/${page.orgId}/scim-tokens/${tokenId}`, method: 'delete',
-          onSuccessN: [['sso/done', page.orgId, 'Token revoked'], ['sso/load-tokens', page.orgId]], onFailureN: [['request/failed'], ['app/idle']],
+          url: `orgs/${page.orgId}/scim-tokens/${tokenId}`,
+          method: 'delete',
+          onSuccessN: [
+            ['sso/done', page.orgId, 'Token revoked'],
+            ['sso/load-tokens', page.orgId],
+          ],
+          onFailureN: [['request/failed'], ['app/idle']],
         },
       };
     })
@@ -226,14 +283,19 @@ export function registerSso(core: EventCore<AppState>): void {
     .regEvent('sso/start', ({ state }, [, form]) => ({
       db: { ...withErrors(state, SSO_SIGN_IN_FORM, undefined), busy: true },
       'http/api': {
-        url: 'auth/sso/start', method: 'post', body: { email: ((form as { email?: string }).email ?? '').trim() }, successPath: ['url'],
-        onSuccess: ['sso/go'], onFailure: ['sso/start-failed'],
+        url: 'auth/sso/start',
+        method: 'post',
+        body: { email: ((form as { email?: string }).email ?? '').trim() },
+        successPath: ['url'],
+        onSuccess: ['sso/go'],
+        onFailure: ['sso/start-failed'],
       },
     }))
     .regEvent('sso/go', (_ctx, [, url]) => ({ 'location/assign': url as string }))
     .regEvent('sso/start-failed', ({ state }, [, failure]) => {
       const f = failure as Failure;
-      if (f.type === 'sso-not-configured') return { db: withErrors(state, SSO_SIGN_IN_FORM, { email: 'Single sign-on is not set up for this address: log in another way.' }) };
+      if (f.type === 'sso-not-configured')
+        return { db: withErrors(state, SSO_SIGN_IN_FORM, { email: 'Single sign-on is not set up for this address: log in another way.' }) };
       return failed(state, SSO_SIGN_IN_FORM, failure, 'email');
     });
 }

@@ -8,7 +8,17 @@ import { SsoPage } from './pages.js';
 export const sso: Feature = {
   id: 'sso',
   routes: [{ name: 'org-sso', path: '/orgs/:id/sso', page: SsoPage, access: 'signed-in', title: 'Single sign-on' }],
-  nav: [{ section: 'org', route: 'org-sso', label: 'Single sign-on', id: 'nav-org-sso', icon: KeyRound, order: 2.6, path: (s) => (s.currentOrg && adminOfCurrent(s) ? ssoPath(s.currentOrg) : undefined) }],
+  nav: [
+    {
+      section: 'org',
+      route: 'org-sso',
+      label: 'Single sign-on',
+      id: 'nav-org-sso',
+      icon: KeyRound,
+      order: 2.6,
+      path: (s) => (s.currentOrg && adminOfCurrent(s) ? ssoPath(s.currentOrg) : undefined),
+    },
+  ],
   register: (core) => registerSso(core),
   // a SCIM token shown on the page leaves memory with the session
   forgetOnLogOut: ['ssoPage'],

@@ -42,5 +42,9 @@ export function Link({ to, path, children, id, class: className }: { to: Route; 
     dispatch(['router/navigate', { route: to, path }]);
   };
   const current = state.route === to && (!path || typeof location === 'undefined' || location.pathname + location.search === path);
-  return <a id={id} class={className} href={href} data-route={to} aria-current={current ? 'page' : undefined} onClick={onClick}>{children}</a>;
+  return (
+    <a id={id} class={className} href={href} data-route={to} aria-current={current ? 'page' : undefined} onClick={onClick}>
+      {children}
+    </a>
+  );
 }

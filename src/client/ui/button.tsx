@@ -4,7 +4,8 @@ import { plainClick, useApp } from './app.js';
 
 export type Variant = 'primary' | 'secondary' | 'danger' | 'ghost' | 'link';
 
-const BASE = 'inline-flex items-center justify-center gap-2 rounded-lg text-sm font-medium no-underline transition-colors disabled:cursor-progress disabled:opacity-60';
+const BASE =
+  'inline-flex items-center justify-center gap-2 rounded-lg text-sm font-medium no-underline transition-colors disabled:cursor-progress disabled:opacity-60';
 const VARIANTS: Record<Variant, string> = {
   primary: 'min-h-10 px-4 py-2 bg-primary text-primary-fg hover:no-underline hover:brightness-110',
   secondary: 'min-h-10 px-4 py-2 border border-line bg-surface text-fg hover:bg-raised hover:no-underline',
@@ -38,23 +39,52 @@ export interface ButtonProps {
 }
 
 export function Button({ children, variant = 'primary', type = 'button', class: className = '', ...rest }: ButtonProps) {
-  return <button type={type} class={buttonClass(variant, className)} {...rest}>{children}</button>;
+  return (
+    <button type={type} class={buttonClass(variant, className)} {...rest}>
+      {children}
+    </button>
+  );
 }
 
 /** A submit button, disabled while a request is under way. */
 export function Submit({ children, danger, id }: { children: ComponentChildren; danger?: boolean; id?: string }) {
   const { state } = useApp();
-  return <Button type="submit" id={id} variant={danger ? 'danger' : 'primary'} disabled={state.busy}>{children}</Button>;
+  return (
+    <Button type="submit" id={id} variant={danger ? 'danger' : 'primary'} disabled={state.busy}>
+      {children}
+    </Button>
+  );
 }
 
 /** A link that routes in the app and looks like a button. */
-export function ButtonLink({ to, path, children, variant = 'primary', id, class: className = '' }: { to: string; path?: string; children: ComponentChildren; variant?: Variant; id?: string; class?: string }) {
+export function ButtonLink({
+  to,
+  path,
+  children,
+  variant = 'primary',
+  id,
+  class: className = '',
+}: {
+  to: string;
+  path?: string;
+  children: ComponentChildren;
+  variant?: Variant;
+  id?: string;
+  class?: string;
+}) {
   const { dispatch, router } = useApp();
   return (
-    <a id={id} href={path ?? router.pathOf(to)} class={buttonClass(variant, className)} onClick={(e) => {
-      if (!plainClick(e)) return;
-      e.preventDefault();
-      dispatch(['router/navigate', { route: to, path }]);
-    }}>{children}</a>
+    <a
+      id={id}
+      href={path ?? router.pathOf(to)}
+      class={buttonClass(variant, className)}
+      onClick={(e) => {
+        if (!plainClick(e)) return;
+        e.preventDefault();
+        dispatch(['router/navigate', { route: to, path }]);
+      }}
+    >
+      {children}
+    </a>
   );
 }

@@ -11,18 +11,43 @@ const TONES: Record<Tone, string> = {
 };
 
 /** A notice; errors are alerts, the rest statuses (announced politely). */
-export function Alert({ tone = 'info', id, children, 'data-status': status, 'data-notice': notice, 'data-code': code }: {
-  tone?: Tone; id?: string; children: ComponentChildren; 'data-status'?: string; 'data-notice'?: string; 'data-code'?: string;
+export function Alert({
+  tone = 'info',
+  id,
+  children,
+  'data-status': status,
+  'data-notice': notice,
+  'data-code': code,
+}: {
+  tone?: Tone;
+  id?: string;
+  children: ComponentChildren;
+  'data-status'?: string;
+  'data-notice'?: string;
+  'data-code'?: string;
 }) {
   return (
-    <div id={id} role={tone === 'error' ? 'alert' : 'status'} data-status={status} data-notice={notice} data-code={code}
-      class={`rounded-lg border-l-4 border px-4 py-3 text-sm ${TONES[tone]}`}>
+    <div
+      id={id}
+      role={tone === 'error' ? 'alert' : 'status'}
+      data-status={status}
+      data-notice={notice}
+      data-code={code}
+      class={`rounded-lg border-l-4 border px-4 py-3 text-sm ${TONES[tone]}`}
+    >
       {children}
     </div>
   );
 }
 
 export function Badge({ children, tone = 'info' }: { children: ComponentChildren; tone?: Tone }) {
-  const colors = tone === 'success' ? 'bg-success-soft text-success' : tone === 'error' ? 'bg-danger-soft text-danger' : tone === 'warning' ? 'bg-warning-soft text-warning' : 'bg-primary-soft text-fg';
+  const colors =
+    tone === 'success'
+      ? 'bg-success-soft text-success'
+      : tone === 'error'
+        ? 'bg-danger-soft text-danger'
+        : tone === 'warning'
+          ? 'bg-warning-soft text-warning'
+          : 'bg-primary-soft text-fg';
   return <span class={`badge inline-block whitespace-nowrap rounded-md px-2 py-0.5 text-xs font-medium ${colors}`}>{children}</span>;
 }

@@ -10,12 +10,31 @@ import { formFields, useApp } from './app.js';
  * A form that hands its fields to `onSubmit` (and its FormData, for a field with several values:
  * a {@link CheckboxGroup}). `resetKey`: the success count keying it (default: `formResets[id]`).
  */
-export function Form({ id, onSubmit, children, resetKey }: { id: string; onSubmit: (fields: Record<string, string>, data: FormData) => void; children: ComponentChildren; resetKey?: number }) {
+export function Form({
+  id,
+  onSubmit,
+  children,
+  resetKey,
+}: {
+  id: string;
+  onSubmit: (fields: Record<string, string>, data: FormData) => void;
+  children: ComponentChildren;
+  resetKey?: number;
+}) {
   const { state } = useApp();
   const key = resetKey ?? state.formResets?.[id] ?? 0;
   return (
-    <form key={key} id={id} class="space-y-4" aria-busy={state.busy} noValidate={false}
-      onSubmit={(e) => { e.preventDefault(); onSubmit(formFields(e.currentTarget), new FormData(e.currentTarget)); }}>
+    <form
+      key={key}
+      id={id}
+      class="space-y-4"
+      aria-busy={state.busy}
+      noValidate={false}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit(formFields(e.currentTarget), new FormData(e.currentTarget));
+      }}
+    >
       {children}
     </form>
   );
@@ -38,30 +57,71 @@ interface InputProps {
 }
 
 function FieldError({ id, name, error }: { id: string; name: string; error?: string }) {
-  return error ? <small class="mt-1 block text-sm text-danger" id={`${id}-error`} data-error-for={name}>{error}</small> : null;
+  return error ? (
+    <small class="mt-1 block text-sm text-danger" id={`${id}-error`} data-error-for={name}>
+      {error}
+    </small>
+  ) : null;
 }
 
 /** A labelled input (`#<form>-<name>`, or `id`), its hint and its error tied to it by aria-describedby. */
-export function Field({ form, name, label, id: given, hint, ...input }: { form: string; name: string; label: string; id?: string; hint?: string } & InputProps) {
+export function Field({
+  form,
+  name,
+  label,
+  id: given,
+  hint,
+  ...input
+}: { form: string; name: string; label: string; id?: string; hint?: string } & InputProps) {
   const { state } = useApp();
   const id = given ?? `${form}-${name}`;
   const error = state.fieldErrors?.[form]?.[name];
   const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
   // Preact types inputs as a union by `type`; a `type` chosen at run time needs the plain attribute map
-  const attrs = { id, name, type: 'text', ...input, class: INPUT, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy } as InputHTMLAttributes<HTMLInputElement>;
+  const attrs = {
+    id,
+    name,
+    type: 'text',
+    ...input,
+    class: INPUT,
+    'aria-invalid': error ? true : undefined,
+    'aria-describedby': describedBy,
+  } as InputHTMLAttributes<HTMLInputElement>;
   return (
     <div>
-      <label class={LABEL} for={id}>{label}</label>
+      <label class={LABEL} for={id}>
+        {label}
+      </label>
       <input {...attrs} />
-      {hint && <small id={`${id}-hint`} class="mt-1 block text-sm text-muted">{hint}</small>}
+      {hint && (
+        <small id={`${id}-hint`} class="mt-1 block text-sm text-muted">
+          {hint}
+        </small>
+      )}
       <FieldError id={id} name={name} error={error} />
     </div>
   );
 }
 
 /** A labelled multi-line text input (pasted XML, say), its hint and error tied to it like a {@link Field}'s. */
-export function TextAreaField({ form, name, label, id: given, hint, required, rows = 6, maxLength }: {
-  form: string; name: string; label: string; id?: string; hint?: string; required?: boolean; rows?: number; maxLength?: number;
+export function TextAreaField({
+  form,
+  name,
+  label,
+  id: given,
+  hint,
+  required,
+  rows = 6,
+  maxLength,
+}: {
+  form: string;
+  name: string;
+  label: string;
+  id?: string;
+  hint?: string;
+  required?: boolean;
+  rows?: number;
+  maxLength?: number;
 }) {
   const { state } = useApp();
   const id = given ?? `${form}-${name}`;
@@ -69,29 +129,74 @@ export function TextAreaField({ form, name, label, id: given, hint, required, ro
   const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
   return (
     <div>
-      <label class={LABEL} for={id}>{label}</label>
-      <textarea id={id} name={name} rows={rows} required={required} maxLength={maxLength} spellcheck={false} class={`${INPUT} font-mono`}
-        aria-invalid={error ? true : undefined} aria-describedby={describedBy} />
-      {hint && <small id={`${id}-hint`} class="mt-1 block text-sm text-muted">{hint}</small>}
+      <label class={LABEL} for={id}>
+        {label}
+      </label>
+      <textarea
+        id={id}
+        name={name}
+        rows={rows}
+        required={required}
+        maxLength={maxLength}
+        spellcheck={false}
+        class={`${INPUT} font-mono`}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy}
+      />
+      {hint && (
+        <small id={`${id}-hint`} class="mt-1 block text-sm text-muted">
+          {hint}
+        </small>
+      )}
       <FieldError id={id} name={name} error={error} />
     </div>
   );
 }
 
 /** A labelled select; `onChange` for one that acts at once, none for one read with its form. */
-export function SelectField({ id, name, label, options, value, disabled, onChange, srOnlyLabel, form }: {
-  id: string; name?: string; label: string; options: Array<{ value: string; label: string }>; value?: string; disabled?: boolean;
-  onChange?: (value: string) => void; srOnlyLabel?: boolean; form?: string;
+export function SelectField({
+  id,
+  name,
+  label,
+  options,
+  value,
+  disabled,
+  onChange,
+  srOnlyLabel,
+  form,
+}: {
+  id: string;
+  name?: string;
+  label: string;
+  options: Array<{ value: string; label: string }>;
+  value?: string;
+  disabled?: boolean;
+  onChange?: (value: string) => void;
+  srOnlyLabel?: boolean;
+  form?: string;
 }) {
   const { state } = useApp();
   const error = form && name ? state.fieldErrors?.[form]?.[name] : undefined;
   return (
     <div>
-      <label class={srOnlyLabel ? 'sr-only' : LABEL} for={id}>{label}</label>
-      <select id={id} name={name} value={value} disabled={disabled} class={`${INPUT} ${srOnlyLabel ? 'mt-0' : ''} pr-8`}
-        aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined}
-        onChange={onChange && ((e) => onChange(e.currentTarget.value))}>
-        {options.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+      <label class={srOnlyLabel ? 'sr-only' : LABEL} for={id}>
+        {label}
+      </label>
+      <select
+        id={id}
+        name={name}
+        value={value}
+        disabled={disabled}
+        class={`${INPUT} ${srOnlyLabel ? 'mt-0' : ''} pr-8`}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+        onChange={onChange && ((e) => onChange(e.currentTarget.value))}
+      >
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
       </select>
       {name && <FieldError id={id} name={name} error={error} />}
     </div>
@@ -102,8 +207,20 @@ export function SelectField({ id, name, label, options, value, disabled, onChang
  * A group of checkboxes (a fieldset named by its legend), every checked value under `name` in the
  * form's FormData; the group's hint and error are tied to it by aria-describedby.
  */
-export function CheckboxGroup({ form, name, legend, id: given, hint, options }: {
-  form: string; name: string; legend: string; id?: string; hint?: string; options: Array<{ value: string; label: ComponentChildren }>;
+export function CheckboxGroup({
+  form,
+  name,
+  legend,
+  id: given,
+  hint,
+  options,
+}: {
+  form: string;
+  name: string;
+  legend: string;
+  id?: string;
+  hint?: string;
+  options: Array<{ value: string; label: ComponentChildren }>;
 }) {
   const { state } = useApp();
   const id = given ?? `${form}-${name}`;
@@ -112,7 +229,11 @@ export function CheckboxGroup({ form, name, legend, id: given, hint, options }: 
   return (
     <fieldset id={id} aria-describedby={describedBy}>
       <legend class={LABEL}>{legend}</legend>
-      {hint && <small id={`${id}-hint`} class="mt-1 block text-sm text-muted">{hint}</small>}
+      {hint && (
+        <small id={`${id}-hint`} class="mt-1 block text-sm text-muted">
+          {hint}
+        </small>
+      )}
       <div class="mt-2 space-y-2">
         {options.map((o, i) => (
           <label key={o.value} for={`${id}-${i}`} class="flex items-start gap-2 text-sm">
@@ -129,7 +250,6 @@ export function CheckboxGroup({ form, name, legend, id: given, hint, options }: 
 /** A read-only value to copy (a new API key), with its label for assistive technology. */
 export function CopyField({ id, label, value }: { id: string; label: string; value: string }) {
   return (
-    <input id={id} readOnly value={value} aria-label={label} spellcheck={false} class={`${INPUT} mt-0 font-mono`}
-      onFocus={(e) => e.currentTarget.select()} />
+    <input id={id} readOnly value={value} aria-label={label} spellcheck={false} class={`${INPUT} mt-0 font-mono`} onFocus={(e) => e.currentTarget.select()} />
   );
 }

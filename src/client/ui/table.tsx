@@ -4,7 +4,16 @@
  */
 import type { ComponentChildren } from 'preact';
 
-export function Table<T>({ id, caption, headers, rows, render, empty, emptyId, loadingText = 'Loading…' }: {
+export function Table<T>({
+  id,
+  caption,
+  headers,
+  rows,
+  render,
+  empty,
+  emptyId,
+  loadingText = 'Loading…',
+}: {
   id: string;
   /** names the table for assistive technology (visually hidden) */
   caption: string;
@@ -16,8 +25,18 @@ export function Table<T>({ id, caption, headers, rows, render, empty, emptyId, l
   emptyId?: string;
   loadingText?: string;
 }) {
-  if (!rows) return <p class="text-sm text-muted" role="status" aria-live="polite">{loadingText}</p>;
-  if (rows.length === 0) return <p id={emptyId} class="rounded-lg border border-dashed border-line p-4 text-center text-sm text-muted">{empty}</p>;
+  if (!rows)
+    return (
+      <p class="text-sm text-muted" role="status" aria-live="polite">
+        {loadingText}
+      </p>
+    );
+  if (rows.length === 0)
+    return (
+      <p id={emptyId} class="rounded-lg border border-dashed border-line p-4 text-center text-sm text-muted">
+        {empty}
+      </p>
+    );
   return (
     // a table wider than a narrow screen scrolls in its box, which the keyboard can reach and scroll too (axe: scrollable-region-focusable)
     // biome-ignore lint/a11y/noNoninteractiveTabindex: the scrolling box must take focus for keyboard scrolling
@@ -26,12 +45,14 @@ export function Table<T>({ id, caption, headers, rows, render, empty, emptyId, l
         <caption class="sr-only">{caption}</caption>
         <thead>
           <tr class="border-b border-line text-muted">
-            {headers.map((h, i) => <th key={i} scope="col" class="px-4 py-2 font-medium sm:px-3">{h || <span class="sr-only">Actions</span>}</th>)}
+            {headers.map((h, i) => (
+              <th key={i} scope="col" class="px-4 py-2 font-medium sm:px-3">
+                {h || <span class="sr-only">Actions</span>}
+              </th>
+            ))}
           </tr>
         </thead>
-        <tbody class="[&>tr]:border-b [&>tr]:border-line [&_td]:px-4 [&_td]:py-3 [&_td]:align-top sm:[&_td]:px-3">
-          {rows.map(render)}
-        </tbody>
+        <tbody class="[&>tr]:border-b [&>tr]:border-line [&_td]:px-4 [&_td]:py-3 [&_td]:align-top sm:[&_td]:px-3">{rows.map(render)}</tbody>
       </table>
     </section>
   );

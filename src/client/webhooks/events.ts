@@ -103,7 +103,13 @@ export function registerWebhooks(core: EventCore<AppState>): void {
       const o = org as Organization;
       return {
         db: withPage(state, { ...page, status: 'ready', org: o }),
-        dispatchN: o.role === 'member' ? [] : [['webhooks/load', orgId], ['webhooks/load-types', orgId]],
+        dispatchN:
+          o.role === 'member'
+            ? []
+            : [
+                ['webhooks/load', orgId],
+                ['webhooks/load-types', orgId],
+              ],
       };
     })
     .regEvent('webhooks/missing', ({ state }, [, orgId, failure]) => {
@@ -115,7 +121,12 @@ export function registerWebhooks(core: EventCore<AppState>): void {
       };
     })
     .regEvent('webhooks/load-types', (_ctx, [, orgId]) => ({
-      'http/auth-api': { url: 'webhooks/event-types', successPath: ['event-types'], onSuccess: ['webhooks/types-loaded', orgId], onFailure: ['request/failed'] },
+      'http/auth-api': {
+        url: 'webhooks/event-types',
+        successPath: ['event-types'],
+        onSuccess: ['webhooks/types-loaded', orgId],
+        onFailure: ['request/failed'],
+      },
     }))
     .regEvent('webhooks/types-loaded', ({ state }, [, orgId, types]) => {
       const page = pageOf(state, orgId);
@@ -143,9 +154,11 @@ export function registerWebhooks(core: EventCore<AppState>): void {
       return {
         db: { ...withFormErrors(state, undefined), busy: true },
         'http/auth-api': {
-          url: `orgs/${page.orgId}/webhooks`, method: 'post',
+          url: `orgs/${page.orgId}/webhooks`,
+          method: 'post',
           body: { url: (f.url ?? '').trim(), events, ...(f.description?.trim() ? { description: f.description.trim() } : {}) },
-          onSuccess: ['webhooks/created', page.orgId], onFailure: ['webhooks/create-failed', page.orgId],
+          onSuccess: ['webhooks/created', page.orgId],
+          onFailure: ['webhooks/create-failed', page.orgId],
         },
       };
     })
@@ -164,7 +177,10 @@ export function registerWebhooks(core: EventCore<AppState>): void {
       const c = created as Webhook & { secret: string };
       return {
         db: withPage(state, { ...page, secrets: { ...page.secrets, [c.id]: c.secret }, formResets: page.formResets + 1 }),
-        dispatchN: [['toast/info', { message: 'Endpoint added: copy its secret into the receiver' }], ['webhooks/load', orgId]],
+        dispatchN: [
+          ['toast/info', { message: 'Endpoint added: copy its secret into the receiver' }],
+          ['webhooks/load', orgId],
+        ],
       };
     })
     .regEvent('webhooks/reveal', ({ state }, [, webhookId]) => {
@@ -172,8 +188,10 @@ export function registerWebhooks(core: EventCore<AppState>): void {
       if (!page) return;
       return {
         'http/auth-api': {
-          url: `orgs/${page.orgId}/webhooks/${webhookId}/secret`, successPath: ['secret'],
-          onSuccess: ['webhooks/secret', page.orgId, webhookId], onFailure: ['request/failed'],
+          url: `orgs/${page.orgId}/webhooks/${webhookId}/secret`,
+          successPath: ['secret'],
+          onSuccess: ['webhooks/secret', page.orgId, webhookId],
+          onFailure: ['request/failed'],
         },
       };
     })
@@ -195,8 +213,13 @@ export function registerWebhooks(core: EventCore<AppState>): void {
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: `orgs/${page.orgId}/webhooks/${webhookId}/rotate-secret`, method: 'post', successPath: ['secret'],
-          onSuccessN: [['webhooks/secret', page.orgId, webhookId], ['toast/info', { message: 'New secret made; the previous one signs too for 24 hours' }]],
+          url: `orgs/${page.orgId}/webhooks/${webhookId}/rotate-secret`,
+          method: 'post',
+          successPath: ['secret'],
+          onSuccessN: [
+            ['webhooks/secret', page.orgId, webhookId],
+            ['toast/info', { message: 'New secret made; the previous one signs too for 24 hours' }],
+          ],
           onFailureN: [['request/failed'], ['app/idle']],
         },
       };
@@ -207,8 +230,13 @@ export function registerWebhooks(core: EventCore<AppState>): void {
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: `orgs/${page.orgId}/webhooks/${webhookId}`, method: 'patch', body: { enabled: Boolean(enabled) },
-          onSuccessN: [['toast/info', { message: enabled ? 'Endpoint enabled' : 'Endpoint disabled' }], ['webhooks/load', page.orgId]],
+          url: `orgs/${page.orgId}/webhooks/${webhookId}`,
+          method: 'patch',
+          body: { enabled: Boolean(enabled) },
+          onSuccessN: [
+            ['toast/info', { message: enabled ? 'Endpoint enabled' : 'Endpoint disabled' }],
+            ['webhooks/load', page.orgId],
+          ],
           onFailureN: [['request/failed'], ['app/idle']],
         },
       };
@@ -220,8 +248,12 @@ export function registerWebhooks(core: EventCore<AppState>): void {
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: `orgs/${page.orgId}/webhooks/${webhookId}`, method: 'delete',
-          onSuccessN: [['toast/info', { message: 'Endpoint deleted' }], ['webhooks/load', page.orgId]],
+          url: `orgs/${page.orgId}/webhooks/${webhookId}`,
+          method: 'delete',
+          onSuccessN: [
+            ['toast/info', { message: 'Endpoint deleted' }],
+            ['webhooks/load', page.orgId],
+          ],
           onFailureN: [['request/failed'], ['app/idle']],
         },
       };
@@ -233,7 +265,8 @@ export function registerWebhooks(core: EventCore<AppState>): void {
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: `orgs/${page.orgId}/webhooks/${webhookId}/test`, method: 'post',
+          url: `orgs/${page.orgId}/webhooks/${webhookId}/test`,
+          method: 'post',
           onSuccessN: [['app/idle'], ['toast/info', { message: 'Test event sent' }], ['webhooks/show-log', webhookId, filter]],
           onFailureN: [['request/failed'], ['app/idle']],
         },
@@ -258,8 +291,10 @@ export function registerWebhooks(core: EventCore<AppState>): void {
       const queryParams = { limit: 20, ...(filter ? { status: filter as string } : {}), ...(cursor ? { cursor: cursor as string } : {}) };
       return {
         'http/auth-api': {
-          url: `orgs/${orgId}/webhooks/${webhookId}/deliveries`, queryParams,
-          onSuccess: ['webhooks/log-loaded', orgId, webhookId, filter, cursor], onFailure: ['request/failed'],
+          url: `orgs/${orgId}/webhooks/${webhookId}/deliveries`,
+          queryParams,
+          onSuccess: ['webhooks/log-loaded', orgId, webhookId, filter, cursor],
+          onFailure: ['request/failed'],
         },
       };
     })
@@ -285,7 +320,8 @@ export function registerWebhooks(core: EventCore<AppState>): void {
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
-          url: `orgs/${page.orgId}/webhooks/${log.webhookId}/deliveries/${deliveryId}/retry`, method: 'post',
+          url: `orgs/${page.orgId}/webhooks/${log.webhookId}/deliveries/${deliveryId}/retry`,
+          method: 'post',
           onSuccessN: [['app/idle'], ['toast/info', { message: 'Retry sent' }], ['webhooks/show-log', log.webhookId, log.filter]],
           onFailureN: [['request/failed'], ['app/idle']],
         },

@@ -8,7 +8,17 @@ import { WebhooksPage } from './pages.js';
 export const webhooks: Feature = {
   id: 'webhooks',
   routes: [{ name: 'org-webhooks', path: '/orgs/:id/webhooks', page: WebhooksPage, access: 'signed-in', title: 'Webhooks' }],
-  nav: [{ section: 'org', route: 'org-webhooks', label: 'Webhooks', id: 'nav-org-webhooks', icon: Webhook, order: 2.5, path: (s) => (s.currentOrg && adminOfCurrent(s) ? webhooksPath(s.currentOrg) : undefined) }],
+  nav: [
+    {
+      section: 'org',
+      route: 'org-webhooks',
+      label: 'Webhooks',
+      id: 'nav-org-webhooks',
+      icon: Webhook,
+      order: 2.5,
+      path: (s) => (s.currentOrg && adminOfCurrent(s) ? webhooksPath(s.currentOrg) : undefined),
+    },
+  ],
   register: (core) => registerWebhooks(core),
   // a secret shown on the page leaves memory with the session
   forgetOnLogOut: ['webhooksPage'],

@@ -41,14 +41,26 @@ function Secret({ webhook, secret }: { webhook: Webhook; secret: string | undefi
       {secret ? (
         <>
           <CopyField id={`webhook-secret-${webhook.id}`} label={`Signing secret of ${webhook.url}`} value={secret} />
-          <Button variant="secondary" class="hide-secret" onClick={() => dispatch(['webhooks/hide', webhook.id])}>Hide</Button>
+          <Button variant="secondary" class="hide-secret" onClick={() => dispatch(['webhooks/hide', webhook.id])}>
+            Hide
+          </Button>
         </>
       ) : (
-        <Button variant="secondary" class="reveal-secret" disabled={state.busy} onClick={() => dispatch(['webhooks/reveal', webhook.id])}>Reveal secret</Button>
+        <Button variant="secondary" class="reveal-secret" disabled={state.busy} onClick={() => dispatch(['webhooks/reveal', webhook.id])}>
+          Reveal secret
+        </Button>
       )}
-      <ConfirmButton variant="secondary" class="rotate-secret" disabled={state.busy} title="Make a new secret?"
-        message="The current one keeps signing for 24 hours: move the receiver to the new one before then." confirmLabel="Rotate"
-        onConfirm={() => dispatch(['webhooks/rotate', webhook.id])}>Rotate</ConfirmButton>
+      <ConfirmButton
+        variant="secondary"
+        class="rotate-secret"
+        disabled={state.busy}
+        title="Make a new secret?"
+        message="The current one keeps signing for 24 hours: move the receiver to the new one before then."
+        confirmLabel="Rotate"
+        onConfirm={() => dispatch(['webhooks/rotate', webhook.id])}
+      >
+        Rotate
+      </ConfirmButton>
     </div>
   );
 }
@@ -60,7 +72,12 @@ function Attempts({ delivery }: { delivery: WebhookDelivery }) {
       {delivery.attempts.map((a) => (
         <li key={a.at} data-status-code={a['status-code'] ?? ''}>
           {when(a.at)}: <strong>{a['status-code'] ?? 'no response'}</strong> in {a['duration-ms']} ms{a.error ? ` (${a.error})` : ''}
-          {a.response && <details><summary>Response</summary><pre class="whitespace-pre-wrap break-all">{a.response}</pre></details>}
+          {a.response && (
+            <details>
+              <summary>Response</summary>
+              <pre class="whitespace-pre-wrap break-all">{a.response}</pre>
+            </details>
+          )}
         </li>
       ))}
     </ol>
@@ -71,15 +88,32 @@ function DeliveryRow({ delivery }: { delivery: WebhookDelivery }) {
   const { state, dispatch } = useApp();
   return (
     <tr data-delivery={delivery.id} data-status={delivery.status}>
-      <td>{delivery['event-type']}<br /><code class="text-muted">{delivery['message-id']}</code><br /><span class="text-muted">{when(delivery['created-at'])}</span></td>
+      <td>
+        {delivery['event-type']}
+        <br />
+        <code class="text-muted">{delivery['message-id']}</code>
+        <br />
+        <span class="text-muted">{when(delivery['created-at'])}</span>
+      </td>
       <td>
         <Badge tone={STATUS_TONES[delivery.status]}>{delivery.status}</Badge>
-        {delivery['next-attempt-at'] && <><br /><span class="text-muted">next: {when(delivery['next-attempt-at'])}</span></>}
+        {delivery['next-attempt-at'] && (
+          <>
+            <br />
+            <span class="text-muted">next: {when(delivery['next-attempt-at'])}</span>
+          </>
+        )}
       </td>
-      <td><Attempts delivery={delivery} /></td>
-      <td>{delivery.status !== 'pending' && (
-        <Button variant="secondary" class="retry-delivery" disabled={state.busy} onClick={() => dispatch(['webhooks/retry', delivery.id])}>Retry</Button>
-      )}</td>
+      <td>
+        <Attempts delivery={delivery} />
+      </td>
+      <td>
+        {delivery.status !== 'pending' && (
+          <Button variant="secondary" class="retry-delivery" disabled={state.busy} onClick={() => dispatch(['webhooks/retry', delivery.id])}>
+            Retry
+          </Button>
+        )}
+      </td>
     </tr>
   );
 }
@@ -89,12 +123,30 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
   const log = state.webhooksPage!.log!;
   return (
     <div id={`deliveries-${webhook.id}`} class="space-y-4">
-      <SelectField id="delivery-filter" label="Show" value={log.filter} options={FILTERS}
-        onChange={(value) => dispatch(['webhooks/show-log', log.webhookId, value as DeliveryFilter])} />
-      <Table id="delivery-log" caption={`Deliveries to ${webhook.url}`} headers={['Event', 'Status', 'Attempts', '']} rows={log.items}
-        loadingText="Loading deliveries…" empty="No deliveries in the last 30 days." emptyId="no-deliveries"
-        render={(d) => <DeliveryRow key={d.id} delivery={d} />} />
-      {log.nextCursor && <Actions><Button variant="secondary" class="more-deliveries" onClick={() => dispatch(['webhooks/more'])}>Load more</Button></Actions>}
+      <SelectField
+        id="delivery-filter"
+        label="Show"
+        value={log.filter}
+        options={FILTERS}
+        onChange={(value) => dispatch(['webhooks/show-log', log.webhookId, value as DeliveryFilter])}
+      />
+      <Table
+        id="delivery-log"
+        caption={`Deliveries to ${webhook.url}`}
+        headers={['Event', 'Status', 'Attempts', '']}
+        rows={log.items}
+        loadingText="Loading deliveries…"
+        empty="No deliveries in the last 30 days."
+        emptyId="no-deliveries"
+        render={(d) => <DeliveryRow key={d.id} delivery={d} />}
+      />
+      {log.nextCursor && (
+        <Actions>
+          <Button variant="secondary" class="more-deliveries" onClick={() => dispatch(['webhooks/more'])}>
+            Load more
+          </Button>
+        </Actions>
+      )}
     </div>
   );
 }
@@ -105,22 +157,51 @@ function Endpoint({ webhook }: { webhook: Webhook }) {
   const showing = page.log?.webhookId === webhook.id;
   return (
     <li class="webhook min-w-0" data-webhook={webhook.id}>
-      <Card id={`webhook-${webhook.id}`} title={<code class="break-all">{webhook.url}</code>} description={webhook.description || undefined} data-enabled={String(webhook.enabled)}>
-        <DataList items={[
-          ['Events', webhook.events.includes(ALL_EVENTS) ? 'Every event type' : webhook.events.join(', '), 'events'],
-          ['State', <EndpointState webhook={webhook} />, 'state'],
-          ['Created', when(webhook['created-at']), 'created-at'],
-        ]} />
+      <Card
+        id={`webhook-${webhook.id}`}
+        title={<code class="break-all">{webhook.url}</code>}
+        description={webhook.description || undefined}
+        data-enabled={String(webhook.enabled)}
+      >
+        <DataList
+          items={[
+            ['Events', webhook.events.includes(ALL_EVENTS) ? 'Every event type' : webhook.events.join(', '), 'events'],
+            ['State', <EndpointState webhook={webhook} />, 'state'],
+            ['Created', when(webhook['created-at']), 'created-at'],
+          ]}
+        />
         <Secret webhook={webhook} secret={page.secrets[webhook.id]} />
         <Actions>
-          <Button variant="secondary" class="send-test" disabled={state.busy || !webhook.enabled} onClick={() => dispatch(['webhooks/test', webhook.id])}>Send test</Button>
-          <Button variant="secondary" class="show-log" aria-expanded={showing} aria-controls={showing ? `deliveries-${webhook.id}` : undefined}
-            onClick={() => dispatch(showing ? ['webhooks/hide-log'] : ['webhooks/show-log', webhook.id, ''])}>{showing ? 'Hide deliveries' : 'Deliveries'}</Button>
-          <Button variant="secondary" class="toggle-webhook" disabled={state.busy}
-            onClick={() => dispatch(['webhooks/set-enabled', webhook.id, !webhook.enabled])}>{webhook.enabled ? 'Disable' : 'Enable'}</Button>
-          <ConfirmButton class="delete-webhook" disabled={state.busy} title={`Delete the endpoint ${webhook.url}?`}
-            message="Nothing more is sent to it, and its delivery log goes with it." confirmLabel="Delete endpoint"
-            onConfirm={() => dispatch(['webhooks/delete', webhook.id])}>Delete</ConfirmButton>
+          <Button variant="secondary" class="send-test" disabled={state.busy || !webhook.enabled} onClick={() => dispatch(['webhooks/test', webhook.id])}>
+            Send test
+          </Button>
+          <Button
+            variant="secondary"
+            class="show-log"
+            aria-expanded={showing}
+            aria-controls={showing ? `deliveries-${webhook.id}` : undefined}
+            onClick={() => dispatch(showing ? ['webhooks/hide-log'] : ['webhooks/show-log', webhook.id, ''])}
+          >
+            {showing ? 'Hide deliveries' : 'Deliveries'}
+          </Button>
+          <Button
+            variant="secondary"
+            class="toggle-webhook"
+            disabled={state.busy}
+            onClick={() => dispatch(['webhooks/set-enabled', webhook.id, !webhook.enabled])}
+          >
+            {webhook.enabled ? 'Disable' : 'Enable'}
+          </Button>
+          <ConfirmButton
+            class="delete-webhook"
+            disabled={state.busy}
+            title={`Delete the endpoint ${webhook.url}?`}
+            message="Nothing more is sent to it, and its delivery log goes with it."
+            confirmLabel="Delete endpoint"
+            onConfirm={() => dispatch(['webhooks/delete', webhook.id])}
+          >
+            Delete
+          </ConfirmButton>
         </Actions>
         {showing && <Deliveries webhook={webhook} />}
       </Card>
@@ -134,14 +215,26 @@ function CreateForm() {
   const types = (page.eventTypes ?? []).filter((t) => t !== 'webhook.test');
   return (
     <Card title="Add an endpoint" id="create-webhook-card">
-      <Form id={CREATE_FORM} resetKey={page.formResets} onSubmit={(fields, data) => {
-        const events = data.getAll('events').map(String);
-        dispatch(['webhooks/create', { url: fields.url ?? '', description: fields.description ?? '', events: events.includes(ALL_EVENTS) ? [ALL_EVENTS] : events }]);
-      }}>
+      <Form
+        id={CREATE_FORM}
+        resetKey={page.formResets}
+        onSubmit={(fields, data) => {
+          const events = data.getAll('events').map(String);
+          dispatch([
+            'webhooks/create',
+            { url: fields.url ?? '', description: fields.description ?? '', events: events.includes(ALL_EVENTS) ? [ALL_EVENTS] : events },
+          ]);
+        }}
+      >
         <Field form={CREATE_FORM} id="webhook-url" name="url" type="url" label="URL" required maxLength={2000} placeholder="https://example.com/webhooks" />
         <Field form={CREATE_FORM} id="webhook-description" name="description" label="Description" maxLength={500} hint="What it is for, e.g. CRM sync" />
-        <CheckboxGroup form={CREATE_FORM} id="webhook-events" name="events" legend="Events"
-          options={[{ value: ALL_EVENTS, label: 'All event types, those added later included' }, ...types.map((t) => ({ value: t, label: <code>{t}</code> }))]} />
+        <CheckboxGroup
+          form={CREATE_FORM}
+          id="webhook-events"
+          name="events"
+          legend="Events"
+          options={[{ value: ALL_EVENTS, label: 'All event types, those added later included' }, ...types.map((t) => ({ value: t, label: <code>{t}</code> }))]}
+        />
         <Submit>Add endpoint</Submit>
       </Form>
     </Card>
@@ -157,23 +250,63 @@ export function WebhooksPage() {
     if (id) dispatch(['webhooks/open', id]);
   }, [id]);
   if (!id || page?.status === 'missing') {
-    return <><PageHeader title="Webhooks" /><Alert id="org-missing" tone="error">This organization does not exist, or you are not a member.</Alert></>;
+    return (
+      <>
+        <PageHeader title="Webhooks" />
+        <Alert id="org-missing" tone="error">
+          This organization does not exist, or you are not a member.
+        </Alert>
+      </>
+    );
   }
-  if (!page?.org) return <><PageHeader title="Webhooks" /><p class="text-sm text-muted" role="status">Loading…</p></>;
+  if (!page?.org)
+    return (
+      <>
+        <PageHeader title="Webhooks" />
+        <p class="text-sm text-muted" role="status">
+          Loading…
+        </p>
+      </>
+    );
   const org = page.org;
-  const back = <Link to="org" path={orgPath(org.id)} id="back-to-org">← {org.name}</Link>;
+  const back = (
+    <Link to="org" path={orgPath(org.id)} id="back-to-org">
+      ← {org.name}
+    </Link>
+  );
   if (org.role === 'member') {
-    return <><PageHeader title="Webhooks" back={back} /><Alert id="webhooks-forbidden" tone="error">Only admins and owners manage the webhooks of {org.name}.</Alert></>;
+    return (
+      <>
+        <PageHeader title="Webhooks" back={back} />
+        <Alert id="webhooks-forbidden" tone="error">
+          Only admins and owners manage the webhooks of {org.name}.
+        </Alert>
+      </>
+    );
   }
   return (
     <>
-      <PageHeader title={`Webhooks of ${org.name}`} id="webhooks-title" back={back}
-        description="Events of this organization are POSTed to each endpoint, signed per the Standard Webhooks specification with the endpoint's secret." />
+      <PageHeader
+        title={`Webhooks of ${org.name}`}
+        id="webhooks-title"
+        back={back}
+        description="Events of this organization are POSTed to each endpoint, signed per the Standard Webhooks specification with the endpoint's secret."
+      />
       <Stack>
-        {!page.webhooks ? <p class="text-sm text-muted" role="status">Loading endpoints…</p> : page.webhooks.length === 0 ? (
-          <Card title="Endpoints" id="webhooks-card"><Muted id="no-webhooks">No endpoints yet.</Muted></Card>
+        {!page.webhooks ? (
+          <p class="text-sm text-muted" role="status">
+            Loading endpoints…
+          </p>
+        ) : page.webhooks.length === 0 ? (
+          <Card title="Endpoints" id="webhooks-card">
+            <Muted id="no-webhooks">No endpoints yet.</Muted>
+          </Card>
         ) : (
-          <ul id="webhooks" aria-label="Endpoints" class="grid min-w-0 gap-4 sm:gap-6">{page.webhooks.map((w) => <Endpoint key={w.id} webhook={w} />)}</ul>
+          <ul id="webhooks" aria-label="Endpoints" class="grid min-w-0 gap-4 sm:gap-6">
+            {page.webhooks.map((w) => (
+              <Endpoint key={w.id} webhook={w} />
+            ))}
+          </ul>
         )}
         <CreateForm />
       </Stack>

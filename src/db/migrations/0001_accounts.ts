@@ -10,7 +10,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('payment_customer_id', 'text', (c) => c.unique())
     .addColumn('subscription_status', 'text', (c) =>
-      c.notNull().defaultTo('none').check(sql`subscription_status in ('none','trialing','active','past-due','canceled')`))
+      c.notNull().defaultTo('none').check(sql`subscription_status in ('none','trialing','active','past-due','canceled')`),
+    )
     .addColumn('subscription_plan', 'text')
     .addColumn('subscription_period_end', 'timestamptz')
     .execute();

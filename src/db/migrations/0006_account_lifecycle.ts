@@ -12,7 +12,8 @@ import { sql, type Kysely } from 'kysely';
  *   because instances that start or poll learn of revocations from these rows.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('account')
+  await db.schema
+    .alterTable('account')
     .addColumn('email_verified', 'boolean', (c) => c.notNull().defaultTo(false))
     .execute();
 
@@ -30,11 +31,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('action_token_account_idx').on('action_token').columns(['account_id', 'purpose']).execute();
 
-  await db.schema.alterTable('refresh_family')
-    .addColumn('user_agent', 'text')
-    .addColumn('ip', 'text')
-    .addColumn('last_used_at', 'timestamptz')
-    .execute();
+  await db.schema.alterTable('refresh_family').addColumn('user_agent', 'text').addColumn('ip', 'text').addColumn('last_used_at', 'timestamptz').execute();
   await sql`update refresh_family set last_used_at = created_at`.execute(db);
   await sql`alter table refresh_family alter column account_id drop not null`.execute(db);
   await sql`alter table refresh_family drop constraint refresh_family_account_id_fkey`.execute(db);

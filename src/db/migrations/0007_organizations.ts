@@ -25,7 +25,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('personal_account_id', 'uuid', (c) => c.unique().references('account.id').onDelete('cascade'))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('subscription_status', 'text', (c) =>
-      c.notNull().defaultTo('none').check(sql`subscription_status in ('none','trialing','active','past-due','canceled')`))
+      c.notNull().defaultTo('none').check(sql`subscription_status in ('none','trialing','active','past-due','canceled')`),
+    )
     .addColumn('subscription_plan', 'text')
     .addColumn('subscription_period_end', 'timestamptz')
     .addCheckConstraint('organization_personal_has_account', sql`personal = (personal_account_id is not null)`)

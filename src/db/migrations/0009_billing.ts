@@ -15,7 +15,8 @@ import { sql, type Kysely } from 'kysely';
  *   events, their subscription (`subscription_id`: out-of-order events are judged per subscription).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('organization')
+  await db.schema
+    .alterTable('organization')
     .addColumn('billing_customer_id', 'text', (c) => c.unique())
     .addColumn('billing_subscription_id', 'text')
     .addColumn('subscription_cancel_at_period_end', 'boolean', (c) => c.notNull().defaultTo(false))
@@ -26,7 +27,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     from account a where o.personal_account_id = a.id`.execute(db);
   await db.schema.alterTable('account').dropColumn('payment_customer_id').execute();
 
-  await db.schema.alterTable('payment_event')
+  await db.schema
+    .alterTable('payment_event')
     .addColumn('organization_id', 'uuid', (c) => c.references('organization.id').onDelete('set null'))
     .addColumn('subscription_id', 'text')
     .execute();
@@ -60,9 +62,15 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('payment_event_organization_idx').execute();
   await db.schema.dropIndex('payment_event_subscription_idx').execute();
   await db.schema.alterTable('payment_event').dropColumn('subscription_id').dropColumn('organization_id').execute();
-  await db.schema.alterTable('account').addColumn('payment_customer_id', 'text', (c) => c.unique()).execute();
+  await db.schema
+    .alterTable('account')
+    .addColumn('payment_customer_id', 'text', (c) => c.unique())
+    .execute();
   await sql`update account a set payment_customer_id = o.billing_customer_id from organization o where o.personal_account_id = a.id`.execute(db);
-  await db.schema.alterTable('organization')
-    .dropColumn('subscription_cancel_at_period_end').dropColumn('billing_subscription_id').dropColumn('billing_customer_id')
+  await db.schema
+    .alterTable('organization')
+    .dropColumn('subscription_cancel_at_period_end')
+    .dropColumn('billing_subscription_id')
+    .dropColumn('billing_customer_id')
     .execute();
 }

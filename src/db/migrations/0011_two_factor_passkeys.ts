@@ -15,7 +15,8 @@ import { sql, type Kysely } from 'kysely';
  * Everything goes with its account (`on delete cascade`).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('account')
+  await db.schema
+    .alterTable('account')
     .addColumn('two_factor_enabled', 'boolean', (c) => c.notNull().defaultTo(false))
     .execute();
 

@@ -24,12 +24,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   // the account page and the "ways to sign in" check read by account
   await db.schema.createIndex('account_identity_account_idx').on('account_identity').column('account_id').execute();
-  await db.schema.alterTable('account').alterColumn('password_hash', (c) => c.dropNotNull()).execute();
+  await db.schema
+    .alterTable('account')
+    .alterColumn('password_hash', (c) => c.dropNotNull())
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('account_identity').execute();
   // accounts without a password cannot survive the old constraint: they go first
   await sql`delete from account where password_hash is null`.execute(db);
-  await db.schema.alterTable('account').alterColumn('password_hash', (c) => c.setNotNull()).execute();
+  await db.schema
+    .alterTable('account')
+    .alterColumn('password_hash', (c) => c.setNotNull())
+    .execute();
 }

@@ -17,7 +17,8 @@ import { sql, type Kysely } from 'kysely';
  *   a page of it is read in index order (the query plan on a million accounts: docs/admin.md).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('account')
+  await db.schema
+    .alterTable('account')
     .addColumn('locked_at', 'timestamptz')
     .addColumn('locked_reason', 'text', (c) => c.check(sql`length(locked_reason) <= 500`))
     .addColumn('locked_by', 'uuid', (c) => c.references('account.id').onDelete('set null'))
@@ -26,7 +27,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // the impersonated sessions an admin started: ended with the admin's sessions
   await sql`create index refresh_family_actor_idx on refresh_family (actor_account_id) where actor_account_id is not null`.execute(db);
 
-  await db.schema.alterTable('audit_entry')
+  await db.schema
+    .alterTable('audit_entry')
     .addColumn('impersonated_account_id', 'uuid', (c) => c.references('account.id').onDelete('set null'))
     .addColumn('admin_log', 'boolean', (c) => c.notNull().defaultTo(false))
     .execute();
@@ -59,8 +61,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const index of ['account_email_prefix_idx', 'account_name_prefix_idx', 'account_created_idx', 'organization_name_prefix_idx',
-    'organization_slug_prefix_idx', 'organization_created_idx', 'audit_entry_admin_idx', 'refresh_family_actor_idx']) {
+  for (const index of [
+    'account_email_prefix_idx',
+    'account_name_prefix_idx',
+    'account_created_idx',
+    'organization_name_prefix_idx',
+    'organization_slug_prefix_idx',
+    'organization_created_idx',
+    'audit_entry_admin_idx',
+    'refresh_family_actor_idx',
+  ]) {
     await db.schema.dropIndex(index).ifExists().execute();
   }
   await sql`create or replace function audit_entry_append_only() returns trigger language plpgsql as $$

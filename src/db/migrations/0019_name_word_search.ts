@@ -34,20 +34,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index account_name_tail_account_idx on account_name_tail (account_id, tail)`.execute(db);
   // the expression in the trigger's own statement (planned once per session), not in a SQL
   // function, which is planned at each call: 80 µs a row instead of 170 (20,000 inserts, PostgreSQL 15)
-  await sql.raw(`create function account_name_tails_sync() returns trigger language plpgsql as $$
+  await sql
+    .raw(`create function account_name_tails_sync() returns trigger language plpgsql as $$
     begin
       if tg_op = 'UPDATE' then
         delete from account_name_tail where account_id = new.id;
       end if;
       insert into account_name_tail (tail, account_id) select t.tail, new.id from (${tailsOf('new.name')}) t;
       return null;
-    end $$`).execute(db);
+    end $$`)
+    .execute(db);
   await sql`create trigger account_name_tails_insert after insert on account
     for each row when (new.name is not null) execute function account_name_tails_sync()`.execute(db);
   await sql`create trigger account_name_tails_update after update of name on account
     for each row when (old.name is distinct from new.name) execute function account_name_tails_sync()`.execute(db);
-  await sql.raw(`insert into account_name_tail (tail, account_id)
-    select t.tail, a.id from account a, lateral (${tailsOf('a.name')}) t where a.name is not null`).execute(db);
+  await sql
+    .raw(`insert into account_name_tail (tail, account_id)
+    select t.tail, a.id from account a, lateral (${tailsOf('a.name')}) t where a.name is not null`)
+    .execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
