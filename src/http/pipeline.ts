@@ -319,12 +319,8 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     tracked[LOGGED] = true;
     const elapsed = elapsedMs(request.raw);
     const ms = Math.round(elapsed * 1000) / 1000;
-    log.info(
-      'api-call/response',
-      `${request.method} ${pathOf(request.url)} => ${status}`,
-      contentType ? { status, 'saas.logging/ms': ms, 'content-type': String(contentType) } : { status, 'saas.logging/ms': ms },
-      { ctx: request.logContext ?? contextOf(tracked) },
-    );
+    const data = contentType ? { status, 'saas.logging/ms': ms, 'content-type': String(contentType) } : { status, 'saas.logging/ms': ms };
+    log.info('api-call/response', `${request.method} ${pathOf(request.url)} => ${status}`, data, { ctx: request.logContext ?? contextOf(tracked) });
     deps.observeResponse?.(request.raw, request.method, routeOf(request), status, elapsed / 1000);
   };
   app.addHook('onResponse', (request, reply, done) => {

@@ -136,12 +136,14 @@ export class ConsoleHandler implements LogHandler {
     const bytes = Buffer.byteLength(line);
     if (!this.buffered) {
       this.output.write(line, bytes);
+      if (fatal) this.output.drainBeforeExit();
       return;
     }
     if (this.pendingBytes > 0 && this.pendingBytes + bytes > this.maxWriteBytes) this.flushNow();
     this.pending += line;
     this.pendingBytes += bytes;
-    if (fatal) this.flushNow();
+    // a fatal entry: the process is about to end, maybe killed outright; what a full pipe holds back goes now too
+    if (fatal) this.flushBeforeExit();
     else if (this.timer === undefined) {
       this.timer = setTimeout(() => {
         this.timer = undefined;
