@@ -27,8 +27,13 @@ const SUFFIX: Record<RotationInterval, string> = { daily: 'd', weekly: 'w', mont
 
 /** how long queued lines wait for more before they are written, ms */
 export const BATCH_WAIT_MS = 5;
-/** the most lines held while the file cannot be written; past it new lines are dropped (counted) */
+/** the most lines held while the file fails (a full disk): past it new lines are dropped (counted) */
 export const MAX_QUEUED_LINES = 10_000;
+/**
+ * the most characters held while the file works but the disk is slow (the kernel holding writes
+ * back under a load): a burst rides it out unharmed, a disk that never catches up costs at most this
+ */
+export const MAX_QUEUED_CHARS = 32 * 1024 * 1024;
 /** the first wait after a failed write (a full disk, a directory the process may not write), ms */
 export const RETRY_FIRST_MS = 1_000;
 /** the longest wait between tries, ms */
@@ -54,6 +59,7 @@ export interface RotatingFileOptions extends LogFileSettings {
 export class RotatingFileHandler implements LogHandler {
   readonly failures: SinkFailures;
   private queue: string[] = [];
+  private queuedChars = 0;
   /** while the file fails: the wait before the next try, and the timer of that wait */
   private retryMs = 0;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -84,12 +90,13 @@ export class RotatingFileHandler implements LogHandler {
       this.appendAfterClose(line);
       return;
     }
-    if (this.queue.length >= MAX_QUEUED_LINES) {
+    if (this.failures.failing ? this.queue.length >= MAX_QUEUED_LINES : this.queuedChars >= MAX_QUEUED_CHARS) {
       this.failures.failed(this.failures.failing ? 'the file cannot be written' : 'lines come faster than the file takes them', 1);
       return;
     }
     // without its newline: the batch's join adds them (a `line + '\n'` per entry is one more copy)
     this.queue.push(line);
+    this.queuedChars += line.length;
     if (!this.draining && this.retryTimer === undefined) this.draining = this.drain();
   }
 
@@ -122,6 +129,7 @@ export class RotatingFileHandler implements LogHandler {
     await this.flush();
     if (this.queue.length > 0) this.failures.failed('the file cannot be written as the process ends', this.queue.length);
     this.queue = [];
+    this.queuedChars = 0;
     const file = this.file;
     this.file = null;
     await file?.close().catch(() => undefined);
@@ -133,6 +141,7 @@ export class RotatingFileHandler implements LogHandler {
         await delay(BATCH_WAIT_MS);
         const batch = this.queue;
         this.queue = [];
+        this.queuedChars = 0;
         try {
           await this.writeBatch(batch);
           this.retryMs = 0;
