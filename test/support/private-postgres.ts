@@ -51,18 +51,7 @@ export class PrivatePostgres {
   }
 
   async start(): Promise<void> {
-    await this.pg('pg_ctl', [
-      '-D',
-      join(this.dir, 'data'),
-      '-l',
-      join(this.dir, 'server.log'),
-      '-w',
-      '-t',
-      '60',
-      '-o',
-      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off`,
-      'start',
-    ]);
+    await this.pg('pg_ctl', [...this.serverArgs(), 'start']);
   }
 
   /** `fast`: open connections are ended (as a restart or a failover does) */
@@ -71,21 +60,16 @@ export class PrivatePostgres {
   }
 
   async restart(): Promise<void> {
-    // -l as for start: the new server must not hold pg_ctl's output open (the caller would wait for it)
-    await this.pg('pg_ctl', [
-      '-D',
-      join(this.dir, 'data'),
-      '-l',
-      join(this.dir, 'server.log'),
-      '-w',
-      '-t',
-      '60',
-      '-m',
-      'fast',
-      '-o',
-      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off`,
-      'restart',
-    ]);
+    await this.pg('pg_ctl', [...this.serverArgs(), '-m', 'fast', 'restart']);
+  }
+
+  /**
+   * What starting a server takes: its directory, port and settings; -l sends its output to a log
+   * file, or the new server would hold pg_ctl's output open and the caller would wait for it.
+   */
+  private serverArgs(): string[] {
+    const settings = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off`;
+    return ['-D', join(this.dir, 'data'), '-l', join(this.dir, 'server.log'), '-w', '-t', '60', '-o', settings];
   }
 
   /** Makes a database; the server migrates it when it starts. */
