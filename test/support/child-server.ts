@@ -30,6 +30,8 @@ export interface ChildServerOptions {
   stdio?: StdioOptions;
   /** wait until /api/health/live answers (default true) */
   waitUntilLive?: boolean;
+  /** the project directory to run (default: this one); a copy with a generated resource, say */
+  cwd?: string;
 }
 
 export async function startChildServer(options: ChildServerOptions = {}): Promise<ChildServer> {
@@ -47,6 +49,7 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
       ...options.env,
     },
     stdio: options.stdio ?? ['ignore', 'ignore', 'pipe'],
+    cwd: options.cwd,
   });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (d: string) => {
