@@ -164,5 +164,5 @@ export function residentMb(pid: number): number {
 /** Sends SIGTERM; the exit code, or 'still running' after `withinMs`. */
 export async function terminate(server: ChildServer, withinMs: number): Promise<number | null | 'still running'> {
   server.child.kill('SIGTERM');
-  return Promise.race([server.exited, sleep(withinMs).then(() => 'still running' as const)]);
+  return Promise.race([server.exited, sleep(withinMs, 'still running' as const, { ref: false })]);
 }
