@@ -210,7 +210,10 @@ describe('the resource generator', () => {
     await row.locator('.delete-item').click();
     await page.locator('dialog[open] .confirm-ok').click();
     await page.locator('#no-time-entries').waitFor();
-  }, [/response: PATCH \/api\/orgs\/[0-9a-f-]+\/time-entries\/[0-9a-f-]+ 400$/]);
+  }, [
+    /response: PATCH \/api\/orgs\/[0-9a-f-]+\/time-entries\/[0-9a-f-]+ 400$/,
+    /console: Failed to load resource: the server responded with a status of 400 .*\/time-entries\//,
+  ]);
 
   it('removes it all but its migration; with --drop-table, a migration drops the table', () => {
     const run = npm('remove:resource', ['time-entry']);
