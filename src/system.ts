@@ -132,6 +132,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       schemas: embeddedFirst([...modules.schemas, ...(options.extraSchemas ?? [])]),
       observability: appObservability(metrics, tracing),
       pageFields: modules.pageFields,
+      mounts: modules.mounts,
       routeGroups: [...modules.routeGroups, ...(options.extraRouteGroups ?? [])],
     });
     // SHUTDOWN_DELAY: serving on, readiness 503, before the listener closes (docs/deployment.md)
