@@ -78,7 +78,8 @@ async function insertKeys(trx: Transaction<DatabaseSchema>, box: SecretBox, dela
       .execute();
     kids.push(publicJwk.kid);
   }
-  await sql`select pg_notify(${SIGNING_KEYS_CHANNEL}, '')`.execute(trx);
+  // a payload: the listener delivers no empty one
+  await sql`select pg_notify(${SIGNING_KEYS_CHANNEL}, ${kids.join(',')})`.execute(trx);
   return kids;
 }
 

@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as client from 'openid-client';
-import { logIn, signUpVerified } from '../support/auth.js';
+import { logIn, PASSWORD, signUpVerified } from '../support/auth.js';
+import { awayFromStepEdge, totpCode } from '../support/totp.js';
 import { freePort } from '../support/net.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { authorize, bearer, createApp, newBrowser, REDIRECT } from './support.js';
@@ -22,6 +23,8 @@ describe('OAuth provider on pglite', () => {
   let owner: { id: string; email: string; token: string; orgId: string };
   let app: { 'client-id': string; 'client-secret'?: string; id: string };
   let config: client.Configuration;
+  /** every secret the tests saw: none may be in the log */
+  const secrets: string[] = [];
 
   before(async () => {
     const port = await freePort();
@@ -69,6 +72,7 @@ describe('OAuth provider on pglite', () => {
     assert.equal(result.interaction.client.organization.name, 'Acme');
     assert.equal(result.interaction['consent-required'], true);
     const tokens = result.tokens;
+    secrets.push(result.code, result.verifier, tokens.access_token, tokens.refresh_token!, tokens.id_token!, app['client-secret']!);
     // the ID token, verified as a third party does
     const jwks = createRemoteJWKSet(new URL(`${t.url}/.well-known/jwks.json`));
     const { payload: id } = await jwtVerify(tokens.id_token!, jwks, { issuer: issuer.href.replace(/\/$/, ''), audience: app['client-id'] });
@@ -105,6 +109,7 @@ describe('OAuth provider on pglite', () => {
 
     // refresh rotates; presenting the used one again revokes the grant
     const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
+    secrets.push(refreshed.refresh_token!, refreshed.access_token);
     assert.notEqual(refreshed.refresh_token, tokens.refresh_token);
     assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(refreshed.access_token) })).status, 200);
     await assert.rejects(client.refreshTokenGrant(config, tokens.refresh_token!), (err: Error & { error?: string }) => err.error === 'invalid_grant');
@@ -178,9 +183,84 @@ describe('OAuth provider on pglite', () => {
     assert.equal(other.status, 404);
   });
 
+  it("manages an organization's apps: admins only, the secret shown once and rotated, bad redirect URIs refused", async () => {
+    const path = `/api/orgs/${owner.orgId}/oauth-apps`;
+    const list = await t.client('GET', path, { headers: bearer(owner.token) });
+    assert.equal(list.status, 200);
+    assert.ok(list.body['oauth-apps'].every((a: Record<string, unknown>) => a['client-secret'] === undefined));
+    const bad = await t.client('POST', path, {
+      headers: bearer(owner.token),
+      body: { name: 'Bad', 'redirect-uris': ['http://example.com/cb', 'https://ok.example/cb#frag'], confidential: false, scopes: ['openid'] },
+    });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(
+      bad.body.errors.map((e: { path: string }) => e.path),
+      ['/redirect-uris/0', '/redirect-uris/1'],
+    );
+    const stranger = await signUpVerified(t);
+    const strangerToken = (await logIn(t.client, stranger.email)).body['access-token'] as string;
+    assert.equal((await t.client('GET', path, { headers: bearer(strangerToken) })).status, 404);
+    const patched = await t.client('PATCH', `${path}/${app.id}`, { headers: bearer(owner.token), body: { name: 'Renamed' } });
+    assert.equal(patched.status, 200);
+    assert.equal(patched.body.name, 'Renamed');
+    const rotated = await t.client('POST', `${path}/${app.id}/rotate-secret`, { headers: bearer(owner.token) });
+    assert.equal(rotated.status, 200);
+    const token = (secret: string) =>
+      fetch(config.serverMetadata().token_endpoint!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'nothing', client_id: app['client-id'], client_secret: secret }),
+      }).then(async (res) => ((await res.json()) as { error: string }).error);
+    assert.equal(await token(app['client-secret']!), 'invalid_client', 'the previous secret stopped');
+    assert.equal(await token(rotated.body['client-secret']), 'invalid_grant', 'the new one authenticates (client_secret_post)');
+    app['client-secret'] = rotated.body['client-secret'];
+    config = await client.discovery(issuer, app['client-id'], { redirect_uris: [REDIRECT] }, client.ClientSecretBasic(app['client-secret']), {
+      execute: [client.allowInsecureRequests],
+    });
+    assert.equal((await fetch(`${issuer.href}/reg`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status, 404);
+    const audit = await t.system.database.db.selectFrom('audit_entry').select('action').where('organization_id', '=', owner.orgId).execute();
+    for (const action of ['oauth-app.created', 'oauth-app.updated', 'oauth-app.secret-rotated'])
+      assert.ok(
+        audit.some((e) => e.action === action),
+        action,
+      );
+  });
+
+  it('signs in with two-factor before consent: the consent API needs the session the second factor gives', async () => {
+    const account = await signUpVerified(t);
+    const access = (await logIn(t.client, account.email)).body['access-token'] as string;
+    const setup = await t.client('POST', '/api/account/2fa/setup', { headers: bearer(access), body: {} });
+    await awayFromStepEdge();
+    assert.equal(
+      (await t.client('POST', '/api/account/2fa/enable', { headers: bearer(access), body: { code: totpCode(setup.body.secret, -1), password: PASSWORD } }))
+        .status,
+      200,
+    );
+    const browser = newBrowser();
+    const verifier = client.randomPKCECodeVerifier();
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    const uid = /\/authorize\/([^/?#]+)$/.exec((await browser.visit(url.href)).location)![1];
+    const first = await logIn(t.client, account.email);
+    assert.equal(first.body['mfa-required'], true);
+    assert.equal(first.body['access-token'], undefined, 'no session before the second factor');
+    assert.equal((await t.client('GET', `/api/oauth/interactions/${uid}`)).status, 401);
+    await awayFromStepEdge();
+    const second = await t.client('POST', '/api/account/log-in/mfa', { body: { 'mfa-token': first.body['mfa-token'], code: totpCode(setup.body.secret) } });
+    assert.equal(second.status, 200, second.text);
+    const details = await t.client('GET', `/api/oauth/interactions/${uid}`, { headers: bearer(second.body['access-token']) });
+    assert.equal(details.status, 200);
+    assert.equal(details.body['consent-required'], true);
+  });
+
   it('keeps secrets out of the log', async () => {
     const text = await t.logText();
-    assert.ok(app['client-secret'] && !text.includes(app['client-secret']));
+    assert.ok(secrets.length >= 8);
+    for (const secret of [...secrets, app['client-secret']!]) assert.ok(!text.includes(secret), 'a secret is in the log');
     assert.doesNotMatch(text, /"code":"[A-Za-z0-9_-]{20,}"/);
     assert.doesNotMatch(text, /eyJ[A-Za-z0-9_-]{10,}\.eyJ/);
   });
