@@ -189,7 +189,7 @@ function validateScopes(where: string, r: Route, group: RouteGroup): void {
   if (scopes.length === 0) throw new Error(`Route ${where}: scopes must name at least one scope`);
   for (const scope of scopes)
     if (!(API_SCOPES as readonly string[]).includes(scope)) throw new Error(`Route ${where}: unknown scope ${scope} (see src/shared/oauth-scopes.ts)`);
-  if (!r.orgRole && (r.auth ?? group.auth ?? 'none') === 'none') throw new Error(`Route ${where}: scopes on a route without authentication`);
+  if (!r.orgRole && (r.auth ?? group.auth ?? 'none') === 'none') throw new Error(`Route ${where}: scopes on a public route`);
   if (r.reauth || (r.platformAdmin ?? group.platformAdmin) || r.impersonation === 'allowed')
     throw new Error(`Route ${where}: scopes on a re-authentication, platform admin or impersonation route (an OAuth token never reaches those)`);
 }

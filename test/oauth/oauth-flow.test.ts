@@ -90,6 +90,9 @@ describe('OAuth provider on pglite', () => {
 
     const me = await t.client('GET', '/api/account/me', { headers: bearer(tokens.access_token) });
     assert.equal(me.status, 200, me.text);
+    const query = (kind: string) => t.client('POST', '/api/cqrs/query', { headers: bearer(tokens.access_token), body: { 'query/kind': kind } });
+    assert.equal((await query('account/me')).status, 200);
+    assert.equal((await query('orgs/list')).body.type, 'insufficient-scope');
     const unscoped = await t.client('GET', '/api/orgs', { headers: bearer(tokens.access_token) });
     assert.equal(unscoped.status, 403);
     assert.equal(unscoped.body.type, 'insufficient-scope');
