@@ -202,6 +202,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         url,
         // its own protocol's checks (a token request comes from another site's server or page)
         config: { csrf: false, mount: true },
+        // documented by the mounted application itself (its discovery document)
+        schema: { hide: true },
         // handed over before the body is read: the mounted application reads it
         onRequest: (request, reply, _done) => {
           reply.hijack();

@@ -23,6 +23,9 @@ import { billingEnv } from '../billing/support.js';
 import { startFakeStripe, type FakeStripe } from '../billing/stripe-server.js';
 import { receiver, type Receiver } from '../webhooks/support.js';
 import { makeIdp, uniqueDomain } from '../sso/support.js';
+import * as oauthClient from 'openid-client';
+import { freePort } from '../support/net.js';
+import { authorize, createApp, newBrowser, REDIRECT } from '../oauth/support.js';
 
 const SCREENSHOTS = process.env.SCREENSHOTS;
 
@@ -56,6 +59,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
   let owner: TestAccount;
   let orgId = '';
   let memberId = '';
+  let consentUid = '';
   const pages: Record<string, Page> = {};
 
   /** The signed-in pages: [name, path, what shows it is there, what to open on it before the checks]. */
@@ -88,6 +92,9 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
       },
     ],
     ['audit-log', `/orgs/${orgId}/audit-log`, '#audit-log tr[data-entry]'],
+    ['oauth-apps', `/orgs/${orgId}/oauth-apps`, '#oauth-apps tr[data-oauth-app]'],
+    ['connected-apps', '/settings/connected-apps', '#connected-apps tr[data-connected-app]'],
+    ['consent', `/authorize/${consentUid}`, '#consent-card'],
     ['billing', `/orgs/${orgId}/billing`, '[data-plan]'],
     ['admin', '/admin', '#admin-stats [data-field=accounts]'],
     ['admin-accounts', '/admin/accounts', '#admin-accounts tr[data-account]'],
@@ -103,9 +110,13 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     hook = await receiver();
     stripe.prices.price_pro_year = { product: 'Pro', unitAmount: 12000, currency: 'usd', interval: 'year' };
     stripe.prices.price_team_year = { product: 'Team', unitAmount: 49000, currency: 'usd', interval: 'year' };
+    // a known address: the OAuth provider's issuer (the consent page's requests) names it
+    const port = await freePort();
     t = await startSystem(
       testDatabases()[0],
       billingEnv(stripe.url, {
+        PORT: String(port),
+        APP_URL: `http://127.0.0.1:${port}`,
         PUBLIC_DIR,
         BILLING_PLANS: 'pro=price_pro_2024,team=price_team_2024,pro-yearly=price_pro_year,team-yearly=price_team_year',
         PRODUCT_NAME: 'Rocketship',
@@ -137,6 +148,20 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/domains`, { domain: uniqueDomain() })).status, 201);
     assert.equal((await as(t, owner, 'PUT', `/api/orgs/${orgId}/sso/saml`, { 'metadata-xml': (await makeIdp()).metadata })).status, 200);
     assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/scim-tokens`, { name: 'Okta' })).status, 201);
+    // an OAuth app the owner connected (the connected apps page), and its pending request for more (the consent page)
+    const app = await createApp(t, owner.token, orgId, { confidential: false, scopes: ['openid', 'email', 'account:read'], name: 'Partner CRM' });
+    const oauth = await oauthClient.discovery(new URL(`${t.url}/oauth`), app['client-id'], { redirect_uris: [REDIRECT] }, oauthClient.None(), {
+      execute: [oauthClient.allowInsecureRequests],
+    });
+    await authorize(t, oauth, newBrowser(), owner.token, { scope: 'openid account:read' });
+    const challenge = await oauthClient.calculatePKCECodeChallenge(oauthClient.randomPKCECodeVerifier());
+    const pending = oauthClient.buildAuthorizationUrl(oauth, {
+      redirect_uri: REDIRECT,
+      scope: 'openid email account:read',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
+    consentUid = /\/authorize\/([^/?#]+)$/.exec((await newBrowser().visit(pending.href)).location)![1];
     await browser.launch();
     for (const mode of MODES) {
       for (const who of ['visitor', 'owner']) {

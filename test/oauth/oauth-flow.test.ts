@@ -132,13 +132,13 @@ describe('OAuth provider on pglite', () => {
     };
     const noPkce = await ask(base);
     assert.equal(noPkce.status, 303);
-    assert.match(noPkce.location, /^http:\/\/127\.0\.0\.1:9\/callback\?error=invalid_request/);
+    assert.match(noPkce.location, /^http:\/\/127\.0\.0\.1:8765\/callback\?error=invalid_request/);
     assert.match(noPkce.location, /iss=/);
     const plain = await ask({ ...base, code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' });
     assert.match(plain.location, /error=invalid_request/);
     const challenge = await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier());
     const pkce = { code_challenge: challenge, code_challenge_method: 'S256' };
-    const wrongRedirect = await ask({ ...base, ...pkce, redirect_uri: 'http://127.0.0.1:9/other' });
+    const wrongRedirect = await ask({ ...base, ...pkce, redirect_uri: 'http://127.0.0.1:8765/other' });
     assert.equal(wrongRedirect.status, 400);
     assert.equal(wrongRedirect.location, '', 'never a redirect to an unregistered URI');
     assert.match(wrongRedirect.text, /redirect_uri/);

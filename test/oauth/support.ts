@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import * as client from 'openid-client';
 import type { TestSystem } from '../support/system.js';
 
-export const REDIRECT = 'http://127.0.0.1:9/callback';
+// nothing listens there: the tests read the redirect's Location
+export const REDIRECT = 'http://127.0.0.1:8765/callback';
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
@@ -11,11 +12,11 @@ export async function createApp(
   t: Pick<TestSystem, 'client'>,
   token: string,
   orgId: string,
-  options: { confidential: boolean; scopes: string[]; name?: string },
+  options: { confidential: boolean; scopes: string[]; name?: string; redirect?: string },
 ): Promise<{ id: string; 'client-id': string; 'client-secret'?: string }> {
   const res = await t.client('POST', `/api/orgs/${orgId}/oauth-apps`, {
     headers: bearer(token),
-    body: { name: options.name ?? 'Test app', 'redirect-uris': [REDIRECT], confidential: options.confidential, scopes: options.scopes },
+    body: { name: options.name ?? 'Test app', 'redirect-uris': [options.redirect ?? REDIRECT], confidential: options.confidential, scopes: options.scopes },
   });
   assert.equal(res.status, 201, res.text);
   return res.body;
