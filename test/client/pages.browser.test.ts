@@ -6,13 +6,15 @@
  * AA) finds no violation, no console error or warning (a CSP violation is one), no request
  * answers 4xx/5xx or fails, nothing is wider than the screen. Also: the landing page's product
  * and its dashboard link, the pricing toggle, the theme toggle, the 404 page, focus on the title
- * after a navigation, the menu button below 768 px.
+ * after a navigation, the menu button below 768 px; an OAuth app's sign-in through the consent
+ * page (a signed-out visitor logs in there, allows, and the app redeems the code with openid-client).
  *
  * With SCREENSHOTS=<dir> (`npm run screenshots`) each page's picture is written there as
  * `<page>-light.png` and `<page>-dark.png`.
  */
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { after, before, describe } from 'node:test';
 import type { Page } from 'playwright-core';
 import { PASSWORD, uniqueEmail } from '../support/auth.js';
@@ -289,5 +291,47 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     await narrow.waitForURL(`${t.url}/orgs/${orgId}/billing`);
     assert.equal(await narrow.locator('#side-nav').isVisible(), false, 'it folds again after a choice');
     await narrow.waitForFunction(() => document.activeElement?.textContent === 'Billing');
+  });
+  step("an app's sign-in through the consent page: a signed-out visitor logs in there, allows, and the app redeems the code", async () => {
+    // the app's redirect URI: a server of its own, so the browser lands on a page
+    const appPort = await freePort();
+    const landing = createServer((_req, res) => res.end('back at the app')).listen(appPort, '127.0.0.1');
+    try {
+      const redirect = `http://127.0.0.1:${appPort}/callback`;
+      const registered = await createApp(t, owner.token, orgId, {
+        confidential: false,
+        scopes: ['openid', 'profile', 'orgs:read'],
+        name: 'Globex Planner',
+        redirect,
+      });
+      const config = await oauthClient.discovery(new URL(`${t.url}/oauth`), registered['client-id'], { redirect_uris: [redirect] }, oauthClient.None(), {
+        execute: [oauthClient.allowInsecureRequests],
+      });
+      const verifier = oauthClient.randomPKCECodeVerifier();
+      const state = oauthClient.randomState();
+      const url = oauthClient.buildAuthorizationUrl(config, {
+        redirect_uri: redirect,
+        scope: 'openid profile orgs:read',
+        code_challenge: await oauthClient.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state,
+      });
+      const page = await browser.openPage('oauth-visitor');
+      await page.goto(url.href);
+      await page.waitForURL(/\/authorize\/[A-Za-z0-9_-]+$/);
+      await page.locator('#log-in-email').fill(owner.email);
+      await page.locator('#log-in-password').fill(PASSWORD);
+      await page.locator('form#log-in button[type=submit]').click();
+      await page.locator('#consent-card').waitFor();
+      assert.match((await page.locator('#consent-title').textContent()) ?? '', /Globex Planner/);
+      assert.match((await page.locator('#consent-organization').textContent()) ?? '', /Acme Rockets/);
+      assert.equal(await page.locator('#consent-scopes li').count(), 3);
+      await page.locator('#consent-allow').click();
+      await page.waitForURL(`${redirect}**`);
+      const tokens = await oauthClient.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state });
+      assert.equal((await t.client('GET', '/api/orgs', { headers: { authorization: `Bearer ${tokens.access_token}` } })).status, 200);
+    } finally {
+      landing.close();
+    }
   });
 });

@@ -3,7 +3,8 @@
  * OpenID Connect provider"): a connected app revoked on one instance is refused on the other
  * within a second, an app's deletion ends its grants, a key rotation while tokens are alive
  * reaches the other instance and signs later, and dynamic registration (on here) takes public
- * clients only.
+ * clients only. Also: a development server without JWT_SECRET keeps its sessions across a
+ * restart (its signing keys are in the database).
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,7 +12,10 @@ import { after, before, describe, it } from 'node:test';
 import { decodeProtectedHeader } from 'jose';
 import * as client from 'openid-client';
 import { authModule, type AuthServices } from '../../src/auth/module.js';
-import { logIn, signUpVerified } from '../support/auth.js';
+import { loadConfig } from '../../src/config.js';
+import { buildSystem } from '../../src/system.js';
+import { makeClient } from '../support/http.js';
+import { logIn, signUp, signUpVerified } from '../support/auth.js';
 import type { TestClient } from '../support/http.js';
 import { freePort } from '../support/net.js';
 import { startSystem, testDatabases, type TestDatabase, type TestSystem } from '../support/system.js';
@@ -127,5 +131,33 @@ describe('OAuth on two instances of one PostgreSQL', { skip: postgres ? false : 
     const beyond = await register({ token_endpoint_auth_method: 'none', scope: 'openid orgs:write' });
     assert.equal(beyond.status, 400);
     assert.equal(((await beyond.json()) as { error: string }).error, 'invalid_client_metadata');
+  });
+});
+
+// the signing keys live in the database: a restart with a new random secret still verifies the old tokens
+describe('A development server without JWT_SECRET', { skip: postgres ? false : 'TEST_DATABASE_URL not set' }, () => {
+  it('keeps its sessions across a restart: the keys are in the database', async () => {
+    const { url: databaseUrl, drop } = await postgres!.create();
+    const env = { APP_ENV: 'dev', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_CONSOLE: 'off', SIGNUP_LIMIT_ADDRESS: '0' };
+    try {
+      const first = await buildSystem(loadConfig(env));
+      let token: string;
+      try {
+        const client = makeClient(await first.listen());
+        const { email } = await signUp(client);
+        token = (await logIn(client, email)).body['access-token'];
+      } finally {
+        await first.stop();
+      }
+      const second = await buildSystem(loadConfig(env));
+      try {
+        const client = makeClient(await second.listen());
+        assert.equal((await client('GET', '/api/account/me', { headers: { authorization: `Bearer ${token}` } })).status, 200);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await drop();
+    }
   });
 });

@@ -4,17 +4,20 @@
  * organization, code + PKCE through the consent page's API, the ID token verified against the
  * JWKS, the API with the token (scoped, unscoped, re-authentication routes), refresh rotation and
  * reuse, the protocol's errors, consent remembered, connected apps revoked, two-factor before
- * consent, nothing secret in the log. One system on PGlite (storage behaviour is the adapter's
+ * consent, nothing secret in the log; and the signing keys: the JWKS, EdDSA access tokens, an
+ * HS256 token from before the upgrade, rotation while tokens are alive. One system on PGlite (storage behaviour is the adapter's
  * and is the same SQL on PostgreSQL: the two-instance test is in connected-apps.test.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
+import { authModule, type AuthServices } from '../../src/auth/module.js';
 import * as client from 'openid-client';
-import { logIn, PASSWORD, signUpVerified } from '../support/auth.js';
+import { logIn, PASSWORD, signUp, signUpVerified } from '../support/auth.js';
 import { awayFromStepEdge, totpCode } from '../support/totp.js';
 import { freePort } from '../support/net.js';
-import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
+import { startSystem, TEST_JWT_SECRET, testDatabases, type TestSystem } from '../support/system.js';
 import { authorize, bearer, createApp, newBrowser, REDIRECT } from './support.js';
 
 describe('OAuth provider on pglite', () => {
@@ -266,5 +269,76 @@ describe('OAuth provider on pglite', () => {
     for (const secret of [...secrets, app['client-secret']!]) assert.ok(!text.includes(secret), 'a secret is in the log');
     assert.doesNotMatch(text, /"code":"[A-Za-z0-9_-]{20,}"/);
     assert.doesNotMatch(text, /eyJ[A-Za-z0-9_-]{10,}\.eyJ/);
+  });
+
+  // signing keys (src/auth/signing-keys.ts): on this system, to start one less
+  const keysOf = () => t.system.services<AuthServices>(authModule).signingKeys;
+
+  it('publishes the public keys of every algorithm, never a private member, cached at most 5 minutes', async () => {
+    const res = await t.client('GET', '/.well-known/jwks.json');
+    assert.equal(res.status, 200);
+    assert.match(String(res.headers['cache-control']), /public, max-age=(\d+)/);
+    assert.ok(Number(/max-age=(\d+)/.exec(String(res.headers['cache-control']))![1]) <= 300);
+    assert.deepEqual(new Set(res.body.keys.map((k: { alg: string }) => k.alg)), new Set(['EdDSA', 'RS256', 'ES256']));
+    for (const key of res.body.keys) {
+      assert.equal(key.use, 'sig');
+      for (const member of ['d', 'p', 'q', 'dp', 'dq', 'qi']) assert.equal(key[member], undefined, `no private ${member}`);
+    }
+    const rows = await t.system.database.db.selectFrom('signing_key').select(['private_sealed', 'public_jwk']).execute();
+    for (const row of rows) assert.doesNotMatch(row.private_sealed, /"d"/, 'the private part is sealed');
+  });
+
+  it('signs access tokens with EdDSA and a kid that third parties verify with the JWKS; an HS256 token from before still works', async () => {
+    const { email, id } = await signUp(t.client);
+    const token = (await logIn(t.client, email)).body['access-token'] as string;
+    const header = decodeProtectedHeader(token);
+    assert.equal(header.alg, 'EdDSA');
+    const jwks = createRemoteJWKSet(new URL(`${t.url}/.well-known/jwks.json`));
+    const { payload } = await jwtVerify(token, jwks, { algorithms: ['EdDSA'] });
+    assert.equal(payload.sub, id);
+
+    // a token the server signed with JWT_SECRET before the upgrade: its session is a real one
+    const sid = (payload as { sid: string }).sid;
+    const now = Math.floor(Date.now() / 1000);
+    const legacy = await new SignJWT({ email, sid, auth_time: now })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(id)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 600)
+      .setIssuer('saas-app')
+      .setAudience('saas-app')
+      .setJti(randomUUID())
+      .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+    assert.equal((await t.client('GET', '/api/account/me', { headers: { authorization: `Bearer ${legacy}` } })).status, 200);
+    // one signed with another secret, or with alg none, is refused
+    const forged = await new SignJWT({ email, sid })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(id)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 600)
+      .setIssuer('saas-app')
+      .setAudience('saas-app')
+      .setJti(randomUUID())
+      .sign(new TextEncoder().encode('another-secret-0123456789abcdefghijklmnop'));
+    const refused = await t.client('GET', '/api/account/me', { headers: { authorization: `Bearer ${forged}` } });
+    assert.equal(refused.status, 401);
+    assert.match(String(refused.headers['www-authenticate']), /resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/api"/);
+  });
+
+  it('rotates: the new key is published at once and signs later; tokens of the previous key stay valid', async () => {
+    const { email } = await signUp(t.client);
+    const before = (await logIn(t.client, email)).body['access-token'] as string;
+    const oldKid = decodeProtectedHeader(before).kid;
+    const kids = await keysOf().rotate();
+    assert.equal(kids.length, 3);
+    const published = (await t.client('GET', '/.well-known/jwks.json')).body.keys.map((k: { kid: string }) => k.kid);
+    for (const kid of [...kids, oldKid]) assert.ok(published.includes(kid), `${kid} is published`);
+    // the new key waits (5 minutes, or the access-token lifetime): the same key signs meanwhile
+    const after = (await logIn(t.client, email)).body['access-token'] as string;
+    assert.equal(decodeProtectedHeader(after).kid, oldKid);
+    assert.equal((await t.client('GET', '/api/account/me', { headers: { authorization: `Bearer ${before}` } })).status, 200);
+    // once its time comes, every instance signs with it
+    const newEdDsa = kids.find((kid) => keysOf().find(kid)?.alg === 'EdDSA')!;
+    assert.equal(keysOf().current('EdDSA', Date.now() + 301_000)?.kid, newEdDsa);
   });
 });
