@@ -75,6 +75,15 @@ describe('OAuth on two instances of one PostgreSQL', { skip: postgres ? false : 
     assert.ok((await untilRefused(b.client, tokens.access_token)) < 1000);
   });
 
+  it('ends the connected apps with every session of the account (a password reset, a lock, a deletion)', async () => {
+    const person = await signUpVerified(a);
+    const token = (await logIn(a.client, person.email)).body['access-token'] as string;
+    const { tokens } = await authorize(a, config, newBrowser(), token, { scope: 'openid account:read' });
+    assert.equal((await b.client('GET', '/api/account/me', { headers: bearer(tokens.access_token) })).status, 200);
+    await a.system.services<AuthServices>(authModule).refreshTokens.revokeAllForAccount(person.id);
+    assert.ok((await untilRefused(b.client, tokens.access_token)) < 1000);
+  });
+
   it('rotates keys while tokens are alive: the other instance publishes the new key at once, the old tokens stay valid', async () => {
     const { tokens } = await authorize(a, config, newBrowser(), owner.token, { scope: 'openid offline_access account:read', prompt: 'consent' });
     const oldKid = decodeProtectedHeader(tokens.access_token).kid;
