@@ -17,6 +17,9 @@ import type { OAuthConsentResult, OAuthInteraction } from './schemas.js';
 
 const epoch = () => Math.floor(Date.now() / 1000);
 
+/** The provider's cookie naming the sign-in request its browser started (path `/`: provider.ts). */
+export const INTERACTION_COOKIE = '_interaction';
+
 export interface InteractionDeps {
   db: DB;
   provider: OAuthProvider;
@@ -29,9 +32,15 @@ export interface InteractionDeps {
 export class Interactions {
   constructor(private readonly deps: InteractionDeps) {}
 
-  private async load(uid: string) {
-    const interaction = await this.deps.provider.current.Interaction.find(uid);
-    if (!interaction || interaction.result) throw notFound('No such sign-in request: it is unknown, finished or expired', { uid });
+  /**
+   * The pending request, when `browserUid` (the caller's interaction cookie) names it: a request
+   * is answered only from the browser that started it, so a link to someone else's consent page
+   * signs nobody into a stranger's browser.
+   */
+  private async load(uid: string, browserUid: string | undefined) {
+    const interaction = browserUid === uid ? await this.deps.provider.current.Interaction.find(uid) : undefined;
+    if (!interaction || interaction.result)
+      throw notFound('No such sign-in request in this browser: it is unknown, finished, expired, or was started elsewhere', { uid });
     const clientId = String(interaction.params.client_id ?? '');
     const scopes = String(interaction.params.scope ?? '')
       .split(' ')
@@ -39,8 +48,8 @@ export class Interactions {
     return { interaction, clientId, scopes };
   }
 
-  async details(user: AuthUser, uid: string): Promise<OAuthInteraction> {
-    const { interaction, clientId, scopes } = await this.load(uid);
+  async details(user: AuthUser, uid: string, browserUid: string | undefined): Promise<OAuthInteraction> {
+    const { interaction, clientId, scopes } = await this.load(uid, browserUid);
     const client = await this.deps.provider.current.Client.find(clientId);
     if (!client) throw notFound('No such sign-in request: its app no longer exists', { uid });
     const organization = await this.deps.db
@@ -60,8 +69,8 @@ export class Interactions {
     };
   }
 
-  async consent(user: AuthUser, uid: string, allow: boolean, origin: ClientOrigin): Promise<OAuthConsentResult> {
-    const { interaction, clientId, scopes } = await this.load(uid);
+  async consent(user: AuthUser, uid: string, browserUid: string | undefined, allow: boolean, origin: ClientOrigin): Promise<OAuthConsentResult> {
+    const { interaction, clientId, scopes } = await this.load(uid, browserUid);
     if (!allow) {
       interaction.result = { error: 'access_denied', error_description: 'The person declined the request' };
       await interaction.save(Math.max(1, (interaction.exp ?? epoch() + 60) - epoch()));

@@ -72,7 +72,13 @@ function configuration(deps: ProviderDeps): Configuration {
   return {
     adapter: (name: string) => new KyselyAdapter(name, adapterDeps),
     jwks: keystore(keys) as Configuration['jwks'],
-    cookies: { keys: [cookieKey], long: { signed: true, secure: config.env === 'prod' }, short: { signed: true, secure: config.env === 'prod' } },
+    // `short.path`: the interaction cookie goes to the whole origin, so the consent API can check
+    // that the browser answering is the one the request started in (interactions.ts)
+    cookies: {
+      keys: [cookieKey],
+      long: { signed: true, secure: config.env === 'prod' },
+      short: { signed: true, secure: config.env === 'prod', path: '/' },
+    },
     // the API scopes are listed too, so an app's registered `scope` bounds them (`invalid_scope`
     // beyond); a grant holds them as its OpenID scopes and as the resource's (interactions.ts)
     scopes: [...OIDC_SCOPES, ...API_SCOPES],

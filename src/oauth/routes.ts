@@ -11,7 +11,7 @@ import { OrgId } from '../orgs/schemas.js';
 import { API_SCOPES, OIDC_SCOPES } from '../shared/oauth-scopes.js';
 import type { AppRequest, OAuthAppService } from './apps.js';
 import type { Grants } from './grants.js';
-import type { Interactions } from './interactions.js';
+import { INTERACTION_COOKIE, type Interactions } from './interactions.js';
 import {
   ClientSecret,
   ConnectedAppPath,
@@ -119,9 +119,11 @@ export function interactionRoutes(interactions: Interactions): RouteGroup {
         method: 'GET',
         path: '/interactions/:uid',
         summary: 'A pending sign-in request of an app (the consent page)',
-        description: 'What the app asks; `consent-required` is false when an earlier Allow covers it. 404 when unknown, finished or expired.',
+        description:
+          'What the app asks; `consent-required` is false when an earlier Allow covers it. 404 when unknown, finished or expired, or ' +
+          'asked from another browser than the one the request started in (its `_interaction` cookie).',
         schemas: { params: InteractionPath, response: { 200: ref(OAuthInteraction), 404: ref(ErrorBody) } },
-        handler: ({ user, parameters }) => interactions.details(user!, parameters.path.uid),
+        handler: ({ request, user, parameters }) => interactions.details(user!, parameters.path.uid, request.cookies?.[INTERACTION_COOKIE]),
       }),
       route({
         method: 'POST',
@@ -131,7 +133,8 @@ export function interactionRoutes(interactions: Interactions): RouteGroup {
           'Allow signs the request in as the caller and grants the asked scopes; Deny answers the app `access_denied`. Send the browser to `redirect-to`.',
         impersonation: 'forbidden',
         schemas: { params: InteractionPath, body: ref(OAuthConsent), response: { 200: ref(OAuthConsentResult), 404: ref(ErrorBody) } },
-        handler: ({ request, user, parameters }) => interactions.consent(user!, parameters.path.uid, parameters.body.allow, originOf(request)),
+        handler: ({ request, user, parameters }) =>
+          interactions.consent(user!, parameters.path.uid, request.cookies?.[INTERACTION_COOKIE], parameters.body.allow, originOf(request)),
       }),
     ],
   };

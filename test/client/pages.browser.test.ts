@@ -62,6 +62,8 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
   let orgId = '';
   let memberId = '';
   let consentUid = '';
+  // the consent page answers only the browser the request started in: the owner's pages get its cookie
+  let interactionCookie = '';
   const pages: Record<string, Page> = {};
 
   /** The signed-in pages: [name, path, what shows it is there, what to open on it before the checks]. */
@@ -163,7 +165,9 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
       code_challenge: challenge,
       code_challenge_method: 'S256',
     });
-    consentUid = /\/authorize\/([^/?#]+)$/.exec((await newBrowser().visit(pending.href)).location)![1];
+    const started = newBrowser();
+    consentUid = /\/authorize\/([^/?#]+)$/.exec((await started.visit(pending.href)).location)![1];
+    interactionCookie = started.cookies.get('_interaction')!;
     await browser.launch();
     for (const mode of MODES) {
       for (const who of ['visitor', 'owner']) {
@@ -172,6 +176,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
           warnings: true,
         });
       }
+      await browser.contextOf(`owner-${mode.name}`).addCookies([{ name: '_interaction', value: interactionCookie, url: t.url }]);
     }
     if (SCREENSHOTS) await mkdir(SCREENSHOTS, { recursive: true });
   });

@@ -251,15 +251,19 @@ describe('OAuth provider on pglite', () => {
       code_challenge_method: 'S256',
     });
     const uid = /\/authorize\/([^/?#]+)$/.exec((await browser.visit(url.href)).location)![1];
+    const cookie = `_interaction=${browser.cookies.get('_interaction')}`;
     const first = await logIn(t.client, account.email);
     assert.equal(first.body['mfa-required'], true);
     assert.equal(first.body['access-token'], undefined, 'no session before the second factor');
-    assert.equal((await t.client('GET', `/api/oauth/interactions/${uid}`)).status, 401);
+    assert.equal((await t.client('GET', `/api/oauth/interactions/${uid}`, { headers: { cookie } })).status, 401);
     await awayFromStepEdge();
     const second = await t.client('POST', '/api/account/log-in/mfa', { body: { 'mfa-token': first.body['mfa-token'], code: totpCode(setup.body.secret) } });
     assert.equal(second.status, 200, second.text);
-    const details = await t.client('GET', `/api/oauth/interactions/${uid}`, { headers: bearer(second.body['access-token']) });
+    const details = await t.client('GET', `/api/oauth/interactions/${uid}`, { headers: { ...bearer(second.body['access-token']), cookie } });
     assert.equal(details.status, 200);
+    // asked from another browser (a link to the page sent to someone else): as unknown
+    const elsewhere = await t.client('GET', `/api/oauth/interactions/${uid}`, { headers: bearer(second.body['access-token']) });
+    assert.equal(elsewhere.status, 404);
     assert.equal(details.body['consent-required'], true);
   });
 

@@ -88,11 +88,13 @@ export async function authorize(
     const page = /\/authorize\/([^/?#]+)$/.exec(step.location);
     if (page) {
       uid = page[1];
-      const details = await t.client('GET', `/api/oauth/interactions/${uid}`, { headers: bearer(token) });
+      // the browser's interaction cookie: the consent API answers only the browser the request started in
+      const headers = { ...bearer(token), cookie: `_interaction=${browser.cookies.get('_interaction')}` };
+      const details = await t.client('GET', `/api/oauth/interactions/${uid}`, { headers });
       assert.equal(details.status, 200, details.text);
       interaction = details.body;
       const allow = interaction['consent-required'] ? (options.allow ?? true) : true;
-      const consent = await t.client('POST', `/api/oauth/interactions/${uid}/consent`, { headers: bearer(token), body: { allow } });
+      const consent = await t.client('POST', `/api/oauth/interactions/${uid}/consent`, { headers, body: { allow } });
       assert.equal(consent.status, 200, consent.text);
       step = await browser.visit(consent.body['redirect-to']);
     } else {
