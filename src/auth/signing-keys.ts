@@ -89,7 +89,9 @@ const lock = (trx: Transaction<DatabaseSchema>) => sql`select pg_advisory_xact_l
 export async function rotateSigningKeys(db: DB, box: SecretBox, delaySeconds: number): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
     await lock(trx);
-    return insertKeys(trx, box, delaySeconds);
+    // the first keys (a database no server has started on yet) sign at once: there is nothing to wait for
+    const any = await trx.selectFrom('signing_key').select('kid').limit(1).executeTakeFirst();
+    return insertKeys(trx, box, any ? delaySeconds : 0);
   });
 }
 
