@@ -26,6 +26,7 @@ import { billingModule } from './billing/module.js';
 import { healthModule } from './health/module.js';
 import { mailModule, type Mail } from './mail/module.js';
 import { mfaModule } from './mfa/module.js';
+import { oauthModule } from './oauth/module.js';
 import { oidcModule } from './oidc/module.js';
 import { orgsModule } from './orgs/module.js';
 import { passkeysModule } from './passkeys/module.js';
@@ -52,6 +53,7 @@ export const MODULES: readonly AnyModule[] = [
   billingModule,
   auditModule,
   apiKeysModule,
+  oauthModule, // the OAuth provider: apps of organizations, grants of accounts
   paymentsModule,
   reportsModule,
   webhooksModule,
@@ -132,6 +134,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       schemas: embeddedFirst([...modules.schemas, ...(options.extraSchemas ?? [])]),
       observability: appObservability(metrics, tracing),
       pageFields: modules.pageFields,
+      mounts: modules.mounts,
       routeGroups: [...modules.routeGroups, ...(options.extraRouteGroups ?? [])],
     });
     // SHUTDOWN_DELAY: serving on, readiness 503, before the listener closes (docs/deployment.md)

@@ -9,6 +9,7 @@ export function accountQueries(accounts: AccountService) {
   return [
     queryKind({
       kind: 'account/me',
+      scopes: ['account:read'],
       summary: 'The current account',
       auth: 'required',
       params: Type.Object({}, { additionalProperties: false }),

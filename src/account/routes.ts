@@ -115,6 +115,7 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
       route({
         method: 'GET',
         path: '/me',
+        scopes: ['account:read'],
         summary: 'The current account',
         description: 'The account of the caller, identified by the access token (`Authorization: Bearer <token>`).',
         auth: 'required',

@@ -1,7 +1,14 @@
 /**
- * JWT access tokens (HS256 via jose). The verifier pins the algorithm, issuer and audience
- * and refuses oversized tokens before parsing them, so `alg: none`, key confusion, foreign
- * tokens and header bombs all fail the same way.
+ * JWT access tokens (EdDSA via jose, `kid` naming the database key that signed: signing-keys.ts).
+ * The verifier pins the algorithm, issuer and audience and refuses oversized tokens before
+ * parsing them, so `alg: none`, key confusion, foreign tokens and header bombs all fail the same
+ * way. Tokens signed with JWT_SECRET (HS256) before the keys existed are accepted until they
+ * expire (nobody is logged out by the upgrade); nothing new is signed with it.
+ *
+ * The OAuth provider's access tokens (RFC 9068, `typ: at+jwt`, src/oauth/) are verified here too,
+ * with the same keys: their caller is the account (`sub`) through an app (`client_id`) with the
+ * token's scopes (`oauth`), and their `sid` is the grant, so revoking it refuses them like an
+ * ended session.
  *
  * Every token names its session (`sid`, the refresh family) and when that session's sign-in
  * happened (`auth_time`, as in OpenID Connect: a refresh keeps it). A token whose session has ended
@@ -9,17 +16,27 @@
  * (see revoked-sessions.ts), so it costs no database query.
  */
 import { randomUUID } from 'node:crypto';
-import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { KeyObject } from 'node:crypto';
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { AuthUser } from '../http/routes.js';
 
 export const MAX_TOKEN_LENGTH = 4096;
 
 export interface AccessTokenSettings {
+  /** JWT_SECRET: verifies the HS256 tokens signed before the signing keys (never signs) */
   secret: string;
   issuer: string;
   audience: string;
   /** seconds */
   ttl: number;
+  /** the OAuth provider's issuer (`APP_URL/oauth`) and resource (`APP_URL/api`): its tokens' `iss` and `aud` */
+  oauth?: { issuer: string; audience: string };
+}
+
+/** The keys that sign (the current EdDSA key) and verify (any published key, by kid). */
+export interface TokenKeys {
+  signing(): { kid: string; key: KeyObject };
+  verifying(kid: string): KeyObject | undefined;
 }
 
 export type VerifyResult = { ok: true; user: AuthUser } | { ok: false; reason: string };
@@ -32,10 +49,12 @@ export interface SessionRevocationCheck {
 export const SESSION_ENDED = 'Access token revoked: its session has ended';
 
 const CACHE_MAX = 10_000;
+/** marks the claims of a verified OAuth access token */
+const OAUTH = Symbol('oauth');
 
 export class AccessTokens {
-  // imported once: handing jose the raw bytes makes it import a CryptoKey on every call,
-  // which measured at most of a verification's cost
+  // JWT_SECRET's key, for tokens from before the signing keys; imported once: handing jose the raw
+  // bytes makes it import a CryptoKey on every call, which measured at most of a verification's cost
   private readonly key: Promise<CryptoKey>;
   // A client presents the same token for its whole life: verified tokens are remembered until
   // they expire. The key is the whole token, signature included, so a changed token never hits.
@@ -44,9 +63,10 @@ export class AccessTokens {
   constructor(
     private readonly settings: AccessTokenSettings,
     private readonly sessions: SessionRevocationCheck,
+    private readonly keys: TokenKeys,
   ) {
     if (settings.secret.length < 32) throw new Error('The JWT secret must be at least 32 characters');
-    this.key = crypto.subtle.importKey('raw', new TextEncoder().encode(settings.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    this.key = crypto.subtle.importKey('raw', new TextEncoder().encode(settings.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
   }
 
   get ttl(): number {
@@ -61,20 +81,21 @@ export class AccessTokens {
   /** A token of the user's session; an impersonated session's carry `act: {sub: <admin id>}` (RFC 8693). */
   async issue(user: AuthUser, notAfter?: Date): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
+    const { kid, key } = this.keys.signing();
     return new SignJWT({
       email: user.email,
       sid: user.sessionId,
       ...(user.authTime !== undefined ? { auth_time: user.authTime } : {}),
       ...(user.actor ? { act: { sub: user.actor.id } } : {}),
     })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid })
       .setSubject(user.id)
       .setIssuedAt(now)
       .setExpirationTime(now + this.lifetime(notAfter))
       .setIssuer(this.settings.issuer)
       .setAudience(this.settings.audience)
       .setJti(randomUUID())
-      .sign(await this.key);
+      .sign(key);
   }
 
   /**
@@ -97,21 +118,9 @@ export class AccessTokens {
     const known = this.verifyKnown(token);
     if (known) return known;
     try {
-      const { payload } = await jwtVerify(token, await this.key, {
-        algorithms: ['HS256'],
-        issuer: this.settings.issuer,
-        audience: this.settings.audience,
-        requiredClaims: ['sub', 'exp', 'iat', 'jti'],
-      });
-      // a token without `sid` (issued before sessions were named) cannot be revoked: refused
-      if (typeof payload.sub !== 'string' || typeof payload.email !== 'string' || typeof payload.sid !== 'string' || payload.sid === '') {
-        return { ok: false, reason: 'Access token is missing claims' };
-      }
-      const act = payload.act as { sub?: unknown } | undefined;
-      if (act !== undefined && (typeof act?.sub !== 'string' || act.sub === '')) return { ok: false, reason: 'Access token is missing claims' };
-      const user: AuthUser = { id: payload.sub, email: payload.email, sessionId: payload.sid, ...(act ? { actor: { id: act.sub as string } } : {}) };
-      // OpenID Connect's claim: when the session's sign-in happened (re-authentication reads it)
-      if (typeof payload.auth_time === 'number' && Number.isSafeInteger(payload.auth_time)) user.authTime = payload.auth_time;
+      const payload = await this.verifySignature(token);
+      const user = payload && this.userOf(payload);
+      if (!user) return { ok: false, reason: payload ? 'Access token is missing claims' : 'Invalid access token' };
       if (this.verified.size >= CACHE_MAX) this.verified.delete(this.verified.keys().next().value as string);
       this.verified.set(token, { user, exp: payload.exp! });
       return this.sessions.isRevoked(user.sessionId) ? { ok: false, reason: SESSION_ENDED } : { ok: true, user };
@@ -119,5 +128,51 @@ export class AccessTokens {
       if (err instanceof joseErrors.JWTExpired) return { ok: false, reason: 'Access token expired' };
       return { ok: false, reason: 'Invalid access token' };
     }
+  }
+
+  /** The claims of a token signed by a published key (or, from before, JWT_SECRET); undefined for an unknown key. */
+  private async verifySignature(token: string): Promise<JWTPayload | undefined> {
+    const header = decodeProtectedHeader(token);
+    const requiredClaims = ['sub', 'exp', 'iat', 'jti'];
+    if (header.alg === 'HS256') {
+      const { payload } = await jwtVerify(token, await this.key, {
+        algorithms: ['HS256'],
+        issuer: this.settings.issuer,
+        audience: this.settings.audience,
+        requiredClaims,
+      });
+      return payload;
+    }
+    const key = typeof header.kid === 'string' ? this.keys.verifying(header.kid) : undefined;
+    if (!key || header.alg !== 'EdDSA') return undefined;
+    const oauth = header.typ === 'at+jwt' ? this.settings.oauth : undefined;
+    if (header.typ === 'at+jwt' && !oauth) return undefined;
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: ['EdDSA'],
+      issuer: oauth?.issuer ?? this.settings.issuer,
+      audience: oauth?.audience ?? this.settings.audience,
+      requiredClaims: oauth ? [...requiredClaims, 'client_id'] : requiredClaims,
+      ...(oauth ? { typ: 'at+jwt' } : {}),
+    });
+    if (oauth) (payload as { [OAUTH]?: true })[OAUTH] = true;
+    return payload;
+  }
+
+  /** The caller a verified token names; undefined when a claim is missing. */
+  private userOf(payload: JWTPayload): AuthUser | undefined {
+    // a token without `sid` (issued before sessions were named) cannot be revoked: refused
+    if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || payload.sid === '') return undefined;
+    if ((payload as { [OAUTH]?: true })[OAUTH]) {
+      if (typeof payload.client_id !== 'string') return undefined;
+      const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
+      return { id: payload.sub, email: '', sessionId: payload.sid, oauth: { clientId: payload.client_id, scopes } };
+    }
+    if (typeof payload.email !== 'string') return undefined;
+    const act = payload.act as { sub?: unknown } | undefined;
+    if (act !== undefined && (typeof act?.sub !== 'string' || act.sub === '')) return undefined;
+    const user: AuthUser = { id: payload.sub, email: payload.email, sessionId: payload.sid, ...(act ? { actor: { id: act.sub as string } } : {}) };
+    // OpenID Connect's claim: when the session's sign-in happened (re-authentication reads it)
+    if (typeof payload.auth_time === 'number' && Number.isSafeInteger(payload.auth_time)) user.authTime = payload.auth_time;
+    return user;
   }
 }

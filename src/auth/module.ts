@@ -5,13 +5,27 @@
  */
 import { defineModule } from '../runtime/module.js';
 import { int, rateLimit, str } from '../runtime/settings.js';
-import { AccessTokens } from './access-tokens.js';
+import { AccessTokens, type TokenKeys } from './access-tokens.js';
 import { bearerAuthenticator, type ApiKeyCheck } from './authenticator.js';
+import { Jwks, jwksRoutes } from './jwks-routes.js';
 import { PasswordHasher } from './passwords.js';
 import { LoginRateLimiter, SignUpRateLimiter } from './rate-limit.js';
 import { IMPERSONATION_COOKIE, REFRESH_COOKIE, RefreshTokens } from './refresh-tokens.js';
 import { RevokedSessions } from './revoked-sessions.js';
+import { SecretBox } from './secret-box.js';
 import { startSessionPurge } from './session-purge.js';
+import { SigningKeys } from './signing-keys.js';
+
+/** The command `npm run keys:rotate` asks a running server holding the PGlite directory to run. */
+export const ROTATE_KEYS_COMMAND = 'keys:rotate';
+/** ID tokens live an hour (the provider's default): a replaced key stays published at least this long. */
+export const ID_TOKEN_TTL = 3600;
+
+/** Seconds a rotated-in key waits before it signs: 5 minutes, or one access-token lifetime when that is shorter. */
+export const activationDelay = (accessTokenTtl: number) => Math.min(300, accessTokenTtl);
+
+/** The box that seals the signing keys' private parts. */
+export const signingKeyBox = (encryptionKey: string) => new SecretBox(encryptionKey, 'signing-key');
 
 export type { ApiKeyCheck } from './authenticator.js';
 
@@ -22,6 +36,8 @@ export interface AuthServices {
   loginLimiter: LoginRateLimiter;
   signUpLimiter: SignUpRateLimiter;
   revokedSessions: RevokedSessions;
+  /** the signing keys (EdDSA access tokens, RS256 / ES256 ID tokens), shared with the OAuth provider */
+  signingKeys: SigningKeys;
   /** takes API keys (`sk_…`) as callers on the routes that accept them (src/api-keys/) */
   acceptApiKeys(check: ApiKeyCheck): void;
 }
@@ -37,6 +53,7 @@ export const authModule = defineModule({
     loginLimitEmail: rateLimit(env, 'LOGIN_LIMIT_EMAIL', { count: 10, seconds: 900 }),
     loginLimitAddress: rateLimit(env, 'LOGIN_LIMIT_ADDRESS', { count: 100, seconds: 900 }),
     signupLimitAddress: rateLimit(env, 'SIGNUP_LIMIT_ADDRESS', { count: 20, seconds: 3600 }),
+    signingKeyRotationDays: int(env, 'SIGNING_KEY_ROTATION_DAYS', 90, 1, 3650),
   }),
   async start(ctx, settings) {
     const { config, db, limiterStore } = ctx;
@@ -46,14 +63,42 @@ export const authModule = defineModule({
     await revokedSessions.start();
     // sessions that ended long enough ago to matter to nothing: deleted hourly
     const sessionPurge = startSessionPurge(db, settings.accessTokenTtl, log);
+    const signingKeys = new SigningKeys({
+      db,
+      box: signingKeyBox(config.encryptionKey),
+      log,
+      activationDelay: activationDelay(settings.accessTokenTtl),
+      retention: Math.max(settings.accessTokenTtl, ID_TOKEN_TTL) + 60,
+      rotationDays: settings.signingKeyRotationDays,
+      listener: ctx.listener,
+    });
+    await signingKeys.start();
+    ctx.database.serveCommand?.(ROTATE_KEYS_COMMAND, async () => {
+      const kids = await signingKeys.rotate();
+      log.info('auth/signing-keys-rotated', 'Signing keys rotated by command', { kids });
+      return `New signing keys ${kids.join(', ')}: published now, signing in ${activationDelay(settings.accessTokenTtl)} s`;
+    });
+    const tokenKeys: TokenKeys = {
+      signing() {
+        const key = signingKeys.current('EdDSA');
+        if (!key?.privateKey) throw new Error('No EdDSA signing key can sign');
+        return { kid: key.kid, key: key.privateKey };
+      },
+      verifying: (kid) => {
+        const key = signingKeys.find(kid);
+        return key?.alg === 'EdDSA' ? key.publicKey : undefined;
+      },
+    };
     const accessTokens = new AccessTokens(
       {
         secret: config.jwtSecret,
         issuer: settings.jwtIssuer,
         audience: settings.jwtAudience,
         ttl: settings.accessTokenTtl,
+        oauth: { issuer: `${config.appUrl}/oauth`, audience: `${config.appUrl}/api` },
       },
       revokedSessions,
+      tokenKeys,
     );
     const credentialCookies = [REFRESH_COOKIE, IMPERSONATION_COOKIE];
     let authenticator = bearerAuthenticator(accessTokens, credentialCookies);
@@ -68,6 +113,7 @@ export const authModule = defineModule({
       loginLimiter: new LoginRateLimiter({ email: settings.loginLimitEmail, address: settings.loginLimitAddress }, limiterStore),
       signUpLimiter: new SignUpRateLimiter(settings.signupLimitAddress, limiterStore),
       revokedSessions,
+      signingKeys,
       acceptApiKeys(check) {
         authenticator = bearerAuthenticator(accessTokens, credentialCookies, check);
       },
@@ -75,7 +121,10 @@ export const authModule = defineModule({
     return {
       services,
       authenticator: { credentialCookies, authenticate: (request) => authenticator.authenticate(request) },
+      schemas: [Jwks],
+      routeGroups: [jwksRoutes(signingKeys)],
       async stop() {
+        await signingKeys.stop();
         await sessionPurge.stop();
         await revokedSessions.stop();
       },

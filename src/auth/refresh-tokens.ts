@@ -8,6 +8,9 @@
  * other reuse revokes the whole family. The presented token's row is locked (`for update`)
  * for the decision, so the rule holds across connections and instances.
  *
+ * Ending every session of an account (password reset, deletion, locking, suspension) also ends
+ * its OAuth grants (src/oauth/grants.ts), notified the same way.
+ *
  * Ending a session (log-out, reuse, and the account-wide revocations) sets the family's
  * `revoked_at` and notifies `session_revoked` in the same statement, so every instance hears
  * of it exactly when it commits; this process records it at once (see revoked-sessions.ts).
@@ -279,7 +282,9 @@ export class RefreshTokens {
    */
   async revokeAllForAccountIn(trx: Kysely<DatabaseSchema>, accountId: string, exceptFamilyId?: string): Promise<string[]> {
     const except = exceptFamilyId === undefined ? sql`` : sql` and id <> ${exceptFamilyId}`;
-    return (await revokeWhere(trx, sql`(account_id = ${accountId} or actor_account_id = ${accountId})${except}`)).map((r) => r.familyId);
+    const families = (await revokeWhere(trx, sql`(account_id = ${accountId} or actor_account_id = ${accountId})${except}`)).map((r) => r.familyId);
+    // every session: the apps the account connected too (src/oauth/); "my other devices" keeps them
+    return exceptFamilyId === undefined ? [...families, ...(await endGrantsOf(trx, accountId))] : families;
   }
 
   /** Records sessions ended by a committed transaction: their access tokens are refused here at once. */
@@ -299,6 +304,23 @@ export class RefreshTokens {
       .executeTakeFirst();
     return row?.account_id ? { familyId: row.id, accountId: row.account_id } : undefined;
   }
+}
+
+/**
+ * Ends the account's OAuth grants (its connected apps: their tokens name the grant as `sid`) and
+ * notifies each like a session, in one statement; their provider records are deleted with them.
+ */
+async function endGrantsOf(executor: Kysely<DatabaseSchema>, accountId: string): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    with ended as (
+      update oauth_grant set revoked_at = clock_timestamp(), revoked_reason = 'account'
+      where account_id = ${accountId} and revoked_at is null
+      returning id
+    ), purged as (
+      delete from oauth_model m using ended e where m.grant_id = e.id or (m.model = 'Grant' and m.id = e.id)
+    )
+    select id, pg_notify(${REVOCATION_CHANNEL}, id) from ended`.execute(executor);
+  return rows.map((r) => r.id);
 }
 
 /**

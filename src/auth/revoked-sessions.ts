@@ -15,6 +15,10 @@
  *   revoked since the last read) while its connection is down, after it reconnects, and every
  *   30 seconds;
  * - a start (or restart) loads every family revoked within the last access-token lifetime.
+ *
+ * An OAuth grant (src/oauth/) is a session too: its access tokens carry its id as `sid`, and
+ * ending it (a connected app revoked, its app deleted, a refresh token reused) notifies the same
+ * channel; the reads below take `oauth_grant.revoked_at` with `refresh_family.revoked_at`.
  */
 import { sql } from 'kysely';
 import type { DB } from '../db/database.js';
@@ -124,7 +128,11 @@ export class RevokedSessions implements SessionRevocationCheck, ChannelSubscribe
       const { rows } = await sql<RevokedRow>`
         select n.now, f.id, f.revoked_at
         from (select now() as now) n
-        left join refresh_family f
+        left join (
+          select id::text as id, revoked_at from refresh_family where revoked_at is not null
+          union all
+          select id, revoked_at from oauth_grant where revoked_at is not null
+        ) f
           on f.revoked_at > coalesce(${this.since ?? null}::timestamptz, n.now - ${windowSeconds}::int * interval '1 second')`.execute(this.options.db);
       const now = Date.now();
       for (const row of rows) {

@@ -10,6 +10,7 @@ import { audit } from './audit/feature.js';
 import { billing } from './billing/feature.js';
 import type { EventCore } from './core.js';
 import type { HttpLayerConfig } from './http.js';
+import { oauth } from './oauth/feature.js';
 import { oidc } from './oidc/feature.js';
 import { orgs } from './orgs/feature.js';
 import { site } from './site/feature.js';
@@ -21,7 +22,7 @@ import { webhooks } from './webhooks/feature.js';
 
 export type { Account, AppState, Route } from './shell/state.js';
 
-export const FEATURES: readonly Feature[] = [site, account, orgs, apiKeys, webhooks, audit, billing, oidc, sso, admin];
+export const FEATURES: readonly Feature[] = [site, account, orgs, apiKeys, webhooks, audit, billing, oidc, sso, admin, oauth];
 
 /** the route of a path no feature knows: the site's 404 page */
 const FALLBACK = 'not-found';

@@ -29,6 +29,11 @@ export interface Database {
   ping(timeoutMs: number): Promise<boolean>;
   /** where the instance's listener hears NOTIFY (src/db/listener.ts) */
   notifications: NotificationSource;
+  /**
+   * PGlite in a directory: answers `requestCommand(dir, name)` of a command-line tool (lock.ts)
+   * with `handler`, since no other process may open the directory; absent otherwise
+   */
+  serveCommand?(name: string, handler: () => Promise<string>): void;
   /** PostgreSQL: the pool's connections (open, idle) and waiting callers, for metrics */
   poolStats?: () => { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -150,11 +155,13 @@ export async function openDatabase(config: Config, logs: LogBackend, options: Op
   }
   log.info('db/ready', `Database ready (${kind})`, { kind });
 
+  const held = lock;
   return {
     db,
     kind,
     notifications,
     poolStats,
+    ...(held ? { serveCommand: (name: string, handler: () => Promise<string>) => held.serveCommand(name, handler) } : {}),
     async ping(timeoutMs) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<false>((resolve) => {

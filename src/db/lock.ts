@@ -9,8 +9,9 @@
  * - elsewhere (macOS development): a lock file created with O_EXCL, naming a 127.0.0.1 port the
  *   holder listens on; a file whose holder no longer answers is stale and taken over.
  *
- * The holder's socket also serves the dump of the running database (`npm run db:dump`), so the
- * directory is never opened by a second process. Both sides of a dump prove they know the token
+ * The holder's socket also serves the dump of the running database (`npm run db:dump`), and the
+ * commands the server registers (`npm run keys:rotate`), so the directory is never opened by a
+ * second process. Both sides of a dump prove they know the token
  * the holder wrote to `<dir>/.saas-lock.json` (HMACs over a fresh nonce; the token itself never
  * crosses the socket), and the directory is the owner's alone (0700): only who can read the
  * directory's files can read the database through the socket, and a process squatting the
@@ -34,6 +35,8 @@ export interface DirectoryLock {
   readonly dir: string;
   /** answers dump requests from `npm run db:dump` with this handler */
   serveDumps(handler: DumpHandler): void;
+  /** answers `requestCommand(dir, name)` with this handler (its text is the answer) */
+  serveCommand(name: string, handler: DumpHandler): void;
   release(): Promise<void>;
 }
 
@@ -66,7 +69,7 @@ interface LockFile extends LockHolder {
 // A dump request proves it knows the holder's token without sending it (auth), and the holder
 // proves it knows the token too (proof): a process squatting the socket's name learns nothing
 // and cannot pass its own SQL off as the database's dump.
-type Request = { op: 'who' } | { op: 'dump'; nonce: string; auth: string };
+type Request = { op: 'who' } | { op: 'dump'; nonce: string; auth: string } | { op: 'command'; name: string; nonce: string; auth: string };
 type Header = ({ ok: true; proof?: string } & LockHolder) | { ok: false; error: string };
 
 const MAX_CONNECTIONS = 16;
@@ -93,7 +96,8 @@ export async function lockDirectory(dir: string, strategy: LockStrategy = defaul
   const realDir = await realpath(dir);
   const self: LockFile = { pid: process.pid, command: commandLine(), token: randomBytes(24).toString('base64url') };
   let dumpHandler: DumpHandler | undefined;
-  const server = net.createServer((socket) => serveConnection(socket, self, () => dumpHandler));
+  const commands = new Map<string, DumpHandler>();
+  const server = net.createServer((socket) => serveConnection(socket, self, (name) => (name === undefined ? dumpHandler : commands.get(name))));
   server.maxConnections = MAX_CONNECTIONS;
   server.unref();
   const lockFile = join(realDir, LOCK_FILE);
@@ -131,6 +135,9 @@ export async function lockDirectory(dir: string, strategy: LockStrategy = defaul
     serveDumps(handler) {
       dumpHandler = handler;
     },
+    serveCommand(name, handler) {
+      commands.set(name, handler);
+    },
     async release() {
       if (released) return;
       released = true;
@@ -151,14 +158,26 @@ export async function lockHolder(dir: string, strategy: LockStrategy = defaultLo
 }
 
 /** Asks the process holding the directory's lock for a dump of its database. */
-export async function requestDump(dir: string, strategy: LockStrategy = defaultLockStrategy()): Promise<string> {
+export function requestDump(dir: string, strategy: LockStrategy = defaultLockStrategy()): Promise<string> {
+  return requestOfHolder(dir, undefined, strategy);
+}
+
+/** Asks the process holding the directory's lock to run a command it serves (`serveCommand`); its answer. */
+export function requestCommand(dir: string, name: string, strategy: LockStrategy = defaultLockStrategy()): Promise<string> {
+  return requestOfHolder(dir, name, strategy);
+}
+
+async function requestOfHolder(dir: string, command: string | undefined, strategy: LockStrategy): Promise<string> {
   const realDir = await realpath(dir);
   const file = await readLockFile(join(realDir, LOCK_FILE));
-  if (!file) throw new Error(`${realDir} is locked but ${LOCK_FILE} cannot be read: run the dump as the user that runs the server`);
+  const what = command ?? 'the dump';
+  if (!file) throw new Error(`${realDir} is locked but ${LOCK_FILE} cannot be read: run ${what} as the user that runs the server`);
   const target = strategy === 'abstract-socket' ? socketAddress(realDir) : { host: '127.0.0.1', port: file.port ?? 0 };
   const nonce = randomBytes(16).toString('base64url');
-  const { header, body } = await exchange(target, { op: 'dump', nonce, auth: mac(file.token, 'client', nonce) }, 0);
-  if (!header.ok) throw new Error(`The process holding ${realDir} did not dump it: ${header.error}`);
+  const auth = mac(file.token, 'client', command === undefined ? nonce : `${command}:${nonce}`);
+  const request: Request = command === undefined ? { op: 'dump', nonce, auth } : { op: 'command', name: command, nonce, auth };
+  const { header, body } = await exchange(target, request, 0);
+  if (!header.ok) throw new Error(`The process holding ${realDir} did not ${command === undefined ? 'dump it' : `run ${command}`}: ${header.error}`);
   if (typeof header.proof !== 'string' || !sameMac(header.proof, mac(file.token, 'holder', nonce))) {
     throw new Error(`The process answering for ${realDir} could not prove it holds the directory: its answer is not used`);
   }
@@ -184,7 +203,7 @@ function listen(server: net.Server, options: net.ListenOptions): Promise<void> {
 }
 
 /** One JSON request line; the answer is one JSON header line, then the body (a dump) to the end. */
-function serveConnection(socket: net.Socket, self: LockFile, handler: () => DumpHandler | undefined): void {
+function serveConnection(socket: net.Socket, self: LockFile, handler: (command?: string) => DumpHandler | undefined): void {
   socket.setTimeout(ASK_TIMEOUT_MS);
   socket.on('timeout', () => socket.destroy());
   socket.on('error', () => socket.destroy());
@@ -213,12 +232,15 @@ function serveConnection(socket: net.Socket, self: LockFile, handler: () => Dump
   async function answer(line: string): Promise<{ header: Header; body: string }> {
     const request = JSON.parse(line) as Request;
     if (request.op === 'who') return { header: { ok: true, ...holder }, body: '' };
-    if (request.op !== 'dump') throw new Error('unknown request');
-    if (typeof request.nonce !== 'string' || typeof request.auth !== 'string' || !sameMac(request.auth, mac(self.token, 'client', request.nonce))) {
+    if (request.op !== 'dump' && request.op !== 'command') throw new Error('unknown request');
+    const command = request.op === 'command' ? String(request.name) : undefined;
+    // a command's name is part of what the client proves, so a captured request runs nothing else
+    const signed = command === undefined ? request.nonce : `${command}:${request.nonce}`;
+    if (typeof request.nonce !== 'string' || typeof request.auth !== 'string' || !sameMac(request.auth, mac(self.token, 'client', signed))) {
       throw new Error(`not authorised (the token is in ${LOCK_FILE} in the directory)`);
     }
-    const dump = handler();
-    if (!dump) throw new Error(`process ${self.pid} (${self.command}) does not serve dumps; wait until it has finished`);
+    const dump = handler(command);
+    if (!dump) throw new Error(`process ${self.pid} (${self.command}) does not serve ${command ?? 'dumps'}; wait until it has finished`);
     return { header: { ok: true, ...holder, proof: mac(self.token, 'holder', request.nonce) }, body: await dump() };
   }
 }

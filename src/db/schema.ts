@@ -439,6 +439,55 @@ export interface ScimTokenTable {
   last_used_at: NullableTimestamp;
 }
 
+/** A signing key (migration 0020; src/auth/signing-keys.ts): the private JWK sealed with ENCRYPTION_KEY. */
+export interface SigningKeyTable {
+  kid: string;
+  alg: 'EdDSA' | 'RS256' | 'ES256';
+  public_jwk: ColumnType<JsonWebKey, string, string>;
+  private_sealed: string;
+  created_at: Generated<Date>;
+  active_from: Timestamp;
+}
+
+/** An organization's OAuth app (src/oauth/). */
+export interface OAuthAppTable {
+  id: Generated<string>;
+  organization_id: string;
+  client_id: string;
+  name: string;
+  redirect_uris: string[];
+  confidential: boolean;
+  scopes: string[];
+  /** SHA-256 of the client secret, hex; null for a public app */
+  secret_hash: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** What oidc-provider stores, by model and id (src/oauth/adapter.ts). */
+export interface OAuthModelTable {
+  model: string;
+  id: string;
+  payload: ColumnType<Record<string, unknown>, string, string>;
+  grant_id: string | null;
+  uid: string | null;
+  expires_at: NullableTimestamp;
+  consumed_at: NullableTimestamp;
+}
+
+/** A person's grant to an app: a connected app (src/oauth/grants.ts). */
+export interface OAuthGrantTable {
+  id: string;
+  account_id: string;
+  client_id: string;
+  scopes: string[];
+  created_at: Generated<Date>;
+  last_used_at: NullableTimestamp;
+  expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
+  revoked_reason: 'account' | 'app-deleted' | 'refresh-token-reuse' | 'expired' | null;
+}
+
 /** Facts an entry records beyond its columns: small, flat, never a secret. */
 export type AuditDetails = Record<string, string | number | boolean | null>;
 
@@ -472,6 +521,10 @@ export interface DatabaseSchema {
   saml_request: SamlRequestTable;
   saml_assertion: SamlAssertionTable;
   scim_token: ScimTokenTable;
+  signing_key: SigningKeyTable;
+  oauth_app: OAuthAppTable;
+  oauth_model: OAuthModelTable;
+  oauth_grant: OAuthGrantTable;
 }
 
 export type AccountRow = Selectable<AccountTable>;

@@ -6,6 +6,7 @@
  */
 import fastifyCompress from '@fastify/compress';
 import fastifyCookie from '@fastify/cookie';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Config } from '../config.js';
@@ -62,6 +63,18 @@ export interface AppDeps {
   observability?: AppObservability;
   /** hidden fields of the served page, by element id (see http/static.ts) */
   pageFields?: Record<string, string>;
+  /** foreign applications mounted at their paths (the OAuth provider) */
+  mounts?: Mount[];
+}
+
+/**
+ * A foreign HTTP application (a Node request listener: the OAuth provider) answering every
+ * method at `urls` (a trailing `/*` takes the subtree). The request is handed over before its
+ * body is read or any API check runs (it is no `/api` route): it answers in its own protocol.
+ */
+export interface Mount {
+  urls: string[];
+  handle(request: IncomingMessage, response: ServerResponse): void;
 }
 
 export interface AppObservability {
@@ -128,6 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     responseHeaders: securityHeaders,
     apiResponseHeaders: apiHeaders,
     observeResponse: deps.observability?.observeResponse,
+    bearerChallenge: `Bearer resource_metadata="${config.appUrl}/.well-known/oauth-protected-resource/api"`,
   });
 
   // --- request checks ---
@@ -181,6 +195,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // --- routes ---
   for (const group of deps.routeGroups) registerRouteGroup(app, group, deps.accountGuard);
+  for (const mount of deps.mounts ?? []) {
+    for (const url of mount.urls) {
+      app.route({
+        method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+        url,
+        // its own protocol's checks (a token request comes from another site's server or page)
+        config: { csrf: false, mount: true },
+        // documented by the mounted application itself (its discovery document)
+        schema: { hide: true },
+        // handed over before the body is read: the mounted application reads it
+        onRequest: (request, reply, _done) => {
+          reply.hijack();
+          mount.handle(request.raw, reply.raw);
+        },
+        handler: () => undefined,
+      });
+    }
+  }
   // the document describes every route; public by default (a starter's users read it), and
   // OPENAPI_DOCS=off for deployments that would rather not publish the API's shape
   if (config.openapiDocs) await registerOpenApiRoutes(app);

@@ -5,6 +5,7 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { API_SCOPES, SCOPE_WORDS } from '../shared/oauth-scopes.js';
 
 export interface OpenApiOptions {
   version: string;
@@ -32,6 +33,18 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
             scheme: 'bearer',
             bearerFormat: 'sk_<prefix>_<secret>',
             description: 'An API key of the organization the route names, acting with its role; only on the routes that list it',
+          },
+          oauth: {
+            type: 'oauth2',
+            description: 'An OAuth access token of an app a person connected (docs/oauth.md); only on the routes that list one of its scopes',
+            flows: {
+              authorizationCode: {
+                authorizationUrl: '/oauth/auth',
+                tokenUrl: '/oauth/token',
+                refreshUrl: '/oauth/token',
+                scopes: Object.fromEntries(API_SCOPES.map((scope) => [scope, SCOPE_WORDS[scope] ?? scope])),
+              },
+            },
           },
         },
       },

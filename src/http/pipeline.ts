@@ -135,6 +135,8 @@ export interface PipelineDeps {
   apiResponseHeaders?: Record<string, string>;
   /** metrics and the request span's name (src/observability/); absent when both are off */
   observeResponse?: ResponseObserver;
+  /** the `WWW-Authenticate` of a 401 for a missing or bad token: where the protected resource's metadata is (RFC 9728) */
+  bearerChallenge?: string;
 }
 
 /** Installs parsers, hooks and the error and not-found handlers on the root instance. */
@@ -309,7 +311,12 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
       log.debug('http/client-error', body.message, { status, type: body.type });
     }
     markErrorBody(reply);
-    reply.code(status).headers(headers).send(body);
+    reply
+      .code(status)
+      .headers(
+        status === 401 && deps.bearerChallenge && headers['www-authenticate'] === 'Bearer' ? { ...headers, 'www-authenticate': deps.bearerChallenge } : headers,
+      )
+      .send(body);
   });
 
   // --- 9: one entry per response, also for errors, 404s and aborted requests -------------

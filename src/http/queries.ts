@@ -12,6 +12,7 @@ import { isFormBody } from './formats.js';
 import { validatorsFor } from './validators.js';
 import { ajvErrors, badRequest, requestCoercion, ResponseCoercionError, unauthorized } from './errors.js';
 import { actorOf, authorizeOrg, type Actor, type Caller } from './org-access.js';
+import { insufficientScope } from './route-gates.js';
 import type { ApiKeyCaller, AuthUser, Membership, MembershipResolver, OrgRole } from './routes.js';
 
 export interface QueryContext<P extends TObject> {
@@ -40,6 +41,8 @@ export interface QueryDefinition<P extends TObject, R extends TSchema> {
   orgParam?: string;
   /** take the organization's API key as the caller (needs `orgRole`), like a route's `apiKeys` */
   apiKeys?: boolean;
+  /** OAuth scopes that let an OAuth access token run it, like a route's `scopes` (none: 403 `insufficient-scope`) */
+  scopes?: readonly string[];
   run(ctx: QueryContext<P>): Promise<Static<R>>;
 }
 
@@ -53,6 +56,7 @@ export interface QueryKind {
   orgRole?: OrgRole;
   orgParam?: string;
   apiKeys?: boolean;
+  scopes?: readonly string[];
   run(ctx: QueryContext<TObject>): Promise<unknown>;
 }
 
@@ -64,6 +68,7 @@ export function queryKind<P extends TObject, R extends TSchema>(definition: Quer
     throw new Error(`Query kind "${definition.kind}": orgRole needs the parameter ${orgParam}, a string of format uuid`);
   }
   if (definition.apiKeys && !definition.orgRole) throw new Error(`Query kind "${definition.kind}": apiKeys needs orgRole`);
+  if (definition.scopes && definition.auth !== 'required' && !definition.orgRole) throw new Error(`Query kind "${definition.kind}": scopes need auth required`);
   return definition as unknown as QueryKind;
 }
 
@@ -121,6 +126,7 @@ export class QueryRegistry {
     }
     const { def } = entry;
     if (apiKey && !def.apiKeys) throw unauthorized(API_KEYS_ONLY_ON_ORG_KINDS);
+    if (user?.oauth && !def.scopes?.some((scope) => user.oauth!.scopes.includes(scope))) throw insufficientScope(def.scopes ?? []);
     if ((def.auth === 'required' || def.orgRole) && !user && !apiKey) throw unauthorized(caller.failure);
     const { 'query/kind': _kind, ...params } = body;
     const validate = isFormBody(body) ? entry.formParams : entry.params;

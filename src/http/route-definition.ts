@@ -95,6 +95,13 @@ export interface RouteDefinition<S extends RouteSchemas> {
    */
   apiKeys?: boolean;
   /**
+   * OAuth scopes (src/shared/oauth-scopes.ts API_SCOPES) that open the route to an OAuth access
+   * token holding one of them; the account's roles still apply. An OAuth token on a route
+   * without `scopes` is 403 `insufficient-scope` (http/route-gates.ts). Never with `reauth`,
+   * `platformAdmin` or `impersonation: 'allowed'` (refused at start-up).
+   */
+  scopes?: readonly string[];
+  /**
    * The caller's address must be proven (a verification link, a reset link, a provider that
    * asserts it): a route that adds a lasting way in (two-factor, a passkey, a provider link, an
    * API key) answers 403 `email-not-verified` otherwise, so whoever registered someone else's

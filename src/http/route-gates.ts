@@ -15,6 +15,9 @@
  *   depends on the body, `{forbiddenWhen: {field, values}}` (an invitation with a role of admin or
  *   above), is refused the same way once the body is validated ({@link impersonationBodyCheck}).
  *
+ * - `scopes`: an OAuth access token (src/oauth/) reaches only the routes that declare one of its
+ *   scopes; elsewhere it is 403 `insufficient-scope` (a platform admin route answers it the 404).
+ *
  * The gate runs as an `onRequest` hook right after the JWT middleware.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -34,8 +37,25 @@ export interface ImpersonationBodyRule {
 
 export type ImpersonationRule = 'forbidden' | 'allowed' | ImpersonationBodyRule;
 
+/** 403 `insufficient-scope`: an OAuth access token without one of the route's scopes (none: the route takes no OAuth token). */
+export function insufficientScope(scopes: readonly string[]): HttpError {
+  return new HttpError(
+    403,
+    {
+      type: 'insufficient-scope',
+      message: scopes.length
+        ? `This route needs an OAuth token with the scope ${scopes.join(' or ')}`
+        : "This route does not take OAuth tokens; use the account's own session",
+      scopes: [...scopes],
+    },
+    { 'www-authenticate': `Bearer error="insufficient_scope"${scopes.length ? `, scope="${scopes.join(' ')}"` : ''}` },
+  );
+}
+
 /** The route data the gate reads back (part of RouteConfig). */
 export interface GateConfig {
+  /** the OAuth scopes that open the route to an OAuth access token */
+  scopes?: readonly string[];
   /** set on `platformAdmin` routes: the group's resolver */
   platformAdmin?: PlatformAdminResolver;
   impersonation?: ImpersonationRule;
@@ -81,6 +101,9 @@ export function installRouteGates(app: FastifyInstance, unmatched: Unmatched): v
     const config = routeDataOf(request) as GateConfig;
     const user = request.user;
     if (config?.impersonation === 'forbidden' && user?.actor) return done(impersonationForbidden());
+    // an OAuth access token reaches only the routes that declare one of its scopes
+    if (user?.oauth && !config?.platformAdmin && !config?.scopes?.some((scope) => user.oauth!.scopes.includes(scope)))
+      return done(insufficientScope(config?.scopes ?? []));
     const isAdmin = config?.platformAdmin;
     if (!isAdmin) return done();
     // refused before any route matters (csrf.ts), a path without a route included: left to that check, as for such a path
@@ -93,7 +116,7 @@ export function installRouteGates(app: FastifyInstance, unmatched: Unmatched): v
       unmatched.answer(request, reply);
     };
     if (user?.actor) return config.impersonation === 'allowed' ? done() : refuse();
-    if (!user) return refuse();
+    if (!user || user.oauth) return refuse();
     isAdmin(user).then((admin) => (admin ? done() : refuse()), done);
   });
 }

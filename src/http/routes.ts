@@ -13,6 +13,7 @@ import { actorOf, authorizeOrg, type Membership, type MembershipResolver, type O
 import { planCheck, planList, plansSentence, validateRequires } from './plan-gate.js';
 import { REAUTH_MAX_AGE_SECONDS, requireUser, resolved, type AccountGuard, type AuthRequirement, type Route, type RouteGroup } from './route-definition.js';
 import { routeDataOf } from './route-data.js';
+import { API_SCOPES } from '../shared/oauth-scopes.js';
 import { impersonationBodyCheck, type GateConfig } from './route-gates.js';
 
 export { hasRole, NO_ACCOUNT, type Actor, type ApiKeyCaller, type AuthUser, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
@@ -52,6 +53,8 @@ export interface RouteConfig extends GateConfig {
   requires?: { plans: string[] };
   /** an API key may be the caller */
   apiKeys: boolean;
+  /** the OAuth scopes that let an OAuth access token call it (route-gates.ts) */
+  scopes?: readonly string[];
   /** the caller's address must be verified */
   verifiedEmail?: boolean;
   /** the caller re-authenticates; the body field that carries the password */
@@ -159,6 +162,7 @@ function validateDefinition(group: RouteGroup, r: Route): void {
     if (r.auth && r.auth !== 'required') throw new Error(`Route ${where}: orgRole requires authentication`);
   }
   if (r.requires) validateRequires(where, r.requires, Boolean(r.orgRole), Boolean(group.subscriptions));
+  if (r.scopes) validateScopes(where, r, group);
   if (r.apiKeys && !r.orgRole && (r.auth ?? group.auth ?? 'none') === 'none') throw new Error(`Route ${where}: apiKeys on a route without authentication`);
   if ((r.platformAdmin ?? group.platformAdmin) && !group.platformAdmins)
     throw new Error(`Route ${where}: platformAdmin needs the group's platformAdmins resolver`);
@@ -177,6 +181,17 @@ function validateDefinition(group: RouteGroup, r: Route): void {
     if (!properties?.properties?.[field]) throw new Error(`Route ${where}: reauth needs the body field ${field}`);
     if (properties.required?.includes(field)) throw new Error(`Route ${where}: reauth's ${field} must be optional (an account without a password gives none)`);
   }
+}
+
+/** `scopes`: known API scopes, on a route that needs a caller and is none of those an OAuth token never reaches. */
+function validateScopes(where: string, r: Route, group: RouteGroup): void {
+  const scopes = r.scopes ?? [];
+  if (scopes.length === 0) throw new Error(`Route ${where}: scopes must name at least one scope`);
+  for (const scope of scopes)
+    if (!(API_SCOPES as readonly string[]).includes(scope)) throw new Error(`Route ${where}: unknown scope ${scope} (see src/shared/oauth-scopes.ts)`);
+  if (!r.orgRole && (r.auth ?? group.auth ?? 'none') === 'none') throw new Error(`Route ${where}: scopes on a public route`);
+  if (r.reauth || (r.platformAdmin ?? group.platformAdmin) || r.impersonation === 'allowed')
+    throw new Error(`Route ${where}: scopes on a re-authentication, platform admin or impersonation route (an OAuth token never reaches those)`);
 }
 
 const reauthField = (r: Pick<Route, 'reauth'>) => (typeof r.reauth === 'object' ? r.reauth.passwordField : 'password');
@@ -268,6 +283,13 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
       const { field, values } = r.impersonation.forbiddenWhen;
       addError(403, `\`impersonation-forbidden\`: an impersonated session may not send \`${field}\` ${values.map((v) => `\`${v}\``).join(' or ')}`);
     }
+    if (auth !== 'none')
+      addError(
+        403,
+        r.scopes
+          ? "`insufficient-scope` (with `scopes`): an OAuth access token without one of the route's scopes"
+          : '`insufficient-scope`: an OAuth access token (this route takes none)',
+      );
     if (r.apiKeys) addError(429, 'Too many API key lookups that found no live key from this address (`rate-limited`, with Retry-After)');
     if (r.verifiedEmail || r.reauth) {
       const checks = [
@@ -302,6 +324,7 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
       apiKeys: r.apiKeys === true,
       ...(r.orgRole ? { orgRole: r.orgRole, orgParam: r.orgParam ?? 'id' } : {}),
       ...(r.requires ? { requires: { plans: [...r.requires.plans] } } : {}),
+      ...(r.scopes ? { scopes: [...r.scopes] } : {}),
       ...(r.verifiedEmail ? { verifiedEmail: true } : {}),
       ...(r.reauth ? { reauth: { passwordField: reauthField(r) } } : {}),
       ...(platformAdmin ? { platformAdmin: group.platformAdmins } : {}),
@@ -329,6 +352,7 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
         description,
         ...(r.orgRole ? { 'x-org-role': r.orgRole } : {}),
         ...(r.requires ? { 'x-requires-plans': [...r.requires.plans] } : {}),
+        ...(r.scopes ? { 'x-oauth-scopes': [...r.scopes] } : {}),
         ...(r.verifiedEmail ? { 'x-verified-email': true } : {}),
         ...(r.reauth ? { 'x-reauthentication': { 'password-field': reauthField(r), 'recent-sign-in-seconds': REAUTH_MAX_AGE_SECONDS } } : {}),
         ...(platformAdmin ? { 'x-platform-admin': true } : {}),
@@ -340,7 +364,9 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
           : {}),
         produces: CONTENT_TYPES,
         response: docResponses,
-        ...(auth === 'required' ? { security: [{ bearerAuth: [] }, ...(r.apiKeys ? [{ apiKeyAuth: [] }] : [])] } : {}),
+        ...(auth === 'required'
+          ? { security: [{ bearerAuth: [] }, ...(r.apiKeys ? [{ apiKeyAuth: [] }] : []), ...(r.scopes ? [{ oauth: [...r.scopes] }] : [])] }
+          : {}),
         // optional: anonymous, or either credential (the query endpoint: each kind says what it needs)
         ...(auth === 'optional' && r.apiKeys ? { security: [{}, { bearerAuth: [] }, { apiKeyAuth: [] }] } : {}),
       },

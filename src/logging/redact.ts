@@ -32,6 +32,9 @@ export const DEFAULT_REDACT_KEYS: readonly string[] = [
   'totp',
   // a SAML response is a signed assertion: a bearer credential until its single use (src/sso/)
   'samlresponse',
+  // OAuth (src/oauth/): a PKCE verifier redeems a code; client secrets, access, refresh and ID
+  // tokens are covered by `secret` and `token`, authorization codes by the exact `code`
+  'codeverifier',
 ];
 
 /**

@@ -9,6 +9,7 @@ export function orgQueries(orgs: OrganizationService) {
   return [
     queryKind({
       kind: 'orgs/list',
+      scopes: ['orgs:read'],
       summary: "The caller's organizations, with its role in each",
       auth: 'required',
       params: Type.Object({}, { additionalProperties: false }),
@@ -20,6 +21,7 @@ export function orgQueries(orgs: OrganizationService) {
     }),
     queryKind({
       kind: 'orgs/members',
+      scopes: ['orgs:read'],
       summary: 'The members of an organization the caller belongs to (404 otherwise)',
       auth: 'required',
       orgRole: 'member',

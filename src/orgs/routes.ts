@@ -45,6 +45,7 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
       route({
         method: 'POST',
         path: '/orgs',
+        scopes: ['orgs:write'],
         summary: 'Create an organization',
         description: 'A shared organization with the caller as its owner. Without `slug`, one is made from the name; 409 when a given slug is taken.',
         schemas: { body: ref(CreateOrganization), response: { 201: ref(Organization), 409: error } },
@@ -53,6 +54,7 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
       route({
         method: 'GET',
         path: '/orgs',
+        scopes: ['orgs:read'],
         summary: "The caller's organizations",
         description: "Every organization the caller belongs to, with the caller's `role`; the personal one first.",
         schemas: { response: { 200: ref(Organizations) } },
@@ -61,6 +63,7 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
       route({
         method: 'GET',
         path: '/orgs/:id',
+        scopes: ['orgs:read'],
         summary: 'An organization',
         orgRole: 'member',
         apiKeys: true,
@@ -70,6 +73,7 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
       route({
         method: 'PATCH',
         path: '/orgs/:id',
+        scopes: ['orgs:write'],
         summary: 'Rename an organization',
         description: 'Sets the name and/or the slug; 409 when the slug is taken.',
         orgRole: 'admin',
@@ -94,6 +98,7 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
       route({
         method: 'GET',
         path: '/orgs/:id/members',
+        scopes: ['orgs:read'],
         summary: 'The members of an organization',
         description: 'Members with their roles, in the order they joined.',
         orgRole: 'member',

@@ -1,4 +1,5 @@
 /** `POST /api/cqrs/query`: one endpoint, dispatching on `query/kind`. */
+import { API_SCOPES } from '../shared/oauth-scopes.js';
 import { Type } from 'typebox';
 import { ErrorBody } from '../http/errors.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
@@ -27,6 +28,8 @@ export function queryRoutes(registry: QueryRegistry): RouteGroup {
           'An unknown kind is 400 `unknown-query-kind` listing the known ones. The kinds of an organization (with `org-id`) ' +
           'answer 404 for a non-member and 403 below their role, and take an API key of that organization as the caller.',
         apiKeys: true,
+        // an OAuth token with any API scope reaches the endpoint; each kind checks its own scopes
+        scopes: API_SCOPES,
         schemas: {
           body: QueryEnvelope,
           response: { 200: Type.Union(results), 401: ref(ErrorBody), 403: ref(ErrorBody), 404: ref(ErrorBody) },

@@ -16,7 +16,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { DatabaseListener } from '../db/listener.js';
 import type { DatabaseSchema } from '../db/schema.js';
-import type { Authenticator } from '../http/app.js';
+import type { Authenticator, Mount } from '../http/app.js';
 import type { CsrfService } from '../http/csrf.js';
 import type { QueryKind } from '../http/queries.js';
 import type { LimiterStore } from '../http/rate-limit.js';
@@ -69,6 +69,8 @@ export interface Contributions {
   queries: QueryKind[];
   /** hidden fields of the served page, by element id */
   pageFields: Record<string, string>;
+  /** foreign HTTP applications at their own paths (the OAuth provider at `/oauth`) */
+  mounts: Mount[];
 }
 
 export interface Started<Services> extends Partial<Contributions> {

@@ -39,7 +39,7 @@ export async function startModules(
   /** filled with each module's services, by module */
   services = new Map<unknown, unknown>(),
 ): Promise<StartedModules> {
-  const contributed: Contributions = { schemas: [], routeGroups: [], queries: [], pageFields: {} };
+  const contributed: Contributions = { schemas: [], routeGroups: [], queries: [], pageFields: {}, mounts: [] };
   const started: Array<Started<unknown>> = [];
   let authenticator: Authenticator | undefined;
   let accountGuard: AccountGuard | undefined;
@@ -61,6 +61,7 @@ export async function startModules(
     contributed.schemas.push(...(result.schemas ?? []));
     contributed.routeGroups.push(...(result.routeGroups ?? []));
     contributed.queries.push(...(result.queries ?? []));
+    contributed.mounts.push(...(result.mounts ?? []));
     Object.assign(contributed.pageFields, result.pageFields);
     authenticator = theOne('an authenticator', authenticator, result.authenticator, module.name);
     accountGuard = theOne('an account guard', accountGuard, result.accountGuard, module.name);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AccountService } from '../../src/account/service.js';
-import { AccessTokens } from '../../src/auth/access-tokens.js';
+import { authModule, type AuthServices } from '../../src/auth/module.js';
 import { PasswordHasher } from '../../src/auth/passwords.js';
 import { LoginRateLimiter, SignUpRateLimiter } from '../../src/auth/rate-limit.js';
 import { RefreshTokens } from '../../src/auth/refresh-tokens.js';
@@ -116,7 +116,7 @@ for (const db of testDatabases()) {
       const accounts = new AccountService({
         db: t.system.database.db,
         passwords: new CountingHasher(),
-        accessTokens: new AccessTokens({ secret: TEST_JWT_SECRET, issuer: 'saas-app', audience: 'saas-app', ttl: 900 }, { isRevoked: () => false }),
+        accessTokens: t.system.services<AuthServices>(authModule).accessTokens,
         refreshTokens: new RefreshTokens(t.system.database.db, { secret: TEST_JWT_SECRET, ttl: 3600, reuseGrace: 0 }, { markRevoked: () => undefined }),
         loginLimiter: new LoginRateLimiter({ email: null, address: null }),
         signUpLimiter: new SignUpRateLimiter(null),

@@ -347,7 +347,8 @@ for (const db of testDatabases()) {
     it('documents the routes that take keys', async () => {
       const doc = JSON.parse((await t.client('GET', '/openapi/openapi.json')).text);
       assert.ok(doc.components.securitySchemes.apiKeyAuth);
-      assert.deepEqual(doc.paths['/api/orgs/{id}/members'].get.security, [{ bearerAuth: [] }, { apiKeyAuth: [] }]);
+      // and an OAuth token with orgs:read (docs/oauth.md)
+      assert.deepEqual(doc.paths['/api/orgs/{id}/members'].get.security, [{ bearerAuth: [] }, { apiKeyAuth: [] }, { oauth: ['orgs:read'] }]);
       assert.deepEqual(doc.paths['/api/orgs/{id}/api-keys'].post.security, [{ bearerAuth: [] }]);
       assert.ok(doc.paths['/api/orgs/{id}/api-keys/{keyId}'].delete);
       // the database refuses what the application never writes

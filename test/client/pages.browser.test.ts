@@ -6,13 +6,15 @@
  * AA) finds no violation, no console error or warning (a CSP violation is one), no request
  * answers 4xx/5xx or fails, nothing is wider than the screen. Also: the landing page's product
  * and its dashboard link, the pricing toggle, the theme toggle, the 404 page, focus on the title
- * after a navigation, the menu button below 768 px.
+ * after a navigation, the menu button below 768 px; an OAuth app's sign-in through the consent
+ * page (a signed-out visitor logs in there, allows, and the app redeems the code with openid-client).
  *
  * With SCREENSHOTS=<dir> (`npm run screenshots`) each page's picture is written there as
  * `<page>-light.png` and `<page>-dark.png`.
  */
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { after, before, describe } from 'node:test';
 import type { Page } from 'playwright-core';
 import { PASSWORD, uniqueEmail } from '../support/auth.js';
@@ -23,6 +25,9 @@ import { billingEnv } from '../billing/support.js';
 import { startFakeStripe, type FakeStripe } from '../billing/stripe-server.js';
 import { receiver, type Receiver } from '../webhooks/support.js';
 import { makeIdp, uniqueDomain } from '../sso/support.js';
+import * as oauthClient from 'openid-client';
+import { freePort } from '../support/net.js';
+import { authorize, createApp, newBrowser, REDIRECT } from '../oauth/support.js';
 
 const SCREENSHOTS = process.env.SCREENSHOTS;
 
@@ -56,6 +61,9 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
   let owner: TestAccount;
   let orgId = '';
   let memberId = '';
+  let consentUid = '';
+  // the consent page answers only the browser the request started in: the owner's pages get its cookie
+  let interactionCookie = '';
   const pages: Record<string, Page> = {};
 
   /** The signed-in pages: [name, path, what shows it is there, what to open on it before the checks]. */
@@ -88,6 +96,9 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
       },
     ],
     ['audit-log', `/orgs/${orgId}/audit-log`, '#audit-log tr[data-entry]'],
+    ['oauth-apps', `/orgs/${orgId}/oauth-apps`, '#oauth-apps tr[data-oauth-app]'],
+    ['connected-apps', '/settings/connected-apps', '#connected-apps tr[data-connected-app]'],
+    ['consent', `/authorize/${consentUid}`, '#consent-card'],
     ['billing', `/orgs/${orgId}/billing`, '[data-plan]'],
     ['admin', '/admin', '#admin-stats [data-field=accounts]'],
     ['admin-accounts', '/admin/accounts', '#admin-accounts tr[data-account]'],
@@ -103,9 +114,13 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     hook = await receiver();
     stripe.prices.price_pro_year = { product: 'Pro', unitAmount: 12000, currency: 'usd', interval: 'year' };
     stripe.prices.price_team_year = { product: 'Team', unitAmount: 49000, currency: 'usd', interval: 'year' };
+    // a known address: the OAuth provider's issuer (the consent page's requests) names it
+    const port = await freePort();
     t = await startSystem(
       testDatabases()[0],
       billingEnv(stripe.url, {
+        PORT: String(port),
+        APP_URL: `http://127.0.0.1:${port}`,
         PUBLIC_DIR,
         BILLING_PLANS: 'pro=price_pro_2024,team=price_team_2024,pro-yearly=price_pro_year,team-yearly=price_team_year',
         PRODUCT_NAME: 'Rocketship',
@@ -137,6 +152,22 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/domains`, { domain: uniqueDomain() })).status, 201);
     assert.equal((await as(t, owner, 'PUT', `/api/orgs/${orgId}/sso/saml`, { 'metadata-xml': (await makeIdp()).metadata })).status, 200);
     assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/scim-tokens`, { name: 'Okta' })).status, 201);
+    // an OAuth app the owner connected (the connected apps page), and its pending request for more (the consent page)
+    const app = await createApp(t, owner.token, orgId, { confidential: false, scopes: ['openid', 'email', 'account:read'], name: 'Partner CRM' });
+    const oauth = await oauthClient.discovery(new URL(`${t.url}/oauth`), app['client-id'], { redirect_uris: [REDIRECT] }, oauthClient.None(), {
+      execute: [oauthClient.allowInsecureRequests],
+    });
+    await authorize(t, oauth, newBrowser(), owner.token, { scope: 'openid account:read' });
+    const challenge = await oauthClient.calculatePKCECodeChallenge(oauthClient.randomPKCECodeVerifier());
+    const pending = oauthClient.buildAuthorizationUrl(oauth, {
+      redirect_uri: REDIRECT,
+      scope: 'openid email account:read',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
+    const started = newBrowser();
+    consentUid = /\/authorize\/([^/?#]+)$/.exec((await started.visit(pending.href)).location)![1];
+    interactionCookie = started.cookies.get('_interaction')!;
     await browser.launch();
     for (const mode of MODES) {
       for (const who of ['visitor', 'owner']) {
@@ -145,6 +176,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
           warnings: true,
         });
       }
+      await browser.contextOf(`owner-${mode.name}`).addCookies([{ name: '_interaction', value: interactionCookie, url: t.url }]);
     }
     if (SCREENSHOTS) await mkdir(SCREENSHOTS, { recursive: true });
   });
@@ -264,5 +296,47 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     await narrow.waitForURL(`${t.url}/orgs/${orgId}/billing`);
     assert.equal(await narrow.locator('#side-nav').isVisible(), false, 'it folds again after a choice');
     await narrow.waitForFunction(() => document.activeElement?.textContent === 'Billing');
+  });
+  step("an app's sign-in through the consent page: a signed-out visitor logs in there, allows, and the app redeems the code", async () => {
+    // the app's redirect URI: a server of its own, so the browser lands on a page
+    const appPort = await freePort();
+    const landing = createServer((_req, res) => res.end('back at the app')).listen(appPort, '127.0.0.1');
+    try {
+      const redirect = `http://127.0.0.1:${appPort}/callback`;
+      const registered = await createApp(t, owner.token, orgId, {
+        confidential: false,
+        scopes: ['openid', 'profile', 'orgs:read'],
+        name: 'Globex Planner',
+        redirect,
+      });
+      const config = await oauthClient.discovery(new URL(`${t.url}/oauth`), registered['client-id'], { redirect_uris: [redirect] }, oauthClient.None(), {
+        execute: [oauthClient.allowInsecureRequests],
+      });
+      const verifier = oauthClient.randomPKCECodeVerifier();
+      const state = oauthClient.randomState();
+      const url = oauthClient.buildAuthorizationUrl(config, {
+        redirect_uri: redirect,
+        scope: 'openid profile orgs:read',
+        code_challenge: await oauthClient.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state,
+      });
+      const page = await browser.openPage('oauth-visitor');
+      await page.goto(url.href);
+      await page.waitForURL(/\/authorize\/[A-Za-z0-9_-]+$/);
+      await page.locator('#log-in-email').fill(owner.email);
+      await page.locator('#log-in-password').fill(PASSWORD);
+      await page.locator('form#log-in button[type=submit]').click();
+      await page.locator('#consent-card').waitFor();
+      assert.match((await page.locator('#consent-title').textContent()) ?? '', /Globex Planner/);
+      assert.match((await page.locator('#consent-organization').textContent()) ?? '', /Acme Rockets/);
+      assert.equal(await page.locator('#consent-scopes li').count(), 3);
+      await page.locator('#consent-allow').click();
+      await page.waitForURL(`${redirect}**`);
+      const tokens = await oauthClient.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state });
+      assert.equal((await t.client('GET', '/api/orgs', { headers: { authorization: `Bearer ${tokens.access_token}` } })).status, 200);
+    } finally {
+      landing.close();
+    }
   });
 });

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import net from 'node:net';
 import { openPgliteDirectory } from '../../src/db/database.js';
-import { DirectoryLockedError, LOCK_FILE, lockDirectory, lockHolder, requestDump, type LockStrategy } from '../../src/db/lock.js';
+import { DirectoryLockedError, LOCK_FILE, lockDirectory, lockHolder, requestCommand, requestDump, type LockStrategy } from '../../src/db/lock.js';
 import { logIn, signUp } from '../support/auth.js';
 import { makeClient } from '../support/http.js';
 import { databaseEnv, runProcess, startServer, type ServerProcess } from './processes.js';
@@ -164,3 +164,19 @@ for (const strategy of ['abstract-socket', 'lock-file'] as LockStrategy[]) {
     });
   });
 }
+
+describe('keys:rotate through a PGlite directory held by a server', () => {
+  it('asks the holder over the lock socket, proving it knows the token', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'saas-keys-'));
+    const lock = await lockDirectory(dir);
+    try {
+      let runs = 0;
+      lock.serveCommand('keys:rotate', async () => `rotated ${++runs}`);
+      assert.equal(await requestCommand(dir, 'keys:rotate'), 'rotated 1');
+      await assert.rejects(requestCommand(dir, 'unknown'), /does not serve unknown/);
+    } finally {
+      await lock.release();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,9 +1,7 @@
 /** Helpers for account tests: sign up and log in over HTTP, read cookies, get a CSRF session. */
-import { authModule } from '../../src/auth/module.js';
-import { settingsOf } from './settings.js';
+import { authModule, type AuthServices } from '../../src/auth/module.js';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { AccessTokens } from '../../src/auth/access-tokens.js';
 import type { AuthUser } from '../../src/http/routes.js';
 import type { System } from '../../src/system.js';
 import type { TestClient, TestResponse } from './http.js';
@@ -82,11 +80,5 @@ export function claimsOf(accessToken: string): Record<string, unknown> {
  * sign-in long ago (`authTime`) is how re-authentication's "recent sign-in" is tested.
  */
 export async function mintAccessToken(system: System, user: AuthUser): Promise<string> {
-  const { config } = system;
-  const auth = settingsOf(authModule, config.vars);
-  const tokens = new AccessTokens(
-    { secret: config.jwtSecret, issuer: auth.jwtIssuer, audience: auth.jwtAudience, ttl: auth.accessTokenTtl },
-    { isRevoked: () => false },
-  );
-  return tokens.issue(user);
+  return system.services<AuthServices>(authModule).accessTokens.issue(user);
 }

@@ -1,0 +1,299 @@
+/**
+ * The server's signing keys (DESIGN.md, "OAuth 2.1 / OpenID Connect provider"; docs/oauth.md):
+ * EdDSA (Ed25519) for access tokens, RS256 and ES256 for ID tokens. They live in the database
+ * (`signing_key`), their private JWKs sealed with ENCRYPTION_KEY (secret-box.ts, the kid as
+ * associated data), so every instance signs with the same key and a restart keeps them.
+ *
+ * A rotation adds one new key of each algorithm that starts signing `activationDelay` seconds
+ * later (5 minutes, or one access-token lifetime when that is shorter): published at once (every
+ * instance hears `signing_keys` and reloads), so verifiers know it before any token carries it.
+ * A key that a newer one replaced stays published `retention` seconds longer (the longest token
+ * lifetime), then drops out of the JWKS. Rotations (the first keys, the schedule, the command)
+ * take one transaction-scoped advisory lock and look again, so instances never rotate twice.
+ */
+import { createPrivateKey, createPublicKey, generateKeyPair as generateNodeKeyPair, type JsonWebKeyInput, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
+import { calculateJwkThumbprint, type JWK } from 'jose';
+import { sql, type Transaction } from 'kysely';
+import type { DB } from '../db/database.js';
+import type { ChannelSubscriber, DatabaseListener } from '../db/listener.js';
+import type { DatabaseSchema } from '../db/schema.js';
+import type { Logger } from '../logging/logger.js';
+import type { SecretBox } from './secret-box.js';
+
+export type SigningAlg = 'EdDSA' | 'RS256' | 'ES256';
+export const SIGNING_ALGS: readonly SigningAlg[] = ['EdDSA', 'RS256', 'ES256'];
+export const SIGNING_KEYS_CHANNEL = 'signing_keys';
+
+/** The advisory lock every rotation takes (an arbitrary constant of this purpose). */
+const ROTATION_LOCK = 7_320_039;
+
+const generateKeyPair = promisify(generateNodeKeyPair);
+
+/** A public JWK as the JWKS publishes it: never a private member. */
+export interface PublicJwk extends JWK {
+  kid: string;
+  alg: SigningAlg;
+  use: 'sig';
+}
+
+export interface SigningKey {
+  kid: string;
+  alg: SigningAlg;
+  publicJwk: PublicJwk;
+  publicKey: KeyObject;
+  /** undefined when the sealed part cannot be opened (another ENCRYPTION_KEY): it still verifies */
+  privateKey: KeyObject | undefined;
+  privateJwk: JWK | undefined;
+  activeFrom: number;
+}
+
+async function newKey(alg: SigningAlg): Promise<{ publicJwk: PublicJwk; privateJwk: JWK }> {
+  const { privateKey } =
+    alg === 'EdDSA'
+      ? await generateKeyPair('ed25519')
+      : alg === 'ES256'
+        ? await generateKeyPair('ec', { namedCurve: 'P-256' })
+        : await generateKeyPair('rsa', { modulusLength: 2048 });
+  const privateJwk = privateKey.export({ format: 'jwk' }) as JWK;
+  const bare = createPublicKey(privateKey).export({ format: 'jwk' }) as JWK;
+  const kid = await calculateJwkThumbprint(bare);
+  return { publicJwk: { ...bare, kid, alg, use: 'sig' }, privateJwk: { ...privateJwk, kid, alg, use: 'sig' } };
+}
+
+/** Adds one key of each algorithm, signing `delaySeconds` from now (database time), and tells every instance. */
+async function insertKeys(trx: Transaction<DatabaseSchema>, box: SecretBox, delaySeconds: number): Promise<string[]> {
+  const kids: string[] = [];
+  for (const alg of SIGNING_ALGS) {
+    const { publicJwk, privateJwk } = await newKey(alg);
+    await trx
+      .insertInto('signing_key')
+      .values({
+        kid: publicJwk.kid,
+        alg,
+        public_jwk: JSON.stringify(publicJwk),
+        private_sealed: box.seal(JSON.stringify(privateJwk), publicJwk.kid),
+        active_from: sql<Date>`now() + ${delaySeconds}::int * interval '1 second'`,
+      })
+      .execute();
+    kids.push(publicJwk.kid);
+  }
+  // a payload: the listener delivers no empty one
+  await sql`select pg_notify(${SIGNING_KEYS_CHANNEL}, ${kids.join(',')})`.execute(trx);
+  return kids;
+}
+
+const lock = (trx: Transaction<DatabaseSchema>) => sql`select pg_advisory_xact_lock(${ROTATION_LOCK})`.execute(trx);
+
+/** `npm run keys:rotate` and the running server's answer to it: new keys, whatever the schedule. */
+export async function rotateSigningKeys(db: DB, box: SecretBox, delaySeconds: number): Promise<string[]> {
+  return db.transaction().execute(async (trx) => {
+    await lock(trx);
+    // the first keys (a database no server has started on yet) sign at once: there is nothing to wait for
+    const any = await trx.selectFrom('signing_key').select('kid').limit(1).executeTakeFirst();
+    return insertKeys(trx, box, any ? delaySeconds : 0);
+  });
+}
+
+/**
+ * The first keys (active at once) when there are none, or new keys when the newest is older
+ * than `rotationDays`; once across instances. Returns the new kids (empty: nothing was due).
+ */
+export async function rotateIfDue(db: DB, box: SecretBox, rotationDays: number, delaySeconds: number): Promise<string[]> {
+  return db.transaction().execute(async (trx) => {
+    await lock(trx);
+    const { rows } = await sql<{ newest: Date | null; due: boolean }>`
+      select max(created_at) as newest, coalesce(max(created_at) < now() - ${rotationDays}::int * interval '1 day', true) as due
+      from signing_key`.execute(trx);
+    const { newest, due } = rows[0]!;
+    if (!newest) return insertKeys(trx, box, 0);
+    return due ? insertKeys(trx, box, delaySeconds) : [];
+  });
+}
+
+export interface SigningKeysOptions {
+  db: DB;
+  box: SecretBox;
+  log: Logger;
+  /** seconds a new key waits before it signs */
+  activationDelay: number;
+  /** seconds a replaced key stays published: the longest life of a token it signed */
+  retention: number;
+  rotationDays: number;
+  listener?: DatabaseListener;
+}
+
+const SCHEDULE_CHECK_MS = 3_600_000;
+
+export class SigningKeys implements ChannelSubscriber {
+  readonly channel = SIGNING_KEYS_CHANNEL;
+  private keys: SigningKey[] = [];
+  private readonly byKid = new Map<string, SigningKey>();
+  private readonly changeListeners: Array<() => void> = [];
+  private scheduleTimer: NodeJS.Timeout | undefined;
+  private activationTimer: NodeJS.Timeout | undefined;
+  private loading: Promise<void> | undefined;
+  private lastFingerprint = '';
+  private stopped = false;
+
+  constructor(private readonly options: SigningKeysOptions) {
+    options.listener?.subscribe(this);
+  }
+
+  /** Makes the first keys (once across instances), loads them, and starts the rotation schedule. */
+  async start(): Promise<void> {
+    await rotateIfDue(this.options.db, this.options.box, this.options.rotationDays, this.options.activationDelay);
+    await this.load();
+    // a current key whose private part cannot be opened (ENCRYPTION_KEY changed, or a development
+    // server whose secret was generated): new keys sign at once; the old ones still verify
+    if (SIGNING_ALGS.some((alg) => !this.current(alg)?.privateKey)) {
+      this.options.log.warn(
+        'auth/signing-key-unreadable',
+        'The current signing keys cannot be opened with this ENCRYPTION_KEY: new keys sign from now; tokens signed before still verify until they expire',
+      );
+      await rotateSigningKeys(this.options.db, this.options.box, 0);
+      await this.load();
+    }
+    this.scheduleTimer = setInterval(() => void this.checkSchedule(), SCHEDULE_CHECK_MS);
+    this.scheduleTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.scheduleTimer);
+    clearTimeout(this.activationTimer);
+    await this.loading;
+  }
+
+  /** Called when the set of published keys or a current key changes (the provider rebuilds its keystore). */
+  onChange(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  /** The key that signs now for `alg`: the newest whose `active_from` has come (every instance picks the same). */
+  current(alg: SigningAlg, now = Date.now()): SigningKey | undefined {
+    let chosen: SigningKey | undefined;
+    for (const key of this.keys) if (key.alg === alg && key.activeFrom <= now && (!chosen || key.activeFrom >= chosen.activeFrom)) chosen = key;
+    return chosen;
+  }
+
+  /** A published key by kid (verification). */
+  find(kid: string): SigningKey | undefined {
+    return this.byKid.get(kid);
+  }
+
+  /** Every key that signs, will sign, or whose tokens may still be alive: current ones first (oidc-provider signs with the first of an alg). */
+  published(now = Date.now()): SigningKey[] {
+    const retentionMs = this.options.retention * 1000;
+    const currents = new Set(SIGNING_ALGS.map((alg) => this.current(alg, now)));
+    const live = SIGNING_ALGS.flatMap((alg) => {
+      const mine = this.keys.filter((k) => k.alg === alg).sort((a, b) => a.activeFrom - b.activeFrom);
+      return mine.filter((_key, i) => {
+        const next = mine[i + 1];
+        const replacedAt = next && next.activeFrom <= now ? next.activeFrom : undefined;
+        return replacedAt === undefined || replacedAt + retentionMs > now;
+      });
+    });
+    return [...live.filter((k) => currents.has(k)), ...live.filter((k) => !currents.has(k))];
+  }
+
+  /** `{keys}` of the JWKS document: public members only. */
+  jwks(): { keys: PublicJwk[] } {
+    return { keys: this.published().map((k) => k.publicJwk) };
+  }
+
+  /** Rotates now (the command, through the running server on PGlite). */
+  async rotate(): Promise<string[]> {
+    const kids = await rotateSigningKeys(this.options.db, this.options.box, this.options.activationDelay);
+    await this.load();
+    return kids;
+  }
+
+  onNotification(): void {
+    void this.load();
+  }
+
+  catchUp(): Promise<void> {
+    return this.load();
+  }
+
+  private async checkSchedule(): Promise<void> {
+    try {
+      const kids = await rotateIfDue(this.options.db, this.options.box, this.options.rotationDays, this.options.activationDelay);
+      if (kids.length > 0) this.options.log.info('auth/signing-keys-rotated', 'Signing keys rotated on schedule', { kids });
+      await this.load();
+    } catch (err) {
+      if (!this.stopped) this.options.log.warn('auth/signing-key-rotation-failed', `Rotating the signing keys failed: ${(err as Error).message}`);
+    }
+  }
+
+  private load(): Promise<void> {
+    this.loading ??= this.read().finally(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+
+  private async read(): Promise<void> {
+    let rows: Array<{ kid: string; alg: SigningAlg; public_jwk: unknown; private_sealed: string; active_from: Date }>;
+    try {
+      rows = await this.options.db.selectFrom('signing_key').select(['kid', 'alg', 'public_jwk', 'private_sealed', 'active_from']).execute();
+    } catch (err) {
+      if (this.stopped || this.keys.length === 0) throw err;
+      this.options.log.warn('auth/signing-keys-read-failed', `Reading the signing keys failed: ${(err as Error).message}`);
+      return;
+    }
+    const keys = rows.map((row): SigningKey => {
+      const known = this.byKid.get(row.kid);
+      if (known) return known;
+      const publicJwk = (typeof row.public_jwk === 'string' ? JSON.parse(row.public_jwk) : row.public_jwk) as PublicJwk;
+      let privateJwk: JWK | undefined;
+      try {
+        privateJwk = JSON.parse(this.options.box.open(row.private_sealed, row.kid)) as JWK;
+      } catch {
+        privateJwk = undefined;
+      }
+      return {
+        kid: row.kid,
+        alg: row.alg,
+        publicJwk,
+        publicKey: createPublicKey({ key: publicJwk as unknown as JsonWebKeyInput['key'], format: 'jwk' }),
+        privateKey: privateJwk ? createPrivateKey({ key: privateJwk as JsonWebKeyInput['key'], format: 'jwk' }) : undefined,
+        privateJwk,
+        activeFrom: row.active_from.getTime(),
+      };
+    });
+    this.keys = keys;
+    this.refresh();
+  }
+
+  /** Recomputes the published set; listeners hear of a change. */
+  private refresh(): void {
+    this.byKid.clear();
+    for (const key of this.published()) this.byKid.set(key.kid, key);
+    this.scheduleActivation();
+    const now = this.fingerprint();
+    if (now === this.lastFingerprint) return;
+    this.lastFingerprint = now;
+    for (const listener of this.changeListeners) listener();
+  }
+
+  /** What the provider's keystore depends on: the published kids, current ones first. */
+  private fingerprint(): string {
+    return this.published()
+      .map((k) => k.kid)
+      .join(',');
+  }
+
+  /** Wakes up when the next pending key starts signing (or a replaced one drops out), so listeners hear of it. */
+  private scheduleActivation(): void {
+    clearTimeout(this.activationTimer);
+    if (this.stopped) return;
+    const now = Date.now();
+    const moments = this.keys.flatMap((k) => [k.activeFrom, k.activeFrom + this.options.retention * 1000]).filter((t) => t > now);
+    if (moments.length === 0) return;
+    const wait = Math.min(Math.min(...moments) - now + 50, 2_147_000_000);
+    this.activationTimer = setTimeout(() => this.refresh(), wait);
+    this.activationTimer.unref();
+  }
+}

@@ -1,0 +1,32 @@
+/** The OAuth feature: an organization's OAuth apps (admins), the consent page of a sign-in request, the account's connected apps. */
+import { AppWindow, PlugZap } from 'lucide';
+import { adminOfCurrent } from '../orgs/events.js';
+import type { Feature } from '../shell/features.js';
+import { AuthorizePage, ConnectedAppsPage } from './consent-pages.js';
+import { OAuthAppsPage } from './apps-page.js';
+import { oauthAppsPath, registerOAuth } from './events.js';
+
+export const oauth: Feature = {
+  id: 'oauth',
+  routes: [
+    { name: 'org-oauth-apps', path: '/orgs/:id/oauth-apps', page: OAuthAppsPage, access: 'signed-in', title: 'OAuth apps' },
+    // public: the page signs the visitor in itself, and stays (docs/oauth.md)
+    { name: 'authorize', path: '/authorize/:uid', page: AuthorizePage, access: 'public', title: 'Sign-in request' },
+    { name: 'connected-apps', path: '/settings/connected-apps', page: ConnectedAppsPage, access: 'signed-in', title: 'Connected apps' },
+  ],
+  nav: [
+    {
+      section: 'org',
+      route: 'org-oauth-apps',
+      label: 'OAuth apps',
+      id: 'nav-org-oauth-apps',
+      icon: AppWindow,
+      order: 2.7,
+      path: (s) => (s.currentOrg && adminOfCurrent(s) ? oauthAppsPath(s.currentOrg) : undefined),
+    },
+    { section: 'settings', route: 'connected-apps', label: 'Connected apps', id: 'nav-connected-apps', icon: PlugZap, order: 2.5 },
+  ],
+  register: (core, io) => registerOAuth(core, io),
+  // a secret shown on the page leaves memory with the session
+  forgetOnLogOut: ['oauthAppsPage', 'connectedApps', 'authorizePage'],
+};

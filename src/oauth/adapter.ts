@@ -1,0 +1,109 @@
+/**
+ * oidc-provider's storage on the project's database (its adapter contract: upsert, find,
+ * findByUid, consume, destroy, revokeByGrantId), so several instances on one PostgreSQL share
+ * sessions, interactions, codes, refresh tokens and grants. Everything is one table,
+ * `oauth_model`, by model name and id; three models are special:
+ *
+ * - `Client`: an organization's app is read from `oauth_app` (apps.ts); a dynamically registered
+ *   client is stored here like the rest.
+ * - `Grant`: a saved grant is also the person's connected app (`oauth_grant`, grants.ts); a
+ *   destroyed one ends it there (its access tokens refused on every instance).
+ * - `consume` marks a code or refresh token used in one statement that only succeeds once, so
+ *   two instances redeeming the same code at once cannot both win: the loser is told it was used
+ *   (and the provider revokes what the code issued).
+ */
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+import { sql } from 'kysely';
+import type { DB } from '../db/database.js';
+
+export interface AdapterDeps {
+  db: DB;
+  /** an organization's app as client metadata, by client id */
+  findApp(clientId: string): Promise<AdapterPayload | undefined>;
+  /** a grant was saved: the connected app's record follows it */
+  grantSaved(id: string, payload: AdapterPayload, expiresAt: Date | null): Promise<void>;
+  /** a grant was destroyed by the provider (a code or refresh token used twice, an expiry) */
+  grantDestroyed(id: string): Promise<void>;
+  /** a client registers itself (RFC 7591): throws the protocol's error to refuse it */
+  clientRegistering?(payload: AdapterPayload): void;
+}
+
+export class KyselyAdapter implements Adapter {
+  constructor(
+    private readonly model: string,
+    private readonly deps: AdapterDeps,
+  ) {}
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
+    if (this.model === 'Grant') await this.deps.grantSaved(id, payload, expiresAt);
+    if (this.model === 'Client') this.deps.clientRegistering?.(payload);
+    const values = {
+      payload: JSON.stringify(payload),
+      grant_id: typeof payload.grantId === 'string' ? payload.grantId : null,
+      uid: typeof payload.uid === 'string' ? payload.uid : null,
+      expires_at: expiresAt,
+    };
+    await this.deps.db
+      .insertInto('oauth_model')
+      .values({ model: this.model, id, ...values })
+      .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet(values))
+      .execute();
+  }
+
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    if (this.model === 'Client') {
+      const app = await this.deps.findApp(id);
+      if (app) return app;
+    }
+    return this.read('id', id);
+  }
+
+  findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    return this.read('uid', uid);
+  }
+
+  async findByUserCode(): Promise<undefined> {
+    return undefined;
+  }
+
+  async consume(id: string): Promise<void> {
+    const row = await this.deps.db
+      .updateTable('oauth_model')
+      .set({ consumed_at: sql`now()` })
+      .where('model', '=', this.model)
+      .where('id', '=', id)
+      .where('consumed_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    // the loser of a race for one code: what the code issued is revoked as for a second use
+    if (!row) throw new errors.InvalidGrant(`${this.model === 'AuthorizationCode' ? 'authorization code' : 'token'} already consumed`);
+  }
+
+  async destroy(id: string): Promise<void> {
+    if (this.model === 'Grant') await this.deps.grantDestroyed(id);
+    await this.deps.db.deleteFrom('oauth_model').where('model', '=', this.model).where('id', '=', id).execute();
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await this.deps.db.deleteFrom('oauth_model').where('model', '=', this.model).where('grant_id', '=', grantId).execute();
+  }
+
+  private async read(column: 'id' | 'uid', value: string): Promise<AdapterPayload | undefined> {
+    const row = await this.deps.db
+      .selectFrom('oauth_model')
+      .select(['payload', 'consumed_at'])
+      .where('model', '=', this.model)
+      .where(column, '=', value)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as AdapterPayload;
+    return row.consumed_at ? { ...payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : payload;
+  }
+}
+
+/** Deletes what expired (hourly): nothing reads it any more. */
+export async function purgeExpired(db: DB): Promise<void> {
+  await db.deleteFrom('oauth_model').where('expires_at', '<', sql<Date>`now() - interval '1 hour'`).execute();
+}

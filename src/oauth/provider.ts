@@ -1,0 +1,234 @@
+/**
+ * The OAuth 2.1 / OpenID Connect provider: `oidc-provider` mounted at `/oauth` (issuer
+ * `APP_URL/oauth`), configured to DESIGN.md's rules: response type `code` only, PKCE S256 of every
+ * client, exact redirect URIs, `iss` in the authorization response, one resource (`APP_URL/api`,
+ * RFC 8707: another is `invalid_target`) whose access tokens are RFC 9068 JWTs signed with the
+ * current EdDSA key, ID tokens RS256 (or an app's EdDSA / ES256), refresh tokens rotated at every
+ * use with reuse revoking the grant. Its keystore is the database's signing keys: when they change
+ * (a rotation, a key starting to sign) the provider is rebuilt, so every instance signs with the
+ * same key at a time.
+ */
+import { hkdfSync } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { SigningKeys } from '../auth/signing-keys.js';
+import type { Config } from '../config.js';
+import type { DB } from '../db/database.js';
+import type { Logger } from '../logging/logger.js';
+import { API_SCOPES, OIDC_SCOPES } from '../shared/oauth-scopes.js';
+import { KyselyAdapter, type AdapterDeps } from './adapter.js';
+import { secretMatches, type OAuthAppService } from './apps.js';
+import type { GrantEndReason, Grants } from './grants.js';
+
+/** What dynamically registered clients (MCP clients) may ask at most. */
+export const REGISTRATION_SCOPES = ['openid', 'profile', 'email', 'offline_access', 'account:read'];
+
+export interface ProviderSettings {
+  accessTokenTtl: number;
+  refreshTokenTtl: number;
+  dynamicRegistration: boolean;
+}
+
+export interface OAuthCounters {
+  tokenIssued(grantType: string): void;
+  refused(reason: string): void;
+}
+
+export interface ProviderDeps {
+  config: Config;
+  db: DB;
+  log: Logger;
+  keys: SigningKeys;
+  apps: OAuthAppService;
+  grants: Grants;
+  settings: ProviderSettings;
+  counters: OAuthCounters;
+}
+
+export const issuerOf = (config: Config) => `${config.appUrl}/oauth`;
+export const resourceOf = (config: Config) => `${config.appUrl}/api`;
+
+/** The private JWKs oidc-provider signs with: the published keys that can sign, current ones first. */
+function keystore(keys: SigningKeys) {
+  return { keys: keys.published().flatMap((k) => (k.privateJwk ? [{ ...k.privateJwk, kid: k.kid, alg: k.alg, use: 'sig' }] : [])) };
+}
+
+/** The reason a grant ended, from the request the provider was answering (a code or refresh token presented again). */
+function endReason(): GrantEndReason {
+  return Provider.ctx?.oidc?.route === 'token' ? 'refresh-token-reuse' : 'expired';
+}
+
+function configuration(deps: ProviderDeps): Configuration {
+  const { config, db, settings, keys, grants, apps } = deps;
+  const resource = resourceOf(config);
+  const adapterDeps: AdapterDeps = {
+    db,
+    findApp: (clientId) => apps.clientMetadata(clientId, /^basic /i.test(Provider.ctx?.get('authorization') ?? '') ? 'basic' : 'post'),
+    grantSaved: (id, payload, expiresAt) => grants.saved(id, payload, expiresAt),
+    grantDestroyed: (id) => grants.destroyedByProvider(id, endReason()),
+    clientRegistering: checkRegistration,
+  };
+  const cookieKey = Buffer.from(hkdfSync('sha256', config.sessionSecret, 'saas-oauth', 'cookies', 32)).toString('base64url');
+  return {
+    adapter: (name: string) => new KyselyAdapter(name, adapterDeps),
+    jwks: keystore(keys) as Configuration['jwks'],
+    // `short.path`: the interaction cookie goes to the whole origin, so the consent API can check
+    // that the browser answering is the one the request started in (interactions.ts)
+    cookies: {
+      keys: [cookieKey],
+      long: { signed: true, secure: config.env === 'prod' },
+      short: { signed: true, secure: config.env === 'prod', path: '/' },
+    },
+    // the API scopes are listed too, so an app's registered `scope` bounds them (`invalid_scope`
+    // beyond); a grant holds them as its OpenID scopes and as the resource's (interactions.ts)
+    scopes: [...OIDC_SCOPES, ...API_SCOPES],
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    // the ID token carries the scopes' claims (email, name) as DESIGN.md says, not only the userinfo endpoint
+    conformIdTokenClaims: false,
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    allowOmittingSingleRegisteredRedirectUri: false,
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    enabledJWA: { idTokenSigningAlgValues: ['RS256', 'EdDSA', 'ES256'] },
+    rotateRefreshToken: true,
+    ttl: {
+      AccessToken: settings.accessTokenTtl,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 3600,
+      RefreshToken: settings.refreshTokenTtl,
+      Grant: settings.refreshTokenTtl,
+      Session: settings.refreshTokenTtl,
+    },
+    // the protocol's error page (a bad redirect_uri, an unknown client): never a redirect to an unregistered URI
+    async renderError(ctx, out) {
+      ctx.type = 'html';
+      const text = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+      ctx.body =
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body><main>` +
+        `<h1>This sign-in request cannot go on</h1><p><code>${text(out.error)}</code>: ${text(out.error_description)}</p></main></body></html>`;
+    },
+    interactions: { url: (_ctx, interaction) => `${config.appUrl}/authorize/${interaction.uid}` },
+    // consent is remembered per account and app: a live grant from another browser serves too
+    async loadExistingGrant(ctx) {
+      const clientId = ctx.oidc.client!.clientId;
+      const accountId = ctx.oidc.session?.accountId;
+      const grantId =
+        ctx.oidc.result?.consent?.grantId || ctx.oidc.session?.grantIdFor(clientId) || (accountId ? (await grants.live(accountId, clientId))?.id : undefined);
+      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
+    async findAccount(_ctx, sub) {
+      const account = await db.selectFrom('account').select(['id', 'email', 'name', 'email_verified', 'locked_at']).where('id', '=', sub).executeTakeFirst();
+      // a locked or deleted account's grants issue nothing more
+      if (!account || account.locked_at) return undefined;
+      return {
+        accountId: account.id,
+        claims: async () => ({ sub: account.id, email: account.email, email_verified: account.email_verified, name: account.name ?? undefined }),
+      };
+    },
+    formats: {
+      customizers: {
+        // the grant is the token's session: revoking it refuses the token like an ended session's
+        jwt(_ctx, token, jwt) {
+          jwt.payload.sid = (token as { grantId?: string }).grantId;
+        },
+      },
+    },
+    features: {
+      devInteractions: { enabled: false },
+      revocation: { enabled: true },
+      registration: {
+        enabled: settings.dynamicRegistration,
+        idFactory: () => `mcp_${crypto.randomUUID().replaceAll('-', '')}`,
+      },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo(_ctx, indicator) {
+          if (indicator !== resource) throw new errors.InvalidTarget();
+          const current = keys.current('EdDSA');
+          return {
+            scope: API_SCOPES.join(' '),
+            audience: resource,
+            accessTokenTTL: settings.accessTokenTtl,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'EdDSA', ...(current ? { kid: current.kid } : {}) } },
+          };
+        },
+      },
+    },
+    extraClientMetadata: {
+      properties: [],
+    },
+  };
+}
+
+/** A dynamically registered client: public (PKCE alone) and within the registration scopes; checked before it is stored. */
+export function checkRegistration(payload: Record<string, unknown>): void {
+  if (payload.token_endpoint_auth_method !== 'none') {
+    throw new errors.InvalidClientMetadata('only public clients may register: token_endpoint_auth_method must be none');
+  }
+  const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
+  const beyond = scopes.filter((s) => !REGISTRATION_SCOPES.includes(s));
+  if (beyond.length > 0) throw new errors.InvalidClientMetadata(`scope may hold at most ${REGISTRATION_SCOPES.join(' ')}; not ${beyond.join(' ')}`);
+  if (scopes.length === 0) payload.scope = REGISTRATION_SCOPES.join(' ');
+}
+
+function build(deps: ProviderDeps): Provider {
+  const provider = new Provider(issuerOf(deps.config), configuration(deps));
+  provider.proxy = deps.config.trustProxy !== false;
+  // a confidential app's secret is kept hashed: the presented one is hashed and compared
+  provider.Client.prototype.compareClientSecret = function compare(this: { clientSecret?: string }, actual: string) {
+    return Promise.resolve(typeof this.clientSecret === 'string' && secretMatches(actual, this.clientSecret));
+  } as never;
+  const { log, counters, grants } = deps;
+  provider.on('registration_create.success', (_ctx, client) =>
+    log.info('oauth/client-registered', 'A client registered itself', { 'client-id': client.clientId }),
+  );
+  provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
+    counters.tokenIssued(String(ctx.oidc.params?.grant_type ?? 'unknown'));
+    const grantId = (ctx.oidc.entities.RefreshToken ?? ctx.oidc.entities.AuthorizationCode) as { grantId?: string } | undefined;
+    if (grantId?.grantId) void grants.touch(grantId.grantId).catch(() => undefined);
+  });
+  const refused = (_ctx: unknown, err: { error?: string }) => counters.refused(err.error ?? 'server_error');
+  provider.on('grant.error', refused);
+  provider.on('authorization.error', refused);
+  provider.on('registration_create.error', refused);
+  provider.on('server_error', (_ctx, err: Error) => log.error('oauth/server-error', `The OAuth provider failed: ${err.message}`, { stack: err.stack }));
+  return provider;
+}
+
+/** The provider, rebuilt when the signing keys change; `handle` is the mount's request listener. */
+export class OAuthProvider {
+  private provider: Provider;
+  private listener: (req: IncomingMessage, res: ServerResponse) => void;
+
+  constructor(private readonly deps: ProviderDeps) {
+    this.provider = build(deps);
+    this.listener = this.provider.callback();
+    deps.keys.onChange(() => {
+      this.provider = build(deps);
+      this.listener = this.provider.callback();
+    });
+  }
+
+  get current(): Provider {
+    return this.provider;
+  }
+
+  /** The metadata paths of RFC 8414 answer with the provider's discovery document. */
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    const path = (req.url ?? '/').split('?')[0]!;
+    // the provider builds its URLs from the mount path: the part of `originalUrl` before `url`
+    const url = path.startsWith('/.well-known/oauth-authorization-server') ? '/oauth/.well-known/openid-configuration' : (req.url ?? '/');
+    (req as IncomingMessage & { originalUrl?: string }).originalUrl = url;
+    req.url = url.slice('/oauth'.length) || '/';
+    const started = Date.now();
+    res.on('finish', () => {
+      // the path only: a query may hold a code or state
+      this.deps.log.info('oauth/request', `${req.method} ${path} => ${res.statusCode}`, { status: res.statusCode, 'saas.logging/ms': Date.now() - started });
+    });
+    this.listener(req, res);
+  }
+}

@@ -1,0 +1,138 @@
+/** Named schemas of the OAuth routes (DESIGN.md, "OAuth 2.1 / OpenID Connect provider"; docs/oauth.md). */
+import { Type, type Static } from 'typebox';
+import { ALL_SCOPES } from '../shared/oauth-scopes.js';
+
+const Scope = Type.Union(
+  ALL_SCOPES.map((s) => Type.Literal(s)),
+  { description: 'an OpenID Connect scope or an API scope (docs/oauth.md)' },
+);
+const RedirectUris = Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), {
+  minItems: 1,
+  maxItems: 10,
+  description: 'absolute URLs without fragment: `https`, or `http` on a loopback address; a request must name one exactly',
+});
+const Scopes = Type.Array(Scope, { minItems: 1, maxItems: ALL_SCOPES.length, uniqueItems: true, description: 'what the app may ask (`invalid_scope` beyond)' });
+
+const OAuthAppFields = {
+  id: Type.String({ format: 'uuid' }),
+  'client-id': Type.String(),
+  name: Type.String(),
+  'redirect-uris': Type.Array(Type.String()),
+  confidential: Type.Boolean({ description: 'a server-side app with a secret (`client_secret_basic` or `client_secret_post`); public apps use PKCE alone' }),
+  scopes: Type.Array(Type.String()),
+  'created-at': Type.String({ format: 'date-time' }),
+};
+
+export const OAuthApp = Type.Object(OAuthAppFields, { $id: 'oauth-app', additionalProperties: false, description: 'An OAuth app, without its secret' });
+export type OAuthApp = Static<typeof OAuthApp>;
+
+export const CreatedOAuthApp = Type.Object(
+  { ...OAuthAppFields, 'client-secret': Type.Optional(Type.String({ description: "a confidential app's secret: shown this once, only its hash is kept" })) },
+  { $id: 'created-oauth-app', additionalProperties: false },
+);
+export type CreatedOAuthApp = Static<typeof CreatedOAuthApp>;
+
+export const OAuthApps = Type.Object(
+  { 'oauth-apps': Type.Array(OAuthApp, { description: 'newest first' }) },
+  { $id: 'oauth-apps', additionalProperties: false },
+);
+export type OAuthApps = Static<typeof OAuthApps>;
+
+export const CreateOAuthApp = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    'redirect-uris': RedirectUris,
+    confidential: Type.Boolean(),
+    scopes: Scopes,
+  },
+  { $id: 'create-oauth-app', additionalProperties: false },
+);
+export type CreateOAuthApp = Static<typeof CreateOAuthApp>;
+
+export const UpdateOAuthApp = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), 'redirect-uris': Type.Optional(RedirectUris), scopes: Type.Optional(Scopes) },
+  { $id: 'update-oauth-app', additionalProperties: false },
+);
+export type UpdateOAuthApp = Static<typeof UpdateOAuthApp>;
+
+export const ClientSecret = Type.Object(
+  { 'client-secret': Type.String({ description: 'the new secret: shown this once; the previous one stopped working' }) },
+  { $id: 'oauth-client-secret', additionalProperties: false },
+);
+export type ClientSecret = Static<typeof ClientSecret>;
+
+export const OAuthAppPath = Type.Object(
+  { id: Type.String({ format: 'uuid' }), appId: Type.String({ format: 'uuid', description: "the app's id" }) },
+  { additionalProperties: false },
+);
+
+const Organization = Type.Union([Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }, { additionalProperties: false }), Type.Null()], {
+  description: 'the organization the app belongs to; null for a dynamically registered client',
+});
+
+export const OAuthInteraction = Type.Object(
+  {
+    uid: Type.String(),
+    client: Type.Object({ 'client-id': Type.String(), name: Type.String(), organization: Organization }, { additionalProperties: false }),
+    scopes: Type.Array(Type.String(), { description: 'the scopes the app asks' }),
+    'consent-required': Type.Boolean({ description: 'false when an earlier Allow covers every scope asked: the page allows at once' }),
+  },
+  { $id: 'oauth-interaction', additionalProperties: false },
+);
+export type OAuthInteraction = Static<typeof OAuthInteraction>;
+
+export const OAuthConsent = Type.Object({ allow: Type.Boolean() }, { $id: 'oauth-consent', additionalProperties: false });
+export type OAuthConsent = Static<typeof OAuthConsent>;
+
+export const OAuthConsentResult = Type.Object(
+  { 'redirect-to': Type.String({ description: 'where the page sends the browser next (the provider, which answers the app)' }) },
+  { $id: 'oauth-consent-result', additionalProperties: false },
+);
+export type OAuthConsentResult = Static<typeof OAuthConsentResult>;
+
+export const InteractionPath = Type.Object({ uid: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+
+export const ConnectedApp = Type.Object(
+  {
+    id: Type.String({ description: "the grant's id" }),
+    'client-id': Type.String(),
+    name: Type.String(),
+    organization: Organization,
+    scopes: Type.Array(Type.String()),
+    'created-at': Type.String({ format: 'date-time' }),
+    'last-used-at': Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { $id: 'connected-app', additionalProperties: false },
+);
+export type ConnectedApp = Static<typeof ConnectedApp>;
+
+export const ConnectedApps = Type.Object({ 'connected-apps': Type.Array(ConnectedApp) }, { $id: 'connected-apps', additionalProperties: false });
+export type ConnectedApps = Static<typeof ConnectedApps>;
+
+export const ConnectedAppPath = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+
+export const ProtectedResource = Type.Object(
+  {
+    resource: Type.String(),
+    authorization_servers: Type.Array(Type.String()),
+    scopes_supported: Type.Array(Type.String()),
+    bearer_methods_supported: Type.Array(Type.String()),
+  },
+  { $id: 'oauth-protected-resource', additionalProperties: false, description: 'OAuth 2.0 Protected Resource Metadata (RFC 9728)' },
+);
+export type ProtectedResource = Static<typeof ProtectedResource>;
+
+export const OAUTH_SCHEMAS = [
+  OAuthApp,
+  CreatedOAuthApp,
+  OAuthApps,
+  CreateOAuthApp,
+  UpdateOAuthApp,
+  ClientSecret,
+  OAuthInteraction,
+  OAuthConsent,
+  OAuthConsentResult,
+  ConnectedApp,
+  ConnectedApps,
+  ProtectedResource,
+];

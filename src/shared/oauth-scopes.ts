@@ -1,0 +1,20 @@
+/**
+ * The OAuth provider's scopes (DESIGN.md, "OAuth 2.1 / OpenID Connect provider"; docs/oauth.md),
+ * shared by the server (route data `scopes`, the provider) and the browser (the consent page's
+ * words). OpenID Connect's own scopes first, then the API scopes routes declare.
+ */
+export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
+export const API_SCOPES = ['account:read', 'orgs:read', 'orgs:write'] as const;
+export type ApiScope = (typeof API_SCOPES)[number];
+export const ALL_SCOPES: readonly string[] = [...OIDC_SCOPES, ...API_SCOPES];
+
+/** What each scope lets an app do, in the words of the consent screen. */
+export const SCOPE_WORDS: Readonly<Record<string, string>> = {
+  openid: 'Know who you are (your account id)',
+  profile: 'See your name',
+  email: 'See your email address and whether it is verified',
+  offline_access: 'Stay connected when you are not using it',
+  'account:read': 'Read your account',
+  'orgs:read': 'See your organizations and their members',
+  'orgs:write': 'Create organizations and rename them',
+};
