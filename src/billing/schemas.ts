@@ -3,16 +3,50 @@ import { Type, type Static } from 'typebox';
 
 const PlanName = Type.String({ minLength: 1, maxLength: 50, pattern: '^[a-z0-9][a-z0-9-]*$', description: 'a plan of BILLING_PLANS, e.g. `pro`' });
 
+const Limit = Type.Object(
+  { soft: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]), hard: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]) },
+  { additionalProperties: false },
+);
+
 export const BillingPlans = Type.Object(
   {
     plans: Type.Array(
       Type.Object(
         {
           id: Type.String({ description: "the plan's name" }),
-          'price-id': Type.String({ description: 'the Stripe price a checkout of this plan uses' }),
+          'price-id': Type.Union([Type.String(), Type.Null()], {
+            description: 'the main Stripe price of the plan (flat, else per-seat, else the first metered one); null for the default plan',
+          }),
           name: Type.Optional(
-            Type.String({ description: "the price's product name in Stripe (absent without STRIPE_SECRET_KEY, or while Stripe cannot be reached)" }),
+            Type.String({
+              description:
+                "the catalogue's name (BILLING_PLANS_FILE); with BILLING_PLANS, the price's product name in Stripe (absent without STRIPE_SECRET_KEY, or while Stripe cannot be reached)",
+            }),
           ),
+          default: Type.Optional(Type.Boolean({ description: 'the plan of every organization without a trialing or active subscription' })),
+          prices: Type.Optional(
+            Type.Union([
+              Type.Object(
+                {
+                  flat: Type.Union([Type.String(), Type.Null()]),
+                  'per-seat': Type.Union([Type.String(), Type.Null()]),
+                  metered: Type.Record(Type.String(), Type.String(), { description: 'meter id to Stripe price' }),
+                },
+                { additionalProperties: false },
+              ),
+              Type.Null(),
+            ]),
+          ),
+          seats: Type.Optional(
+            Type.Object(
+              {
+                included: Type.Integer({ minimum: 0, description: "what the plan's prices include" }),
+                max: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'the seat cap; null: unlimited' }),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+          limits: Type.Optional(Type.Record(Type.String(), Limit, { description: 'meter id to its soft and hard limit per billing period' })),
           amount: Type.Optional(Type.Integer({ minimum: 0, description: "the price in the currency's smallest unit (cents), from Stripe's Prices API" })),
           currency: Type.Optional(Type.String({ description: 'ISO 4217, lower case (`usd`), from Stripe' })),
           interval: Type.Optional(
@@ -28,6 +62,9 @@ export const BillingPlans = Type.Object(
         { additionalProperties: false },
       ),
       { description: "in the order of BILLING_PLANS; name, amount, currency and interval from Stripe's Prices API (cached) when Stripe is configured" },
+    ),
+    meters: Type.Optional(
+      Type.Array(Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: false }), { description: 'what usage is measured in' }),
     ),
     'trial-days': Type.Integer({ minimum: 0, description: "free days before the first charge of an organization's first subscription (BILLING_TRIAL_DAYS)" }),
     'checkout-enabled': Type.Boolean({ description: 'false when STRIPE_SECRET_KEY is not set: checkout and portal answer 503 `billing-not-configured`' }),

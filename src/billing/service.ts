@@ -12,7 +12,8 @@ import { badRequest, conflict, HttpError, notFound } from '../http/errors.js';
 import type { AuthUser, Membership, OrganizationPlan } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import type { BillingPlans, BillingRedirect } from './schemas.js';
-import { planOfPrice, type BillingSettings } from './settings.js';
+import { type Catalogue, mainPrice } from './catalogue.js';
+import { envCatalogue, planOfPrice, type BillingSettings } from './settings.js';
 import { StripeGatewayError, type BillingGateway, type CheckoutSessionParams, type PriceDetails } from './stripe-gateway.js';
 
 /** How long the prices read from Stripe are reused; after a failed read, how long until the next try. */
@@ -99,21 +100,42 @@ export class BillingService {
   async plans(): Promise<BillingPlans> {
     const { settings } = this.deps;
     const prices = await this.priceDetails();
+    const catalogue = this.catalogue;
+    const fromFile = catalogue.source === 'file';
     return {
-      plans: settings.plans.map((p) => {
-        const price = prices?.get(p.priceId);
+      plans: catalogue.plans.map((p) => {
+        const priceId = mainPrice(p);
+        const price = priceId ? prices?.get(priceId) : undefined;
+        // the catalogue names its plans; BILLING_PLANS's are named by their product in Stripe
+        const name = fromFile ? p.name : price?.name;
+        const offered = this.features.filter((f) => f.plans.includes(p.id)).map((f) => f.id);
         return {
           id: p.id,
-          'price-id': p.priceId,
-          ...(price?.name ? { name: price.name } : {}),
+          'price-id': priceId,
+          ...(name ? { name } : {}),
           ...(price?.amount !== undefined ? { amount: price.amount, currency: price.currency } : {}),
           ...(price?.interval ? { interval: price.interval, 'interval-count': price.intervalCount ?? 1 } : {}),
-          features: this.features.filter((f) => f.plans.includes(p.id)).map((f) => f.id),
+          // BILLING_PLANS answers what it always did: its plans have no seats, limits or catalogue features
+          ...(fromFile
+            ? {
+                default: p.default,
+                prices: p.prices && { flat: p.prices.flat, 'per-seat': p.prices.perSeat, metered: { ...p.prices.metered } },
+                seats: { ...p.seats },
+                limits: Object.fromEntries(Object.entries(p.limits).map(([meter, l]) => [meter, { ...l }])),
+              }
+            : {}),
+          features: [...new Set([...p.features, ...offered])],
         };
       }),
+      ...(fromFile ? { meters: catalogue.meters.map((m) => ({ id: m.id, name: m.name })) } : {}),
       'trial-days': settings.trialDays,
       'checkout-enabled': Boolean(this.deps.gateway),
     };
+  }
+
+  /** The plan catalogue (BILLING_PLANS_FILE, or BILLING_PLANS as flat prices). */
+  get catalogue(): Catalogue {
+    return this.deps.settings.catalogue ?? envCatalogue(this.deps.settings.plans);
   }
 
   private priceDetails(): Promise<Map<string, PriceDetails> | undefined> {
