@@ -202,7 +202,7 @@ export function warnAboutBilling(
   if (plans.length === 0) return;
   for (const group of groups) {
     for (const r of group.routes) {
-      if (r.requires && !r.requires.plans.some((plan) => plans.some((p) => p.id === plan))) {
+      if (r.requires && 'plans' in r.requires && !r.requires.plans.some((plan) => plans.some((p) => p.id === plan))) {
         log.warn(
           'billing/gated-plans-unknown',
           `${r.method} ${group.prefix}${r.path} needs the plan ${r.requires.plans.join(' or ')}, ` +

@@ -21,6 +21,7 @@ import * as m0016 from './migrations/0016_admin.js';
 import * as m0017 from './migrations/0017_sign_in.js';
 import * as m0018 from './migrations/0018_sso.js';
 import * as m0019 from './migrations/0019_name_word_search.js';
+import * as m0021 from './migrations/0021_usage.js';
 import type { Logger } from '../logging/logger.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -42,6 +43,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0017_sign_in': m0017,
   '0018_sso': m0018,
   '0019_name_word_search': m0019,
+  '0021_usage': m0021,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

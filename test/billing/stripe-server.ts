@@ -35,6 +35,10 @@ export interface FakeStripe {
   prices: Record<string, { product: string; unitAmount: number | null; currency: string; interval?: 'month' | 'year'; nickname?: string }>;
   /** the subscriptions canceled through DELETE /v1/subscriptions/:id (ids starting `sub_gone` answer 404 resource_missing) */
   canceled: string[];
+  /** quantities set through POST /v1/subscription_items/:id, in order (a replayed idempotent request is not applied again) */
+  itemUpdates: Array<{ item: string; quantity: number; proration: string | undefined; key: string | undefined }>;
+  /** meter events taken by POST /v1/billing/meter_events (an identifier seen before: 400 duplicate_meter_event) */
+  meterEvents: Array<{ eventName: string; customer: string; value: number; identifier: string; timestamp: number }>;
   close(): Promise<void>;
 }
 
@@ -64,6 +68,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       price_team_2024: { product: 'Team', unitAmount: 4900, currency: 'usd', interval: 'month' },
     },
     canceled: [],
+    itemUpdates: [],
+    meterEvents: [],
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -174,6 +180,29 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         livemode: false,
         recurring: price.interval ? { interval: price.interval, interval_count: 1, usage_type: 'licensed' } : null,
       };
+    } else if (req.method === 'POST' && /^\/v1\/subscription_items\/[A-Za-z0-9_]+$/.test(path)) {
+      const itemId = path.split('/')[3];
+      fake.itemUpdates.push({ item: itemId, quantity: Number(params.quantity), proration: params.proration_behavior, key });
+      response = { id: itemId, object: 'subscription_item', quantity: Number(params.quantity) };
+    } else if (req.method === 'POST' && path === '/v1/billing/meter_events') {
+      const identifier = params.identifier;
+      if (fake.meterEvents.some((e) => e.identifier === identifier)) {
+        send(
+          400,
+          JSON.stringify({
+            error: { type: 'invalid_request_error', code: 'duplicate_meter_event', message: `An event with identifier ${identifier} already exists` },
+          }),
+        );
+        return;
+      }
+      fake.meterEvents.push({
+        eventName: params.event_name,
+        customer: params['payload[stripe_customer_id]'],
+        value: Number(params['payload[value]']),
+        identifier,
+        timestamp: Number(params.timestamp),
+      });
+      response = { object: 'billing.meter_event', event_name: params.event_name, identifier, livemode: false, created: Math.floor(Date.now() / 1000) };
     } else if (req.method === 'DELETE' && /^\/v1\/subscriptions\/[A-Za-z0-9_]+$/.test(path)) {
       const subscriptionId = path.split('/')[3];
       if (subscriptionId.startsWith('sub_gone')) {
