@@ -2,6 +2,7 @@
  * Billing (docs/billing.md): organizations' plans and subscriptions through Stripe Checkout and
  * the Customer Portal, and the plan gate's data (`requires` on routes).
  */
+import { mailModule } from '../mail/module.js';
 import { orgsModule } from '../orgs/module.js';
 import { defineModule } from '../runtime/module.js';
 import { ConfigError, int, list } from '../runtime/settings.js';
@@ -11,8 +12,10 @@ import { BillingService } from './service.js';
 import { billingSettings, warnAboutBilling } from './settings.js';
 import { stripeGateway } from './stripe-gateway.js';
 import { BILLING_DUE_CHANNEL, StripeSync } from './stripe-sync.js';
+import { UsageService } from './usage.js';
 
 export { BillingService } from './service.js';
+export type { UsageRecord, UsageService } from './usage.js';
 
 export const billingModule = defineModule({
   name: 'billing',
@@ -36,14 +39,16 @@ export const billingModule = defineModule({
     orgs.onBeforeDeletion((ids) => billing.cancelForDeletion(ids));
     orgs.invitations.useCheck(billing.seatCap);
     const memberships = orgs.memberships;
+    const usage = new UsageService({ db: ctx.db, catalogue: () => billing.catalogue, mail: ctx.use(mailModule).mail, log, appUrl: ctx.config.appUrl });
     // seat quantities and meter events to Stripe, durably (docs/billing.md, "When Stripe is down")
     const sync = new StripeSync({ db: ctx.db, log, gateway, settings: settings.billing, pollMs: settings.syncPollMs, leaseMs: 60_000 });
     ctx.listener.subscribe({ channel: BILLING_DUE_CHANNEL, onNotification: () => sync.nudge(), catchUp: async () => sync.nudge() });
     sync.start();
     return {
-      services: { billing, sync },
+      services: { billing, sync, usage },
+      usageGate: usage,
       schemas: BILLING_SCHEMAS,
-      routeGroups: [billingRoutes(billing, memberships)],
+      routeGroups: [billingRoutes(billing, memberships, usage)],
       // the paid features (route data `requires`) of every module: their plans checked against BILLING_PLANS
       ready: (app) => warnAboutBilling(settings.billing, { env: ctx.config.env, webhookSecrets: settings.webhookSecrets }, log, app.routeGroups),
       stop: () => sync.stop(ctx.config.shutdownTimeoutMs),

@@ -81,4 +81,41 @@ export const BillingRedirect = Type.Object(
 );
 export type BillingRedirect = Static<typeof BillingRedirect>;
 
-export const BILLING_SCHEMAS = [BillingPlans, CheckoutRequest, BillingRedirect];
+const Limit0 = Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]);
+
+export const OrganizationUsage = Type.Object(
+  {
+    plan: Type.Union([Type.String(), Type.Null()], { description: "the organization's plan in the catalogue; null: none (no cap, no limits, no features)" }),
+    period: Type.Object(
+      { start: Type.String({ format: 'date-time' }), end: Type.String({ format: 'date-time', description: "exclusive: the next period's start" }) },
+      { additionalProperties: false, description: "the subscription's current period, else the UTC calendar month" },
+    ),
+    seats: Type.Object(
+      {
+        used: Type.Integer({ minimum: 0, description: 'members not suspended plus pending invitations' }),
+        included: Type.Integer({ minimum: 0 }),
+        max: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+      },
+      { additionalProperties: false },
+    ),
+    meters: Type.Array(
+      Type.Object(
+        {
+          meter: Type.String(),
+          name: Type.String(),
+          used: Type.Integer({ minimum: 0, description: "this period's usage" }),
+          soft: Limit0,
+          hard: Limit0,
+          daily: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), used: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }), {
+            description: "each UTC day from the period's start to today, zeros included",
+          }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: "every meter of the catalogue, with the plan's limits (null where none)" },
+    ),
+  },
+  { $id: 'organization-usage', additionalProperties: false },
+);
+
+export const BILLING_SCHEMAS = [BillingPlans, CheckoutRequest, BillingRedirect, OrganizationUsage];

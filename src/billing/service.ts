@@ -170,6 +170,24 @@ export class BillingService {
     return planOfPrice(this.deps.settings.plans, stored)?.id ?? stored;
   }
 
+  /**
+   * The feature gate's lookup (`requires: {feature}`): whether the organization's plan (the
+   * catalogue's; the default plan without a trialing or active subscription) has the feature,
+   * and which plans do (a module's `offer` counts, for BILLING_PLANS's plans).
+   */
+  readonly featureOf = async (organizationId: string, feature: string) => {
+    const row = await orgBilling(this.deps.db, organizationId);
+    if (!row) return undefined;
+    const offered = this.features.filter((f) => f.id === feature).flatMap((f) => f.plans);
+    const hasIt = (p: { id: string; features: string[] }) => p.features.includes(feature) || offered.includes(p.id);
+    const plan = planOf(this.catalogue, row);
+    return {
+      has: Boolean(plan && hasIt(plan)),
+      plans: this.catalogue.plans.filter(hasIt).map((p) => p.id),
+      subscription: { status: row.subscription_status, plan: this.planName(row.subscription_plan) },
+    };
+  };
+
   /** The plan gate's lookup (`requires` route data): one query. */
   readonly subscriptionOf = async (organizationId: string): Promise<OrganizationPlan | undefined> => {
     const row = await this.deps.db
