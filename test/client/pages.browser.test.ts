@@ -89,6 +89,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     ],
     ['audit-log', `/orgs/${orgId}/audit-log`, '#audit-log tr[data-entry]'],
     ['billing', `/orgs/${orgId}/billing`, '[data-plan]'],
+    ['usage', `/orgs/${orgId}/usage`, '[data-chart=api-calls]'],
     ['admin', '/admin', '#admin-stats [data-field=accounts]'],
     ['admin-accounts', '/admin/accounts', '#admin-accounts tr[data-account]'],
     ['admin-account', `/admin/accounts/${memberId}`, '#admin-account-orgs tr[data-org]'],
