@@ -63,7 +63,8 @@ export class StripeSync {
       log: options.log,
       pollMs: options.pollMs,
       concurrency: 5,
-      queue: { claim: (claimId, limit) => this.claim(claimId, limit), run: (job, claimId) => this.attempt(job, claimId), purge: () => this.purge() },
+      // the hourly pass also catches invitations that expired (no write marks an expiry)
+      queue: { claim: (claimId, limit) => this.claim(claimId, limit), run: (job, claimId) => this.attempt(job, claimId), purge: () => this.hourly() },
     });
   }
 
@@ -252,6 +253,23 @@ export class StripeSync {
       .returning('next_attempt_at')
       .executeTakeFirst();
     return row && new Date(row.next_attempt_at);
+  }
+
+  /**
+   * An invitation's expiry changes a seat count without a write: once an hour, a `seats` job for
+   * each organization with a running subscription whose invitations expired in the last two
+   * hours (a job that finds the count unchanged sends nothing; several instances' jobs coalesce).
+   */
+  private async hourly(): Promise<number> {
+    await sql`
+      insert into billing_job (organization_id, kind)
+      select distinct i.organization_id, 'seats' from invitation i join organization o on o.id = i.organization_id
+      where i.accepted_at is null and i.revoked_at is null and i.expires_at <= now() and i.expires_at > now() - interval '2 hours'
+        and o.billing_subscription_id is not null and o.subscription_status in ('trialing', 'active', 'past-due')
+        and not exists (select 1 from billing_job j where j.organization_id = i.organization_id and j.kind = 'seats' and j.status = 'pending' and j.attempts = 0)`.execute(
+      this.options.db,
+    );
+    return this.purge();
   }
 
   private async purge(): Promise<number> {

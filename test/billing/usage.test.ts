@@ -170,13 +170,29 @@ describe('usage across two instances on one PostgreSQL', { skip: postgres ? fals
       const owner = await account(a);
       const free = await createOrg(a, owner, 'Shared free');
       const team = await createOrg(a, owner, 'Shared team');
-      const { customer } = await subscribeTeam(a, team, 1);
+      const { customer, items } = await subscribeTeam(a, team, 1);
       const keys = await Promise.all(
         [free, team].map(async (o) => (await as(a, owner, 'POST', `/api/orgs/${o}/api-keys`, { name: 'k', role: 'member' })).body.key as string),
       );
       const call = (s: TestSystem, k: string, o: string) => s.client('GET', `/api/orgs/${o}`, { headers: { authorization: `Bearer ${k}` } });
       await Promise.all(Array.from({ length: 8 }, (_, i) => call(i % 2 ? a : b, keys[0], free)));
       await Promise.all(Array.from({ length: 20 }, (_, i) => call(i % 2 ? a : b, keys[1], team)));
+      // seat changes through both instances: sent one at a time, in order, each once
+      const invites = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          as(i % 2 ? a : b, owner, 'POST', `/api/orgs/${team}/invitations`, { email: `seat${i}-${team}@example.com`, role: 'member' }),
+        ),
+      );
+      assert.ok(invites.every((r) => r.status === 201));
+      const updates = () => stripe.itemUpdates.filter((u) => u.item === items.seat);
+      await eventually('quantity 7', () => updates().at(-1)?.quantity === 7);
+      const quantities = updates().map((u) => u.quantity);
+      assert.deepEqual(
+        quantities,
+        [...quantities].sort((x, y) => x - y),
+        'in order',
+      );
+      assert.equal(new Set(updates().map((u) => u.key)).size, updates().length, 'each change once');
       const notices = await sql<{ n: string }>`select count(*) as n from mail_outbox where kind = 'usage-threshold'`.execute(a.system.database.db);
       assert.equal(Number(notices.rows[0].n), 1, 'one owner, one notice');
       const sent = () => stripe.meterEvents.filter((e) => e.customer === customer);
