@@ -14,7 +14,7 @@ import type { Logger } from '../logging/logger.js';
 import type { BillingPlans, BillingRedirect } from './schemas.js';
 import { type Catalogue, mainPrice } from './catalogue.js';
 import { orgBilling, planOf, seatCount } from './org-plan.js';
-import { envCatalogue, planOfPrice, type BillingSettings } from './settings.js';
+import { planOfPrice, type BillingSettings } from './settings.js';
 import { StripeGatewayError, type BillingGateway, type CheckoutSessionParams, type PriceDetails } from './stripe-gateway.js';
 
 /** How long the prices read from Stripe are reused; after a failed read, how long until the next try. */
@@ -136,7 +136,7 @@ export class BillingService {
 
   /** The plan catalogue (BILLING_PLANS_FILE, or BILLING_PLANS as flat prices). */
   get catalogue(): Catalogue {
-    return this.deps.settings.catalogue ?? envCatalogue(this.deps.settings.plans);
+    return this.deps.settings.catalogue;
   }
 
   private priceDetails(): Promise<Map<string, PriceDetails> | undefined> {
