@@ -13,7 +13,8 @@ import type { AuthUser, Membership, OrganizationPlan } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import type { BillingPlans, BillingRedirect } from './schemas.js';
 import { type Catalogue, mainPrice } from './catalogue.js';
-import { orgBilling, planOf, seatCount } from './org-plan.js';
+import { orgBilling, planOf } from './org-plan.js';
+import { checkoutLineItems, seatCap } from './seats.js';
 import { planOfPrice, type BillingSettings } from './settings.js';
 import { StripeGatewayError, type BillingGateway, type CheckoutSessionParams, type PriceDetails } from './stripe-gateway.js';
 
@@ -235,7 +236,7 @@ export class BillingService {
     const metadata = { organization_id: org.id };
     const params: CheckoutSessionParams = {
       mode: 'subscription',
-      line_items: await this.lineItems(plan.id, plan.priceId, org.id),
+      line_items: await checkoutLineItems(db, this.catalogue, plan.id, plan.priceId, org.id),
       client_reference_id: org.id,
       ...(org.billing_customer_id ? { customer: org.billing_customer_id } : { customer_email: org.email }),
       success_url: `${base}&checkout=success`,
@@ -271,40 +272,8 @@ export class BillingService {
     return { url: session.url };
   }
 
-  /**
-   * One line item per price of the plan: `flat` quantity 1, `per-seat` the whole seat count
-   * (Stripe prices what `included` covers, e.g. a graduated price free up to it), each `metered`
-   * price without a quantity (Stripe refuses one).
-   */
-  private async lineItems(planId: string, priceId: string, organizationId: string): Promise<NonNullable<CheckoutSessionParams['line_items']>> {
-    const prices = this.catalogue.plans.find((p) => p.id === planId)?.prices;
-    if (!prices) return [{ price: priceId, quantity: 1 }];
-    const items: NonNullable<CheckoutSessionParams['line_items']> = [];
-    if (prices.flat) items.push({ price: prices.flat, quantity: 1 });
-    if (prices.perSeat) items.push({ price: prices.perSeat, quantity: Math.max(1, await seatCount(this.deps.db, organizationId)) });
-    for (const metered of Object.values(prices.metered)) items.push({ price: metered });
-    return items;
-  }
-
-  /**
-   * The seat cap (an invitation check, asked in the invitation's transaction with the
-   * organization's row locked): 402 `seat-limit` when one more seat would pass the plan's
-   * `seats.max`. Directory sync is not refused: its members count, nothing more.
-   */
-  readonly seatCap = async (trx: DB, organizationId: string): Promise<void> => {
-    const row = await orgBilling(trx, organizationId);
-    const max = row && planOf(this.catalogue, row)?.seats.max;
-    if (max === undefined || max === null) return;
-    const used = await seatCount(trx, organizationId);
-    if (used + 1 <= max) return;
-    throw new HttpError(402, {
-      type: 'seat-limit',
-      message: `The organization's plan has ${max} seats and ${used} are taken (members and pending invitations): upgrade to invite more`,
-      limit: max,
-      used,
-      'upgrade-url': `${this.deps.appUrl}/billing?org=${organizationId}`,
-    });
-  };
+  /** The seat cap, an invitation check (seats.ts). */
+  readonly seatCap = (trx: DB, organizationId: string): Promise<void> => seatCap(trx, this.catalogue, this.deps.appUrl, organizationId);
 
   /** A Customer Portal session for the organization's customer; 409 before its first checkout. */
   async portal(membership: Membership, user: AuthUser, origin: RequestOrigin): Promise<BillingRedirect> {

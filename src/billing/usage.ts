@@ -10,7 +10,6 @@
  *   limit; a request with an organization's API key counts one `api-calls`, checked and counted
  *   under the counter's lock, so concurrent requests at the limit never pass it.
  */
-import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { DB } from '../db/database.js';
@@ -62,12 +61,17 @@ export class UsageService implements UsageGate {
    * it was new (false: this id was recorded before) and the period's usage after it.
    */
   async record(trx: DB, input: UsageRecord): Promise<{ recorded: boolean; used: number }> {
+    const row = await orgBilling(trx, input.organizationId);
+    if (!row) throw new TypeError(`usage.record: no organization ${input.organizationId}`);
+    return this.recordFor(trx, row, input);
+  }
+
+  /** `record` for an organization whose billing row was just read. */
+  private async recordFor(trx: DB, row: OrgBillingRow, input: UsageRecord): Promise<{ recorded: boolean; used: number }> {
     const { organizationId, meter, quantity, id } = input;
     if (!this.meters().includes(meter)) throw new TypeError(`usage.record: the meter "${meter}" is not in the catalogue`);
     if (!Number.isSafeInteger(quantity) || quantity < 1) throw new TypeError('usage.record: quantity must be a whole number >= 1');
     if (typeof id !== 'string' || id.length < 1 || id.length > 200) throw new TypeError('usage.record: id must be 1..200 characters');
-    const row = await orgBilling(trx, organizationId);
-    if (!row) throw new TypeError(`usage.record: no organization ${organizationId}`);
     const inserted = await trx
       .insertInto('usage_record')
       .values({ organization_id: organizationId, meter, id, quantity })
@@ -99,11 +103,11 @@ export class UsageService implements UsageGate {
       const key = request.apiKey;
       if (!key) return;
       await this.deps.db.transaction().execute(async (trx) => {
-        const { row, hard, period, used } = await this.standing(trx, key.organizationId, meter, true);
+        const { row, hard, used } = await this.standing(trx, key.organizationId, meter, true);
         if (!row) return;
         if (hard !== null && used >= hard) throw usageLimit(meter, hard, used);
-        await this.record(trx, { organizationId: key.organizationId, meter, quantity: 1, id: `request-${randomUUID()}` });
-        void period;
+        // the request's id (a UUID per request) names the usage
+        await this.recordFor(trx, row, { organizationId: key.organizationId, meter, quantity: 1, id: String(request.id) });
       });
       return;
     }
