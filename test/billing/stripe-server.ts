@@ -20,7 +20,11 @@ export interface StripeRequest {
 }
 
 /** What the next requests get instead of a session. */
-export type StripeFault = { kind: 'error'; status: number; type: string; code?: string; param?: string; message: string } | { kind: 'drop' };
+export type StripeFault =
+  | { kind: 'error'; status: number; type: string; code?: string; param?: string; message: string }
+  | { kind: 'drop' }
+  /** the request is applied, then its connection is cut before the answer (nothing is kept for its idempotency key) */
+  | { kind: 'lose-answer' };
 
 export interface FakeStripe {
   url: string;
@@ -91,11 +95,15 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     };
     fake.requests.push(recorded);
     const requestId = id('req');
+    const fault = fake.fault;
     const send = (status: number, json: string) => {
+      if (fault?.kind === 'lose-answer') {
+        req.socket.destroy();
+        return;
+      }
       res.writeHead(status, { 'content-type': 'application/json', 'request-id': requestId, 'stripe-should-retry': 'false' });
       res.end(json);
     };
-    const fault = fake.fault;
     if (fault?.kind === 'drop') {
       req.socket.destroy();
       return;
@@ -221,7 +229,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       return;
     }
     const text = JSON.stringify(response);
-    if (key) idempotent.set(`${path} ${key}`, { body, status: 200, response: text });
+    if (key && fault?.kind !== 'lose-answer') idempotent.set(`${path} ${key}`, { body, status: 200, response: text });
     send(200, text);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -144,6 +144,24 @@ for (const db of testDatabases()) {
       );
       assert.ok(sent().every((e) => e.eventName === 'api_calls' && /^usage-\d+$/.test(e.identifier)));
       assert.equal(new Set(sent().map((e) => e.identifier)).size, sent().length);
+      // an event Stripe took whose answer was lost: the re-send is refused as a duplicate identifier, which counts as sent
+      stripe.fault = { kind: 'lose-answer' };
+      const before = sent().length;
+      assert.equal((await withKey(teamKey, `/api/orgs/${team}`)).status, 200);
+      await eventually('the event applied, its answer lost', () => sent().length === before + 1);
+      await eventually('a re-send', () => stripe.requests.filter((r) => r.path === '/v1/billing/meter_events').length > before + 4);
+      stripe.fault = undefined;
+      await eventually('the job done', async () => {
+        const { rows } = await sql<{ n: string }>`select count(*) as n from billing_job where organization_id = ${team} and status = 'pending'`.execute(
+          t.system.database.db,
+        );
+        return Number(rows[0].n) === 0;
+      });
+      assert.equal(sent().length, before + 1, 'applied once');
+      assert.equal(
+        sent().reduce((n, e) => n + e.value, 0),
+        8,
+      );
       // the free organization has no customer: nothing of its usage went
       assert.equal(stripe.meterEvents.filter((e) => e.customer !== customer && !e.customer.startsWith('cus_')).length, 0);
     });
