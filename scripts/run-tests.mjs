@@ -37,6 +37,9 @@ const pooledFiles = files.filter((f) => !alone(f)).sort((a, b) => sources.get(b)
 const totals = { tests: 0, pass: 0, fail: 0, skipped: 0, cancelled: 0, todo: 0 };
 const timings = [];
 const failedFiles = [];
+const lingeringFiles = [];
+/** seconds between a file's last test and its process's end past which it is named */
+const LINGER_NOTICE_S = 5;
 
 function runFile(file) {
   const started = Date.now();
@@ -46,7 +49,13 @@ function runFile(file) {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
+    // when the file's last test ended: a file whose process lives on long after it (a timer or
+    // a socket left open) costs CI that time for nothing, and is named at the end
+    let lastResultAt = started;
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      if (/^\s*[✔✖] /m.test(String(chunk))) lastResultAt = Date.now();
+    });
     child.stderr.on('data', (chunk) => (output += chunk));
     const timer = setTimeout(() => {
       output += `\n[run-tests] ${file} still running after ${fileTimeoutMs / 1000} s: killed\n`;
@@ -63,6 +72,8 @@ function runFile(file) {
       }
       const failed = code !== 0 || counts.fail > 0 || counts.tests === 0;
       timings.push({ file, seconds });
+      const lingered = (Date.now() - lastResultAt) / 1000;
+      if (lingered > LINGER_NOTICE_S) lingeringFiles.push(`${file} ${lingered.toFixed(0)} s`);
       if (failed) failedFiles.push(file);
       const line =
         `${failed ? '✖' : '✔'} ${file} — ${counts.pass}/${counts.tests} passed` +
@@ -94,6 +105,9 @@ console.log(
   `tests ${totals.tests}, pass ${totals.pass}, fail ${totals.fail}, skipped ${totals.skipped}, ` +
     `cancelled ${totals.cancelled}, todo ${totals.todo}; ${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s`,
 );
+if (lingeringFiles.length > 0) {
+  console.log(`files whose process outlived their last test by over ${LINGER_NOTICE_S} s (a timer or handle left open): ${lingeringFiles.join(', ')}`);
+}
 if (failedFiles.length > 0) {
   console.log(`failed files:\n${failedFiles.map((f) => `  ${f}`).join('\n')}`);
   process.exit(1);

@@ -53,6 +53,12 @@ export interface ModuleContext {
   use<Services>(module: ModuleRef<Services>): Services;
   /** what the modules started so far contributed (the query endpoint reads every kind) */
   readonly contributed: Readonly<Contributions>;
+  /**
+   * What every module of the system declares under `key` (its `declares`), those started after
+   * this one included: a module names things another reads when it starts (a module's webhook
+   * event types, read by the webhooks module), without that module knowing it.
+   */
+  declared<T>(key: string): T[];
 }
 
 /** What a started module adds to the app. */
@@ -90,6 +96,8 @@ export interface Module<Services = unknown, S = unknown> {
   readonly name: string;
   /** reads and validates the module's settings; throws ConfigError naming the variable */
   settings?(env: Env, config: Config): S;
+  /** static facts other modules read with `ctx.declared(key)`, e.g. `{'webhooks/event-types': [...]}` */
+  readonly declares?: Readonly<Record<string, readonly unknown[]>>;
   start(ctx: ModuleContext, settings: S): Started<Services> | Promise<Started<Services>>;
 }
 

@@ -15,6 +15,7 @@ import type { Stops } from './infrastructure.js';
 export interface AnyModule {
   readonly name: string;
   settings?(env: Env, config: Config): unknown;
+  readonly declares?: Readonly<Record<string, readonly unknown[]>>;
   start(ctx: ModuleContext, settings: never): Started<unknown> | Promise<Started<unknown>>;
 }
 
@@ -33,7 +34,7 @@ export interface StartedModules extends Contributions {
 
 export async function startModules(
   modules: readonly AnyModule[],
-  base: Omit<ModuleContext, 'use' | 'contributed'>,
+  base: Omit<ModuleContext, 'use' | 'contributed' | 'declared'>,
   stops: Stops,
   settings = readSettings(modules, base.config),
   /** filled with each module's services, by module */
@@ -48,6 +49,7 @@ export async function startModules(
     const ctx: ModuleContext = {
       ...base,
       contributed,
+      declared: <T>(key: string) => modules.flatMap((m) => (m.declares?.[key] ?? []) as T[]),
       use<S>(needed: ModuleRef<S>): S {
         if (!services.has(needed)) throw new Error(`Module ${module.name} needs ${needed.name}, which is not started before it (see system.ts)`);
         return services.get(needed) as S;

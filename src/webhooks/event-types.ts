@@ -20,6 +20,16 @@ export const WEBHOOK_EVENT_TYPES = [
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
+/**
+ * What a module declares (`declares: {[WEBHOOK_EVENT_TYPES_KEY]: [...]}` in its definition) to add
+ * event types of its own: `type` (`<subject>.<verb>`) and the key of its subject in `data`.
+ */
+export interface DeclaredWebhookEventType {
+  type: string;
+  subject: string;
+}
+export const WEBHOOK_EVENT_TYPES_KEY = 'webhooks/event-types';
+
 /** `events: ["*"]`: every type, those added later included. */
 export const ALL_EVENTS = '*';
 

@@ -11,20 +11,23 @@ import { defineModule } from '../runtime/module.js';
 import { dnsResolver, systemResolver } from './address-guard.js';
 import { WEBHOOK_DUE_CHANNEL } from './outbox.js';
 import { webhookEventTypeRoutes, webhookRoutes } from './routes.js';
-import { WEBHOOK_SCHEMAS } from './schemas.js';
+import { webhookSchemas } from './schemas.js';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENT_TYPES_KEY, type DeclaredWebhookEventType } from './event-types.js';
 import { WebhookSender } from './sender.js';
 import { WebhookService } from './service.js';
 import { webhookSettings } from './settings.js';
 import { WebhookWorker, type AttemptOutcome } from './worker.js';
 
 export { emitWebhookEvent } from './outbox.js';
-export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './event-types.js';
+export { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENT_TYPES_KEY, type DeclaredWebhookEventType, type WebhookEventType } from './event-types.js';
 
 export const webhooksModule = defineModule({
   name: 'webhooks',
   settings: (env, config) => webhookSettings(env, config.env === 'prod'),
   start(ctx, settings) {
     const log = ctx.logs.logger('saas.webhooks');
+    // the built-in types, then those the modules of the system declare
+    const eventTypes = [...WEBHOOK_EVENT_TYPES, ...ctx.declared<DeclaredWebhookEventType>(WEBHOOK_EVENT_TYPES_KEY).map((d) => d.type)];
     const { mail, productName } = ctx.use(mailModule);
     const resolve = settings.dnsServers.length > 0 ? dnsResolver(settings.dnsServers) : systemResolver;
     const box = new SecretBox(ctx.config.encryptionKey, 'webhook-secret');
@@ -95,8 +98,8 @@ export const webhooksModule = defineModule({
     worker.start();
     return {
       services: { webhooks, worker },
-      schemas: WEBHOOK_SCHEMAS,
-      routeGroups: [webhookRoutes(webhooks, ctx.use(orgsModule).memberships), webhookEventTypeRoutes()],
+      schemas: webhookSchemas(eventTypes),
+      routeGroups: [webhookRoutes(webhooks, ctx.use(orgsModule).memberships), webhookEventTypeRoutes(eventTypes)],
       stop: () => worker.stop(ctx.config.shutdownTimeoutMs),
     };
   },

@@ -19,6 +19,9 @@ import { sql, type Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/schema.js';
 import { ALL_EVENTS, type WebhookEventType } from './event-types.js';
 
+/** An event type a module declares (event-types.ts, DeclaredWebhookEventType), such as `project.created`. */
+type DeclaredType = `${string}.${string}`;
+
 /** The channel that wakes the delivery workers; its notification comes at commit. */
 export const WEBHOOK_DUE_CHANNEL = 'webhook_due';
 
@@ -26,7 +29,7 @@ export const WEBHOOK_DUE_CHANNEL = 'webhook_due';
 export type WebhookEventData = Record<string, unknown>;
 
 /** The body every endpoint receives: `{type, timestamp, data}`, `data` with `organization-id` first. */
-export function webhookBody(type: WebhookEventType, organizationId: string, data: WebhookEventData, at = new Date()): string {
+export function webhookBody(type: WebhookEventType | DeclaredType, organizationId: string, data: WebhookEventData, at = new Date()): string {
   return JSON.stringify({ type, timestamp: at.toISOString(), data: { 'organization-id': organizationId, ...data } });
 }
 
@@ -38,7 +41,7 @@ export function webhookBody(type: WebhookEventType, organizationId: string, data
 export async function emitWebhookEvent(
   executor: Kysely<DatabaseSchema>,
   organizationId: string,
-  type: Exclude<WebhookEventType, 'webhook.test'>,
+  type: Exclude<WebhookEventType, 'webhook.test'> | DeclaredType,
   data: WebhookEventData,
 ): Promise<string | null> {
   const payload = webhookBody(type, organizationId, data);

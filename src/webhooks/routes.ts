@@ -12,7 +12,6 @@ import { originOf } from '../audit/log.js';
 import { ErrorBody, unauthorized } from '../http/errors.js';
 import { ref, route, type Actor, type Membership, type MembershipResolver, type RouteGroup } from '../http/routes.js';
 import { OrgId } from '../orgs/module.js';
-import { WEBHOOK_EVENT_TYPES } from './event-types.js';
 import {
   Accepted,
   CreatedWebhook,
@@ -168,8 +167,8 @@ export function webhookRoutes(webhooks: WebhookService, memberships: MembershipR
 }
 
 /** The event types, for the client's picker and receivers' developers. */
-export function webhookEventTypeRoutes(): RouteGroup {
-  const body = { 'event-types': [...WEBHOOK_EVENT_TYPES] };
+export function webhookEventTypeRoutes(eventTypes: readonly string[]): RouteGroup {
+  const body = { 'event-types': [...eventTypes] };
   return {
     prefix: '/api/webhooks',
     tags: ['Webhooks'],

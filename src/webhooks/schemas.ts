@@ -1,19 +1,19 @@
 /** Named schemas of the webhook routes (DESIGN.md, "Outgoing webhooks (Standard Webhooks)"; docs/webhooks.md). */
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from './event-types.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const WebhookEventTypeSchema = Type.Enum([...WEBHOOK_EVENT_TYPES, ALL_EVENTS], {
-  description: 'an event type (`GET /api/webhooks/event-types`), or `*` for every type',
-});
-
-const Events = Type.Array(WebhookEventTypeSchema, {
-  minItems: 1,
-  maxItems: WEBHOOK_EVENT_TYPES.length + 1,
-  uniqueItems: true,
-  description: 'the event types sent to the endpoint, or `["*"]` for all (`webhook.test` is sent whatever this says)',
-});
+/** The `events` of an endpoint: some of `types` (the built-in ones and those modules declare), or `*`. */
+function eventsSchema(types: readonly string[]) {
+  const type = Type.Enum([...types, ALL_EVENTS], { description: 'an event type (`GET /api/webhooks/event-types`), or `*` for every type' });
+  return Type.Array(type, {
+    minItems: 1,
+    maxItems: types.length + 1,
+    uniqueItems: true,
+    description: 'the event types sent to the endpoint, or `["*"]` for all (`webhook.test` is sent whatever this says)',
+  });
+}
 const Url = Type.String({
   minLength: 1,
   maxLength: 2000,
@@ -45,16 +45,17 @@ export type CreatedWebhook = Static<typeof CreatedWebhook>;
 export const Webhooks = Type.Object({ webhooks: Type.Array(Webhook, { description: 'oldest first' }) }, { $id: 'webhooks', additionalProperties: false });
 export type Webhooks = Static<typeof Webhooks>;
 
-export const CreateWebhook = Type.Object(
-  { url: Url, events: Events, description: Type.Optional(Description) },
-  { $id: 'create-webhook', additionalProperties: false },
-);
+const createWebhook = (types: readonly string[]) =>
+  Type.Object({ url: Url, events: eventsSchema(types), description: Type.Optional(Description) }, { $id: 'create-webhook', additionalProperties: false });
+export const CreateWebhook = createWebhook(WEBHOOK_EVENT_TYPES);
 export type CreateWebhook = Static<typeof CreateWebhook>;
 
-export const UpdateWebhook = Type.Object(
-  { url: Type.Optional(Url), events: Type.Optional(Events), description: Type.Optional(Description), enabled: Type.Optional(Type.Boolean()) },
-  { $id: 'update-webhook', additionalProperties: false, minProperties: 1 },
-);
+const updateWebhook = (types: readonly string[]) =>
+  Type.Object(
+    { url: Type.Optional(Url), events: Type.Optional(eventsSchema(types)), description: Type.Optional(Description), enabled: Type.Optional(Type.Boolean()) },
+    { $id: 'update-webhook', additionalProperties: false, minProperties: 1 },
+  );
+export const UpdateWebhook = updateWebhook(WEBHOOK_EVENT_TYPES);
 export type UpdateWebhook = Static<typeof UpdateWebhook>;
 
 export const WebhookSecret = Type.Object({ secret: Type.String({ description: '`whsec_<base64>`' }) }, { $id: 'webhook-secret', additionalProperties: false });
@@ -127,7 +128,7 @@ export const Accepted = Type.Object(
   { $id: 'webhook-accepted', additionalProperties: false },
 );
 
-export const WEBHOOK_SCHEMAS = [
+export const WEBHOOK_SCHEMAS: TSchema[] = [
   Webhook,
   CreatedWebhook,
   Webhooks,
@@ -140,3 +141,22 @@ export const WEBHOOK_SCHEMAS = [
   WebhookDeliveries,
   Accepted,
 ];
+
+/**
+ * The named schemas for the system's event types: the built-in list when no module declares
+ * more. Kept by list, so every system built in a process with the same types has the same
+ * schema objects (the validators compiled for them are reused: src/http/validators.ts).
+ */
+const schemasByTypes = new Map<string, TSchema[]>();
+export function webhookSchemas(eventTypes: readonly string[]): TSchema[] {
+  const key = eventTypes.join(' ');
+  if (key === WEBHOOK_EVENT_TYPES.join(' ')) return WEBHOOK_SCHEMAS;
+  let schemas = schemasByTypes.get(key);
+  if (!schemas) {
+    schemas = WEBHOOK_SCHEMAS.map((schema) =>
+      schema === CreateWebhook ? createWebhook(eventTypes) : schema === UpdateWebhook ? updateWebhook(eventTypes) : schema,
+    );
+    schemasByTypes.set(key, schemas);
+  }
+  return schemas;
+}

@@ -141,7 +141,9 @@ describe('PostgreSQL unreachable at start-up', () => {
           waitUntilLive: false,
         });
         try {
-          const code = await Promise.race([server.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 60_000))]);
+          let giveUp: NodeJS.Timeout | undefined;
+          const code = await Promise.race([server.exited, new Promise((resolve) => (giveUp = setTimeout(() => resolve('still running'), 60_000)))]);
+          clearTimeout(giveUp);
           assert.equal(code, 1);
           const lines = server.stderr().trim().split('\n');
           assert.equal(lines.length, 1, server.stderr());

@@ -30,6 +30,8 @@ export interface ChildServerOptions {
   stdio?: StdioOptions;
   /** wait until /api/health/live answers (default true) */
   waitUntilLive?: boolean;
+  /** the project directory to run (default: this one); a copy with a generated resource, say */
+  cwd?: string;
 }
 
 export async function startChildServer(options: ChildServerOptions = {}): Promise<ChildServer> {
@@ -47,6 +49,7 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
       ...options.env,
     },
     stdio: options.stdio ?? ['ignore', 'ignore', 'pipe'],
+    cwd: options.cwd,
   });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (d: string) => {
@@ -161,5 +164,5 @@ export function residentMb(pid: number): number {
 /** Sends SIGTERM; the exit code, or 'still running' after `withinMs`. */
 export async function terminate(server: ChildServer, withinMs: number): Promise<number | null | 'still running'> {
   server.child.kill('SIGTERM');
-  return Promise.race([server.exited, sleep(withinMs).then(() => 'still running' as const)]);
+  return Promise.race([server.exited, sleep(withinMs, 'still running' as const, { ref: false })]);
 }

@@ -145,7 +145,7 @@ async function sigtermUnderLoad(server: Server, opts: { newConnectionClients: nu
   const answeredBeforeSignal = answered;
   signalled = true;
   server.child.kill('SIGTERM');
-  const code = await Promise.race([server.exited, sleep(30_000).then(() => 'still running')]);
+  const code = await Promise.race([server.exited, sleep(30_000, 'still running', { ref: false })]);
   routing = false;
   await Promise.all([...clients, prober]);
   return { code, outcomes, answeredAfterSignal: answered - answeredBeforeSignal, probes };
@@ -217,7 +217,7 @@ describe('SIGTERM under load, one process', () => {
       stuck.write('{"email":');
       await sleep(300);
       server.child.kill('SIGTERM');
-      assert.equal(await Promise.race([server.exited, sleep(20_000).then(() => 'still running')]), 0);
+      assert.equal(await Promise.race([server.exited, sleep(20_000, 'still running', { ref: false })]), 0);
       assert.equal(await stuckOutcome, 'ECONNRESET');
       const deadline = (await logEntries(server.logFile)).find((e) => e.id === 'system/shutdown-deadline');
       assert.ok(deadline, 'the cut is logged');

@@ -45,7 +45,9 @@ const LABEL = 'block text-sm font-medium';
 
 /** The input attributes the forms use. */
 interface InputProps {
-  type?: 'text' | 'email' | 'password' | 'url';
+  type?: 'text' | 'email' | 'password' | 'url' | 'number' | 'date' | 'datetime-local';
+  /** a number input's granularity (`1`, `any`) */
+  step?: string;
   required?: boolean;
   autoComplete?: string;
   minLength?: number;
@@ -113,6 +115,8 @@ export function TextAreaField({
   required,
   rows = 6,
   maxLength,
+  defaultValue,
+  mono = true,
 }: {
   form: string;
   name: string;
@@ -122,6 +126,9 @@ export function TextAreaField({
   required?: boolean;
   rows?: number;
   maxLength?: number;
+  defaultValue?: string;
+  /** monospaced, for pasted code (the default); prose: false */
+  mono?: boolean;
 }) {
   const { state } = useApp();
   const id = given ?? `${form}-${name}`;
@@ -138,8 +145,9 @@ export function TextAreaField({
         rows={rows}
         required={required}
         maxLength={maxLength}
-        spellcheck={false}
-        class={`${INPUT} font-mono`}
+        defaultValue={defaultValue}
+        spellcheck={!mono}
+        class={mono ? `${INPUT} font-mono` : INPUT}
         aria-invalid={error ? true : undefined}
         aria-describedby={describedBy}
       />
@@ -160,6 +168,7 @@ export function SelectField({
   label,
   options,
   value,
+  defaultValue,
   disabled,
   onChange,
   srOnlyLabel,
@@ -170,6 +179,8 @@ export function SelectField({
   label: string;
   options: Array<{ value: string; label: string }>;
   value?: string;
+  /** the first choice of a select read with its form */
+  defaultValue?: string;
   disabled?: boolean;
   onChange?: (value: string) => void;
   srOnlyLabel?: boolean;
@@ -186,6 +197,7 @@ export function SelectField({
         id={id}
         name={name}
         value={value}
+        defaultValue={defaultValue}
         disabled={disabled}
         class={`${INPUT} ${srOnlyLabel ? 'mt-0' : ''} pr-8`}
         aria-invalid={error ? true : undefined}
@@ -199,6 +211,30 @@ export function SelectField({
         ))}
       </select>
       {name && <FieldError id={id} name={name} error={error} />}
+    </div>
+  );
+}
+
+/** One labelled checkbox (`on` in the form's fields when checked), its error tied to it like a {@link Field}'s. */
+export function CheckboxField({ form, name, label, defaultChecked }: { form: string; name: string; label: string; defaultChecked?: boolean }) {
+  const { state } = useApp();
+  const id = `${form}-${name}`;
+  const error = state.fieldErrors?.[form]?.[name];
+  return (
+    <div>
+      <label for={id} class="flex items-center gap-2 text-sm font-medium">
+        <input
+          id={id}
+          type="checkbox"
+          name={name}
+          defaultChecked={defaultChecked}
+          class="h-4 w-4 shrink-0 accent-primary"
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? `${id}-error` : undefined}
+        />
+        {label}
+      </label>
+      <FieldError id={id} name={name} error={error} />
     </div>
   );
 }

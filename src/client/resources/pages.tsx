@@ -1,0 +1,189 @@
+/**
+ * The page of a resource made by `npm run new:resource` (`/orgs/<id>/<plural>`): its items in a
+ * table, newest first, with more on demand; "New" and "Edit" open its form, one input per field
+ * suited to its type; delete is confirmed in a dialog. Write controls only for the write role.
+ */
+import { useEffect } from 'preact/hooks';
+import { Link, useApp } from '../ui/app.js';
+import { Button, Submit } from '../ui/button.js';
+import { Actions, Card, Stack } from '../ui/card.js';
+import { ConfirmButton } from '../ui/dialog.js';
+import { Alert } from '../ui/feedback.js';
+import { CheckboxField, Field, Form, SelectField, TextAreaField } from '../ui/field.js';
+import { PageHeader } from '../ui/page-header.js';
+import { Table } from '../ui/table.js';
+import { orgPath } from '../orgs/events.js';
+import { humanize, STRING_MAX, TEXT_MAX, type FieldSpec, type FieldValue } from '../../shared/resource-fields.js';
+import { formIdOf, mayWrite, resourceOrgIdOf, type ResourceConfig, type ResourceItem } from './events.js';
+import { toLocalInput } from './form-values.js';
+
+/** A value as a table cell shows it. */
+function shown(spec: FieldSpec, value: FieldValue): string {
+  if (value === null || value === undefined) return '—';
+  if (spec.type === 'boolean') return value ? 'Yes' : 'No';
+  if (spec.type === 'datetime') return new Date(value as string).toLocaleString();
+  if (spec.type === 'text') return String(value).length > 80 ? `${String(value).slice(0, 80)}…` : String(value);
+  return String(value);
+}
+
+/** The input of one field, holding `value` when editing. */
+function Input({ form, name, spec, value }: { form: string; name: string; spec: FieldSpec; value: FieldValue | undefined }) {
+  const label = humanize(name);
+  const text = value === null || value === undefined ? undefined : String(value);
+  const required = !spec.optional;
+  switch (spec.type) {
+    case 'text':
+      return <TextAreaField form={form} name={name} label={label} rows={4} maxLength={TEXT_MAX} defaultValue={text} mono={false} />;
+    case 'boolean':
+      return <CheckboxField form={form} name={name} label={label} defaultChecked={value === true} />;
+    case 'enum':
+      return (
+        <SelectField
+          id={`${form}-${name}`}
+          form={form}
+          name={name}
+          label={label}
+          defaultValue={text ?? (spec.optional ? '' : spec.values?.[0])}
+          options={[...(spec.optional ? [{ value: '', label: 'None' }] : []), ...(spec.values ?? []).map((v) => ({ value: v, label: humanize(v) }))]}
+        />
+      );
+    case 'integer':
+      return <Field form={form} name={name} label={label} type="number" step="1" required={required} defaultValue={text} />;
+    case 'decimal':
+      return <Field form={form} name={name} label={label} type="text" required={required} defaultValue={text} hint="A decimal number, e.g. 1234.50" />;
+    case 'date':
+      return <Field form={form} name={name} label={label} type="date" required={required} defaultValue={text} />;
+    case 'datetime':
+      return <Field form={form} name={name} label={label} type="datetime-local" required={required} defaultValue={text && toLocalInput(text)} />;
+    default:
+      return <Field form={form} name={name} label={label} required={required} maxLength={STRING_MAX} defaultValue={text} />;
+  }
+}
+
+function ItemForm({ config, item }: { config: ResourceConfig; item: ResourceItem | undefined }) {
+  const { dispatch } = useApp();
+  const form = formIdOf(config);
+  const title = item ? `Edit ${config.title.one.toLowerCase()}` : `New ${config.title.one.toLowerCase()}`;
+  return (
+    <Card title={title} id={`${form}-card`}>
+      <Form id={form} onSubmit={(fields) => dispatch([`${config.plural}/save`, fields])}>
+        {Object.entries(config.fields).map(([name, spec]) => (
+          <Input key={`${item?.id ?? 'new'}-${name}`} form={form} name={name} spec={spec} value={item?.[name]} />
+        ))}
+        <Actions>
+          <Submit>{item ? 'Save' : `Create ${config.title.one.toLowerCase()}`}</Submit>
+          <Button variant="secondary" onClick={() => dispatch([`${config.plural}/edit`, undefined])}>
+            Cancel
+          </Button>
+        </Actions>
+      </Form>
+    </Card>
+  );
+}
+
+function Row({ config, item, writable }: { config: ResourceConfig; item: ResourceItem; writable: boolean }) {
+  const { state, dispatch } = useApp();
+  const fields = Object.entries(config.fields);
+  const label = String(item[fields[0][0]] ?? item.id);
+  return (
+    <tr data-item={item.id}>
+      {fields.map(([name, spec]) => (
+        <td key={name} data-field={name}>
+          {shown(spec, item[name])}
+        </td>
+      ))}
+      <td>{new Date(item['created-at']).toLocaleDateString()}</td>
+      {writable && (
+        <td class="whitespace-nowrap">
+          <Button variant="secondary" class="edit-item" aria-label={`Edit ${label}`} onClick={() => dispatch([`${config.plural}/edit`, item.id])}>
+            Edit
+          </Button>{' '}
+          <ConfirmButton
+            variant="secondary"
+            class="delete-item"
+            disabled={state.busy}
+            title={`Delete ${label}?`}
+            message={`The ${config.title.one.toLowerCase()} is deleted for everyone in the organization.`}
+            confirmLabel="Delete"
+            onConfirm={() => dispatch([`${config.plural}/delete`, item.id])}
+          >
+            Delete
+          </ConfirmButton>
+        </td>
+      )}
+    </tr>
+  );
+}
+
+export function ResourcePage({ config }: { config: ResourceConfig }) {
+  const { state, dispatch } = useApp();
+  const id = resourceOrgIdOf(config, location.pathname);
+  const page = state.resourcePages?.[config.plural]?.orgId === id ? state.resourcePages?.[config.plural] : undefined;
+  useEffect(() => {
+    if (id) dispatch([`${config.plural}/open`, id]);
+  }, [id]);
+  if (!id || page?.status === 'missing') {
+    return (
+      <>
+        <PageHeader title={config.title.many} />
+        <Alert id="org-missing" tone="error">
+          This organization does not exist, or you are not a member.
+        </Alert>
+      </>
+    );
+  }
+  if (!page?.org)
+    return (
+      <>
+        <PageHeader title={config.title.many} />
+        <p class="text-sm text-muted" role="status">
+          Loading…
+        </p>
+      </>
+    );
+  const org = page.org;
+  const writable = mayWrite(org.role as 'owner' | 'admin' | 'member', config.writeRole);
+  const editing = page.editing;
+  const fields = Object.keys(config.fields).map(humanize);
+  return (
+    <>
+      <PageHeader
+        title={`${config.title.many} of ${org.name}`}
+        id={`${config.plural}-title`}
+        back={
+          <Link to="org" path={orgPath(org.id)} id="back-to-org">
+            ← {org.name}
+          </Link>
+        }
+        actions={
+          writable && !editing ? (
+            <Button id={`new-${config.name}`} onClick={() => dispatch([`${config.plural}/edit`, null])}>
+              New {config.title.one.toLowerCase()}
+            </Button>
+          ) : undefined
+        }
+      />
+      <Stack>
+        {editing && <ItemForm config={config} item={editing.id ? page.items?.find((i) => i.id === editing.id) : undefined} />}
+        <Card title={config.title.many} id={`${config.plural}-card`}>
+          <Table
+            id={config.plural}
+            caption={`${config.title.many} of ${org.name}`}
+            headers={[...fields, 'Created', ...(writable ? [''] : [])]}
+            rows={page.items}
+            empty={`No ${config.title.many.toLowerCase()} yet.`}
+            emptyId={`no-${config.plural}`}
+            render={(item) => <Row key={item.id} config={config} item={item} writable={writable} />}
+          />
+          {page.nextCursor && (
+            <Actions>
+              <Button id={`more-${config.plural}`} variant="secondary" onClick={() => dispatch([`${config.plural}/load`, page.orgId, page.nextCursor])}>
+                Show more
+              </Button>
+            </Actions>
+          )}
+        </Card>
+      </Stack>
+    </>
+  );
+}

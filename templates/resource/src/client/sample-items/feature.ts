@@ -1,0 +1,25 @@
+/** The sample items feature: an organization's sample items page (`/orgs/<id>/sample-items`), for every member; the write role writes. */
+import { List } from 'lucide';
+import { registerResource } from '../resources/events.js';
+import { ResourcePage } from '../resources/pages.js';
+import type { Feature } from '../shell/features.js';
+import { SAMPLE_ITEMS } from './fields.js';
+
+const SampleItemsPage = () => ResourcePage({ config: SAMPLE_ITEMS });
+
+export const sampleItems: Feature = {
+  id: 'sample-items',
+  routes: [{ name: 'org-sample-items', path: '/orgs/:id/sample-items', page: SampleItemsPage, access: 'signed-in', title: 'Sample items' }],
+  nav: [
+    {
+      section: 'org',
+      route: 'org-sample-items',
+      label: 'Sample items',
+      id: 'nav-org-sample-items',
+      icon: List,
+      order: 1.5,
+      path: (s) => (s.currentOrg ? `/orgs/${s.currentOrg}/sample-items` : undefined),
+    },
+  ],
+  register: (core) => registerResource(core, SAMPLE_ITEMS),
+};

@@ -1,0 +1,28 @@
+/**
+ * Sample items (docs/sample-items.md): an organization's own records, listed, made, changed and
+ * deleted through its routes and the query kind `sample-items/list`, each change audited and
+ * sent to the organization's webhook endpoints as `sample-item.created|updated|deleted`.
+ */
+import { orgsModule } from '../orgs/module.js';
+import { defineModule } from '../runtime/module.js';
+import { WEBHOOK_EVENT_TYPES_KEY, type DeclaredWebhookEventType } from '../webhooks/module.js';
+import { sampleItemQueries } from './queries.js';
+import { sampleItemRoutes } from './routes.js';
+import { SAMPLE_ITEM_SCHEMAS } from './schemas.js';
+import { SampleItemService } from './service.js';
+
+const WEBHOOK_EVENTS: DeclaredWebhookEventType[] = ['created', 'updated', 'deleted'].map((verb) => ({ type: `sample-item.${verb}`, subject: 'sample-item' }));
+
+export const sampleItemsModule = defineModule({
+  name: 'sample-items',
+  declares: { [WEBHOOK_EVENT_TYPES_KEY]: WEBHOOK_EVENTS },
+  start(ctx) {
+    const sampleItems = new SampleItemService({ db: ctx.db, log: ctx.logs.logger('saas.sample-items') });
+    return {
+      services: { sampleItems },
+      schemas: SAMPLE_ITEM_SCHEMAS,
+      routeGroups: [sampleItemRoutes(sampleItems, ctx.use(orgsModule).memberships)],
+      queries: sampleItemQueries(sampleItems),
+    };
+  },
+});

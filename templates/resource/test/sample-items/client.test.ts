@@ -1,0 +1,122 @@
+/**
+ * The sample items page's events against a fake transport (docs/sample-items.md): the page
+ * loads the organization and a page of items, more on demand; a new item's form sends typed
+ * values; the server's field errors land beside their fields; delete asks the API and reloads.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { registerApp, type Account, type AppState } from '../../src/client/app.js';
+import { EventCore, type EventVector } from '../../src/client/core.js';
+import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
+import { registerResource } from '../../src/client/resources/events.js';
+import { SAMPLE_ITEMS } from '../../src/client/sample-items/fields.js';
+import { transitJson } from '../../src/shared/codecs.js';
+import { validInput } from '../support/resources.js';
+
+const ORG = '00000000-0000-4000-8000-000000000002';
+const ITEM = '00000000-0000-4000-8000-0000000000aa';
+const account: Account = {
+  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001',
+  email: 'ada@example.test',
+  name: 'Ada',
+  'created-at': '2026-01-01T00:00:00.000Z',
+  subscription: { status: 'none', plan: null, 'current-period-end': null },
+  'email-verified': true,
+};
+const org = { id: ORG, name: 'Acme', slug: 'acme', personal: false, 'created-at': '2026-01-01T00:00:00.000Z', role: 'owner' };
+const item = { id: ITEM, ...validInput(SAMPLE_ITEMS.fields, 1), 'created-at': '2026-01-02T00:00:00.000Z', 'updated-at': '2026-01-02T00:00:00.000Z' };
+const [firstField] = Object.keys(SAMPLE_ITEMS.fields);
+
+const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
+const call = (r: TransportRequest) => `${r.method} ${new URL(r.url, 'http://x').pathname}`;
+
+function setup(answers: { create?: TransportResponse } = {}) {
+  const requests: TransportRequest[] = [];
+  const core = new EventCore<AppState>({ route: 'org-sample-items', toasts: [], busy: false, ready: true, token: 'access-1', account });
+  registerApp(
+    core,
+    {
+      transport: async (req) => {
+        requests.push(req);
+        switch (call(req)) {
+          case `GET /api/orgs/${ORG}`:
+            return ok(org);
+          case `GET /api/orgs/${ORG}/sample-items`:
+            return ok(
+              new URL(req.url, 'http://x').searchParams.has('cursor')
+                ? { 'sample-items': [], 'next-cursor': null }
+                : { 'sample-items': [item], 'next-cursor': 'next-1' },
+            );
+          case `POST /api/orgs/${ORG}/sample-items`:
+            return answers.create ?? ok(item, 201);
+          case `DELETE /api/orgs/${ORG}/sample-items/${ITEM}`:
+            return { status: 204, contentType: '', text: '' };
+          default:
+            return ok({ type: 'not-found', message: 'no such route' }, 404);
+        }
+      },
+      csrfToken: () => 'csrf-1',
+    },
+    () => undefined,
+  );
+  registerResource(core, SAMPLE_ITEMS);
+  core.regFx('later', () => undefined);
+  const run = async (event: EventVector) => {
+    core.dispatch(event);
+    await sleep(30);
+  };
+  return { core, requests, run };
+}
+
+describe('the sample items page', () => {
+  it('loads the organization and a page of items, and the next page on demand', async () => {
+    const { core, requests, run } = setup();
+    await run(['sample-items/open', ORG]);
+    const page = core.state.resourcePages?.['sample-items'];
+    assert.equal(page?.status, 'ready');
+    assert.deepEqual(page?.items, [item]);
+    assert.equal(page?.nextCursor, 'next-1');
+    await run(['sample-items/load', ORG, 'next-1']);
+    assert.match(requests.at(-1)!.url, /cursor=next-1/);
+    assert.equal(core.state.resourcePages?.['sample-items']?.nextCursor, null);
+  });
+
+  it("sends a new item's fields typed, and closes the form once it is created", async () => {
+    const { core, requests, run } = setup();
+    await run(['sample-items/open', ORG]);
+    await run(['sample-items/edit', null]);
+    const form = Object.fromEntries(Object.entries(validInput(SAMPLE_ITEMS.fields, 2)).map(([k, v]) => [k, v === true ? 'on' : String(v)]));
+    await run(['sample-items/save', form]);
+    const sent = requests.find((r) => r.method === 'POST');
+    assert.ok(sent, 'a POST');
+    const body = transitJson.decode(String(sent.body)) as Record<string, unknown>;
+    for (const [name, spec] of Object.entries(SAMPLE_ITEMS.fields)) {
+      if (spec.type === 'integer') assert.equal(typeof body[name], 'number', name);
+      if (spec.type === 'boolean') assert.equal(typeof body[name], 'boolean', name);
+      if (spec.type === 'datetime') assert.match(String(body[name]), /[+-]\d{2}:\d{2}$|Z$/, name);
+    }
+    assert.equal(core.state.resourcePages?.['sample-items']?.editing, undefined);
+  });
+
+  it("shows the server's field errors beside their fields and keeps the form open", async () => {
+    const refusal = ok(
+      { type: 'request-coercion', message: 'Invalid request body', in: 'body', errors: [{ path: `/${firstField}`, message: 'is invalid' }] },
+      400,
+    );
+    const { core, run } = setup({ create: refusal });
+    await run(['sample-items/open', ORG]);
+    await run(['sample-items/edit', null]);
+    await run(['sample-items/save', {}]);
+    assert.deepEqual(core.state.fieldErrors?.['sample-item-form'], { [firstField]: 'is invalid' });
+    assert.deepEqual(core.state.resourcePages?.['sample-items']?.editing, { id: null });
+  });
+
+  it('deletes through the API and loads the list again', async () => {
+    const { requests, run } = setup();
+    await run(['sample-items/open', ORG]);
+    const before = requests.length;
+    await run(['sample-items/delete', ITEM]);
+    assert.deepEqual(requests.slice(before).map(call), [`DELETE /api/orgs/${ORG}/sample-items/${ITEM}`, `GET /api/orgs/${ORG}/sample-items`]);
+  });
+});

@@ -1,0 +1,186 @@
+/**
+ * Sample items over HTTP on PGlite and PostgreSQL (docs/sample-items.md): the five routes in each
+ * role and for an API key, the audit entries and webhook events of each change, bad input, keyset
+ * pages while items are added, the query kind, and the OpenAPI document.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { hasRole, type OrgRole } from '../../src/http/routes.js';
+import { SAMPLE_ITEM_FIELDS } from '../../src/sample-items/fields.js';
+import { SAMPLE_ITEM_WRITE_ROLE } from '../../src/sample-items/routes.js';
+import { account, addMember, as, createOrg, type TestAccount } from '../orgs/support.js';
+import { answeredFields, badValue, requiredInput, validInput } from '../support/resources.js';
+import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
+import { createEndpoint, receiver, waitFor, type Receiver } from '../webhooks/support.js';
+
+const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '20' };
+const FIELDS = SAMPLE_ITEM_FIELDS;
+
+for (const db of testDatabases()) {
+  describe(`sample items on ${db.name}`, () => {
+    let t: TestSystem;
+    let orgId: string;
+    let outsiderOrgId: string;
+    const people = {} as Record<OrgRole | 'outsider', TestAccount>;
+    let hook: Receiver;
+
+    before(async () => {
+      t = await startSystem(db, ENV);
+      people.owner = await account(t);
+      orgId = await createOrg(t, people.owner);
+      for (const role of ['admin', 'member'] as const) {
+        people[role] = await account(t);
+        await addMember(t, orgId, people.owner, people[role], role);
+      }
+      people.outsider = await account(t);
+      outsiderOrgId = await createOrg(t, people.outsider, 'Elsewhere');
+      hook = await receiver();
+      const endpoint = await createEndpoint(t, people.owner, orgId, {
+        url: `${hook.url}/sample-items`,
+        events: ['sample-item.created', 'sample-item.updated', 'sample-item.deleted'],
+      });
+      hook.secrets.push(endpoint.secret);
+    });
+    after(async () => {
+      await hook?.close();
+      await t?.stop();
+    });
+
+    const base = () => `/api/orgs/${orgId}/sample-items`;
+    const create = async (who: TestAccount, n: number) => {
+      const res = await as(t, who, 'POST', base(), validInput(FIELDS, n));
+      assert.equal(res.status, 201, res.text);
+      return res.body as Record<string, unknown> & { id: string };
+    };
+
+    it('creates, reads, changes and deletes with an audit entry and a verified webhook event for each change', async () => {
+      const input = validInput(FIELDS, 1);
+      const created = await create(people.owner, 1);
+      assert.deepEqual(
+        { ...created, id: undefined, 'created-at': undefined, 'updated-at': undefined },
+        { ...answeredFields(FIELDS, input), id: undefined, 'created-at': undefined, 'updated-at': undefined },
+      );
+      assert.deepEqual((await as(t, people.member, 'GET', `${base()}/${created.id}`)).body, created);
+
+      const [field] = Object.keys(FIELDS);
+      const changes = { [field]: validInput(FIELDS, 2)[field] };
+      const updated = await as(t, people.owner, 'PATCH', `${base()}/${created.id}`, changes);
+      assert.equal(updated.status, 200, updated.text);
+      assert.deepEqual(updated.body[field], answeredFields(FIELDS, changes)[field]);
+      assert.ok(updated.body['updated-at'] >= String(created['updated-at']));
+
+      assert.equal((await as(t, people.owner, 'DELETE', `${base()}/${created.id}`)).status, 204);
+      assert.equal((await as(t, people.owner, 'GET', `${base()}/${created.id}`)).status, 404);
+      assert.equal((await as(t, people.owner, 'DELETE', `${base()}/${created.id}`)).status, 404);
+
+      const log = await as(t, people.owner, 'GET', `/api/orgs/${orgId}/audit-log?limit=100`);
+      const entries = (log.body.entries as Array<{ action: string; target: { id: string } | null; details: Record<string, unknown> }>).filter(
+        (e) => e.target?.id === created.id,
+      );
+      assert.deepEqual(entries.map((e) => e.action).sort(), ['sample-item.created', 'sample-item.deleted', 'sample-item.updated']);
+      assert.equal(entries.find((e) => e.action === 'sample-item.updated')?.details.fields, field);
+
+      const events = await waitFor('three deliveries', () => {
+        const got = hook.verified('/sample-items').filter((d) => d.event.data['sample-item']?.id === created.id);
+        return got.length === 3 ? got : undefined;
+      });
+      assert.deepEqual(
+        events.map((d) => d.event.type),
+        ['sample-item.created', 'sample-item.updated', 'sample-item.deleted'],
+      );
+      assert.equal(events[0].event.data['organization-id'], orgId);
+      assert.deepEqual(events[2].event.data['sample-item'], updated.body, 'deleted: the item as it was');
+    });
+
+    it('lets every member read, the write role write, and nobody outside in', async () => {
+      const item = await create(people.owner, 3);
+      for (const role of ['owner', 'admin', 'member'] as const) {
+        assert.equal((await as(t, people[role], 'GET', base())).status, 200, role);
+        const write = await as(t, people[role], 'POST', base(), validInput(FIELDS, 4));
+        assert.equal(write.status, hasRole(role, SAMPLE_ITEM_WRITE_ROLE) ? 201 : 403, `${role}: ${write.text}`);
+        const patch = await as(t, people[role], 'PATCH', `${base()}/${item.id}`, requiredInput(FIELDS, 5));
+        assert.equal(patch.status, hasRole(role, SAMPLE_ITEM_WRITE_ROLE) ? 200 : 403, role);
+      }
+      assert.equal((await as(t, people.outsider, 'GET', base())).status, 404);
+      assert.equal((await as(t, people.outsider, 'GET', `${base()}/${item.id}`)).status, 404);
+      assert.equal((await as(t, undefined, 'GET', base())).status, 401);
+      // an item of another organization is not found through this one
+      assert.equal((await as(t, people.outsider, 'GET', `/api/orgs/${outsiderOrgId}/sample-items/${item.id}`)).status, 404);
+    });
+
+    it("acts for the organization's API keys with their role", async () => {
+      const made = await as(t, people.owner, 'POST', `/api/orgs/${orgId}/api-keys`, { name: 'sample items', role: 'admin' });
+      assert.equal(made.status, 201, made.text);
+      const key = { authorization: `Bearer ${made.body.key}` };
+      const created = await t.client('POST', base(), { headers: key, body: validInput(FIELDS, 6) });
+      assert.equal(created.status, hasRole('admin', SAMPLE_ITEM_WRITE_ROLE) ? 201 : 403, created.text);
+      assert.equal((await t.client('GET', base(), { headers: key })).status, 200);
+      assert.equal((await t.client('GET', `/api/orgs/${outsiderOrgId}/sample-items`, { headers: key })).status, 404);
+    });
+
+    it('refuses bad input with 400 and one error per bad field, storing nothing', async () => {
+      const before = (await as(t, people.owner, 'GET', `${base()}?limit=100`)).body['sample-items'].length;
+      const body = Object.fromEntries(Object.entries(FIELDS).map(([name, spec]) => [name, badValue(spec)]));
+      const res = await as(t, people.owner, 'POST', base(), { ...body, 'no-such-field': 1 });
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.body.type, 'request-coercion');
+      assert.equal(res.body.in, 'body');
+      const paths = new Set((res.body.errors as Array<{ path: string }>).map((e) => e.path));
+      for (const name of Object.keys(FIELDS)) assert.ok(paths.has(`/${name}`), `an error for /${name}: ${res.text}`);
+      const required = Object.entries(FIELDS).filter(([, spec]) => !('optional' in spec && spec.optional));
+      if (required.length > 0) {
+        const missing = await as(t, people.owner, 'POST', base(), {});
+        assert.equal(missing.status, 400);
+      }
+      assert.equal((await as(t, people.owner, 'PATCH', `${base()}/${crypto.randomUUID()}`, {})).status, 400, 'an empty change');
+      assert.equal((await as(t, people.owner, 'GET', `${base()}?limit=100`)).body['sample-items'].length, before);
+    });
+
+    it('pages newest first with no item twice or skipped while items are added; refuses a cursor it did not issue', async () => {
+      const own = await createOrg(t, people.owner, 'Paging');
+      const path = `/api/orgs/${own}/sample-items`;
+      for (let n = 0; n < 5; n++) assert.equal((await as(t, people.owner, 'POST', path, validInput(FIELDS, n))).status, 201);
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { body: { 'sample-items': Array<{ id: string }>; 'next-cursor': string | null } } = await as(
+          t,
+          people.owner,
+          'GET',
+          `${path}?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        seen.push(...page.body['sample-items'].map((i) => i.id));
+        cursor = page.body['next-cursor'];
+        // added while paging: newer than every page, so on none of the next ones
+        await as(t, people.owner, 'POST', path, validInput(FIELDS, 9));
+      } while (cursor);
+      assert.equal(seen.length, 5);
+      assert.equal(new Set(seen).size, 5);
+      const all = (await as(t, people.owner, 'GET', `${path}?limit=100`)).body['sample-items'] as Array<{ 'created-at': string }>;
+      assert.deepEqual(
+        all.map((i) => i['created-at']),
+        [...all.map((i) => i['created-at'])].sort().reverse(),
+      );
+      const forged = await as(t, people.owner, 'GET', `${path}?cursor=${Buffer.from('not a cursor').toString('base64url')}`);
+      assert.equal(forged.status, 400);
+      assert.equal(forged.body.type, 'request-coercion');
+      assert.equal((await as(t, people.owner, 'GET', `${path}?limit=101`)).status, 400);
+    });
+
+    it('answers the query kind sample-items/list like the list route', async () => {
+      const res = await as(t, people.member, 'POST', '/api/cqrs/query', { 'query/kind': 'sample-items/list', 'org-id': orgId, limit: 3 });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.body, (await as(t, people.member, 'GET', `${base()}?limit=3`)).body);
+      assert.equal((await as(t, people.outsider, 'POST', '/api/cqrs/query', { 'query/kind': 'sample-items/list', 'org-id': orgId })).status, 404);
+    });
+
+    it('documents its routes and named schemas in the OpenAPI document, and lists its webhook event types', async () => {
+      const doc = (await t.client('GET', '/openapi/openapi.json')).body;
+      for (const name of ['sample-item', 'sample-items', 'create-sample-item', 'update-sample-item']) assert.ok(doc.components.schemas[name], name);
+      assert.deepEqual(Object.keys(doc.paths['/api/orgs/{id}/sample-items']).sort(), ['get', 'post']);
+      assert.deepEqual(Object.keys(doc.paths['/api/orgs/{id}/sample-items/{itemId}']).sort(), ['delete', 'get', 'patch']);
+      const types = (await t.client('GET', '/api/webhooks/event-types')).body['event-types'];
+      for (const verb of ['created', 'updated', 'deleted']) assert.ok(types.includes(`sample-item.${verb}`));
+    });
+  });
+}

@@ -1,0 +1,240 @@
+/**
+ * `npm run new:resource` and `npm run remove:resource` (docs/resources.md) in a copy of the
+ * repository: every refusal leaves the tree as it was; a resource with every field type passes
+ * the project's own checks (type-check, module rules, lint) and its generated tests on PGlite and
+ * PostgreSQL; its page works in Chromium and is axe-clean; removing it leaves the tree as before
+ * but for the migrations.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { axeViolations, browserHarness } from '../support/browser.js';
+import { startChildServer, type ChildServer } from '../support/child-server.js';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const SPEC = [
+  'time-entry',
+  'title:string',
+  'notes:text?',
+  'hours:integer',
+  'rate:decimal:optional',
+  'billable:boolean',
+  'day:date',
+  'starts-at:datetime?',
+  'status:enum:draft|submitted|approved',
+];
+
+/** A digest of every file of the tree (node_modules and build output aside), by path. */
+function tree(dir: string, skip: (path: string) => boolean = () => false): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      const path = join(at, entry.name);
+      const rel = relative(dir, path);
+      if (['node_modules', 'public', 'dist', 'test-artifacts', '.git'].includes(rel) || skip(rel)) continue;
+      if (entry.isDirectory()) walk(path);
+      else files.set(rel, createHash('sha256').update(readFileSync(path)).digest('hex'));
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+const changedPaths = (a: Map<string, string>, b: Map<string, string>) => [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k)).sort();
+
+describe('the resource generator', () => {
+  let dir: string;
+  let original: Map<string, string>;
+  const browser = browserHarness('generator');
+  let server: ChildServer | undefined;
+
+  /** runs an npm script of the copy; its exit status and output */
+  const npm = (script: string, args: string[] = []) => {
+    const result = spawnSync('npm', ['run', '-s', script, '--', ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  };
+  const must = (command: string, args: string[]) => {
+    // the copy's own test runs are not this file's subtests
+    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+    const result = spawnSync(command, args, { cwd: dir, encoding: 'utf8', env: { ...env, FORCE_COLOR: '0' } });
+    assert.equal(result.status, 0, `${command} ${args.join(' ')}:\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-4000)}`);
+    return result.stdout;
+  };
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'saas-generator-'));
+    // the repository as a clone has it: tracked files and new ones not ignored
+    const listed = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: REPO, encoding: 'utf8' }).split('\0').filter(Boolean);
+    for (const file of listed) {
+      if (!existsSync(join(REPO, file))) continue;
+      mkdirSync(dirname(join(dir, file)), { recursive: true });
+      cpSync(join(REPO, file), join(dir, file));
+    }
+    symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+    original = tree(dir);
+  });
+  after(async () => {
+    await browser.close();
+    await server?.dispose();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a bad name, a bad field, a name in use or a file it would overwrite, in one line, writing nothing', () => {
+    writeFileSync(join(dir, 'docs/gadgets.md'), 'mine\n');
+    const before = tree(dir);
+    const refusals: Array<[string[], RegExp]> = [
+      [['Gadget', 'name:string'], /kebab-case/],
+      [['webhook', 'name:string'], /reserved/],
+      [['select', 'name:string'], /reserved/],
+      [['gadget', 'name:strin'], /unknown type "strin"/],
+      [['gadget', 'id:string'], /reserved/],
+      [['gadget', 'Name:string'], /kebab-case/],
+      [['gadget', 'name:string', 'name:text'], /given twice/],
+      [['gadget', 'status:enum'], /needs values/],
+      [['gadget', 'status:enum:a|b|a'], /"a" is given twice/],
+      [['gadget'], /at least one field/],
+      [['gadget', 'name:string', '--write-role', 'boss'], /--write-role/],
+      [['invitation', 'name:string'], /reserved/],
+      [['gadget', 'name:string'], /docs\/gadgets\.md/],
+    ];
+    for (const [args, why] of refusals) {
+      const run = npm('new:resource', args);
+      assert.equal(run.status, 1, `${args.join(' ')}: ${run.stdout}${run.stderr}`);
+      const lines = run.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, `one line for ${args.join(' ')}: ${run.stderr}`);
+      assert.match(lines[0], why);
+      assert.doesNotMatch(run.stderr, /at .*\.ts:\d+/, 'no stack trace');
+    }
+    assert.deepEqual(changedPaths(before, tree(dir)), [], 'nothing written');
+    rmSync(join(dir, 'docs/gadgets.md'));
+  });
+
+  it('prints what a dry run would write and writes nothing', () => {
+    const run = npm('new:resource', [...SPEC, '--dry-run']);
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /new {4}\s*src\/time-entries\/module\.ts/);
+    assert.match(run.stdout, /changed\s+src\/system\.ts/);
+    assert.deepEqual(changedPaths(original, tree(dir)), []);
+  });
+
+  it('writes a resource of every field type that passes type-check, module rules, lint and its own tests on PGlite and PostgreSQL', () => {
+    const run = npm('new:resource', SPEC);
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /node scripts\/run-tests\.mjs 'test\/time-entries\/\*\.test\.ts'/);
+    const written = changedPaths(original, tree(dir));
+    for (const path of [
+      'src/time-entries/module.ts',
+      'src/client/time-entries/feature.ts',
+      'test/time-entries/http.test.ts',
+      'docs/time-entries.md',
+      'src/system.ts',
+    ])
+      assert.ok(written.includes(path), path);
+    assert.ok(
+      written.every((p) => run.stdout.includes(p)),
+      'every file it wrote is printed',
+    );
+    assert.ok(
+      !written.some((p) => /^src\/(webhooks|audit|api-keys|orgs|http|db\/database|config)/.test(p)),
+      `no other feature or base layer changes: ${written.join(', ')}`,
+    );
+    // the client's and the scripts' configurations: the latter holds the server's sources and the tests
+    must(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.client.json']);
+    must(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.scripts.json']);
+    must('npm', ['run', '-s', 'lint:modules']);
+    must('npm', ['run', '-s', 'lint']);
+    const tests = must(process.execPath, ['scripts/run-tests.mjs', 'test/time-entries/*.test.ts']);
+    assert.match(tests, /fail 0/);
+  });
+
+  browser.step('its page lists, creates, edits and deletes in Chromium, axe-clean', async () => {
+    must(process.execPath, ['scripts/build-client.mjs']);
+    server = await startChildServer({ cwd: dir, env: { PUBLIC_DIR: join(dir, 'public') } });
+    const base = `http://127.0.0.1:${server.port}`;
+    const email = `owner-${Date.now()}@example.test`;
+    const password = 'correct horse battery staple';
+    const signUp = await fetch(`${base}/api/account/sign-up`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
+    assert.equal(signUp.status, 201);
+    await browser.launch();
+    const page: Page = await browser.openPage('owner');
+    await page.goto(`${base}/log-in`);
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(`${base}/account`);
+    await page.locator('#nav-orgs').click();
+    await page.locator('#org-list a').first().click();
+    await page.waitForURL(/\/orgs\/[0-9a-f-]{36}$/);
+    const orgId = new URL(page.url()).pathname.split('/')[2];
+    await page.locator('#nav-org-time-entries').click();
+    await page.waitForURL(`${base}/orgs/${orgId}/time-entries`);
+    await page.locator('#no-time-entries').waitFor();
+    assert.match((await page.title()) ?? '', /Time entries/);
+    assert.deepEqual(await axeViolations(page), [], 'axe-core on the empty list');
+
+    await page.locator('#new-time-entry').click();
+    await page.getByLabel('Title', { exact: true }).fill('Design review');
+    await page.getByLabel('Hours', { exact: true }).fill('3');
+    await page.getByLabel('Rate', { exact: true }).fill('120.50');
+    await page.getByLabel('Billable', { exact: true }).check();
+    await page.getByLabel('Day', { exact: true }).fill('2026-02-28');
+    await page.getByLabel('Status', { exact: true }).selectOption('submitted');
+    assert.deepEqual(await axeViolations(page), [], 'axe-core on the form');
+    await page.getByRole('button', { name: 'Create time entry' }).click();
+    const row = page.locator('#time-entries tr[data-item]');
+    await row.waitFor();
+    assert.match((await row.textContent()) ?? '', /Design review.*3.*120\.50.*Yes.*2026-02-28.*submitted/);
+
+    // the server's field error beside its field (what the browser's own checks let through)
+    await row.locator('.edit-item').click();
+    await page.getByLabel('Rate', { exact: true }).fill('twelve');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('[data-error-for="rate"]').waitFor();
+    assert.equal(await page.getByLabel('Rate', { exact: true }).getAttribute('aria-invalid'), 'true');
+    await page.getByLabel('Rate', { exact: true }).fill('99.90');
+    await page.getByLabel('Title', { exact: true }).fill('Design review, part 2');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('#time-entries td[data-field="title"]', { hasText: 'Design review, part 2' }).waitFor();
+    assert.deepEqual(await axeViolations(page), [], 'axe-core on the list');
+
+    await row.locator('.delete-item').click();
+    await page.locator('dialog[open] .confirm-ok').click();
+    await page.locator('#no-time-entries').waitFor();
+  }, [
+    /response: PATCH \/api\/orgs\/[0-9a-f-]+\/time-entries\/[0-9a-f-]+ 400$/,
+    /console: Failed to load resource: the server responded with a status of 400 .*\/time-entries\//,
+  ]);
+
+  it('removes it all but its migration; with --drop-table, a migration drops the table', () => {
+    const run = npm('remove:resource', ['time-entry']);
+    assert.equal(run.status, 0, run.stderr);
+    const isMigration = (p: string) => p.startsWith('src/db/migrations/') || p === 'src/db/migrate.ts';
+    const left = changedPaths(original, tree(dir));
+    assert.deepEqual(
+      left.filter((p) => !isMigration(p)),
+      [],
+      'only migrations differ',
+    );
+    // (the tree is the type-checked one but for the migration, which was type-checked with the resource)
+    assert.deepEqual(left, ['src/db/migrate.ts', ...left.filter((p) => p.startsWith('src/db/migrations/'))]);
+
+    assert.equal(npm('new:resource', ['gadget', 'name:string']).status, 0);
+    const dropped = npm('remove:resource', ['gadget', '--drop-table']);
+    assert.equal(dropped.status, 0, dropped.stderr);
+    const drop = readdirSync(join(dir, 'src/db/migrations')).find((f) => /_drop_gadgets\.ts$/.test(f));
+    assert.ok(drop, 'a migration that drops the table');
+    assert.match(readFileSync(join(dir, 'src/db/migrations', drop), 'utf8'), /dropTable\('gadget'\)/);
+    assert.ok(readFileSync(join(dir, 'src/db/migrate.ts'), 'utf8').includes(drop.replace('.ts', '')));
+    assert.equal(npm('remove:resource', ['gadget']).status, 1, 'gone already');
+  });
+});
