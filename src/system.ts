@@ -131,6 +131,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       csrf: infra.csrf,
       authenticator: modules.authenticator,
       accountGuard: modules.accountGuard,
+      usageGate: modules.usageGate,
       schemas: embeddedFirst([...modules.schemas, ...(options.extraSchemas ?? [])]),
       observability: appObservability(metrics, tracing),
       pageFields: modules.pageFields,

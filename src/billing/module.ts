@@ -2,42 +2,56 @@
  * Billing (docs/billing.md): organizations' plans and subscriptions through Stripe Checkout and
  * the Customer Portal, and the plan gate's data (`requires` on routes).
  */
+import { mailModule } from '../mail/module.js';
 import { orgsModule } from '../orgs/module.js';
 import { defineModule } from '../runtime/module.js';
-import { ConfigError, list } from '../runtime/settings.js';
+import { ConfigError, int, list } from '../runtime/settings.js';
 import { billingRoutes } from './routes.js';
 import { BILLING_SCHEMAS } from './schemas.js';
 import { BillingService } from './service.js';
 import { billingSettings, warnAboutBilling } from './settings.js';
 import { stripeGateway } from './stripe-gateway.js';
+import { BILLING_DUE_CHANNEL, StripeSync } from './stripe-sync.js';
+import { UsageService } from './usage.js';
 
 export { BillingService } from './service.js';
+export type { UsageRecord, UsageService } from './usage.js';
 
 export const billingModule = defineModule({
   name: 'billing',
   settings: (env) => ({
     billing: billingSettings(env, (variable, problem) => new ConfigError(variable, problem)),
     webhookSecrets: list(env.STRIPE_WEBHOOK_SECRET),
+    syncPollMs: int(env, 'BILLING_SYNC_POLL_MS', 1000, 10, 3_600_000),
   }),
   async start(ctx, settings) {
     const log = ctx.logs.logger('saas.billing');
+    const gateway = await stripeGateway(settings.billing);
     const billing = new BillingService({
       db: ctx.db,
       settings: settings.billing,
       appUrl: ctx.config.appUrl,
-      gateway: await stripeGateway(settings.billing),
+      gateway,
       log,
     });
     const orgs = ctx.use(orgsModule);
     // deleting organizations (an account's deletion takes those it alone owns) cancels their subscriptions first
     orgs.onBeforeDeletion((ids) => billing.cancelForDeletion(ids));
+    orgs.invitations.useCheck(billing.seatCap);
     const memberships = orgs.memberships;
+    const usage = new UsageService({ db: ctx.db, catalogue: () => billing.catalogue, mail: ctx.use(mailModule).mail, log, appUrl: ctx.config.appUrl });
+    // seat quantities and meter events to Stripe, durably (docs/billing.md, "When Stripe is down")
+    const sync = new StripeSync({ db: ctx.db, log, gateway, settings: settings.billing, pollMs: settings.syncPollMs, leaseMs: 60_000 });
+    ctx.listener.subscribe({ channel: BILLING_DUE_CHANNEL, onNotification: () => sync.nudge(), catchUp: async () => sync.nudge() });
+    sync.start();
     return {
-      services: { billing },
+      services: { billing, sync, usage },
+      usageGate: usage,
       schemas: BILLING_SCHEMAS,
-      routeGroups: [billingRoutes(billing, memberships)],
+      routeGroups: [billingRoutes(billing, memberships, usage)],
       // the paid features (route data `requires`) of every module: their plans checked against BILLING_PLANS
       ready: (app) => warnAboutBilling(settings.billing, { env: ctx.config.env, webhookSecrets: settings.webhookSecrets }, log, app.routeGroups),
+      stop: () => sync.stop(ctx.config.shutdownTimeoutMs),
     };
   },
 });

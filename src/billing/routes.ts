@@ -3,11 +3,12 @@
  * organization's admins a Checkout Session and a Customer Portal session. See docs/billing.md.
  */
 import { originOf } from '../audit/log.js';
-import { ErrorBody, unauthorized } from '../http/errors.js';
+import { ErrorBody, notFound, unauthorized } from '../http/errors.js';
 import { ref, route, type MembershipResolver, type RouteGroup } from '../http/routes.js';
 import { OrgId } from '../orgs/schemas.js';
-import { BillingPlans, BillingRedirect, CheckoutRequest } from './schemas.js';
+import { BillingPlans, BillingRedirect, CheckoutRequest, OrganizationUsage } from './schemas.js';
 import type { BillingService } from './service.js';
+import type { UsageService } from './usage.js';
 
 const error = ref(ErrorBody);
 /** set on every `orgRole` route by the route layer */
@@ -20,7 +21,7 @@ const STRIPE_ERRORS =
   '503 `billing-not-configured` without STRIPE_SECRET_KEY; 502 `payment-provider-error` when Stripe fails ' +
   "(with Stripe's `provider-code` and `provider-request-id` when it gives them).";
 
-export function billingRoutes(billing: BillingService, memberships: MembershipResolver): RouteGroup {
+export function billingRoutes(billing: BillingService, memberships: MembershipResolver, usage: UsageService): RouteGroup {
   return {
     prefix: '/api',
     tags: ['Billing'],
@@ -65,6 +66,22 @@ export function billingRoutes(billing: BillingService, memberships: MembershipRe
         orgRole: 'admin',
         schemas: { params: OrgId, response: { 200: ref(BillingRedirect), 409: error, 502: error, 503: error } },
         handler: ({ membership, user, request }) => billing.portal(required(membership), required(user), originOf(request)),
+      }),
+      route({
+        method: 'GET',
+        path: '/orgs/:id/usage',
+        summary: "The organization's seats and usage",
+        description:
+          "The organization's plan, its billing period (the subscription's current period, else the UTC calendar month; `end` exclusive), " +
+          "its seats (members not suspended plus pending invitations) against the plan's `included` and `max`, and every meter of the catalogue " +
+          "with this period's usage, the plan's soft and hard limits (null where none) and the usage of each UTC day from the period's start to today.",
+        orgRole: 'member',
+        schemas: { params: OrgId, response: { 200: ref(OrganizationUsage) } },
+        async handler({ membership }) {
+          const found = await usage.usageOf(required(membership).organizationId);
+          if (!found) throw notFound('No such organization');
+          return found;
+        },
       }),
     ],
   };

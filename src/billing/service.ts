@@ -12,6 +12,9 @@ import { badRequest, conflict, HttpError, notFound } from '../http/errors.js';
 import type { AuthUser, Membership, OrganizationPlan } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import type { BillingPlans, BillingRedirect } from './schemas.js';
+import { type Catalogue, mainPrice } from './catalogue.js';
+import { orgBilling, planOf } from './org-plan.js';
+import { checkoutLineItems, seatCap } from './seats.js';
 import { planOfPrice, type BillingSettings } from './settings.js';
 import { StripeGatewayError, type BillingGateway, type CheckoutSessionParams, type PriceDetails } from './stripe-gateway.js';
 
@@ -99,21 +102,42 @@ export class BillingService {
   async plans(): Promise<BillingPlans> {
     const { settings } = this.deps;
     const prices = await this.priceDetails();
+    const catalogue = this.catalogue;
+    const fromFile = catalogue.source === 'file';
     return {
-      plans: settings.plans.map((p) => {
-        const price = prices?.get(p.priceId);
+      plans: catalogue.plans.map((p) => {
+        const priceId = mainPrice(p);
+        const price = priceId ? prices?.get(priceId) : undefined;
+        // the catalogue names its plans; BILLING_PLANS's are named by their product in Stripe
+        const name = fromFile ? p.name : price?.name;
+        const offered = this.features.filter((f) => f.plans.includes(p.id)).map((f) => f.id);
         return {
           id: p.id,
-          'price-id': p.priceId,
-          ...(price?.name ? { name: price.name } : {}),
+          'price-id': priceId,
+          ...(name ? { name } : {}),
           ...(price?.amount !== undefined ? { amount: price.amount, currency: price.currency } : {}),
           ...(price?.interval ? { interval: price.interval, 'interval-count': price.intervalCount ?? 1 } : {}),
-          features: this.features.filter((f) => f.plans.includes(p.id)).map((f) => f.id),
+          // BILLING_PLANS answers what it always did: its plans have no seats, limits or catalogue features
+          ...(fromFile
+            ? {
+                default: p.default,
+                prices: p.prices && { flat: p.prices.flat, 'per-seat': p.prices.perSeat, metered: { ...p.prices.metered } },
+                seats: { ...p.seats },
+                limits: Object.fromEntries(Object.entries(p.limits).map(([meter, l]) => [meter, { ...l }])),
+              }
+            : {}),
+          features: [...new Set([...p.features, ...offered])],
         };
       }),
+      ...(fromFile ? { meters: catalogue.meters.map((m) => ({ id: m.id, name: m.name })) } : {}),
       'trial-days': settings.trialDays,
       'checkout-enabled': Boolean(this.deps.gateway),
     };
+  }
+
+  /** The plan catalogue (BILLING_PLANS_FILE, or BILLING_PLANS as flat prices). */
+  get catalogue(): Catalogue {
+    return this.deps.settings.catalogue;
   }
 
   private priceDetails(): Promise<Map<string, PriceDetails> | undefined> {
@@ -146,6 +170,24 @@ export class BillingService {
     if (this.deps.settings.plans.some((p) => p.id === stored)) return stored;
     return planOfPrice(this.deps.settings.plans, stored)?.id ?? stored;
   }
+
+  /**
+   * The feature gate's lookup (`requires: {feature}`): whether the organization's plan (the
+   * catalogue's; the default plan without a trialing or active subscription) has the feature,
+   * and which plans do (a module's `offer` counts, for BILLING_PLANS's plans).
+   */
+  readonly featureOf = async (organizationId: string, feature: string) => {
+    const row = await orgBilling(this.deps.db, organizationId);
+    if (!row) return undefined;
+    const offered = this.features.filter((f) => f.id === feature).flatMap((f) => f.plans);
+    const hasIt = (p: { id: string; features: string[] }) => p.features.includes(feature) || offered.includes(p.id);
+    const plan = planOf(this.catalogue, row);
+    return {
+      has: Boolean(plan && hasIt(plan)),
+      plans: this.catalogue.plans.filter(hasIt).map((p) => p.id),
+      subscription: { status: row.subscription_status, plan: this.planName(row.subscription_plan) },
+    };
+  };
 
   /** The plan gate's lookup (`requires` route data): one query. */
   readonly subscriptionOf = async (organizationId: string): Promise<OrganizationPlan | undefined> => {
@@ -194,7 +236,7 @@ export class BillingService {
     const metadata = { organization_id: org.id };
     const params: CheckoutSessionParams = {
       mode: 'subscription',
-      line_items: [{ price: plan.priceId, quantity: 1 }],
+      line_items: await checkoutLineItems(db, this.catalogue, plan.id, plan.priceId, org.id),
       client_reference_id: org.id,
       ...(org.billing_customer_id ? { customer: org.billing_customer_id } : { customer_email: org.email }),
       success_url: `${base}&checkout=success`,
@@ -229,6 +271,9 @@ export class BillingService {
     });
     return { url: session.url };
   }
+
+  /** The seat cap, an invitation check (seats.ts). */
+  readonly seatCap = (trx: DB, organizationId: string): Promise<void> => seatCap(trx, this.catalogue, this.deps.appUrl, organizationId);
 
   /** A Customer Portal session for the organization's customer; 409 before its first checkout. */
   async portal(membership: Membership, user: AuthUser, origin: RequestOrigin): Promise<BillingRedirect> {

@@ -6,6 +6,9 @@
  */
 import type { RouteGroup } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
+import { API_CALLS_METER, type Catalogue, type ConfigProblem, mainPrice, pricesOf, readCatalogue } from './catalogue.js';
+
+export type { ConfigProblem } from './catalogue.js';
 
 /** A plan customers can buy: its name and the Stripe prices that stand for it. */
 export interface BillingPlan {
@@ -25,14 +28,17 @@ export interface BillingSettings {
   plans: BillingPlan[];
   /** free days before the first charge, for an organization's first subscription; 0: none */
   trialDays: number;
+  /** the plans with their seats, limits and features (BILLING_PLANS_FILE, or BILLING_PLANS as flat prices) */
+  catalogue: Catalogue;
+  /** BILLING_PRORATION: how Stripe prorates a seat quantity change */
+  proration: 'create_prorations' | 'always_invoice' | 'none';
+  /** BILLING_RETRY_SCHEDULE: ms between attempts of a Stripe sync call, the last repeated */
+  retryScheduleMs: number[];
 }
 
 export const STRIPE_API_URL = 'https://api.stripe.com';
 /** Stripe refuses longer trials */
 export const MAX_TRIAL_DAYS = 730;
-
-/** What config.ts throws: a bad variable and what is wrong with it. */
-export type ConfigProblem = (variable: string, problem: string) => Error;
 
 type Env = Record<string, string | undefined>;
 
@@ -108,12 +114,64 @@ export function billingSettings(env: Env, problem: ConfigProblem): BillingSettin
   if (!/^\d{1,4}$/.test(trialRaw) || Number(trialRaw) > MAX_TRIAL_DAYS) {
     throw problem('BILLING_TRIAL_DAYS', `must be a whole number of days from 0 to ${MAX_TRIAL_DAYS}, got "${trialRaw}"`);
   }
+  const file = env.BILLING_PLANS_FILE?.trim() || undefined;
+  if (file && env.BILLING_PLANS?.trim())
+    throw problem('BILLING_PLANS_FILE', 'and BILLING_PLANS are both set: use one (BILLING_PLANS_FILE holds everything BILLING_PLANS does)');
+  let plans: BillingPlan[];
+  let catalogue: Catalogue;
+  if (file) {
+    catalogue = readCatalogue(file, problem);
+    // what checkout and the webhook read: each priced plan, its main price, every other price of it counted as it
+    plans = catalogue.plans
+      .filter((p) => p.prices)
+      .map((p) => {
+        const priceId = mainPrice(p)!;
+        return { id: p.id, priceId, formerPriceIds: pricesOf(p).filter((x) => x !== priceId) };
+      });
+  } else {
+    plans = parsePlans(env.BILLING_PLANS, problem);
+    catalogue = envCatalogue(plans);
+  }
+  const proration = env.BILLING_PRORATION?.trim() || 'create_prorations';
+  if (proration !== 'create_prorations' && proration !== 'always_invoice' && proration !== 'none') {
+    throw problem('BILLING_PRORATION', `must be create_prorations, always_invoice or none, got "${proration}"`);
+  }
   return {
     secretKey,
     apiUrl: parseApiUrl(env.STRIPE_API_URL, problem),
-    plans: parsePlans(env.BILLING_PLANS, problem),
+    plans,
     trialDays: Number(trialRaw),
+    catalogue,
+    proration,
+    retryScheduleMs: parseSchedule(env.BILLING_RETRY_SCHEDULE, problem),
   };
+}
+
+/** BILLING_PLANS as a catalogue: each plan one flat price, no seat cap, no limits, no features. */
+export function envCatalogue(plans: readonly BillingPlan[]): Catalogue {
+  return {
+    source: 'env',
+    meters: [API_CALLS_METER],
+    plans: plans.map((p) => ({
+      id: p.id,
+      name: p.id,
+      default: false,
+      prices: { flat: p.priceId, perSeat: null, metered: {}, former: [...p.formerPriceIds] },
+      seats: { included: 0, max: null },
+      limits: {},
+      features: [],
+    })),
+  };
+}
+
+/** BILLING_RETRY_SCHEDULE: seconds between attempts, the last repeated (default 5,30,120,600,3600). */
+function parseSchedule(raw: string | undefined, problem: ConfigProblem): number[] {
+  const value = raw?.trim() || '5,30,120,600,3600';
+  const items = value.split(',').map((x) => x.trim());
+  if (items.length > 30 || items.some((x) => !/^\d+(\.\d+)?$/.test(x) || Number(x) > 86_400)) {
+    throw problem('BILLING_RETRY_SCHEDULE', `must list at most 30 delays in seconds (such as 5,30,120; each at most 86400), got "${value}"`);
+  }
+  return items.map((x) => Math.round(Number(x) * 1000));
 }
 
 /** The plan a stored price id belongs to, or undefined for a price BILLING_PLANS does not name. */
@@ -144,7 +202,7 @@ export function warnAboutBilling(
   if (plans.length === 0) return;
   for (const group of groups) {
     for (const r of group.routes) {
-      if (r.requires && !r.requires.plans.some((plan) => plans.some((p) => p.id === plan))) {
+      if (r.requires && 'plans' in r.requires && !r.requires.plans.some((plan) => plans.some((p) => p.id === plan))) {
         log.warn(
           'billing/gated-plans-unknown',
           `${r.method} ${group.prefix}${r.path} needs the plan ${r.requires.plans.join(' or ')}, ` +

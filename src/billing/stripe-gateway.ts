@@ -35,6 +35,10 @@ export interface BillingGateway {
   createPortalSession(params: PortalSessionParams): Promise<{ id: string; url: string }>;
   /** cancels at once (no further charge); a subscription Stripe no longer has counts as canceled */
   cancelSubscription(subscriptionId: string): Promise<void>;
+  /** sets a subscription item's quantity (the seat sync) */
+  setItemQuantity(itemId: string, quantity: number, proration: 'create_prorations' | 'always_invoice' | 'none', idempotencyKey: string): Promise<void>;
+  /** sends a Billing Meter event; one Stripe already has under `identifier` counts as sent */
+  sendMeterEvent(event: { eventName: string; customerId: string; value: number; identifier: string; timestamp: Date }): Promise<void>;
 }
 
 /** Why a Stripe call failed, in words safe for a response and a log line. */
@@ -129,6 +133,29 @@ export async function stripeGateway(settings: BillingSettings): Promise<BillingG
     async createPortalSession(params) {
       const session = await call('billing_portal.sessions.create', () => stripe.billingPortal.sessions.create(params));
       return { id: session.id, url: session.url };
+    },
+    async setItemQuantity(itemId, quantity, proration, idempotencyKey) {
+      await call('subscription_items.update', () => stripe.subscriptionItems.update(itemId, { quantity, proration_behavior: proration }, { idempotencyKey }));
+    },
+    async sendMeterEvent(event) {
+      try {
+        await call('billing.meter_events.create', () =>
+          stripe.billing.meterEvents.create(
+            {
+              event_name: event.eventName,
+              payload: { stripe_customer_id: event.customerId, value: String(event.value) },
+              identifier: event.identifier,
+              timestamp: Math.floor(event.timestamp.getTime() / 1000),
+            },
+            // the identifier is Stripe's own de-duplication; the same key keeps a network retry to one request
+            { idempotencyKey: event.identifier },
+          ),
+        );
+      } catch (err) {
+        // a re-send after a lost answer: Stripe has it already
+        if (err instanceof StripeGatewayError && err.failure === 'invalid-request' && /duplicate|identifier/i.test(err.code ?? '')) return;
+        throw err;
+      }
     },
     async cancelSubscription(subscriptionId) {
       try {

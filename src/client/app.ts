@@ -18,11 +18,12 @@ import { sso } from './sso/feature.js';
 import { registerShell, type ShellOptions } from './shell/events.js';
 import { createRouter, type BrowserIo, type Feature } from './shell/features.js';
 import type { AppState } from './shell/state.js';
+import { usage } from './usage/feature.js';
 import { webhooks } from './webhooks/feature.js';
 
 export type { Account, AppState, Route } from './shell/state.js';
 
-export const FEATURES: readonly Feature[] = [site, account, orgs, apiKeys, webhooks, audit, billing, oidc, sso, admin, oauth];
+export const FEATURES: readonly Feature[] = [site, account, orgs, apiKeys, webhooks, audit, billing, usage, oidc, sso, admin, oauth];
 
 /** the route of a path no feature knows: the site's 404 page */
 const FALLBACK = 'not-found';

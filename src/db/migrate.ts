@@ -22,6 +22,7 @@ import * as m0017 from './migrations/0017_sign_in.js';
 import * as m0018 from './migrations/0018_sso.js';
 import * as m0019 from './migrations/0019_name_word_search.js';
 import * as m0020 from './migrations/0020_oauth.js';
+import * as m0021 from './migrations/0021_usage.js';
 import type { Logger } from '../logging/logger.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -44,6 +45,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0018_sso': m0018,
   '0019_name_word_search': m0019,
   '0020_oauth': m0020,
+  '0021_usage': m0021,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -146,6 +146,57 @@ export interface OrganizationTable {
   billing_customer_id: string | null;
   /** the organization's current Stripe subscription */
   billing_subscription_id: string | null;
+  /** the subscription's items as its events report them (migration 0021) */
+  subscription_items: ColumnType<SubscriptionItem[], string | undefined, string>;
+  subscription_period_start: NullableTimestamp;
+  /** the seat quantity the Stripe sync last gave Stripe */
+  seat_quantity_sent: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** One item of a subscription: its id (`si_…`), price and quantity. */
+export interface SubscriptionItem {
+  id: string;
+  price: string;
+  quantity: number | null;
+}
+
+/** The Stripe sync outbox (migration 0021): seat quantities and meter events, per organization in `id` order. */
+export interface BillingJobTable {
+  id: Generated<string>;
+  organization_id: string;
+  kind: 'seats' | 'meter';
+  meter: string | null;
+  status: ColumnType<'pending' | 'sent' | 'skipped', 'pending' | 'sent' | 'skipped' | undefined, 'pending' | 'sent' | 'skipped'>;
+  idempotency_key: string | null;
+  quantity: number | null;
+  value: string | null;
+  event_at: NullableTimestamp;
+  attempts: Generated<number>;
+  next_attempt_at: Generated<Date>;
+  locked_until: NullableTimestamp;
+  locked_by: string | null;
+  last_error: string | null;
+  created_at: Generated<Date>;
+  sent_at: NullableTimestamp;
+}
+
+/** What a service recorded with `usage.record` (migration 0021). */
+export interface UsageRecordTable {
+  organization_id: string;
+  meter: string;
+  id: string;
+  quantity: ColumnType<string, number | string, number | string>;
+  recorded_at: Generated<Date>;
+  job_id: string | null;
+}
+
+/** An organization's usage of a meter in one billing period (migration 0021). */
+export interface UsageCounterTable {
+  organization_id: string;
+  meter: string;
+  period_start: Timestamp;
+  used: ColumnType<string, number | string | undefined, number | string>;
+  soft_notified: Generated<boolean>;
 }
 
 /** An account's role in an organization; at least one owner per organization (checked at commit). */
@@ -525,6 +576,9 @@ export interface DatabaseSchema {
   oauth_app: OAuthAppTable;
   oauth_model: OAuthModelTable;
   oauth_grant: OAuthGrantTable;
+  billing_job: BillingJobTable;
+  usage_record: UsageRecordTable;
+  usage_counter: UsageCounterTable;
 }
 
 export type AccountRow = Selectable<AccountTable>;

@@ -21,7 +21,16 @@ import { apiSecurityHeaders, computeSecurityHeaders, securityHeaderOptions } fro
 import { clientErrorHandler, frameworkErrorHandler, markErrorBody } from './error-answers.js';
 import { documentHeadersFirst, isApiOrDocsTarget, installPipeline } from './pipeline.js';
 import { contextServerFactory, pathOf, requestIdOf } from './request-context.js';
-import { isApiRoute, MAX_PARAM_LENGTH, registerRouteGroup, type AccountGuard, type ApiKeyCaller, type AuthUser, type RouteGroup } from './routes.js';
+import {
+  isApiRoute,
+  MAX_PARAM_LENGTH,
+  registerRouteGroup,
+  type AccountGuard,
+  type ApiKeyCaller,
+  type AuthUser,
+  type RouteGroup,
+  type UsageGate,
+} from './routes.js';
 import { installRouteGates, isPlatformAdminRoute } from './route-gates.js';
 import { registerStatic } from './static.js';
 
@@ -56,6 +65,8 @@ export interface AppDeps {
   authenticator?: Authenticator;
   /** the caller's account checks of `verifiedEmail` and `reauth` routes (src/account/guard.ts) */
   accountGuard?: AccountGuard;
+  /** decides `limit` routes and counts API key requests (src/http/usage-gate.ts) */
+  usageGate?: UsageGate;
   /** named schemas: referenced by routes, listed under components.schemas */
   schemas: TSchema[];
   routeGroups: RouteGroup[];
@@ -194,7 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   // --- routes ---
-  for (const group of deps.routeGroups) registerRouteGroup(app, group, deps.accountGuard);
+  for (const group of deps.routeGroups) registerRouteGroup(app, group, deps.accountGuard, deps.usageGate);
   for (const mount of deps.mounts ?? []) {
     for (const url of mount.urls) {
       app.route({

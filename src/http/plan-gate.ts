@@ -18,11 +18,46 @@ export type SubscriptionResolver = (organizationId: string) => Promise<Organizat
 /** Statuses that open a gated route: the plan is paid for, or in its trial. */
 const PAID_STATUSES: ReadonlySet<OrganizationPlan['status']> = new Set(['active', 'trialing']);
 
+/**
+ * Whether an organization's plan has a feature (route data `requires: {feature}`), and the plans
+ * that have it; undefined for a missing organization.
+ */
+export type FeatureResolver = (
+  organizationId: string,
+  feature: string,
+) => Promise<{ has: boolean; plans: string[]; subscription: OrganizationPlan } | undefined>;
+
+/** What a route requires: one of some plans, or a feature of the organization's plan. */
+export type Requirement = { plans: string[] } | { feature: string };
+
 /** Start-up checks of the route data; `where` names the route. */
-export function validateRequires(where: string, requires: { plans: string[] }, hasOrgRole: boolean, hasResolver: boolean): void {
-  if (!hasOrgRole) throw new Error(`Route ${where}: requires (plans) needs orgRole: the plans are the organization's`);
+export function validateRequires(where: string, requires: Requirement, hasOrgRole: boolean, hasResolver: boolean, hasFeatures = false): void {
+  if (!hasOrgRole) throw new Error(`Route ${where}: requires needs orgRole: the plans are the organization's`);
+  if ('feature' in requires) {
+    if (typeof requires.feature !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(requires.feature)) throw new Error(`Route ${where}: requires needs a feature id`);
+    if (!hasFeatures) throw new Error(`Route ${where}: requires (feature) needs the group's features resolver`);
+    return;
+  }
   if (!Array.isArray(requires.plans) || requires.plans.length === 0) throw new Error(`Route ${where}: requires needs at least one plan`);
   if (!hasResolver) throw new Error(`Route ${where}: requires needs the group's subscriptions resolver`);
+}
+
+export const featureSentence = (feature: string) =>
+  `Needs a plan with the feature \`${feature}\` (402 \`payment-required\` with \`feature\` and the \`plans\` that have it otherwise).`;
+
+/** The preHandler of a `requires: {feature}` route, after the role check. */
+export function featureCheck(resolve: FeatureResolver, feature: string, param: string) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const organizationId = (request.params as Record<string, string>)[param];
+    const found = await resolve(organizationId, feature);
+    if (!found) throw notFound('No such organization');
+    if (found.has) return;
+    throw paymentRequired(`This needs a plan with the feature ${feature}: ${found.plans.join(' or ') || 'no plan has it'}`, found.plans, {
+      feature,
+      status: found.subscription.status,
+      plan: found.subscription.plan,
+    });
+  };
 }
 
 export const planList = (plans: readonly string[]) => plans.map((p) => `\`${p}\``).join(' or ');

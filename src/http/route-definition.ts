@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
 import { unauthorized } from './errors.js';
 import type { Actor, ApiKeyCaller, AuthUser, Membership, MembershipResolver, OrgRole } from './org-access.js';
-import type { SubscriptionResolver } from './plan-gate.js';
+import type { FeatureResolver, Requirement, SubscriptionResolver } from './plan-gate.js';
 import type { ImpersonationRule, PlatformAdminResolver } from './route-gates.js';
 
 export type AuthRequirement = 'none' | 'optional' | 'required';
@@ -83,9 +83,17 @@ export interface RouteDefinition<S extends RouteSchemas> {
   /**
    * Plans that open the route (with `orgRole`): after the role check, the organization's
    * subscription must be `active` or `trialing` on one of them, else 402 `payment-required`
-   * with `plans`. Read through the group's `subscriptions`.
+   * with `plans`. Read through the group's `subscriptions`. Or `{feature}`: the organization's
+   * plan (the catalogue's) must have it, else 402 `payment-required` with `feature` and the
+   * `plans` that have it; read through the group's `features`.
    */
-  requires?: { plans: string[] };
+  requires?: Requirement;
+  /**
+   * A meter whose hard limit (the organization's plan's, per billing period) closes the route:
+   * 402 `usage-limit` once it is reached (src/http/usage-gate.ts). A route with `apiKeys` carries
+   * `api-calls` for requests made with a key without saying so.
+   */
+  limit?: string;
   /**
    * Accept an API key (`Authorization: Bearer sk_…`) as the caller. On an `orgRole` route, a key
    * of the organization acts with its role as the membership's (`membership.accountId` is then
@@ -151,6 +159,8 @@ export interface RouteGroup {
   memberships?: MembershipResolver;
   /** looks up subscriptions for the group's `requires` routes (required when one has it) */
   subscriptions?: SubscriptionResolver;
+  /** whether an organization's plan has a feature, for `requires: {feature}` routes (required when one has it) */
+  features?: FeatureResolver;
   /** the routes' `platformAdmin` unless they say otherwise */
   platformAdmin?: boolean;
   /** decides who is a platform admin, for `platformAdmin` routes (required when one has it) */

@@ -10,14 +10,16 @@ import type { TSchema } from 'typebox';
 import { unauthorized } from './errors.js';
 import { FORMATS } from './formats.js';
 import { actorOf, authorizeOrg, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
-import { planCheck, planList, plansSentence, validateRequires } from './plan-gate.js';
+import { featureCheck, featureSentence, planCheck, planList, plansSentence, type Requirement, validateRequires } from './plan-gate.js';
+import { limitOf, limitSentence, usageCheck, type UsageGate } from './usage-gate.js';
 import { REAUTH_MAX_AGE_SECONDS, requireUser, resolved, type AccountGuard, type AuthRequirement, type Route, type RouteGroup } from './route-definition.js';
 import { routeDataOf } from './route-data.js';
 import { API_SCOPES } from '../shared/oauth-scopes.js';
 import { impersonationBodyCheck, type GateConfig } from './route-gates.js';
 
 export { hasRole, NO_ACCOUNT, type Actor, type ApiKeyCaller, type AuthUser, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
-export type { OrganizationPlan, SubscriptionResolver } from './plan-gate.js';
+export type { FeatureResolver, OrganizationPlan, Requirement, SubscriptionResolver } from './plan-gate.js';
+export type { UsageGate } from './usage-gate.js';
 export type { ImpersonationBodyRule, ImpersonationRule, PlatformAdminResolver } from './route-gates.js';
 export {
   ref,
@@ -49,8 +51,10 @@ export interface RouteConfig extends GateConfig {
   /** the role needed in the organization named by the path parameter `orgParam` */
   orgRole?: OrgRole;
   orgParam?: string;
-  /** the plans one of which the organization must have (active or trialing) */
-  requires?: { plans: string[] };
+  /** the plans one of which the organization must have (active or trialing), or a feature its plan must have */
+  requires?: Requirement;
+  /** the meter whose hard limit closes the route (usage-gate.ts) */
+  limit?: string;
   /** an API key may be the caller */
   apiKeys: boolean;
   /** the OAuth scopes that let an OAuth access token call it (route-gates.ts) */
@@ -161,8 +165,11 @@ function validateDefinition(group: RouteGroup, r: Route): void {
     if (!group.memberships) throw new Error(`Route ${where}: orgRole needs the group's memberships resolver`);
     if (r.auth && r.auth !== 'required') throw new Error(`Route ${where}: orgRole requires authentication`);
   }
-  if (r.requires) validateRequires(where, r.requires, Boolean(r.orgRole), Boolean(group.subscriptions));
+  if (r.requires) validateRequires(where, r.requires, Boolean(r.orgRole), Boolean(group.subscriptions), Boolean(group.features));
   if (r.scopes) validateScopes(where, r, group);
+  if (r.limit !== undefined && (typeof r.limit !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(r.limit)))
+    throw new Error(`Route ${where}: limit must name a meter`);
+  if (r.limit && !r.orgRole && !r.apiKeys) throw new Error(`Route ${where}: limit needs orgRole (or apiKeys): the usage is an organization's`);
   if (r.apiKeys && !r.orgRole && (r.auth ?? group.auth ?? 'none') === 'none') throw new Error(`Route ${where}: apiKeys on a route without authentication`);
   if ((r.platformAdmin ?? group.platformAdmin) && !group.platformAdmins)
     throw new Error(`Route ${where}: platformAdmin needs the group's platformAdmins resolver`);
@@ -249,7 +256,7 @@ function orgRoleCheck(resolve: MembershipResolver, required: OrgRole, param: str
  * incomplete. Standard error responses (400 for input, 401 for auth, 500) are added to the
  * documented responses of every route that can produce them.
  */
-export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guard?: AccountGuard): void {
+export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guard?: AccountGuard, usage?: UsageGate): void {
   for (const r of group.routes) {
     validateDefinition(group, r);
     if ((r.reauth || r.verifiedEmail) && !guard)
@@ -275,8 +282,15 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
       addError(403, "The caller's role in the organization is below the one the route needs");
       addError(404, 'No such organization, or the caller is not a member');
     }
-    if (r.requires)
-      addError(402, `\`payment-required\` (with \`plans\`): the organization has no active or trialing subscription on ${planList(r.requires.plans)}`);
+    const limit = limitOf(r);
+    const gates402 = [
+      r.requires &&
+        ('feature' in r.requires
+          ? `\`payment-required\` (with \`feature\` and \`plans\`): the organization's plan lacks the feature \`${r.requires.feature}\``
+          : `\`payment-required\` (with \`plans\`): the organization has no active or trialing subscription on ${planList(r.requires.plans)}`),
+      limit && `\`usage-limit\` (with \`meter\`, \`limit\`, \`used\`): the organization reached its plan's hard limit of \`${limit}\` this billing period`,
+    ].filter(Boolean);
+    if (gates402.length > 0) addError(402, gates402.join('; or '));
     if (platformAdmin) addError(404, 'Not a platform admin, or not signed in: the answer of a path without a route');
     if (r.impersonation === 'forbidden') addError(403, '`impersonation-forbidden`: an impersonated session may not do this');
     if (typeof r.impersonation === 'object') {
@@ -323,8 +337,9 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
       docs: r.docs,
       apiKeys: r.apiKeys === true,
       ...(r.orgRole ? { orgRole: r.orgRole, orgParam: r.orgParam ?? 'id' } : {}),
-      ...(r.requires ? { requires: { plans: [...r.requires.plans] } } : {}),
+      ...(r.requires ? { requires: 'feature' in r.requires ? { feature: r.requires.feature } : { plans: [...r.requires.plans] } } : {}),
       ...(r.scopes ? { scopes: [...r.scopes] } : {}),
+      ...(limit ? { limit } : {}),
       ...(r.verifiedEmail ? { verifiedEmail: true } : {}),
       ...(r.reauth ? { reauth: { passwordField: reauthField(r) } } : {}),
       ...(platformAdmin ? { platformAdmin: group.platformAdmins } : {}),
@@ -334,7 +349,8 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
       [
         r.description,
         r.orgRole && ROLE_SENTENCE[r.orgRole],
-        r.requires && plansSentence(r.requires.plans),
+        r.requires && ('feature' in r.requires ? featureSentence(r.requires.feature) : plansSentence(r.requires.plans)),
+        limit && limitSentence(limit),
         r.verifiedEmail && VERIFIED_SENTENCE,
         r.reauth && REAUTH_SENTENCE(reauthField(r)),
       ]
@@ -351,8 +367,10 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
         summary: r.summary,
         description,
         ...(r.orgRole ? { 'x-org-role': r.orgRole } : {}),
-        ...(r.requires ? { 'x-requires-plans': [...r.requires.plans] } : {}),
+        ...(r.requires && 'plans' in r.requires ? { 'x-requires-plans': [...r.requires.plans] } : {}),
+        ...(r.requires && 'feature' in r.requires ? { 'x-requires-feature': r.requires.feature } : {}),
         ...(r.scopes ? { 'x-oauth-scopes': [...r.scopes] } : {}),
+        ...(limit ? { 'x-usage-limit': limit } : {}),
         ...(r.verifiedEmail ? { 'x-verified-email': true } : {}),
         ...(r.reauth ? { 'x-reauthentication': { 'password-field': reauthField(r), 'recent-sign-in-seconds': REAUTH_MAX_AGE_SECONDS } } : {}),
         ...(platformAdmin ? { 'x-platform-admin': true } : {}),
@@ -375,7 +393,10 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
       preHandler: [
         ...(typeof r.impersonation === 'object' ? [impersonationBodyCheck(r.impersonation)] : []),
         ...(r.orgRole ? [orgRoleCheck(group.memberships!, r.orgRole, r.orgParam ?? 'id')] : []),
-        ...(r.orgRole && r.requires ? [planCheck(group.subscriptions!, r.requires.plans, r.orgParam ?? 'id')] : []),
+        ...(r.orgRole && r.requires && 'plans' in r.requires ? [planCheck(group.subscriptions!, r.requires.plans, r.orgParam ?? 'id')] : []),
+        ...(r.orgRole && r.requires && 'feature' in r.requires ? [featureCheck(group.features!, r.requires.feature, r.orgParam ?? 'id')] : []),
+        // without a gate (a bare app, in tests) limits are not enforced; the system always has one
+        ...(limit && usage ? [usageCheck(usage, limit, r.orgRole ? (r.orgParam ?? 'id') : undefined)] : []),
         ...accountChecks,
       ],
       // Without a promise when the route's handler answers at once: Fastify sends a plain

@@ -7,6 +7,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { DatabaseSchema, MailStatus } from '../db/schema.js';
+import { exponentialDelayMs } from '../runtime/jobs.js';
 import { renderMail, type MailKind, type MailTemplates, type TemplateContext } from './templates.js';
 
 /** A Kysely transaction (the usual case) or the database itself, for a message on its own. */
@@ -62,9 +63,7 @@ const ms = (n: number) => sql<Date>`now() + (${Math.round(n)}::bigint * interval
 
 /** The next attempt's delay after `attempts` failed ones: doubling from `baseMs`, capped, with up to 10% jitter. */
 export function retryDelayMs(policy: RetryPolicy, attempts: number, random = Math.random): number {
-  const exponential = policy.baseMs * 2 ** Math.min(Math.max(attempts - 1, 0), 40);
-  const delay = Math.min(exponential, policy.maxMs);
-  return Math.round(delay + delay * 0.1 * random());
+  return exponentialDelayMs(policy, attempts, random);
 }
 
 export class Outbox {

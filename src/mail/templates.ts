@@ -42,6 +42,8 @@ export interface MailTemplates {
   'trial-will-end': { organization: string; organizationId: string; plan: string | null; trialEndsAt: Date };
   /** to each owner and admin of the organization when the webhook worker disables a failing endpoint (src/webhooks/worker.ts) */
   'webhook-disabled': { organization: string; organizationId: string; endpoint: string; failingSince: Date; days: number };
+  /** to each owner and admin when the organization's usage of a meter reaches the plan's soft limit in a billing period (src/billing/usage.ts) */
+  'usage-threshold': { organization: string; organizationId: string; meter: string; used: number; soft: number; hard: number | null; periodEnd: Date };
   /** to each owner when the organization's SAML identity provider certificate expires within 30 days (src/sso/expiry.ts) */
   'sso-certificate-expiring': { organization: string; organizationId: string; expiresAt: Date };
 }
@@ -60,6 +62,7 @@ export const MAIL_KINDS = [
   'identity-linked-notice',
   'webhook-disabled',
   'sso-certificate-expiring',
+  'usage-threshold',
   'security-notice',
   'email-sign-in',
 ] as const satisfies readonly MailKind[];
@@ -281,6 +284,17 @@ export const TEMPLATES: Templates = {
         text: "Fix the receiver, then turn the endpoint on again on the Webhooks page; the delivery log shows each attempt's status code and error, and failed deliveries can be retried from there.",
       },
       { action: 'Open the Webhooks page', href: `${ctx.appUrl}/orgs/${encodeURIComponent(d.organizationId)}/webhooks` },
+    ]),
+
+  'usage-threshold': (d, ctx) =>
+    compose(ctx, `${d.organization} used ${d.used} ${d.meter} of its plan's ${d.hard ?? d.soft}`, "The usage reached the plan's warning level.", [
+      { text: 'Hello,' },
+      {
+        text:
+          `${d.organization} has used ${d.used} ${d.meter} in the current billing period, which ends on ${longDate.format(d.periodEnd)}; the plan warns at ${d.soft}` +
+          (d.hard === null ? '.' : ` and stops at ${d.hard}: past that, requests are refused until the next period or an upgrade.`),
+      },
+      { action: 'See the usage', href: `${ctx.appUrl}/orgs/${encodeURIComponent(d.organizationId)}/usage` },
     ]),
 
   'sso-certificate-expiring': (d, ctx) =>

@@ -28,8 +28,21 @@ export interface InvitationDeps {
   log: Logger;
 }
 
+/**
+ * A rule an invitation must pass, asked inside its transaction with the organization's row
+ * locked (billing's seat cap): throws the answer to refuse it, and nothing is written.
+ */
+export type InvitationCheck = (trx: DB, organizationId: string) => Promise<void>;
+
 export class InvitationService {
+  private readonly checks: InvitationCheck[] = [];
+
   constructor(private readonly deps: InvitationDeps) {}
+
+  /** Adds a rule every new invitation must pass (billing's seat cap). */
+  useCheck(check: InvitationCheck): void {
+    this.checks.push(check);
+  }
 
   async invite(caller: Membership, input: CreateInvitation, origin: RequestOrigin): Promise<Invitation> {
     const role = input.role ?? 'member';
@@ -58,6 +71,11 @@ export class InvitationService {
         if (!context) throw notFound('No such organization');
         // its log holds the owner's own security events (log-in addresses, failed log-ins): nobody else joins
         if (context.personal) throw personalOrganization();
+        if (this.checks.length > 0) {
+          // invitations of one organization are counted one after the other
+          await trx.selectFrom('organization').select('id').where('id', '=', caller.organizationId).forUpdate().execute();
+          for (const check of this.checks) await check(trx, caller.organizationId);
+        }
         // an expired invitation no longer counts as pending: it makes way for the new one
         await trx
           .updateTable('invitation')

@@ -138,11 +138,12 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
         summary: 'Invite someone by email',
         description:
           'Emails a link to accept the invitation (7 days, single use). `role` defaults to `member`; inviting an owner needs the role `owner` (403). ' +
-          '409 when the address belongs to a member or has a pending invitation.',
+          '409 when the address belongs to a member or has a pending invitation. ' +
+          "402 `seat-limit` (with `limit`, `used`, `upgrade-url`) when one more seat would pass the plan's seat cap: nothing is created.",
         orgRole: 'admin',
         // an admin's second address invited as admin keeps acting for the organization after the impersonation
         impersonation: { forbiddenWhen: { field: 'role', values: ['admin', 'owner'] } },
-        schemas: { params: OrgId, body: ref(CreateInvitation), response: { 201: ref(Invitation), 409: error } },
+        schemas: { params: OrgId, body: ref(CreateInvitation), response: { 201: ref(Invitation), 402: error, 409: error } },
         handler: ({ parameters, membership, request }) => invitations.invite(requireMembership(membership), parameters.body, originOf(request)),
       }),
       route({

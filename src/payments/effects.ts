@@ -209,6 +209,8 @@ export class BillingEffects {
       periodEnd: effect.periodEnd,
       cancelAtPeriodEnd: effect.cancelAtPeriodEnd,
       subscriptionId: effect.subscriptionId ?? org.billing_subscription_id,
+      periodStart: effect.periodStart ?? null,
+      items: effect.items ?? [],
     });
     if (effect.trialEnding && status === 'trialing') await this.trialEndingNotice(trx, org, effect.trialEnding.endsAt, effect.priceId);
     return targetOf(org);
@@ -246,6 +248,9 @@ export class BillingEffects {
       periodEnd: Date | null;
       cancelAtPeriodEnd: boolean;
       subscriptionId: string | null;
+      /** from a subscription event: its period's start and items (an invoice event keeps them) */
+      periodStart?: Date | null;
+      items?: Array<{ id: string; price: string; quantity: number | null }>;
     },
   ): Promise<void> {
     await trx
@@ -256,6 +261,10 @@ export class BillingEffects {
         subscription_period_end: next.periodEnd,
         subscription_cancel_at_period_end: next.cancelAtPeriodEnd,
         billing_subscription_id: next.subscriptionId,
+        // the items' quantities are then what Stripe has: the seat sync compares with them
+        ...(next.items
+          ? { subscription_items: JSON.stringify(next.items), subscription_period_start: next.periodStart ?? null, seat_quantity_sent: null }
+          : {}),
       })
       .where('id', '=', org.id)
       .execute();

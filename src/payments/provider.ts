@@ -22,6 +22,10 @@ export type PaymentEffect =
       /** the provider's price (or legacy plan) id; BILLING_PLANS names its plan */
       priceId: string | null;
       periodEnd: Date | null;
+      /** the current period's start (on the subscription, or on its items in newer API versions) */
+      periodStart?: Date | null;
+      /** every item: its id, price and quantity (the seat sync sets the per-seat item's quantity) */
+      items?: Array<{ id: string; price: string; quantity: number | null }>;
       cancelAtPeriodEnd: boolean;
       /** set when the event announces the end of the trial: the owners get a notice */
       trialEnding: { endsAt: Date } | null;

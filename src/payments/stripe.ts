@@ -90,6 +90,17 @@ function firstItem(sub: Obj): Obj | undefined {
   return isObj(items[0]) ? items[0] : undefined;
 }
 
+/** Every item of a subscription with an id and a price. */
+function itemsOf(sub: Obj): Array<{ id: string; price: string; quantity: number | null }> {
+  const items = isObj(sub.items) && Array.isArray(sub.items.data) ? sub.items.data : [];
+  return items.filter(isObj).flatMap((item) => {
+    const id = str(item.id);
+    const price = (isObj(item.price) ? str(item.price.id) : null) ?? (isObj(item.plan) ? str(item.plan.id) : null);
+    const quantity = typeof item.quantity === 'number' && Number.isSafeInteger(item.quantity) ? item.quantity : null;
+    return id && price ? [{ id, price, quantity }] : [];
+  });
+}
+
 /** An invoice's subscription: `subscription` before API version 2025-03-31, `parent.subscription_details.subscription` since. */
 function invoiceSubscription(invoice: Obj): string | null {
   const parent = isObj(invoice.parent) && isObj(invoice.parent.subscription_details) ? invoice.parent.subscription_details : undefined;
@@ -116,6 +127,12 @@ export function stripeEffect(type: string, object: Obj): PaymentEffect {
     // newer API versions moved the period to the items
     const end =
       typeof object.current_period_end === 'number' ? object.current_period_end : typeof item?.current_period_end === 'number' ? item.current_period_end : null;
+    const start =
+      typeof object.current_period_start === 'number'
+        ? object.current_period_start
+        : typeof item?.current_period_start === 'number'
+          ? item.current_period_start
+          : null;
     const deleted = type === 'customer.subscription.deleted';
     const status = deleted ? 'canceled' : (STATUS[String(object.status)] ?? 'none');
     const trialEnd = typeof object.trial_end === 'number' ? unixTime(object.trial_end, 'trial_end') : null;
@@ -126,6 +143,8 @@ export function stripeEffect(type: string, object: Obj): PaymentEffect {
       status,
       priceId,
       periodEnd: end === null ? null : unixTime(end, 'current_period_end'),
+      periodStart: start === null ? null : unixTime(start, 'current_period_start'),
+      items: itemsOf(object),
       // the portal cancels at the period's end (`cancel_at_period_end`, or `cancel_at` in newer versions)
       cancelAtPeriodEnd: !deleted && status !== 'canceled' && (object.cancel_at_period_end === true || typeof object.cancel_at === 'number'),
       trialEnding: type === 'customer.subscription.trial_will_end' && trialEnd ? { endsAt: trialEnd } : null,

@@ -7,10 +7,11 @@ import { sql } from 'kysely';
 import { Type, type Static } from 'typebox';
 import type { DB } from '../db/database.js';
 import { unauthorized } from '../http/errors.js';
-import { ref, route, type MembershipResolver, type RouteGroup, type SubscriptionResolver } from '../http/routes.js';
+import { ref, route, type MembershipResolver, type RouteGroup, type FeatureResolver } from '../http/routes.js';
 import { OrgId } from '../orgs/schemas.js';
 
-/** The plans the usage report comes with. */
+/** The feature the usage report is, and the BILLING_PLANS plans that have it (a catalogue lists it in its plans' `features`). */
+export const USAGE_REPORT_FEATURE = 'usage-report';
 export const USAGE_REPORT_PLANS = ['pro', 'team'];
 const WINDOW_DAYS = 30;
 
@@ -97,12 +98,12 @@ export async function usageReport(db: DB, organizationId: string): Promise<Usage
   };
 }
 
-export function reportRoutes(db: DB, memberships: MembershipResolver, subscriptions: SubscriptionResolver): RouteGroup {
+export function reportRoutes(db: DB, memberships: MembershipResolver, features: FeatureResolver): RouteGroup {
   return {
     prefix: '/api',
     tags: ['Reports'],
     memberships,
-    subscriptions,
+    features,
     routes: [
       route({
         method: 'GET',
@@ -110,9 +111,10 @@ export function reportRoutes(db: DB, memberships: MembershipResolver, subscripti
         summary: "The organization's usage report",
         description:
           `Members by role, invitations and payment events of the last ${WINDOW_DAYS} days. The example of a paid feature: ` +
-          'its plans are route data (`requires`).',
+          'the feature it needs is route data (`requires: {feature}`): the plans of the catalogue that list `usage-report` open it ' +
+          '(with BILLING_PLANS, the plans `pro` and `team`).',
         orgRole: 'member',
-        requires: { plans: USAGE_REPORT_PLANS },
+        requires: { feature: USAGE_REPORT_FEATURE },
         schemas: { params: OrgId, response: { 200: ref(UsageReport) } },
         handler: ({ membership }) => {
           if (!membership) throw unauthorized();

@@ -20,7 +20,7 @@ import type { Authenticator, Mount } from '../http/app.js';
 import type { CsrfService } from '../http/csrf.js';
 import type { QueryKind } from '../http/queries.js';
 import type { LimiterStore } from '../http/rate-limit.js';
-import type { AccountGuard, RouteGroup } from '../http/routes.js';
+import type { AccountGuard, RouteGroup, UsageGate } from '../http/routes.js';
 import type { LogBackend } from '../logging/logger.js';
 import type { Metrics, Tracing } from '../observability/index.js';
 import type { Env } from './settings.js';
@@ -79,6 +79,8 @@ export interface Started<Services> extends Partial<Contributions> {
   authenticator?: Authenticator;
   /** the account checks of `verifiedEmail` and `reauth` routes (one module provides it) */
   accountGuard?: AccountGuard;
+  /** the usage gate of `limit` routes (one module provides it: billing) */
+  usageGate?: UsageGate;
   /** called once every module started and the app is ready, before it listens: checks across modules, background warm-ups */
   ready?(app: Readonly<Contributions>): void;
   /** stops its background work; awaited in reverse start order, after the HTTP server drained */

@@ -6,7 +6,7 @@
  */
 import type { Config } from '../config.js';
 import type { Authenticator } from '../http/app.js';
-import type { AccountGuard } from '../http/routes.js';
+import type { AccountGuard, UsageGate } from '../http/routes.js';
 import type { Contributions, ModuleContext, ModuleRef, Started } from './module.js';
 import type { Env } from './settings.js';
 import type { Stops } from './infrastructure.js';
@@ -27,6 +27,7 @@ export function readSettings(modules: readonly AnyModule[], config: Config): Map
 export interface StartedModules extends Contributions {
   authenticator: Authenticator | undefined;
   accountGuard: AccountGuard | undefined;
+  usageGate: UsageGate | undefined;
   /** tells every module the app is ready (cross-module checks, warm-ups) */
   ready(): void;
 }
@@ -43,6 +44,7 @@ export async function startModules(
   const started: Array<Started<unknown>> = [];
   let authenticator: Authenticator | undefined;
   let accountGuard: AccountGuard | undefined;
+  let usageGate: UsageGate | undefined;
   for (const module of modules) {
     const ctx: ModuleContext = {
       ...base,
@@ -65,11 +67,13 @@ export async function startModules(
     Object.assign(contributed.pageFields, result.pageFields);
     authenticator = theOne('an authenticator', authenticator, result.authenticator, module.name);
     accountGuard = theOne('an account guard', accountGuard, result.accountGuard, module.name);
+    usageGate = theOne('a usage gate', usageGate, result.usageGate, module.name);
   }
   return {
     ...contributed,
     authenticator,
     accountGuard,
+    usageGate,
     ready() {
       for (const result of started) result.ready?.(contributed);
     },

@@ -14,6 +14,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'subscription.updated',
   'api-key.created',
   'api-key.revoked',
+  'usage.threshold-reached',
   'webhook.test',
 ] as const;
 
@@ -44,5 +45,6 @@ export const SUBJECT_OF: Readonly<Record<WebhookEventType, string>> = {
   'subscription.updated': 'subscription',
   'api-key.created': 'api-key',
   'api-key.revoked': 'api-key',
+  'usage.threshold-reached': 'usage',
   'webhook.test': 'webhook',
 };

@@ -15,9 +15,9 @@
  * It wakes at every commit that wrote a delivery (the `webhook_due` notification), when an attempt
  * ends, every WEBHOOK_POLL_MS otherwise (retries falling due), and purges messages older than 30
  * days hourly. A process that dies mid-attempt leaves the delivery (and its endpoint) leased until
- * the lease ends; then any instance attempts it again.
+ * the lease ends; then any instance attempts it again. The loop itself (slots, nudges, polling,
+ * stop, purge) is the durable-job runner, src/runtime/jobs.ts.
  */
-import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { appendAudit, NO_ORIGIN } from '../audit/log.js';
 import type { SecretBox } from '../auth/secret-box.js';
@@ -25,12 +25,12 @@ import type { DB } from '../db/database.js';
 import type { WebhookDeliveryStatus } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
 import type { Mail } from '../mail/index.js';
+import { JobRunner, scheduledDelayMs } from '../runtime/jobs.js';
 import type { AttemptResult, WebhookSender } from './sender.js';
 import type { WebhookSettings } from './settings.js';
 
 /** Messages (with their deliveries and attempts) are deleted this long after they were written. */
 export const DELIVERY_RETENTION_DAYS = 30;
-const PURGE_EVERY_MS = 3_600_000;
 
 /** How an attempt ended, for metrics: delivered, failed and retried later, failed for good. */
 export type AttemptOutcome = 'succeeded' | 'retry' | 'failed';
@@ -62,112 +62,44 @@ interface ClaimedDelivery {
 }
 
 export class WebhookWorker {
-  private readonly instance = randomUUID();
-  private loop: Promise<void> | undefined;
-  private stopping = false;
-  private wake: (() => void) | undefined;
-  private woken = false;
-  private pollFailures = 0;
-  private lastPurgeMs = 0;
-  /** the attempts running on this instance */
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly runner: JobRunner<ClaimedDelivery>;
 
-  constructor(private readonly options: WebhookWorkerOptions) {}
+  constructor(private readonly options: WebhookWorkerOptions) {
+    this.runner = new JobRunner<ClaimedDelivery>({
+      name: 'webhooks',
+      noun: 'delivery',
+      log: options.log,
+      pollMs: options.settings.pollMs,
+      concurrency: options.settings.concurrency,
+      queue: {
+        claim: (claimId, limit) => this.claim(claimId, limit),
+        run: (delivery, claimId) => this.attempt(delivery, claimId),
+        purge: () => this.purge(),
+      },
+    });
+  }
 
   get running(): boolean {
-    return this.loop !== undefined && !this.stopping;
+    return this.runner.running;
   }
 
   start(): void {
-    if (this.loop !== undefined) return;
-    this.stopping = false;
-    this.loop = this.run();
+    this.runner.start();
   }
 
   /** Deliveries were committed (here or on another instance): look now. */
   nudge(): void {
-    this.woken = true;
-    this.wake?.();
+    this.runner.nudge();
   }
 
   /** Stops claiming and waits (at most `timeoutMs`) for the attempts in flight; one cut off is attempted again after its lease. */
   async stop(timeoutMs: number): Promise<void> {
-    const loop = this.loop;
-    this.stopping = true;
-    this.wake?.();
-    if (loop !== undefined) {
-      let timer: NodeJS.Timeout | undefined;
-      const finished = loop.then(() => Promise.all([...this.inFlight])).then(() => false);
-      const late = await Promise.race([
-        finished,
-        new Promise<boolean>((resolve) => {
-          timer = setTimeout(() => resolve(true), timeoutMs);
-        }),
-      ]);
-      clearTimeout(timer);
-      if (late)
-        this.options.log.warn('webhooks/stop-timeout', `Webhook attempts still running after ${timeoutMs} ms; they are attempted again after their lease`);
-    }
-    this.loop = undefined;
+    await this.runner.stop(timeoutMs);
   }
 
   /** One pass: claims what is due (as many as free slots allow) and waits for those attempts. Resolves to how many were claimed. */
-  async runOnce(): Promise<number> {
-    const batch = await this.claimAndStart();
-    await Promise.all(batch);
-    return batch.length;
-  }
-
-  /** Claims up to the free slots and starts their attempts; answers the attempts started. */
-  private async claimAndStart(): Promise<Array<Promise<void>>> {
-    const free = this.options.settings.concurrency - this.inFlight.size;
-    if (free <= 0) return [];
-    const claimId = `${this.instance}:${randomUUID()}`;
-    const batch = await this.claim(claimId, free);
-    return batch.map((delivery) => {
-      const running = this.attempt(delivery, claimId).finally(() => {
-        this.inFlight.delete(running);
-        // its slot, and its endpoint, are free: another delivery may go now
-        this.nudge();
-      });
-      this.inFlight.add(running);
-      return running;
-    });
-  }
-
-  private async run(): Promise<void> {
-    const { log, settings } = this.options;
-    while (!this.stopping) {
-      this.woken = false;
-      try {
-        // the attempts run on by themselves: `inFlight` holds each until it ends
-        void (await this.claimAndStart());
-        if (this.pollFailures > 0) log.info('webhooks/poll-recovered', 'The webhook worker reaches the database again');
-        this.pollFailures = 0;
-        await this.purgeNowAndThen();
-      } catch (err) {
-        // once at the first failure, then once a minute
-        if (this.pollFailures++ % Math.max(1, Math.round(60_000 / settings.pollMs)) === 0) {
-          log.warn('webhooks/poll-failed', `The webhook worker could not read its deliveries: ${(err as Error).message}`);
-        }
-      }
-      if (this.stopping) break;
-      // woken during the pass: a commit after the claim, or an attempt that ended (its slot and endpoint are free)
-      if (this.woken) continue;
-      await this.sleep(settings.pollMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        if (this.wake === done) this.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-    });
+  runOnce(): Promise<number> {
+    return this.runner.runOnce();
   }
 
   /**
@@ -252,7 +184,7 @@ export class WebhookWorker {
   private async record(delivery: ClaimedDelivery, claimId: string, at: Date, result: AttemptResult): Promise<AttemptOutcome | undefined> {
     const { db, settings } = this.options;
     const attempts = delivery.attempt_count + 1;
-    const delayMs = result.ok || delivery.manual ? undefined : settings.retryScheduleMs[attempts - 1];
+    const delayMs = result.ok || delivery.manual ? undefined : scheduledDelayMs(settings.retryScheduleMs, attempts);
     const status: WebhookDeliveryStatus = result.ok ? 'succeeded' : delayMs === undefined ? 'failed' : 'pending';
     if (result.ok) return this.recordSuccess(delivery, claimId, at, result, attempts);
     return db.transaction().execute(async (trx) => {
@@ -365,14 +297,6 @@ export class WebhookWorker {
       'webhook-id': delivery.endpoint_id,
       'failing-since': failingSince.toISOString(),
     });
-  }
-
-  private async purgeNowAndThen(): Promise<void> {
-    const now = Date.now();
-    if (now - this.lastPurgeMs < PURGE_EVERY_MS) return;
-    this.lastPurgeMs = now;
-    const deleted = await this.purge();
-    if (deleted > 0) this.options.log.info('webhooks/purged', `Deleted ${deleted} webhook messages older than ${DELIVERY_RETENTION_DAYS} days`, { deleted });
   }
 
   /** Deletes messages older than the retention, with their deliveries and attempts; returns how many messages. */

@@ -348,9 +348,9 @@ for (const db of testDatabases()) {
     it('documents the gate and the billing routes in the OpenAPI document', async () => {
       const doc = (await t.client('GET', '/openapi/openapi.json')).body;
       const report = doc.paths['/api/orgs/{id}/reports/usage'].get;
-      assert.deepEqual(report['x-requires-plans'], ['pro', 'team']);
+      assert.equal(report['x-requires-feature'], 'usage-report');
       assert.ok(report.responses['402']);
-      assert.match(report.description, /on the plan `pro` or `team` \(402 `payment-required` otherwise\)/);
+      assert.match(report.description, /Needs a plan with the feature `usage-report` \(402 `payment-required`/);
       assert.equal(doc.paths['/api/orgs/{id}/billing/checkout'].post['x-org-role'], 'admin');
       assert.ok(doc.paths['/api/orgs/{id}/billing/portal'].post.responses['409']);
       assert.equal(doc.paths['/api/billing/plans'].get.security, undefined);

@@ -8,14 +8,18 @@ import { describe, it } from 'node:test';
 import type { DB } from '../../src/db/database.js';
 import type { Logger } from '../../src/logging/logger.js';
 import { BillingService, PRICE_CACHE_MS, PRICE_RETRY_MS } from '../../src/billing/service.js';
-import { parsePlans, STRIPE_API_URL } from '../../src/billing/settings.js';
+import { envCatalogue, parsePlans, STRIPE_API_URL } from '../../src/billing/settings.js';
 import { StripeGatewayError, type BillingGateway, type PriceDetails } from '../../src/billing/stripe-gateway.js';
 
+const plans = parsePlans('pro=price_pro_m,pro-yearly=price_pro_y', (v, p) => new Error(`${v} ${p}`));
 const settings = {
   secretKey: 'sk_test_x',
   apiUrl: new URL(STRIPE_API_URL),
   trialDays: 0,
-  plans: parsePlans('pro=price_pro_m,pro-yearly=price_pro_y', (v, p) => new Error(`${v} ${p}`)),
+  plans,
+  catalogue: envCatalogue(plans),
+  proration: 'create_prorations' as const,
+  retryScheduleMs: [5000],
 };
 const PRICES: Record<string, PriceDetails> = {
   price_pro_m: { id: 'price_pro_m', name: 'Pro', amount: 1500, currency: 'eur', interval: 'month', intervalCount: 1 },

@@ -28,7 +28,19 @@ function refuses(env: Record<string, string>, variable: string, pattern: RegExp)
 describe('billing settings', () => {
   it("defaults to no key, Stripe's API, no plans and no trial", () => {
     const { billing } = load({});
-    assert.deepEqual({ ...billing, apiUrl: billing.apiUrl.href }, { secretKey: undefined, apiUrl: 'https://api.stripe.com/', plans: [], trialDays: 0 });
+    const { catalogue, ...rest } = billing;
+    assert.deepEqual(
+      { ...rest, apiUrl: billing.apiUrl.href },
+      {
+        secretKey: undefined,
+        apiUrl: 'https://api.stripe.com/',
+        plans: [],
+        trialDays: 0,
+        proration: 'create_prorations',
+        retryScheduleMs: [5000, 30_000, 120_000, 600_000, 3_600_000],
+      },
+    );
+    assert.deepEqual(catalogue.plans, []);
   });
 
   it('reads plans with their current and former prices', () => {

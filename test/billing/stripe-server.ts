@@ -20,7 +20,11 @@ export interface StripeRequest {
 }
 
 /** What the next requests get instead of a session. */
-export type StripeFault = { kind: 'error'; status: number; type: string; code?: string; param?: string; message: string } | { kind: 'drop' };
+export type StripeFault =
+  | { kind: 'error'; status: number; type: string; code?: string; param?: string; message: string }
+  | { kind: 'drop' }
+  /** the request is applied, then its connection is cut before the answer (nothing is kept for its idempotency key) */
+  | { kind: 'lose-answer' };
 
 export interface FakeStripe {
   url: string;
@@ -35,6 +39,10 @@ export interface FakeStripe {
   prices: Record<string, { product: string; unitAmount: number | null; currency: string; interval?: 'month' | 'year'; nickname?: string }>;
   /** the subscriptions canceled through DELETE /v1/subscriptions/:id (ids starting `sub_gone` answer 404 resource_missing) */
   canceled: string[];
+  /** quantities set through POST /v1/subscription_items/:id, in order (a replayed idempotent request is not applied again) */
+  itemUpdates: Array<{ item: string; quantity: number; proration: string | undefined; key: string | undefined }>;
+  /** meter events taken by POST /v1/billing/meter_events (an identifier seen before: 400 duplicate_meter_event) */
+  meterEvents: Array<{ eventName: string; customer: string; value: number; identifier: string; timestamp: number }>;
   close(): Promise<void>;
 }
 
@@ -64,6 +72,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       price_team_2024: { product: 'Team', unitAmount: 4900, currency: 'usd', interval: 'month' },
     },
     canceled: [],
+    itemUpdates: [],
+    meterEvents: [],
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -85,11 +95,15 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     };
     fake.requests.push(recorded);
     const requestId = id('req');
+    const fault = fake.fault;
     const send = (status: number, json: string) => {
+      if (fault?.kind === 'lose-answer') {
+        req.socket.destroy();
+        return;
+      }
       res.writeHead(status, { 'content-type': 'application/json', 'request-id': requestId, 'stripe-should-retry': 'false' });
       res.end(json);
     };
-    const fault = fake.fault;
     if (fault?.kind === 'drop') {
       req.socket.destroy();
       return;
@@ -174,6 +188,29 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         livemode: false,
         recurring: price.interval ? { interval: price.interval, interval_count: 1, usage_type: 'licensed' } : null,
       };
+    } else if (req.method === 'POST' && /^\/v1\/subscription_items\/[A-Za-z0-9_]+$/.test(path)) {
+      const itemId = path.split('/')[3];
+      fake.itemUpdates.push({ item: itemId, quantity: Number(params.quantity), proration: params.proration_behavior, key });
+      response = { id: itemId, object: 'subscription_item', quantity: Number(params.quantity) };
+    } else if (req.method === 'POST' && path === '/v1/billing/meter_events') {
+      const identifier = params.identifier;
+      if (fake.meterEvents.some((e) => e.identifier === identifier)) {
+        send(
+          400,
+          JSON.stringify({
+            error: { type: 'invalid_request_error', code: 'duplicate_meter_event', message: `An event with identifier ${identifier} already exists` },
+          }),
+        );
+        return;
+      }
+      fake.meterEvents.push({
+        eventName: params.event_name,
+        customer: params['payload[stripe_customer_id]'],
+        value: Number(params['payload[value]']),
+        identifier,
+        timestamp: Number(params.timestamp),
+      });
+      response = { object: 'billing.meter_event', event_name: params.event_name, identifier, livemode: false, created: Math.floor(Date.now() / 1000) };
     } else if (req.method === 'DELETE' && /^\/v1\/subscriptions\/[A-Za-z0-9_]+$/.test(path)) {
       const subscriptionId = path.split('/')[3];
       if (subscriptionId.startsWith('sub_gone')) {
@@ -192,7 +229,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       return;
     }
     const text = JSON.stringify(response);
-    if (key) idempotent.set(`${path} ${key}`, { body, status: 200, response: text });
+    if (key && fault?.kind !== 'lose-answer') idempotent.set(`${path} ${key}`, { body, status: 200, response: text });
     send(200, text);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -100,6 +100,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     ['connected-apps', '/settings/connected-apps', '#connected-apps tr[data-connected-app]'],
     ['consent', `/authorize/${consentUid}`, '#consent-card'],
     ['billing', `/orgs/${orgId}/billing`, '[data-plan]'],
+    ['usage', `/orgs/${orgId}/usage`, '[data-chart=api-calls]'],
     ['admin', '/admin', '#admin-stats [data-field=accounts]'],
     ['admin-accounts', '/admin/accounts', '#admin-accounts tr[data-account]'],
     ['admin-account', `/admin/accounts/${memberId}`, '#admin-account-orgs tr[data-org]'],

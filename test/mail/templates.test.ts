@@ -26,6 +26,15 @@ const samples: { [K in keyof MailTemplates]: MailTemplates[K] } = {
     failingSince: new Date('2026-11-17T10:00:00Z'),
     days: 5,
   },
+  'usage-threshold': {
+    organization: evil,
+    organizationId: '0b6c1c5e-8f1a-4c55-9c33-2d0a3f1e9b10',
+    meter: 'API calls',
+    used: 800,
+    soft: 800,
+    hard: 1000,
+    periodEnd: new Date('2026-12-01T00:00:00Z'),
+  },
   'security-notice': { name: evil, event: 'passkey-added', at: new Date('2026-11-22T10:00:00Z'), browser: evil, ip: '203.0.113.9', detail: evil },
   'email-sign-in': { name: evil, token, code: '123456' },
 };

@@ -23,9 +23,9 @@ export interface Directory {
   stop(): Promise<void>;
 }
 
-export async function startDirectory(db: TestDatabase): Promise<Directory> {
+export async function startDirectory(db: TestDatabase, env: Record<string, string> = {}): Promise<Directory> {
   const dns = await dnsServer();
-  const t = await startSystem(db, { DNS_SERVERS: dns.server });
+  const t = await startSystem(db, { DNS_SERVERS: dns.server, ...env });
   const owner = await account(t);
   const orgId = await createOrg(t, owner, 'Directory');
   const domain = uniqueDomain();

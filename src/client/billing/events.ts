@@ -12,7 +12,14 @@ import type { Organization } from '../orgs/events.js';
 
 export interface Plan {
   id: string;
-  'price-id': string;
+  /** null for the catalogue's default (free) plan */
+  'price-id': string | null;
+  /** the plan of organizations without a subscription (BILLING_PLANS_FILE) */
+  default?: boolean;
+  /** seats its prices include, and its cap (null: none) */
+  seats?: { included: number; max: number | null };
+  /** per meter, the soft and hard limit of a billing period */
+  limits?: Record<string, { soft: number | null; hard: number | null }>;
   /** from Stripe's Prices API when the server has Stripe configured; absent otherwise */
   name?: string;
   /** in the currency's smallest unit (cents) */
@@ -22,6 +29,12 @@ export interface Plan {
   'interval-count'?: number;
   /** the paid features the plan opens (`usage-report`) */
   features?: string[];
+}
+
+/** A meter of the catalogue: what limits count. */
+export interface Meter {
+  id: string;
+  name: string;
 }
 
 /** The paid feature this page shows: the usage report. */
@@ -53,7 +66,7 @@ export interface BillingPageState {
 export interface BillingState {
   billingPage?: BillingPageState;
   /** the public pricing: the plans on offer */
-  pricing?: { status: 'loading' | 'ready' | 'failed'; plans?: Plan[]; trialDays?: number };
+  pricing?: { status: 'loading' | 'ready' | 'failed'; plans?: Plan[]; trialDays?: number; meters?: Meter[] };
 }
 
 declare module '../shell/state.js' {
@@ -165,8 +178,8 @@ export function registerBilling(core: EventCore<AppState>, io: BillingIo): void 
       };
     })
     .regEvent('pricing/loaded', ({ state }, [, body]) => {
-      const b = body as { plans: Plan[]; 'trial-days': number };
-      return { db: { ...state, pricing: { status: 'ready', plans: b.plans, trialDays: b['trial-days'] } } };
+      const b = body as { plans: Plan[]; 'trial-days': number; meters?: Meter[] };
+      return { db: { ...state, pricing: { status: 'ready', plans: b.plans, trialDays: b['trial-days'], meters: b.meters } } };
     })
     .regEvent('pricing/failed', ({ state }, [, failure]) => ({ db: { ...state, pricing: { status: 'failed' } }, dispatch: ['request/failed', failure] }))
     .regEvent('billing/load-usage', (_ctx, [, id]) => ({

@@ -13,7 +13,7 @@ import { Card, DataList, Stack } from '../ui/card.js';
 import { Alert, Badge } from '../ui/feedback.js';
 import { PageHeader } from '../ui/page-header.js';
 import { orgPath } from '../orgs/events.js';
-import { billingPath, USAGE_REPORT, type BillingPageState, type Plan } from './events.js';
+import { billingPath, USAGE_REPORT, type BillingPageState, type Meter, type Plan } from './events.js';
 import { amountText, intervalsOf, intervalText, planName, plansFor, type Interval } from './prices.js';
 
 const date = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString(undefined, { dateStyle: 'long' }) : '');
@@ -57,11 +57,13 @@ export function PlanCards({
   action,
   current,
   trialDays,
+  meters,
 }: {
   plans: Plan[];
   action: (plan: Plan) => ComponentChildren;
   current?: string | null;
   trialDays?: number;
+  meters?: Meter[];
 }) {
   const intervals = intervalsOf(plans);
   const [interval, setInterval] = useState<Interval | undefined>(intervals.includes('month') ? 'month' : intervals[0]);
@@ -97,7 +99,27 @@ export function PlanCards({
             <ul class="space-y-1 text-sm text-muted">
               <li>Organizations, members and roles</li>
               <li>API keys and an audit log</li>
+              {p.seats && (
+                <li data-field="seats">
+                  {p.seats.max === null ? 'Any number of seats' : `Up to ${p.seats.max} seats`}
+                  {p.seats.included > 0 ? `, ${p.seats.included} included` : ''}
+                </li>
+              )}
+              {Object.entries(p.limits ?? {}).map(([meter, l]) =>
+                l.hard !== null ? (
+                  <li key={meter} data-limit={meter}>
+                    {`Up to ${l.hard.toLocaleString()} ${meters?.find((m) => m.id === meter)?.name ?? meter} per billing period`}
+                  </li>
+                ) : null,
+              )}
               {p.features?.includes(USAGE_REPORT) && <li>The usage report</li>}
+              {p.features
+                ?.filter((f) => f !== USAGE_REPORT)
+                .map((f) => (
+                  <li key={f} data-feature={f}>
+                    {f.replace(/-/g, ' ')}
+                  </li>
+                ))}
               {trialDays ? <li>{trialDays} days free</li> : null}
             </ul>
             <div class="mt-auto pt-2">{action(p)}</div>
@@ -250,11 +272,18 @@ export function BillingPage() {
                 <PlanCards
                   plans={page.plans}
                   current={s.plan}
-                  action={(p) => (
-                    <Button data-plan={p.id} class="w-full" disabled={state.busy || !page.checkoutEnabled} onClick={() => dispatch(['billing/checkout', p.id])}>
-                      Subscribe to {planName(p)}
-                    </Button>
-                  )}
+                  action={(p) =>
+                    p.default ? null : (
+                      <Button
+                        data-plan={p.id}
+                        class="w-full"
+                        disabled={state.busy || !page.checkoutEnabled}
+                        onClick={() => dispatch(['billing/checkout', p.id])}
+                      >
+                        Subscribe to {planName(p)}
+                      </Button>
+                    )
+                  }
                 />
               </div>
             )}
@@ -288,6 +317,7 @@ export function PricingPlans() {
     <PlanCards
       plans={pricing.plans}
       trialDays={pricing.trialDays}
+      meters={pricing.meters}
       action={(p) =>
         state.token && org ? (
           <ButtonLink to="org-billing" path={billingPath(org)} class="w-full">

@@ -1,0 +1,283 @@
+/**
+ * The Stripe sync (docs/billing.md, "When Stripe is down"): a durable-job queue
+ * (src/runtime/jobs.ts) on `billing_job`, holding seat quantity changes and meter events.
+ * - Jobs are written in the transaction of their cause: a trigger on memberships and
+ *   invitations (migration 0021) writes a `seats` job for an organization with a running
+ *   subscription, unless one not yet attempted waits already (changes coalesce: what is sent is
+ *   the count when sending); `usage.record` writes a `meter` job the same way. Their commit
+ *   notifies `billing_due`, which wakes every instance.
+ * - One organization's jobs go one at a time across instances, in `id` order: the claim takes
+ *   only an organization's oldest pending job, and only while no job of it is leased
+ *   (claims serialized by an advisory lock, as the webhooks' are).
+ * - The first attempt fixes what is sent (the seat count, or the meter's unsent records and
+ *   their sum) and its Idempotency-Key (`seats-<job>`, `usage-<job>`: the same on every
+ *   attempt, so Stripe applies it once). A count equal to what Stripe has sends nothing.
+ * - A failed call is tried again after BILLING_RETRY_SCHEDULE (the last delay repeated, never given up).
+ */
+import { sql } from 'kysely';
+import type { DB } from '../db/database.js';
+import type { Logger } from '../logging/logger.js';
+import { JobRunner, scheduledDelayMs } from '../runtime/jobs.js';
+import { pricesOf } from './catalogue.js';
+import { itemsOf, orgBilling, SYNCED, seatCount } from './org-plan.js';
+import type { BillingSettings } from './settings.js';
+import { StripeGatewayError, type BillingGateway } from './stripe-gateway.js';
+
+/** The channel a committed job notifies. */
+export const BILLING_DUE_CHANNEL = 'billing_due';
+const RETENTION_DAYS = 30;
+
+interface ClaimedJob {
+  id: string;
+  organization_id: string;
+  kind: 'seats' | 'meter';
+  meter: string | null;
+  idempotency_key: string | null;
+  quantity: number | null;
+  value: string | null;
+  event_at: Date | null;
+  attempts: number;
+}
+
+/** What one attempt sends, fixed at the first attempt. */
+type Call =
+  | { kind: 'seats'; itemId: string; quantity: number; key: string }
+  | { kind: 'meter'; eventName: string; customerId: string; value: number; identifier: string; at: Date };
+
+export interface StripeSyncOptions {
+  db: DB;
+  log: Logger;
+  gateway: BillingGateway | undefined;
+  settings: Pick<BillingSettings, 'catalogue' | 'proration' | 'retryScheduleMs'>;
+  pollMs: number;
+  leaseMs: number;
+}
+
+export class StripeSync {
+  private readonly runner: JobRunner<ClaimedJob>;
+
+  constructor(private readonly options: StripeSyncOptions) {
+    this.runner = new JobRunner<ClaimedJob>({
+      name: 'billing-sync',
+      noun: 'job',
+      log: options.log,
+      pollMs: options.pollMs,
+      concurrency: 5,
+      // the hourly pass also catches invitations that expired (no write marks an expiry)
+      queue: { claim: (claimId, limit) => this.claim(claimId, limit), run: (job, claimId) => this.attempt(job, claimId), purge: () => this.hourly() },
+    });
+  }
+
+  start(): void {
+    this.runner.start();
+  }
+  nudge(): void {
+    this.runner.nudge();
+  }
+  async stop(timeoutMs: number): Promise<void> {
+    await this.runner.stop(timeoutMs);
+  }
+  runOnce(): Promise<number> {
+    return this.runner.runOnce();
+  }
+
+  private claim(claimId: string, limit: number): Promise<ClaimedJob[]> {
+    const { db, leaseMs } = this.options;
+    return db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtextextended('saas:billing-claim', 0))`.execute(trx);
+      const { rows } = await sql<ClaimedJob>`
+        with heads as (
+          select distinct on (organization_id) id, organization_id, next_attempt_at, locked_until
+          from billing_job where status = 'pending' order by organization_id, id
+        ), chosen as (
+          select id from heads where next_attempt_at <= now() and (locked_until is null or locked_until <= now())
+          order by next_attempt_at, id limit ${limit}
+        )
+        update billing_job
+        set locked_until = now() + (${leaseMs}::bigint * interval '1 millisecond'), locked_by = ${claimId}, attempts = attempts + 1
+        where id in (select id from chosen)
+        returning id, organization_id, kind, meter, idempotency_key, quantity, value, event_at, attempts`.execute(trx);
+      return rows;
+    });
+  }
+
+  private async attempt(job: ClaimedJob, claimId: string): Promise<void> {
+    const { log, gateway } = this.options;
+    const about = { 'job-id': job.id, 'organization-id': job.organization_id, kind: job.kind, attempt: job.attempts };
+    const call = job.idempotency_key === null ? await this.prepare(job, claimId) : await this.prepared(job);
+    if (call === undefined) {
+      await this.finish(job, claimId, 'skipped');
+      return;
+    }
+    if (!gateway) {
+      // no STRIPE_SECRET_KEY any more: nothing can go; kept, and said
+      log.error('billing-sync/not-configured', 'A Stripe sync job waits, and STRIPE_SECRET_KEY is not set', about);
+      await this.retry(job, claimId, 'billing-not-configured');
+      return;
+    }
+    try {
+      if (call.kind === 'seats') await gateway.setItemQuantity(call.itemId, call.quantity, this.options.settings.proration, call.key);
+      else
+        await gateway.sendMeterEvent({
+          eventName: call.eventName,
+          customerId: call.customerId,
+          value: call.value,
+          identifier: call.identifier,
+          timestamp: call.at,
+        });
+    } catch (err) {
+      const failure = err instanceof StripeGatewayError ? `${err.failure}${err.code ? ` (${err.code})` : ''}` : (err as Error).message;
+      const next = await this.retry(job, claimId, failure);
+      log.warn('billing-sync/retry', `A Stripe sync call failed (${failure}); trying again at ${next?.toISOString() ?? 'the lease end'}`, {
+        ...about,
+        error: failure,
+      });
+      return;
+    }
+    await this.finish(job, claimId, 'sent', call.kind === 'seats' ? call.quantity : undefined);
+    log.info(
+      'billing-sync/sent',
+      call.kind === 'seats' ? `Seat quantity ${call.quantity} sent to Stripe` : `Meter event of ${call.value} sent to Stripe`,
+      about,
+    );
+  }
+
+  /** The first attempt: what to send, fixed on the job (under the claim); undefined: nothing to send. */
+  private async prepare(job: ClaimedJob, claimId: string): Promise<Call | undefined> {
+    const { db } = this.options;
+    return db.transaction().execute(async (trx) => {
+      if (job.kind === 'seats') {
+        const call = await this.seatCall(trx, job.organization_id, `seats-${job.id}`);
+        if (!call) return undefined;
+        await trx
+          .updateTable('billing_job')
+          .set({ idempotency_key: call.key, quantity: call.quantity })
+          .where('id', '=', job.id)
+          .where('locked_by', '=', claimId)
+          .execute();
+        return call;
+      }
+      const target = await this.meterTarget(trx, job);
+      if (!target) return undefined;
+      // the meter's records not yet sent go in this event: its identifier names them (their job)
+      const { rows } = await sql<{ value: string | null; at: Date | null }>`
+        with taken as (
+          update usage_record set job_id = ${job.id}
+          where organization_id = ${job.organization_id} and meter = ${job.meter} and job_id is null
+          returning quantity, recorded_at
+        ) select sum(quantity)::text as value, max(recorded_at) as at from taken`.execute(trx);
+      const value = Number(rows[0]?.value ?? 0);
+      if (value <= 0 || !rows[0]?.at) return undefined;
+      const identifier = `usage-${job.id}`;
+      await trx
+        .updateTable('billing_job')
+        .set({ idempotency_key: identifier, value: String(value), event_at: rows[0].at })
+        .where('id', '=', job.id)
+        .where('locked_by', '=', claimId)
+        .execute();
+      return { kind: 'meter', ...target, value, identifier, at: new Date(rows[0].at) };
+    });
+  }
+
+  /** A later attempt sends what the first fixed. */
+  private async prepared(job: ClaimedJob): Promise<Call | undefined> {
+    const { db } = this.options;
+    if (job.kind === 'seats') {
+      const row = await orgBilling(db, job.organization_id);
+      const item = row && this.perSeatItem(row);
+      return item && job.quantity !== null ? { kind: 'seats', itemId: item.id, quantity: job.quantity, key: job.idempotency_key! } : undefined;
+    }
+    const target = await this.meterTarget(db, job);
+    return target && job.value !== null && job.event_at
+      ? { kind: 'meter', ...target, value: Number(job.value), identifier: job.idempotency_key!, at: new Date(job.event_at) }
+      : undefined;
+  }
+
+  private perSeatItem(row: NonNullable<Awaited<ReturnType<typeof orgBilling>>>) {
+    if (!SYNCED.has(row.subscription_status) || !row.billing_subscription_id) return undefined;
+    const items = itemsOf(row);
+    const prices = new Set(items.map((i) => i.price));
+    const plan = this.options.settings.catalogue.plans.find((p) => pricesOf(p).some((price) => prices.has(price)));
+    const perSeat = plan?.prices?.perSeat;
+    return perSeat ? items.find((i) => i.price === perSeat) : undefined;
+  }
+
+  private async seatCall(trx: DB, organizationId: string, key: string): Promise<Extract<Call, { kind: 'seats' }> | undefined> {
+    const row = await orgBilling(trx, organizationId);
+    const item = row && this.perSeatItem(row);
+    if (!row || !item) return undefined;
+    const quantity = await seatCount(trx, organizationId);
+    // what Stripe has: the sync's last call, else what the subscription events report
+    if (quantity === (row.seat_quantity_sent ?? item.quantity)) return undefined;
+    return { kind: 'seats', itemId: item.id, quantity, key };
+  }
+
+  /** The customer and event name of a meter job, when the organization's plan has a metered price for it. */
+  private async meterTarget(db: DB, job: ClaimedJob): Promise<{ eventName: string; customerId: string } | undefined> {
+    const row = await orgBilling(db, job.organization_id);
+    const { catalogue } = this.options.settings;
+    const meter = catalogue.meters.find((m) => m.id === job.meter);
+    if (!row?.billing_customer_id || !meter || !SYNCED.has(row.subscription_status)) return undefined;
+    const prices = new Set(itemsOf(row).map((i) => i.price));
+    const plan = catalogue.plans.find((p) => pricesOf(p).some((price) => prices.has(price)));
+    if (!plan?.prices?.metered[meter.id]) return undefined;
+    return { eventName: meter.eventName, customerId: row.billing_customer_id };
+  }
+
+  private async finish(job: ClaimedJob, claimId: string, status: 'sent' | 'skipped', quantity?: number): Promise<void> {
+    await this.options.db.transaction().execute(async (trx) => {
+      const done = await trx
+        .updateTable('billing_job')
+        .set({ status, sent_at: sql<Date>`now()`, locked_until: null, locked_by: null, last_error: null })
+        .where('id', '=', job.id)
+        .where('locked_by', '=', claimId)
+        .returning('id')
+        .executeTakeFirst();
+      if (done && quantity !== undefined)
+        await trx.updateTable('organization').set({ seat_quantity_sent: quantity }).where('id', '=', job.organization_id).execute();
+    });
+  }
+
+  private async retry(job: ClaimedJob, claimId: string, error: string): Promise<Date | undefined> {
+    const delay = scheduledDelayMs(this.options.settings.retryScheduleMs, job.attempts, { repeatLast: true }) ?? 60_000;
+    const row = await this.options.db
+      .updateTable('billing_job')
+      .set({
+        next_attempt_at: sql<Date>`now() + (${delay}::bigint * interval '1 millisecond')`,
+        last_error: error.slice(0, 500),
+        locked_until: null,
+        locked_by: null,
+      })
+      .where('id', '=', job.id)
+      .where('locked_by', '=', claimId)
+      .returning('next_attempt_at')
+      .executeTakeFirst();
+    return row && new Date(row.next_attempt_at);
+  }
+
+  /**
+   * An invitation's expiry changes a seat count without a write: once an hour, a `seats` job for
+   * each organization with a running subscription whose invitations expired in the last two
+   * hours (a job that finds the count unchanged sends nothing; several instances' jobs coalesce).
+   */
+  private async hourly(): Promise<number> {
+    await sql`
+      insert into billing_job (organization_id, kind)
+      select distinct i.organization_id, 'seats' from invitation i join organization o on o.id = i.organization_id
+      where i.accepted_at is null and i.revoked_at is null and i.expires_at <= now() and i.expires_at > now() - interval '2 hours'
+        and o.billing_subscription_id is not null and o.subscription_status in ('trialing', 'active', 'past-due')
+        and not exists (select 1 from billing_job j where j.organization_id = i.organization_id and j.kind = 'seats' and j.status = 'pending' and j.attempts = 0)`.execute(
+      this.options.db,
+    );
+    return this.purge();
+  }
+
+  private async purge(): Promise<number> {
+    const result = await this.options.db
+      .deleteFrom('billing_job')
+      .where('status', 'in', ['sent', 'skipped'])
+      .where('created_at', '<', sql<Date>`now() - (${RETENTION_DAYS}::integer * interval '1 day')`)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

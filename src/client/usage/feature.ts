@@ -1,0 +1,22 @@
+/** The usage feature: an organization's seats and metered usage against its plan's limits. */
+import { Gauge } from 'lucide';
+import type { Feature } from '../shell/features.js';
+import { registerUsage, usagePath } from './events.js';
+import { UsagePage } from './pages.js';
+
+export const usage: Feature = {
+  id: 'usage',
+  routes: [{ name: 'org-usage', path: '/orgs/:id/usage', page: UsagePage, access: 'signed-in', title: 'Usage' }],
+  nav: [
+    {
+      section: 'org',
+      route: 'org-usage',
+      label: 'Usage',
+      id: 'nav-org-usage',
+      icon: Gauge,
+      order: 5,
+      path: (s) => s.currentOrg && usagePath(s.currentOrg),
+    },
+  ],
+  register: (core) => registerUsage(core),
+};

@@ -1,0 +1,145 @@
+/**
+ * The usage page of an organization (any member): seats used of included and max, and per
+ * meter its use in the billing period against the plan's soft and hard limits, with a chart of
+ * each day's use in inline SVG (no chart library: the bundle budget). The chart is an image
+ * with a text alternative; the numbers it draws are also in the list beside it.
+ */
+import { useEffect } from 'preact/hooks';
+import { billingPath } from '../billing/events.js';
+import { orgPath } from '../orgs/events.js';
+import { Link, useApp } from '../ui/app.js';
+import { Card, DataList, Muted, Stack } from '../ui/card.js';
+import { Alert, Badge } from '../ui/feedback.js';
+import { PageHeader } from '../ui/page-header.js';
+import { type MeterUsage, usageOrgIdOf } from './events.js';
+
+const day = (iso: string) => new Date(iso).toLocaleDateString(undefined, { timeZone: 'UTC' });
+const count = (n: number | null) => (n === null ? 'none' : n.toLocaleString());
+
+/** Bars of each day's use; the hard limit's daily share is not meaningful, so the chart shows the days alone. */
+function DailyChart({ meter }: { meter: MeterUsage }) {
+  const days = meter.daily;
+  const width = 600;
+  const height = 120;
+  const top = Math.max(1, ...days.map((d) => d.used));
+  const bar = width / Math.max(1, days.length);
+  const total = days.reduce((n, d) => n + d.used, 0);
+  const busiest = days.reduce((best, d) => (d.used > best.used ? d : best), days[0] ?? { date: '', used: 0 });
+  const label =
+    `${meter.name} per day, ${days.length} days: ${total.toLocaleString()} in all` +
+    (busiest && busiest.used > 0 ? `, most on ${busiest.date} (${busiest.used.toLocaleString()})` : '');
+  return (
+    <svg viewBox={`0 0 ${width} ${height}`} class="h-32 w-full" role="img" aria-label={label} data-chart={meter.meter} preserveAspectRatio="none">
+      <line x1="0" y1={height - 0.5} x2={width} y2={height - 0.5} class="stroke-line" stroke-width="1" />
+      {days.map((d, i) => {
+        const h = (d.used / top) * (height - 4);
+        return (
+          <rect key={d.date} x={i * bar + bar * 0.1} y={height - h} width={bar * 0.8} height={h} class="fill-primary" data-date={d.date} data-used={d.used}>
+            <title>{`${d.date}: ${d.used.toLocaleString()}`}</title>
+          </rect>
+        );
+      })}
+    </svg>
+  );
+}
+
+function MeterCard({ meter }: { meter: MeterUsage }) {
+  const over = meter.hard !== null && meter.used >= meter.hard;
+  const warned = !over && meter.soft !== null && meter.used >= meter.soft;
+  return (
+    <Card
+      id={`usage-meter-${meter.meter}`}
+      title={meter.name}
+      actions={over ? <Badge tone="error">Limit reached</Badge> : warned ? <Badge tone="warning">Near the limit</Badge> : undefined}
+    >
+      <DataList
+        items={[
+          ['Used this period', count(meter.used), 'used'],
+          ['Warning at', count(meter.soft), 'soft'],
+          ['Limit', count(meter.hard), 'hard'],
+        ]}
+      />
+      {meter.hard !== null && (
+        <progress class="w-full" max={meter.hard} value={Math.min(meter.used, meter.hard)} aria-label={`${meter.name}: ${meter.used} of ${meter.hard}`} />
+      )}
+      <DailyChart meter={meter} />
+    </Card>
+  );
+}
+
+export function UsagePage() {
+  const { state, dispatch } = useApp();
+  const id = usageOrgIdOf(location.pathname);
+  const page = state.usagePage?.orgId === id ? state.usagePage : undefined;
+  useEffect(() => {
+    if (id) dispatch(['usage/open', id]);
+  }, [id]);
+  const org = state.orgs?.find((o) => o.id === id);
+  const back = id && (
+    <Link to="org" path={orgPath(id)} id="usage-back">
+      {org?.name ? `← ${org.name}` : '← Back to the organization'}
+    </Link>
+  );
+  const usage = page?.status === 'ready' ? page.usage : undefined;
+  const header = (
+    <PageHeader
+      title={<>Usage{org ? <> · {org.name}</> : null}</>}
+      id="usage-title"
+      back={back}
+      description={usage ? `Billing period ${day(usage.period.start)} – ${day(new Date(Date.parse(usage.period.end) - 1).toISOString())}.` : undefined}
+    />
+  );
+  if (!id || page?.status === 'missing') {
+    return (
+      <>
+        {header}
+        <Alert id="usage-missing" tone="error">
+          This organization does not exist, or you are not a member. <Link to="orgs">Your organizations</Link>
+        </Alert>
+      </>
+    );
+  }
+  if (page?.status === 'failed') {
+    return (
+      <>
+        {header}
+        <Alert tone="error">The usage could not be loaded.</Alert>
+      </>
+    );
+  }
+  if (!usage) {
+    return (
+      <>
+        {header}
+        <Muted id="usage-loading">Loading the usage…</Muted>
+      </>
+    );
+  }
+  const seatsFull = usage.seats.max !== null && usage.seats.used >= usage.seats.max;
+  return (
+    <>
+      {header}
+      <Stack columns={2}>
+        <Card id="usage-seats" title="Seats" actions={seatsFull ? <Badge tone="warning">All seats taken</Badge> : undefined}>
+          <DataList
+            items={[
+              ['Plan', usage.plan ?? 'none', 'plan'],
+              ['Used', usage.seats.used.toLocaleString(), 'seats-used'],
+              ['Included', usage.seats.included.toLocaleString(), 'seats-included'],
+              ['At most', count(usage.seats.max), 'seats-max'],
+            ]}
+          />
+          <Muted>Members and pending invitations take a seat each.</Muted>
+          {seatsFull && id && (
+            <Link to="org-billing" path={billingPath(id)} id="usage-upgrade">
+              Upgrade for more seats
+            </Link>
+          )}
+        </Card>
+        {usage.meters.map((m) => (
+          <MeterCard key={m.meter} meter={m} />
+        ))}
+      </Stack>
+    </>
+  );
+}
