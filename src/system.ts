@@ -17,6 +17,7 @@ import { appObservability, type Metrics, type Tracing } from './observability/in
 import { observabilityModule, type ObservabilityServices } from './observability/module.js';
 import { startInfrastructure, startLogging, Stops, type InfrastructureOptions } from './runtime/infrastructure.js';
 import { readSettings, startModules, type AnyModule } from './runtime/start-modules.js';
+import { API_SCOPES, OAUTH_SCOPES_KEY, SCOPE_WORDS, type DeclaredScope } from './shared/oauth-scopes.js';
 import { accountModule } from './account/module.js';
 import { adminModule } from './admin/module.js';
 import { apiKeysModule } from './api-keys/module.js';
@@ -88,6 +89,12 @@ export interface SystemOptions extends InfrastructureOptions {
   extraSchemas?: TSchema[];
 }
 
+/** The API scopes with their words: the built-in ones, then those the modules declare. */
+function apiScopeWords(modules: readonly AnyModule[]): Record<string, string> {
+  const declared = modules.flatMap((m) => (m.declares?.[OAUTH_SCOPES_KEY] ?? []) as DeclaredScope[]);
+  return Object.fromEntries([...API_SCOPES.map((scope) => [scope, SCOPE_WORDS[scope] ?? scope]), ...declared.map((d) => [d.scope, d.words])]);
+}
+
 /** Every module's settings, validated (a ConfigError names the variable): server.ts checks them before it starts. */
 export const checkSettings = (config: Config) => readSettings(MODULES, config);
 
@@ -136,6 +143,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       observability: appObservability(metrics, tracing),
       pageFields: modules.pageFields,
       mounts: modules.mounts,
+      oauthScopes: apiScopeWords(MODULES),
       routeGroups: [...modules.routeGroups, ...(options.extraRouteGroups ?? [])],
     });
     // SHUTDOWN_DELAY: serving on, readiness 503, before the listener closes (docs/deployment.md)

@@ -118,6 +118,15 @@ function tableType(spec: ResourceSpec): string {
   ].join('\n');
 }
 
+/** `--limit` and `--feature` as route data on the write routes (those with the write scope). */
+function withWriteRouteData(routes: string, spec: ResourceSpec): string {
+  const extra = [spec.limit && `limit: '${spec.limit}',`, spec.feature && `requires: { feature: '${spec.feature}' },`].filter(Boolean);
+  if (extra.length === 0) return routes;
+  const scope = `        scopes: ['${spec.plural.kebab}:write'],\n`;
+  if (!routes.includes(scope)) throw new Error('the routes template has no write scope');
+  return routes.replaceAll(scope, scope + extra.map((line) => `        ${line}\n`).join(''));
+}
+
 /** The next migration's number, four digits. */
 function nextMigration(root: string): string {
   const numbers = readdirSync(join(root, 'src/db/migrations')).map((f) => Number(/^(\d{4})_/.exec(f)?.[1] ?? 0));
@@ -217,6 +226,7 @@ export function planResource(root: string, spec: ResourceSpec): FileChange[] {
       .replace("_WRITE_ROLE: OrgRole = 'admin';", `_WRITE_ROLE: OrgRole = '${spec.writeRole}';`)
       .replace("  writeRole: 'admin',", `  writeRole: '${spec.writeRole}',`)
       .replace('the write role (`admin`)', `the write role (\`${spec.writeRole}\`)`);
+    if (path === `src/${spec.plural.kebab}/routes.ts`) content = withWriteRouteData(content, spec);
     if (existsSync(join(root, path))) throw new SpecError(`${path} exists: nothing was written`);
     changes.push({ path, content, changed: false });
   }

@@ -76,6 +76,8 @@ export interface AppDeps {
   pageFields?: Record<string, string>;
   /** foreign applications mounted at their paths (the OAuth provider) */
   mounts?: Mount[];
+  /** the OAuth API scopes and their words, for the OpenAPI document's security scheme */
+  oauthScopes?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -141,7 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const securityHeaders = computeSecurityHeaders(securityHeaderOptions(config.env === 'prod'));
   // a body under 1 KiB goes as it is: compressing it costs more than the bytes it saves (error bodies, health, /me)
   await app.register(fastifyCompress, { global: true, encodings: ['br', 'gzip', 'deflate'], threshold: 1024 });
-  await registerOpenApi(app, { version: config.version });
+  await registerOpenApi(app, { version: config.version, scopes: deps.oauthScopes ?? {} });
   for (const schema of [ErrorBody, ...deps.schemas]) app.addSchema(schema);
 
   // --- pipeline ---

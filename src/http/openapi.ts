@@ -5,9 +5,10 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { API_SCOPES, SCOPE_WORDS } from '../shared/oauth-scopes.js';
 
 export interface OpenApiOptions {
+  /** the API scopes and what each lets an app do (the built-in ones and those modules declare) */
+  scopes: Readonly<Record<string, string>>;
   version: string;
   description?: string;
 }
@@ -42,7 +43,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
                 authorizationUrl: '/oauth/auth',
                 tokenUrl: '/oauth/token',
                 refreshUrl: '/oauth/token',
-                scopes: Object.fromEntries(API_SCOPES.map((scope) => [scope, SCOPE_WORDS[scope] ?? scope])),
+                scopes: { ...options.scopes },
               },
             },
           },

@@ -14,7 +14,7 @@ import { featureCheck, featureSentence, planCheck, planList, plansSentence, type
 import { limitOf, limitSentence, usageCheck, type UsageGate } from './usage-gate.js';
 import { REAUTH_MAX_AGE_SECONDS, requireUser, resolved, type AccountGuard, type AuthRequirement, type Route, type RouteGroup } from './route-definition.js';
 import { routeDataOf } from './route-data.js';
-import { API_SCOPES } from '../shared/oauth-scopes.js';
+import { API_SCOPE_PATTERN } from '../shared/oauth-scopes.js';
 import { impersonationBodyCheck, type GateConfig } from './route-gates.js';
 
 export { hasRole, NO_ACCOUNT, type Actor, type ApiKeyCaller, type AuthUser, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
@@ -190,12 +190,16 @@ function validateDefinition(group: RouteGroup, r: Route): void {
   }
 }
 
-/** `scopes`: known API scopes, on a route that needs a caller and is none of those an OAuth token never reaches. */
+/**
+ * `scopes`: API scopes (`<area>:read|write`), on a route that needs a caller and is none of those
+ * an OAuth token never reaches. That each is a scope the provider knows (built in, or declared by
+ * a module) is the OAuth module's check once every route is registered.
+ */
 function validateScopes(where: string, r: Route, group: RouteGroup): void {
   const scopes = r.scopes ?? [];
   if (scopes.length === 0) throw new Error(`Route ${where}: scopes must name at least one scope`);
   for (const scope of scopes)
-    if (!(API_SCOPES as readonly string[]).includes(scope)) throw new Error(`Route ${where}: unknown scope ${scope} (see src/shared/oauth-scopes.ts)`);
+    if (!API_SCOPE_PATTERN.test(scope)) throw new Error(`Route ${where}: scope ${scope} is not <area>:read or <area>:write (see src/shared/oauth-scopes.ts)`);
   if (!r.orgRole && (r.auth ?? group.auth ?? 'none') === 'none') throw new Error(`Route ${where}: scopes on a public route`);
   if (r.reauth || (r.platformAdmin ?? group.platformAdmin) || r.impersonation === 'allowed')
     throw new Error(`Route ${where}: scopes on a re-authentication, platform admin or impersonation route (an OAuth token never reaches those)`);

@@ -10,7 +10,7 @@ import { appendAccountAudit, type ClientOrigin } from '../audit/log.js';
 import type { DB } from '../db/database.js';
 import { notFound } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
-import { API_SCOPES, OIDC_SCOPES } from '../shared/oauth-scopes.js';
+import { OIDC_SCOPES } from '../shared/oauth-scopes.js';
 import type { Grants } from './grants.js';
 import type { OAuthProvider } from './provider.js';
 import type { OAuthConsentResult, OAuthInteraction } from './schemas.js';
@@ -25,6 +25,8 @@ export interface InteractionDeps {
   provider: OAuthProvider;
   grants: Grants;
   resource: string;
+  /** the API scopes: the built-in ones and those modules declare */
+  apiScopes: readonly string[];
   /** counts a grant made by an Allow */
   granted(): void;
 }
@@ -80,8 +82,8 @@ export class Interactions {
     const live = await this.deps.grants.live(user.id, clientId);
     const grant = (live && (await Grant.find(live.id))) || new Grant({ accountId: user.id, clientId });
     // every known scope is the provider's (so the app's registration bounds it); API scopes are also the resource's
-    const known = scopes.filter((s) => (OIDC_SCOPES as readonly string[]).includes(s) || (API_SCOPES as readonly string[]).includes(s));
-    const api = scopes.filter((s) => (API_SCOPES as readonly string[]).includes(s));
+    const known = scopes.filter((s) => (OIDC_SCOPES as readonly string[]).includes(s) || this.deps.apiScopes.includes(s));
+    const api = scopes.filter((s) => this.deps.apiScopes.includes(s));
     if (known.length > 0) grant.addOIDCScope(known.join(' '));
     if (api.length > 0) grant.addResourceScope(this.deps.resource, api.join(' '));
     const grantId = await grant.save();

@@ -14,7 +14,8 @@ import { Grants } from './grants.js';
 import { Interactions } from './interactions.js';
 import { OAuthProvider, resourceOf } from './provider.js';
 import { connectedAppRoutes, interactionRoutes, oauthAppRoutes, protectedResourceRoutes } from './routes.js';
-import { OAUTH_SCHEMAS } from './schemas.js';
+import { oauthSchemas } from './schemas.js';
+import { API_SCOPES, OAUTH_SCOPES_KEY, OIDC_SCOPES, type DeclaredScope } from '../shared/oauth-scopes.js';
 
 const PURGE_EVERY_MS = 3_600_000;
 
@@ -46,6 +47,8 @@ export const oauthModule = defineModule({
       [{ event: 'created' }, { event: 'revoked' }],
     );
     const refusals = metrics?.counter('saas_oauth_refusals_total', 'OAuth requests refused, by the protocol error', ['reason']);
+    // the built-in API scopes, then those the modules of the system declare (a generated resource's)
+    const apiScopes = [...API_SCOPES, ...ctx.declared<DeclaredScope>(OAUTH_SCOPES_KEY).map((d) => d.scope)];
     const grants = new Grants({ db, log, revocations: auth.revokedSessions, count: (event) => grantEvents?.inc({ event }) });
     const apps = new OAuthAppService({ db, log, grants });
     const provider = new OAuthProvider({
@@ -56,9 +59,17 @@ export const oauthModule = defineModule({
       apps,
       grants,
       settings,
+      apiScopes,
       counters: { tokenIssued: (grantType) => issued?.inc({ grant_type: grantType }), refused: (reason) => refusals?.inc({ reason }) },
     });
-    const interactions = new Interactions({ db, provider, grants, resource: resourceOf(config), granted: () => grantEvents?.inc({ event: 'created' }) });
+    const interactions = new Interactions({
+      db,
+      provider,
+      grants,
+      resource: resourceOf(config),
+      apiScopes,
+      granted: () => grantEvents?.inc({ event: 'created' }),
+    });
     const purge = setInterval(
       () => void purgeExpired(db).catch((err: Error) => log.warn('oauth/purge-failed', `Purging expired OAuth records failed: ${err.message}`)),
       PURGE_EVERY_MS,
@@ -66,12 +77,12 @@ export const oauthModule = defineModule({
     purge.unref();
     return {
       services: { apps, grants, provider },
-      schemas: OAUTH_SCHEMAS,
+      schemas: oauthSchemas([...OIDC_SCOPES, ...apiScopes]),
       routeGroups: [
         oauthAppRoutes(apps, ctx.use(orgsModule).memberships),
         interactionRoutes(interactions),
         connectedAppRoutes(grants),
-        protectedResourceRoutes(config.appUrl),
+        protectedResourceRoutes(config.appUrl, apiScopes),
       ],
       mounts: [
         {
@@ -79,6 +90,13 @@ export const oauthModule = defineModule({
           handle: (req, res) => provider.handle(req, res),
         },
       ],
+      // every route's and query kind's scopes are ones the provider grants (route data names them; modules declare their own)
+      ready(app) {
+        const named = [...app.routeGroups.flatMap((g) => g.routes.flatMap((r) => r.scopes ?? [])), ...app.queries.flatMap((q) => q.scopes ?? [])];
+        const unknown = named.filter((s) => !apiScopes.includes(s));
+        if (unknown.length > 0)
+          throw new Error(`Unknown OAuth scopes in route data: ${[...new Set(unknown)].join(', ')} (declare them: src/shared/oauth-scopes.ts, DeclaredScope)`);
+      },
       async stop() {
         clearInterval(purge);
       },

@@ -15,7 +15,7 @@ import type { SigningKeys } from '../auth/signing-keys.js';
 import type { Config } from '../config.js';
 import type { DB } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
-import { API_SCOPES, OIDC_SCOPES } from '../shared/oauth-scopes.js';
+import { OIDC_SCOPES } from '../shared/oauth-scopes.js';
 import { KyselyAdapter, type AdapterDeps } from './adapter.js';
 import { secretMatches, type OAuthAppService } from './apps.js';
 import type { GrantEndReason, Grants } from './grants.js';
@@ -43,6 +43,8 @@ export interface ProviderDeps {
   grants: Grants;
   settings: ProviderSettings;
   counters: OAuthCounters;
+  /** the API scopes: the built-in ones and those modules declare */
+  apiScopes: readonly string[];
 }
 
 export const issuerOf = (config: Config) => `${config.appUrl}/oauth`;
@@ -81,7 +83,7 @@ function configuration(deps: ProviderDeps): Configuration {
     },
     // the API scopes are listed too, so an app's registered `scope` bounds them (`invalid_scope`
     // beyond); a grant holds them as its OpenID scopes and as the resource's (interactions.ts)
-    scopes: [...OIDC_SCOPES, ...API_SCOPES],
+    scopes: [...OIDC_SCOPES, ...deps.apiScopes],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     // the ID token carries the scopes' claims (email, name) as DESIGN.md says, not only the userinfo endpoint
     conformIdTokenClaims: false,
@@ -149,7 +151,7 @@ function configuration(deps: ProviderDeps): Configuration {
           if (indicator !== resource) throw new errors.InvalidTarget();
           const current = keys.current('EdDSA');
           return {
-            scope: API_SCOPES.join(' '),
+            scope: deps.apiScopes.join(' '),
             audience: resource,
             accessTokenTTL: settings.accessTokenTtl,
             accessTokenFormat: 'jwt',

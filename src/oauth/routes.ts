@@ -8,7 +8,7 @@ import { originOf } from '../audit/log.js';
 import { ErrorBody, notFound, unauthorized } from '../http/errors.js';
 import { ref, route, type Membership, type MembershipResolver, type RouteGroup } from '../http/routes.js';
 import { OrgId } from '../orgs/schemas.js';
-import { API_SCOPES, OIDC_SCOPES } from '../shared/oauth-scopes.js';
+import { OIDC_SCOPES } from '../shared/oauth-scopes.js';
 import type { AppRequest, OAuthAppService } from './apps.js';
 import type { Grants } from './grants.js';
 import { INTERACTION_COOKIE, type Interactions } from './interactions.js';
@@ -172,11 +172,11 @@ export function connectedAppRoutes(grants: Grants): RouteGroup {
 }
 
 /** RFC 9728: what the API is and where its tokens come from (the 401's `resource_metadata` names it). */
-export function protectedResourceRoutes(appUrl: string): RouteGroup {
+export function protectedResourceRoutes(appUrl: string, apiScopes: readonly string[]): RouteGroup {
   const document = (): ProtectedResource => ({
     resource: `${appUrl}/api`,
     authorization_servers: [`${appUrl}/oauth`],
-    scopes_supported: [...OIDC_SCOPES, ...API_SCOPES],
+    scopes_supported: [...OIDC_SCOPES, ...apiScopes],
     bearer_methods_supported: ['header'],
   });
   const metadata = (path: string) =>

@@ -1,17 +1,21 @@
 /** Named schemas of the OAuth routes (DESIGN.md, "OAuth 2.1 / OpenID Connect provider"; docs/oauth.md). */
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { ALL_SCOPES } from '../shared/oauth-scopes.js';
 
-const Scope = Type.Union(
-  ALL_SCOPES.map((s) => Type.Literal(s)),
-  { description: 'an OpenID Connect scope or an API scope (docs/oauth.md)' },
-);
+/** What an app may ask: some of `scopes` (OpenID Connect's, the built-in API scopes and those modules declare). */
+const scopesSchema = (scopes: readonly string[]) =>
+  Type.Array(
+    Type.Union(
+      scopes.map((s) => Type.Literal(s)),
+      { description: 'an OpenID Connect scope or an API scope (docs/oauth.md)' },
+    ),
+    { minItems: 1, maxItems: scopes.length, uniqueItems: true, description: 'what the app may ask (`invalid_scope` beyond)' },
+  );
 const RedirectUris = Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), {
   minItems: 1,
   maxItems: 10,
   description: 'absolute URLs without fragment: `https`, or `http` on a loopback address; a request must name one exactly',
 });
-const Scopes = Type.Array(Scope, { minItems: 1, maxItems: ALL_SCOPES.length, uniqueItems: true, description: 'what the app may ask (`invalid_scope` beyond)' });
 
 const OAuthAppFields = {
   id: Type.String({ format: 'uuid' }),
@@ -38,21 +42,24 @@ export const OAuthApps = Type.Object(
 );
 export type OAuthApps = Static<typeof OAuthApps>;
 
-export const CreateOAuthApp = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 100 }),
-    'redirect-uris': RedirectUris,
-    confidential: Type.Boolean(),
-    scopes: Scopes,
-  },
-  { $id: 'create-oauth-app', additionalProperties: false },
-);
+const createOAuthApp = (scopes: readonly string[]) =>
+  Type.Object(
+    { name: Type.String({ minLength: 1, maxLength: 100 }), 'redirect-uris': RedirectUris, confidential: Type.Boolean(), scopes: scopesSchema(scopes) },
+    { $id: 'create-oauth-app', additionalProperties: false },
+  );
+export const CreateOAuthApp = createOAuthApp(ALL_SCOPES);
 export type CreateOAuthApp = Static<typeof CreateOAuthApp>;
 
-export const UpdateOAuthApp = Type.Object(
-  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), 'redirect-uris': Type.Optional(RedirectUris), scopes: Type.Optional(Scopes) },
-  { $id: 'update-oauth-app', additionalProperties: false },
-);
+const updateOAuthApp = (scopes: readonly string[]) =>
+  Type.Object(
+    {
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+      'redirect-uris': Type.Optional(RedirectUris),
+      scopes: Type.Optional(scopesSchema(scopes)),
+    },
+    { $id: 'update-oauth-app', additionalProperties: false },
+  );
+export const UpdateOAuthApp = updateOAuthApp(ALL_SCOPES);
 export type UpdateOAuthApp = Static<typeof UpdateOAuthApp>;
 
 export const ClientSecret = Type.Object(
@@ -122,7 +129,7 @@ export const ProtectedResource = Type.Object(
 );
 export type ProtectedResource = Static<typeof ProtectedResource>;
 
-export const OAUTH_SCHEMAS = [
+export const OAUTH_SCHEMAS: TSchema[] = [
   OAuthApp,
   CreatedOAuthApp,
   OAuthApps,
@@ -136,3 +143,20 @@ export const OAUTH_SCHEMAS = [
   ConnectedApps,
   ProtectedResource,
 ];
+
+/**
+ * The named schemas for the system's scopes: the built-in set when no module declares more. Kept
+ * by list, so systems built in one process with the same scopes share schema objects (and the
+ * validators compiled for them: src/http/validators.ts).
+ */
+const schemasByScopes = new Map<string, TSchema[]>();
+export function oauthSchemas(scopes: readonly string[]): TSchema[] {
+  const key = scopes.join(' ');
+  if (key === ALL_SCOPES.join(' ')) return OAUTH_SCHEMAS;
+  let schemas = schemasByScopes.get(key);
+  if (!schemas) {
+    schemas = OAUTH_SCHEMAS.map((schema) => (schema === CreateOAuthApp ? createOAuthApp(scopes) : schema === UpdateOAuthApp ? updateOAuthApp(scopes) : schema));
+    schemasByScopes.set(key, schemas);
+  }
+  return schemas;
+}

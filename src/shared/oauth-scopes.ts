@@ -8,6 +8,18 @@ export const API_SCOPES = ['account:read', 'orgs:read', 'orgs:write'] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
 export const ALL_SCOPES: readonly string[] = [...OIDC_SCOPES, ...API_SCOPES];
 
+/**
+ * What a module declares (`declares: {[OAUTH_SCOPES_KEY]: [...]}` in its definition) to add API
+ * scopes of its own, such as a generated resource's `projects:read`, with the consent screen's words.
+ */
+export interface DeclaredScope {
+  scope: string;
+  words: string;
+}
+export const OAUTH_SCOPES_KEY = 'oauth/scopes';
+/** The shape of every API scope: `<area>:read` or `<area>:write`. */
+export const API_SCOPE_PATTERN = /^[a-z][a-z0-9-]*:(read|write)$/;
+
 /** What each scope lets an app do, in the words of the consent screen. */
 export const SCOPE_WORDS: Readonly<Record<string, string>> = {
   openid: 'Know who you are (your account id)',

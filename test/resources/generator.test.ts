@@ -72,7 +72,8 @@ describe('the resource generator', () => {
     // the repository as a clone has it: tracked files and new ones not ignored
     const listed = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: REPO, encoding: 'utf8' }).split('\0').filter(Boolean);
     for (const file of listed) {
-      if (!existsSync(join(REPO, file))) continue;
+      // (a worktree's node_modules may be a symlink, listed as a file)
+      if (!existsSync(join(REPO, file)) || file === 'node_modules') continue;
       mkdirSync(dirname(join(dir, file)), { recursive: true });
       cpSync(join(REPO, file), join(dir, file));
     }
@@ -228,7 +229,11 @@ describe('the resource generator', () => {
     // (the tree is the type-checked one but for the migration, which was type-checked with the resource)
     assert.deepEqual(left, ['src/db/migrate.ts', ...left.filter((p) => p.startsWith('src/db/migrations/'))]);
 
-    assert.equal(npm('new:resource', ['gadget', 'name:string']).status, 0);
+    // --limit and --feature: route data on the write routes
+    assert.equal(npm('new:resource', ['gadget', 'name:string', '--limit', 'api-calls', '--feature', 'reports']).status, 0);
+    const routes = readFileSync(join(dir, 'src/gadgets/routes.ts'), 'utf8');
+    assert.equal(routes.match(/limit: 'api-calls',/g)?.length, 3, 'POST, PATCH and DELETE');
+    assert.equal(routes.match(/requires: \{ feature: 'reports' \},/g)?.length, 3);
     const dropped = npm('remove:resource', ['gadget', '--drop-table']);
     assert.equal(dropped.status, 0, dropped.stderr);
     const drop = readdirSync(join(dir, 'src/db/migrations')).find((f) => /_drop_gadgets\.ts$/.test(f));

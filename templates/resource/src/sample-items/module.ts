@@ -1,21 +1,29 @@
 /**
  * Sample items (docs/sample-items.md): an organization's own records, listed, made, changed and
  * deleted through its routes and the query kind `sample-items/list`, each change audited and
- * sent to the organization's webhook endpoints as `sample-item.created|updated|deleted`.
+ * sent to the organization's webhook endpoints as `sample-item.created|updated|deleted`; OAuth
+ * apps reach them with the scopes `sample-items:read` and `sample-items:write`.
  */
 import { orgsModule } from '../orgs/module.js';
 import { defineModule } from '../runtime/module.js';
+import { OAUTH_SCOPES_KEY, type DeclaredScope } from '../shared/oauth-scopes.js';
 import { WEBHOOK_EVENT_TYPES_KEY, type DeclaredWebhookEventType } from '../webhooks/module.js';
 import { sampleItemQueries } from './queries.js';
 import { sampleItemRoutes } from './routes.js';
 import { SAMPLE_ITEM_SCHEMAS } from './schemas.js';
 import { SampleItemService } from './service.js';
 
+/** what OAuth apps may be granted, in the consent screen's words */
+const SCOPES: DeclaredScope[] = [
+  { scope: 'sample-items:read', words: "See your organizations' sample items" },
+  { scope: 'sample-items:write', words: "Create, change and delete your organizations' sample items" },
+];
+
 const WEBHOOK_EVENTS: DeclaredWebhookEventType[] = ['created', 'updated', 'deleted'].map((verb) => ({ type: `sample-item.${verb}`, subject: 'sample-item' }));
 
 export const sampleItemsModule = defineModule({
   name: 'sample-items',
-  declares: { [WEBHOOK_EVENT_TYPES_KEY]: WEBHOOK_EVENTS },
+  declares: { [WEBHOOK_EVENT_TYPES_KEY]: WEBHOOK_EVENTS, [OAUTH_SCOPES_KEY]: SCOPES },
   start(ctx) {
     const sampleItems = new SampleItemService({ db: ctx.db, log: ctx.logs.logger('saas.sample-items') });
     return {

@@ -13,6 +13,7 @@ export function sampleItemQueries(sampleItems: SampleItemService) {
       auth: 'required',
       orgRole: 'member',
       apiKeys: true,
+      scopes: ['sample-items:read'],
       params: Type.Object(
         {
           'org-id': Type.String({ format: 'uuid' }),

@@ -1,6 +1,8 @@
 /**
  * The sample item routes of an organization, as data (docs/sample-items.md): its members read,
- * the write role (`admin`) writes; the organization's API keys act with their role.
+ * the write role (`admin`) writes; the organization's API keys act with their role, and OAuth
+ * apps with the scopes `sample-items:read` and `sample-items:write` act for the person who
+ * connected them (their role still applies).
  */
 import type { FastifyRequest } from 'fastify';
 import { originOf } from '../audit/log.js';
@@ -42,6 +44,7 @@ export function sampleItemRoutes(sampleItems: SampleItemService, memberships: Me
         description: 'Newest first, `limit` at a time (1..100, default 20); `cursor`: the `next-cursor` of the previous page.',
         orgRole: 'member',
         apiKeys: true,
+        scopes: ['sample-items:read'],
         schemas: { params: OrgId, querystring: PageQuery, response: { 200: ref(SampleItems) } },
         handler: ({ parameters, membership }) => sampleItems.list(orgOf(membership), parameters.query),
       }),
@@ -51,6 +54,7 @@ export function sampleItemRoutes(sampleItems: SampleItemService, memberships: Me
         summary: 'Create a sample item',
         orgRole: SAMPLE_ITEM_WRITE_ROLE,
         apiKeys: true,
+        scopes: ['sample-items:write'],
         schemas: { params: OrgId, body: ref(CreateSampleItem), response: { 201: ref(SampleItem) } },
         handler: ({ request, parameters, membership, actor }) => sampleItems.create(caller(request, membership, actor), parameters.body),
       }),
@@ -60,6 +64,7 @@ export function sampleItemRoutes(sampleItems: SampleItemService, memberships: Me
         summary: 'A sample item',
         orgRole: 'member',
         apiKeys: true,
+        scopes: ['sample-items:read'],
         schemas: { params: SampleItemPath, response: { 200: ref(SampleItem), 404: error } },
         handler: ({ parameters, membership }) => sampleItems.get(orgOf(membership), parameters.path.itemId),
       }),
@@ -70,6 +75,7 @@ export function sampleItemRoutes(sampleItems: SampleItemService, memberships: Me
         description: 'Sets the fields sent (any non-empty subset); `null` clears an optional one.',
         orgRole: SAMPLE_ITEM_WRITE_ROLE,
         apiKeys: true,
+        scopes: ['sample-items:write'],
         schemas: { params: SampleItemPath, body: ref(UpdateSampleItem), response: { 200: ref(SampleItem), 404: error } },
         handler: ({ request, parameters, membership, actor }) =>
           sampleItems.update(caller(request, membership, actor), parameters.path.itemId, parameters.body),
@@ -80,6 +86,7 @@ export function sampleItemRoutes(sampleItems: SampleItemService, memberships: Me
         summary: 'Delete a sample item',
         orgRole: SAMPLE_ITEM_WRITE_ROLE,
         apiKeys: true,
+        scopes: ['sample-items:write'],
         schemas: { params: SampleItemPath, response: { 204: null, 404: error } },
         async handler({ request, parameters, membership, actor }) {
           await sampleItems.delete(caller(request, membership, actor), parameters.path.itemId);

@@ -12,6 +12,8 @@ import { account, addMember, as, createOrg, type TestAccount } from '../orgs/sup
 import { answeredFields, badValue, requiredInput, validInput } from '../support/resources.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { createEndpoint, receiver, waitFor, type Receiver } from '../webhooks/support.js';
+import * as oauth from 'openid-client';
+import { authorize, createApp, newBrowser, REDIRECT } from '../oauth/support.js';
 
 const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '20' };
 const FIELDS = SAMPLE_ITEM_FIELDS;
@@ -116,6 +118,28 @@ for (const db of testDatabases()) {
       assert.equal(created.status, hasRole('admin', SAMPLE_ITEM_WRITE_ROLE) ? 201 : 403, created.text);
       assert.equal((await t.client('GET', base(), { headers: key })).status, 200);
       assert.equal((await t.client('GET', `/api/orgs/${outsiderOrgId}/sample-items`, { headers: key })).status, 404);
+    });
+
+    it('acts for an OAuth app with its scopes: sample-items:read reads, sample-items:write writes', async () => {
+      const app = await createApp(t, people.owner.token, orgId, { confidential: true, scopes: ['sample-items:read', 'sample-items:write'] });
+      const config = await oauth.discovery(
+        new URL(`${t.url}/oauth`),
+        app['client-id'],
+        { redirect_uris: [REDIRECT] },
+        oauth.ClientSecretBasic(app['client-secret']!),
+        {
+          execute: [oauth.allowInsecureRequests],
+        },
+      );
+      const reader = await authorize(t, config, newBrowser(), people.owner.token, { scope: 'sample-items:read' });
+      const read = { authorization: `Bearer ${reader.tokens.access_token}` };
+      assert.equal((await t.client('GET', base(), { headers: read })).status, 200);
+      const refused = await t.client('POST', base(), { headers: read, body: validInput(FIELDS, 7) });
+      assert.equal(refused.status, 403, refused.text);
+      assert.equal(refused.body.type, 'insufficient-scope');
+      const writer = await authorize(t, config, newBrowser(), people.owner.token, { scope: 'sample-items:read sample-items:write' });
+      const created = await t.client('POST', base(), { headers: { authorization: `Bearer ${writer.tokens.access_token}` }, body: validInput(FIELDS, 8) });
+      assert.equal(created.status, 201, created.text);
     });
 
     it('refuses bad input with 400 and one error per bad field, storing nothing', async () => {
