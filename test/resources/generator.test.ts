@@ -211,6 +211,12 @@ describe('the resource generator', () => {
     await row.locator('.delete-item').click();
     await page.locator('dialog[open] .confirm-ok').click();
     await page.locator('#no-time-entries').waitFor();
+
+    // its OAuth scopes are offered to the organization's apps, in their words
+    await page.goto(`${base}/orgs/${orgId}/oauth-apps`);
+    const scopes = page.locator('#oauth-app-scopes');
+    await scopes.waitFor();
+    assert.match((await scopes.textContent()) ?? '', /time-entries:write: Create, change and delete your organizations' time entries/);
   }, [
     /response: PATCH \/api\/orgs\/[0-9a-f-]+\/time-entries\/[0-9a-f-]+ 400$/,
     /console: Failed to load resource: the server responded with a status of 400 .*\/time-entries\//,

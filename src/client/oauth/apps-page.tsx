@@ -88,7 +88,8 @@ function AppRow({ app }: { app: OAuthApp }) {
 }
 
 function CreateApp({ resetKey }: { resetKey: number }) {
-  const { dispatch } = useApp();
+  const { state, dispatch } = useApp();
+  const words: Readonly<Record<string, string>> = { ...SCOPE_WORDS, ...state.declaredScopes };
   return (
     <Card title="Register an app" id="create-oauth-app-card">
       <Form id="create-oauth-app" resetKey={resetKey} onSubmit={(f, data) => dispatch(['oauth-apps/create', f, data])}>
@@ -111,11 +112,11 @@ function CreateApp({ resetKey }: { resetKey: number }) {
           id="oauth-app-scopes"
           name="scopes"
           legend="Scopes it may ask"
-          options={ALL_SCOPES.map((s) => ({
+          options={[...ALL_SCOPES, ...Object.keys(state.declaredScopes ?? {})].map((s) => ({
             value: s,
             label: (
               <>
-                <code>{s}</code>: {SCOPE_WORDS[s]}
+                <code>{s}</code>: {words[s]}
               </>
             ),
           }))}

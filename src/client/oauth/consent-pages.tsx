@@ -19,11 +19,12 @@ import { authorizeUidOf, type Interaction } from './events.js';
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
 
 function ScopeList({ scopes, id }: { scopes: string[]; id: string }) {
+  const { state } = useApp();
   return (
     <ul id={id} class="list-disc space-y-1 pl-5 text-sm">
       {scopes.map((s) => (
         <li key={s} data-scope={s}>
-          {SCOPE_WORDS[s] ?? s}
+          {SCOPE_WORDS[s] ?? state.declaredScopes?.[s] ?? s}
         </li>
       ))}
     </ul>

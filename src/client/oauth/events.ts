@@ -48,6 +48,8 @@ export interface OAuthState {
   };
   authorizePage?: { uid: string; status: 'loading' | 'ready' | 'missing' | 'leaving'; interaction?: Interaction };
   connectedApps?: ConnectedApp[];
+  /** API scopes other features declare (a generated resource's), with the consent screen's words */
+  declaredScopes?: Readonly<Record<string, string>>;
 }
 
 declare module '../shell/state.js' {
@@ -232,6 +234,10 @@ function registerConnectedApps(core: EventCore<AppState>): void {
 export function registerOAuth(core: EventCore<AppState>, io: BrowserIo): void {
   // leaving the app for the provider (the same effect as billing's and oidc's)
   core.regFx('location/assign', (url: string) => io.assign(url));
+  // a feature's own API scopes (its `init` sends them): offered to apps, worded on the consent page
+  core.regEvent('oauth/scopes-declared', ({ state }, [, scopes]) => ({
+    db: { ...state, declaredScopes: { ...state.declaredScopes, ...(scopes as Record<string, string>) } },
+  }));
   registerAppsPage(core);
   registerConsent(core);
   registerConnectedApps(core);

@@ -3,7 +3,7 @@ import { List } from 'lucide';
 import { registerResource } from '../resources/events.js';
 import { ResourcePage } from '../resources/pages.js';
 import type { Feature } from '../shell/features.js';
-import { SAMPLE_ITEMS } from './fields.js';
+import { SAMPLE_ITEM_SCOPES, SAMPLE_ITEMS } from './fields.js';
 
 const SampleItemsPage = () => ResourcePage({ config: SAMPLE_ITEMS });
 
@@ -22,4 +22,6 @@ export const sampleItems: Feature = {
     },
   ],
   register: (core) => registerResource(core, SAMPLE_ITEMS),
+  // OAuth apps may be granted its scopes: the OAuth apps and consent pages word them
+  init: () => [['oauth/scopes-declared', SAMPLE_ITEM_SCOPES]],
 };

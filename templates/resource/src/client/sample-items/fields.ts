@@ -6,6 +6,12 @@ export const SAMPLE_ITEM_FIELDS = {
   name: { type: 'string' },
 } as const satisfies FieldSpecs;
 
+/** the OAuth scopes the module declares, in the consent screen's words (as src/sample-items/module.ts has them) */
+export const SAMPLE_ITEM_SCOPES: Readonly<Record<string, string>> = {
+  'sample-items:read': "See your organizations' sample items",
+  'sample-items:write': "Create, change and delete your organizations' sample items",
+};
+
 export const SAMPLE_ITEMS: ResourceConfig = {
   name: 'sample-item',
   plural: 'sample-items',
