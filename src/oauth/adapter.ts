@@ -12,7 +12,7 @@
  *   two instances redeeming the same code at once cannot both win: the loser is told it was used
  *   (and the provider revokes what the code issued).
  */
-import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { sql } from 'kysely';
 import type { DB } from '../db/database.js';
 
@@ -77,6 +77,8 @@ export class KyselyAdapter implements Adapter {
       .returning('id')
       .executeTakeFirst();
     // the loser of a race for one code: what the code issued is revoked as for a second use
+    // (the provider is loaded: it is the one calling; the import is its cache)
+    const { errors } = await import('oidc-provider');
     if (!row) throw new errors.InvalidGrant(`${this.model === 'AuthorizationCode' ? 'authorization code' : 'token'} already consumed`);
   }
 

@@ -40,7 +40,7 @@ export class Interactions {
    * signs nobody into a stranger's browser.
    */
   private async load(uid: string, browserUid: string | undefined) {
-    const interaction = browserUid === uid ? await this.deps.provider.current.Interaction.find(uid) : undefined;
+    const interaction = browserUid === uid ? await (await this.deps.provider.current()).Interaction.find(uid) : undefined;
     if (!interaction || interaction.result)
       throw notFound('No such sign-in request in this browser: it is unknown, finished, expired, or was started elsewhere', { uid });
     const clientId = String(interaction.params.client_id ?? '');
@@ -52,7 +52,7 @@ export class Interactions {
 
   async details(user: AuthUser, uid: string, browserUid: string | undefined): Promise<OAuthInteraction> {
     const { interaction, clientId, scopes } = await this.load(uid, browserUid);
-    const client = await this.deps.provider.current.Client.find(clientId);
+    const client = await (await this.deps.provider.current()).Client.find(clientId);
     if (!client) throw notFound('No such sign-in request: its app no longer exists', { uid });
     const organization = await this.deps.db
       .selectFrom('oauth_app as a')
@@ -78,7 +78,7 @@ export class Interactions {
       await interaction.save(Math.max(1, (interaction.exp ?? epoch() + 60) - epoch()));
       return { 'redirect-to': interaction.returnTo };
     }
-    const { Grant } = this.deps.provider.current;
+    const { Grant } = await this.deps.provider.current();
     const live = await this.deps.grants.live(user.id, clientId);
     const grant = (live && (await Grant.find(live.id))) || new Grant({ accountId: user.id, clientId });
     // every known scope is the provider's (so the app's registration bounds it); API scopes are also the resource's

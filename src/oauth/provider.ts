@@ -10,7 +10,8 @@
  */
 import { hkdfSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { SigningKeys } from '../auth/signing-keys.js';
 import type { Config } from '../config.js';
 import type { DB } from '../db/database.js';
@@ -56,19 +57,22 @@ function keystore(keys: SigningKeys) {
 }
 
 /** The reason a grant ended, from the request the provider was answering (a code or refresh token presented again). */
-function endReason(): GrantEndReason {
+function endReason(Provider: OidcProvider['default']): GrantEndReason {
   return Provider.ctx?.oidc?.route === 'token' ? 'refresh-token-reuse' : 'expired';
 }
 
-function configuration(deps: ProviderDeps): Configuration {
+/** oidc-provider, loaded on the first OAuth request: a server no app signs in with never pays its memory (docs/performance.md). */
+type OidcProvider = typeof import('oidc-provider');
+
+function configuration(deps: ProviderDeps, { errors, default: Provider }: OidcProvider): Configuration {
   const { config, db, settings, keys, grants, apps } = deps;
   const resource = resourceOf(config);
   const adapterDeps: AdapterDeps = {
     db,
     findApp: (clientId) => apps.clientMetadata(clientId, /^basic /i.test(Provider.ctx?.get('authorization') ?? '') ? 'basic' : 'post'),
     grantSaved: (id, payload, expiresAt) => grants.saved(id, payload, expiresAt),
-    grantDestroyed: (id) => grants.destroyedByProvider(id, endReason()),
-    clientRegistering: checkRegistration,
+    grantDestroyed: (id) => grants.destroyedByProvider(id, endReason(Provider)),
+    clientRegistering: (payload) => checkRegistration(payload, errors),
   };
   const cookieKey = Buffer.from(hkdfSync('sha256', config.sessionSecret, 'saas-oauth', 'cookies', 32)).toString('base64url');
   return {
@@ -167,7 +171,7 @@ function configuration(deps: ProviderDeps): Configuration {
 }
 
 /** A dynamically registered client: public (PKCE alone) and within the registration scopes; checked before it is stored. */
-export function checkRegistration(payload: Record<string, unknown>): void {
+export function checkRegistration(payload: Record<string, unknown>, errors: OidcProvider['errors']): void {
   if (payload.token_endpoint_auth_method !== 'none') {
     throw new errors.InvalidClientMetadata('only public clients may register: token_endpoint_auth_method must be none');
   }
@@ -177,8 +181,8 @@ export function checkRegistration(payload: Record<string, unknown>): void {
   if (scopes.length === 0) payload.scope = REGISTRATION_SCOPES.join(' ');
 }
 
-function build(deps: ProviderDeps): Provider {
-  const provider = new Provider(issuerOf(deps.config), configuration(deps));
+function build(deps: ProviderDeps, oidc: OidcProvider): Provider {
+  const provider = new oidc.default(issuerOf(deps.config), configuration(deps, oidc));
   provider.proxy = deps.config.trustProxy !== false;
   // a confidential app's secret is kept hashed: the presented one is hashed and compared
   provider.Client.prototype.compareClientSecret = function compare(this: { clientSecret?: string }, actual: string) {
@@ -201,22 +205,33 @@ function build(deps: ProviderDeps): Provider {
   return provider;
 }
 
-/** The provider, rebuilt when the signing keys change; `handle` is the mount's request listener. */
+/**
+ * The provider, built on first use and rebuilt when the signing keys change; `handle` is the
+ * mount's request listener.
+ */
 export class OAuthProvider {
-  private provider: Provider;
-  private listener: (req: IncomingMessage, res: ServerResponse) => void;
+  private built: Promise<{ provider: Provider; listener: (req: IncomingMessage, res: ServerResponse) => void }> | undefined;
 
   constructor(private readonly deps: ProviderDeps) {
-    this.provider = build(deps);
-    this.listener = this.provider.callback();
     deps.keys.onChange(() => {
-      this.provider = build(deps);
-      this.listener = this.provider.callback();
+      if (this.built) this.built = this.build();
     });
   }
 
-  get current(): Provider {
-    return this.provider;
+  private build() {
+    return import('oidc-provider').then((oidc) => {
+      const provider = build(this.deps, oidc);
+      return { provider, listener: provider.callback() };
+    });
+  }
+
+  private get ready() {
+    this.built ??= this.build();
+    return this.built;
+  }
+
+  async current(): Promise<Provider> {
+    return (await this.ready).provider;
   }
 
   /** The metadata paths of RFC 8414 answer with the provider's discovery document. */
@@ -231,6 +246,13 @@ export class OAuthProvider {
       // the path only: a query may hold a code or state
       this.deps.log.info('oauth/request', `${req.method} ${path} => ${res.statusCode}`, { status: res.statusCode, 'saas.logging/ms': Date.now() - started });
     });
-    this.listener(req, res);
+    this.ready.then(
+      ({ listener }) => listener(req, res),
+      (err: Error) => {
+        this.deps.log.error('oauth/load-failed', `The OAuth provider could not be loaded: ${err.message}`);
+        res.statusCode = 503;
+        res.end();
+      },
+    );
   }
 }

@@ -21,6 +21,7 @@ const OPTIONAL = [
   'stripe',
   '@opentelemetry/sdk-trace',
   'prom-client',
+  'oidc-provider',
 ];
 
 /** Node's module hooks (both import and require): each package's name, appended to `file` the first time it loads. */
