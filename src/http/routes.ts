@@ -301,13 +301,14 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
       const { field, values } = r.impersonation.forbiddenWhen;
       addError(403, `\`impersonation-forbidden\`: an impersonated session may not send \`${field}\` ${values.map((v) => `\`${v}\``).join(' or ')}`);
     }
-    if (auth !== 'none')
-      addError(
-        403,
-        r.scopes
-          ? "`insufficient-scope` (with `scopes`): an OAuth access token without one of the route's scopes"
-          : '`insufficient-scope`: an OAuth access token (this route takes none)',
-      );
+    if (auth !== 'none' && !(403 in responses)) {
+      // beside the route's other refusals (its role, impersonation), never in place of them
+      const scope = r.scopes
+        ? "`insufficient-scope` (with `scopes`): an OAuth access token without one of the route's scopes"
+        : '`insufficient-scope`: an OAuth access token (this route takes none)';
+      const existing = (docResponses[403] as { description?: string } | undefined)?.description;
+      docResponses[403] = { ...errorRef, ...(docResponses[403] as object | undefined), description: existing ? `${existing}; or ${scope}` : scope };
+    }
     if (r.apiKeys) addError(429, 'Too many API key lookups that found no live key from this address (`rate-limited`, with Retry-After)');
     if (r.verifiedEmail || r.reauth) {
       const checks = [

@@ -225,7 +225,7 @@ for (const db of testDatabases()) {
       assert.match(op('/api/orgs/{id}', 'patch').responses['403'].description, /role .* below.*; or `forbidden` with `reason: origin`/);
       assert.equal(
         op('/api/orgs/{id}', 'get').responses['403'].description,
-        "The caller's role in the organization is below the one the route needs",
+        "The caller's role in the organization is below the one the route needs; or `insufficient-scope` (with `scopes`): an OAuth access token without one of the route's scopes",
         'a GET has no CSRF check',
       );
       assert.equal(op('/api/webhooks/{provider}', 'post').responses['403'], undefined, 'the webhook has no CSRF check');
