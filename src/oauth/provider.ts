@@ -214,7 +214,7 @@ export class OAuthProvider {
 
   constructor(private readonly deps: ProviderDeps) {
     deps.keys.onChange(() => {
-      if (this.built) this.built = this.build();
+      if (this.built !== undefined) this.built = this.build();
     });
   }
 
