@@ -4,7 +4,7 @@
  * with a confirmation. It reads the state and dispatches the events of api-keys/events.ts.
  */
 import { useEffect } from 'preact/hooks';
-import { Link, useApp } from '../ui/app.js';
+import { useApp } from '../ui/app.js';
 import { Button, Submit } from '../ui/button.js';
 import { Actions, Card, Stack } from '../ui/card.js';
 import { ConfirmButton } from '../ui/dialog.js';
@@ -12,8 +12,8 @@ import { Alert } from '../ui/feedback.js';
 import { CopyField, Field, Form, SelectField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
-import { orgPath } from '../orgs/events.js';
 import { apiKeysOrgIdOf, type ApiKey, type CreatedApiKey } from './events.js';
+import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
 
@@ -81,31 +81,10 @@ export function ApiKeysPage() {
   useEffect(() => {
     if (id) dispatch(['api-keys/open', id]);
   }, [id]);
-  if (!id || page?.status === 'missing') {
-    return (
-      <>
-        <PageHeader title="API keys" />
-        <Alert id="org-missing" tone="error">
-          This organization does not exist, or you are not a member.
-        </Alert>
-      </>
-    );
-  }
-  if (!page?.org)
-    return (
-      <>
-        <PageHeader title="API keys" />
-        <p class="text-sm text-muted" role="status">
-          Loading…
-        </p>
-      </>
-    );
+  if (!id || page?.status === 'missing') return <OrgPageGate title="API keys" missing />;
+  if (!page?.org) return <OrgPageGate title="API keys" />;
   const org = page.org;
-  const back = (
-    <Link to="org" path={orgPath(org.id)} id="back-to-org">
-      ← {org.name}
-    </Link>
-  );
+  const back = <BackToOrg org={org} />;
   if (org.role === 'member') {
     return (
       <>

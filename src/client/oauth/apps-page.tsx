@@ -5,7 +5,7 @@
  */
 import { useEffect } from 'preact/hooks';
 import { ALL_SCOPES, SCOPE_WORDS } from '../../shared/oauth-scopes.js';
-import { Link, useApp } from '../ui/app.js';
+import { useApp } from '../ui/app.js';
 import { Button, Submit } from '../ui/button.js';
 import { Actions, Card, Stack } from '../ui/card.js';
 import { ConfirmButton } from '../ui/dialog.js';
@@ -13,8 +13,8 @@ import { Alert } from '../ui/feedback.js';
 import { CheckboxGroup, CopyField, Field, Form, TextAreaField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
-import { orgPath } from '../orgs/events.js';
 import { oauthAppsOrgIdOf, type OAuthApp } from './events.js';
+import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
 
 function Secret({ secret }: { secret: { name: string; 'client-id': string; value: string } }) {
   const { dispatch } = useApp();
@@ -134,30 +134,10 @@ export function OAuthAppsPage() {
   useEffect(() => {
     if (id) dispatch(['oauth-apps/open', id]);
   }, [id]);
-  if (!id || page?.status === 'missing')
-    return (
-      <>
-        <PageHeader title="OAuth apps" />
-        <Alert id="org-missing" tone="error">
-          This organization does not exist, or you are not a member.
-        </Alert>
-      </>
-    );
-  if (!page?.org)
-    return (
-      <>
-        <PageHeader title="OAuth apps" />
-        <p class="text-sm text-muted" role="status">
-          Loading…
-        </p>
-      </>
-    );
+  if (!id || page?.status === 'missing') return <OrgPageGate title="OAuth apps" missing />;
+  if (!page?.org) return <OrgPageGate title="OAuth apps" />;
   const org = page.org;
-  const back = (
-    <Link to="org" path={orgPath(org.id)} id="back-to-org">
-      ← {org.name}
-    </Link>
-  );
+  const back = <BackToOrg org={org} />;
   if (org.role === 'member')
     return (
       <>

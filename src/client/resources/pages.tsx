@@ -4,18 +4,17 @@
  * suited to its type; delete is confirmed in a dialog. Write controls only for the write role.
  */
 import { useEffect } from 'preact/hooks';
-import { Link, useApp } from '../ui/app.js';
+import { useApp } from '../ui/app.js';
 import { Button, Submit } from '../ui/button.js';
 import { Actions, Card, Stack } from '../ui/card.js';
 import { ConfirmButton } from '../ui/dialog.js';
-import { Alert } from '../ui/feedback.js';
 import { CheckboxField, Field, Form, SelectField, TextAreaField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
-import { orgPath } from '../orgs/events.js';
 import { humanize, STRING_MAX, TEXT_MAX, type FieldSpec, type FieldValue } from '../../shared/resource-fields.js';
 import { formIdOf, mayWrite, resourceOrgIdOf, type ResourceConfig, type ResourceItem } from './events.js';
 import { toLocalInput } from './form-values.js';
+import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
 
 /** A value as a table cell shows it. */
 function shown(spec: FieldSpec, value: FieldValue): string {
@@ -122,25 +121,8 @@ export function ResourcePage({ config }: { config: ResourceConfig }) {
   useEffect(() => {
     if (id) dispatch([`${config.plural}/open`, id]);
   }, [id]);
-  if (!id || page?.status === 'missing') {
-    return (
-      <>
-        <PageHeader title={config.title.many} />
-        <Alert id="org-missing" tone="error">
-          This organization does not exist, or you are not a member.
-        </Alert>
-      </>
-    );
-  }
-  if (!page?.org)
-    return (
-      <>
-        <PageHeader title={config.title.many} />
-        <p class="text-sm text-muted" role="status">
-          Loading…
-        </p>
-      </>
-    );
+  if (!id || page?.status === 'missing') return <OrgPageGate title={config.title.many} missing />;
+  if (!page?.org) return <OrgPageGate title={config.title.many} />;
   const org = page.org;
   const writable = mayWrite(org.role as 'owner' | 'admin' | 'member', config.writeRole);
   const editing = page.editing;
@@ -150,11 +132,7 @@ export function ResourcePage({ config }: { config: ResourceConfig }) {
       <PageHeader
         title={`${config.title.many} of ${org.name}`}
         id={`${config.plural}-title`}
-        back={
-          <Link to="org" path={orgPath(org.id)} id="back-to-org">
-            ← {org.name}
-          </Link>
-        }
+        back={<BackToOrg org={org} />}
         actions={
           writable && !editing ? (
             <Button id={`new-${config.name}`} onClick={() => dispatch([`${config.plural}/edit`, null])}>

@@ -5,8 +5,7 @@
  * SCIM tokens with the base URL (owners). And the log-in page's "Sign in with SSO".
  */
 import { useEffect } from 'preact/hooks';
-import { orgPath } from '../orgs/events.js';
-import { Link, useApp } from '../ui/app.js';
+import { useApp } from '../ui/app.js';
 import { Button, Submit } from '../ui/button.js';
 import { Actions, Card, DataList, Muted, Stack } from '../ui/card.js';
 import { ConfirmButton } from '../ui/dialog.js';
@@ -14,6 +13,7 @@ import { Alert, Badge } from '../ui/feedback.js';
 import { CheckboxGroup, CopyField, Field, Form, SelectField, TextAreaField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { DOMAIN_FORM, SAML_FORM, SSO_SIGN_IN_FORM, ssoOrgIdOf, TOKEN_FORM, type OrgDomain } from './events.js';
+import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
 
 const day = (iso: string) => new Date(iso).toLocaleDateString();
 const ROLES = [
@@ -233,31 +233,10 @@ export function SsoPage() {
   useEffect(() => {
     if (id) dispatch(['sso/open', id]);
   }, [id]);
-  if (!id || page?.status === 'missing') {
-    return (
-      <>
-        <PageHeader title="Single sign-on" />
-        <Alert id="org-missing" tone="error">
-          This organization does not exist, or you are not a member.
-        </Alert>
-      </>
-    );
-  }
-  if (!page?.org)
-    return (
-      <>
-        <PageHeader title="Single sign-on" />
-        <p class="text-sm text-muted" role="status">
-          Loading…
-        </p>
-      </>
-    );
+  if (!id || page?.status === 'missing') return <OrgPageGate title="Single sign-on" missing />;
+  if (!page?.org) return <OrgPageGate title="Single sign-on" />;
   const org = page.org;
-  const back = (
-    <Link to="org" path={orgPath(org.id)} id="back-to-org">
-      ← {org.name}
-    </Link>
-  );
+  const back = <BackToOrg org={org} />;
   if (org.role === 'member') {
     return (
       <>

@@ -7,8 +7,7 @@
  * the events of webhooks/events.ts.
  */
 import { useEffect } from 'preact/hooks';
-import { orgPath } from '../orgs/events.js';
-import { Link, useApp } from '../ui/app.js';
+import { useApp } from '../ui/app.js';
 import { Button, Submit } from '../ui/button.js';
 import { Actions, Card, DataList, Muted, Stack } from '../ui/card.js';
 import { ConfirmButton } from '../ui/dialog.js';
@@ -17,6 +16,7 @@ import { CheckboxGroup, CopyField, Field, Form, SelectField } from '../ui/field.
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import { ALL_EVENTS, CREATE_FORM, webhooksOrgIdOf, type DeliveryFilter, type Webhook, type WebhookDelivery } from './events.js';
+import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
 
 const when = (iso: string) => new Date(iso).toLocaleString();
 
@@ -249,31 +249,10 @@ export function WebhooksPage() {
   useEffect(() => {
     if (id) dispatch(['webhooks/open', id]);
   }, [id]);
-  if (!id || page?.status === 'missing') {
-    return (
-      <>
-        <PageHeader title="Webhooks" />
-        <Alert id="org-missing" tone="error">
-          This organization does not exist, or you are not a member.
-        </Alert>
-      </>
-    );
-  }
-  if (!page?.org)
-    return (
-      <>
-        <PageHeader title="Webhooks" />
-        <p class="text-sm text-muted" role="status">
-          Loading…
-        </p>
-      </>
-    );
+  if (!id || page?.status === 'missing') return <OrgPageGate title="Webhooks" missing />;
+  if (!page?.org) return <OrgPageGate title="Webhooks" />;
   const org = page.org;
-  const back = (
-    <Link to="org" path={orgPath(org.id)} id="back-to-org">
-      ← {org.name}
-    </Link>
-  );
+  const back = <BackToOrg org={org} />;
   if (org.role === 'member') {
     return (
       <>

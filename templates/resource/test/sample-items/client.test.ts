@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { registerApp, type Account, type AppState } from '../../src/client/app.js';
+import { registerApp, type AppState } from '../../src/client/app.js';
 import { EventCore, type EventVector } from '../../src/client/core.js';
 import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
+import { ACCOUNT, answer, callOf } from '../support/client-events.js';
 import { registerResource } from '../../src/client/resources/events.js';
 import { SAMPLE_ITEMS } from '../../src/client/sample-items/fields.js';
 import { transitJson } from '../../src/shared/codecs.js';
@@ -16,44 +17,33 @@ import { validInput } from '../support/resources.js';
 
 const ORG = '00000000-0000-4000-8000-000000000002';
 const ITEM = '00000000-0000-4000-8000-0000000000aa';
-const account: Account = {
-  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001',
-  email: 'ada@example.test',
-  name: 'Ada',
-  'created-at': '2026-01-01T00:00:00.000Z',
-  subscription: { status: 'none', plan: null, 'current-period-end': null },
-  'email-verified': true,
-};
 const org = { id: ORG, name: 'Acme', slug: 'acme', personal: false, 'created-at': '2026-01-01T00:00:00.000Z', role: 'owner' };
 const item = { id: ITEM, ...validInput(SAMPLE_ITEMS.fields, 1), 'created-at': '2026-01-02T00:00:00.000Z', 'updated-at': '2026-01-02T00:00:00.000Z' };
 const [firstField] = Object.keys(SAMPLE_ITEMS.fields);
 
-const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
-const call = (r: TransportRequest) => `${r.method} ${new URL(r.url, 'http://x').pathname}`;
-
 function setup(answers: { create?: TransportResponse } = {}) {
   const requests: TransportRequest[] = [];
-  const core = new EventCore<AppState>({ route: 'org-sample-items', toasts: [], busy: false, ready: true, token: 'access-1', account });
+  const core = new EventCore<AppState>({ route: 'org-sample-items', toasts: [], busy: false, ready: true, token: 'access-1', account: ACCOUNT });
   registerApp(
     core,
     {
       transport: async (req) => {
         requests.push(req);
-        switch (call(req)) {
+        switch (callOf(req)) {
           case `GET /api/orgs/${ORG}`:
-            return ok(org);
+            return answer(org);
           case `GET /api/orgs/${ORG}/sample-items`:
-            return ok(
+            return answer(
               new URL(req.url, 'http://x').searchParams.has('cursor')
                 ? { 'sample-items': [], 'next-cursor': null }
                 : { 'sample-items': [item], 'next-cursor': 'next-1' },
             );
           case `POST /api/orgs/${ORG}/sample-items`:
-            return answers.create ?? ok(item, 201);
+            return answers.create ?? answer(item, 201);
           case `DELETE /api/orgs/${ORG}/sample-items/${ITEM}`:
             return { status: 204, contentType: '', text: '' };
           default:
-            return ok({ type: 'not-found', message: 'no such route' }, 404);
+            return answer({ type: 'not-found', message: 'no such route' }, 404);
         }
       },
       csrfToken: () => 'csrf-1',
@@ -100,7 +90,7 @@ describe('the sample items page', () => {
   });
 
   it("shows the server's field errors beside their fields and keeps the form open", async () => {
-    const refusal = ok(
+    const refusal = answer(
       { type: 'request-coercion', message: 'Invalid request body', in: 'body', errors: [{ path: `/${firstField}`, message: 'is invalid' }] },
       400,
     );
@@ -117,6 +107,6 @@ describe('the sample items page', () => {
     await run(['sample-items/open', ORG]);
     const before = requests.length;
     await run(['sample-items/delete', ITEM]);
-    assert.deepEqual(requests.slice(before).map(call), [`DELETE /api/orgs/${ORG}/sample-items/${ITEM}`, `GET /api/orgs/${ORG}/sample-items`]);
+    assert.deepEqual(requests.slice(before).map(callOf), [`DELETE /api/orgs/${ORG}/sample-items/${ITEM}`, `GET /api/orgs/${ORG}/sample-items`]);
   });
 });

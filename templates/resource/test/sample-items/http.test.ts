@@ -10,6 +10,7 @@ import { SAMPLE_ITEM_FIELDS } from '../../src/sample-items/fields.js';
 import { SAMPLE_ITEM_WRITE_ROLE } from '../../src/sample-items/routes.js';
 import { account, addMember, as, createOrg, type TestAccount } from '../orgs/support.js';
 import { answeredFields, badValue, requiredInput, validInput } from '../support/resources.js';
+import { freePort } from '../support/net.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { createEndpoint, receiver, waitFor, type Receiver } from '../webhooks/support.js';
 import * as oauth from 'openid-client';
@@ -27,7 +28,9 @@ for (const db of testDatabases()) {
     let hook: Receiver;
 
     before(async () => {
-      t = await startSystem(db, ENV);
+      // the OAuth issuer is APP_URL's: the system listens where APP_URL says
+      const port = await freePort();
+      t = await startSystem(db, { ...ENV, PORT: String(port), APP_URL: `http://127.0.0.1:${port}` });
       people.owner = await account(t);
       orgId = await createOrg(t, people.owner);
       for (const role of ['admin', 'member'] as const) {
@@ -121,7 +124,7 @@ for (const db of testDatabases()) {
     });
 
     it('acts for an OAuth app with its scopes: sample-items:read reads, sample-items:write writes', async () => {
-      const app = await createApp(t, people.owner.token, orgId, { confidential: true, scopes: ['sample-items:read', 'sample-items:write'] });
+      const app = await createApp(t, people.owner.token, orgId, { confidential: true, scopes: ['openid', 'sample-items:read', 'sample-items:write'] });
       const config = await oauth.discovery(
         new URL(`${t.url}/oauth`),
         app['client-id'],
@@ -131,13 +134,14 @@ for (const db of testDatabases()) {
           execute: [oauth.allowInsecureRequests],
         },
       );
-      const reader = await authorize(t, config, newBrowser(), people.owner.token, { scope: 'sample-items:read' });
+      const reader = await authorize(t, config, newBrowser(), people.owner.token, { scope: 'openid sample-items:read' });
+      assert.equal(reader.error, undefined, 'the authorization succeeded');
       const read = { authorization: `Bearer ${reader.tokens.access_token}` };
       assert.equal((await t.client('GET', base(), { headers: read })).status, 200);
       const refused = await t.client('POST', base(), { headers: read, body: validInput(FIELDS, 7) });
       assert.equal(refused.status, 403, refused.text);
       assert.equal(refused.body.type, 'insufficient-scope');
-      const writer = await authorize(t, config, newBrowser(), people.owner.token, { scope: 'sample-items:read sample-items:write' });
+      const writer = await authorize(t, config, newBrowser(), people.owner.token, { scope: 'openid sample-items:read sample-items:write' });
       const created = await t.client('POST', base(), { headers: { authorization: `Bearer ${writer.tokens.access_token}` }, body: validInput(FIELDS, 8) });
       assert.equal(created.status, 201, created.text);
     });
