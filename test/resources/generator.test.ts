@@ -62,7 +62,8 @@ describe('the resource generator', () => {
   const must = (command: string, args: string[]) => {
     // the copy's own test runs are not this file's subtests
     const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-    const result = spawnSync(command, args, { cwd: dir, encoding: 'utf8', env: { ...env, FORCE_COLOR: '0' } });
+    // its PostgreSQL template (other migrations) is named apart from this run's (test/support/migrated.ts)
+    const result = spawnSync(command, args, { cwd: dir, encoding: 'utf8', env: { ...env, FORCE_COLOR: '0', TEST_TEMPLATE_PREFIX: 't_gen' } });
     assert.equal(result.status, 0, `${command} ${args.join(' ')}:\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-4000)}`);
     return result.stdout;
   };

@@ -72,8 +72,16 @@ export function memoryDatabaseImage(): Promise<Blob> {
 
 const templates = new Map<string, Promise<string>>();
 
+/**
+ * The templates' name prefix. A copy of the project with other migrations (the generator's test
+ * runs a generated resource's tests in one) sets its own, so that neither drops the other's
+ * template while the other's tests copy it.
+ */
+const PREFIX = process.env.TEST_TEMPLATE_PREFIX ?? 't_tpl';
+if (!/^[a-z][a-z_]{0,20}$/.test(PREFIX)) throw new Error(`TEST_TEMPLATE_PREFIX must be lower-case letters and underscores, got ${PREFIX}`);
+
 async function makeTemplate(serverUrl: string): Promise<string> {
-  const name = `t_tpl_${migrationsHash()}`;
+  const name = `${PREFIX}_${migrationsHash()}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
@@ -100,7 +108,7 @@ async function makeTemplate(serverUrl: string): Promise<string> {
       await admin.query(`drop database if exists ${building}`);
     }
     // the templates of migrations that have changed since
-    const stale = await admin.query<{ datname: string }>(`select datname from pg_database where datname ~ '^t_tpl_[0-9a-f]{16}$' and datname <> $1`, [name]);
+    const stale = await admin.query<{ datname: string }>(`select datname from pg_database where datname ~ $1 and datname <> $2`, [`^${PREFIX}_[0-9a-f]{16}$`, name]);
     for (const { datname } of stale.rows) await admin.query(`drop database if exists ${datname} with (force)`).catch(() => undefined);
     return name;
   } finally {
