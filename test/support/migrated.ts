@@ -108,7 +108,10 @@ async function makeTemplate(serverUrl: string): Promise<string> {
       await admin.query(`drop database if exists ${building}`);
     }
     // the templates of migrations that have changed since
-    const stale = await admin.query<{ datname: string }>(`select datname from pg_database where datname ~ $1 and datname <> $2`, [`^${PREFIX}_[0-9a-f]{16}$`, name]);
+    const stale = await admin.query<{ datname: string }>(`select datname from pg_database where datname ~ $1 and datname <> $2`, [
+      `^${PREFIX}_[0-9a-f]{16}$`,
+      name,
+    ]);
     for (const { datname } of stale.rows) await admin.query(`drop database if exists ${datname} with (force)`).catch(() => undefined);
     return name;
   } finally {
