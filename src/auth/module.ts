@@ -8,7 +8,7 @@ import { int, rateLimit, str } from '../runtime/settings.js';
 import { AccessTokens, type TokenKeys } from './access-tokens.js';
 import { bearerAuthenticator, type ApiKeyCheck } from './authenticator.js';
 import { Jwks, jwksRoutes } from './jwks-routes.js';
-import { PasswordHasher } from './passwords.js';
+import { defaultHashConcurrency, PasswordHasher } from './passwords.js';
 import { LoginRateLimiter, SignUpRateLimiter } from './rate-limit.js';
 import { IMPERSONATION_COOKIE, REFRESH_COOKIE, RefreshTokens } from './refresh-tokens.js';
 import { RevokedSessions } from './revoked-sessions.js';
@@ -54,6 +54,8 @@ export const authModule = defineModule({
     loginLimitAddress: rateLimit(env, 'LOGIN_LIMIT_ADDRESS', { count: 100, seconds: 900 }),
     signupLimitAddress: rateLimit(env, 'SIGNUP_LIMIT_ADDRESS', { count: 20, seconds: 3600 }),
     signingKeyRotationDays: int(env, 'SIGNING_KEY_ROTATION_DAYS', 90, 1, 3650),
+    // 0: one hash at a time on the embedded database, one per core on PostgreSQL (passwords.ts)
+    passwordHashConcurrency: int(env, 'PASSWORD_HASH_CONCURRENCY', 0, 0, 64),
   }),
   async start(ctx, settings) {
     const { config, db, limiterStore } = ctx;
@@ -109,7 +111,7 @@ export const authModule = defineModule({
         { secret: config.jwtSecret, ttl: settings.refreshTokenTtl, reuseGrace: settings.refreshReuseGrace },
         revokedSessions,
       ),
-      passwords: new PasswordHasher(),
+      passwords: new PasswordHasher(settings.passwordHashConcurrency || defaultHashConcurrency(config.databaseUrl)),
       loginLimiter: new LoginRateLimiter({ email: settings.loginLimitEmail, address: settings.loginLimitAddress }, limiterStore),
       signUpLimiter: new SignUpRateLimiter(settings.signupLimitAddress, limiterStore),
       revokedSessions,

@@ -31,11 +31,21 @@ class Semaphore {
   }
 }
 
+/**
+ * How many hashes run at once when PASSWORD_HASH_CONCURRENCY is not set: one per core on
+ * PostgreSQL; one on the embedded database (PGlite), whose queries run on the main thread and
+ * need the other core anyway, where each concurrent hash would add its 19 MiB to the peak of a
+ * process meant for small machines (docs/performance.md, "footprint, round 3").
+ */
+export function defaultHashConcurrency(databaseUrl: string | undefined): number {
+  return databaseUrl?.startsWith('postgres') ? Math.max(1, availableParallelism()) : 1;
+}
+
 export class PasswordHasher {
   private dummy: Promise<string> | undefined;
   private readonly slots: Semaphore;
 
-  constructor(concurrency = Math.max(1, availableParallelism())) {
+  constructor(concurrency: number) {
     this.slots = new Semaphore(concurrency);
   }
 

@@ -3,7 +3,6 @@
  * same level filter and reaches the same handlers. The filter runs first, so a signal that
  * is filtered out costs a cached map lookup: no stack capture, no copy, no serialisation.
  */
-import { findSourceMap } from 'node:module';
 import { currentContext, withTraceIds, type LogContext } from './context.js';
 import type { LevelFilter } from './filter.js';
 import { LEVEL_VALUE, type Kind, type Level } from './levels.js';
@@ -11,6 +10,7 @@ import type { Redactor } from './redact.js';
 import { mayHoldSecret, redactText } from './redact-links.js';
 import { writeStandardError } from './console-output.js';
 import type { SinkFailures, SinkName } from './sink-failures.js';
+import { originalPosition, sourceStack } from './source-positions.js';
 
 /** One log entry, with exactly the spec's fields. */
 export interface LogEntry {
@@ -46,8 +46,8 @@ export interface EmitOptions {
 
 export type LogData = Record<string, unknown>;
 
-// Source lines: V8 gives the position in the emitted JS, the source map (tsx, or
-// `node --enable-source-maps`) turns it into the TypeScript line. Capturing a stack costs
+// Source lines: V8 gives the position in the emitted JS, the source map (tsx's, or the
+// `.js.map` beside a compiled file: source-positions.ts) turns it into the TypeScript line. Capturing a stack costs
 // ~30 µs inside a busy server, so the line is resolved once per signal (namespace, id and
 // level): a signal id names one call site, as the `<group>/<name>` convention intends.
 // by namespace, then id, then level: lookups with the caller's own strings (no key built per entry)
@@ -70,13 +70,8 @@ function callerLine(below: LoggingCall): number | null {
     const line = site.getLineNumber();
     const col = site.getColumnNumber() ?? 1;
     if (line === null) return null;
-    try {
-      const entry = file ? findSourceMap(file)?.findEntry(line - 1, col - 1) : undefined;
-      if (entry && 'originalLine' in entry && typeof entry.originalLine === 'number') return entry.originalLine + 1;
-    } catch {
-      // no source map: the JS line is the best we have
-    }
-    return line;
+    // no source map: the JS line is the best we have
+    return (file && originalPosition(file, line, col)?.line) || line;
   } finally {
     Error.prepareStackTrace = prevPrepare;
     Error.stackTraceLimit = prevLimit;
@@ -155,7 +150,7 @@ export class LogBackend {
       msg: mayHoldSecret(msg) ? redactText(msg) : msg,
       ns,
       line: this.lineOf(ns, level, id, caller),
-      data: data ? (this.redact(data) as Record<string, unknown>) : {},
+      data: data ? (this.redact(typeof data.stack === 'string' ? { ...data, stack: sourceStack(data.stack) } : data) as Record<string, unknown>) : {},
       ctx: withTraceIds(options?.ctx ?? currentContext() ?? {}),
     };
     let json: string | undefined;

@@ -6,9 +6,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Level } from './levels.js';
 import type { LogBackend, LogData, LoggingCall } from './logger.js';
+import { sourceStack } from './source-positions.js';
 
 function errorData(err: Error): LogData {
-  return { class: err.constructor?.name ?? err.name, message: err.message, stack: err.stack };
+  return { class: err.constructor?.name ?? err.name, message: err.message, stack: err.stack === undefined ? undefined : sourceStack(err.stack) };
 }
 
 /** Turns pino-style arguments (`obj, msg, ...args` or `msg, ...args`) into data and message. */

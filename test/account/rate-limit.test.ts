@@ -115,7 +115,7 @@ for (const db of testDatabases()) {
       }
       const accounts = new AccountService({
         db: t.system.database.db,
-        passwords: new CountingHasher(),
+        passwords: new CountingHasher(2),
         accessTokens: t.system.services<AuthServices>(authModule).accessTokens,
         refreshTokens: new RefreshTokens(t.system.database.db, { secret: TEST_JWT_SECRET, ttl: 3600, reuseGrace: 0 }, { markRevoked: () => undefined }),
         loginLimiter: new LoginRateLimiter({ email: null, address: null }),

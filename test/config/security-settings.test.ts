@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { authModule } from '../../src/auth/module.js';
+import { defaultHashConcurrency } from '../../src/auth/passwords.js';
+import { availableParallelism } from 'node:os';
 import { loadAll, settingsOf } from '../support/settings.js';
 
 const refused = (env: Record<string, string>, variable: string, message: RegExp) =>
@@ -73,5 +75,21 @@ describe('APP_URL and ALLOWED_ORIGINS', () => {
     refused({ APP_URL: 'https://user:pw@app.example.com' }, 'APP_URL', /without credentials/);
     refused({ APP_URL: 'https://app.example.com/app' }, 'APP_URL', /origin only/);
     refused({ ALLOWED_ORIGINS: 'https://ok.example, *' }, 'ALLOWED_ORIGINS', /http\(s\) URL/);
+  });
+});
+
+describe('PASSWORD_HASH_CONCURRENCY', () => {
+  it('is automatic by default: one hash at a time on the embedded database, one per core on PostgreSQL', () => {
+    assert.equal(settingsOf(authModule, {}).passwordHashConcurrency, 0);
+    assert.equal(defaultHashConcurrency(undefined), 1, 'PGlite in a directory');
+    assert.equal(defaultHashConcurrency('memory://'), 1, 'PGlite in memory');
+    assert.equal(defaultHashConcurrency('postgres://app@db:5432/app'), availableParallelism());
+    assert.equal(defaultHashConcurrency('postgresql://app@db/app'), availableParallelism());
+  });
+
+  it('takes a count and refuses garbage', () => {
+    assert.equal(settingsOf(authModule, { PASSWORD_HASH_CONCURRENCY: '3' }).passwordHashConcurrency, 3);
+    refused({ PASSWORD_HASH_CONCURRENCY: 'many' }, 'PASSWORD_HASH_CONCURRENCY', /whole number/);
+    refused({ PASSWORD_HASH_CONCURRENCY: '65' }, 'PASSWORD_HASH_CONCURRENCY', /between 0 and 64/);
   });
 });
