@@ -5,41 +5,18 @@
  * Redis is back the counters are in Redis again and nothing repeats in the log.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { logIn, PASSWORD, signUp, uniqueEmail } from '../support/auth.js';
 import { waitFor } from '../support/child-server.js';
 import { freePort } from '../support/net.js';
+import { startRedis, stopRedis } from '../support/private-redis.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 
 if (process.env.CI === 'true' && !process.env.TEST_REDIS_URL)
   throw new Error('CI=true requires Redis (TEST_REDIS_URL): the Redis outage test must not be skipped');
-
-/** A redis-server of the test's own on `port`, keeping nothing on disk. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  await waitFor(async () => {
-    try {
-      await probe.connect();
-      return (await probe.ping()) === 'PONG';
-    } catch {
-      probe.disconnect();
-      return false;
-    }
-  }, 10_000);
-  probe.disconnect();
-  return child;
-}
-
-async function stopRedis(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  child.kill('SIGKILL');
-  await once(child, 'exit');
-}
 
 describe('Redis gone and back', () => {
   let port: number;
