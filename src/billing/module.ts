@@ -9,7 +9,7 @@ import { ConfigError, int, list } from '../runtime/settings.js';
 import { billingRoutes } from './routes.js';
 import { BILLING_SCHEMAS } from './schemas.js';
 import { BillingService } from './service.js';
-import { billingSettings, warnAboutBilling } from './settings.js';
+import { billingSettings, checkRouteData, warnAboutBilling } from './settings.js';
 import { stripeGateway } from './stripe-gateway.js';
 import { BILLING_DUE_CHANNEL, StripeSync } from './stripe-sync.js';
 import { UsageService } from './usage.js';
@@ -50,7 +50,11 @@ export const billingModule = defineModule({
       schemas: BILLING_SCHEMAS,
       routeGroups: [billingRoutes(billing, memberships, usage)],
       // the paid features (route data `requires`) of every module: their plans checked against BILLING_PLANS
-      ready: (app) => warnAboutBilling(settings.billing, { env: ctx.config.env, webhookSecrets: settings.webhookSecrets }, log, app.routeGroups),
+      // and every route's `limit` meter and `requires.feature` against the catalogue
+      ready: (app) => {
+        warnAboutBilling(settings.billing, { env: ctx.config.env, webhookSecrets: settings.webhookSecrets }, log, app.routeGroups);
+        checkRouteData(app.routeGroups, billing.catalogue, log);
+      },
       stop: () => sync.stop(ctx.config.shutdownTimeoutMs),
     };
   },

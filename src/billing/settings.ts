@@ -6,6 +6,7 @@
  */
 import type { RouteGroup } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
+import { limitOf } from '../http/usage-gate.js';
 import { API_CALLS_METER, type Catalogue, type ConfigProblem, mainPrice, pricesOf, readCatalogue } from './catalogue.js';
 
 export type { ConfigProblem } from './catalogue.js';
@@ -211,5 +212,40 @@ export function warnAboutBilling(
         );
       }
     }
+  }
+}
+
+/**
+ * Route data checked against the catalogue at start-up: a `limit` (or an API-key route's
+ * `api-calls`) naming a meter the catalogue lacks stops start-up (its requests could only fail);
+ * a `requires: {feature}` no plan of a BILLING_PLANS_FILE has is said once per route (no
+ * organization can open it; without the file no plan has features, and such routes are closed
+ * by design until one is written).
+ */
+export function checkRouteData(groups: RouteGroup[], catalogue: Pick<Catalogue, 'source' | 'meters' | 'plans'>, log: Logger): void {
+  const meters = new Set(catalogue.meters.map((m) => m.id));
+  const features = new Set(catalogue.plans.flatMap((p) => p.features));
+  const unknownMeters: string[] = [];
+  for (const group of groups) {
+    for (const r of group.routes) {
+      const route = `${r.method} ${group.prefix}${r.path}`;
+      const meter = limitOf(r);
+      if (meter !== undefined && !meters.has(meter)) unknownMeters.push(`${route} (limit "${meter}")`);
+      if (catalogue.source === 'file' && r.requires && 'feature' in r.requires && !features.has(r.requires.feature)) {
+        log.warn(
+          'billing/gated-feature-unknown',
+          `${route} needs the feature ${r.requires.feature}, which no plan of the catalogue has: no organization can open it`,
+          {
+            route,
+            feature: r.requires.feature,
+          },
+        );
+      }
+    }
+  }
+  if (unknownMeters.length > 0) {
+    throw new Error(
+      `Routes limited by a meter the plan catalogue does not have: ${unknownMeters.join(', ')}; add the meter to BILLING_PLANS_FILE's "meters" (docs/billing.md, "Adding a meter")`,
+    );
   }
 }

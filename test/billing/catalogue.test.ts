@@ -9,6 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { billingModule } from '../../src/billing/module.js';
+import { checkRouteData } from '../../src/billing/settings.js';
+import type { Route, RouteGroup } from '../../src/http/routes.js';
+import { LevelFilter } from '../../src/logging/filter.js';
+import { LogBackend } from '../../src/logging/logger.js';
+import { createRedactor } from '../../src/logging/redact.js';
 import { ConfigError } from '../../src/config.js';
 import { settingsOf } from '../support/settings.js';
 
@@ -124,5 +129,78 @@ describe('the plan catalogue', () => {
     assert.throws(() => load({ BILLING_PLANS: 'pro=price_pro', BILLING_PLANS_FILE: file(CATALOGUE) }), /BILLING_PLANS_FILE and BILLING_PLANS are both set/);
     assert.throws(() => load({ BILLING_PRORATION: 'sometimes' }), /BILLING_PRORATION must be/);
     assert.throws(() => load({ BILLING_RETRY_SCHEDULE: '5,soon' }), /BILLING_RETRY_SCHEDULE must list/);
+  });
+});
+
+describe('route data against the catalogue at start-up', () => {
+  const group = (routes: Array<Partial<Route>>): RouteGroup => ({
+    prefix: '/api/orgs',
+    routes: routes.map((r) => ({ method: 'GET', path: '/:id/x', handler: () => null, ...r }) as Route),
+  });
+  const catalogue = {
+    source: 'file',
+    meters: [
+      { id: 'api-calls', name: 'API calls', eventName: 'api_calls' },
+      { id: 'exports', name: 'Exports', eventName: 'exports' },
+    ],
+    plans: [{ features: ['sso'] }],
+  } as never;
+  const warnings: string[] = [];
+  const log = new LogBackend(new LevelFilter([{ ns: '*', level: 'warn' }]), [{ write: (e) => warnings.push(`${e.id} ${e.msg}`) }], createRedactor()).logger(
+    'saas.billing',
+  );
+
+  it("refuses a route limited by a meter the catalogue lacks, naming each (an API-key route's api-calls included)", () => {
+    assert.doesNotThrow(() =>
+      checkRouteData(
+        [
+          group([
+            { limit: 'exports', orgRole: 'member' },
+            { apiKeys: true, orgRole: 'member' },
+          ]),
+        ],
+        catalogue,
+        log,
+      ),
+    );
+    assert.throws(
+      () =>
+        checkRouteData(
+          [
+            group([
+              { path: '/:id/exports', limit: 'exports', orgRole: 'member' },
+              { path: '/:id/reports', limit: 'reports', orgRole: 'member' },
+            ]),
+          ],
+          catalogue,
+          log,
+        ),
+      /GET \/api\/orgs\/:id\/reports \(limit "reports"\).*BILLING_PLANS_FILE's "meters"/,
+    );
+    const withoutApiCalls = { source: 'file', meters: [], plans: [] } as never;
+    assert.throws(
+      () => checkRouteData([group([{ path: '/:id/keys', apiKeys: true, orgRole: 'member' }])], withoutApiCalls, log),
+      /\/:id\/keys \(limit "api-calls"\)/,
+    );
+  });
+
+  it('says once per route that no plan of BILLING_PLANS_FILE has a feature a route requires (without the file, nothing)', () => {
+    warnings.length = 0;
+    checkRouteData(
+      [
+        group([
+          { requires: { feature: 'sso' }, orgRole: 'admin' },
+          { path: '/:id/audit-export', requires: { feature: 'audit-export' }, orgRole: 'admin' },
+        ]),
+      ],
+      catalogue,
+      log,
+    );
+    assert.deepEqual(warnings, [
+      'billing/gated-feature-unknown GET /api/orgs/:id/audit-export needs the feature audit-export, which no plan of the catalogue has: no organization can open it',
+    ]);
+    warnings.length = 0;
+    checkRouteData([group([{ requires: { feature: 'audit-export' }, orgRole: 'admin' }])], { source: 'env', meters: [], plans: [] } as never, log);
+    assert.deepEqual(warnings, []);
   });
 });
