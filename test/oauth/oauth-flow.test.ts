@@ -127,6 +127,21 @@ describe('OAuth provider on pglite', () => {
     assert.ok(audit.some((e) => e.action === 'oauth-grant.revoked' && (e.details as { reason?: string }).reason === 'refresh-token-reuse'));
   });
 
+  it("serves a plain OAuth request (an MCP client's: API scopes only, no openid, no nonce): an access token for the scoped routes, no ID token", async () => {
+    const result = await authorize(t, config, newBrowser(), owner.token, { scope: 'orgs:read' });
+    assert.equal(result.error, undefined);
+    assert.deepEqual(result.interaction.scopes, ['orgs:read']);
+    const tokens = result.tokens;
+    secrets.push(result.code, result.verifier, tokens.access_token);
+    assert.equal(tokens.id_token, undefined, 'no ID token without openid');
+    assert.equal(tokens.refresh_token, undefined, 'no refresh token without offline_access');
+    const orgs = await t.client('GET', '/api/orgs', { headers: bearer(tokens.access_token) });
+    assert.equal(orgs.status, 200, orgs.text);
+    const outside = await t.client('GET', '/api/account/me', { headers: bearer(tokens.access_token) });
+    assert.equal(outside.status, 403);
+    assert.deepEqual(outside.body.scopes, ['account:read']);
+  });
+
   it('answers bad requests in the protocol: no PKCE, plain, unknown redirect, scope beyond the app, another resource, a code used twice', async () => {
     const base = { client_id: app['client-id'], response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', state: 's' };
     const ask = async (params: Record<string, string>) => {

@@ -70,14 +70,16 @@ export async function authorize(
 ): Promise<Authorized> {
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
-  const nonce = client.randomNonce();
+  // a nonce belongs to OpenID Connect: a plain OAuth request (an MCP client's) sends none, and the provider refuses one without openid
+  const openid = options.scope.split(' ').includes('openid');
+  const nonce = openid ? client.randomNonce() : undefined;
   const url = client.buildAuthorizationUrl(config, {
     redirect_uri: REDIRECT,
     scope: options.scope,
     code_challenge: await client.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
     state,
-    nonce,
+    ...(nonce ? { nonce } : {}),
     ...(options.prompt ? { prompt: options.prompt } : {}),
   });
   let step = await browser.visit(url.href);
@@ -106,6 +108,10 @@ export async function authorize(
   const error = back.searchParams.get('error') ?? undefined;
   if (error) return { uid, interaction, tokens: undefined as never, code: '', verifier, nonce, error };
   const code = back.searchParams.get('code')!;
-  const tokens = await client.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
+  const tokens = await client.authorizationCodeGrant(config, back, {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    ...(nonce ? { expectedNonce: nonce } : {}),
+  });
   return { uid, interaction, tokens, code, verifier, nonce };
 }
