@@ -52,7 +52,8 @@ export interface Authorized {
   tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
   code: string;
   verifier: string;
-  nonce: string;
+  /** with openid only */
+  nonce?: string;
   error?: string;
 }
 
