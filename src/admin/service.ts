@@ -9,7 +9,7 @@ import { decodeAuditCursor, encodeAuditCursor, toAuditEntry } from '../audit/ser
 import type { AuditDetails } from '../db/schema.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { DB } from '../db/database.js';
-import { conflict, forbidden, notFound, requestCoercion } from '../http/errors.js';
+import { conflict, forbidden, notFound } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import type {
@@ -24,7 +24,7 @@ import type {
   OrgSearch,
 } from './schemas.js';
 import { accountsQuery, searchAccounts, toAdminAccount } from './account-search.js';
-import { c, decodeCursor, encodeCursor, exactTime, inRange, iso, keysetPage, prefixRange, type Phase } from './search.js';
+import { c, encodeCursor, exactTime, inRange, iso, keysetPage, pageCursor, prefixRange, type Phase } from './search.js';
 
 /** The platform admin rule: a verified email listed in ADMIN_EMAILS. */
 export type IsPlatformAdmin = (account: { email: string; emailVerified: boolean }) => boolean;
@@ -206,16 +206,7 @@ export class AdminService {
         },
       ];
     }
-    const cursor =
-      query.cursor === undefined
-        ? undefined
-        : decodeCursor(
-            query.cursor,
-            phases.map((p) => p.id),
-          );
-    if (cursor && cursor.p !== 's' && cursor.k !== undefined && cursor.i === undefined) {
-      throw requestCoercion('query', [{ path: '/cursor', message: 'is not a cursor this service issued' }]);
-    }
+    const cursor = pageCursor(query.cursor, phases, 's');
     const { rows, next } = await keysetPage(phases, query.limit ?? 20, cursor);
     return {
       organizations: rows.map(
