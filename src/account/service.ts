@@ -147,6 +147,11 @@ export class AccountService {
     client: SignInClient,
     audit: AuditDetails | false,
   ): Promise<Session | SecondFactorPending> {
+    return this.passFirstFactor(await this.accountSigningIn(accountId), method, client, audit);
+  }
+
+  /** The account a sign-in is for: gone, a 401; locked (403 `account-locked`), refused before any second step. */
+  private async accountSigningIn(accountId: string) {
     const row = await this.deps.db
       .selectFrom('account')
       .select(['id', 'email', 'two_factor_enabled', 'locked_at'])
@@ -154,7 +159,7 @@ export class AccountService {
       .executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
     if (row.locked_at) throw new AccountLockedError();
-    return this.passFirstFactor(row, method, client, audit);
+    return row;
   }
 
   /** Adds a policy every first factor is checked against (see {@link FirstFactorPolicy}); it throws an HttpError to refuse. */
@@ -190,13 +195,7 @@ export class AccountService {
     audit: { details: AuditDetails; origin: RequestOrigin },
     firstFactor: FirstFactorMethod | null = 'provider',
   ): Promise<Session | SecondFactorPending> {
-    const row = await this.deps.db
-      .selectFrom('account')
-      .select(['id', 'email', 'two_factor_enabled', 'locked_at'])
-      .where('id', '=', accountId)
-      .executeTakeFirst();
-    if (!row) throw unauthorized('Account no longer exists');
-    if (row.locked_at) throw new AccountLockedError();
+    const row = await this.accountSigningIn(accountId);
     if (firstFactor !== null) await this.checkFirstFactor(row, firstFactor);
     if (row.two_factor_enabled) {
       if (!this.deps.secondFactor) throw new SecondFactorRequiredError();

@@ -7,7 +7,7 @@
 import { sql, type SqlBool } from 'kysely';
 import type { DB } from '../db/database.js';
 import type { AccountSearch, AdminAccount, AdminAccountPage } from './schemas.js';
-import { c, decodeCursor, encodeCursor, exactTime, inRange, iso, keysetPage, prefixRange, refuseCursor, type Phase } from './search.js';
+import { c, encodeCursor, exactTime, inRange, iso, keysetPage, pageCursor, prefixRange, type Phase } from './search.js';
 
 /** The columns of an account the console shows, with the keys its searches order by. */
 export function accountsQuery(db: DB) {
@@ -94,14 +94,7 @@ function prefixPhases(db: DB, query: string): Array<Phase<Row>> {
 
 export async function searchAccounts(db: DB, query: AccountSearch): Promise<AdminAccountPage> {
   const phases = query.q === undefined || query.q.trim() === '' ? [newestFirst(db)] : prefixPhases(db, query.q);
-  const cursor =
-    query.cursor === undefined
-      ? undefined
-      : decodeCursor(
-          query.cursor,
-          phases.map((p) => p.id),
-        );
-  if (cursor && cursor.p !== 'e' && cursor.k !== undefined && cursor.i === undefined) throw refuseCursor();
+  const cursor = pageCursor(query.cursor, phases, 'e');
   const { rows, next } = await keysetPage(phases, query.limit ?? 20, cursor);
   return { accounts: rows.map(toAdminAccount), 'next-cursor': next ? encodeCursor(next) : null };
 }

@@ -74,6 +74,20 @@ export function decodeCursor(raw: string, phases: readonly string[]): Cursor {
   return { p: c.p, ...(c.k !== undefined ? { k: c.k } : {}), ...(c.i !== undefined ? { i: c.i } : {}) };
 }
 
+/**
+ * A page's cursor (undefined: the first page) for these phases. A key without an id is refused
+ * but in `uniqueKeyPhase`, the one phase whose keys are unique (its cursors carry no id).
+ */
+export function pageCursor(raw: string | undefined, phases: ReadonlyArray<{ id: string }>, uniqueKeyPhase: string): Cursor | undefined {
+  if (raw === undefined) return undefined;
+  const cursor = decodeCursor(
+    raw,
+    phases.map((p) => p.id),
+  );
+  if (cursor.p !== uniqueKeyPhase && cursor.k !== undefined && cursor.i === undefined) throw refuseCursor();
+  return cursor;
+}
+
 /** One phase of a search: rows in its own order, after a key (and id) of that order. */
 export interface Phase<Row> {
   id: string;

@@ -5,10 +5,11 @@
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { appendAudit, type RequestOrigin } from '../audit/log.js';
+import { decodeAuditCursor, encodeAuditCursor, toAuditEntry } from '../audit/service.js';
 import type { AuditDetails } from '../db/schema.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { DB } from '../db/database.js';
-import { conflict, forbidden, notFound, requestCoercion } from '../http/errors.js';
+import { conflict, forbidden, notFound } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import type {
@@ -23,7 +24,7 @@ import type {
   OrgSearch,
 } from './schemas.js';
 import { accountsQuery, searchAccounts, toAdminAccount } from './account-search.js';
-import { c, decodeCursor, encodeCursor, exactTime, inRange, iso, keysetPage, prefixRange, type Phase } from './search.js';
+import { c, encodeCursor, exactTime, inRange, iso, keysetPage, pageCursor, prefixRange, type Phase } from './search.js';
 
 /** The platform admin rule: a verified email listed in ADMIN_EMAILS. */
 export type IsPlatformAdmin = (account: { email: string; emailVerified: boolean }) => boolean;
@@ -34,8 +35,6 @@ export interface AdminDeps {
   isPlatformAdmin: IsPlatformAdmin;
   log: Logger;
 }
-
-const AUDIT_BIGINT_MAX = 9223372036854775807n;
 
 export class AdminService {
   constructor(private readonly deps: AdminDeps) {}
@@ -207,16 +206,7 @@ export class AdminService {
         },
       ];
     }
-    const cursor =
-      query.cursor === undefined
-        ? undefined
-        : decodeCursor(
-            query.cursor,
-            phases.map((p) => p.id),
-          );
-    if (cursor && cursor.p !== 's' && cursor.k !== undefined && cursor.i === undefined) {
-      throw requestCoercion('query', [{ path: '/cursor', message: 'is not a cursor this service issued' }]);
-    }
+    const cursor = pageCursor(query.cursor, phases, 's');
     const { rows, next } = await keysetPage(phases, query.limit ?? 20, cursor);
     return {
       organizations: rows.map(
@@ -294,34 +284,18 @@ export class AdminService {
       ])
       .where('e.admin_log', '=', true);
     if (query['account-id']) q = q.where('e.account_id', '=', query['account-id']);
-    if (query.cursor !== undefined) q = q.where('e.id', '<', sql<string>`${decodeAuditCursor(query.cursor)}::bigint`);
+    if (query.cursor !== undefined) q = q.where('e.id', '<', sql<string>`${decodeAuditCursor(query.cursor, 'query')}::bigint`);
     const rows = await q
       .orderBy('e.id', 'desc')
       .limit(limit + 1)
       .execute();
     const page = rows.slice(0, limit);
     return {
-      entries: page.map((r) => ({
-        id: String(r.id),
-        'organization-id': r.organization_id,
-        action: r.action,
-        actor: { 'account-id': r.actor_account_id, ...(r.actor_email ? { email: r.actor_email } : {}), 'api-key-id': r.actor_api_key_id },
-        target: r.target_type && r.target_id ? { type: r.target_type, id: r.target_id, ...(r.target_email ? { email: r.target_email } : {}) } : null,
-        ...(r.impersonated_account_id
-          ? { impersonated: { 'account-id': r.impersonated_account_id, ...(r.impersonated_email ? { email: r.impersonated_email } : {}) } }
-          : {}),
-        ip: r.ip,
-        'user-agent': r.user_agent,
-        details: (typeof r.details === 'string' ? JSON.parse(r.details) : r.details) as AuditDetails,
-        'created-at': iso(r.created_at)!,
-      })),
-      'next-cursor': rows.length > limit ? Buffer.from(`a${page[page.length - 1].id}`).toString('base64url') : null,
+      entries: page.map((r) => {
+        const { id, ...entry } = toAuditEntry(r);
+        return { id, 'organization-id': r.organization_id, ...entry };
+      }),
+      'next-cursor': rows.length > limit ? encodeAuditCursor(String(page[page.length - 1].id)) : null,
     };
   }
-}
-
-function decodeAuditCursor(cursor: string): string {
-  const m = /^a([1-9][0-9]{0,18})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m || BigInt(m[1]) > AUDIT_BIGINT_MAX) throw requestCoercion('query', [{ path: '/cursor', message: 'is not a cursor this service issued' }]);
-  return m[1];
 }

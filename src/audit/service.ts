@@ -17,11 +17,11 @@ export const EXPORT_AUDIT_LIMIT = 1000;
 
 const BIGINT_MAX = 9223372036854775807n;
 
-/** `next-cursor`: the last entry's id, base64url; opaque to clients. */
-const encodeCursor = (id: string) => Buffer.from(`a${id}`).toString('base64url');
+/** `next-cursor`: the last entry's id, base64url; opaque to clients (the admin audit log's too). */
+export const encodeAuditCursor = (id: string) => Buffer.from(`a${id}`).toString('base64url');
 
 /** The entry id a cursor names; a cursor this service did not issue is a 400, never a 500 from SQL. */
-function decodeCursor(cursor: string, place: 'query' | 'body'): string {
+export function decodeAuditCursor(cursor: string, place: 'query' | 'body'): string {
   const m = /^a([1-9][0-9]{0,18})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   if (!m || BigInt(m[1]) > BIGINT_MAX) throw requestCoercion(place, [{ path: '/cursor', message: 'is not a cursor this service issued' }]);
   return m[1];
@@ -57,9 +57,10 @@ function entries(db: DB) {
     ]);
 }
 
-type EntryRow = Awaited<ReturnType<ReturnType<typeof entries>['execute']>>[number];
+/** An entry's columns with the emails its reader may show (each reader resolves them by its own rule). */
+export type AuditEntryRow = Awaited<ReturnType<ReturnType<typeof entries>['execute']>>[number];
 
-function toEntry(r: EntryRow): AuditEntry {
+export function toAuditEntry(r: AuditEntryRow): AuditEntry {
   return {
     id: String(r.id),
     action: r.action,
@@ -88,15 +89,15 @@ export class AuditLog {
    */
   async page(organizationId: string, limit: number, cursor: string | undefined, cursorIn: 'query' | 'body'): Promise<AuditLogPage> {
     let query = entries(this.db).where('e.organization_id', '=', organizationId);
-    if (cursor !== undefined) query = query.where('e.id', '<', sql<string>`${decodeCursor(cursor, cursorIn)}::bigint`);
+    if (cursor !== undefined) query = query.where('e.id', '<', sql<string>`${decodeAuditCursor(cursor, cursorIn)}::bigint`);
     const rows = await query
       .orderBy('e.id', 'desc')
       .limit(limit + 1)
       .execute();
     const page = rows.slice(0, limit);
     return {
-      entries: page.map(toEntry),
-      'next-cursor': rows.length > limit ? encodeCursor(String(page[page.length - 1].id)) : null,
+      entries: page.map(toAuditEntry),
+      'next-cursor': rows.length > limit ? encodeAuditCursor(String(page[page.length - 1].id)) : null,
     };
   }
 }
@@ -119,7 +120,7 @@ export async function exportAuditLog(db: DB, accountId: string): Promise<{ 'audi
   return {
     'audit-log': rows.slice(0, EXPORT_AUDIT_LIMIT).map((r) => {
       const resolved = r.organization_id !== null && memberOf.has(r.organization_id) ? r : { ...r, actor_email: null, target_email: null };
-      return { ...toEntry(resolved), 'organization-id': r.organization_id };
+      return { ...toAuditEntry(resolved), 'organization-id': r.organization_id };
     }),
     'audit-log-truncated': rows.length > EXPORT_AUDIT_LIMIT,
   };

@@ -17,7 +17,7 @@
 import { sql } from 'kysely';
 import type { DB } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
-import { JobRunner, scheduledDelayMs } from '../runtime/jobs.js';
+import { JobWorker, scheduledDelayMs } from '../runtime/jobs.js';
 import { pricesOf } from './catalogue.js';
 import { itemsOf, orgBilling, SYNCED, seatCount } from './org-plan.js';
 import type { BillingSettings } from './settings.js';
@@ -53,35 +53,12 @@ export interface StripeSyncOptions {
   leaseMs: number;
 }
 
-export class StripeSync {
-  private readonly runner: JobRunner<ClaimedJob>;
-
+export class StripeSync extends JobWorker<ClaimedJob> {
   constructor(private readonly options: StripeSyncOptions) {
-    this.runner = new JobRunner<ClaimedJob>({
-      name: 'billing-sync',
-      noun: 'job',
-      log: options.log,
-      pollMs: options.pollMs,
-      concurrency: 5,
-      // the hourly pass also catches invitations that expired (no write marks an expiry)
-      queue: { claim: (claimId, limit) => this.claim(claimId, limit), run: (job, claimId) => this.attempt(job, claimId), purge: () => this.hourly() },
-    });
+    super({ name: 'billing-sync', noun: 'job', log: options.log, pollMs: options.pollMs, concurrency: 5 });
   }
 
-  start(): void {
-    this.runner.start();
-  }
-  nudge(): void {
-    this.runner.nudge();
-  }
-  async stop(timeoutMs: number): Promise<void> {
-    await this.runner.stop(timeoutMs);
-  }
-  runOnce(): Promise<number> {
-    return this.runner.runOnce();
-  }
-
-  private claim(claimId: string, limit: number): Promise<ClaimedJob[]> {
+  protected claim(claimId: string, limit: number): Promise<ClaimedJob[]> {
     const { db, leaseMs } = this.options;
     return db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(hashtextextended('saas:billing-claim', 0))`.execute(trx);
@@ -101,7 +78,7 @@ export class StripeSync {
     });
   }
 
-  private async attempt(job: ClaimedJob, claimId: string): Promise<void> {
+  protected async attempt(job: ClaimedJob, claimId: string): Promise<void> {
     const { log, gateway } = this.options;
     const about = { 'job-id': job.id, 'organization-id': job.organization_id, kind: job.kind, attempt: job.attempts };
     const call = job.idempotency_key === null ? await this.prepare(job, claimId) : await this.prepared(job);
@@ -256,11 +233,12 @@ export class StripeSync {
   }
 
   /**
-   * An invitation's expiry changes a seat count without a write: once an hour, a `seats` job for
-   * each organization with a running subscription whose invitations expired in the last two
-   * hours (a job that finds the count unchanged sends nothing; several instances' jobs coalesce).
+   * The hourly pass: deletes old finished jobs, and, since an invitation's expiry changes a seat
+   * count without a write, writes a `seats` job for each organization with a running subscription
+   * whose invitations expired in the last two hours (a job that finds the count unchanged sends
+   * nothing; several instances' jobs coalesce).
    */
-  private async hourly(): Promise<number> {
+  protected override async purge(): Promise<number> {
     await sql`
       insert into billing_job (organization_id, kind)
       select distinct i.organization_id, 'seats' from invitation i join organization o on o.id = i.organization_id
@@ -269,10 +247,10 @@ export class StripeSync {
         and not exists (select 1 from billing_job j where j.organization_id = i.organization_id and j.kind = 'seats' and j.status = 'pending' and j.attempts = 0)`.execute(
       this.options.db,
     );
-    return this.purge();
+    return this.deleteFinished();
   }
 
-  private async purge(): Promise<number> {
+  private async deleteFinished(): Promise<number> {
     const result = await this.options.db
       .deleteFrom('billing_job')
       .where('status', 'in', ['sent', 'skipped'])

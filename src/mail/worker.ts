@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../logging/logger.js';
 import type { MailDeliveryOutcome } from '../observability/events.js';
-import { JobRunner } from '../runtime/jobs.js';
+import { JobWorker } from '../runtime/jobs.js';
 import type { ClaimedMail, Outbox, RetryPolicy } from './outbox.js';
 import { describeSendError, type MailTransport } from './transport.js';
 
@@ -23,12 +23,9 @@ export interface MailWorkerOptions {
   onDelivery?: (outcome: MailDeliveryOutcome) => void;
 }
 
-export class MailWorker {
-  private readonly runner: JobRunner<ClaimedMail>;
-
+export class MailWorker extends JobWorker<ClaimedMail> {
   constructor(private readonly options: MailWorkerOptions) {
-    const { outbox, leaseMs } = options;
-    this.runner = new JobRunner<ClaimedMail>({
+    super({
       name: 'mail',
       noun: 'message',
       log: options.log,
@@ -36,24 +33,11 @@ export class MailWorker {
       concurrency: options.batchSize ?? 10,
       mode: 'batches',
       describeError: describeSendError,
-      queue: {
-        claim: (claimId, limit) => outbox.claim(claimId, limit, leaseMs),
-        run: (mail, claimId) => this.deliver(mail, claimId),
-        purge: () => outbox.purge(),
-      },
     });
   }
 
-  get running(): boolean {
-    return this.runner.running;
-  }
-
-  start(): void {
-    this.runner.start();
-  }
-
   /** A message was just queued here: look for it now, and again shortly until it is committed. */
-  nudge(): void {
+  override nudge(): void {
     this.runner.nudge({ follow: true });
   }
 
@@ -61,17 +45,20 @@ export class MailWorker {
    * Stops claiming, lets the sends in flight finish (at most `timeoutMs`), closes the
    * transport. A send cut off by the timeout is retried by whoever claims it after its lease.
    */
-  async stop(timeoutMs: number): Promise<void> {
-    await this.runner.stop(timeoutMs);
+  override async stop(timeoutMs: number): Promise<void> {
+    await super.stop(timeoutMs);
     await this.options.transport.close();
   }
 
-  /** One pass: claims what is due and delivers it. Resolves to how many messages were claimed. */
-  runOnce(): Promise<number> {
-    return this.runner.runOnce();
+  protected claim(claimId: string, limit: number): Promise<ClaimedMail[]> {
+    return this.options.outbox.claim(claimId, limit, this.options.leaseMs);
   }
 
-  private async deliver(mail: ClaimedMail, claimId: string): Promise<void> {
+  protected override purge(): Promise<number> {
+    return this.options.outbox.purge();
+  }
+
+  protected async attempt(mail: ClaimedMail, claimId: string): Promise<void> {
     const { outbox, transport, log, retry, onDelivery } = this.options;
     const about = { id: mail.id, kind: mail.kind, attempts: mail.attempts };
     let failure: string | undefined;

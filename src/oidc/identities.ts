@@ -62,6 +62,11 @@ type Trx = Transaction<DatabaseSchema>;
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
+/** The identity a provider's subject is linked as, and its account; undefined when it is not linked. */
+function identityOf(trx: Trx, provider: string, subject: string) {
+  return trx.selectFrom('account_identity').select(['id', 'account_id']).where('provider', '=', provider).where('subject', '=', subject).executeTakeFirst();
+}
+
 async function personalOrganizationId(trx: Trx, accountId: string): Promise<string | null> {
   const row = await trx.selectFrom('organization').select('id').where('personal_account_id', '=', accountId).executeTakeFirst();
   return row?.id ?? null;
@@ -104,12 +109,7 @@ export class IdentityService {
 
   private async resolve(trx: Trx, provider: string, profile: ProviderProfile, origin: RequestOrigin): Promise<SignInResult> {
     const verifiedEmail = profile.emailVerified ? profile.email : null;
-    const known = await trx
-      .selectFrom('account_identity')
-      .select(['id', 'account_id'])
-      .where('provider', '=', provider)
-      .where('subject', '=', profile.subject)
-      .executeTakeFirst();
+    const known = await identityOf(trx, provider, profile.subject);
     if (known) {
       await trx
         .updateTable('account_identity')
@@ -173,12 +173,7 @@ export class IdentityService {
         // checked when the link started (route data `verifiedEmail`), and again here: nothing lasting before the address is proven
         const account = await trx.selectFrom('account').select('email_verified').where('id', '=', link.accountId).forUpdate().executeTakeFirst();
         if (!account?.email_verified) throw new SignInRefused('account-not-verified', "The account's address is not verified");
-        const known = await trx
-          .selectFrom('account_identity')
-          .select(['id', 'account_id'])
-          .where('provider', '=', provider)
-          .where('subject', '=', profile.subject)
-          .executeTakeFirst();
+        const known = await identityOf(trx, provider, profile.subject);
         if (known && known.account_id !== link.accountId) {
           throw new SignInRefused('identity-in-use', 'This identity is linked to another account');
         }

@@ -223,6 +223,57 @@ export class JobRunner<J> {
   }
 }
 
+/**
+ * A feature's worker over one queue: the subclass is the queue (its `claim`, `attempt` and, when
+ * it has old rows to delete, `purge`), and start, nudge, stop and runOnce are its runner's.
+ */
+export abstract class JobWorker<J> {
+  protected readonly runner: JobRunner<J>;
+
+  constructor(options: Omit<JobRunnerOptions<J>, 'queue'>) {
+    // the hooks run only once started, after the subclass has set its fields; `purge` is a
+    // prototype method, so it is there already while this constructor runs
+    this.runner = new JobRunner<J>({
+      ...options,
+      queue: {
+        claim: (claimId, limit) => this.claim(claimId, limit),
+        run: (job, claimId) => this.attempt(job, claimId),
+        purge: this.purge?.bind(this),
+      },
+    });
+  }
+
+  /** {@link JobQueue.claim}: claims at most `limit` due jobs for `claimId`. */
+  protected abstract claim(claimId: string, limit: number): Promise<J[]>;
+  /** {@link JobQueue.run}: runs one claimed job and records its outcome. */
+  protected abstract attempt(job: J, claimId: string): Promise<void>;
+  /** {@link JobQueue.purge}: deletes old finished jobs; resolves to how many. */
+  protected purge?(): Promise<number>;
+
+  get running(): boolean {
+    return this.runner.running;
+  }
+
+  start(): void {
+    this.runner.start();
+  }
+
+  /** Jobs were committed (here or on another instance): look now. */
+  nudge(): void {
+    this.runner.nudge();
+  }
+
+  /** Stops claiming and waits (at most `timeoutMs`) for the jobs in flight; one cut off is claimed again after its lease. */
+  async stop(timeoutMs: number): Promise<void> {
+    await this.runner.stop(timeoutMs);
+  }
+
+  /** One pass: claims what is due (as many as free slots allow) and waits for those jobs. Resolves to how many were claimed. */
+  runOnce(): Promise<number> {
+    return this.runner.runOnce();
+  }
+}
+
 /** Exponential backoff: doubling from `baseMs`, capped at `maxMs`. */
 export interface ExponentialBackoff {
   baseMs: number;

@@ -25,7 +25,7 @@ import type { DB } from '../db/database.js';
 import type { WebhookDeliveryStatus } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
 import type { Mail } from '../mail/index.js';
-import { JobRunner, scheduledDelayMs } from '../runtime/jobs.js';
+import { JobWorker, scheduledDelayMs } from '../runtime/jobs.js';
 import type { AttemptResult, WebhookSender } from './sender.js';
 import type { WebhookSettings } from './settings.js';
 
@@ -61,45 +61,9 @@ interface ClaimedDelivery {
   previous_secret_sealed: string | null;
 }
 
-export class WebhookWorker {
-  private readonly runner: JobRunner<ClaimedDelivery>;
-
+export class WebhookWorker extends JobWorker<ClaimedDelivery> {
   constructor(private readonly options: WebhookWorkerOptions) {
-    this.runner = new JobRunner<ClaimedDelivery>({
-      name: 'webhooks',
-      noun: 'delivery',
-      log: options.log,
-      pollMs: options.settings.pollMs,
-      concurrency: options.settings.concurrency,
-      queue: {
-        claim: (claimId, limit) => this.claim(claimId, limit),
-        run: (delivery, claimId) => this.attempt(delivery, claimId),
-        purge: () => this.purge(),
-      },
-    });
-  }
-
-  get running(): boolean {
-    return this.runner.running;
-  }
-
-  start(): void {
-    this.runner.start();
-  }
-
-  /** Deliveries were committed (here or on another instance): look now. */
-  nudge(): void {
-    this.runner.nudge();
-  }
-
-  /** Stops claiming and waits (at most `timeoutMs`) for the attempts in flight; one cut off is attempted again after its lease. */
-  async stop(timeoutMs: number): Promise<void> {
-    await this.runner.stop(timeoutMs);
-  }
-
-  /** One pass: claims what is due (as many as free slots allow) and waits for those attempts. Resolves to how many were claimed. */
-  runOnce(): Promise<number> {
-    return this.runner.runOnce();
+    super({ name: 'webhooks', noun: 'delivery', log: options.log, pollMs: options.settings.pollMs, concurrency: options.settings.concurrency });
   }
 
   /**
@@ -110,7 +74,7 @@ export class WebhookWorker {
    * the leases of those before it: the exclusions hold on PostgreSQL with many instances, and on
    * PGlite alike.
    */
-  private async claim(claimId: string, limit: number): Promise<ClaimedDelivery[]> {
+  protected async claim(claimId: string, limit: number): Promise<ClaimedDelivery[]> {
     const { db, settings } = this.options;
     return db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(hashtextextended('saas:webhook-claim', 0))`.execute(trx);
@@ -146,7 +110,7 @@ export class WebhookWorker {
     });
   }
 
-  private async attempt(delivery: ClaimedDelivery, claimId: string): Promise<void> {
+  protected async attempt(delivery: ClaimedDelivery, claimId: string): Promise<void> {
     const { box, sender, log } = this.options;
     const about = { 'delivery-id': delivery.id, 'message-id': delivery.message_id, 'webhook-id': delivery.endpoint_id, type: delivery.type };
     const at = new Date();
@@ -300,7 +264,7 @@ export class WebhookWorker {
   }
 
   /** Deletes messages older than the retention, with their deliveries and attempts; returns how many messages. */
-  async purge(olderThanDays = DELIVERY_RETENTION_DAYS): Promise<number> {
+  override async purge(olderThanDays = DELIVERY_RETENTION_DAYS): Promise<number> {
     const result = await this.options.db
       .deleteFrom('webhook_message')
       .where('created_at', '<', sql<Date>`now() - (${olderThanDays}::integer * interval '1 day')`)

@@ -5,53 +5,29 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { transitJson } from '../../src/shared/codecs.js';
 import { registerAccount, type Session } from '../../src/client/account/events.js';
-import { registerApp, routeOf, type Account, type AppState, type Route } from '../../src/client/app.js';
-import { EventCore, type EventVector } from '../../src/client/core.js';
+import { routeOf, type Account, type Route } from '../../src/client/app.js';
 import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
+import { ACCOUNT, answer, fakeClient } from '../support/client-events.js';
 
 type Handler = (req: TransportRequest) => TransportResponse | undefined;
 
-const account: Account = {
-  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001',
-  email: 'ada@example.test',
-  name: 'Ada',
-  'created-at': '2026-01-01T00:00:00.000Z',
-  subscription: { status: 'none', plan: null, 'current-period-end': null },
-  'email-verified': false,
-};
+const account: Account = { ...ACCOUNT, 'email-verified': false };
 
-const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
 const noContent: TransportResponse = { status: 204, contentType: null, text: '' };
 
 /** The app's and the lifecycle's events on one core, with every browser effect recorded. */
 function setup(route: Route, handler: Handler, signedIn = true) {
   const requests: Array<TransportRequest & { decoded?: unknown }> = [];
   const replaced: string[] = [];
-  const navigated: string[] = [];
   const downloads: Array<{ filename: string; type: string; text: string }> = [];
-  const state: AppState = { route, toasts: [], busy: false, ready: true, ...(signedIn ? { token: 'access-1', account } : {}) };
-  const core = new EventCore<AppState>(state);
-  registerApp(
-    core,
-    {
-      transport: async (req) => {
-        requests.push({ ...req, decoded: req.body ? transitJson.decode(req.body) : undefined });
-        return handler(req) ?? ok({ type: 'not-found', message: 'no such route' }, 404);
-      },
-      csrfToken: () => 'csrf-1',
-    },
-    (path) => navigated.push(path),
-  );
-  registerAccount(core, { replaceUrl: (path) => replaced.push(path), download: (file) => downloads.push(file) });
-  // toasts dismiss themselves after seconds; not here
-  core.regFx('later', () => undefined);
-  const run = async (event: EventVector, wait = 30) => {
-    core.dispatch(event);
-    await sleep(wait);
+  const respond = (req: TransportRequest) => {
+    requests.push({ ...req, decoded: req.body ? transitJson.decode(req.body) : undefined });
+    return handler(req);
   };
+  const { core, navigated, run } = fakeClient(route, respond, { session: signedIn ? 'account' : 'none', account });
+  registerAccount(core, { replaceUrl: (path) => replaced.push(path), download: (file) => downloads.push(file) });
   const toasts = () => core.state.toasts.map((t) => `${t.kind}: ${t.message}`);
   return { core, requests, replaced, navigated, downloads, run, toasts };
 }
@@ -74,7 +50,7 @@ describe('client account lifecycle events', () => {
 
   it('verify-email: sends the token from the query once, takes it out of the URL, and shows the verified account', async () => {
     const verified = { ...account, 'email-verified': true };
-    const t = setup('verify-email', (req) => (req.url === '/api/account/verify-email' ? ok(verified) : undefined));
+    const t = setup('verify-email', (req) => (req.url === '/api/account/verify-email' ? answer(verified) : undefined));
     await t.run(['page/enter', 'verify-email', '?token=tok-abc&utm=x']);
     assert.deepEqual(t.requests.map(call), ['POST /api/account/verify-email']);
     assert.deepEqual(t.requests[0].decoded, { token: 'tok-abc' });
@@ -93,7 +69,7 @@ describe('client account lifecycle events', () => {
     const verified = { ...account, 'email-verified': true, 'password-reset-token': 'reset-7' };
     const t = setup(
       'verify-email',
-      (req) => (req.url === '/api/account/verify-email' ? ok(verified) : req.url === '/api/account/reset-password' ? noContent : undefined),
+      (req) => (req.url === '/api/account/verify-email' ? answer(verified) : req.url === '/api/account/reset-password' ? noContent : undefined),
       false,
     );
     await t.run(['page/enter', 'verify-email', '?token=tok-abc']);
@@ -106,13 +82,13 @@ describe('client account lifecycle events', () => {
   });
 
   it('verify-email: an invalid token and a missing one are shown as failures', async () => {
-    const bad = setup('verify-email', () => ok({ type: 'invalid-token', message: 'Invalid token' }, 400), false);
+    const bad = setup('verify-email', () => answer({ type: 'invalid-token', message: 'Invalid token' }, 400), false);
     await bad.run(['page/enter', 'verify-email', '?token=used']);
     assert.equal(bad.core.state.tokenPage?.status, 'failed');
     assert.match(bad.core.state.tokenPage?.message ?? '', /invalid, already used or expired/);
     assert.deepEqual(bad.replaced, ['/verify-email']);
 
-    const missing = setup('confirm-email', () => ok({}), false);
+    const missing = setup('confirm-email', () => answer({}), false);
     await missing.run(['page/enter', 'confirm-email', '']);
     assert.equal(missing.requests.length, 0);
     assert.equal(missing.core.state.tokenPage?.route, 'confirm-email');
@@ -121,7 +97,7 @@ describe('client account lifecycle events', () => {
 
   it('confirm-email: posts the token and shows the account with its new email when it is the signed-in one', async () => {
     const changed = { ...account, email: 'new@example.test', 'email-verified': true };
-    const t = setup('confirm-email', (req) => (req.url === '/api/account/confirm-email' ? ok(changed) : undefined));
+    const t = setup('confirm-email', (req) => (req.url === '/api/account/confirm-email' ? answer(changed) : undefined));
     await t.run(['page/enter', 'confirm-email', '?token=c-1']);
     assert.deepEqual(t.requests[0].decoded, { token: 'c-1' });
     assert.deepEqual(t.replaced, ['/confirm-email']);
@@ -170,7 +146,7 @@ describe('client account lifecycle events', () => {
 
   it('settings: the name by PATCH /api/account/me, email and password changes with their bodies, each with the bearer token', async () => {
     const t = setup('settings', (req) => {
-      if (req.url === '/api/account/me' && req.method === 'PATCH') return ok({ ...account, name: 'Ada L.' });
+      if (req.url === '/api/account/me' && req.method === 'PATCH') return answer({ ...account, name: 'Ada L.' });
       if (req.url === '/api/account/change-email') return { status: 202, contentType: null, text: '' };
       if (req.url === '/api/account/change-password') return noContent;
       return undefined;
@@ -193,7 +169,7 @@ describe('client account lifecycle events', () => {
   it('puts the server field errors beside their fields: request-coercion paths, and a taken email on new-email', async () => {
     const t = setup('settings', (req) =>
       req.url === '/api/account/change-password'
-        ? ok(
+        ? answer(
             {
               type: 'request-coercion',
               in: 'body',
@@ -202,7 +178,7 @@ describe('client account lifecycle events', () => {
             },
             400,
           )
-        : ok({ type: 'conflict', message: 'That email is taken' }, 409),
+        : answer({ type: 'conflict', message: 'That email is taken' }, 409),
     );
     await t.run(['settings/change-password', { 'current-password': 'x', password: 'short', 'confirm-password': 'short' }]);
     await t.run(['settings/change-email', { 'new-email': 'taken@example.test', password: 'pw' }]);
@@ -223,7 +199,7 @@ describe('client account lifecycle events', () => {
       { id: 's/4', 'created-at': '2026-01-01T00:00:00Z', 'last-used-at': '2026-01-02T00:00:00Z', 'user-agent': 'curl', ip: '10.0.0.4', current: false },
     ];
     const t = setup('sessions', (req) => {
-      if (req.url === '/api/account/sessions') return ok({ sessions });
+      if (req.url === '/api/account/sessions') return answer({ sessions });
       if (req.method === 'DELETE') return noContent;
       return undefined;
     });
@@ -255,7 +231,7 @@ describe('client account lifecycle events', () => {
   });
 
   it('a session that fails to end stays listed and can be tried again', async () => {
-    const t = setup('sessions', () => ok({ type: 'not-found', message: 'No such session' }, 404));
+    const t = setup('sessions', () => answer({ type: 'not-found', message: 'No such session' }, 404));
     t.core.dispatchSync(['sessions/loaded', [{ id: 'gone', 'created-at': '', 'last-used-at': '', 'user-agent': null, ip: null, current: false }]]);
     await t.run(['sessions/end', 'gone']);
     assert.deepEqual(

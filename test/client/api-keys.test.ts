@@ -5,22 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { transitJson } from '../../src/shared/codecs.js';
 import { apiKeysOrgIdOf, registerApiKeys, type ApiKey } from '../../src/client/api-keys/events.js';
-import { registerApp, routeOf, type Account, type AppState } from '../../src/client/app.js';
-import { EventCore, type EventVector } from '../../src/client/core.js';
-import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
+import { routeOf } from '../../src/client/app.js';
+import { answer, callOf, fakeClient } from '../support/client-events.js';
 
 const ORG = '00000000-0000-4000-8000-000000000002';
-const account: Account = {
-  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001',
-  email: 'ada@example.test',
-  name: 'Ada',
-  'created-at': '2026-01-01T00:00:00.000Z',
-  subscription: { status: 'none', plan: null, 'current-period-end': null },
-  'email-verified': true,
-};
 const org = { id: ORG, name: 'Acme', slug: 'acme', personal: false, 'created-at': '2026-01-01T00:00:00.000Z', role: 'admin' };
 const listed: ApiKey = {
   id: '00000000-0000-4000-8000-0000000000aa',
@@ -32,49 +22,31 @@ const listed: ApiKey = {
 };
 const SECRET = 'sk_AbCd1234_0123456789abcdefghijABCDEFGHIJklmnopqrst';
 
-const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
-const call = (r: TransportRequest) => `${r.method} ${new URL(r.url, 'http://x').pathname}`;
-
 function setup(options: { copyFails?: boolean } = {}) {
   let keys: ApiKey[] = [];
-  const requests: TransportRequest[] = [];
   const copied: string[] = [];
-  const core = new EventCore<AppState>({ route: 'org-api-keys', toasts: [], busy: false, ready: true, token: 'access-1', account });
-  registerApp(
-    core,
-    {
-      transport: async (req) => {
-        requests.push(req);
-        switch (call(req)) {
-          case `GET /api/orgs/${ORG}`:
-            return ok(org);
-          case `GET /api/orgs/${ORG}/api-keys`:
-            return ok({ 'api-keys': keys });
-          case `POST /api/orgs/${ORG}/api-keys`:
-            keys = [listed];
-            return ok({ ...listed, key: SECRET }, 201);
-          case `DELETE /api/orgs/${ORG}/api-keys/${listed.id}`:
-            keys = [];
-            return { status: 204, contentType: '', text: '' };
-          default:
-            return ok({ type: 'not-found', message: 'no such route' }, 404);
-        }
-      },
-      csrfToken: () => 'csrf-1',
-    },
-    () => undefined,
-  );
+  const { core, requests, run } = fakeClient('org-api-keys', (req) => {
+    switch (callOf(req)) {
+      case `GET /api/orgs/${ORG}`:
+        return answer(org);
+      case `GET /api/orgs/${ORG}/api-keys`:
+        return answer({ 'api-keys': keys });
+      case `POST /api/orgs/${ORG}/api-keys`:
+        keys = [listed];
+        return answer({ ...listed, key: SECRET }, 201);
+      case `DELETE /api/orgs/${ORG}/api-keys/${listed.id}`:
+        keys = [];
+        return { status: 204, contentType: '', text: '' };
+      default:
+        return undefined;
+    }
+  });
   registerApiKeys(core, {
     copy: async (text) => {
       if (options.copyFails) throw new Error('denied');
       copied.push(text);
     },
   });
-  core.regFx('later', () => undefined);
-  const run = async (event: EventVector) => {
-    core.dispatch(event);
-    await sleep(30);
-  };
   return { core, requests, copied, run };
 }
 
@@ -89,7 +61,7 @@ describe('client API key events', () => {
   it('shows a new key once: closing, entering again or revoking it forgets the secret', async () => {
     const s = setup();
     await s.run(['api-keys/open', ORG]);
-    assert.deepEqual(s.requests.map(call), [`GET /api/orgs/${ORG}`, `GET /api/orgs/${ORG}/api-keys`]);
+    assert.deepEqual(s.requests.map(callOf), [`GET /api/orgs/${ORG}`, `GET /api/orgs/${ORG}/api-keys`]);
     assert.deepEqual(s.core.state.apiKeysPage?.keys, []);
 
     await s.run(['api-keys/create', { name: '  CI  ', role: 'member' }]);

@@ -5,16 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { auditActionLabel } from '../../src/shared/audit-actions.js';
-import { registerApp, routeOf, type AppState } from '../../src/client/app.js';
+import { routeOf } from '../../src/client/app.js';
 import { auditOrgIdOf, auditPath, registerAudit, type AuditEntry } from '../../src/client/audit/events.js';
-import { EventCore } from '../../src/client/core.js';
 import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
-import { transitJson } from '../../src/shared/codecs.js';
+import { answer, fakeClient } from '../support/client-events.js';
 
 const ORG = '00000000-0000-4000-8000-000000000002';
-const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
 const entry = (id: number): AuditEntry => ({
   id: String(id),
   action: 'org.member-role-changed',
@@ -27,26 +24,9 @@ const entry = (id: number): AuditEntry => ({
 });
 
 function setup(handler: (req: TransportRequest) => TransportResponse) {
-  const requests: TransportRequest[] = [];
-  const core = new EventCore<AppState>({ route: 'org-audit', toasts: [], busy: false, ready: true, token: 'access-1' });
-  registerApp(
-    core,
-    {
-      transport: async (req) => {
-        requests.push(req);
-        return handler(req);
-      },
-      csrfToken: () => 'csrf-1',
-    },
-    () => undefined,
-  );
-  registerAudit(core);
-  core.regFx('later', () => undefined);
-  const run = async (event: [string, ...unknown[]]) => {
-    core.dispatch(event);
-    await sleep(30);
-  };
-  return { core, requests, run };
+  const client = fakeClient('org-audit', handler, { session: 'token' });
+  registerAudit(client.core);
+  return client;
 }
 
 describe('client audit log events', () => {
@@ -60,7 +40,7 @@ describe('client audit log events', () => {
   it('loads the first page, then older ones with the cursor until there are none', async () => {
     const s = setup((req) => {
       const cursor = new URL(req.url, 'http://x').searchParams.get('cursor');
-      return cursor === 'c1' ? ok({ entries: [entry(2), entry(1)], 'next-cursor': null }) : ok({ entries: [entry(4), entry(3)], 'next-cursor': 'c1' });
+      return cursor === 'c1' ? answer({ entries: [entry(2), entry(1)], 'next-cursor': null }) : answer({ entries: [entry(4), entry(3)], 'next-cursor': 'c1' });
     });
     await s.run(['audit/open', ORG]);
     const first = new URL(s.requests[0].url, 'http://x');
@@ -83,14 +63,14 @@ describe('client audit log events', () => {
   });
 
   it('tells a member (403) and a non-member (404) apart from a failure', async () => {
-    const member = setup(() => ok({ type: 'forbidden', message: 'admins only', 'required-role': 'admin', role: 'member' }, 403));
+    const member = setup(() => answer({ type: 'forbidden', message: 'admins only', 'required-role': 'admin', role: 'member' }, 403));
     await member.run(['audit/open', ORG]);
     assert.equal(member.core.state.auditPage?.status, 'forbidden');
     assert.deepEqual(member.core.state.toasts, [], 'the page says it; no toast');
-    const outsider = setup(() => ok({ type: 'not-found', message: 'No such organization' }, 404));
+    const outsider = setup(() => answer({ type: 'not-found', message: 'No such organization' }, 404));
     await outsider.run(['audit/open', ORG]);
     assert.equal(outsider.core.state.auditPage?.status, 'missing');
-    const broken = setup(() => ok({ type: 'exception', message: 'Internal server error' }, 500));
+    const broken = setup(() => answer({ type: 'exception', message: 'Internal server error' }, 500));
     await broken.run(['audit/open', ORG]);
     assert.equal(broken.core.state.auditPage?.status, 'failed');
     assert.equal(broken.core.state.toasts.length, 1);

@@ -5,14 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { transitJson } from '../../src/shared/codecs.js';
 import { registerAccount } from '../../src/client/account/events.js';
-import { registerApp, routeOf, type AppState } from '../../src/client/app.js';
+import { routeOf } from '../../src/client/app.js';
 import { billingQuery, registerBilling, SUCCESS_POLLS } from '../../src/client/billing/events.js';
-import { EventCore, type EventVector } from '../../src/client/core.js';
+import type { EventVector } from '../../src/client/core.js';
 import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
 import { registerOrgs, type Organization } from '../../src/client/orgs/events.js';
+import { answer, callOf, fakeClient } from '../support/client-events.js';
 
 const ORG = '00000000-0000-4000-8000-0000000000b1';
 const org = (status: Organization['subscription']['status'], plan: string | null = null): Organization => ({
@@ -24,8 +24,6 @@ const org = (status: Organization['subscription']['status'], plan: string | null
   role: 'admin',
   subscription: { status, plan, 'current-period-end': null, 'cancel-at-period-end': false, 'has-customer': status !== 'none' },
 });
-const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
-const call = (r: TransportRequest) => `${r.method} ${new URL(r.url, 'http://x').pathname}`;
 const PLANS = {
   plans: [
     { id: 'pro', 'price-id': 'price_pro', features: ['usage-report'] },
@@ -36,32 +34,16 @@ const PLANS = {
 };
 
 function setup(handler: (req: TransportRequest) => TransportResponse | undefined) {
-  const requests: TransportRequest[] = [];
   const replaced: string[] = [];
   const assigned: string[] = [];
   const later: EventVector[] = [];
-  const core = new EventCore<AppState>({ route: 'billing', toasts: [], busy: false, ready: true, token: 'access-1' });
-  registerApp(
-    core,
-    {
-      transport: async (req) => {
-        requests.push(req);
-        return handler(req) ?? ok({ type: 'not-found', message: 'no such route' }, 404);
-      },
-      csrfToken: () => 'csrf-1',
-    },
-    () => undefined,
-  );
+  const { core, requests, run } = fakeClient('billing', handler, { session: 'token' });
   registerAccount(core, { replaceUrl: (path) => replaced.push(path), download: () => undefined });
   registerOrgs(core, { storage: { getItem: () => null, setItem: () => undefined, removeItem: () => undefined } });
   registerBilling(core, { assign: (url) => assigned.push(url) });
   core.regFx('later', ({ event }: { event: EventVector }) => {
     later.push(event);
   });
-  const run = async (event: EventVector) => {
-    core.dispatch(event);
-    await sleep(30);
-  };
   return { core, requests, replaced, assigned, later, run };
 }
 
@@ -76,12 +58,12 @@ describe('client billing events', () => {
   it('after a successful checkout shows the notice once, and looks for the subscription a bounded number of times', async () => {
     let status: Organization['subscription']['status'] = 'none';
     const s = setup((req) => {
-      if (call(req) === `GET /api/orgs/${ORG}`) return ok(org(status, status === 'none' ? null : 'pro'));
-      if (call(req) === 'GET /api/billing/plans') return ok(PLANS);
-      if (call(req) === `GET /api/orgs/${ORG}/reports/usage`) {
+      if (callOf(req) === `GET /api/orgs/${ORG}`) return answer(org(status, status === 'none' ? null : 'pro'));
+      if (callOf(req) === 'GET /api/billing/plans') return answer(PLANS);
+      if (callOf(req) === `GET /api/orgs/${ORG}/reports/usage`) {
         return status === 'none'
-          ? ok({ type: 'payment-required', message: 'pay', plans: ['pro', 'team'] }, 402)
-          : ok({
+          ? answer({ type: 'payment-required', message: 'pay', plans: ['pro', 'team'] }, 402)
+          : answer({
               'window-days': 30,
               members: { total: 1, owners: 1, admins: 0, members: 0, 'joined-recently': 1 },
               invitations: { pending: 0, 'accepted-recently': 0 },
@@ -103,29 +85,29 @@ describe('client billing events', () => {
     // the webhook has not arrived: every look schedules the next, until the budget is spent
     for (let i = 1; i < SUCCESS_POLLS + 3; i++) await s.run(s.later[s.later.length - 1]);
     assert.equal(s.later.length, SUCCESS_POLLS, 'bounded');
-    assert.equal(s.requests.filter((r) => call(r) === `GET /api/orgs/${ORG}/reports/usage`).length, 0, 'the report is not asked for on no plan (no 402)');
+    assert.equal(s.requests.filter((r) => callOf(r) === `GET /api/orgs/${ORG}/reports/usage`).length, 0, 'the report is not asked for on no plan (no 402)');
 
     status = 'active';
     await s.run(['billing/load-org', ORG]);
     assert.equal(s.core.state.billingPage?.org?.subscription.status, 'active');
     assert.equal(s.core.state.billingPage?.usage?.status, 'ready', 'the report opens with the plan');
     await s.run(['billing/load-org', ORG]);
-    assert.equal(s.requests.filter((r) => call(r) === `GET /api/orgs/${ORG}/reports/usage`).length, 1, 'asked for once');
+    assert.equal(s.requests.filter((r) => callOf(r) === `GET /api/orgs/${ORG}/reports/usage`).length, 1, 'asked for once');
   });
 
   it('does not ask for the report on a paid plan that does not include it', async () => {
     const s = setup((req) => {
-      if (call(req) === `GET /api/orgs/${ORG}`) return ok(org('active', 'basic'));
-      if (call(req) === 'GET /api/billing/plans') return ok(PLANS);
+      if (callOf(req) === `GET /api/orgs/${ORG}`) return answer(org('active', 'basic'));
+      if (callOf(req) === 'GET /api/billing/plans') return answer(PLANS);
       return undefined;
     });
     await s.run(['billing/open', '', `/orgs/${ORG}/billing`]);
     assert.deepEqual(s.core.state.billingPage?.usage, { status: 'locked', plans: ['pro'] });
-    assert.deepEqual(s.requests.map(call).sort(), ['GET /api/billing/plans', `GET /api/orgs/${ORG}`]);
+    assert.deepEqual(s.requests.map(callOf).sort(), ['GET /api/billing/plans', `GET /api/orgs/${ORG}`]);
   });
 
   it('loads the public pricing once', async () => {
-    const s = setup((req) => (call(req) === 'GET /api/billing/plans' ? ok(PLANS) : undefined));
+    const s = setup((req) => (callOf(req) === 'GET /api/billing/plans' ? answer(PLANS) : undefined));
     await s.run(['pricing/load']);
     await s.run(['pricing/load']);
     assert.equal(s.core.state.pricing?.status, 'ready');
@@ -138,15 +120,15 @@ describe('client billing events', () => {
 
   it('sends the browser to the URL of the checkout and of the portal', async () => {
     const s = setup((req) => {
-      if (call(req) === `GET /api/orgs/${ORG}`) return ok(org('active', 'pro'));
-      if (call(req) === 'GET /api/billing/plans') return ok(PLANS);
-      if (call(req) === `POST /api/orgs/${ORG}/billing/checkout`) return ok({ url: 'https://checkout.stripe.test/c/pay/cs_1' });
-      if (call(req) === `POST /api/orgs/${ORG}/billing/portal`) return ok({ url: 'https://billing.stripe.test/p/session/bps_1' });
-      return ok({}, 200);
+      if (callOf(req) === `GET /api/orgs/${ORG}`) return answer(org('active', 'pro'));
+      if (callOf(req) === 'GET /api/billing/plans') return answer(PLANS);
+      if (callOf(req) === `POST /api/orgs/${ORG}/billing/checkout`) return answer({ url: 'https://checkout.stripe.test/c/pay/cs_1' });
+      if (callOf(req) === `POST /api/orgs/${ORG}/billing/portal`) return answer({ url: 'https://billing.stripe.test/p/session/bps_1' });
+      return answer({}, 200);
     });
     await s.run(['billing/open', `?org=${ORG}`]);
     await s.run(['billing/checkout', 'pro']);
-    const checkout = s.requests.find((r) => call(r) === `POST /api/orgs/${ORG}/billing/checkout`)!;
+    const checkout = s.requests.find((r) => callOf(r) === `POST /api/orgs/${ORG}/billing/checkout`)!;
     assert.deepEqual(transitJson.decode(checkout.body!), { plan: 'pro' });
     await s.run(['billing/portal']);
     assert.deepEqual(s.assigned, ['https://checkout.stripe.test/c/pay/cs_1', 'https://billing.stripe.test/p/session/bps_1']);

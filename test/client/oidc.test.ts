@@ -5,21 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { transitJson } from '../../src/shared/codecs.js';
-import { registerApp, type Account, type AppState, type Route } from '../../src/client/app.js';
-import { EventCore, type EventVector } from '../../src/client/core.js';
-import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
+import type { Route } from '../../src/client/app.js';
 import { noticeOf, oauthErrorMessage, registerOidc } from '../../src/client/oidc/events.js';
+import { answer, callOf, fakeClient } from '../support/client-events.js';
 
-const account: Account = {
-  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001',
-  email: 'ada@example.test',
-  name: 'Ada',
-  'created-at': '2026-01-01T00:00:00.000Z',
-  subscription: { status: 'none', plan: null, 'current-period-end': null },
-  'email-verified': true,
-};
 const identity = {
   id: '00000000-0000-4000-8000-0000000000a1',
   provider: 'acme',
@@ -27,42 +16,29 @@ const identity = {
   'created-at': '2026-01-01T00:00:00.000Z',
   'last-used-at': null,
 };
-const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
-const call = (r: TransportRequest) => `${r.method} ${new URL(r.url, 'http://x').pathname}`;
 
 function setup(route: Route, signedIn: boolean) {
-  const requests: TransportRequest[] = [];
   const assigned: string[] = [];
   const replaced: string[] = [];
-  const core = new EventCore<AppState>({ route, toasts: [], busy: false, ready: true, ...(signedIn ? { token: 'access-1', account } : {}) });
-  registerApp(
-    core,
-    {
-      transport: async (req) => {
-        requests.push(req);
-        switch (call(req)) {
-          case 'GET /api/auth/providers':
-            return ok({ providers: [{ id: 'acme', name: 'Acme' }] });
-          case 'GET /api/account/identities':
-            return ok({ identities: [identity], 'has-password': true });
-          case 'POST /api/auth/oauth/acme/link':
-            return ok({ url: 'https://idp.example/auth?state=s' });
-          case `DELETE /api/account/identities/${identity.id}`:
-            return { status: 204, contentType: null, text: '' };
-          default:
-            return ok({ type: 'not-found', message: 'no such route' }, 404);
-        }
-      },
-      csrfToken: () => 'csrf-1',
+  const { core, requests, run } = fakeClient(
+    route,
+    (req) => {
+      switch (callOf(req)) {
+        case 'GET /api/auth/providers':
+          return answer({ providers: [{ id: 'acme', name: 'Acme' }] });
+        case 'GET /api/account/identities':
+          return answer({ identities: [identity], 'has-password': true });
+        case 'POST /api/auth/oauth/acme/link':
+          return answer({ url: 'https://idp.example/auth?state=s' });
+        case `DELETE /api/account/identities/${identity.id}`:
+          return { status: 204, contentType: null, text: '' };
+        default:
+          return undefined;
+      }
     },
-    () => undefined,
+    { session: signedIn ? 'account' : 'none' },
   );
   registerOidc(core, { assign: (url) => assigned.push(url), replaceUrl: (path) => replaced.push(path) });
-  core.regFx('later', () => undefined);
-  const run = async (event: EventVector) => {
-    core.dispatch(event);
-    await sleep(30);
-  };
   return { core, requests, assigned, replaced, run };
 }
 
@@ -72,7 +48,7 @@ describe('client provider sign-in events', () => {
     await run(['oidc/page-enter', 'log-in', '?error=email-in-use&provider=acme']);
     assert.deepEqual(core.state.oauthNotice, { route: 'log-in', kind: 'error', code: 'email-in-use', provider: 'acme' });
     assert.deepEqual(replaced, ['/log-in']);
-    assert.deepEqual(requests.map(call), ['GET /api/auth/providers']);
+    assert.deepEqual(requests.map(callOf), ['GET /api/auth/providers']);
     assert.deepEqual(core.state.providers, [{ id: 'acme', name: 'Acme' }]);
     assert.match(oauthErrorMessage('email-in-use', 'Acme'), /Log in with your password, verify the address (.*), then link Acme/);
     assert.match(oauthErrorMessage('something-new', 'Acme'), /Something went wrong/);
@@ -90,7 +66,7 @@ describe('client provider sign-in events', () => {
     assert.deepEqual(core.state.signInMethods, { identities: [identity], hasPassword: true });
     await run(['identities/link', 'acme']);
     assert.deepEqual(assigned, ['https://idp.example/auth?state=s']);
-    const link = requests.find((r) => call(r) === 'POST /api/auth/oauth/acme/link')!;
+    const link = requests.find((r) => callOf(r) === 'POST /api/auth/oauth/acme/link')!;
     assert.equal(link.headers.authorization, 'Bearer access-1');
     await run(['identities/unlink', identity.id]);
     assert.deepEqual(core.state.signInMethods?.identities, []);

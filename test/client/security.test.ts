@@ -5,44 +5,26 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { transitJson } from '../../src/shared/codecs.js';
 import { registerAccount } from '../../src/client/account/events.js';
 import { registerSecurity } from '../../src/client/account/security-events.js';
 import { registerEmailSignIn } from '../../src/client/account/email-sign-in.js';
-import { registerApp, type Account, type AppState, type Route } from '../../src/client/app.js';
-import { EventCore, type EventVector } from '../../src/client/core.js';
+import type { Account, Route } from '../../src/client/app.js';
 import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
+import { ACCOUNT, answer, fakeClient } from '../support/client-events.js';
 
-const account: Account = {
-  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001',
-  email: 'ada@example.test',
-  name: 'Ada',
-  'created-at': '2026-01-01T00:00:00.000Z',
-  subscription: { status: 'none', plan: null, 'current-period-end': null },
-  'email-verified': true,
-  'two-factor-enabled': false,
-};
-const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
+const account: Account = { ...ACCOUNT, 'two-factor-enabled': false };
 const logInResponse = { 'access-token': 'access-2', 'refresh-token': 'r', 'token-type': 'Bearer', 'expires-in': 900, account };
 
 function setup(route: Route, handler: (req: TransportRequest, body: Record<string, unknown>) => TransportResponse | undefined, signedIn = false) {
   const requests: Array<{ call: string; body: Record<string, unknown> }> = [];
   const ceremonies: Array<[string, unknown]> = [];
-  const navigated: string[] = [];
-  const core = new EventCore<AppState>({ route, toasts: [], busy: false, ready: true, ...(signedIn ? { token: 'access-1', account } : {}) });
-  registerApp(
-    core,
-    {
-      transport: async (req) => {
-        const body = (req.body ? transitJson.decode(req.body) : {}) as Record<string, unknown>;
-        requests.push({ call: `${req.method} ${req.url}`, body });
-        return handler(req, body) ?? ok({ type: 'not-found', message: 'no such route' }, 404);
-      },
-      csrfToken: () => 'csrf-1',
-    },
-    (path) => navigated.push(path),
-  );
+  const respond = (req: TransportRequest) => {
+    const body = (req.body ? transitJson.decode(req.body) : {}) as Record<string, unknown>;
+    requests.push({ call: `${req.method} ${req.url}`, body });
+    return handler(req, body);
+  };
+  const { core, navigated, run } = fakeClient(route, respond, { session: signedIn ? 'account' : 'none', account });
   registerAccount(core, { replaceUrl: () => undefined, download: () => undefined });
   registerSecurity(core, {
     register: async (options) => {
@@ -56,11 +38,6 @@ function setup(route: Route, handler: (req: TransportRequest, body: Record<strin
     },
   });
   registerEmailSignIn(core);
-  core.regFx('later', () => undefined);
-  const run = async (event: EventVector, wait = 30) => {
-    core.dispatch(event);
-    await sleep(wait);
-  };
   return { core, requests, ceremonies, navigated, run, toasts: () => core.state.toasts.map((t) => t.message) };
 }
 
@@ -68,12 +45,13 @@ describe('client sign-in security events', () => {
   it('a two-factor log-in asks for a code, then logs in; a dead mfa-token goes back to the password', async () => {
     let mfaAnswers = 0;
     const t = setup('log-in', (req, body) => {
-      if (req.url === '/api/account/log-in') return ok({ 'mfa-required': true, 'mfa-token': 'mfa-1', 'expires-in': 300 });
+      if (req.url === '/api/account/log-in') return answer({ 'mfa-required': true, 'mfa-token': 'mfa-1', 'expires-in': 300 });
       if (req.url === '/api/account/log-in/mfa') {
         mfaAnswers++;
-        if (body.code === '000000') return ok({ type: 'unauthorized', message: 'The code is wrong', errors: [{ path: '/code', message: 'is wrong' }] }, 401);
-        if (mfaAnswers > 3) return ok({ type: 'unauthorized', message: 'expired', errors: [{ path: '/mfa-token', message: 'is invalid' }] }, 401);
-        return ok(logInResponse);
+        if (body.code === '000000')
+          return answer({ type: 'unauthorized', message: 'The code is wrong', errors: [{ path: '/code', message: 'is wrong' }] }, 401);
+        if (mfaAnswers > 3) return answer({ type: 'unauthorized', message: 'expired', errors: [{ path: '/mfa-token', message: 'is invalid' }] }, 401);
+        return answer(logInResponse);
       }
       return undefined;
     });
@@ -95,8 +73,8 @@ describe('client sign-in security events', () => {
 
     const again = setup('log-in', (req) =>
       req.url === '/api/account/log-in/mfa'
-        ? ok({ type: 'unauthorized', message: 'expired', errors: [{ path: '/mfa-token', message: 'is invalid' }] }, 401)
-        : ok({ 'mfa-required': true, 'mfa-token': 'mfa-2', 'expires-in': 300 }),
+        ? answer({ type: 'unauthorized', message: 'expired', errors: [{ path: '/mfa-token', message: 'is invalid' }] }, 401)
+        : answer({ 'mfa-required': true, 'mfa-token': 'mfa-2', 'expires-in': 300 }),
     );
     await again.run(['log-in/submit', { email: 'ada@example.test', password: 'pw' }]);
     await again.run(['mfa/submit', { code: '123456' }]);
@@ -106,8 +84,8 @@ describe('client sign-in security events', () => {
 
   it('signs in with a passkey through the ceremony; a cancelled ceremony says so', async () => {
     const t = setup('log-in', (req, body) => {
-      if (req.url === '/api/auth/passkey/options') return ok({ 'challenge-id': 'c-1', options: { challenge: 'abc', rpId: 'localhost' } });
-      if (req.url === '/api/auth/passkey/verify') return body['challenge-id'] === 'c-1' ? ok(logInResponse) : undefined;
+      if (req.url === '/api/auth/passkey/options') return answer({ 'challenge-id': 'c-1', options: { challenge: 'abc', rpId: 'localhost' } });
+      if (req.url === '/api/auth/passkey/verify') return body['challenge-id'] === 'c-1' ? answer(logInResponse) : undefined;
       return undefined;
     });
     await t.run(['passkey/sign-in'], 60);
@@ -119,7 +97,7 @@ describe('client sign-in security events', () => {
     assert.deepEqual(t.requests[1].body, { 'challenge-id': 'c-1', response: { id: 'cred-1', response: { signature: 's' } } });
     assert.equal(t.core.state.token, 'access-2');
 
-    const cancelled = setup('log-in', () => ok({ 'challenge-id': 'c-2', options: { challenge: 'cancel' } }));
+    const cancelled = setup('log-in', () => answer({ 'challenge-id': 'c-2', options: { challenge: 'cancel' } }));
     await cancelled.run(['passkey/sign-in'], 60);
     assert.equal(cancelled.requests.length, 1, 'nothing verified');
     assert.equal(cancelled.core.state.busy, false);
@@ -130,14 +108,17 @@ describe('client sign-in security events', () => {
     const t = setup(
       'account',
       (req, body) => {
-        if (req.url === '/api/account/2fa/setup') return ok({ secret: 'JBSWY3DPEHPK3PXP', 'otpauth-url': 'otpauth://totp/x?secret=JBSWY3DPEHPK3PXP' });
+        if (req.url === '/api/account/2fa/setup') return answer({ secret: 'JBSWY3DPEHPK3PXP', 'otpauth-url': 'otpauth://totp/x?secret=JBSWY3DPEHPK3PXP' });
         // the server asks for the password first: the dialog's answer goes with the request again
         if (req.url === '/api/account/2fa/enable') {
           return body.password === 'pw'
-            ? ok({ 'backup-codes': ['aaaaa-bbbbb'] })
-            : ok({ type: 'reauthentication-required', message: 'Confirm', method: 'password', errors: [{ path: '/password', message: 'is required' }] }, 403);
+            ? answer({ 'backup-codes': ['aaaaa-bbbbb'] })
+            : answer(
+                { type: 'reauthentication-required', message: 'Confirm', method: 'password', errors: [{ path: '/password', message: 'is required' }] },
+                403,
+              );
         }
-        if (req.url === '/api/account/2fa/backup-codes') return ok({ 'backup-codes': ['ccccc-ddddd'] });
+        if (req.url === '/api/account/2fa/backup-codes') return answer({ 'backup-codes': ['ccccc-ddddd'] });
         if (req.url === '/api/account/2fa/disable') return { status: 204, contentType: null, text: '' };
         return undefined;
       },
@@ -170,10 +151,10 @@ describe('client sign-in security events', () => {
     const t = setup(
       'account',
       (req, body) => {
-        if (req.url === '/api/account/passkeys' && req.method === 'GET') return ok({ passkeys: [] });
-        if (req.url === '/api/account/passkeys/register/options') return ok({ challenge: 'reg', rp: { name: 'SaaS' } });
-        if (req.url === '/api/account/passkeys/register/verify') return ok({ ...key, name: body.name }, 201);
-        if (req.url === '/api/account/passkeys/k-1' && req.method === 'PATCH') return ok({ ...key, name: body.name });
+        if (req.url === '/api/account/passkeys' && req.method === 'GET') return answer({ passkeys: [] });
+        if (req.url === '/api/account/passkeys/register/options') return answer({ challenge: 'reg', rp: { name: 'SaaS' } });
+        if (req.url === '/api/account/passkeys/register/verify') return answer({ ...key, name: body.name }, 201);
+        if (req.url === '/api/account/passkeys/k-1' && req.method === 'PATCH') return answer({ ...key, name: body.name });
         if (req.url === '/api/account/passkeys/k-1' && req.method === 'DELETE') return { status: 204, contentType: null, text: '' };
         return undefined;
       },
@@ -202,7 +183,7 @@ describe('client sign-in security events', () => {
       'account',
       (req) => {
         if (req.url === '/api/account/2fa/disable')
-          return ok({ type: 'reauthentication-required', message: 'Sign in again', method: 'recent-sign-in', 'max-age': 600 }, 403);
+          return answer({ type: 'reauthentication-required', message: 'Sign in again', method: 'recent-sign-in', 'max-age': 600 }, 403);
         if (req.url === '/api/account/log-out') return { status: 204, contentType: null, text: '' };
         return undefined;
       },
@@ -222,7 +203,7 @@ describe('client sign-in security events', () => {
 
   it('the two-factor page takes the mfa-token a provider put in the fragment', async () => {
     const t = setup('log-in-two-factor', (req, body) =>
-      req.url === '/api/account/log-in/mfa' && body['mfa-token'] === 'from-fragment' ? ok(logInResponse) : undefined,
+      req.url === '/api/account/log-in/mfa' && body['mfa-token'] === 'from-fragment' ? answer(logInResponse) : undefined,
     );
     await t.run(['mfa/pending', 'from-fragment']);
     await t.run(['mfa/submit', { code: '123456' }]);
@@ -232,10 +213,10 @@ describe('client sign-in security events', () => {
 
   it("email sign-in: asks, takes the code, and the link's page sends its token once", async () => {
     const t = setup('log-in', (req, body) => {
-      if (req.url === '/api/auth/email/start') return ok({ message: 'on its way' }, 202);
-      if (req.url === '/api/auth/email/verify' && body.code === '000000') return ok({ type: 'invalid-code', message: 'The code is wrong' }, 401);
-      if (req.url === '/api/auth/email/verify' && (body.code === '123456' || body.token === 'link-token')) return ok(logInResponse);
-      if (req.url === '/api/auth/email/verify') return ok({ type: 'invalid-token', message: 'bad' }, 400);
+      if (req.url === '/api/auth/email/start') return answer({ message: 'on its way' }, 202);
+      if (req.url === '/api/auth/email/verify' && body.code === '000000') return answer({ type: 'invalid-code', message: 'The code is wrong' }, 401);
+      if (req.url === '/api/auth/email/verify' && (body.code === '123456' || body.token === 'link-token')) return answer(logInResponse);
+      if (req.url === '/api/auth/email/verify') return answer({ type: 'invalid-token', message: 'bad' }, 400);
       return undefined;
     });
     await t.run(['email-sign-in/ask']);
@@ -250,7 +231,7 @@ describe('client sign-in security events', () => {
     assert.equal(t.core.state.token, 'access-2');
 
     const link = setup('email-sign-in', (req, body) =>
-      req.url === '/api/auth/email/verify' && body.token === 'link-token' ? ok(logInResponse) : ok({ type: 'invalid-token', message: 'bad' }, 400),
+      req.url === '/api/auth/email/verify' && body.token === 'link-token' ? answer(logInResponse) : answer({ type: 'invalid-token', message: 'bad' }, 400),
     );
     await link.run(['email-sign-in/open', '?token=used-token']);
     assert.equal(link.core.state.emailSignIn?.step, 'failed');
@@ -261,7 +242,7 @@ describe('client sign-in security events', () => {
 
   it('email sign-in that removed a password set before it: signed in, then on the reset page to set one, which signs out', async () => {
     const t = setup('email-sign-in', (req) => {
-      if (req.url === '/api/auth/email/verify') return ok({ ...logInResponse, 'password-reset-token': 'reset-1' });
+      if (req.url === '/api/auth/email/verify') return answer({ ...logInResponse, 'password-reset-token': 'reset-1' });
       if (req.url === '/api/account/reset-password') return { status: 204, contentType: null, text: '' };
       return undefined;
     });

@@ -6,24 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { transitJson } from '../../src/shared/codecs.js';
-import { registerApp, routeOf, type Account, type AppState } from '../../src/client/app.js';
-import { EventCore, type EventVector } from '../../src/client/core.js';
-import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
+import { routeOf, type AppState } from '../../src/client/app.js';
 import { registerSso, ssoOrgIdOf, type OrgDomain, type SamlConnection } from '../../src/client/sso/events.js';
 import { sso } from '../../src/client/sso/feature.js';
+import { answer, callOf, fakeClient } from '../support/client-events.js';
 
 const ORG = '00000000-0000-4000-8000-000000000002';
 const DOMAIN = '00000000-0000-4000-8000-0000000000dd';
-const account: Account = {
-  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001',
-  email: 'ada@example.test',
-  name: 'Ada',
-  'created-at': '2026-01-01T00:00:00.000Z',
-  subscription: { status: 'none', plan: null, 'current-period-end': null },
-  'email-verified': true,
-};
 const org = (role: string) => ({ id: ORG, name: 'Acme', slug: 'acme', personal: false, 'created-at': '2026-01-01T00:00:00.000Z', role });
 const domain: OrgDomain = {
   id: DOMAIN,
@@ -42,82 +32,66 @@ const connection: SamlConnection = {
   'default-role': 'member',
   enforced: true,
 };
-const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
-const call = (r: TransportRequest) => `${r.method.toUpperCase()} ${new URL(r.url, 'http://x').pathname}`;
 
 function setup(role = 'owner') {
   let domains: OrgDomain[] = [];
   let saml: SamlConnection | undefined;
   let txtReady = false;
-  const requests: TransportRequest[] = [];
   const assigned: string[] = [];
-  const core = new EventCore<AppState>({ route: 'org-sso', toasts: [], busy: false, ready: true, token: 'access-1', account });
-  registerApp(
-    core,
-    {
-      transport: async (req) => {
-        requests.push(req);
-        const body = req.body ? (transitJson.decode(req.body) as Record<string, unknown>) : {};
-        switch (call(req)) {
-          case `GET /api/orgs/${ORG}`:
-            return ok(org(role));
-          case `GET /api/orgs/${ORG}/domains`:
-            return ok({ domains });
-          case `POST /api/orgs/${ORG}/domains`:
-            domains = [domain];
-            return ok(domain, 201);
-          case `POST /api/orgs/${ORG}/domains/${DOMAIN}/verify`:
-            if (!txtReady) return ok({ type: 'domain-not-verified', message: 'No TXT record holds the value yet' }, 409);
-            domains = [{ ...domain, verified: true }];
-            return ok(domains[0]);
-          case `GET /api/orgs/${ORG}/sso/saml`:
-            return ok({ connection: saml ?? null });
-          case `PUT /api/orgs/${ORG}/sso/saml`:
-            if (body['metadata-xml'] === 'junk') {
-              return ok(
-                {
-                  type: 'request-coercion',
-                  message: 'Unusable identity provider metadata',
-                  in: 'body',
-                  errors: [{ path: '/metadata-xml', message: 'not well-formed XML' }],
-                },
-                400,
-              );
-            }
-            saml = { ...connection, enforced: body.enforced as boolean };
-            return ok(saml);
-          case `GET /api/orgs/${ORG}/scim-tokens`:
-            return ok({ tokens: [] });
-          case `POST /api/orgs/${ORG}/scim-tokens`:
-            return ok(
-              {
-                id: '00000000-0000-4000-8000-0000000000ee',
-                name: body.name,
-                'default-role': 'member',
-                'created-at': '2026-01-01T00:00:00.000Z',
-                'last-used-at': null,
-                token: 'scim_secret',
-              },
-              201,
-            );
-          case 'POST /api/auth/sso/start':
-            return String(body.email).endsWith('@acme.example')
-              ? ok({ url: 'https://idp.example/sso?SAMLRequest=x' })
-              : ok({ type: 'sso-not-configured', message: 'none' }, 404);
-          default:
-            return ok({ type: 'not-found', message: 'no such route' }, 404);
+  const { core, requests, run } = fakeClient('org-sso', (req) => {
+    const body = req.body ? (transitJson.decode(req.body) as Record<string, unknown>) : {};
+    switch (callOf(req)) {
+      case `GET /api/orgs/${ORG}`:
+        return answer(org(role));
+      case `GET /api/orgs/${ORG}/domains`:
+        return answer({ domains });
+      case `POST /api/orgs/${ORG}/domains`:
+        domains = [domain];
+        return answer(domain, 201);
+      case `POST /api/orgs/${ORG}/domains/${DOMAIN}/verify`:
+        if (!txtReady) return answer({ type: 'domain-not-verified', message: 'No TXT record holds the value yet' }, 409);
+        domains = [{ ...domain, verified: true }];
+        return answer(domains[0]);
+      case `GET /api/orgs/${ORG}/sso/saml`:
+        return answer({ connection: saml ?? null });
+      case `PUT /api/orgs/${ORG}/sso/saml`:
+        if (body['metadata-xml'] === 'junk') {
+          return answer(
+            {
+              type: 'request-coercion',
+              message: 'Unusable identity provider metadata',
+              in: 'body',
+              errors: [{ path: '/metadata-xml', message: 'not well-formed XML' }],
+            },
+            400,
+          );
         }
-      },
-      csrfToken: () => 'csrf-1',
-    },
-    () => undefined,
-  );
+        saml = { ...connection, enforced: body.enforced as boolean };
+        return answer(saml);
+      case `GET /api/orgs/${ORG}/scim-tokens`:
+        return answer({ tokens: [] });
+      case `POST /api/orgs/${ORG}/scim-tokens`:
+        return answer(
+          {
+            id: '00000000-0000-4000-8000-0000000000ee',
+            name: body.name,
+            'default-role': 'member',
+            'created-at': '2026-01-01T00:00:00.000Z',
+            'last-used-at': null,
+            token: 'scim_secret',
+          },
+          201,
+        );
+      case 'POST /api/auth/sso/start':
+        return String(body.email).endsWith('@acme.example')
+          ? answer({ url: 'https://idp.example/sso?SAMLRequest=x' })
+          : answer({ type: 'sso-not-configured', message: 'none' }, 404);
+      default:
+        return undefined;
+    }
+  });
   registerSso(core);
   core.regFx('location/assign', (url: string) => assigned.push(url));
-  const run = async (event: EventVector) => {
-    core.dispatch(event);
-    await sleep(30);
-  };
   return {
     core,
     requests,
@@ -145,7 +119,7 @@ describe('client single sign-on events', () => {
   it('loads domains for an admin, and the connection and tokens for an owner only', async () => {
     const admin = setup('admin');
     await admin.run(['sso/open', ORG]);
-    assert.deepEqual(admin.requests.map(call).sort(), [`GET /api/orgs/${ORG}`, `GET /api/orgs/${ORG}/domains`].sort());
+    assert.deepEqual(admin.requests.map(callOf).sort(), [`GET /api/orgs/${ORG}`, `GET /api/orgs/${ORG}/domains`].sort());
     const owner = setup('owner');
     await owner.run(['sso/open', ORG]);
     assert.equal(owner.page().connection, null, 'none set up');
@@ -156,7 +130,7 @@ describe('client single sign-on events', () => {
     const s = setup();
     await s.run(['sso/open', ORG]);
     await s.run(['sso/add-domain', { domain: ' acme.example ' }]);
-    const posted = s.requests.filter((r) => call(r) === `POST /api/orgs/${ORG}/domains`).at(-1)!;
+    const posted = s.requests.filter((r) => callOf(r) === `POST /api/orgs/${ORG}/domains`).at(-1)!;
     assert.deepEqual(transitJson.decode(posted.body!), { domain: 'acme.example' });
     assert.deepEqual(s.page().domains, [domain]);
     await s.run(['sso/verify-domain', DOMAIN]);
@@ -174,7 +148,7 @@ describe('client single sign-on events', () => {
     await s.run(['sso/save-connection', { metadata: 'junk', role: 'member', enforced: false }]);
     assert.deepEqual(s.errors('saml-connection-form'), { 'metadata-xml': 'not well-formed XML' });
     await s.run(['sso/save-connection', { metadata: '<md:EntityDescriptor/>', role: 'admin', enforced: true }]);
-    const put = s.requests.filter((r) => call(r) === `PUT /api/orgs/${ORG}/sso/saml`).at(-1)!;
+    const put = s.requests.filter((r) => callOf(r) === `PUT /api/orgs/${ORG}/sso/saml`).at(-1)!;
     assert.deepEqual(transitJson.decode(put.body!), { 'metadata-xml': '<md:EntityDescriptor/>', 'default-role': 'admin', enforced: true });
     assert.equal(s.page().connection?.enforced, true);
     await s.run(['sso/create-token', { name: 'Okta', role: 'member' }]);

@@ -4,15 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { registerApp, routeOf, type AppState } from '../../src/client/app.js';
-import { EventCore } from '../../src/client/core.js';
+import { routeOf } from '../../src/client/app.js';
 import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
 import { registerUsage, usageOrgIdOf, usagePath, type OrganizationUsage } from '../../src/client/usage/events.js';
-import { transitJson } from '../../src/shared/codecs.js';
+import { answer, fakeClient } from '../support/client-events.js';
 
 const ORG = '00000000-0000-4000-8000-000000000002';
-const reply = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
 const USAGE: OrganizationUsage = {
   plan: 'free',
   period: { start: '2026-11-01T00:00:00.000Z', end: '2026-12-01T00:00:00.000Z' },
@@ -33,26 +30,9 @@ const USAGE: OrganizationUsage = {
 };
 
 function setup(handler: (req: TransportRequest) => TransportResponse) {
-  const requests: TransportRequest[] = [];
-  const core = new EventCore<AppState>({ route: 'org-usage', toasts: [], busy: false, ready: true, token: 'access-1' });
-  registerApp(
-    core,
-    {
-      transport: async (req) => {
-        requests.push(req);
-        return handler(req);
-      },
-      csrfToken: () => 'csrf-1',
-    },
-    () => undefined,
-  );
-  registerUsage(core);
-  core.regFx('later', () => undefined);
-  const run = async (event: [string, ...unknown[]]) => {
-    core.dispatch(event);
-    await sleep(30);
-  };
-  return { core, requests, run };
+  const client = fakeClient('org-usage', handler, { session: 'token' });
+  registerUsage(client.core);
+  return client;
 }
 
 describe('client usage events', () => {
@@ -63,14 +43,14 @@ describe('client usage events', () => {
   });
 
   it("loads the organization's usage into the page", async () => {
-    const { core, requests, run } = setup(() => reply(USAGE));
+    const { core, requests, run } = setup(() => answer(USAGE));
     await run(['usage/open', ORG]);
     assert.match(requests[0].url, new RegExp(`/api/orgs/${ORG}/usage$`));
     assert.deepEqual(core.state.usagePage, { orgId: ORG, status: 'ready', usage: USAGE });
   });
 
   it("shows a non-member's 404 as a missing organization", async () => {
-    const { core, run } = setup(() => reply({ type: 'not-found', message: 'No such organization' }, 404));
+    const { core, run } = setup(() => answer({ type: 'not-found', message: 'No such organization' }, 404));
     await run(['usage/open', ORG]);
     assert.equal(core.state.usagePage?.status, 'missing');
   });

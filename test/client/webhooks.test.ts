@@ -7,24 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { transitJson } from '../../src/shared/codecs.js';
-import { registerApp, routeOf, type Account, type AppState } from '../../src/client/app.js';
-import { EventCore, type EventVector } from '../../src/client/core.js';
-import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
+import { routeOf, type AppState } from '../../src/client/app.js';
 import { registerWebhooks, webhooksOrgIdOf, type Webhook, type WebhookDelivery } from '../../src/client/webhooks/events.js';
 import { webhooks } from '../../src/client/webhooks/feature.js';
+import { answer, callOf, fakeClient } from '../support/client-events.js';
 
 const ORG = '00000000-0000-4000-8000-000000000002';
 const HOOK = '00000000-0000-4000-8000-0000000000bb';
-const account: Account = {
-  id: '7d1a3c1e-1111-4c1e-9a3b-000000000001',
-  email: 'ada@example.test',
-  name: 'Ada',
-  'created-at': '2026-01-01T00:00:00.000Z',
-  subscription: { status: 'none', plan: null, 'current-period-end': null },
-  'email-verified': true,
-};
 const org = (role: string) => ({ id: ORG, name: 'Acme', slug: 'acme', personal: false, 'created-at': '2026-01-01T00:00:00.000Z', role });
 const listed: Webhook = {
   id: HOOK,
@@ -47,74 +37,56 @@ const delivery = (n: number, status: WebhookDelivery['status'] = 'failed'): Webh
   'created-at': '2026-01-03T00:00:00.000Z',
 });
 
-const ok = (body: unknown, status = 200): TransportResponse => ({ status, contentType: transitJson.mime, text: transitJson.encode(body) });
-const call = (r: TransportRequest) => `${r.method.toUpperCase()} ${new URL(r.url, 'http://x').pathname}`;
-
 function setup(role = 'admin') {
   let hooks: Webhook[] = [];
-  const requests: TransportRequest[] = [];
-  const core = new EventCore<AppState>({ route: 'org-webhooks', toasts: [], busy: false, ready: true, token: 'access-1', account });
-  registerApp(
-    core,
-    {
-      transport: async (req) => {
-        requests.push(req);
-        const url = new URL(req.url, 'http://x');
-        switch (call(req)) {
-          case `GET /api/orgs/${ORG}`:
-            return ok(org(role));
-          case 'GET /api/webhooks/event-types':
-            return ok({ 'event-types': ['member.updated', 'api-key.created', 'webhook.test'] });
-          case `GET /api/orgs/${ORG}/webhooks`:
-            return ok({ webhooks: hooks });
-          case `POST /api/orgs/${ORG}/webhooks`: {
-            const body = transitJson.decode(req.body!) as { url: string };
-            if (body.url.includes('169.254')) {
-              return ok(
-                {
-                  type: 'request-coercion',
-                  message: 'Invalid request body',
-                  in: 'body',
-                  errors: [{ path: '/url', message: 'must not point to a link-local address' }],
-                },
-                400,
-              );
-            }
-            hooks = [listed];
-            return ok({ ...listed, secret: SECRET }, 201);
-          }
-          case `GET /api/orgs/${ORG}/webhooks/${HOOK}/secret`:
-            return ok({ secret: SECRET });
-          case `POST /api/orgs/${ORG}/webhooks/${HOOK}/rotate-secret`:
-            return ok({ secret: ROTATED });
-          case `POST /api/orgs/${ORG}/webhooks/${HOOK}/test`:
-            return ok({ 'delivery-id': delivery(1).id }, 202);
-          case `PATCH /api/orgs/${ORG}/webhooks/${HOOK}`:
-            hooks = [{ ...listed, enabled: (transitJson.decode(req.body!) as { enabled: boolean }).enabled }];
-            return ok(hooks[0]);
-          case `DELETE /api/orgs/${ORG}/webhooks/${HOOK}`:
-            hooks = [];
-            return { status: 204, contentType: '', text: '' };
-          case `GET /api/orgs/${ORG}/webhooks/${HOOK}/deliveries`:
-            return url.searchParams.get('cursor')
-              ? ok({ deliveries: [delivery(3)], 'next-cursor': null })
-              : ok({ deliveries: [delivery(1), delivery(2, url.searchParams.get('status') === 'succeeded' ? 'succeeded' : 'failed')], 'next-cursor': 'c2' });
-          case `POST /api/orgs/${ORG}/webhooks/${HOOK}/deliveries/${delivery(1).id}/retry`:
-            return ok({ 'delivery-id': delivery(1).id }, 202);
-          default:
-            return ok({ type: 'not-found', message: 'no such route' }, 404);
+  const { core, requests, run } = fakeClient('org-webhooks', (req) => {
+    const url = new URL(req.url, 'http://x');
+    switch (callOf(req)) {
+      case `GET /api/orgs/${ORG}`:
+        return answer(org(role));
+      case 'GET /api/webhooks/event-types':
+        return answer({ 'event-types': ['member.updated', 'api-key.created', 'webhook.test'] });
+      case `GET /api/orgs/${ORG}/webhooks`:
+        return answer({ webhooks: hooks });
+      case `POST /api/orgs/${ORG}/webhooks`: {
+        const body = transitJson.decode(req.body!) as { url: string };
+        if (body.url.includes('169.254')) {
+          return answer(
+            {
+              type: 'request-coercion',
+              message: 'Invalid request body',
+              in: 'body',
+              errors: [{ path: '/url', message: 'must not point to a link-local address' }],
+            },
+            400,
+          );
         }
-      },
-      csrfToken: () => 'csrf-1',
-    },
-    () => undefined,
-  );
+        hooks = [listed];
+        return answer({ ...listed, secret: SECRET }, 201);
+      }
+      case `GET /api/orgs/${ORG}/webhooks/${HOOK}/secret`:
+        return answer({ secret: SECRET });
+      case `POST /api/orgs/${ORG}/webhooks/${HOOK}/rotate-secret`:
+        return answer({ secret: ROTATED });
+      case `POST /api/orgs/${ORG}/webhooks/${HOOK}/test`:
+        return answer({ 'delivery-id': delivery(1).id }, 202);
+      case `PATCH /api/orgs/${ORG}/webhooks/${HOOK}`:
+        hooks = [{ ...listed, enabled: (transitJson.decode(req.body!) as { enabled: boolean }).enabled }];
+        return answer(hooks[0]);
+      case `DELETE /api/orgs/${ORG}/webhooks/${HOOK}`:
+        hooks = [];
+        return { status: 204, contentType: '', text: '' };
+      case `GET /api/orgs/${ORG}/webhooks/${HOOK}/deliveries`:
+        return url.searchParams.get('cursor')
+          ? answer({ deliveries: [delivery(3)], 'next-cursor': null })
+          : answer({ deliveries: [delivery(1), delivery(2, url.searchParams.get('status') === 'succeeded' ? 'succeeded' : 'failed')], 'next-cursor': 'c2' });
+      case `POST /api/orgs/${ORG}/webhooks/${HOOK}/deliveries/${delivery(1).id}/retry`:
+        return answer({ 'delivery-id': delivery(1).id }, 202);
+      default:
+        return undefined;
+    }
+  });
   registerWebhooks(core);
-  core.regFx('later', () => undefined);
-  const run = async (event: EventVector) => {
-    core.dispatch(event);
-    await sleep(30);
-  };
   return { core, requests, run, page: () => core.state.webhooksPage!, errors: () => core.state.fieldErrors?.['create-webhook'] };
 }
 
@@ -138,13 +110,13 @@ describe('client webhook events', () => {
   it('loads nothing more for a member', async () => {
     const s = setup('member');
     await s.run(['webhooks/open', ORG]);
-    assert.deepEqual(s.requests.map(call), [`GET /api/orgs/${ORG}`]);
+    assert.deepEqual(s.requests.map(callOf), [`GET /api/orgs/${ORG}`]);
   });
 
   it("creates an endpoint: a blank picker is refused here, the server's field errors go beside their fields, the secret is shown", async () => {
     const s = setup();
     await s.run(['webhooks/open', ORG]);
-    assert.deepEqual(s.requests.map(call).sort(), [`GET /api/orgs/${ORG}`, `GET /api/orgs/${ORG}/webhooks`, 'GET /api/webhooks/event-types'].sort());
+    assert.deepEqual(s.requests.map(callOf).sort(), [`GET /api/orgs/${ORG}`, `GET /api/orgs/${ORG}/webhooks`, 'GET /api/webhooks/event-types'].sort());
     assert.deepEqual(s.page().eventTypes, ['member.updated', 'api-key.created', 'webhook.test']);
     assert.deepEqual(s.page().webhooks, []);
 
@@ -212,13 +184,13 @@ describe('client webhook events', () => {
     );
     assert.equal(s.page().log?.nextCursor, null);
     await s.run(['webhooks/show-log', HOOK, 'succeeded']);
-    const filtered = s.requests.filter((r) => call(r).endsWith('/deliveries')).at(-1)!;
+    const filtered = s.requests.filter((r) => callOf(r).endsWith('/deliveries')).at(-1)!;
     assert.equal(new URL(filtered.url, 'http://x').searchParams.get('status'), 'succeeded');
     assert.equal(s.page().log?.filter, 'succeeded');
     assert.equal(s.page().log?.items?.[1].status, 'succeeded');
     await s.run(['webhooks/retry', delivery(1).id]);
     assert.equal(s.core.state.toasts.at(-1)?.message, 'Retry sent');
-    assert.ok(s.requests.some((r) => call(r) === `POST /api/orgs/${ORG}/webhooks/${HOOK}/deliveries/${delivery(1).id}/retry`));
+    assert.ok(s.requests.some((r) => callOf(r) === `POST /api/orgs/${ORG}/webhooks/${HOOK}/deliveries/${delivery(1).id}/retry`));
 
     await s.run(['webhooks/set-enabled', HOOK, false]);
     assert.equal(s.page().webhooks?.[0].enabled, false);
