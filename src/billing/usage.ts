@@ -17,6 +17,7 @@ import { HttpError } from '../http/errors.js';
 import { API_CALLS_METER_ID, type UsageGate } from '../http/usage-gate.js';
 import type { Logger } from '../logging/logger.js';
 import type { Mail } from '../mail/index.js';
+import { administratorEmails } from '../orgs/data.js';
 import { emitWebhookEvent } from '../webhooks/outbox.js';
 import type { Catalogue, CataloguePlan } from './catalogue.js';
 import { type OrgBillingRow, orgBilling, type Period, periodOf, planOf } from './org-plan.js';
@@ -169,19 +170,11 @@ export class UsageService implements UsageGate {
     const hard = plan.limits[meter]?.hard ?? null;
     const name = this.deps.catalogue().meters.find((m) => m.id === meter)?.name ?? meter;
     const org = await trx.selectFrom('organization').select('name').where('id', '=', row.id).executeTakeFirstOrThrow();
-    const admins = await trx
-      .selectFrom('membership')
-      .innerJoin('account', 'account.id', 'membership.account_id')
-      .select('account.email')
-      .where('membership.organization_id', '=', row.id)
-      .where('membership.role', 'in', ['owner', 'admin'])
-      .where('membership.suspended_at', 'is', null)
-      .orderBy('account.email')
-      .execute();
-    for (const admin of admins) {
+    const admins = await administratorEmails(trx, row.id);
+    for (const to of admins) {
       await this.deps.mail.enqueue(trx, {
         kind: 'usage-threshold',
-        to: admin.email,
+        to,
         data: { organization: org.name, organizationId: row.id, meter: name, used, soft, hard, periodEnd: period.end },
       });
     }

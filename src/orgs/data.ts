@@ -198,3 +198,21 @@ export function isOwnerRuleViolation(err: unknown): boolean {
   const e = err as { code?: string; constraint?: string; message?: string };
   return e.code === '23514' && (e.constraint === 'organization_has_owner' || /would have no owner/.test(e.message ?? ''));
 }
+
+/**
+ * Where an organization's notices go (a webhook endpoint disabled, a usage threshold reached):
+ * its owners' and admins' addresses, in order. A member the directory suspended gets nothing of
+ * the organization, its mail included.
+ */
+export async function administratorEmails(db: Executor, organizationId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('membership')
+    .innerJoin('account', 'account.id', 'membership.account_id')
+    .select('account.email')
+    .where('membership.organization_id', '=', organizationId)
+    .where('membership.role', 'in', ['owner', 'admin'])
+    .where('membership.suspended_at', 'is', null)
+    .orderBy('account.email')
+    .execute();
+  return rows.map((r) => r.email);
+}

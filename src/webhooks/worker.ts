@@ -25,6 +25,7 @@ import type { DB } from '../db/database.js';
 import type { WebhookDeliveryStatus } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
 import type { Mail } from '../mail/index.js';
+import { administratorEmails } from '../orgs/data.js';
 import { JobWorker, scheduledDelayMs } from '../runtime/jobs.js';
 import type { AttemptResult, WebhookSender } from './sender.js';
 import type { WebhookSettings } from './settings.js';
@@ -230,20 +231,13 @@ export class WebhookWorker extends JobWorker<ClaimedDelivery> {
     if (!disabled?.was_enabled || disabled.enabled) return;
     const failingSince = new Date(disabled.failing_since);
     const org = await trx.selectFrom('organization').select(['name']).where('id', '=', delivery.organization_id).executeTakeFirstOrThrow();
-    const admins = await trx
-      .selectFrom('membership')
-      .innerJoin('account', 'account.id', 'membership.account_id')
-      .select('account.email')
-      .where('membership.organization_id', '=', delivery.organization_id)
-      .where('membership.role', 'in', ['owner', 'admin'])
-      .orderBy('account.email')
-      .execute();
+    const admins = await administratorEmails(trx, delivery.organization_id);
     const url = new URL(disabled.url);
     const days = Math.max(1, Math.round(disableAfterMs / 86_400_000));
-    for (const admin of admins) {
+    for (const to of admins) {
       await this.options.mail.enqueue(trx, {
         kind: 'webhook-disabled',
-        to: admin.email,
+        to,
         data: { organization: org.name, organizationId: delivery.organization_id, endpoint: `${url.origin}${url.pathname}`, failingSince, days },
       });
     }

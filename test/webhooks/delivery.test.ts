@@ -499,10 +499,14 @@ for (const db of testDatabases()) {
       assert.ok(rotations.body.entries.some((e: { action: string }) => e.action === 'webhook.created'));
     });
 
-    it('disables an endpoint whose attempts all failed for WEBHOOK_DISABLE_AFTER, emails the admins, and can be turned on again', async () => {
+    it('disables an endpoint whose attempts all failed for WEBHOOK_DISABLE_AFTER, emails the admins (not a suspended one), and can be turned on again', async () => {
       const org = await createOrg(t, owner, 'Failing');
       await addMember(t, org, owner, admin, 'admin');
       await addMember(t, org, owner, member, 'member');
+      // an admin the directory suspended gets nothing of the organization, its notices included
+      const suspended = await account(t);
+      await addMember(t, org, owner, suspended, 'admin');
+      await sql`update membership set suspended_at = now() where organization_id = ${org} and account_id = ${suspended.id}`.execute(t.system.database.db);
       const endpoint = await createEndpoint(t, owner, org, { url: at('failing'), events: ['webhook.test'] });
       hook.byPath['/failing'] = [{ status: 500 }];
       // failures keep coming until the streak is longer than 4 s
