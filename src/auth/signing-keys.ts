@@ -4,12 +4,19 @@
  * (`signing_key`), their private JWKs sealed with ENCRYPTION_KEY (secret-box.ts, the kid as
  * associated data), so every instance signs with the same key and a restart keeps them.
  *
- * A rotation adds one new key of each algorithm that starts signing `activationDelay` seconds
- * later (5 minutes, or one access-token lifetime when that is shorter): published at once (every
- * instance hears `signing_keys` and reloads), so verifiers know it before any token carries it.
- * A key that a newer one replaced stays published `retention` seconds longer (the longest token
- * lifetime), then drops out of the JWKS. Rotations (the first keys, the schedule, the command)
- * take one transaction-scoped advisory lock and look again, so instances never rotate twice.
+ * The EdDSA key is made when the first server starts; the ID-token keys (RS256, ES256) when the
+ * OAuth provider first needs them (`ensure`), so a system no app signs in with never pays for an
+ * RSA key (tens to hundreds of ms of CPU). An algorithm's first key signs at once: no token of
+ * that algorithm exists yet, and the JWKS publishes it from then on.
+ *
+ * A rotation adds one new key of each algorithm in use that starts signing `activationDelay`
+ * seconds later (5 minutes, or one access-token lifetime when that is shorter): published at once
+ * (every instance hears `signing_keys` and reloads), so verifiers know it before any token carries
+ * it. The schedule rotates each algorithm whose newest key is `rotationDays` old (an ID-token key
+ * made later than the EdDSA one keeps its own days). A key that a newer one replaced stays
+ * published `retention` seconds longer (the longest token lifetime), then drops out of the JWKS.
+ * Key changes (first keys, the schedule, the command) take one transaction-scoped advisory lock
+ * and look again, so instances never add a key twice.
  */
 import { createPrivateKey, createPublicKey, generateKeyPair as generateNodeKeyPair, type JsonWebKeyInput, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -61,10 +68,15 @@ async function newKey(alg: SigningAlg): Promise<{ publicJwk: PublicJwk; privateJ
   return { publicJwk: { ...bare, kid, alg, use: 'sig' }, privateJwk: { ...privateJwk, kid, alg, use: 'sig' } };
 }
 
-/** Adds one key of each algorithm, signing `delaySeconds` from now (database time), and tells every instance. */
-async function insertKeys(trx: Transaction<DatabaseSchema>, box: SecretBox, delaySeconds: number): Promise<string[]> {
+/** The key every system signs with from its first start (access tokens). */
+const FIRST_ALG: SigningAlg = 'EdDSA';
+/** The keys the OAuth provider signs ID tokens with: made when it first needs them. */
+export const ID_TOKEN_ALGS: readonly SigningAlg[] = ['RS256', 'ES256'];
+
+/** Adds one key of each of `algs`, signing `delaySeconds` from now (database time), and tells every instance. */
+async function insertKeys(trx: Transaction<DatabaseSchema>, box: SecretBox, algs: readonly SigningAlg[], delaySeconds: number): Promise<string[]> {
   const kids: string[] = [];
-  for (const alg of SIGNING_ALGS) {
+  for (const alg of algs) {
     const { publicJwk, privateJwk } = await newKey(alg);
     await trx
       .insertInto('signing_key')
@@ -79,35 +91,62 @@ async function insertKeys(trx: Transaction<DatabaseSchema>, box: SecretBox, dela
     kids.push(publicJwk.kid);
   }
   // a payload: the listener delivers no empty one
-  await sql`select pg_notify(${SIGNING_KEYS_CHANNEL}, ${kids.join(',')})`.execute(trx);
+  if (kids.length > 0) await sql`select pg_notify(${SIGNING_KEYS_CHANNEL}, ${kids.join(',')})`.execute(trx);
   return kids;
 }
 
 const lock = (trx: Transaction<DatabaseSchema>) => sql`select pg_advisory_xact_lock(${ROTATION_LOCK})`.execute(trx);
 
-/** `npm run keys:rotate` and the running server's answer to it: new keys, whatever the schedule. */
+/** Each algorithm that has a key, with its newest key's age against `rotationDays` (0 days: never due). */
+async function algorithmsInUse(trx: Transaction<DatabaseSchema>, rotationDays = 0): Promise<Array<{ alg: SigningAlg; due: boolean }>> {
+  const { rows } = await sql<{ alg: SigningAlg; due: boolean }>`
+    select alg, ${rotationDays}::int > 0 and max(created_at) < now() - ${rotationDays}::int * interval '1 day' as due
+    from signing_key group by alg`.execute(trx);
+  // in SIGNING_ALGS' order, so a rotation's kids come in the same order every time
+  return SIGNING_ALGS.flatMap((alg) => rows.filter((r) => r.alg === alg));
+}
+
+/** `npm run keys:rotate` and the running server's answer to it: new keys of every algorithm in use, whatever the schedule. */
 export async function rotateSigningKeys(db: DB, box: SecretBox, delaySeconds: number): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
     await lock(trx);
+    const inUse = (await algorithmsInUse(trx)).map((r) => r.alg);
     // the first keys (a database no server has started on yet) sign at once: there is nothing to wait for
-    const any = await trx.selectFrom('signing_key').select('kid').limit(1).executeTakeFirst();
-    return insertKeys(trx, box, any ? delaySeconds : 0);
+    if (inUse.length === 0) return insertKeys(trx, box, [FIRST_ALG], 0);
+    return insertKeys(trx, box, inUse.includes(FIRST_ALG) ? inUse : [FIRST_ALG, ...inUse], delaySeconds);
   });
 }
 
 /**
- * The first keys (active at once) when there are none, or new keys when the newest is older
- * than `rotationDays`; once across instances. Returns the new kids (empty: nothing was due).
+ * The first EdDSA key (active at once) when there is none, or new keys of the algorithms whose
+ * newest key is older than `rotationDays`; once across instances. Returns the new kids (empty:
+ * nothing was due).
  */
 export async function rotateIfDue(db: DB, box: SecretBox, rotationDays: number, delaySeconds: number): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
     await lock(trx);
-    const { rows } = await sql<{ newest: Date | null; due: boolean }>`
-      select max(created_at) as newest, coalesce(max(created_at) < now() - ${rotationDays}::int * interval '1 day', true) as due
-      from signing_key`.execute(trx);
-    const { newest, due } = rows[0]!;
-    if (!newest) return insertKeys(trx, box, 0);
-    return due ? insertKeys(trx, box, delaySeconds) : [];
+    const inUse = await algorithmsInUse(trx, rotationDays);
+    if (!inUse.some((r) => r.alg === FIRST_ALG)) return insertKeys(trx, box, [FIRST_ALG], 0);
+    return insertKeys(
+      trx,
+      box,
+      inUse.filter((r) => r.due).map((r) => r.alg),
+      delaySeconds,
+    );
+  });
+}
+
+/** The first key of each of `algs` that has none, signing at once; once across instances. Returns the new kids. */
+export async function addFirstKeys(db: DB, box: SecretBox, algs: readonly SigningAlg[]): Promise<string[]> {
+  return db.transaction().execute(async (trx) => {
+    await lock(trx);
+    const inUse = new Set((await algorithmsInUse(trx)).map((r) => r.alg));
+    return insertKeys(
+      trx,
+      box,
+      algs.filter((alg) => !inUse.has(alg)),
+      0,
+    );
   });
 }
 
@@ -140,13 +179,13 @@ export class SigningKeys implements ChannelSubscriber {
     options.listener?.subscribe(this);
   }
 
-  /** Makes the first keys (once across instances), loads them, and starts the rotation schedule. */
+  /** Makes the first EdDSA key (once across instances), loads the keys, and starts the rotation schedule. */
   async start(): Promise<void> {
     await rotateIfDue(this.options.db, this.options.box, this.options.rotationDays, this.options.activationDelay);
     await this.load();
     // a current key whose private part cannot be opened (ENCRYPTION_KEY changed, or a development
     // server whose secret was generated): new keys sign at once; the old ones still verify
-    if (SIGNING_ALGS.some((alg) => !this.current(alg)?.privateKey)) {
+    if (this.algorithms().some((alg) => !this.current(alg)?.privateKey)) {
       this.options.log.warn(
         'auth/signing-key-unreadable',
         'The current signing keys cannot be opened with this ENCRYPTION_KEY: new keys sign from now; tokens signed before still verify until they expire',
@@ -163,6 +202,24 @@ export class SigningKeys implements ChannelSubscriber {
     clearInterval(this.scheduleTimer);
     clearTimeout(this.activationTimer);
     await this.loading;
+  }
+
+  /**
+   * Makes the first key of each of `algs` that has none yet (once across instances) and loads
+   * it: the OAuth provider asks for its ID-token keys before it is first built.
+   */
+  async ensure(algs: readonly SigningAlg[]): Promise<void> {
+    if (algs.every((alg) => this.keys.some((k) => k.alg === alg))) return;
+    const kids = await addFirstKeys(this.options.db, this.options.box, algs);
+    if (kids.length > 0) this.options.log.info('auth/signing-keys-added', 'First signing keys of the ID-token algorithms made', { kids });
+    // a read begun before the keys were committed would not see them: the next one does
+    await this.loading?.catch(() => undefined);
+    await this.load();
+  }
+
+  /** The algorithms that have a key here (EdDSA always, once started). */
+  private algorithms(): SigningAlg[] {
+    return SIGNING_ALGS.filter((alg) => this.keys.some((k) => k.alg === alg));
   }
 
   /** Called when the set of published keys or a current key changes (the provider rebuilds its keystore). */

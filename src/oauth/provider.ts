@@ -12,7 +12,7 @@ import { hkdfSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
-import type { SigningKeys } from '../auth/signing-keys.js';
+import { ID_TOKEN_ALGS, type SigningKeys } from '../auth/signing-keys.js';
 import type { Config } from '../config.js';
 import type { DB } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
@@ -211,10 +211,12 @@ function build(deps: ProviderDeps, oidc: OidcProvider): Provider {
  */
 export class OAuthProvider {
   private built: Promise<{ provider: Provider; listener: (req: IncomingMessage, res: ServerResponse) => void }> | undefined;
+  /** the first build is making the ID-token keys: the change they cause needs no second build */
+  private makingKeys = false;
 
   constructor(private readonly deps: ProviderDeps) {
     deps.keys.onChange(() => {
-      if (this.built !== undefined) this.built = this.build();
+      if (this.built !== undefined && !this.makingKeys) this.built = this.build();
     });
   }
 
@@ -225,8 +227,23 @@ export class OAuthProvider {
     });
   }
 
+  /** The ID-token keys are made on the first build (signing-keys.ts), then the provider is built with them. */
+  private async firstBuild() {
+    this.makingKeys = true;
+    try {
+      await this.deps.keys.ensure(ID_TOKEN_ALGS);
+    } catch (err) {
+      // the database may be away for a moment: the next request tries again
+      this.built = undefined;
+      throw err;
+    } finally {
+      this.makingKeys = false;
+    }
+    return this.build();
+  }
+
   private get ready() {
-    this.built ??= this.build();
+    this.built ??= this.firstBuild();
     return this.built;
   }
 

@@ -195,7 +195,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     await page.goto(`${t.url}${path}`);
     await page.locator(ready).first().waitFor();
     await open?.(page);
-    await page.waitForLoadState('networkidle');
+    await browser.networkQuiet(page);
     assert.deepEqual(await axeViolations(page), [], `axe-core on ${name} (${mode})`);
     const width = await page.evaluate(() => {
       const client = document.documentElement.clientWidth;

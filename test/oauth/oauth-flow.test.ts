@@ -12,7 +12,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { randomUUID } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
-import { authModule, type AuthServices } from '../../src/auth/module.js';
+import { sql } from 'kysely';
+import { authModule, signingKeyBox, type AuthServices } from '../../src/auth/module.js';
+import { rotateIfDue } from '../../src/auth/signing-keys.js';
 import * as client from 'openid-client';
 import { logIn, PASSWORD, signUp, signUpVerified } from '../support/auth.js';
 import { awayFromStepEdge, totpCode } from '../support/totp.js';
@@ -28,6 +30,8 @@ describe('OAuth provider on pglite', () => {
   let config: client.Configuration;
   /** every secret the tests saw: none may be in the log */
   const secrets: string[] = [];
+  /** the JWKS's algorithms before the provider's first request (its ID-token keys are made then) */
+  let algsBeforeProvider: string[] = [];
 
   before(async () => {
     const port = await freePort();
@@ -42,6 +46,7 @@ describe('OAuth provider on pglite', () => {
       confidential: true,
       scopes: ['openid', 'email', 'profile', 'offline_access', 'account:read', 'orgs:read'],
     });
+    algsBeforeProvider = (await t.client('GET', '/.well-known/jwks.json')).body.keys.map((k: { alg: string }) => k.alg);
     config = await client.discovery(issuer, app['client-id'], { redirect_uris: [REDIRECT] }, client.ClientSecretBasic(app['client-secret']), {
       execute: [client.allowInsecureRequests],
     });
@@ -294,6 +299,8 @@ describe('OAuth provider on pglite', () => {
   const keysOf = () => t.system.services<AuthServices>(authModule).signingKeys;
 
   it('publishes the public keys of every algorithm, never a private member, cached at most 5 minutes', async () => {
+    // the ID-token keys are made when the provider is first needed (here, discovery): until then EdDSA alone signs
+    assert.deepEqual(algsBeforeProvider, ['EdDSA']);
     const res = await t.client('GET', '/.well-known/jwks.json');
     assert.equal(res.status, 200);
     assert.match(String(res.headers['cache-control']), /public, max-age=(\d+)/);
@@ -359,5 +366,21 @@ describe('OAuth provider on pglite', () => {
     // once its time comes, every instance signs with it
     const newEdDsa = kids.find((kid) => keysOf().find(kid)?.alg === 'EdDSA')!;
     assert.equal(keysOf().current('EdDSA', Date.now() + 301_000)?.kid, newEdDsa);
+  });
+
+  it('rotates on schedule each algorithm whose newest key is SIGNING_KEY_ROTATION_DAYS old, not the others', async () => {
+    const { db } = t.system.database;
+    const box = signingKeyBox(t.system.config.encryptionKey);
+    assert.deepEqual(await rotateIfDue(db, box, 90, 300), [], 'nothing due');
+    // the RS256 keys as if made 100 days ago
+    await sql`update signing_key set created_at = now() - interval '100 days' where alg = 'RS256'`.execute(db);
+    const kids = await rotateIfDue(db, box, 90, 300);
+    assert.equal(kids.length, 1);
+    const rows = await db.selectFrom('signing_key').select(['kid', 'alg']).where('kid', 'in', kids).execute();
+    assert.deepEqual(
+      rows.map((r) => r.alg),
+      ['RS256'],
+    );
+    assert.deepEqual(await rotateIfDue(db, box, 90, 300), [], 'due no more');
   });
 });

@@ -14,18 +14,31 @@ import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cpuSeconds, get, load, residentMb, startChildServer, terminate, waitFor, type ChildServer } from '../support/child-server.js';
 import { freePort } from '../support/net.js';
+import { testDatabases } from '../support/system.js';
 
 /** SHUTDOWN_DELAY + SHUTDOWN_TIMEOUT + 5 s, at this file's settings (0 + 5 + 5) */
 const STOP_WITHIN_MS = 10_000;
+/**
+ * The sinks are the subject, not the database: on PostgreSQL (a migrated copy, when
+ * TEST_DATABASE_URL is set) a server starts without PGlite's initdb, ~3 s of CPU each.
+ */
+const postgres = testDatabases().find((d) => d.name === 'postgres');
 
 const servers: ChildServer[] = [];
+const databases: Array<() => Promise<void>> = [];
 after(async () => {
   await Promise.all(servers.map((s) => s.dispose()));
+  await Promise.all(databases.map((drop) => drop()));
 });
 
 async function start(env: Record<string, string>, stdio: Array<'pipe' | 'ignore'>): Promise<ChildServer & { metricsPort: number }> {
   const metricsPort = await freePort();
-  const server = await startChildServer({ env: { METRICS_PORT: String(metricsPort), SHUTDOWN_TIMEOUT: '5', ...env }, stdio: stdio as never });
+  const database = await postgres?.create();
+  if (database) databases.push(database.drop);
+  const server = await startChildServer({
+    env: { METRICS_PORT: String(metricsPort), SHUTDOWN_TIMEOUT: '5', ...(database ? { DATABASE_URL: database.url } : {}), ...env },
+    stdio: stdio as never,
+  });
   servers.push(server);
   return Object.assign(server, { metricsPort });
 }

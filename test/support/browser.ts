@@ -62,6 +62,12 @@ export interface BrowserHarness {
   openPage(who: string, options?: PageOptions): Promise<Page>;
   /** the context of a page opened here */
   contextOf(who: string): BrowserContext;
+  /**
+   * Resolves once no request of the page (opened here) has been in flight for `quietMs`: what
+   * Playwright's `networkidle` checks, with a shorter quiet spell than its 500 ms (that wait was
+   * most of a page check's time); fails after 30 s, as `networkidle` does.
+   */
+  networkQuiet(page: Page, quietMs?: number): Promise<void>;
   /** a test step: fails on a problem no `provokes` pattern matches */
   step(name: string, fn: () => Promise<void>, provokes?: RegExp[]): void;
   close(): Promise<void>;
@@ -71,6 +77,8 @@ export function browserHarness(name: string): BrowserHarness {
   let browser: Browser | undefined;
   const pages = new Map<string, { page: Page; context: BrowserContext }>();
   const problems: string[] = [];
+  /** each page's requests in flight, and when that number last changed */
+  const traffic = new Map<Page, { inFlight: number; since: number }>();
 
   return {
     skip: existsSync(CHROMIUM) ? false : 'Chromium is not installed',
@@ -85,6 +93,19 @@ export function browserHarness(name: string): BrowserHarness {
       const own = options.own ?? (() => true);
       const context = await browser.newContext(options.context);
       const page = await context.newPage();
+      const flow = { inFlight: 0, since: Date.now() };
+      traffic.set(page, flow);
+      page.on('request', () => {
+        flow.inFlight++;
+        flow.since = Date.now();
+      });
+      // a redirect finishes its request and starts another
+      const ended = () => {
+        flow.inFlight--;
+        flow.since = Date.now();
+      };
+      page.on('requestfinished', ended);
+      page.on('requestfailed', ended);
       if (options.onRequest) page.on('request', options.onRequest);
       page.on('response', (r) => {
         options.onResponse?.(r);
@@ -109,6 +130,15 @@ export function browserHarness(name: string): BrowserHarness {
       assert.ok(entry, `no page "${who}"`);
       return entry.context;
     },
+    async networkQuiet(page, quietMs = 150) {
+      const flow = traffic.get(page);
+      assert.ok(flow, 'a page opened with openPage()');
+      for (let waited = 0; waited < 30_000; waited += 25) {
+        if (flow.inFlight <= 0 && Date.now() - flow.since >= quietMs) return;
+        await sleep(25);
+      }
+      throw new Error(`the network did not go quiet in 30 s (${flow.inFlight} requests in flight)`);
+    },
     step(stepName, fn, provokes = []) {
       it(stepName, async () => {
         problems.length = 0;
@@ -129,6 +159,7 @@ export function browserHarness(name: string): BrowserHarness {
     async close() {
       for (const { context } of pages.values()) await context.close().catch(() => undefined);
       pages.clear();
+      traffic.clear();
       await browser?.close();
       browser = undefined;
     },

@@ -200,7 +200,14 @@ describe('SIGTERM under load, one process', () => {
   }
 
   it('cuts what is left at SHUTDOWN_TIMEOUT and logs the count', async () => {
-    const server = await startServer({ DATABASE_URL: 'memory://', SHUTDOWN_TIMEOUT_MS: '300', LOGIN_LIMIT_EMAIL: '0', LOGIN_LIMIT_ADDRESS: '0' }, 1);
+    // the stuck request is the subject: a migrated PostgreSQL copy starts without PGlite's initdb (the rounds above stop PGlite)
+    const postgres = await testDatabases()
+      .find((d) => d.name === 'postgres')
+      ?.create();
+    const server = await startServer(
+      { DATABASE_URL: postgres?.url ?? 'memory://', SHUTDOWN_TIMEOUT_MS: '300', LOGIN_LIMIT_EMAIL: '0', LOGIN_LIMIT_ADDRESS: '0' },
+      1,
+    );
     try {
       // a request whose body never finishes keeps its connection busy past the deadline
       const stuck = request({
@@ -225,6 +232,7 @@ describe('SIGTERM under load, one process', () => {
       assert.equal(deadline.data['cut-in-flight'], 1);
     } finally {
       await server.dispose();
+      await postgres?.drop();
     }
   });
 });

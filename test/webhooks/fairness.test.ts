@@ -1,4 +1,3 @@
-// test-run: alone (it measures time, or loads the machine on purpose: see scripts/run-tests.mjs)
 /**
  * Delivery fairness and misbehaving receivers (DESIGN.md, "Outgoing webhooks" and "Operational
  * faults"), with real receivers: a TCP black hole (accepts, never answers), a receiver that
@@ -173,9 +172,13 @@ for (const db of testDatabases()) {
 describe('SIGTERM while a webhook attempt hangs', () => {
   it('stops the server within SHUTDOWN_DELAY + SHUTDOWN_TIMEOUT + 5 s, exit code 0', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'saas-webhook-sigterm-'));
+    // the hanging attempt is the subject: a migrated PostgreSQL copy starts without PGlite's initdb
+    const postgres = await testDatabases()
+      .find((d) => d.name === 'postgres')
+      ?.create();
     const hole = await misbehavingReceiver('silent');
     const server = await startServer({
-      ...databaseEnv({ pgliteDir: join(dir, 'db') }),
+      ...databaseEnv(postgres ? { url: postgres.url } : { pgliteDir: join(dir, 'db') }),
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_POLL_MS: '20',
       WEBHOOK_TIMEOUT: '120',
@@ -201,6 +204,7 @@ describe('SIGTERM while a webhook attempt hangs', () => {
     } finally {
       server.child.kill('SIGKILL');
       await hole.close();
+      await postgres?.drop();
       await rm(dir, { recursive: true, force: true });
     }
   });
