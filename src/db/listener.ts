@@ -7,8 +7,10 @@
  * - PostgreSQL: a connection of its own (`DATABASE_LISTEN_URL`, past a transaction-mode pooler)
  *   that LISTENs on every subscriber's channel, reconnecting with backoff (0.1–5 s). Notifications
  *   sent while it was down are lost, so each subscriber catches up by reading the database: right
- *   after every (re)connection, every poll interval (1 s) while disconnected, and every 30 s as a
- *   safety net against a silently dead socket.
+ *   after every (re)connection, every poll interval (250 ms) while disconnected, and every 30 s as
+ *   a safety net against a silently dead socket. A catch-up still under way is not started again
+ *   (while the database hangs, its statements wait for DATABASE_TIMEOUT), and its failures are
+ *   said once until it works again.
  * - PGlite: one process, one session: LISTEN in process hears every change, the cascades of a
  *   deletion included; nothing can be missed, so nothing is polled.
  */
@@ -18,7 +20,8 @@ import type { Logger } from '../logging/logger.js';
 /** `application_name` of the listening connection, to find it in `pg_stat_activity` */
 export const LISTENER_APPLICATION_NAME = 'saas-listener';
 
-const SAFETY_POLL_TICKS = 30;
+/** while connected, subscribers still catch up this often (a socket can die silently) */
+const SAFETY_POLL_MS = 30_000;
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 5_000;
 const CHANNEL_NAME = /^[a-z_][a-z0-9_]*$/;
@@ -43,7 +46,11 @@ export type NotificationSource =
 export interface DatabaseListenerOptions {
   source: NotificationSource;
   log: Logger;
-  /** how often subscribers catch up while the connection is down; default 1000 ms */
+  /**
+   * how often subscribers catch up while the connection is down; default 250 ms, so that once the
+   * database is back, what another instance ended is refused here within a second whether or not
+   * LISTEN is back yet (its reconnection backs off up to 5 s)
+   */
   pollIntervalMs?: number;
 }
 
@@ -58,9 +65,16 @@ export class DatabaseListener {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private tickTimer: NodeJS.Timeout | undefined;
   private ticks = 0;
+  private readonly safetyPollTicks: number;
+  /** channels whose catch-up is under way, and those whose last one failed (said once) */
+  private readonly catchingUp = new Set<string>();
+  private readonly failing = new Set<string>();
+  /** whether this loss of the connection was said (db/listener-lost) */
+  private lostSaid = false;
 
   constructor(private readonly options: DatabaseListenerOptions) {
-    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.pollIntervalMs = options.pollIntervalMs ?? 250;
+    this.safetyPollTicks = Math.max(1, Math.round(SAFETY_POLL_MS / this.pollIntervalMs));
   }
 
   /** Adds a subscriber; before {@link start}, which LISTENs on every channel at once. */
@@ -108,12 +122,27 @@ export class DatabaseListener {
 
   private tick(): void {
     this.ticks++;
-    if (!this.listening || this.ticks % SAFETY_POLL_TICKS === 0) this.catchUp();
+    if (!this.listening || this.ticks % this.safetyPollTicks === 0) this.catchUp();
   }
 
   private catchUp(): void {
     for (const subscriber of this.subscribers.values()) {
-      subscriber.catchUp().catch((err: Error) => this.options.log.warn('db/catch-up-failed', `Catching up on ${subscriber.channel} failed: ${err.message}`));
+      const { channel } = subscriber;
+      if (this.catchingUp.has(channel)) continue;
+      this.catchingUp.add(channel);
+      subscriber
+        .catchUp()
+        .then(
+          () => {
+            if (this.failing.delete(channel)) this.options.log.info('db/catch-up-recovered', `Catching up on ${channel} works again`);
+          },
+          (err: Error) => {
+            if (this.failing.has(channel) || this.stopped) return;
+            this.failing.add(channel);
+            this.options.log.warn('db/catch-up-failed', `Catching up on ${channel} failed: ${err.message} (said once until it works again)`);
+          },
+        )
+        .finally(() => this.catchingUp.delete(channel));
     }
   }
 
@@ -127,11 +156,15 @@ export class DatabaseListener {
       client.removeAllListeners('notification');
       client.end().catch(() => undefined);
       if (this.stopped) return;
-      this.options.log.warn(
-        'db/listener-lost',
-        `The database listener lost its connection (${reason}); catching up every ${this.pollIntervalMs} ms until it is back`,
-        { channels: [...this.subscribers.keys()] },
-      );
+      // once per loss: the reconnection attempts that fail meanwhile are not news
+      if (!this.lostSaid) {
+        this.lostSaid = true;
+        this.options.log.warn(
+          'db/listener-lost',
+          `The database listener lost its connection (${reason}); catching up every ${this.pollIntervalMs} ms until it is back`,
+          { channels: [...this.subscribers.keys()] },
+        );
+      }
       this.scheduleReconnect(url);
     };
     client.on('error', (err) => lost(err.message));
@@ -151,6 +184,8 @@ export class DatabaseListener {
     if (this.client !== client) return;
     this.listening = true;
     this.reconnectDelay = RECONNECT_MIN_MS;
+    if (this.lostSaid) this.options.log.info('db/listener-back', "The database listener hears other instances' changes again");
+    this.lostSaid = false;
     this.options.log.debug('db/listening', "Listening for other instances' changes", { channels: [...this.subscribers.keys()] });
     // whatever was sent while no one listened
     this.catchUp();

@@ -1,0 +1,73 @@
+/**
+ * The database listener while its connection is down (src/db/listener.ts): subscribers catch up
+ * every poll interval, a catch-up still under way is not started again (while the database
+ * hangs, its statements wait for DATABASE_TIMEOUT: they would pile up), failures and the lost
+ * connection are said once, not at every tick or reconnection attempt, and recovery once.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DatabaseListener } from '../../src/db/listener.js';
+import { LevelFilter } from '../../src/logging/filter.js';
+import { type LogEntry, LogBackend } from '../../src/logging/logger.js';
+import { createRedactor } from '../../src/logging/redact.js';
+import { freePort } from '../support/net.js';
+
+describe('the database listener with its connection down', () => {
+  it('catches up every interval, never twice at once, and says failures, the loss and recovery once', async () => {
+    const entries: LogEntry[] = [];
+    const log = new LogBackend(new LevelFilter([{ ns: '*', level: 'info' }]), [{ write: (e) => entries.push(structuredClone(e)) }], createRedactor()).logger(
+      'saas.db',
+    );
+    // nothing listens there: every connection attempt is refused
+    const listener = new DatabaseListener({
+      source: { kind: 'postgres', url: `postgres://nobody@127.0.0.1:${await freePort()}/none` },
+      log,
+      pollIntervalMs: 20,
+    });
+
+    let slowCalls = 0;
+    let releaseSlow: () => void = () => undefined;
+    listener.subscribe({
+      channel: 'slow_channel',
+      onNotification: () => undefined,
+      catchUp: () => {
+        slowCalls++;
+        return new Promise<void>((resolve) => {
+          releaseSlow = resolve;
+        });
+      },
+    });
+    let failingCalls = 0;
+    let failing = true;
+    listener.subscribe({
+      channel: 'failing_channel',
+      onNotification: () => undefined,
+      catchUp: async () => {
+        failingCalls++;
+        if (failing) throw new Error('connection refused');
+      },
+    });
+
+    await listener.start();
+    try {
+      await sleep(400);
+      assert.equal(slowCalls, 1, 'a catch-up under way is not started again');
+      assert.ok(failingCalls >= 5, `the other channel caught up at every tick (${failingCalls})`);
+      releaseSlow();
+      await sleep(100);
+      assert.ok(slowCalls >= 2, 'once done, it catches up again');
+
+      failing = false;
+      await sleep(100);
+      const said = (id: string) => entries.filter((e) => e.id === id);
+      assert.equal(said('db/catch-up-failed').length, 1, 'a failing catch-up said once');
+      assert.match(said('db/catch-up-failed')[0].msg, /failing_channel.*connection refused/);
+      assert.equal(said('db/catch-up-recovered').length, 1, 'and its recovery once');
+      assert.equal(said('db/listener-lost').length, 1, 'the lost connection said once, not at every reconnection attempt');
+    } finally {
+      releaseSlow();
+      await listener.stop();
+    }
+  });
+});
