@@ -9,8 +9,9 @@
  *   sent while it was down are lost, so each subscriber catches up by reading the database: right
  *   after every (re)connection, every poll interval (250 ms) while disconnected, and every 30 s as
  *   a safety net against a silently dead socket. A catch-up still under way is not started again
- *   (while the database hangs, its statements wait for DATABASE_TIMEOUT), and its failures are
- *   said once until it works again.
+ *   (while the database hangs, its statements wait for DATABASE_TIMEOUT): asked again meanwhile,
+ *   it runs once more after it. Its failures are said once until it works again, and a failed
+ *   one is tried again at the next tick.
  * - PGlite: one process, one session: LISTEN in process hears every change, the cascades of a
  *   deletion included; nothing can be missed, so nothing is polled.
  */
@@ -66,8 +67,8 @@ export class DatabaseListener {
   private tickTimer: NodeJS.Timeout | undefined;
   private ticks = 0;
   private readonly safetyPollTicks: number;
-  /** channels whose catch-up is under way, and those whose last one failed (said once) */
-  private readonly catchingUp = new Set<string>();
+  /** channels whose catch-up is under way (true: asked again meanwhile), and those whose last one failed (said once) */
+  private readonly catchingUp = new Map<string, boolean>();
   private readonly failing = new Set<string>();
   /** whether this loss of the connection was said (db/listener-lost) */
   private lostSaid = false;
@@ -122,28 +123,44 @@ export class DatabaseListener {
 
   private tick(): void {
     this.ticks++;
-    if (!this.listening || this.ticks % this.safetyPollTicks === 0) this.catchUp();
+    // a catch-up that failed is tried again at the next tick, listening or not
+    if (!this.listening || this.failing.size > 0 || this.ticks % this.safetyPollTicks === 0) this.catchUp();
   }
 
   private catchUp(): void {
-    for (const subscriber of this.subscribers.values()) {
-      const { channel } = subscriber;
-      if (this.catchingUp.has(channel)) continue;
-      this.catchingUp.add(channel);
-      subscriber
-        .catchUp()
-        .then(
-          () => {
-            if (this.failing.delete(channel)) this.options.log.info('db/catch-up-recovered', `Catching up on ${channel} works again`);
-          },
-          (err: Error) => {
-            if (this.failing.has(channel) || this.stopped) return;
-            this.failing.add(channel);
-            this.options.log.warn('db/catch-up-failed', `Catching up on ${channel} failed: ${err.message} (said once until it works again)`);
-          },
-        )
-        .finally(() => this.catchingUp.delete(channel));
+    for (const subscriber of this.subscribers.values()) this.catchUpOn(subscriber);
+  }
+
+  /**
+   * One catch-up of a channel at a time; asked again while one is under way, it runs once more
+   * when that one ends: a read that began before LISTEN was back may have missed a change made
+   * meanwhile, so the catch-up asked for at reconnection must start after it.
+   */
+  private catchUpOn(subscriber: ChannelSubscriber): void {
+    const { channel } = subscriber;
+    if (this.catchingUp.has(channel)) {
+      this.catchingUp.set(channel, true);
+      return;
     }
+    this.catchingUp.set(channel, false);
+    // a subscriber that throws at once fails like one that rejects
+    Promise.resolve()
+      .then(() => subscriber.catchUp())
+      .then(
+        () => {
+          if (this.failing.delete(channel)) this.options.log.info('db/catch-up-recovered', `Catching up on ${channel} works again`);
+        },
+        (err: Error) => {
+          if (this.failing.has(channel) || this.stopped) return;
+          this.failing.add(channel);
+          this.options.log.warn('db/catch-up-failed', `Catching up on ${channel} failed: ${err.message} (said once until it works again)`);
+        },
+      )
+      .finally(() => {
+        const again = this.catchingUp.get(channel);
+        this.catchingUp.delete(channel);
+        if (again && !this.stopped) this.catchUpOn(subscriber);
+      });
   }
 
   private async connect(url: string): Promise<void> {
