@@ -9,7 +9,7 @@ import type { LogBackend, LogData, LoggingCall } from './logger.js';
 import { sourceStack } from './source-positions.js';
 
 function errorData(err: Error): LogData {
-  return { class: err.constructor?.name ?? err.name, message: err.message, stack: err.stack === undefined ? undefined : sourceStack(err.stack) };
+  return { class: err.constructor?.name ?? err.name, message: err.message, stack: typeof err.stack === 'string' ? sourceStack(err.stack) : err.stack };
 }
 
 /** Turns pino-style arguments (`obj, msg, ...args` or `msg, ...args`) into data and message. */
