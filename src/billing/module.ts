@@ -53,7 +53,7 @@ export const billingModule = defineModule({
       // and every route's `limit` meter and `requires.feature` against the catalogue
       ready: (app) => {
         warnAboutBilling(settings.billing, { env: ctx.config.env, webhookSecrets: settings.webhookSecrets }, log, app.routeGroups);
-        checkRouteData(app.routeGroups, billing.catalogue, log);
+        checkRouteData(app.routeGroups, billing.catalogue, billing.offered, log);
       },
       stop: () => sync.stop(ctx.config.shutdownTimeoutMs),
     };

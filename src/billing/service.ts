@@ -94,6 +94,11 @@ export class BillingService {
     this.features.push(feature);
   }
 
+  /** The features modules offered (`offer`), with their plans. */
+  get offered(): readonly PaidFeature[] {
+    return this.features;
+  }
+
   /**
    * The plans on offer: with Stripe configured, each with its product's name, amount, currency
    * and interval from the Prices API (cached); the plan ids alone without Stripe, or while it

@@ -222,9 +222,16 @@ export function warnAboutBilling(
  * organization can open it; without the file no plan has features, and such routes are closed
  * by design until one is written).
  */
-export function checkRouteData(groups: RouteGroup[], catalogue: Pick<Catalogue, 'source' | 'meters' | 'plans'>, log: Logger): void {
+export function checkRouteData(
+  groups: RouteGroup[],
+  catalogue: Pick<Catalogue, 'source' | 'meters' | 'plans'>,
+  offered: readonly { id: string; plans: readonly string[] }[],
+  log: Logger,
+): void {
   const meters = new Set(catalogue.meters.map((m) => m.id));
-  const features = new Set(catalogue.plans.flatMap((p) => p.features));
+  // a plan has a feature when the catalogue lists it there, or when a module offers it to that plan (`billing.offer`)
+  const planIds = new Set(catalogue.plans.map((p) => p.id));
+  const features = new Set([...catalogue.plans.flatMap((p) => p.features), ...offered.filter((f) => f.plans.some((id) => planIds.has(id))).map((f) => f.id)]);
   const unknownMeters: string[] = [];
   for (const group of groups) {
     for (const r of group.routes) {

@@ -143,7 +143,7 @@ describe('route data against the catalogue at start-up', () => {
       { id: 'api-calls', name: 'API calls', eventName: 'api_calls' },
       { id: 'exports', name: 'Exports', eventName: 'exports' },
     ],
-    plans: [{ features: ['sso'] }],
+    plans: [{ id: 'pro', features: ['sso'] }],
   } as never;
   const warnings: string[] = [];
   const log = new LogBackend(new LevelFilter([{ ns: '*', level: 'warn' }]), [{ write: (e) => warnings.push(`${e.id} ${e.msg}`) }], createRedactor()).logger(
@@ -160,6 +160,7 @@ describe('route data against the catalogue at start-up', () => {
           ]),
         ],
         catalogue,
+        [],
         log,
       ),
     );
@@ -173,13 +174,14 @@ describe('route data against the catalogue at start-up', () => {
             ]),
           ],
           catalogue,
+          [],
           log,
         ),
       /GET \/api\/orgs\/:id\/reports \(limit "reports"\).*BILLING_PLANS_FILE's "meters"/,
     );
     const withoutApiCalls = { source: 'file', meters: [], plans: [] } as never;
     assert.throws(
-      () => checkRouteData([group([{ path: '/:id/keys', apiKeys: true, orgRole: 'member' }])], withoutApiCalls, log),
+      () => checkRouteData([group([{ path: '/:id/keys', apiKeys: true, orgRole: 'member' }])], withoutApiCalls, [], log),
       /\/:id\/keys \(limit "api-calls"\)/,
     );
   });
@@ -194,13 +196,19 @@ describe('route data against the catalogue at start-up', () => {
         ]),
       ],
       catalogue,
+      [],
       log,
     );
     assert.deepEqual(warnings, [
       'billing/gated-feature-unknown GET /api/orgs/:id/audit-export needs the feature audit-export, which no plan of the catalogue has: no organization can open it',
     ]);
     warnings.length = 0;
-    checkRouteData([group([{ requires: { feature: 'audit-export' }, orgRole: 'admin' }])], { source: 'env', meters: [], plans: [] } as never, log);
+    checkRouteData([group([{ requires: { feature: 'audit-export' }, orgRole: 'admin' }])], { source: 'env', meters: [], plans: [] } as never, [], log);
     assert.deepEqual(warnings, []);
+    // a module's offer (billing.offer) to a plan of the catalogue gives that plan the feature; to a plan it lacks, nothing
+    checkRouteData([group([{ requires: { feature: 'audit-export' }, orgRole: 'admin' }])], catalogue, [{ id: 'audit-export', plans: ['pro'] }], log);
+    assert.deepEqual(warnings, []);
+    checkRouteData([group([{ requires: { feature: 'audit-export' }, orgRole: 'admin' }])], catalogue, [{ id: 'audit-export', plans: ['team'] }], log);
+    assert.equal(warnings.length, 1);
   });
 });
