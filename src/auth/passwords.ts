@@ -20,13 +20,16 @@ class Semaphore {
   constructor(private readonly limit: number) {}
 
   async run<T>(task: () => Promise<T>): Promise<T> {
+    // a waiter is handed the slot of the task that ends (`active` unchanged): a newcomer arriving
+    // between the release and the waiter's wake-up cannot take it and make one hash too many
     if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
+    else this.active++;
     try {
       return await task();
     } finally {
-      this.active--;
-      this.waiting.shift()?.();
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
     }
   }
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { authModule } from '../../src/auth/module.js';
-import { defaultHashConcurrency } from '../../src/auth/passwords.js';
+import { defaultHashConcurrency, PasswordHasher } from '../../src/auth/passwords.js';
 import { availableParallelism } from 'node:os';
 import { loadAll, settingsOf } from '../support/settings.js';
 
@@ -91,5 +91,37 @@ describe('PASSWORD_HASH_CONCURRENCY', () => {
     assert.equal(settingsOf(authModule, { PASSWORD_HASH_CONCURRENCY: '3' }).passwordHashConcurrency, 3);
     refused({ PASSWORD_HASH_CONCURRENCY: 'many' }, 'PASSWORD_HASH_CONCURRENCY', /whole number/);
     refused({ PASSWORD_HASH_CONCURRENCY: '65' }, 'PASSWORD_HASH_CONCURRENCY', /between 0 and 64/);
+  });
+});
+
+describe('PasswordHasher', () => {
+  it('never runs more hashes at once than its limit, a newcomer arriving as a slot passes on included', async () => {
+    const hasher = new PasswordHasher(1);
+    // the hashing replaced by tasks the test ends: the semaphore is what is tested
+    const slots = (hasher as unknown as { slots: { run<T>(task: () => Promise<T>): Promise<T> } }).slots;
+    let running = 0;
+    let most = 0;
+    const ends: Array<() => void> = [];
+    const task = () => {
+      running++;
+      most = Math.max(most, running);
+      return new Promise<void>((resolve) =>
+        ends.push(() => {
+          running--;
+          resolve();
+        }),
+      );
+    };
+    const all = [slots.run(task), slots.run(task)];
+    await new Promise((resolve) => setImmediate(resolve));
+    // the first ends, and a newcomer is queued before the waiter wakes (the release runs first)
+    ends.shift()!();
+    queueMicrotask(() => all.push(slots.run(task)));
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      ends.shift()?.();
+    }
+    await Promise.all(all);
+    assert.equal(most, 1);
   });
 });
