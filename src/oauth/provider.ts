@@ -242,6 +242,9 @@ export class OAuthProvider {
     return this.build();
   }
 
+  /** whether the last try to load failed (oauth/load-failed said) */
+  private loadFailing = false;
+
   private get ready() {
     this.built ??= this.firstBuild();
     return this.built;
@@ -264,9 +267,15 @@ export class OAuthProvider {
       this.deps.log.info('oauth/request', `${req.method} ${path} => ${res.statusCode}`, { status: res.statusCode, 'saas.logging/ms': Date.now() - started });
     });
     this.ready.then(
-      ({ listener }) => listener(req, res),
+      ({ listener }) => {
+        if (this.loadFailing) this.deps.log.info('oauth/load-recovered', 'The OAuth provider is loaded');
+        this.loadFailing = false;
+        listener(req, res);
+      },
       (err: Error) => {
-        this.deps.log.error('oauth/load-failed', `The OAuth provider could not be loaded: ${err.message}`);
+        // while the database is away every request tries again: said once until one works
+        if (!this.loadFailing) this.deps.log.error('oauth/load-failed', `The OAuth provider could not be loaded: ${err.message} (said once until it loads)`);
+        this.loadFailing = true;
         res.statusCode = 503;
         res.end();
       },
