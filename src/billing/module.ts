@@ -42,7 +42,13 @@ export const billingModule = defineModule({
     const usage = new UsageService({ db: ctx.db, catalogue: () => billing.catalogue, mail: ctx.use(mailModule).mail, log, appUrl: ctx.config.appUrl });
     // seat quantities and meter events to Stripe, durably (docs/billing.md, "When Stripe is down")
     const sync = new StripeSync({ db: ctx.db, log, gateway, settings: settings.billing, pollMs: settings.syncPollMs, leaseMs: 60_000 });
-    ctx.listener.subscribe({ channel: BILLING_DUE_CHANNEL, onNotification: () => sync.nudge(), catchUp: async () => sync.nudge() });
+    // its catch-up is a nudge of a worker that polls by itself: not at every tick while LISTEN is down
+    ctx.listener.subscribe({
+      channel: BILLING_DUE_CHANNEL,
+      onNotification: () => sync.nudge(),
+      catchUp: async () => sync.nudge(),
+      catchUpWhileDisconnected: false,
+    });
     sync.start();
     return {
       services: { billing, sync, usage },

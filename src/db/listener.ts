@@ -37,6 +37,12 @@ export interface ChannelSubscriber {
    * and logs its own failures; the listener calls it again at the next occasion.
    */
   catchUp(): Promise<void>;
+  /**
+   * false for a subscriber whose catch-up only wakes something that polls by itself (a job
+   * worker): it catches up at reconnection and with the safety poll, not at every tick while
+   * the connection is down (default true)
+   */
+  readonly catchUpWhileDisconnected?: boolean;
 }
 
 /** Where notifications come from: a connection URL, or PGlite's in-process LISTEN. */
@@ -123,12 +129,19 @@ export class DatabaseListener {
 
   private tick(): void {
     this.ticks++;
-    // a catch-up that failed is tried again at the next tick, listening or not
-    if (!this.listening || this.failing.size > 0 || this.ticks % this.safetyPollTicks === 0) this.catchUp();
+    const safety = this.ticks % this.safetyPollTicks === 0;
+    // while down: every tick (those that poll by themselves with the safety poll only)
+    if (!this.listening) this.catchUp(!safety);
+    // while listening: the safety poll, and a catch-up that failed is tried again at the next tick
+    else if (safety || this.failing.size > 0) this.catchUp();
   }
 
-  private catchUp(): void {
-    for (const subscriber of this.subscribers.values()) this.catchUpOn(subscriber);
+  /** `whileDisconnected`: a tick while the connection is down, which skips the subscribers that poll by themselves */
+  private catchUp(whileDisconnected = false): void {
+    for (const subscriber of this.subscribers.values()) {
+      if (whileDisconnected && subscriber.catchUpWhileDisconnected === false) continue;
+      this.catchUpOn(subscriber);
+    }
   }
 
   /**

@@ -94,6 +94,8 @@ export const webhooksModule = defineModule({
       channel: WEBHOOK_DUE_CHANNEL,
       onNotification: () => worker.nudge(),
       catchUp: async () => worker.nudge(),
+      // a nudge of a worker that polls by itself: not at every tick while LISTEN is down
+      catchUpWhileDisconnected: false,
     });
     worker.start();
     return {

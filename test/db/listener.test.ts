@@ -58,11 +58,23 @@ describe('the database listener with its connection down', () => {
       },
     });
 
+    // a worker's nudge: it polls by itself, so not at every tick while the connection is down
+    let nudges = 0;
+    listener.subscribe({
+      channel: 'worker_channel',
+      onNotification: () => undefined,
+      catchUp: async () => {
+        nudges++;
+      },
+      catchUpWhileDisconnected: false,
+    });
+
     await listener.start();
     try {
       await sleep(400);
       assert.equal(slowCalls, 1, 'a catch-up under way is not started again');
       assert.ok(failingCalls >= 5, `the other channel caught up at every tick (${failingCalls})`);
+      assert.equal(nudges, 0, 'a subscriber that polls by itself is not nudged at every tick');
       releaseSlow();
       await sleep(100);
       assert.ok(slowCalls >= 2, 'once done, it catches up again');
