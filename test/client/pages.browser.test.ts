@@ -302,6 +302,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     // the app's redirect URI: a server of its own, so the browser lands on a page
     const appPort = await freePort();
     const landing = createServer((_req, res) => res.end('back at the app')).listen(appPort, '127.0.0.1');
+    let page: Awaited<ReturnType<typeof browser.openPage>> | undefined;
     try {
       const redirect = `http://127.0.0.1:${appPort}/callback`;
       const registered = await createApp(t, owner.token, orgId, {
@@ -322,7 +323,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
         code_challenge_method: 'S256',
         state,
       });
-      const page = await browser.openPage('oauth-visitor');
+      page = await browser.openPage('oauth-visitor');
       await page.goto(url.href);
       await page.waitForURL(/\/authorize\/[A-Za-z0-9_-]+$/);
       await page.locator('#log-in-email').fill(owner.email);
@@ -337,6 +338,9 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
       const tokens = await oauthClient.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state });
       assert.equal((await t.client('GET', '/api/orgs', { headers: { authorization: `Bearer ${tokens.access_token}` } })).status, 200);
     } finally {
+      // the page first: Chromium asks the app's origin for /favicon.ico after landing there, which
+      // a closed server would refuse (a console error, sometimes, depending on when it asks)
+      await page?.close();
       landing.close();
     }
   });
