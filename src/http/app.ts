@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Config } from '../config.js';
-import { installCsrfCheck, type CsrfService } from './csrf.js';
+import { csrfStep, type CsrfService } from './csrf.js';
 import { fastifyLogger } from '../logging/third-party.js';
 import type { LogBackend } from '../logging/logger.js';
 import type { Redactor } from '../logging/redact.js';
@@ -31,7 +31,8 @@ import {
   type RouteGroup,
   type UsageGate,
 } from './routes.js';
-import { installRouteGates, isPlatformAdminRoute } from './route-gates.js';
+import { isPlatformAdminRoute, routeGatesStep } from './route-gates.js';
+import { requestSteps, type RequestStep, type StepResult } from './request-steps.js';
 import { registerStatic } from './static.js';
 
 /**
@@ -139,7 +140,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   // --- defaults layer ---
-  await app.register(fastifyCookie, { secret: config.sessionSecret });
+  // cookies are parsed by the first request step below, not by a hook of the plugin's own
+  await app.register(fastifyCookie, { secret: config.sessionSecret, hook: false });
   const securityHeaders = computeSecurityHeaders(securityHeaderOptions(config.env === 'prod'));
   // a body under 1 KiB goes as it is: compressing it costs more than the bytes it saves (error bodies, health, /me)
   await app.register(fastifyCompress, { global: true, encodings: ['br', 'gzip', 'deflate'], threshold: 1024 });
@@ -147,7 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   for (const schema of [ErrorBody, ...deps.schemas]) app.addSchema(schema);
 
   // --- pipeline ---
-  installPipeline(app, {
+  const pipelineStep = installPipeline(app, {
     log: logs.logger('saas.http'),
     redact: deps.redact,
     sharedSchemas: [ErrorBody, ...deps.schemas],
@@ -158,30 +160,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   // --- request checks ---
-  if (deps.authenticator) {
-    const authenticator = deps.authenticator;
-    // JWT middleware: wraps the whole /api group; claims (or the API key's id) go into the log context
-    app.addHook('onRequest', (request, _reply, done) => {
-      if (!request.headers.authorization || !isApiRoute(request)) return done();
-      const apply = ({ user, apiKey, failure, refuse }: AuthResult) => {
-        // on a platform admin route the gate answers every caller who is not one (route-gates.ts)
-        if (refuse && !isPlatformAdminRoute(request)) return done(refuse);
-        if (user) {
-          request.user = user;
-          request.logContext.user = { id: user.id, email: user.email, ...(user.actor ? { actor: user.actor } : {}) };
-        } else if (apiKey) {
-          request.apiKey = apiKey;
-          request.logContext['api-key'] = { id: apiKey.id, prefix: apiKey.prefix, 'organization-id': apiKey.organizationId };
-        } else if (failure || refuse) {
-          request.authFailure = failure ?? refuse?.message;
-        }
-        done();
-      };
-      const result = authenticator.authenticate(request);
-      if (result instanceof Promise) result.then(apply, done);
-      else apply(result);
-    });
-  }
+  const authenticator = deps.authenticator;
+  // JWT middleware: wraps the whole /api group; claims (or the API key's id) go into the log context
+  const jwtStep: RequestStep = (request) => {
+    if (!authenticator || !request.headers.authorization || !isApiRoute(request)) return undefined;
+    const apply = ({ user, apiKey, failure, refuse }: AuthResult): StepResult => {
+      // on a platform admin route the gate answers every caller who is not one (route-gates.ts)
+      if (refuse && !isPlatformAdminRoute(request)) return refuse;
+      if (user) {
+        request.user = user;
+        request.logContext.user = { id: user.id, email: user.email, ...(user.actor ? { actor: user.actor } : {}) };
+      } else if (apiKey) {
+        request.apiKey = apiKey;
+        request.logContext['api-key'] = { id: apiKey.id, prefix: apiKey.prefix, 'organization-id': apiKey.organizationId };
+      } else if (failure || refuse) {
+        request.authFailure = failure ?? refuse?.message;
+      }
+      return undefined;
+    };
+    const result = authenticator.authenticate(request);
+    return result instanceof Promise ? result.then(apply) : apply(result);
+  };
   // what a path without a route answers, headers included (whichever hook set some before): also a
   // platform admin route's answer to anyone else (route-gates.ts)
   // an error body, not a document: the API's headers (no-store) over the document's, whatever path was asked for
@@ -199,12 +198,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     markErrorBody(reply);
     reply.code(404).send({ type: 'not-found', message: `No route for ${request.method} ${pathOf(request.url)}` });
   };
-  // after the JWT middleware, before everything else (CSRF, the body)
-  installRouteGates(app, { headers: unmatchedHeaders, answer: unmatched });
-  installCsrfCheck(app, deps.csrf, {
-    credentialCookies: deps.authenticator?.credentialCookies ?? [],
-    allowedOrigins: [config.appUrl, ...config.allowedOrigins],
-  });
+  const cookieStep: RequestStep = (request) => {
+    const header = request.headers.cookie;
+    request.cookies = header ? app.parseCookie(header) : {};
+    return undefined;
+  };
+  // one onRequest hook for every check before the route's own, in order (request-steps.ts): the
+  // route gates after the JWT middleware and before everything else (CSRF, the body)
+  app.addHook(
+    'onRequest',
+    requestSteps([
+      cookieStep,
+      pipelineStep,
+      jwtStep,
+      routeGatesStep({ headers: unmatchedHeaders, answer: unmatched }),
+      csrfStep(deps.csrf, {
+        credentialCookies: deps.authenticator?.credentialCookies ?? [],
+        allowedOrigins: [config.appUrl, ...config.allowedOrigins],
+      }),
+    ]),
+  );
 
   // --- routes ---
   for (const group of deps.routeGroups) registerRouteGroup(app, group, deps.accountGuard, deps.usageGate);

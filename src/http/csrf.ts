@@ -8,10 +8,11 @@
  * log-in and sign-up carry none, and browsers without Sec-Fetch-Site still send Origin.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { forbidden } from './errors.js';
 import { isApiRoute, type RouteConfig } from './routes.js';
 import { routeDataOf } from './route-data.js';
+import type { RequestStep } from './request-steps.js';
 
 export const SESSION_COOKIE = 'session';
 export const CSRF_HEADER = 'x-csrf-token';
@@ -88,13 +89,15 @@ function originOf(url: string): string {
 }
 
 /**
- * Registers the CSRF and origin checks on every unsafe request. The route's data decides what
- * is an API route (routes may opt out with `csrf: false`), never the raw URL.
+ * The CSRF and origin checks on every unsafe request, a step of the app's `onRequest` hook
+ * (request-steps.ts). The route's data decides what is an API route (routes may opt out with
+ * `csrf: false`), never the raw URL.
  */
-export function installCsrfCheck(app: FastifyInstance, csrf: CsrfService, options: CsrfCheckOptions): void {
+export function csrfStep(csrf: CsrfService, options: CsrfCheckOptions): RequestStep {
   const { credentialCookies } = options;
   const allowed = new Set(options.allowedOrigins);
-  const check = (request: FastifyRequest): Error | undefined => {
+  return (request) => {
+    if (SAFE_METHODS.has(request.method)) return undefined;
     const config = routeDataOf(request) as Partial<RouteConfig>;
     if (config?.csrf === false) return undefined;
     if (request.headers['sec-fetch-site'] === 'cross-site') return forbidden('Cross-site request refused', { reason: 'cross-site' });
@@ -113,10 +116,4 @@ export function installCsrfCheck(app: FastifyInstance, csrf: CsrfService, option
     }
     return undefined;
   };
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (SAFE_METHODS.has(request.method)) return done();
-    const refused = check(request);
-    if (refused) done(refused);
-    else done();
-  });
 }

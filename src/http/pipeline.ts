@@ -28,6 +28,7 @@ import { ajvErrors, HttpError, methodNotAllowed, requestCoercion, ResponseCoerci
 import { DecodeError, FORM_MIME, FORMATS, isFormBody, json, markFormBody, negotiateResponseFormat, type Format } from './formats.js';
 import { contextOf, elapsedMs, pathOf } from './request-context.js';
 import { callNotFound, routeDataOf } from './route-data.js';
+import { ANSWERED, type RequestStep } from './request-steps.js';
 import { validatorsFor } from './validators.js';
 import type { ApiKeyCaller, AuthUser, RouteConfig } from './routes.js';
 import { allowedMethods, isApiRoute } from './routes.js';
@@ -77,6 +78,14 @@ function decodeForm(text: string): Record<string, string | string[]> {
   for (const key in fields) if (FORBIDDEN_KEYS.has(key)) throw forbiddenKey(key);
   markFormBody(fields);
   return fields as Record<string, string | string[]>;
+}
+
+/** The logged `params` of a request without any: one frozen object for all of them. */
+const NO_PARAMS = Object.freeze({});
+
+function isEmpty(values: unknown): boolean {
+  for (const _ in values as object) return false;
+  return true;
 }
 
 /** A form's NUL arrives percent-encoded (`%00`) or raw. */
@@ -139,8 +148,12 @@ export interface PipelineDeps {
   bearerChallenge?: string;
 }
 
-/** Installs parsers, hooks and the error and not-found handlers on the root instance. */
-export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void {
+/**
+ * Installs parsers, hooks and the error and not-found handlers on the root instance. Returns the
+ * first of the request steps (context, negotiation, the URI's length, a wrong method), which the
+ * app runs in its one `onRequest` hook before the other checks (request-steps.ts).
+ */
+export function installPipeline(app: FastifyInstance, deps: PipelineDeps): RequestStep {
   const { log, redact } = deps;
   const { responses: ajv, coercing, typed } = validatorsFor(deps.sharedSchemas);
   const validators = new WeakMap<object, Map<number, ValidateFunction | null>>();
@@ -205,7 +218,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   const apiHeaders = deps.apiResponseHeaders ?? documentHeaders;
   // Hooks on the hot path are callback-style: an async hook costs a promise per request,
   // and every promise is tracked for the async context.
-  app.addHook('onRequest', (request, reply, done) => {
+  const contextAndNegotiation: RequestStep = (request, reply) => {
     request.logContext = contextOf(request.raw) ?? currentContext() ?? {};
     const format = negotiateResponseFormat(request.headers.accept);
     request.responseFormat = format;
@@ -215,24 +228,24 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     if (!api) (reply as unknown as Record<symbol, boolean>)[DOCUMENT_HEADERS_FIRST] = true;
     if (request.url.length > MAX_URL_LENGTH) {
       if (!api) reply.headers(apiHeaders);
-      return done(new HttpError(414, { type: 'uri-too-long', message: `The request URI is longer than ${MAX_URL_LENGTH} characters` }));
+      return new HttpError(414, { type: 'uri-too-long', message: `The request URI is longer than ${MAX_URL_LENGTH} characters` });
     }
     if (!api && (request.is404 || routeDataOf(request).url === STATIC_FILES_ROUTE)) {
       const path = decodedPath(request.url);
       if (path !== undefined && isApiPath(path)) {
         reply.headers(apiHeaders);
         const allow = allowedMethods(app, path);
-        if (allow.length > 0 && !allow.includes(request.method)) return done(methodNotAllowed(request.method, allow));
+        if (allow.length > 0 && !allow.includes(request.method)) return methodNotAllowed(request.method, allow);
       }
       // the static files' catch-all matched an API or docs path (a `%00`, a segment over the
       // router's limit): no file is looked up, the one 404 answers (its hooks run from here)
       if (!request.is404 && path !== undefined && (isApiPath(path) || isDocsPath(path))) {
         callNotFound(request, reply);
-        return;
+        return ANSWERED;
       }
     }
-    done();
-  });
+    return undefined;
+  };
 
   // --- 5: params merged and logged, redacted ---------------------------------------------
   app.addHook('preValidation', (request, _reply, done) => {
@@ -249,9 +262,12 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     // no body at all is an empty map: the schema then names each missing field
     if (request.body === undefined && !raw && config.body) request.body = {};
     request.bodyParams = raw ? undefined : request.body;
-    const body = !raw && request.body !== null && typeof request.body === 'object' && !Buffer.isBuffer(request.body) ? request.body : {};
-    const params = { ...(request.params as object), ...(request.query as object), ...(body as object) };
-    request.logContext.params = redact(params);
+    const body = !raw && request.body !== null && typeof request.body === 'object' && !Buffer.isBuffer(request.body) ? request.body : undefined;
+    // most requests have no parameters at all (health, /me, a list's first page): nothing to merge or redact
+    request.logContext.params =
+      isEmpty(request.params) && isEmpty(request.query) && isEmpty(body)
+        ? NO_PARAMS
+        : redact({ ...(request.params as object), ...(request.query as object), ...(body as object) });
     if (log.enabled('debug')) {
       log.debug('api-call/request', `${request.method} ${pathOf(request.url)}`, {
         // both redacted: the cookie header whole, the cookies' values (their names stay)
@@ -339,4 +355,5 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     logResponse(request, 499, undefined);
     done();
   });
+  return contextAndNegotiation;
 }

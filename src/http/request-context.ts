@@ -12,7 +12,7 @@ import type { RequestWrapper } from '../observability/http.js';
 const CONTEXT = Symbol('saas.logContext');
 const STARTED = Symbol('saas.startedAt');
 
-type TrackedMessage = IncomingMessage & { [CONTEXT]?: LogContext; [STARTED]?: bigint };
+type TrackedMessage = IncomingMessage & { [CONTEXT]?: LogContext; [STARTED]?: number };
 
 function serverName(req: IncomingMessage): string {
   const host = req.headers.host ?? '';
@@ -70,7 +70,8 @@ function contextHandler(handler: (req: IncomingMessage, res: ServerResponse) => 
       'server-name': serverName(req),
     };
     req[CONTEXT] = ctx;
-    req[STARTED] = process.hrtime.bigint();
+    // the monotonic clock in ms with sub-microsecond digits: a number, where hrtime.bigint() makes two BigInts per request
+    req[STARTED] = performance.now();
     if (around) runWithContext(ctx, () => around(req, res, ctx, () => handler(req, res)));
     else runWithContext(ctx, () => handler(req, res));
   };
@@ -82,7 +83,7 @@ export function requestIdOf(req: IncomingMessage): string {
 
 export function elapsedMs(req: IncomingMessage): number {
   const started = (req as TrackedMessage)[STARTED];
-  return started === undefined ? 0 : Number(process.hrtime.bigint() - started) / 1e6;
+  return started === undefined ? 0 : performance.now() - started;
 }
 
 /** A request target without its query. */

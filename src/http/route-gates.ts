@@ -18,12 +18,13 @@
  * - `scopes`: an OAuth access token (src/oauth/) reaches only the routes that declare one of its
  *   scopes; elsewhere it is 403 `insufficient-scope` (a platform admin route answers it the 404).
  *
- * The gate runs as an `onRequest` hook right after the JWT middleware.
+ * The gate runs as a step of the app's `onRequest` hook, right after the JWT middleware.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './errors.js';
 import type { AuthUser } from './org-access.js';
 import { routeDataOf } from './route-data.js';
+import { ANSWERED, type RequestStep, type StepResult } from './request-steps.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -96,27 +97,29 @@ export interface Unmatched {
   answer(request: FastifyRequest, reply: FastifyReply): void;
 }
 
-export function installRouteGates(app: FastifyInstance, unmatched: Unmatched): void {
-  app.addHook('onRequest', (request, reply, done) => {
+/** The gate, a step of the app's one `onRequest` hook (request-steps.ts), right after the JWT middleware. */
+export function routeGatesStep(unmatched: Unmatched): RequestStep {
+  return (request, reply) => {
     const config = routeDataOf(request) as GateConfig;
     const user = request.user;
-    if (config?.impersonation === 'forbidden' && user?.actor) return done(impersonationForbidden());
+    if (config?.impersonation === 'forbidden' && user?.actor) return impersonationForbidden();
     // an OAuth access token reaches only the routes that declare one of its scopes
     if (user?.oauth && !config?.platformAdmin && !config?.scopes?.some((scope) => user.oauth!.scopes.includes(scope)))
-      return done(insufficientScope(config?.scopes ?? []));
+      return insufficientScope(config?.scopes ?? []);
     const isAdmin = config?.platformAdmin;
-    if (!isAdmin) return done();
+    if (!isAdmin) return undefined;
     // refused before any route matters (csrf.ts), a path without a route included: left to that check, as for such a path
     if (request.headers['sec-fetch-site'] === 'cross-site' && !SAFE_METHODS.has(request.method)) {
       unmatched.headers(reply);
-      return done();
+      return undefined;
     }
-    // answered without calling `done`: the request goes no further
-    const refuse = () => {
+    // answered here: the request goes no further
+    const refuse = (): StepResult => {
       unmatched.answer(request, reply);
+      return ANSWERED;
     };
-    if (user?.actor) return config.impersonation === 'allowed' ? done() : refuse();
+    if (user?.actor) return config.impersonation === 'allowed' ? undefined : refuse();
     if (!user || user.oauth) return refuse();
-    isAdmin(user).then((admin) => (admin ? done() : refuse()), done);
-  });
+    return isAdmin(user).then((admin) => (admin ? undefined : refuse()));
+  };
 }

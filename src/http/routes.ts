@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance, FastifyRequest, HTTPMethods, RouteGenericInterface } from 'fastify';
 import type { TSchema } from 'typebox';
+import { compressApiBody } from './compression.js';
 import { unauthorized } from './errors.js';
 import { FORMATS } from './formats.js';
 import { actorOf, authorizeOrg, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
@@ -393,6 +394,11 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
         // optional: anonymous, or either credential (the query endpoint: each kind says what it needs)
         ...(auth === 'optional' && r.apiKeys ? { security: [{}, { bearerAuth: [] }, { apiKeyAuth: [] }] } : {}),
       },
+      // the body is compressed by the route's own onSend (compression.ts), not @fastify/compress's
+      // three hooks per request; a GET (HEAD with it) has no body to decompress
+      compress: false,
+      ...(r.method === 'GET' ? { decompress: false as const } : {}),
+      onSend: compressApiBody,
       // the caller before the input: a request without one is 401 whatever its body holds
       onRequest: auth === 'required' ? (request, _reply, done) => done(callerMissing(request, r.apiKeys === true)) : undefined,
       preHandler: [

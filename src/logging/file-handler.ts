@@ -194,6 +194,14 @@ export class RotatingFileHandler implements LogHandler {
     }
     this.fileInterval = current;
 
+    // the common case: the whole batch fits in the live file, one join and one measure
+    const whole = lines.join('\n') + '\n';
+    const wholeBytes = Buffer.byteLength(whole);
+    if (this.size + wholeBytes <= this.options.maxFileSize) {
+      await writeAll(file, whole, wholeBytes);
+      this.size += wholeBytes;
+      return;
+    }
     let chunk: string[] = [];
     let chunkBytes = 0;
     for (const line of lines) {

@@ -288,6 +288,44 @@ for (const db of testDatabases()) {
       assert.equal(plain.headers['content-encoding'], undefined);
     });
 
+    it("compresses an API answer of 1 KiB or more in the client's preferred encoding, with Vary; smaller ones and identity go as they are", async () => {
+      const echo = (name: string, acceptEncoding: string) =>
+        t.client('POST', '/api/probe/echo/abc', { body: { n: 1, name }, headers: { 'accept-encoding': acceptEncoding } });
+      const long = 'x'.repeat(3000);
+      for (const [accept, expected] of [
+        ['gzip;q=0.5, br', 'br'],
+        ['gzip', 'gzip'],
+        ['x-gzip', 'gzip'],
+        ['deflate', 'deflate'],
+        ['*', 'br'],
+      ]) {
+        const res = await echo(long, accept);
+        assert.equal(res.status, 200);
+        assert.equal(res.headers['content-encoding'], expected, accept);
+        assert.match(String(res.headers.vary), /accept-encoding/);
+        assert.equal(Number(res.headers['content-length']), res.raw.length);
+        assert.ok(res.raw.length < 200, `${accept}: ${res.raw.length} bytes`);
+        assert.deepEqual(res.body, { n: 1, name: long, limit: 5 });
+        assert.equal(res.headers['cache-control'], 'no-store', 'the API headers stay');
+      }
+      for (const accept of ['identity', 'br;q=0, gzip;q=0, deflate;q=0', '']) {
+        const plain = await echo(long, accept);
+        assert.equal(plain.headers['content-encoding'], undefined, accept);
+        assert.equal(plain.raw.length, Buffer.byteLength(plain.text));
+      }
+      const small = await echo('short', 'br');
+      assert.equal(small.headers['content-encoding'], undefined);
+      assert.deepEqual(small.body, { n: 1, name: 'short', limit: 5 });
+      // a compressed request body is still read (POST routes keep @fastify/compress's decompression)
+      const { gzipSync } = await import('node:zlib');
+      const zipped = await t.client('POST', '/api/probe/echo/abc', {
+        body: gzipSync(JSON.stringify({ n: 2, name: 'zipped' })),
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
+      assert.equal(zipped.status, 200, zipped.text);
+      assert.deepEqual(zipped.body, { n: 2, name: 'zipped', limit: 5 });
+    });
+
     it('serves an OpenAPI 3.0 document that passes validation, with named schemas', async () => {
       const res = await t.client('GET', '/openapi/openapi.json');
       const doc = JSON.parse(res.text);
