@@ -103,15 +103,27 @@ export function validity(machines: MachineLoad[]): Validity {
 
 /** a ratio of CPU per request, `of / to`, and throughput `of / to`, from two summaries */
 export interface Ratio {
+  /** the judged figure: the first's median CPU per request over the second's */
   cpu: number;
   throughput: number;
+  /**
+   * the median of the rounds' own ratios (both loaded in the same round, a few seconds apart):
+   * shown beside the judged figure, as how much a slow minute of the machine moved it
+   */
+  'cpu-paired-rounds': number | null;
 }
 
 export function cpuRatio(of: Summary | undefined, to: Summary | undefined): Ratio | null {
   const a = of?.['server-cpu-us-per-request'];
   const b = to?.['server-cpu-us-per-request'];
   if (!of || !to || !a || !b) return null;
-  return { cpu: +(a / b).toFixed(2), throughput: +(of.rps / to.rps).toFixed(2) };
+  const paired = of['cpu-per-round']
+    .map((x, i) => (x && to['cpu-per-round'][i] ? x / to['cpu-per-round'][i]! : null))
+    .filter((x): x is number => x !== null)
+    .sort((x, y) => x - y);
+  const middle =
+    paired.length === 0 ? null : paired.length % 2 ? paired[(paired.length - 1) / 2] : (paired[paired.length / 2 - 1] + paired[paired.length / 2]) / 2;
+  return { cpu: +(a / b).toFixed(2), throughput: +(of.rps / to.rps).toFixed(2), 'cpu-paired-rounds': middle === null ? null : +middle.toFixed(2) };
 }
 
 export interface Target {
