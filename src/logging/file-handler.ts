@@ -194,8 +194,11 @@ export class RotatingFileHandler implements LogHandler {
     }
     this.fileInterval = current;
 
-    // the common case: the whole batch fits in the live file, one join and one measure
-    const whole = lines.join('\n') + '\n';
+    // the common case: the whole batch fits in the live file, one join and one measure (the
+    // trailing newline joined in: an appended one would be flattened into another copy to measure)
+    lines.push('');
+    const whole = lines.join('\n');
+    lines.pop();
     const wholeBytes = Buffer.byteLength(whole);
     if (this.size + wholeBytes <= this.options.maxFileSize) {
       await writeAll(file, whole, wholeBytes);
