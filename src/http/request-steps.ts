@@ -21,8 +21,13 @@ export function requestSteps(steps: readonly RequestStep[]): onRequestHookHandle
       if (result === undefined) continue;
       if (result instanceof Promise) {
         result.then((settled) => {
-          if (settled === undefined) run(request, reply, done, i + 1);
-          else if (settled !== ANSWERED) done(settled);
+          // a step that throws after the wait fails the request, not the process
+          try {
+            if (settled === undefined) run(request, reply, done, i + 1);
+            else if (settled !== ANSWERED) done(settled);
+          } catch (err) {
+            done(err as Error);
+          }
         }, done);
         return;
       }
