@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ANSWERED, requestSteps, type RequestStep } from '../../src/http/request-steps.js';
+import { ANSWERED, requestSteps, type RequestStep, type StepResult } from '../../src/http/request-steps.js';
 
 /** Runs the steps as Fastify runs the hook: resolves with what `done` got (undefined: go on), or 'stopped'. */
 function run(steps: RequestStep[]): Promise<Error | undefined | 'stopped'> {
@@ -31,7 +31,7 @@ describe('request steps (the one onRequest hook)', () => {
   it('stops without calling done when a step answered itself', async () => {
     const seen: number[] = [];
     assert.equal(await run([() => ANSWERED, () => void seen.push(1)]), 'stopped');
-    assert.equal(await run([async () => ANSWERED, () => void seen.push(2)]), 'stopped');
+    assert.equal(await run([async (): Promise<StepResult> => ANSWERED, () => void seen.push(2)]), 'stopped');
     assert.deepEqual(seen, []);
   });
 
