@@ -48,7 +48,10 @@ function addVary(reply: FastifyReply): void {
 
 /** The API routes' `onSend`: compresses a body of at least {@link COMPRESS_THRESHOLD} bytes when the client takes an encoding. */
 export function compressApiBody(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, value?: unknown) => void): void {
-  const encoding = encodingFor(request, reply, payload);
+  // a string of n UTF-16 units is at most 3n UTF-8 bytes: short ones are not measured
+  const size = typeof payload === 'string' && payload.length * 3 >= COMPRESS_THRESHOLD ? Buffer.byteLength(payload) : 0;
+  const encoding =
+    size >= COMPRESS_THRESHOLD && reply.getHeader('content-encoding') === undefined ? negotiateEncoding(request.headers['accept-encoding']) : undefined;
   if (encoding === undefined) {
     done(null, payload);
     return;
@@ -60,14 +63,6 @@ export function compressApiBody(request: FastifyRequest, reply: FastifyReply, pa
     done(null, compressed);
   };
   const text = payload as string;
-  if (Buffer.byteLength(text) <= COMPRESS_SYNC_LIMIT) finish(SYNC[encoding](text));
+  if (size <= COMPRESS_SYNC_LIMIT) finish(SYNC[encoding](text));
   else ASYNC[encoding](text, (err, compressed) => (err ? done(err) : finish(compressed)));
-}
-
-/** The encoding to compress `payload` in: none for a body that is not text, is small, is already encoded or is asked without one. */
-function encodingFor(request: FastifyRequest, reply: FastifyReply, payload: unknown): Encoding | undefined {
-  // a string of n UTF-16 units is at most 3n UTF-8 bytes: short ones are not measured
-  if (typeof payload !== 'string' || payload.length * 3 < COMPRESS_THRESHOLD) return undefined;
-  if (Buffer.byteLength(payload) < COMPRESS_THRESHOLD || reply.getHeader('content-encoding') !== undefined) return undefined;
-  return negotiateEncoding(request.headers['accept-encoding']);
 }
