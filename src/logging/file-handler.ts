@@ -10,7 +10,11 @@
  * takes a batch every {@link BATCH_WAIT_MS} at most: under load the lines of every request
  * answered meanwhile leave in one write (a write costs a hand-off to libuv's thread pool, a
  * system call and the thread switches, whatever its size: about 30 µs of CPU); `flush` and
- * `close` return once everything queued is written.
+ * `close` return once everything queued is written and archived.
+ *
+ * A rotation only renames the live file and opens a new one; the renamed file is compressed
+ * into its archive in the background, one archive at a time. Compressing 100 MB takes about a
+ * second, during which the queue would otherwise fill under load and drop lines.
  */
 import { appendFileSync, createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
@@ -34,6 +38,13 @@ export const MAX_QUEUED_LINES = 10_000;
  * back under a load): a burst rides it out unharmed, a disk that never catches up costs at most this
  */
 export const MAX_QUEUED_CHARS = 32 * 1024 * 1024;
+/**
+ * Archives are gzip level 3 read and compressed in 1 MiB chunks: on our JSON lines that takes
+ * about 0.24 s of CPU per 100 MB where the defaults (level 6, 64 KiB reads, 16 KiB chunks) took
+ * 0.64 s, for archives 4 % larger. Under load that CPU is a share of every logged request's cost.
+ */
+const ARCHIVE_GZIP = { level: 3, chunkSize: 1024 * 1024 } as const;
+const ARCHIVE_READ = { highWaterMark: 1024 * 1024 } as const;
 /** the first wait after a failed write (a full disk, a directory the process may not write), ms */
 export const RETRY_FIRST_MS = 1_000;
 /** the longest wait between tries, ms */
@@ -70,6 +81,9 @@ export class RotatingFileHandler implements LogHandler {
   /** set by close(): lines that still come (a request finishing during shutdown) are appended synchronously */
   private closed = false;
   private readonly clock: () => Date;
+  /** the archives being made, in rotation order (parts are numbered by it) */
+  private archiving: Promise<void> = Promise.resolve();
+  private rotations = 0;
 
   constructor(private readonly options: RotatingFileOptions) {
     this.clock = options.clock ?? (() => new Date());
@@ -113,9 +127,10 @@ export class RotatingFileHandler implements LogHandler {
     }
   }
 
-  /** Returns once what is queued is written, or given up while the file fails. */
+  /** Returns once what is queued is written (or given up while the file fails) and archived. */
   async flush(): Promise<void> {
     while (this.draining !== null) await this.draining;
+    await this.archiving;
   }
 
   async close(): Promise<void> {
@@ -189,7 +204,7 @@ export class RotatingFileHandler implements LogHandler {
     const current = intervalStart(this.clock(), this.options.interval);
     if (this.size > 0 && this.fileInterval !== null && this.fileInterval !== current) {
       await this.rotate(this.fileInterval);
-      await this.pruneIntervals();
+      this.afterArchives(() => this.pruneIntervals());
       file = await this.ensureOpen();
     }
     this.fileInterval = current;
@@ -228,22 +243,40 @@ export class RotatingFileHandler implements LogHandler {
     }
   }
 
-  /** The live file becomes part 1 of `start`; older parts shift up, the one past the limit goes. */
+  /**
+   * The live file is renamed aside (writing goes on in a new one at once) and becomes part 1 of
+   * `start` in the background: older parts shift up, the one past the limit goes.
+   */
   private async rotate(start: string): Promise<void> {
     const { path, interval, maxNumParts } = this.options;
     await this.file?.close();
     this.file = null;
-    for (let n = maxNumParts; n >= 1; n--) {
-      const from = archivePath(path, start, interval, n);
-      if (n === maxNumParts) await rm(from, { force: true });
-      else await rename(from, archivePath(path, start, interval, n + 1)).catch(ignoreMissing);
-    }
-    const pending = `${path}.${process.pid}.rotating`;
+    const pending = `${path}.${process.pid}.${++this.rotations}.rotating`;
     await rename(path, pending);
     this.size = 0;
     this.fileInterval = null;
-    await pipeline(createReadStream(pending), createGzip(), createWriteStream(archivePath(path, start, interval, 1)));
-    await rm(pending, { force: true });
+    this.afterArchives(async () => {
+      for (let n = maxNumParts; n >= 1; n--) {
+        const from = archivePath(path, start, interval, n);
+        if (n === maxNumParts) await rm(from, { force: true });
+        else await rename(from, archivePath(path, start, interval, n + 1)).catch(ignoreMissing);
+      }
+      await pipeline(createReadStream(pending, ARCHIVE_READ), createGzip(ARCHIVE_GZIP), createWriteStream(archivePath(path, start, interval, 1)));
+      await rm(pending, { force: true });
+    });
+  }
+
+  /**
+   * Runs `step` after the archives begun before it. A failed one leaves its renamed file in
+   * place (no line is lost) and is said on the other sinks.
+   */
+  private afterArchives(step: () => Promise<void>): void {
+    this.archiving = this.archiving.then(step).catch((err: unknown) => {
+      this.failures.notify('warn', 'log/archive-failed', `A rotated log file could not be archived (${errorReason(err)}); it stays beside the live file`, {
+        sink: 'file',
+        reason: errorReason(err),
+      });
+    });
   }
 
   /** Deletes every part of the archived intervals beyond the newest `maxNumIntervals`. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -142,6 +142,41 @@ describe('rotating JSON file', () => {
     names = (await readdir(sub)).sort();
     assert.deepEqual(names, ['saas-app.json', 'saas-app.json-2026-11-04d.1.gz', 'saas-app.json-2026-11-05d.1.gz', 'saas-app.json-2026-11-06d.1.gz']);
     assert.equal(JSON.parse(await readFile(path, 'utf8')).day, 8);
+  });
+
+  it('goes on writing when an archive cannot be made: the rotated file stays whole beside the live one, and it is said', async () => {
+    const sub = join(dir, 'archive-fails');
+    const path = join(sub, 'saas-app.json');
+    await mkdir(sub, { recursive: true });
+    // the part the archive would replace is a directory: removing it fails
+    await mkdir(archivePath(path, '2026-11-22', 'daily', 1));
+    const handler = new RotatingFileHandler({
+      path,
+      interval: 'daily',
+      maxFileSize: 100,
+      maxNumParts: 1,
+      maxNumIntervals: 30,
+      clock: () => new Date('2026-11-22T10:00:00Z'),
+    });
+    const notices: string[] = [];
+    handler.failures.notify = (_level, id) => notices.push(id);
+    for (let i = 0; i < 4; i++) {
+      handler.writeLine(JSON.stringify({ i, pad: 'z'.repeat(60) }));
+      await handler.flush();
+    }
+    await handler.close();
+    assert.ok(notices.includes('log/archive-failed'), notices.join(', '));
+    const rotated = (await readdir(sub)).filter((n) => n.endsWith('.rotating')).sort();
+    assert.equal(rotated.length, 3, 'each rotated file is kept');
+    const kept = [...(await Promise.all(rotated.map((n) => readFile(join(sub, n), 'utf8')))), await readFile(path, 'utf8')];
+    assert.deepEqual(
+      kept
+        .flatMap((text) => text.split('\n').filter(Boolean))
+        .map((l) => JSON.parse(l).i)
+        .sort(),
+      [0, 1, 2, 3],
+      'no line lost',
+    );
   });
 
   it('appends to an existing live file of the current interval', async () => {
