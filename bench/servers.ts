@@ -66,7 +66,10 @@ export interface StartOptions {
 /** Starts `script` (the compiled project, `dist/server.js`, or a peer's TypeScript file) and waits for its health answer. */
 export async function startServer(script: string, options: StartOptions = {}): Promise<Running> {
   const port = await freePort();
-  const args = script.endsWith('.js') ? [...START_FLAGS!, ...(options.flags ?? []), script] : ['--import', 'tsx', ...(options.flags ?? []), script];
+  // a peer's TypeScript runs on Node's own type stripping, not tsx: tsx's loader made every
+  // `process.nextTick` of the peer take V8's slow path (41k more instructions per request, a
+  // third of bare Fastify's CPU), so the "bare" peer was not bare (docs/performance.md, round 5)
+  const args = script.endsWith('.js') ? [...START_FLAGS!, ...(options.flags ?? []), script] : [...(options.flags ?? []), script];
   const stdout = options.stdoutFile ? openSync(options.stdoutFile, 'a') : 'ignore';
   const child = spawn(process.execPath, args, { env: { ...process.env, ...options.env, PORT: String(port) }, stdio: ['ignore', stdout, 'inherit'] });
   if (typeof stdout === 'number') closeSync(stdout);
