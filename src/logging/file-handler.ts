@@ -272,9 +272,10 @@ export class RotatingFileHandler implements LogHandler {
    */
   private afterArchives(step: () => Promise<void>): void {
     this.archiving = this.archiving.then(step).catch((err: unknown) => {
-      this.failures.notify('warn', 'log/archive-failed', `A rotated log file could not be archived (${errorReason(err)}); it stays beside the live file`, {
-        sink: 'file',
-        reason: errorReason(err),
+      const reason = errorReason(err);
+      this.failures.notify('warn', 'log/archive-failed', `A rotated log file could not be archived (${reason}); it stays beside the live file`, {
+        sink: this.failures.sink,
+        reason,
       });
     });
   }
