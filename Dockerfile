@@ -32,4 +32,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/api/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # the flags of `npm start`; SIGTERM goes to node itself (PID 1 of the container), which drains
-CMD ["node", "--max-semi-space-size=8", "--liftoff-only", "dist/server.js"]
+CMD ["node", "--max-semi-space-size=8", "--no-allocation-site-pretenuring", "--liftoff-only", "dist/server.js"]
