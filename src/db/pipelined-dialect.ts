@@ -27,7 +27,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import pg from 'pg';
-import { planChanged, statementName } from './prepared-client.js';
+import { planChanged, statementName, withCachedRowShape } from './prepared-client.js';
 
 export interface PipelinedDialectOptions {
   /** settings of the shared connections (pipeline mode is switched on here) */
@@ -114,8 +114,9 @@ class SharedConnection {
    */
   private query(text: string, values: readonly unknown[], name: string | undefined, callback: Callback): pg.Query {
     const query = new pg.Query(text, values as unknown[], callback as never);
-    if (name !== undefined) (query as unknown as { name: string }).name = name;
-    return query;
+    if (name === undefined) return query;
+    (query as unknown as { name: string }).name = name;
+    return withCachedRowShape(query, name);
   }
 
   /**

@@ -38,7 +38,64 @@ export function planChanged(err: unknown): boolean {
   if ((err as { code?: string } | null)?.code !== CACHED_PLAN_CHANGED) return false;
   generation++;
   names.clear();
+  shapes.clear();
   return true;
+}
+
+/**
+ * What pg makes of a statement's row description: the fields, a parser per field and the empty
+ * row that each row is copied from. pg rebuilds them for every result (PostgreSQL describes the
+ * rows anew with every execution), which was ~5 µs of a `GET /api/account/me` sampled
+ * (docs/performance.md, round 6): a dictionary-mode object per result, copied, and a type
+ * parser looked up per column. A named statement's rows have one shape, so it is built once.
+ */
+interface RowShape {
+  fields: pg.FieldDef[];
+  parsers: unknown[];
+  empty: Record<string, null>;
+}
+
+/** by statement name; cleared with the names when a plan changes */
+const shapes = new Map<string, RowShape>();
+
+const sameFields = (a: readonly pg.FieldDef[], b: readonly pg.FieldDef[]) =>
+  a.length === b.length && a.every((f, i) => f.name === b[i].name && f.dataTypeID === b[i].dataTypeID && f.format === b[i].format);
+
+/** pg's Result (exported at runtime, not in its types): the fields it keeps while reading a result */
+interface PgResult {
+  fields: pg.FieldDef[];
+  _parsers: unknown[] | undefined;
+  _prebuiltEmptyResultObject: Record<string, null> | null;
+  addFields(fields: pg.FieldDef[]): void;
+}
+const PgResult = (pg as unknown as { Result: new (rowMode?: string) => PgResult }).Result;
+
+/** A Result whose row description is taken from the shape its statement had last time. */
+class NamedStatementResult extends PgResult {
+  constructor(private readonly statement: string) {
+    super();
+  }
+
+  override addFields(fields: pg.FieldDef[]): void {
+    const shape = shapes.get(this.statement);
+    if (shape !== undefined && sameFields(shape.fields, fields)) {
+      this.fields = shape.fields;
+      this._parsers = shape.parsers;
+      this._prebuiltEmptyResultObject = shape.empty;
+      return;
+    }
+    super.addFields(fields);
+    if (fields.length > 0 && shapes.size < MAX_NAMED_TEXTS) {
+      shapes.set(this.statement, { fields, parsers: this._parsers!, empty: this._prebuiltEmptyResultObject! });
+    }
+  }
+}
+
+/** Makes a named statement's query read its rows with the statement's cached shape. */
+export function withCachedRowShape(query: pg.Query, statement: string): pg.Query {
+  const internals = query as unknown as { _result: PgResult; _results: PgResult };
+  internals._result = internals._results = new NamedStatementResult(statement);
+  return query;
 }
 
 type QueryResult = pg.QueryResult<Record<string, unknown>>;

@@ -186,6 +186,28 @@ describe('Pipelined PostgreSQL driver', { skip: postgres ? false : 'TEST_DATABAS
     assert.deepEqual((await select(1)).rows, [{ id: 1, label: 'w', extra: null }]);
   });
 
+  it("reads a named statement's rows with the shape it had, and with the new one once its columns change", async () => {
+    const db = open({ sharedConnections: 1 });
+    await admin.query('create table gadget (id int primary key, size int, made timestamptz, note text)');
+    await admin.query(`insert into gadget values (1, 10, '2026-01-02T03:04:05Z', null), (2, null, null, 'two')`);
+    const select = (id: number) => sql<Record<string, unknown>>`select * from gadget where id = ${id}`.execute(db);
+    // the first execution builds the shape, the next ones reuse it: same columns, same parsing
+    for (let round = 0; round < 3; round++) {
+      assert.deepEqual((await select(1)).rows, [{ id: 1, size: 10, made: new Date('2026-01-02T03:04:05Z'), note: null }]);
+      assert.deepEqual((await select(2)).rows, [{ id: 2, size: null, made: null, note: 'two' }]);
+    }
+    const rows = await Promise.all([1, 2, 1, 2].map(select));
+    assert.deepEqual(
+      rows.map((r) => r.rows[0].id),
+      [1, 2, 1, 2],
+    );
+    // a column's type changed under the prepared statement: re-prepared, its rows parsed as the new type
+    await admin.query('alter table gadget alter column size type text');
+    assert.deepEqual((await select(1)).rows, [{ id: 1, size: '10', made: new Date('2026-01-02T03:04:05Z'), note: null }]);
+    await admin.query('alter table gadget drop column note');
+    assert.deepEqual((await select(2)).rows, [{ id: 2, size: null, made: null }]);
+  });
+
   it('fails the statements of a terminated shared connection as unavailable, then replaces it', async () => {
     const db = open();
     const sharedPids = [...new Set(await Promise.all([pid(db), pid(db), pid(db), pid(db)]))];
