@@ -35,6 +35,29 @@ export async function processCpuUs(pid: number | undefined): Promise<number | nu
   }
 }
 
+/**
+ * The CPU time V8's helper threads of a process have used so far (its threads named `V8Worker`:
+ * parallel and concurrent garbage collection, background compilation), µs; null off Linux.
+ * Next to the process's total it shows a run whose server promotes its requests' objects to the
+ * old generation (round 6 of docs/performance.md: 12 µs of every request on these threads,
+ * against a fraction of one otherwise).
+ */
+export async function helperThreadsCpuUs(pid: number | undefined): Promise<number | null> {
+  try {
+    let total = 0;
+    for (const task of await readdir(`/proc/${pid}/task`)) {
+      const stat = await readFile(`/proc/${pid}/task/${task}/stat`, 'utf8').catch(() => '');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (name !== 'V8Worker') continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_S;
+    }
+    return total;
+  } catch {
+    return null;
+  }
+}
+
 /** `VmRSS` (resident now) or `VmHWM` (peak resident) of a process, MB */
 export async function procStatusMb(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): Promise<number | null> {
   try {
@@ -179,6 +202,8 @@ export interface Load {
   errors: number;
   /** the server's CPU time per completed request, µs (null off Linux) */
   'server-cpu-us-per-request': number | null;
+  /** of that, V8's helper threads (garbage collection, background compilation), µs */
+  'helper-threads-us-per-request': number | null;
   machine: MachineLoad;
 }
 
@@ -213,6 +238,14 @@ function autocannon(args: string[], output: boolean): Promise<string> {
   });
 }
 
+/**
+ * CPU µs per request between two readings, to a tenth of a µs: a bare server's ~10 µs rounded to
+ * whole µs moved its ratios by up to 10 %.
+ */
+function perRequest(before: number | null, after: number | null, requests: number): number | null {
+  return before !== null && after !== null && requests > 0 ? Math.round(((after - before) / requests) * 10) / 10 : null;
+}
+
 /** Loads `url` from an autocannon process with `connections` for `duration` seconds. */
 export async function load(url: string, options: LoadOptions): Promise<Load> {
   const request = ['-c', String(options.connections), '-m', options.method ?? 'GET'];
@@ -223,8 +256,10 @@ export async function load(url: string, options: LoadOptions): Promise<Load> {
   if (options.warmUp) await autocannon(['-d', '1', ...request], false);
   const stopWatching = watchMachine(options.pid);
   const cpuBefore = await processCpuUs(options.pid);
+  const helpersBefore = await helperThreadsCpuUs(options.pid);
   const out = await autocannon(['-j', '-d', String(options.duration), ...request], true);
   const cpuAfter = await processCpuUs(options.pid);
+  const helpersAfter = await helperThreadsCpuUs(options.pid);
   const machine = stopWatching();
   const r = JSON.parse(out) as {
     requests: { average: number; total: number };
@@ -240,9 +275,8 @@ export async function load(url: string, options: LoadOptions): Promise<Load> {
     p99: r.latency.p99,
     unexpected: r.requests.total - expected,
     errors: r.errors,
-    // to a tenth of a µs: a bare server's ~10 µs rounded to whole µs moved its ratios by up to 10 %
-    'server-cpu-us-per-request':
-      cpuBefore !== null && cpuAfter !== null && r.requests.total > 0 ? Math.round(((cpuAfter - cpuBefore) / r.requests.total) * 10) / 10 : null,
+    'server-cpu-us-per-request': perRequest(cpuBefore, cpuAfter, r.requests.total),
+    'helper-threads-us-per-request': perRequest(helpersBefore, helpersAfter, r.requests.total),
     machine,
   };
 }

@@ -21,6 +21,8 @@ export interface Summary {
   unexpected: number;
   errors: number;
   'server-cpu-us-per-request': number | null;
+  /** of that, V8's helper threads' (measure.ts) */
+  'helper-threads-us-per-request': number | null;
   rounds: number;
   'cpu-per-round': Array<number | null>;
   'machine-per-round': MachineLoad[];
@@ -31,6 +33,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 export function summarize(samples: Load[]): Summary {
   const pick = (f: (l: Load) => number) => median(samples.map(f));
   const cpu = samples.map((l) => l['server-cpu-us-per-request']).filter((x): x is number => typeof x === 'number');
+  const helpers = samples.map((l) => l['helper-threads-us-per-request']).filter((x): x is number => typeof x === 'number');
   return {
     rps: pick((l) => l.rps),
     p50: pick((l) => l.p50),
@@ -38,6 +41,7 @@ export function summarize(samples: Load[]): Summary {
     unexpected: samples.reduce((n, l) => n + l.unexpected, 0),
     errors: samples.reduce((n, l) => n + l.errors, 0),
     'server-cpu-us-per-request': cpu.length ? median(cpu) : null,
+    'helper-threads-us-per-request': helpers.length ? median(helpers) : null,
     rounds: samples.length,
     'cpu-per-round': samples.map((l) => l['server-cpu-us-per-request']),
     'machine-per-round': samples.map((l) => l.machine),
@@ -48,7 +52,8 @@ const fmtLoad = (x: number | null) => (x === null ? '?' : x.toFixed(2));
 
 /** one table row: requests/s, latency, the server's CPU per request, the machine's load, failures */
 export function row(label: string, r: Load | Summary, machine?: MachineLoad): void {
-  const cpu = r['server-cpu-us-per-request'] !== null ? `  cpu ${r['server-cpu-us-per-request']} µs/req` : '';
+  const helpers = r['helper-threads-us-per-request'] !== null ? ` (V8 helpers ${r['helper-threads-us-per-request']})` : '';
+  const cpu = r['server-cpu-us-per-request'] !== null ? `  cpu ${r['server-cpu-us-per-request']} µs/req${helpers}` : '';
   const others = machine?.['others-cores'] !== null && machine?.['others-cores'] !== undefined ? ` others ${machine['others-cores'].toFixed(2)} cores` : '';
   const busy = machine
     ? `  load ${fmtLoad(machine['load-before'])}->${fmtLoad(machine['load-during'])}${others}${machine['steal-percent'] ? ` steal ${machine['steal-percent']} %` : ''}${machine.saturated ? ' SATURATED' : ''}`
