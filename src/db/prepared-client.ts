@@ -4,7 +4,8 @@
  * Kysely generates a handful of texts (one per query shape), so the set stays small; past
  * `MAX_NAMED_TEXTS` distinct texts, new ones go unnamed, as before.
  *
- * Measured (docs/performance.md): PostgreSQL's CPU for `GET /api/account/me` halves.
+ * Measured (docs/performance.md): PostgreSQL's CPU for `GET /api/account/me` halves. The
+ * pipelined driver also keeps what pg makes of each named statement's rows (`withCachedRowShape`).
  *
  * A table changed by another instance's migration while this one runs invalidates a statement
  * that selects `*` from it ("cached plan must not change result type"). Outside a transaction
