@@ -7,6 +7,7 @@ import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { clusterProblem, runPrimary } from './cluster.js';
 import { loadConfig, ConfigError } from './config.js';
+import { missingStartFlags } from './runtime/node-flags.js';
 import { buildSystem, checkSettings } from './system.js';
 
 if ((process.env.APP_ENV ?? 'dev') === 'dev' && existsSync('.env')) {
@@ -60,12 +61,21 @@ await system.listen().catch(async (err: NodeJS.ErrnoException & { port?: number;
   process.exit(1);
 });
 
+const systemLog = system.logs.logger('saas.system');
+const missingFlags = config.env === 'prod' ? missingStartFlags(process.execArgv) : [];
+if (missingFlags.length > 0) {
+  systemLog.warn(
+    'system/node-flags',
+    `Started without npm start's node flags ${missingFlags.join(' ')}: under load the server may spend up to twice the CPU per request (docs/deployment.md)`,
+    { missing: missingFlags },
+  );
+}
+
 // a bug that escapes every handler is logged through the one backend, flushed, and ends the
 // process (its state is unknown); the supervisor (or the cluster's primary) starts a new one
-const crashLog = system.logs.logger('saas.system');
 const die = (id: string, err: unknown) => {
   const e = err instanceof Error ? err : new Error(String(err));
-  crashLog.fatal(id, `${e.constructor?.name ?? 'Error'}: ${e.message}`, { class: e.constructor?.name, stack: e.stack });
+  systemLog.fatal(id, `${e.constructor?.name ?? 'Error'}: ${e.message}`, { class: e.constructor?.name, stack: e.stack });
   void system.logs.flush().finally(() => process.exit(1));
 };
 process.on('uncaughtException', (err) => die('system/uncaught-exception', err));
