@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { missingStartFlags, startFlags } from '../../src/runtime/node-flags.js';
+import { PROD_CHILD_ENV } from '../support/child-server.js';
 
 interface Entry {
   id: string;
@@ -22,10 +23,7 @@ async function entriesOfStart(flags: string[]): Promise<{ entries: Entry[]; code
   const child = spawn(process.execPath, [...flags, '--import', 'tsx', 'src/server.ts'], {
     env: {
       ...process.env,
-      APP_ENV: 'prod',
-      JWT_SECRET: 'x'.repeat(40),
-      MAIL_URL: 'smtp://127.0.0.1:2525',
-      DATABASE_URL: 'memory://',
+      ...PROD_CHILD_ENV,
       HOST: '127.0.0.1',
       PORT: '0',
       LOG_FILE: 'off',

@@ -24,6 +24,14 @@ export interface ChildServer {
   dispose(): Promise<void>;
 }
 
+/** A production configuration a child server can start with: no database to set up, no mail server needed to start. */
+export const PROD_CHILD_ENV = {
+  APP_ENV: 'prod',
+  JWT_SECRET: 'x'.repeat(40),
+  MAIL_URL: 'smtp://127.0.0.1:2525',
+  DATABASE_URL: 'memory://',
+} as const;
+
 export interface ChildServerOptions {
   /** extra environment; APP_ENV=test, a JWT secret and PORT are set */
   env?: Record<string, string>;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createInterface } from 'node:readline';
+import { PROD_CHILD_ENV } from '../support/child-server.js';
 import { makeClient } from '../support/http.js';
 import { startProxy, type TcpProxy } from '../support/proxy.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
@@ -17,10 +18,7 @@ describe('graceful shutdown of the real process', () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
       env: {
         ...process.env,
-        APP_ENV: 'prod',
-        JWT_SECRET: 'x'.repeat(40),
-        MAIL_URL: 'smtp://127.0.0.1:2525',
-        DATABASE_URL: 'memory://',
+        ...PROD_CHILD_ENV,
         PORT: '0',
         LOG_FILE: logFile,
         LOG_CONSOLE: 'json',
