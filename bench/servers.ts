@@ -10,7 +10,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { startFlags } from '../src/runtime/node-flags.js';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -43,10 +43,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
-// the project runs with the node flags of `npm start`
-const startScript = (JSON.parse(await readFile('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
-const START_FLAGS = /node ((?:--\S+ )*)dist\/server\.js/.exec(startScript)?.[1].trim().split(' ').filter(Boolean);
-if (!START_FLAGS) throw new Error(`bench: cannot find "node [flags] dist/server.js" in the start script: ${startScript}`);
+// the project runs with the node flags of `npm start` (the same reading the server checks its own flags with)
+const START_FLAGS = startFlags();
+if (START_FLAGS.length === 0) throw new Error('bench: cannot find "node [flags] dist/server.js" in package.json\'s start script');
 
 /**
  * The Node version every server runs on: this process's own binary (`npm run bench` puts
@@ -69,7 +68,7 @@ export async function startServer(script: string, options: StartOptions = {}): P
   // a peer's TypeScript runs on Node's own type stripping, not tsx: tsx's loader made every
   // `process.nextTick` of the peer take V8's slow path (41k more instructions per request, a
   // third of bare Fastify's CPU), so the "bare" peer was not bare (docs/performance.md, round 5)
-  const args = script.endsWith('.js') ? [...START_FLAGS!, ...(options.flags ?? []), script] : [...(options.flags ?? []), script];
+  const args = script.endsWith('.js') ? [...START_FLAGS, ...(options.flags ?? []), script] : [...(options.flags ?? []), script];
   const stdout = options.stdoutFile ? openSync(options.stdoutFile, 'a') : 'ignore';
   const child = spawn(process.execPath, args, { env: { ...process.env, ...options.env, PORT: String(port) }, stdio: ['ignore', stdout, 'inherit'] });
   if (typeof stdout === 'number') closeSync(stdout);
