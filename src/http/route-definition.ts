@@ -13,6 +13,12 @@ import type { ImpersonationRule, PlatformAdminResolver } from './route-gates.js'
 
 export type AuthRequirement = 'none' | 'optional' | 'required';
 
+/** What the OpenAPI document shows in place of a route's validated schemas (see `docs`). */
+export interface RouteDocs {
+  body?: TSchema;
+  response?: Record<number, TSchema>;
+}
+
 export interface RouteSchemas {
   params?: TSchema;
   querystring?: TSchema;
@@ -69,8 +75,12 @@ export interface RouteDefinition<S extends RouteSchemas> {
   csrf?: boolean;
   /** the largest body this route takes, bytes; defaults to the group's, then BODY_LIMIT */
   bodyLimit?: number;
-  /** schemas shown in the OpenAPI document instead of the validated ones (e.g. one per query kind) */
-  docs?: { body?: TSchema };
+  /**
+   * schemas shown in the OpenAPI document instead of the validated ones: the query endpoint's
+   * body (one schema per kind) and its 200 (the union of the kinds' results, each checked by the
+   * registry against its own kind's schema, so the pipeline does not check it a second time)
+   */
+  docs?: RouteDocs;
   /**
    * The role the caller needs in the organization named by the path parameter `orgParam`
    * (default `id`). Implies `auth: 'required'`; the caller's membership is looked up once

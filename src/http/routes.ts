@@ -13,7 +13,7 @@ import { FORMATS } from './formats.js';
 import { actorOf, authorizeOrg, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
 import { featureCheck, featureSentence, planCheck, planList, plansSentence, type Requirement, validateRequires } from './plan-gate.js';
 import { limitOf, limitSentence, usageCheck, type UsageGate } from './usage-gate.js';
-import { REAUTH_MAX_AGE_SECONDS, requireUser, resolved, type AccountGuard, type AuthRequirement, type Route, type RouteGroup } from './route-definition.js';
+import { REAUTH_MAX_AGE_SECONDS, requireUser, resolved, type AccountGuard, type AuthRequirement, type Route, type RouteDocs, type RouteGroup } from './route-definition.js';
 import { routeDataOf } from './route-data.js';
 import { API_SCOPE_PATTERN } from '../shared/oauth-scopes.js';
 import { impersonationBodyCheck, type GateConfig } from './route-gates.js';
@@ -48,7 +48,7 @@ export interface RouteConfig extends GateConfig {
   body: boolean;
   csrf: boolean;
   responses: Record<number, TSchema | null>;
-  docs?: { body?: TSchema };
+  docs?: RouteDocs;
   /** the role needed in the organization named by the path parameter `orgParam` */
   orgRole?: OrgRole;
   orgParam?: string;
@@ -273,7 +273,7 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
     const hasInput = Boolean(r.schemas.body || r.schemas.querystring || r.schemas.params);
     const docResponses: Record<string, unknown> = {};
     for (const [status, schema] of Object.entries(responses)) {
-      docResponses[status] = schema === null ? { type: 'null', description: 'No content' } : schema;
+      docResponses[status] = r.docs?.response?.[Number(status)] ?? (schema === null ? { type: 'null', description: 'No content' } : schema);
     }
     const addError = (status: number, description: string) => {
       if (!(status in responses)) docResponses[status] = { ...errorRef, description };

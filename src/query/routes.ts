@@ -32,11 +32,12 @@ export function queryRoutes(registry: QueryRegistry): RouteGroup {
         scopes: API_SCOPES,
         schemas: {
           body: QueryEnvelope,
-          response: { 200: Type.Union(results), 401: ref(ErrorBody), 403: ref(ErrorBody), 404: ref(ErrorBody) },
+          // the registry checks a result against its own kind's schema, which is stricter than the union
+          response: { 200: Type.Unknown({ description: "the kind's result" }), 401: ref(ErrorBody), 403: ref(ErrorBody), 404: ref(ErrorBody) },
         },
-        docs: { body: registry.documentedBody() },
+        docs: { body: registry.documentedBody(), response: { 200: Type.Union(results) } },
         async handler({ request, parameters, user, apiKey }) {
-          return registry.run(parameters.body as Record<string, unknown>, { user, apiKey, failure: request.authFailure }) as never;
+          return registry.run(parameters.body as Record<string, unknown>, { user, apiKey, failure: request.authFailure });
         },
       }),
     ],

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Type, type TObject } from 'typebox';
+import { ResponseCoercionError } from '../../src/http/errors.js';
 import { QueryRegistry, queryKind } from '../../src/http/queries.js';
 
 const result = Type.Object({ ok: Type.Boolean() }, { $id: 'test-ok' });
@@ -17,5 +18,19 @@ describe('query kinds with orgRole', () => {
     assert.throws(() => new QueryRegistry([kind({ orgRole: 'admin', apiKeys: true })], []), /memberships resolver/);
     const registry = new QueryRegistry([kind({ orgRole: 'admin', apiKeys: true })], [], { memberships: async () => undefined });
     assert.deepEqual(registry.names, ['test/org']);
+  });
+});
+
+describe("a kind's result", () => {
+  it('is checked against its own schema: another shape is a response-coercion error, never sent', async () => {
+    const wrong = queryKind({ kind: 'test/wrong', summary: 'test', auth: 'none', params: Type.Object({}), result, run: async () => ({ ok: 'yes' }) as never });
+    const right = queryKind({ kind: 'test/right', summary: 'test', auth: 'none', params: Type.Object({}), result, run: async () => ({ ok: true }) });
+    const registry = new QueryRegistry([wrong, right], []);
+    await assert.rejects(registry.run({ 'query/kind': 'test/wrong' }, { user: undefined, apiKey: undefined }), (err: unknown) => {
+      assert.ok(err instanceof ResponseCoercionError);
+      assert.equal(err.errors[0]?.path, '/ok');
+      return true;
+    });
+    assert.deepEqual(await registry.run({ 'query/kind': 'test/right' }, { user: undefined, apiKey: undefined }), { ok: true });
   });
 });
