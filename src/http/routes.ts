@@ -13,7 +13,16 @@ import { FORMATS } from './formats.js';
 import { actorOf, authorizeOrg, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
 import { featureCheck, featureSentence, planCheck, planList, plansSentence, type Requirement, validateRequires } from './plan-gate.js';
 import { limitOf, limitSentence, usageCheck, type UsageGate } from './usage-gate.js';
-import { REAUTH_MAX_AGE_SECONDS, requireUser, resolved, type AccountGuard, type AuthRequirement, type Route, type RouteDocs, type RouteGroup } from './route-definition.js';
+import {
+  REAUTH_MAX_AGE_SECONDS,
+  requireUser,
+  resolved,
+  type AccountGuard,
+  type AuthRequirement,
+  type Route,
+  type RouteDocs,
+  type RouteGroup,
+} from './route-definition.js';
 import { routeDataOf } from './route-data.js';
 import { API_SCOPE_PATTERN } from '../shared/oauth-scopes.js';
 import { impersonationBodyCheck, type GateConfig } from './route-gates.js';

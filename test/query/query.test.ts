@@ -161,8 +161,14 @@ for (const db of testDatabases()) {
       assert.ok(doc.components.schemas['user-account']);
       // the answer is documented as one of the kinds' results (the pipeline checks it as the registry left it)
       const ok = doc.paths['/api/cqrs/query'].post.responses['200'].content['application/json'].schema;
-      assert.ok(ok.anyOf.some((s: { $ref?: string }) => s.$ref === '#/components/schemas/user-account'), JSON.stringify(ok));
-      assert.ok(ok.anyOf.some((s: { $ref?: string }) => s.$ref === '#/components/schemas/payment-events-page'), JSON.stringify(ok));
+      assert.ok(
+        ok.anyOf.some((s: { $ref?: string }) => s.$ref === '#/components/schemas/user-account'),
+        JSON.stringify(ok),
+      );
+      assert.ok(
+        ok.anyOf.some((s: { $ref?: string }) => s.$ref === '#/components/schemas/payment-events-page'),
+        JSON.stringify(ok),
+      );
     });
   });
 }
