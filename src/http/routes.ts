@@ -9,20 +9,11 @@ import type { FastifyInstance, FastifyRequest, HTTPMethods, RouteGenericInterfac
 import type { TSchema } from 'typebox';
 import { compressApiBody } from './compression.js';
 import { unauthorized } from './errors.js';
-import { FORMATS } from './formats.js';
 import { actorOf, authorizeOrg, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
-import { featureCheck, featureSentence, planCheck, planList, plansSentence, type Requirement, validateRequires } from './plan-gate.js';
-import { limitOf, limitSentence, usageCheck, type UsageGate } from './usage-gate.js';
-import {
-  REAUTH_MAX_AGE_SECONDS,
-  requireUser,
-  resolved,
-  type AccountGuard,
-  type AuthRequirement,
-  type Route,
-  type RouteDocs,
-  type RouteGroup,
-} from './route-definition.js';
+import { featureCheck, planCheck, type Requirement, validateRequires } from './plan-gate.js';
+import { limitOf, usageCheck, type UsageGate } from './usage-gate.js';
+import { requireUser, resolved, type AccountGuard, type AuthRequirement, type Route, type RouteDocs, type RouteGroup } from './route-definition.js';
+import { documentedSchema, isApiPrefix, MAX_PARAM_LENGTH, reauthField } from './route-docs.js';
 import { routeDataOf } from './route-data.js';
 import { API_SCOPE_PATTERN } from '../shared/oauth-scopes.js';
 import { impersonationBodyCheck, type GateConfig } from './route-gates.js';
@@ -30,6 +21,7 @@ import { impersonationBodyCheck, type GateConfig } from './route-gates.js';
 export { hasRole, NO_ACCOUNT, type Actor, type ApiKeyCaller, type AuthUser, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
 export type { FeatureResolver, OrganizationPlan, Requirement, SubscriptionResolver } from './plan-gate.js';
 export type { UsageGate } from './usage-gate.js';
+export { MAX_PARAM_LENGTH } from './route-docs.js';
 export type { ImpersonationBodyRule, ImpersonationRule, PlatformAdminResolver } from './route-gates.js';
 export {
   ref,
@@ -99,9 +91,6 @@ export function routeAuth(request: FastifyRequest): AuthRequirement {
   return (routeDataOf(request) as Partial<RouteConfig>).auth ?? 'none';
 }
 
-/** The router's longest path parameter (app.ts `maxParamLength`): a longer segment matches no route. */
-export const MAX_PARAM_LENGTH = 200;
-
 /** Each app's route paths as patterns, by method: what a 405's `Allow` lists. */
 const routeIndexes = new WeakMap<FastifyInstance, Array<{ method: string; pattern: RegExp }>>();
 
@@ -131,32 +120,6 @@ export function allowedMethods(app: FastifyInstance, path: string): string[] {
 
 /** a status a handler's normal return may have: 2xx, or 3xx for a route that redirects */
 const isSuccess = (status: number) => status >= 200 && status < 400;
-
-const isApiPrefix = (prefix: string) => prefix === '/api' || prefix.startsWith('/api/');
-
-const CONTENT_TYPES = FORMATS.map((f) => f.mime);
-const REQUEST_CONTENT_TYPES = [...CONTENT_TYPES, 'application/x-www-form-urlencoded'];
-
-/** The longest request target the pipeline answers (http/pipeline.ts `MAX_URL_LENGTH`), for the documents' 414. */
-const URL_LIMIT = 8192;
-
-/**
- * Whether a body schema can be sent as a form: every field a scalar (a form has only flat
- * text fields; `user[password]` is one key). Nested objects and lists are offered in the three
- * structured formats only.
- */
-function isFlat(schema: TSchema | undefined): boolean {
-  const body = resolved(schema) as { properties?: Record<string, TSchema> } | undefined;
-  const scalar = (s: TSchema | undefined): boolean => {
-    const r = resolved(s) as { type?: string | string[]; anyOf?: TSchema[]; oneOf?: TSchema[]; $ref?: string } | undefined;
-    if (!r) return true;
-    if (r.anyOf ?? r.oneOf) return (r.anyOf ?? r.oneOf)!.every(scalar);
-    const types = Array.isArray(r.type) ? r.type : r.type ? [r.type] : [];
-    return r.$ref === undefined && types.every((t) => t !== 'object' && t !== 'array');
-  };
-  return Object.values(body?.properties ?? {}).every(scalar);
-}
-const errorRef = { $ref: 'error#' };
 
 function validateDefinition(group: RouteGroup, r: Route): void {
   const where = `${r.method} ${group.prefix}${r.path}`;
@@ -215,8 +178,6 @@ function validateScopes(where: string, r: Route, group: RouteGroup): void {
     throw new Error(`Route ${where}: scopes on a re-authentication, platform admin or impersonation route (an OAuth token never reaches those)`);
 }
 
-const reauthField = (r: Pick<Route, 'reauth'>) => (typeof r.reauth === 'object' ? r.reauth.passwordField : 'password');
-
 /** The preHandler of a `verifiedEmail` route. */
 function verifiedEmailCheck(guard: AccountGuard) {
   return async (request: FastifyRequest): Promise<void> => {
@@ -232,13 +193,6 @@ function reauthCheck(guard: AccountGuard, field: string) {
   };
 }
 
-const REAUTH_SENTENCE = (field: string) =>
-  "Needs re-authentication: the account's password in `" +
-  field +
-  '`, or, for an account without a ' +
-  `password, a sign-in within the last ${REAUTH_MAX_AGE_SECONDS / 60} minutes (403 \`reauthentication-required\` otherwise; a wrong password is 403 \`forbidden\`).`;
-const VERIFIED_SENTENCE = 'Needs a verified email address (403 `email-not-verified`).';
-
 /** The onRequest check of an `auth: 'required'` route: 401 before the body is read (with `apiKeys`, a key is a caller too). */
 function callerMissing(request: FastifyRequest, keys: boolean): Error | undefined {
   return request.user || (keys && request.apiKey) ? undefined : unauthorized(request.authFailure ?? 'Authentication required');
@@ -246,12 +200,6 @@ function callerMissing(request: FastifyRequest, keys: boolean): Error | undefine
 
 const MEMBERSHIP = Symbol('saas.membership');
 type WithMembership = FastifyRequest & { [MEMBERSHIP]?: Membership };
-
-const ROLE_SENTENCE: Record<OrgRole, string> = {
-  member: 'Needs membership of the organization (any role).',
-  admin: 'Needs the role `admin` or `owner` in the organization.',
-  owner: 'Needs the role `owner` in the organization.',
-};
 
 /**
  * The preHandler of an `orgRole` route: the caller first (401), then its membership (one lookup
@@ -278,77 +226,14 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
     const platformAdmin = r.platformAdmin ?? group.platformAdmin ?? false;
     const auth = r.orgRole || r.reauth || r.verifiedEmail || platformAdmin ? 'required' : (r.auth ?? group.auth ?? 'none');
     const successStatus = r.status ?? Math.min(...Object.keys(r.schemas.response).map(Number).filter(isSuccess));
-    const responses: Record<number, TSchema | null> = { ...r.schemas.response };
-    const hasInput = Boolean(r.schemas.body || r.schemas.querystring || r.schemas.params);
-    const docResponses: Record<string, unknown> = {};
-    for (const [status, schema] of Object.entries(responses)) {
-      docResponses[status] = r.docs?.response?.[Number(status)] ?? (schema === null ? { type: 'null', description: 'No content' } : schema);
-    }
-    const addError = (status: number, description: string) => {
-      if (!(status in responses)) docResponses[status] = { ...errorRef, description };
-    };
-    if (hasInput) addError(400, 'Malformed body or request coercion failed');
-    // what every route may answer before its own checks: the pipeline's limits and the CSRF and origin checks
-    addError(414, `\`uri-too-long\`: the request target is over ${URL_LIMIT} characters (or a path segment over ${MAX_PARAM_LENGTH})`);
-    addError(431, '`headers-too-large`: the header section is over 16 KiB');
-    if (auth === 'required') addError(401, r.apiKeys ? 'Missing, invalid or expired access token or API key' : 'Missing, invalid or expired access token');
-    if (r.orgRole) {
-      addError(403, "The caller's role in the organization is below the one the route needs");
-      addError(404, 'No such organization, or the caller is not a member');
-    }
     const limit = limitOf(r);
-    const gates402 = [
-      r.requires &&
-        ('feature' in r.requires
-          ? `\`payment-required\` (with \`feature\` and \`plans\`): the organization's plan lacks the feature \`${r.requires.feature}\``
-          : `\`payment-required\` (with \`plans\`): the organization has no active or trialing subscription on ${planList(r.requires.plans)}`),
-      limit && `\`usage-limit\` (with \`meter\`, \`limit\`, \`used\`): the organization reached its plan's hard limit of \`${limit}\` this billing period`,
-    ].filter(Boolean);
-    if (gates402.length > 0) addError(402, gates402.join('; or '));
-    if (platformAdmin) addError(404, 'Not a platform admin, or not signed in: the answer of a path without a route');
-    if (r.impersonation === 'forbidden') addError(403, '`impersonation-forbidden`: an impersonated session may not do this');
-    if (typeof r.impersonation === 'object') {
-      const { field, values } = r.impersonation.forbiddenWhen;
-      addError(403, `\`impersonation-forbidden\`: an impersonated session may not send \`${field}\` ${values.map((v) => `\`${v}\``).join(' or ')}`);
-    }
-    if (auth !== 'none' && !(403 in responses)) {
-      // beside the route's other refusals (its role, impersonation), never in place of them
-      const scope = r.scopes
-        ? "`insufficient-scope` (with `scopes`): an OAuth access token without one of the route's scopes"
-        : '`insufficient-scope`: an OAuth access token (this route takes none)';
-      const existing = (docResponses[403] as { description?: string } | undefined)?.description;
-      docResponses[403] = { ...errorRef, ...(docResponses[403] as object | undefined), description: existing ? `${existing}; or ${scope}` : scope };
-    }
-    if (r.apiKeys) addError(429, 'Too many API key lookups that found no live key from this address (`rate-limited`, with Retry-After)');
-    if (r.verifiedEmail || r.reauth) {
-      const checks = [
-        r.verifiedEmail && "`email-not-verified`: the account's address is not verified yet",
-        r.reauth && '`reauthentication-required`, or `forbidden` for a wrong password',
-      ]
-        .filter(Boolean)
-        .join('; ');
-      const existing = (docResponses[403] as { description?: string } | undefined)?.description;
-      docResponses[403] = { ...errorRef, ...(docResponses[403] as object | undefined), description: existing ? `${checks}; ${existing}` : checks };
-    }
-    if (r.reauth) addError(429, 'Too many wrong passwords (`rate-limited`, with Retry-After)');
-    if (r.method !== 'GET' && r.csrf !== false && isApiPrefix(group.prefix)) {
-      const csrf =
-        '`forbidden` with `reason: origin` (Origin or Referer names another site), `cross-site` (Sec-Fetch-Site) or `csrf` ' +
-        '(a cookie-bearing request without a valid X-CSRF-Token)';
-      const existing = docResponses[403] as { description?: string } | undefined;
-      docResponses[403] = existing
-        ? { ...existing, description: `${existing.description ?? "The route's own refusal (see its description)"}; or ${csrf}` }
-        : { ...errorRef, description: csrf };
-    }
-    addError(500, 'Unexpected error (`exception`) or a response that broke its schema (`response-coercion`)');
-
     const config: RouteConfig = {
       api: isApiPrefix(group.prefix),
       auth,
       rawBody: r.rawBody === true,
       body: r.schemas.body !== undefined,
       csrf: r.csrf !== false,
-      responses,
+      responses: { ...r.schemas.response },
       docs: r.docs,
       apiKeys: r.apiKeys === true,
       ...(r.orgRole ? { orgRole: r.orgRole, orgParam: r.orgParam ?? 'id' } : {}),
@@ -360,17 +245,6 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
       ...(platformAdmin ? { platformAdmin: group.platformAdmins } : {}),
       ...(r.impersonation ? { impersonation: r.impersonation } : {}),
     };
-    const description =
-      [
-        r.description,
-        r.orgRole && ROLE_SENTENCE[r.orgRole],
-        r.requires && ('feature' in r.requires ? featureSentence(r.requires.feature) : plansSentence(r.requires.plans)),
-        limit && limitSentence(limit),
-        r.verifiedEmail && VERIFIED_SENTENCE,
-        r.reauth && REAUTH_SENTENCE(reauthField(r)),
-      ]
-        .filter(Boolean)
-        .join(' ') || undefined;
     const accountChecks = [...(r.verifiedEmail ? [verifiedEmailCheck(guard!)] : []), ...(r.reauth ? [reauthCheck(guard!, reauthField(r))] : [])];
     indexRoute(app, r.method, group.prefix + r.path);
     app.route<RouteGenericInterface, RouteConfig>({
@@ -378,31 +252,7 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
       url: group.prefix + r.path,
       config,
       ...((r.bodyLimit ?? group.bodyLimit) ? { bodyLimit: r.bodyLimit ?? group.bodyLimit } : {}),
-      schema: {
-        summary: r.summary,
-        description,
-        ...(r.orgRole ? { 'x-org-role': r.orgRole } : {}),
-        ...(r.requires && 'plans' in r.requires ? { 'x-requires-plans': [...r.requires.plans] } : {}),
-        ...(r.requires && 'feature' in r.requires ? { 'x-requires-feature': r.requires.feature } : {}),
-        ...(r.scopes ? { 'x-oauth-scopes': [...r.scopes] } : {}),
-        ...(limit ? { 'x-usage-limit': limit } : {}),
-        ...(r.verifiedEmail ? { 'x-verified-email': true } : {}),
-        ...(r.reauth ? { 'x-reauthentication': { 'password-field': reauthField(r), 'recent-sign-in-seconds': REAUTH_MAX_AGE_SECONDS } } : {}),
-        ...(platformAdmin ? { 'x-platform-admin': true } : {}),
-        tags: [...(group.tags ?? []), ...(r.tags ?? [])],
-        ...(r.schemas.params ? { params: r.schemas.params } : {}),
-        ...(r.schemas.querystring ? { querystring: r.schemas.querystring } : {}),
-        ...(r.schemas.body
-          ? { body: r.schemas.body, consumes: r.rawBody ? ['application/json'] : isFlat(r.schemas.body) ? REQUEST_CONTENT_TYPES : CONTENT_TYPES }
-          : {}),
-        produces: CONTENT_TYPES,
-        response: docResponses,
-        ...(auth === 'required'
-          ? { security: [{ bearerAuth: [] }, ...(r.apiKeys ? [{ apiKeyAuth: [] }] : []), ...(r.scopes ? [{ oauth: [...r.scopes] }] : [])] }
-          : {}),
-        // optional: anonymous, or either credential (the query endpoint: each kind says what it needs)
-        ...(auth === 'optional' && r.apiKeys ? { security: [{}, { bearerAuth: [] }, { apiKeyAuth: [] }] } : {}),
-      },
+      schema: documentedSchema(r, { auth, platformAdmin, limit }, group),
       // the body is compressed by the route's own onSend (compression.ts), not @fastify/compress's
       // three hooks per request; a GET (HEAD with it) has no body to decompress
       compress: false,
