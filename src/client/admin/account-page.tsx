@@ -12,7 +12,7 @@ import { Field, Form } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import { adminAccountIdOf, type AdminAccountDetail } from './events.js';
-import { NotFound, when } from './pages.js';
+import { NotFound, OrgNameCell, subscriptionText, when } from './pages.js';
 
 /** A form with one required reason, its submit and what it is for. */
 function ReasonForm({
@@ -154,17 +154,9 @@ export function AdminAccountPage() {
             empty="No organization."
             render={(o) => (
               <tr key={o.id} data-org={o.id}>
-                <td>
-                  {o.name}
-                  {o.personal && (
-                    <>
-                      {' '}
-                      <Badge>Personal</Badge>
-                    </>
-                  )}
-                </td>
+                <OrgNameCell org={o} />
                 <td>{o.role}</td>
-                <td>{o.subscription.status === 'none' ? '—' : `${o.subscription.plan ?? ''} (${o.subscription.status})`}</td>
+                <td>{subscriptionText(o.subscription)}</td>
               </tr>
             )}
           />

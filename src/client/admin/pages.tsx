@@ -18,6 +18,24 @@ import { adminAccountPath, type AdminAccountRow, type AdminAuditEntry, type Admi
 
 export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
+/** An organization's plan and status, or a dash without a subscription. */
+export const subscriptionText = (s: { status: string; plan: string | null }) => (s.status === 'none' ? '—' : `${s.plan ?? ''} (${s.status})`);
+
+/** An organization's name cell, marked when it is an account's personal one. */
+export function OrgNameCell({ org }: { org: { name: string; personal: boolean } }) {
+  return (
+    <td>
+      {org.name}
+      {org.personal && (
+        <>
+          {' '}
+          <Badge>Personal</Badge>
+        </>
+      )}
+    </td>
+  );
+}
+
 /** What a non-admin sees: the server's 404, said plainly. */
 export function NotFound({ title }: { title: string }) {
   return (
@@ -192,18 +210,10 @@ export function AdminOrgsPage() {
             emptyId="admin-orgs-empty"
             render={(o) => (
               <tr key={o.id} data-org={o.id}>
-                <td>
-                  {o.name}
-                  {o.personal && (
-                    <>
-                      {' '}
-                      <Badge>Personal</Badge>
-                    </>
-                  )}
-                </td>
+                <OrgNameCell org={o} />
                 <td class="break-all">{o.slug}</td>
                 <td>{o['member-count']}</td>
-                <td>{o.subscription.status === 'none' ? '—' : `${o.subscription.plan ?? ''} (${o.subscription.status})`}</td>
+                <td>{subscriptionText(o.subscription)}</td>
                 <td>{when(o['created-at'])}</td>
               </tr>
             )}
