@@ -2,7 +2,9 @@
 import { Building2, House, Users } from 'lucide';
 import type { Feature } from '../shell/features.js';
 import { membersPath, orgPath, registerOrgs } from './events.js';
-import { AcceptInvitationPage, OrgMembersPage, OrgPage, OrgSwitcher, OrgsPage } from './pages.js';
+import { OrgMembersPage } from './members-page.js';
+import { OrgPage } from './overview-page.js';
+import { AcceptInvitationPage, OrgSwitcher, OrgsPage } from './pages.js';
 
 export const orgs: Feature = {
   id: 'orgs',

@@ -1,0 +1,167 @@
+/**
+ * An organization's members page (`/orgs/<id>/members`): the members with their roles, changed
+ * or removed as far as the server would allow, and, for admins, inviting and the pending
+ * invitations.
+ */
+import { Link, useApp } from '../ui/app.js';
+import { Submit } from '../ui/button.js';
+import { Card, Stack } from '../ui/card.js';
+import { ConfirmButton } from '../ui/dialog.js';
+import { Badge } from '../ui/feedback.js';
+import { Field, Form, SelectField } from '../ui/field.js';
+import { PageHeader } from '../ui/page-header.js';
+import { Table } from '../ui/table.js';
+import { type Member, type Organization, type OrgRole, orgPath } from './events.js';
+import { loadingOrg, Missing, useOrgPage } from './path-org.js';
+import { ROLES, rank } from './roles.js';
+
+const roleOptions = (roles: OrgRole[]) => roles.map((r) => ({ value: r, label: r }));
+
+function MemberRow({ member, me, myRole, owners }: { member: Member; me: string | undefined; myRole: OrgRole; owners: number }) {
+  const { state, dispatch } = useApp();
+  const self = member['account-id'] === me;
+  // what the server allows: admins manage admins and members; owners also owners; the last owner stays
+  const canManage = rank(myRole) >= rank('admin') && (member.role !== 'owner' || myRole === 'owner');
+  const lastOwner = member.role === 'owner' && owners === 1;
+  const choices = ROLES.filter((r) => r !== 'owner' || myRole === 'owner');
+  return (
+    <tr data-member={member['account-id']} data-email={member.email} data-role={member.role}>
+      <td>
+        {member.name ?? '—'}
+        <br />
+        <span class="text-muted">{member.email}</span>
+        {self && (
+          <>
+            {' '}
+            <Badge>you</Badge>
+          </>
+        )}
+      </td>
+      <td>
+        {canManage && !lastOwner ? (
+          <div class="member-role-field max-w-36">
+            <SelectField
+              id={`role-${member['account-id']}`}
+              label={`Role of ${member.email}`}
+              srOnlyLabel
+              value={member.role}
+              disabled={state.busy}
+              options={roleOptions(choices)}
+              onChange={(role) => dispatch(['org/change-role', member['account-id'], role])}
+            />
+          </div>
+        ) : (
+          <span data-field="role">{member.role}</span>
+        )}
+      </td>
+      <td>
+        {!self && canManage && (
+          <ConfirmButton
+            variant="secondary"
+            class="remove-member"
+            disabled={state.busy || lastOwner}
+            title={`Remove ${member.email}?`}
+            message="They lose access to the organization at once."
+            confirmLabel="Remove"
+            onConfirm={() => dispatch(['org/remove', member['account-id']])}
+          >
+            Remove
+          </ConfirmButton>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function Invitations({ org }: { org: Organization }) {
+  const { state, dispatch } = useApp();
+  const page = state.orgPage!;
+  return (
+    <>
+      <Card title="Invite someone" id="invite-card" titleId="invite-title" description="They get an email with a link; it works for one address, once.">
+        <Form id="invite" resetKey={state.orgFormResets?.invite ?? 0} onSubmit={(f) => dispatch(['org/invite', f])}>
+          <Field form="invite" name="email" label="Email" type="email" required maxLength={254} />
+          <SelectField
+            id="invite-role"
+            name="role"
+            form="invite"
+            label="Role"
+            options={roleOptions(ROLES.filter((r) => r !== 'owner' || org.role === 'owner'))}
+          />
+          <Submit>Send invitation</Submit>
+        </Form>
+      </Card>
+      <Card title="Pending invitations" id="invitations-card">
+        <Table
+          id="invitations"
+          caption="Pending invitations"
+          headers={['Email', 'Role', 'Expires', '']}
+          rows={page.invitations}
+          empty="None."
+          emptyId="no-invitations"
+          render={(i) => (
+            <tr key={i.id} data-invitation={i.id} data-email={i.email}>
+              <td>{i.email}</td>
+              <td>{i.role}</td>
+              <td>{new Date(i['expires-at']).toLocaleDateString()}</td>
+              <td>
+                <ConfirmButton
+                  variant="secondary"
+                  class="revoke-invitation"
+                  disabled={state.busy}
+                  title={`Revoke the invitation to ${i.email}?`}
+                  message="Its link stops working."
+                  confirmLabel="Revoke"
+                  onConfirm={() => dispatch(['org/revoke', i.id])}
+                >
+                  Revoke
+                </ConfirmButton>
+              </td>
+            </tr>
+          )}
+        />
+      </Card>
+    </>
+  );
+}
+
+/** An organization's members (roles, removal) and, for admins, its invitations. */
+export function OrgMembersPage() {
+  const { state } = useApp();
+  const { id, page } = useOrgPage();
+  if (!id || page?.status === 'missing') return <Missing title="Members" />;
+  if (!page?.org) return loadingOrg('Members');
+  const org = page.org;
+  const owners = page.members?.filter((m) => m.role === 'owner').length ?? 0;
+  return (
+    <>
+      <PageHeader
+        title="Members"
+        description={
+          <>
+            of {org.name} · your role: <strong id="org-role">{org.role}</strong>
+          </>
+        }
+        back={
+          <Link to="org" path={orgPath(org.id)} id="back-to-org">
+            ← {org.name}
+          </Link>
+        }
+      />
+      <Stack>
+        <Card title="Members" id="members-card">
+          <Table
+            id="members"
+            caption={`Members of ${org.name}`}
+            headers={['Member', 'Role', '']}
+            rows={page.members}
+            loadingText="Loading members…"
+            empty="No members."
+            render={(m) => <MemberRow key={m['account-id']} member={m} me={state.account?.id} myRole={org.role} owners={owners} />}
+          />
+        </Card>
+        {rank(org.role) >= rank('admin') && <Invitations org={org} />}
+      </Stack>
+    </>
+  );
+}

@@ -1,0 +1,115 @@
+/**
+ * An organization's overview (`/orgs/<id>`): your role, its plan, its members' count, links to
+ * its administration for admins, and leaving or deleting it.
+ */
+import { apiKeysPath } from '../api-keys/events.js';
+import { auditPath } from '../audit/events.js';
+import { billingPath } from '../billing/events.js';
+import { useApp } from '../ui/app.js';
+import { ButtonLink } from '../ui/button.js';
+import { Actions, Card, Stack } from '../ui/card.js';
+import { ConfirmButton } from '../ui/dialog.js';
+import { PageHeader } from '../ui/page-header.js';
+import { webhooksPath } from '../webhooks/events.js';
+import { membersPath } from './events.js';
+import { loadingOrg, Missing, useOrgPage } from './path-org.js';
+import { rank } from './roles.js';
+
+/** An organization's overview: who you are in it, its plan, where to go. */
+export function OrgPage() {
+  const { state, dispatch } = useApp();
+  const { id, page } = useOrgPage();
+  if (!id || page?.status === 'missing') return <Missing title="Organization" />;
+  if (!page?.org) return loadingOrg('Organization');
+  const org = page.org;
+  const admin = rank(org.role) >= rank('admin');
+  const s = org.subscription;
+  const me = page.members?.find((m) => m['account-id'] === state.account?.id);
+  const owners = page.members?.filter((m) => m.role === 'owner').length ?? 0;
+  const lastOwner = me?.role === 'owner' && owners === 1;
+  return (
+    <>
+      <PageHeader
+        title={org.name}
+        id="org-name"
+        data-org={org.id}
+        data-role={org.role}
+        description={
+          <>
+            {org.personal ? 'Your personal organization. ' : ''}Your role: <strong id="org-role">{org.role}</strong>
+          </>
+        }
+      />
+      <Stack>
+        <Stack columns={2}>
+          <Card title="Plan" id="org-plan-card">
+            <p id="org-plan">
+              Plan: <strong>{s?.plan ?? 'none'}</strong>
+              {s && s.status !== 'none' ? ` (${s.status})` : ''}
+            </p>
+            <Actions>
+              <ButtonLink to="org-billing" path={billingPath(org.id)} id="org-billing" variant="secondary">
+                Billing
+              </ButtonLink>
+            </Actions>
+          </Card>
+          <Card title="Members" id="org-members-card">
+            <p>{page.members ? `${page.members.length} member${page.members.length === 1 ? '' : 's'}` : 'Loading members…'}</p>
+            <Actions>
+              <ButtonLink to="org-members" path={membersPath(org.id)} id="org-members-link" variant="secondary">
+                {admin ? 'Members and invitations' : 'Members'}
+              </ButtonLink>
+            </Actions>
+          </Card>
+        </Stack>
+        {admin && (
+          <Card title="Administration" id="org-admin-card">
+            <Actions>
+              <ButtonLink to="org-api-keys" path={apiKeysPath(org.id)} id="org-api-keys-link" variant="secondary">
+                API keys
+              </ButtonLink>
+              <ButtonLink to="org-webhooks" path={webhooksPath(org.id)} id="org-webhooks-link" variant="secondary">
+                Webhooks
+              </ButtonLink>
+              <ButtonLink to="org-audit" path={auditPath(org.id)} id="audit-log-link" variant="secondary">
+                Audit log
+              </ButtonLink>
+            </Actions>
+          </Card>
+        )}
+        {!org.personal && (
+          <Card title="Leave or delete" tone="danger" id="org-danger-card">
+            <Actions>
+              {me && (
+                <ConfirmButton
+                  id="leave-org"
+                  variant="secondary"
+                  disabled={state.busy || lastOwner}
+                  title={`Leave ${org.name}?`}
+                  message={lastOwner ? 'Make another member owner first.' : 'You lose access to it until someone invites you again.'}
+                  confirmLabel="Leave"
+                  onConfirm={() => dispatch(['org/remove', me['account-id']])}
+                >
+                  Leave
+                </ConfirmButton>
+              )}
+              {org.role === 'owner' && (
+                <ConfirmButton
+                  id="delete-org"
+                  disabled={state.busy}
+                  title={`Delete ${org.name}?`}
+                  message="It is deleted for every member, with its API keys and audit log. This cannot be undone."
+                  confirmLabel="Delete organization"
+                  onConfirm={() => dispatch(['org/delete'])}
+                >
+                  Delete organization
+                </ConfirmButton>
+              )}
+            </Actions>
+            {lastOwner && <p class="text-muted">You are its only owner: make another member owner before you leave.</p>}
+          </Card>
+        )}
+      </Stack>
+    </>
+  );
+}
