@@ -1,5 +1,5 @@
 /** SCIM's discovery documents (RFC 7644 §4): what this service provider supports, for directories that ask. */
-import { USER_SCHEMA } from './users.js';
+import { USER_SCHEMA } from './user-resource.js';
 
 const attribute = (name: string, type: string, extra: Record<string, unknown> = {}) => ({
   name,

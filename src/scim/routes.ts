@@ -17,7 +17,8 @@ import { listOf, serviceProviderConfig, userResourceType, userSchema } from './d
 import { ScimHttpError } from './errors.js';
 import { CreatedScimToken, CreateScimToken, ScimBody, ScimDocument, ScimListQuery, ScimTokenPath, ScimTokens, ScimUserPath } from './schemas.js';
 import type { ScimCaller, ScimTokenService } from './tokens.js';
-import { USER_SCHEMA, type ScimUserService } from './users.js';
+import { USER_SCHEMA } from './user-resource.js';
+import type { ScimUserService } from './users.js';
 
 const error = ref(ErrorBody);
 export const SCIM_PREFIX = '/scim/v2';

@@ -1,94 +1,37 @@
 /**
  * SCIM Users (RFC 7643 §4.1, RFC 7644) of one organization: its members, as the directory sees
- * them. `id` is the account id; `userName` the email. Creating a user makes (or links, by email,
- * only when the account's address is verified) the account and its membership with the token's
- * default role; `active: false` suspends the
- * membership and ends the account's sessions on every instance; DELETE removes the membership.
- * Filters are parsed by scim2-parse-filter and PATCH operations applied by scim-patch (both the
- * Okta and the Entra ID styles). Owners are not the directory's to suspend or remove. Each
- * change of membership emits its `member.*` webhook event in its own transaction, as invitations
- * and removals do: added, updated (suspended or lifted), removed.
+ * them, read and written. `id` is the account id; `userName` the email. Creating a user makes (or
+ * links, by email, only when the account's address is verified) the account and its membership
+ * with the token's default role; `active: false` suspends the membership and ends the account's
+ * sessions on every instance; DELETE removes the membership. Owners are not the directory's to
+ * suspend or remove. Each change of membership emits its `member.*` webhook event in its own
+ * transaction, as invitations and removals do: added, updated (suspended or lifted), removed.
+ * The documents, PATCH and filters are user-resource.ts's; the changes' side effects, member-effects.ts's.
  */
-import type { Transaction } from 'kysely';
-import { filter as compileFilter, parse as parseFilter, type Filter } from 'scim2-parse-filter';
-import { scimPatch, ScimError, type ScimPatchOperation, type ScimResource } from 'scim-patch';
-import { insertAccount, normalizeEmail } from '../account/service.js';
+import { insertAccount } from '../account/service.js';
 import { appendAudit, type RequestOrigin } from '../audit/log.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { DB } from '../db/database.js';
-import type { DatabaseSchema } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
-import { invitationRolesBeyond, revokeInvitationsSentBy } from '../orgs/data.js';
 import type { DomainService } from '../sso/domains.js';
-import { FORBIDDEN_KEYS } from '../shared/forbidden-keys.js';
 import { emitWebhookEvent } from '../webhooks/outbox.js';
 import { scimBadRequest, scimNotFound, ScimHttpError } from './errors.js';
+import { memberEvent, revokeSentInvitations } from './member-effects.js';
 import type { ScimCaller } from './tokens.js';
+import {
+  inputOf,
+  listRequestOf,
+  listResponse,
+  patchedUser,
+  replacementOf,
+  toScimUser,
+  userNameAsked,
+  type MemberRow,
+  type ScimUser,
+  type UserInput,
+} from './user-resource.js';
 
-export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
-export const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
-const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-const MAX_COUNT = 200;
-const EMAIL = /^[^\s@<>()",;:\\]+@[a-z0-9.-]+\.[a-z]{2,63}$/i;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export interface ScimUser extends ScimResource {
-  id: string;
-  externalId?: string;
-  userName: string;
-  name?: { formatted?: string; givenName?: string; familyName?: string };
-  displayName?: string;
-  emails: Array<{ value: string; primary: boolean; type: string }>;
-  active: boolean;
-  meta: { resourceType: 'User'; created: Date; lastModified: Date; location: string };
-}
-
-interface MemberRow {
-  id: string;
-  email: string;
-  name: string | null;
-  role: 'owner' | 'admin' | 'member';
-  joined_at: Date;
-  suspended_at: Date | null;
-  scim_external_id: string | null;
-}
-
-/** What a request gives: the user's fields we keep. */
-interface UserInput {
-  userName: string;
-  name: string | null;
-  externalId: string | null;
-  active: boolean;
-}
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
-
-/** `active` as directories send it: a boolean, or (Entra ID) the strings "True"/"False". */
-function activeOf(value: unknown, fallback: boolean): boolean {
-  if (value === undefined || value === null) return fallback;
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';
-  throw scimBadRequest('active must be true or false', 'invalidValue');
-}
-
-function inputOf(body: Record<string, unknown>, current?: ScimUser): UserInput {
-  const emails = Array.isArray(body.emails) ? (body.emails as Array<Record<string, unknown>>) : [];
-  const primary = emails.find((e) => e && e.primary === true) ?? emails[0];
-  const userName = str(body.userName) ?? str(primary?.value);
-  if (!userName) throw scimBadRequest('userName is required', 'invalidValue');
-  const email = normalizeEmail(userName);
-  if (email.length > 254 || !EMAIL.test(email)) throw scimBadRequest('userName must be an email address', 'invalidValue');
-  const nameObject = (body.name && typeof body.name === 'object' ? body.name : {}) as Record<string, unknown>;
-  const given = str(nameObject.givenName);
-  const family = str(nameObject.familyName);
-  const name = str(body.displayName) ?? str(nameObject.formatted) ?? ([given, family].filter(Boolean).join(' ') || undefined);
-  return {
-    userName: email,
-    name: name ? name.slice(0, 100) : (current?.displayName ?? null),
-    externalId: str(body.externalId)?.slice(0, 256) ?? current?.externalId ?? null,
-    active: activeOf(body.active, current?.active ?? true),
-  };
-}
 
 export interface ScimUserDeps {
   db: DB;
@@ -100,19 +43,6 @@ export interface ScimUserDeps {
 
 export class ScimUserService {
   constructor(private readonly deps: ScimUserDeps) {}
-
-  private toUser(row: MemberRow): ScimUser {
-    return {
-      schemas: [USER_SCHEMA],
-      id: row.id,
-      ...(row.scim_external_id ? { externalId: row.scim_external_id } : {}),
-      userName: row.email,
-      ...(row.name ? { name: { formatted: row.name }, displayName: row.name } : {}),
-      emails: [{ value: row.email, primary: true, type: 'work' }],
-      active: row.suspended_at === null,
-      meta: { resourceType: 'User', created: row.joined_at, lastModified: row.suspended_at ?? row.joined_at, location: `${this.deps.baseUrl}/Users/${row.id}` },
-    };
-  }
 
   private members(organizationId: string) {
     return this.deps.db
@@ -138,41 +68,20 @@ export class ScimUserService {
   }
 
   async get(caller: ScimCaller, id: string): Promise<ScimUser> {
-    return this.toUser(await this.row(caller.organizationId, id));
+    return toScimUser(await this.row(caller.organizationId, id), this.deps.baseUrl);
   }
 
   /** `filter` (scim2-parse-filter), 1-based `startIndex`, `count` (at most 200). */
   async list(caller: ScimCaller, query: { filter?: string; startIndex?: string; count?: string }): Promise<Record<string, unknown>> {
-    const startIndex = query.startIndex === undefined ? 1 : Math.max(1, positive(query.startIndex, 'startIndex'));
-    const count = query.count === undefined ? 100 : Math.min(MAX_COUNT, positive(query.count, 'count', true));
-    let ast: Filter | undefined;
-    if (query.filter !== undefined && query.filter.trim() !== '') {
-      try {
-        ast = parseFilter(query.filter);
-      } catch (err) {
-        throw scimBadRequest(`The filter cannot be parsed: ${(err as Error).message.slice(0, 200)}`, 'invalidFilter');
-      }
-    }
-    let rows: MemberRow[];
+    const request = listRequestOf(query);
+    const email = userNameAsked(request.filter);
     // the directories' own question (`userName eq "…"`) is one indexed lookup; anything else is matched in memory
-    if (ast && ast.op === 'eq' && 'attrPath' in ast && ast.attrPath.toLowerCase() === 'username' && typeof ast.compValue === 'string') {
-      rows = await this.members(caller.organizationId).where('account.email', '=', normalizeEmail(ast.compValue)).execute();
-      ast = undefined;
-    } else {
-      rows = await this.members(caller.organizationId).orderBy('membership.joined_at').orderBy('account.id').execute();
-    }
-    let users = rows.map((r) => this.toUser(r));
-    if (ast) {
-      let matches: (r: unknown) => boolean;
-      try {
-        matches = compileFilter(ast);
-      } catch (err) {
-        throw scimBadRequest(`The filter cannot be used: ${(err as Error).message.slice(0, 200)}`, 'invalidFilter');
-      }
-      users = users.filter((u) => matches(u));
-    }
-    const page = users.slice(startIndex - 1, startIndex - 1 + count);
-    return { schemas: [LIST_SCHEMA], totalResults: users.length, startIndex, itemsPerPage: page.length, Resources: page };
+    const rows =
+      email !== undefined
+        ? await this.members(caller.organizationId).where('account.email', '=', email).execute()
+        : await this.members(caller.organizationId).orderBy('membership.joined_at').orderBy('account.id').execute();
+    const users = rows.map((r) => toScimUser(r, this.deps.baseUrl));
+    return listResponse(users, email !== undefined ? { ...request, filter: undefined } : request);
   }
 
   /** Creates (or links by email) the account and its membership: 409 `uniqueness` when it is a member already. */
@@ -247,40 +156,14 @@ export class ScimUserService {
 
   async replace(caller: ScimCaller, id: string, body: Record<string, unknown>, origin: RequestOrigin): Promise<ScimUser> {
     const current = await this.get(caller, id);
-    const input = inputOf(body, current);
-    if (input.userName !== current.userName) throw scimBadRequest("userName cannot be changed (it is the account's email)", 'mutability');
-    return this.apply(caller, current, input, origin);
+    return this.apply(caller, current, replacementOf(body, current), origin);
   }
 
   /** PATCH: scim-patch applies the operations to the current resource; `op` in any case and "True"/"False" strings are taken. */
   async patch(caller: ScimCaller, id: string, body: Record<string, unknown>, origin: RequestOrigin): Promise<ScimUser> {
     const current = await this.get(caller, id);
-    const schemas = body.schemas;
-    if (!Array.isArray(schemas) || !schemas.includes(PATCH_SCHEMA)) throw scimBadRequest(`The body must name the schema ${PATCH_SCHEMA}`, 'invalidSyntax');
-    const operations = body.Operations;
-    if (!Array.isArray(operations) || operations.length === 0 || operations.length > 100)
-      throw scimBadRequest('Operations must list 1 to 100 operations', 'invalidSyntax');
-    // scim-patch walks a path's segments and a pathless value's keys (dotted ones too) into plain
-    // objects: `__proto__` there would reach Object.prototype of the whole process
-    if (operations.some((op) => pathReachesPrototype((op as { path?: unknown }).path) || keysReachPrototype((op as { value?: unknown }).value))) {
-      throw scimBadRequest('A path or attribute name in the patch is not allowed', 'invalidPath');
-    }
-    let patched: ScimUser;
-    try {
-      const ops = operations.map((op) => ({ ...(op as object), op: String((op as { op?: unknown }).op ?? '').toLowerCase() })) as ScimPatchOperation[];
-      patched = scimPatch(structuredClone(current), ops, { mutateDocument: true, treatMissingAsAdd: true });
-    } catch (err) {
-      if (err instanceof ScimError || err instanceof TypeError) {
-        throw scimBadRequest(
-          `The patch cannot be applied: ${(err as Error).message.slice(0, 200)}`,
-          /path/i.test((err as Error).message) ? 'invalidPath' : 'invalidSyntax',
-        );
-      }
-      throw err;
-    }
-    const input = inputOf(patched as unknown as Record<string, unknown>, current);
-    if (input.userName !== current.userName) throw scimBadRequest("userName cannot be changed (it is the account's email)", 'mutability');
-    return this.apply(caller, current, input, origin);
+    const patched = patchedUser(current, body);
+    return this.apply(caller, current, replacementOf(patched as unknown as Record<string, unknown>, current), origin);
   }
 
   /** Writes the fields a directory owns (name when we made the account, external id, active) and acts on `active`. */
@@ -371,62 +254,4 @@ export class ScimUserService {
     });
     this.deps.log.info('scim/user-removed', 'User removed by the directory', { 'organization-id': orgId, 'account-id': current.id });
   }
-}
-
-/**
- * A member the directory suspends or removes can no longer grant a membership: what it sent is
- * revoked in the change's transaction, each audited with the directory as actor (the accept
- * checks the inviter's standing again: orgs/invitations.ts).
- */
-async function revokeSentInvitations(
-  trx: Transaction<DatabaseSchema>,
-  caller: ScimCaller,
-  inviterId: string,
-  reason: string,
-  origin: RequestOrigin,
-): Promise<void> {
-  const revoked = await revokeInvitationsSentBy(trx, inviterId, invitationRolesBeyond(undefined), caller.organizationId);
-  for (const invitation of revoked) {
-    await appendAudit(trx, {
-      action: 'org.invitation-revoked',
-      organizationId: caller.organizationId,
-      accountId: inviterId,
-      actor: {},
-      target: { type: 'invitation', id: invitation.id },
-      details: { email: invitation.email, role: invitation.role, reason, 'invited-by': inviterId, 'scim-token-id': caller.tokenId },
-      origin,
-    });
-  }
-}
-
-/** A `member.*` webhook event's member (docs/webhooks.md), with `suspended` (a directory's suspension grants nothing). */
-function memberEvent(m: { id: string; email: string; name: string | null; role: string; joined_at: Date; suspended_at: Date | null }): Record<string, unknown> {
-  return {
-    'account-id': m.id,
-    email: m.email,
-    name: m.name,
-    role: m.role,
-    'joined-at': new Date(m.joined_at).toISOString(),
-    suspended: m.suspended_at !== null,
-  };
-}
-
-function positive(raw: string, name: string, zeroOk = false): number {
-  if (!/^\d{1,9}$/.test(raw.trim())) throw scimBadRequest(`${name} must be a whole number`, 'invalidValue');
-  const n = Number(raw.trim());
-  if (!zeroOk && n < 1) throw scimBadRequest(`${name} must be at least 1`, 'invalidValue');
-  return n;
-}
-
-/** The segments of a patch path (`name.givenName`, `emails[type eq "work"].value`, a schema URN prefix) name the prototype. */
-function pathReachesPrototype(path: unknown): boolean {
-  return typeof path === 'string' && path.split(/[.[\]:\s"]+/).some((segment) => FORBIDDEN_KEYS.has(segment));
-}
-
-/** A key of the value, at any depth (a dotted key is a path to scim-patch), names the prototype. */
-function keysReachPrototype(node: unknown, depth = 0): boolean {
-  if (depth > 32) return true;
-  if (Array.isArray(node)) return node.some((item) => keysReachPrototype(item, depth + 1));
-  if (node === null || typeof node !== 'object') return false;
-  return Object.keys(node).some((key) => pathReachesPrototype(key) || keysReachPrototype((node as Record<string, unknown>)[key], depth + 1));
 }
