@@ -3,7 +3,7 @@
  * or removed as far as the server would allow, and, for admins, inviting and the pending
  * invitations.
  */
-import { Link, useApp } from '../ui/app.js';
+import { useApp } from '../ui/app.js';
 import { Submit } from '../ui/button.js';
 import { Card, Stack } from '../ui/card.js';
 import { ConfirmButton } from '../ui/dialog.js';
@@ -11,7 +11,8 @@ import { Badge } from '../ui/feedback.js';
 import { Field, Form, SelectField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
-import { type Member, type Organization, type OrgRole, orgPath } from './events.js';
+import type { Member, Organization, OrgRole } from './events.js';
+import { BackToOrg } from './org-page.js';
 import { loadingOrg, Missing, useOrgPage } from './path-org.js';
 import { ROLES, rank } from './roles.js';
 
@@ -142,11 +143,7 @@ export function OrgMembersPage() {
             of {org.name} · your role: <strong id="org-role">{org.role}</strong>
           </>
         }
-        back={
-          <Link to="org" path={orgPath(org.id)} id="back-to-org">
-            ← {org.name}
-          </Link>
-        }
+        back={<BackToOrg org={org} />}
       />
       <Stack>
         <Card title="Members" id="members-card">
