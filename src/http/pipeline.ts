@@ -3,30 +3,30 @@
  *  1. per request: a `req-id`, the start time and method/URI/server name in the log context
  *     (done in the server factory, request-context.ts, so the async context covers the whole request);
  *  2. response format from `Accept`, request format from `Content-Type`;
- *  3. body decoded by its format into `body-params` (raw bytes for routes that ask for them);
+ *  3. body decoded by its format into `body-params` (raw bytes for routes that ask for them;
+ *     body-decoding.ts);
  *  4. defaults layer: cookies, query, form parameters, static files (registered in app.ts);
  *  5. `params` = path + query + form/body, logged redacted;
  *  6. coercion of path, query and body against the route's schemas, exposed as `parameters`,
  *     and the response body checked against the schema of its status;
  *  7. every response body encoded in the negotiated format, errors included;
  *  8. compression (@fastify/compress, app.ts);
- *  9. one `api-call/response` entry per response.
+ *  9. one `api-call/response` entry per response (response-log.ts).
  */
-import type { IncomingMessage } from 'node:http';
-import { parse as parseQueryString } from 'node:querystring';
 import type { ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { currentContext, type LogContext } from '../logging/context.js';
 import type { Logger } from '../logging/logger.js';
 import type { Redactor } from '../logging/redact.js';
-import { routeOf, type ResponseObserver } from '../observability/http.js';
-import { forbiddenKey, MAY_HOLD_NUL, nulPath } from '../shared/codecs.js';
+import type { ResponseObserver } from '../observability/http.js';
 import { FORBIDDEN_KEYS } from '../shared/forbidden-keys.js';
 import { isErrorBody, markErrorBody, toErrorResponse } from './error-answers.js';
 import { ajvErrors, HttpError, methodNotAllowed, requestCoercion, ResponseCoercionError } from './errors.js';
-import { DecodeError, FORM_MIME, FORMATS, isFormBody, json, markFormBody, negotiateResponseFormat, type Format } from './formats.js';
-import { contextOf, elapsedMs, pathOf } from './request-context.js';
+import { FORMATS, isFormBody, json, negotiateResponseFormat, type Format } from './formats.js';
+import { installBodyDecoders, nulRefused } from './body-decoding.js';
+import { contextOf, pathOf } from './request-context.js';
+import { installResponseLog } from './response-log.js';
 import { callNotFound, routeDataOf } from './route-data.js';
 import { ANSWERED, type RequestStep } from './request-steps.js';
 import { validatorsFor } from './validators.js';
@@ -50,7 +50,6 @@ declare module 'fastify' {
   }
 }
 
-const LOGGED = Symbol('saas.responseLogged');
 const DOCUMENT_HEADERS_FIRST = Symbol('saas.documentHeadersFirst');
 
 /**
@@ -62,23 +61,12 @@ export function documentHeadersFirst(reply: FastifyReply): boolean {
   return (reply as unknown as Record<symbol, boolean>)[DOCUMENT_HEADERS_FIRST] === true;
 }
 
-/** SCIM's media type (RFC 7644 §3.1): JSON, decoded as JSON (the directory sync routes, src/scim/) */
-const SCIM_MIME = 'application/scim+json';
-
 /**
  * The longest request target (path and query) answered, characters: longer ones are 414
  * `uri-too-long`. Browsers and proxies handle about 8 KiB; the whole header section (URL
  * included) is limited by Node's 16 KiB, beyond which the answer is 431 (clientErrorHandler).
  */
 export const MAX_URL_LENGTH = 8192;
-
-/** Form keys are flat (`user[password]` is one key); the prototype keys are refused like in every format. */
-function decodeForm(text: string): Record<string, string | string[]> {
-  const fields = parseQueryString(text, '&', '=', { maxKeys: 0 });
-  for (const key in fields) if (FORBIDDEN_KEYS.has(key)) throw forbiddenKey(key);
-  markFormBody(fields);
-  return fields as Record<string, string | string[]>;
-}
 
 /** The logged `params` of a request without any: one frozen object for all of them. */
 const NO_PARAMS = Object.freeze({});
@@ -87,12 +75,6 @@ function isEmpty(values: unknown): boolean {
   for (const _ in values as object) return false;
   return true;
 }
-
-/** A form's NUL arrives percent-encoded (`%00`) or raw. */
-const FORM_MAY_HOLD_NUL = /%00|\u0000/;
-
-const nulRefused = (where: 'body' | 'query' | 'path', path: string) =>
-  requestCoercion(where, [{ path, message: 'must not contain the NUL character (U+0000)' }]);
 
 /** The first query or path parameter holding U+0000, as `/name`. */
 function nulParameter(values: unknown): string | undefined {
@@ -179,40 +161,14 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): Reque
   app.decorateRequest('authFailure', undefined);
   app.decorateRequest('logContext', null as unknown as LogContext);
 
-  // fatal: invalid UTF-8 is a malformed body, not text with replacement characters
-  const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-  // --- body decoding: our three formats and forms ---------------------------------------
-  // A request for no route is answered 404 without decoding its body: its bytes are read
-  // (within the body limit) and dropped, so nothing of it reaches a decoder, the redactor or
-  // their caches (issue 14, item 1).
-  app.removeAllContentTypeParsers();
-  const decoders: [string, (text: string) => unknown][] = [
-    ...FORMATS.map((f) => [f.mime, f.decode] as [string, (text: string) => unknown]),
-    [FORM_MIME, decodeForm],
-    [SCIM_MIME, json.decode],
-  ];
-  for (const [mime, decode] of decoders) {
-    app.addContentTypeParser(mime, { parseAs: 'buffer' }, (request, body, done) => {
-      if (request.is404) return done(null, undefined);
-      if ((routeDataOf(request) as Partial<RouteConfig>).rawBody) return done(null, body);
-      let value: unknown;
-      try {
-        const text = utf8.decode(body as Buffer);
-        value = decode(text);
-        // PostgreSQL stores no U+0000: refused here, in every format, rather than a 500 later
-        const at = (mime === FORM_MIME ? FORM_MAY_HOLD_NUL : MAY_HOLD_NUL).test(text) ? nulPath(value) : undefined;
-        if (at !== undefined) return done(nulRefused('body', at), undefined);
-      } catch (err) {
-        return done(err instanceof TypeError ? new DecodeError('Body is not valid UTF-8') : (err as Error), undefined);
-      }
-      done(null, value);
-    });
-  }
+  installBodyDecoders(app);
 
   // --- 1-2: context and negotiation ------------------------------------------------------
   // every object body, errors included, leaves through the negotiated encoder; a string is a
   // body its sender already encoded (HTML, the OpenAPI JSON) and goes out as it is
+  // --- 9: one entry per response (response-log.ts) --------------------------------------
+  installResponseLog(app, log, deps.observeResponse);
+
   const serializers = new Map(FORMATS.map((f) => [f, (payload: unknown) => (typeof payload === 'string' ? payload : f.encode(payload))]));
   const documentHeaders = deps.responseHeaders ?? {};
   const apiHeaders = deps.apiResponseHeaders ?? documentHeaders;
@@ -335,25 +291,5 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): Reque
       .send(body);
   });
 
-  // --- 9: one entry per response, also for errors, 404s and aborted requests -------------
-  const logResponse = (request: FastifyRequest, status: number, contentType: unknown) => {
-    const tracked = request.raw as IncomingMessage & { [LOGGED]?: boolean };
-    if (tracked[LOGGED]) return;
-    tracked[LOGGED] = true;
-    const elapsed = elapsedMs(request.raw);
-    const ms = Math.round(elapsed * 1000) / 1000;
-    const data = contentType ? { status, 'saas.logging/ms': ms, 'content-type': String(contentType) } : { status, 'saas.logging/ms': ms };
-    log.info('api-call/response', `${request.method} ${pathOf(request.url)} => ${status}`, data, { ctx: request.logContext ?? contextOf(tracked) });
-    deps.observeResponse?.(request.raw, request.method, routeOf(request), status, elapsed / 1000);
-  };
-  app.addHook('onResponse', (request, reply, done) => {
-    logResponse(request, reply.statusCode, reply.getHeader('content-type'));
-    done();
-  });
-  // 499: nginx's "client closed request"; the client went away before the answer
-  app.addHook('onRequestAbort', (request, done) => {
-    logResponse(request, 499, undefined);
-    done();
-  });
   return contextAndNegotiation;
 }

@@ -142,6 +142,8 @@ for (const db of testDatabases()) {
       for (const format of ALL_FORMATS) {
         for (const [method, path, allow] of [
           ['PUT', '/api/account/me', 'GET, HEAD, PATCH'],
+          ['PUT', '/api/account/me/', 'GET, HEAD, PATCH'],
+          ['POST', '/api/health', 'GET, HEAD'],
           ['TRACE', '/api/account/me', 'GET, HEAD, PATCH'],
           ['GET', '/api/account/log-in', 'POST'],
           ['DELETE', '/%61pi/account/log-in', 'POST'],

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../src/config.js';
@@ -39,7 +40,7 @@ describe('request logging', () => {
       assert.ok(['trace', 'debug', 'info', 'warn', 'error', 'fatal'].includes(e.level));
     }
     const response = entries.find((e) => e.id === 'api-call/response')!;
-    assert.equal(response.line, await sourceLine('http/pipeline.ts', "log.info('api-call/response'"));
+    assert.equal(response.line, await sourceLine('http/response-log.ts', "log.info('api-call/response'"));
     const ready = entries.find((e) => e.id === 'db/ready')!;
     assert.equal(ready.line, await sourceLine('db/database.ts', "log.info('db/ready'"));
   });
@@ -79,6 +80,22 @@ describe('request logging', () => {
     assert.equal(entries.length, 1);
     assert.equal(entries[0].data.status, 499);
     assert.equal(entries[0].msg, 'GET /api/probe/slow => 499');
+  });
+
+  it('logs every request of a connection that closes before their answers as 499 (pipelined too)', async () => {
+    const { port } = new URL(t.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const get = (query: string) => `GET /api/probe/slow?pipelined=${query} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+    socket.write(get('first') + get('second'));
+    await sleep(100);
+    socket.destroy();
+    await sleep(700);
+    const entries = (await t.logEntries()).filter((e) => e.id === 'api-call/response' && (e.ctx.params as { pipelined?: string })?.pipelined);
+    assert.deepEqual(entries.map((e) => [(e.ctx.params as { pipelined: string }).pipelined, e.data.status]).sort(), [
+      ['first', 499],
+      ['second', 499],
+    ]);
   });
 
   it('leaves no secret in the log from any format or place', async () => {
