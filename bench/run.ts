@@ -211,6 +211,9 @@ const ratios: Record<string, unknown> = {
   'not-found-vs-health': cpuRatio(summary(ours, 'not-found'), healthOf(ours)),
   'no-token-vs-health': cpuRatio(summary(ours, 'no-token'), healthOf(ours)),
   'invalid-body-vs-health': cpuRatio(summary(ours, 'invalid-body'), healthOf(ours)),
+  // the framework's own: what reading and refusing the same body costs bare Fastify against its health
+  'fastify-bare-invalid-body-vs-health': cpuRatio(summary('fastify-bare', 'invalid-body'), healthOf('fastify-bare')),
+  'invalid-body-vs-fastify-bare-invalid-body': cpuRatio(summary(ours, 'invalid-body'), summary('fastify-bare', 'invalid-body')),
   'me-json-vs-health': cpuRatio(summary(ours, 'me-json'), healthOf(ours)),
   'query-json-vs-health': cpuRatio(summary(ours, 'query-json'), healthOf(ours)),
   'console-json-on-vs-off': cpuRatio(healthOf('console-json'), healthOf(ours)),
@@ -246,11 +249,18 @@ const atMost = (name: string, of: Summary | undefined, to: Summary | undefined, 
       }
     : { name, figure: '', met: null };
 };
+/** a target's figure with the peer's own ratio beside it: what the framework alone pays for the same thing */
+const withPeer = (target: Target, what: string, peer: ReturnType<typeof cpuRatio>): Target =>
+  peer ? { ...target, figure: `${target.figure}; ${what}: ${peer.cpu} x (the rounds' own: ${peer['cpu-paired-rounds']} x)` } : target;
 const targets: Target[] = [
   atMost("health <= 2 x bare Fastify's CPU per request (>= 0.5 x), file logging on", healthOf(ours), healthOf('fastify-bare'), 2),
   atMost('unknown path (404) <= 1.5 x health', summary(ours, 'not-found'), healthOf(ours), 1.5),
   atMost('no token (401) <= 1.5 x health', summary(ours, 'no-token'), healthOf(ours), 1.5),
-  atMost('validation (400) <= 1.5 x health', summary(ours, 'invalid-body'), healthOf(ours), 1.5),
+  withPeer(
+    atMost('validation (400) <= 1.5 x health', summary(ours, 'invalid-body'), healthOf(ours), 1.5),
+    "bare Fastify's own 400 against its health",
+    cpuRatio(summary('fastify-bare', 'invalid-body'), healthOf('fastify-bare')),
+  ),
   atMost(`/me <= 2 x own health (>= 0.5 x), ${ours}`, summary(ours, 'me-json'), healthOf(ours), 2),
   atMost(`query account/me <= 2 x own health (>= 0.5 x), ${ours}`, summary(ours, 'query-json'), healthOf(ours), 2),
   atMost('console JSON logging adds <= 15 % to health', healthOf('console-json'), healthOf(ours), 1.15),

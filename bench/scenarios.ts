@@ -76,6 +76,7 @@ function reads(token: string, format: Format): Scenario[] {
 
 /** The scenarios of one server (and, for the project, the account they use), each checked once before any load. */
 export async function scenariosFor(server: Running, kind: Kind, full: boolean): Promise<{ scenarios: Scenario[]; account?: Account }> {
+  if (kind === 'peer-validating') return { scenarios: await checked(server, [health, invalidBody]) };
   if (kind !== 'project') return { scenarios: await checked(server, [health]) };
   const acc = await account(server);
   const scenarios = [health, notFound, noToken, invalidBody, ...reads(acc.token, json), ...(full ? reads(acc.token, transitJson) : [])];

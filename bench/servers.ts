@@ -22,8 +22,11 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-/** What a setup is: a peer answers health only; the project answers the API's scenarios. */
-export type Kind = 'peer' | 'project' | 'project-health-only';
+/**
+ * What a setup is: a peer answers health (bare Fastify also a bad body's 400, the framework's
+ * own cost of reading and refusing one); the project answers the API's scenarios.
+ */
+export type Kind = 'peer' | 'peer-validating' | 'project' | 'project-health-only';
 
 /** One compared system: how to start it and which scenarios it answers. */
 export interface Setup {
@@ -135,10 +138,10 @@ export interface SetupOptions {
 /** The compared systems of a run, in the order they are loaded each round. */
 export function setups(o: SetupOptions): Setup[] {
   const profiled = (key: string) => (o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(o.profileDir, key)}`] : []);
-  const peer = (key: string, label: string, script: string, env: Record<string, string> = {}): Setup => ({
+  const peer = (key: string, label: string, script: string, env: Record<string, string> = {}, kind: Kind = 'peer'): Setup => ({
     key,
     label,
-    kind: 'peer',
+    kind,
     start: () => startServer(script, { env, flags: profiled(key) }),
   });
   const project = (
@@ -159,7 +162,7 @@ export function setups(o: SetupOptions): Setup[] {
   const list: Setup[] = [];
   if (o.full) list.push(peer('node-http', '(a) node:http', 'bench/servers/node-http.ts'));
   list.push(
-    peer('fastify-bare', '(b) Fastify, no logger', 'bench/servers/fastify.ts'),
+    peer('fastify-bare', '(b) Fastify, no logger', 'bench/servers/fastify.ts', {}, 'peer-validating'),
     peer('fastify-pino-file', '(c) Fastify + pino to a file', 'bench/servers/fastify.ts', { LOG_TO: join(o.dir, 'fastify.log') }),
   );
   if (o.full) list.push(peer('express', '(d) Express 5', 'bench/servers/express.ts'));
