@@ -270,8 +270,10 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     await page.goto(`${t.url}/log-in`);
     const background = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
     const light = await background();
+    // the palette's own colors (style.css): --bg of each theme
+    assert.equal(light, 'rgb(246, 247, 251)');
     await page.getByRole('button', { name: 'Switch to dark theme' }).click();
-    assert.notEqual(await background(), light);
+    assert.equal(await background(), 'rgb(14, 19, 32)');
     assert.equal(await page.evaluate(() => localStorage.getItem('theme')), 'dark');
     await page.reload();
     await page.getByRole('button', { name: 'Switch to light theme' }).click();

@@ -43,6 +43,19 @@ export function Form({
 const INPUT = 'mt-1 block w-full rounded-lg border border-line bg-surface px-3 py-2 text-sm placeholder:text-muted aria-[invalid=true]:border-danger';
 const LABEL = 'block text-sm font-medium';
 
+/** What describes a field to assistive technology: its hint and its error, when it has them. */
+const describedByOf = (id: string, hint: string | undefined, error: string | undefined) =>
+  [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
+
+/** A field's hint below its label, named by the field's aria-describedby. */
+function FieldHint({ id, hint }: { id: string; hint: string | undefined }) {
+  return hint ? (
+    <small id={`${id}-hint`} class="mt-1 block text-sm text-muted">
+      {hint}
+    </small>
+  ) : null;
+}
+
 /** The input attributes the forms use. */
 interface InputProps {
   type?: 'text' | 'email' | 'password' | 'url' | 'number' | 'date' | 'datetime-local';
@@ -78,7 +91,7 @@ export function Field({
   const { state } = useApp();
   const id = given ?? `${form}-${name}`;
   const error = state.fieldErrors?.[form]?.[name];
-  const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
+  const describedBy = describedByOf(id, hint, error);
   // Preact types inputs as a union by `type`; a `type` chosen at run time needs the plain attribute map
   const attrs = {
     id,
@@ -95,11 +108,7 @@ export function Field({
         {label}
       </label>
       <input {...attrs} />
-      {hint && (
-        <small id={`${id}-hint`} class="mt-1 block text-sm text-muted">
-          {hint}
-        </small>
-      )}
+      <FieldHint id={id} hint={hint} />
       <FieldError id={id} name={name} error={error} />
     </div>
   );
@@ -133,7 +142,7 @@ export function TextAreaField({
   const { state } = useApp();
   const id = given ?? `${form}-${name}`;
   const error = state.fieldErrors?.[form]?.[name];
-  const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
+  const describedBy = describedByOf(id, hint, error);
   return (
     <div>
       <label class={LABEL} for={id}>
@@ -151,11 +160,7 @@ export function TextAreaField({
         aria-invalid={error ? true : undefined}
         aria-describedby={describedBy}
       />
-      {hint && (
-        <small id={`${id}-hint`} class="mt-1 block text-sm text-muted">
-          {hint}
-        </small>
-      )}
+      <FieldHint id={id} hint={hint} />
       <FieldError id={id} name={name} error={error} />
     </div>
   );
@@ -261,15 +266,11 @@ export function CheckboxGroup({
   const { state } = useApp();
   const id = given ?? `${form}-${name}`;
   const error = state.fieldErrors?.[form]?.[name];
-  const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
+  const describedBy = describedByOf(id, hint, error);
   return (
     <fieldset id={id} aria-describedby={describedBy}>
       <legend class={LABEL}>{legend}</legend>
-      {hint && (
-        <small id={`${id}-hint`} class="mt-1 block text-sm text-muted">
-          {hint}
-        </small>
-      )}
+      <FieldHint id={id} hint={hint} />
       <div class="mt-2 space-y-2">
         {options.map((o, i) => (
           <label key={o.value} for={`${id}-${i}`} class="flex items-start gap-2 text-sm">
