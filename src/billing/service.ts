@@ -1,40 +1,24 @@
 /**
- * Billing flows of an organization (DESIGN.md, "Billing"; docs/billing.md): the plans on offer,
- * a Stripe Checkout Session to subscribe, a Customer Portal session to manage what was bought,
- * and the subscription the plan gate reads. What Stripe then reports arrives through the
- * webhook (src/payments/), which is what changes an organization's subscription.
+ * Billing flows of an organization (DESIGN.md, "Billing"; docs/billing.md): a Stripe Checkout
+ * Session to subscribe, a Customer Portal session to manage what was bought, and canceling the
+ * subscriptions of organizations being deleted; the plans on offer and the subscription the plan
+ * gate reads come from plan-offer.ts. What Stripe then reports arrives through the webhook
+ * (src/payments/), which is what changes an organization's subscription.
  */
-import { createHash } from 'node:crypto';
 import { appendAudit, type RequestOrigin } from '../audit/log.js';
 import type { DB } from '../db/database.js';
 import type { SubscriptionStatus } from '../db/schema.js';
-import { badRequest, conflict, HttpError, notFound } from '../http/errors.js';
-import type { AuthUser, Membership, OrganizationPlan } from '../http/routes.js';
+import { badRequest, conflict, notFound } from '../http/errors.js';
+import type { AuthUser, Membership } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import type { BillingPlans, BillingRedirect } from './schemas.js';
-import { type Catalogue, mainPrice } from './catalogue.js';
-import { orgBilling, planOf } from './org-plan.js';
+import type { Catalogue } from './catalogue.js';
+import { checkoutIdempotencyKey } from './checkout-key.js';
+import { type PaidFeature, PlanOffer } from './plan-offer.js';
+import { notConfigured, providerError } from './provider-errors.js';
 import { checkoutLineItems, seatCap } from './seats.js';
-import { planOfPrice, type BillingSettings } from './settings.js';
-import { StripeGatewayError, type BillingGateway, type CheckoutSessionParams, type PriceDetails } from './stripe-gateway.js';
-
-/** How long the prices read from Stripe are reused; after a failed read, how long until the next try. */
-export const PRICE_CACHE_MS = 10 * 60 * 1000;
-export const PRICE_RETRY_MS = 60 * 1000;
-
-/** A paid feature (route data `requires`) and the plans that open it. */
-export interface PaidFeature {
-  id: string;
-  plans: readonly string[];
-}
-
-/**
- * How long a repeated checkout request with the same facts gets the same session back: a
- * double click, or "back" from Stripe and the same button again. A later request, or one
- * after a real change (another plan, the organization got a customer, another caller), makes
- * a new session.
- */
-export const CHECKOUT_IDEMPOTENCY_WINDOW_MS = 10 * 60 * 1000;
+import type { BillingSettings } from './settings.js';
+import { StripeGatewayError, type BillingGateway, type CheckoutSessionParams } from './stripe-gateway.js';
 
 /** Statuses of a running subscription: a second checkout would charge twice, so the portal is the way to change plans. */
 const RUNNING: ReadonlySet<SubscriptionStatus> = new Set(['trialing', 'active', 'past-due']);
@@ -50,159 +34,45 @@ export interface BillingDeps {
   clock?: () => Date;
 }
 
-const notConfigured = () =>
-  new HttpError(503, {
-    type: 'billing-not-configured',
-    message: 'Billing is not set up on this server: STRIPE_SECRET_KEY is not configured',
-  });
-
-/** A failed Stripe call as 502 `payment-provider-error`: what went wrong in general, Stripe's code and request id, no secret. */
-function providerError(err: StripeGatewayError): HttpError {
-  const messages: Record<StripeGatewayError['failure'], string> = {
-    authentication: "The payment provider refused this server's credentials; billing needs its operator's attention",
-    permission: "The payment provider does not allow this server to do this; billing needs its operator's attention",
-    connection: 'The payment provider could not be reached; try again in a moment',
-    'rate-limit': 'The payment provider is busy; try again in a moment',
-    'invalid-request': 'The payment provider refused the request',
-    idempotency: 'The payment provider saw this request with other details a moment ago; try again in a moment',
-    api: 'The payment provider failed; try again in a moment',
-    'no-url': 'The payment provider answered without a page to go to',
-  };
-  return new HttpError(502, {
-    type: 'payment-provider-error',
-    message: messages[err.failure],
-    failure: err.failure,
-    ...(err.code ? { 'provider-code': err.code } : {}),
-    ...(err.param ? { 'provider-param': err.param } : {}),
-    ...(err.requestId ? { 'provider-request-id': err.requestId } : {}),
-  });
-}
-
 export class BillingService {
   private readonly clock: () => Date;
-  /** the prices of BILLING_PLANS as Stripe has them, read at most once per PRICE_CACHE_MS by all requests together */
-  private prices: { until: number; value: Promise<Map<string, PriceDetails> | undefined> } | undefined;
-
-  private readonly features: PaidFeature[] = [];
+  /** the plans, their prices and features, and the plan gate's lookups (plan-offer.ts) */
+  private readonly planOffer: PlanOffer;
+  /** The plan gate's lookups (`requires` route data): whether the organization's plan has a feature, and its subscription. */
+  readonly featureOf: PlanOffer['featureOf'];
+  readonly subscriptionOf: PlanOffer['subscriptionOf'];
 
   constructor(private readonly deps: BillingDeps) {
     this.clock = deps.clock ?? (() => new Date());
+    this.planOffer = new PlanOffer(deps);
+    this.featureOf = this.planOffer.featureOf;
+    this.subscriptionOf = this.planOffer.subscriptionOf;
   }
 
   /** Lists a paid feature with the plans that open it: GET /api/billing/plans says which plan has which. */
   offer(feature: PaidFeature): void {
-    this.features.push(feature);
+    this.planOffer.offer(feature);
   }
 
   /** The features modules offered (`offer`), with their plans. */
   get offered(): readonly PaidFeature[] {
-    return this.features;
+    return this.planOffer.offered;
   }
 
-  /**
-   * The plans on offer: with Stripe configured, each with its product's name, amount, currency
-   * and interval from the Prices API (cached); the plan ids alone without Stripe, or while it
-   * cannot be reached (the page still offers the plans; checkout shows the price).
-   */
-  async plans(): Promise<BillingPlans> {
-    const { settings } = this.deps;
-    const prices = await this.priceDetails();
-    const catalogue = this.catalogue;
-    const fromFile = catalogue.source === 'file';
-    return {
-      plans: catalogue.plans.map((p) => {
-        const priceId = mainPrice(p);
-        const price = priceId ? prices?.get(priceId) : undefined;
-        // the catalogue names its plans; BILLING_PLANS's are named by their product in Stripe
-        const name = fromFile ? p.name : price?.name;
-        const offered = this.features.filter((f) => f.plans.includes(p.id)).map((f) => f.id);
-        return {
-          id: p.id,
-          'price-id': priceId,
-          ...(name ? { name } : {}),
-          ...(price?.amount !== undefined ? { amount: price.amount, currency: price.currency } : {}),
-          ...(price?.interval ? { interval: price.interval, 'interval-count': price.intervalCount ?? 1 } : {}),
-          // BILLING_PLANS answers what it always did: its plans have no seats, limits or catalogue features
-          ...(fromFile
-            ? {
-                default: p.default,
-                prices: p.prices && { flat: p.prices.flat, 'per-seat': p.prices.perSeat, metered: { ...p.prices.metered } },
-                seats: { ...p.seats },
-                limits: Object.fromEntries(Object.entries(p.limits).map(([meter, l]) => [meter, { ...l }])),
-              }
-            : {}),
-          features: [...new Set([...p.features, ...offered])],
-        };
-      }),
-      ...(fromFile ? { meters: catalogue.meters.map((m) => ({ id: m.id, name: m.name })) } : {}),
-      'trial-days': settings.trialDays,
-      'checkout-enabled': Boolean(this.deps.gateway),
-    };
+  /** The plans on offer, with Stripe's prices when it has them (GET /api/billing/plans). */
+  plans(): Promise<BillingPlans> {
+    return this.planOffer.plans();
   }
 
   /** The plan catalogue (BILLING_PLANS_FILE, or BILLING_PLANS as flat prices). */
   get catalogue(): Catalogue {
-    return this.deps.settings.catalogue;
-  }
-
-  private priceDetails(): Promise<Map<string, PriceDetails> | undefined> {
-    const { gateway, settings } = this.deps;
-    if (!gateway || settings.plans.length === 0) return Promise.resolve(undefined);
-    const now = this.clock().getTime();
-    if (this.prices && this.prices.until > now) return this.prices.value;
-    const entry = {
-      until: now + PRICE_CACHE_MS,
-      value: Promise.all(settings.plans.map((p) => gateway.retrievePrice(p.priceId)))
-        .then((list) => new Map(list.map((price) => [price.id, price])))
-        .catch((err: unknown) => {
-          // the plans are still offered, without prices; the next try comes sooner than a refresh
-          entry.until = this.clock().getTime() + PRICE_RETRY_MS;
-          const failure = err instanceof StripeGatewayError ? err.failure : 'unexpected';
-          this.deps.log.warn('billing/prices-unavailable', `Reading the plans' prices from Stripe failed: ${failure}; the plans are listed without them`, {
-            failure,
-            'provider-code': err instanceof StripeGatewayError ? (err.code ?? null) : null,
-          });
-          return undefined;
-        }),
-    };
-    this.prices = entry;
-    return entry.value;
+    return this.planOffer.catalogue;
   }
 
   /** A plan's name for a stored plan: a price id BILLING_PLANS names now is read as its plan. */
   planName(stored: string | null): string | null {
-    if (stored === null) return null;
-    if (this.deps.settings.plans.some((p) => p.id === stored)) return stored;
-    return planOfPrice(this.deps.settings.plans, stored)?.id ?? stored;
+    return this.planOffer.planName(stored);
   }
-
-  /**
-   * The feature gate's lookup (`requires: {feature}`): whether the organization's plan (the
-   * catalogue's; the default plan without a trialing or active subscription) has the feature,
-   * and which plans do (a module's `offer` counts, for BILLING_PLANS's plans).
-   */
-  readonly featureOf = async (organizationId: string, feature: string) => {
-    const row = await orgBilling(this.deps.db, organizationId);
-    if (!row) return undefined;
-    const offered = this.features.filter((f) => f.id === feature).flatMap((f) => f.plans);
-    const hasIt = (p: { id: string; features: string[] }) => p.features.includes(feature) || offered.includes(p.id);
-    const plan = planOf(this.catalogue, row);
-    return {
-      has: Boolean(plan && hasIt(plan)),
-      plans: this.catalogue.plans.filter(hasIt).map((p) => p.id),
-      subscription: { status: row.subscription_status, plan: this.planName(row.subscription_plan) },
-    };
-  };
-
-  /** The plan gate's lookup (`requires` route data): one query. */
-  readonly subscriptionOf = async (organizationId: string): Promise<OrganizationPlan | undefined> => {
-    const row = await this.deps.db
-      .selectFrom('organization')
-      .select(['subscription_status', 'subscription_plan'])
-      .where('id', '=', organizationId)
-      .executeTakeFirst();
-    return row && { status: row.subscription_status, plan: this.planName(row.subscription_plan) };
-  };
 
   /**
    * A Checkout Session for `planId`: mode `subscription`, the plan's price, the organization as
@@ -364,18 +234,4 @@ export class BillingService {
     }
     return providerError(err);
   }
-}
-
-/**
- * The Idempotency-Key of a checkout: a hash of the caller, every parameter sent, and the
- * current {@link CHECKOUT_IDEMPOTENCY_WINDOW_MS} window. A double click sends the same key and
- * Stripe answers the first session again; any change of what would be sent, or a later window,
- * is a new key (Stripe refuses a key reused with other parameters).
- */
-export function checkoutIdempotencyKey(accountId: string, params: CheckoutSessionParams, now: Date): string {
-  const window = Math.floor(now.getTime() / CHECKOUT_IDEMPOTENCY_WINDOW_MS);
-  const digest = createHash('sha256')
-    .update(JSON.stringify([accountId, params, window]))
-    .digest('base64url');
-  return `checkout-${digest}`;
 }

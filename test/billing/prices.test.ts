@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DB } from '../../src/db/database.js';
 import type { Logger } from '../../src/logging/logger.js';
-import { BillingService, PRICE_CACHE_MS, PRICE_RETRY_MS } from '../../src/billing/service.js';
+import { PRICE_CACHE_MS, PRICE_RETRY_MS } from '../../src/billing/plan-offer.js';
+import { BillingService } from '../../src/billing/service.js';
 import { envCatalogue, parsePlans, STRIPE_API_URL } from '../../src/billing/settings.js';
 import { StripeGatewayError, type BillingGateway, type PriceDetails } from '../../src/billing/stripe-gateway.js';
 

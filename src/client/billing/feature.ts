@@ -2,7 +2,8 @@
 import { CreditCard } from 'lucide';
 import type { Feature } from '../shell/features.js';
 import { billingPath, registerBilling } from './events.js';
-import { BillingPage, PricingPage } from './pages.js';
+import { BillingPage } from './billing-page.js';
+import { PricingPage } from './pricing-page.js';
 
 export const billing: Feature = {
   id: 'billing',

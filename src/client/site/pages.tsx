@@ -5,7 +5,7 @@
  */
 import { Building2, KeyRound, ScrollText, ShieldCheck, CreditCard, Fingerprint } from 'lucide';
 import type { IconNode } from 'lucide';
-import { PricingPlans } from '../billing/pages.js';
+import { PricingPlans } from '../billing/pricing-page.js';
 import { Link, useApp } from '../ui/app.js';
 import { ButtonLink } from '../ui/button.js';
 import { Actions } from '../ui/card.js';

@@ -3,18 +3,17 @@
  * `/billing?org=<id>`): its plan and status, when it renews or ends, plan cards (to Stripe's
  * checkout), "Manage billing" (to Stripe's portal), the message after coming back from
  * checkout, and the usage report its plan comes with. Admins and owners act; members see.
- * And the public pricing page, whose plan cards the landing page shows too.
  */
-import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
 import { Link, useApp } from '../ui/app.js';
-import { Button, ButtonLink } from '../ui/button.js';
+import { Button } from '../ui/button.js';
 import { Card, DataList, Stack } from '../ui/card.js';
-import { Alert, Badge } from '../ui/feedback.js';
+import { Alert } from '../ui/feedback.js';
 import { PageHeader } from '../ui/page-header.js';
 import { orgPath } from '../orgs/events.js';
-import { billingPath, USAGE_REPORT, type BillingPageState, type Meter, type Plan } from './events.js';
-import { amountText, intervalsOf, intervalText, planName, plansFor, type Interval } from './prices.js';
+import type { BillingPageState } from './events.js';
+import { PlanCards } from './plan-cards.js';
+import { planName } from './prices.js';
 
 const date = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString(undefined, { dateStyle: 'long' }) : '');
 
@@ -25,110 +24,6 @@ const STATUS_TEXT: Record<string, string> = {
   'past-due': 'Payment due',
   canceled: 'Canceled',
 };
-
-/** Monthly or yearly, when the plans come in both; a group of two pressed buttons. */
-function IntervalToggle({ intervals, value, onChange }: { intervals: Interval[]; value: Interval; onChange: (i: Interval) => void }) {
-  const label: Record<Interval, string> = { day: 'Daily', week: 'Weekly', month: 'Monthly', year: 'Yearly' };
-  return (
-    // biome-ignore lint/a11y/useSemanticElements: a row of toggle buttons; a fieldset would bring a legend and its own box
-    <div role="group" aria-label="Billing interval" id="interval-toggle" class="inline-flex rounded-lg border border-line bg-surface p-1">
-      {intervals.map((i) => (
-        <button
-          key={i}
-          type="button"
-          aria-pressed={value === i}
-          data-interval={i}
-          onClick={() => onChange(i)}
-          class={`rounded-md px-4 py-1.5 text-sm font-medium ${value === i ? 'bg-primary text-primary-fg' : 'text-fg hover:bg-raised'}`}
-        >
-          {label[i]}
-        </button>
-      ))}
-    </div>
-  );
-}
-
-/**
- * The plans as cards, with the monthly/yearly toggle when both exist. `action` renders each
- * card's call to action.
- */
-export function PlanCards({
-  plans,
-  action,
-  current,
-  trialDays,
-  meters,
-}: {
-  plans: Plan[];
-  action: (plan: Plan) => ComponentChildren;
-  current?: string | null;
-  trialDays?: number;
-  meters?: Meter[];
-}) {
-  const intervals = intervalsOf(plans);
-  const [interval, setInterval] = useState<Interval | undefined>(intervals.includes('month') ? 'month' : intervals[0]);
-  const shown = plansFor(plans, intervals.length > 1 ? interval : undefined);
-  return (
-    <div class="space-y-4">
-      {intervals.length > 1 && interval && <IntervalToggle intervals={intervals} value={interval} onChange={setInterval} />}
-      <ul id="plan-cards" class="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
-        {shown.map((p) => (
-          <li
-            key={p.id}
-            data-plan-card={p.id}
-            class={`flex flex-col gap-3 rounded-xl border bg-surface p-5 ${current === p.id ? 'border-primary' : 'border-line'}`}
-          >
-            <div class="flex items-center justify-between gap-2">
-              <h3 class="text-lg font-semibold">{planName(p)}</h3>
-              {current === p.id && <Badge tone="success">Current plan</Badge>}
-            </div>
-            {p.amount !== undefined && p.currency ? (
-              <p>
-                <span class="text-3xl font-bold" data-field="amount">
-                  {amountText(p.amount, p.currency)}
-                </span>{' '}
-                {p.interval && (
-                  <span class="text-sm text-muted" data-field="interval">
-                    {intervalText(p.interval, p['interval-count'])}
-                  </span>
-                )}
-              </p>
-            ) : (
-              <p class="text-sm text-muted">Price shown at checkout</p>
-            )}
-            <ul class="space-y-1 text-sm text-muted">
-              <li>Organizations, members and roles</li>
-              <li>API keys and an audit log</li>
-              {p.seats && (
-                <li data-field="seats">
-                  {p.seats.max === null ? 'Any number of seats' : `Up to ${p.seats.max} seats`}
-                  {p.seats.included > 0 ? `, ${p.seats.included} included` : ''}
-                </li>
-              )}
-              {Object.entries(p.limits ?? {}).map(([meter, l]) =>
-                l.hard !== null ? (
-                  <li key={meter} data-limit={meter}>
-                    {`Up to ${l.hard.toLocaleString()} ${meters?.find((m) => m.id === meter)?.name ?? meter} per billing period`}
-                  </li>
-                ) : null,
-              )}
-              {p.features?.includes(USAGE_REPORT) && <li>The usage report</li>}
-              {p.features
-                ?.filter((f) => f !== USAGE_REPORT)
-                .map((f) => (
-                  <li key={f} data-feature={f}>
-                    {f.replace(/-/g, ' ')}
-                  </li>
-                ))}
-              {trialDays ? <li>{trialDays} days free</li> : null}
-            </ul>
-            <div class="mt-auto pt-2">{action(p)}</div>
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
-}
 
 function Notice({ page }: { page: BillingPageState }) {
   const { dispatch } = useApp();
@@ -294,50 +189,5 @@ export function BillingPage() {
         </Card>
       </Stack>
     </>
-  );
-}
-
-/** The plans on offer, for the pricing page and the landing page: a call to sign up, or to the organization's billing. */
-export function PricingPlans() {
-  const { state, dispatch } = useApp();
-  useEffect(() => {
-    dispatch(['pricing/load']);
-  }, []);
-  const pricing = state.pricing;
-  if (!pricing || pricing.status === 'loading')
-    return (
-      <p class="text-sm text-muted" role="status">
-        Loading plans…
-      </p>
-    );
-  if (pricing.status === 'failed' || !pricing.plans) return <p class="text-sm text-muted">The plans could not be loaded.</p>;
-  if (pricing.plans.length === 0) return <p class="text-sm text-muted">No plans are on offer yet.</p>;
-  const org = state.currentOrg;
-  return (
-    <PlanCards
-      plans={pricing.plans}
-      trialDays={pricing.trialDays}
-      meters={pricing.meters}
-      action={(p) =>
-        state.token && org ? (
-          <ButtonLink to="org-billing" path={billingPath(org)} class="w-full">
-            Choose {planName(p)}
-          </ButtonLink>
-        ) : (
-          <ButtonLink to="sign-up" class="w-full">
-            Start with {planName(p)}
-          </ButtonLink>
-        )
-      }
-    />
-  );
-}
-
-export function PricingPage() {
-  return (
-    <div class="mx-auto max-w-5xl space-y-8">
-      <PageHeader title="Pricing" description="One price per organization. Change or cancel at any time from the billing page." />
-      <PricingPlans />
-    </div>
   );
 }
