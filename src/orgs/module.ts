@@ -7,6 +7,7 @@ import { accountModule } from '../account/module.js';
 import { mailModule } from '../mail/module.js';
 import { membershipResolver } from './data.js';
 import { InvitationService } from './invitations.js';
+import { MemberService } from './members-service.js';
 import { orgQueries } from './queries.js';
 import { orgRoutes } from './routes.js';
 import { ORG_SCHEMAS } from './schemas.js';
@@ -27,6 +28,7 @@ export const orgsModule = defineModule({
       for (const hook of hooks) await hook(ids);
     };
     const organizations = new OrganizationService(ctx.db, log, beforeDeletion);
+    const members = new MemberService(ctx.db, log);
     // an account's deletion deletes the organizations it alone owns: the same hooks run first
     ctx.use(accountModule).onBeforeOrganizationsDeleted(beforeDeletion);
     const invitations = new InvitationService({ db: ctx.db, mail: ctx.use(mailModule).mail, log });
@@ -34,6 +36,7 @@ export const orgsModule = defineModule({
     return {
       services: {
         organizations,
+        members,
         invitations,
         memberships,
         onBeforeDeletion(hook: BeforeDeletion): void {
@@ -41,8 +44,8 @@ export const orgsModule = defineModule({
         },
       },
       schemas: ORG_SCHEMAS,
-      routeGroups: [orgRoutes(organizations, invitations, memberships)],
-      queries: orgQueries(organizations),
+      routeGroups: [orgRoutes(organizations, members, invitations, memberships)],
+      queries: orgQueries(organizations, members),
     };
   },
 });

@@ -2,10 +2,11 @@
 import { Type } from 'typebox';
 import { unauthorized } from '../http/errors.js';
 import { queryKind } from '../http/queries.js';
+import type { MemberService } from './members-service.js';
 import { Members, Organizations } from './schemas.js';
 import type { OrganizationService } from './service.js';
 
-export function orgQueries(orgs: OrganizationService) {
+export function orgQueries(orgs: OrganizationService, members: MemberService) {
   return [
     queryKind({
       kind: 'orgs/list',
@@ -29,7 +30,7 @@ export function orgQueries(orgs: OrganizationService) {
       params: Type.Object({ 'org-id': Type.String({ format: 'uuid' }) }, { additionalProperties: false }),
       result: Members,
       async run({ membership }) {
-        return orgs.members(membership!.organizationId);
+        return members.list(membership!.organizationId);
       },
     }),
   ];

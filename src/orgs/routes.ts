@@ -9,6 +9,7 @@ import { originOf } from '../audit/log.js';
 import { ErrorBody } from '../http/errors.js';
 import { ref, route, type MembershipResolver, type RouteGroup, requireUser } from '../http/routes.js';
 import type { InvitationService } from './invitations.js';
+import type { MemberService } from './members-service.js';
 import {
   AcceptInvitation,
   CreateInvitation,
@@ -34,7 +35,7 @@ const requireMembership = <M>(membership: M | undefined): M => {
   return membership;
 };
 
-export function orgRoutes(orgs: OrganizationService, invitations: InvitationService, memberships: MembershipResolver): RouteGroup {
+export function orgRoutes(orgs: OrganizationService, members: MemberService, invitations: InvitationService, memberships: MembershipResolver): RouteGroup {
   return {
     prefix: '/api',
     tags: ['Organizations'],
@@ -104,7 +105,7 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
         orgRole: 'member',
         apiKeys: true,
         schemas: { params: OrgId, response: { 200: ref(Members) } },
-        handler: ({ membership }) => orgs.members(requireMembership(membership).organizationId),
+        handler: ({ membership }) => members.list(requireMembership(membership).organizationId),
       }),
       route({
         method: 'PATCH',
@@ -116,7 +117,7 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
         orgRole: 'admin',
         schemas: { params: MemberPath, body: ref(UpdateMember), response: { 200: ref(Member), 409: error } },
         handler: ({ parameters, membership, request }) =>
-          orgs.updateMember(requireMembership(membership), parameters.path.accountId, parameters.body.role, originOf(request)),
+          members.update(requireMembership(membership), parameters.path.accountId, parameters.body.role, originOf(request)),
       }),
       route({
         method: 'DELETE',
@@ -128,7 +129,7 @@ export function orgRoutes(orgs: OrganizationService, invitations: InvitationServ
         orgRole: 'member',
         schemas: { params: MemberPath, response: { 204: null, 409: error } },
         async handler({ parameters, membership, request }) {
-          await orgs.removeMember(requireMembership(membership), parameters.path.accountId, originOf(request));
+          await members.remove(requireMembership(membership), parameters.path.accountId, originOf(request));
           return undefined;
         },
       }),

@@ -31,7 +31,8 @@ import {
   SsoStartUrl,
 } from './schemas.js';
 import { claimedRequestId } from './response-bounds.js';
-import { SsoRefused, type SignOnService } from './signon.js';
+import { SsoRefused } from './assertion.js';
+import type { SignOnService } from './signon.js';
 import { Type } from 'typebox';
 
 const error = ref(ErrorBody);
