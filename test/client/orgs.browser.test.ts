@@ -133,4 +133,17 @@ describe('organizations in the browser', { skip: browser.skip }, () => {
     const [message] = await t.system.mail.mailbox.list({ to: emails.c, kind: 'invitation' });
     assert.match(message.subject, /Bob invited you to Acme Rockets/);
   });
+
+  step("an organization that is not the visitor's: the same answer on each of its pages, with a way back", async () => {
+    const a = pages.a;
+    const other = '00000000-0000-4000-8000-000000000000';
+    for (const path of [`/orgs/${other}`, `/orgs/${other}/members`, `/orgs/${other}/api-keys`]) {
+      await a.goto(`${t.url}${path}`);
+      const alert = a.locator('#org-missing');
+      await alert.waitFor();
+      assert.match((await alert.textContent()) ?? '', /does not exist, or you are not a member/, path);
+      await alert.getByRole('link', { name: 'Your organizations' }).click();
+      await a.waitForURL(`${t.url}/orgs`);
+    }
+  }, [/response: GET \/api\/orgs\/0{8}-[0-9a-f-]+(\/api-keys)? 404$/, /console: Failed to load resource: the server responded with a status of 404/]);
 });

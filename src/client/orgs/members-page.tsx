@@ -12,8 +12,8 @@ import { Field, Form, SelectField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import type { Member, Organization, OrgRole } from './events.js';
-import { BackToOrg } from './org-page.js';
-import { loadingOrg, Missing, useOrgPage } from './path-org.js';
+import { BackToOrg, OrgPageGate } from './org-page.js';
+import { loadingOrg, useOrgPage } from './path-org.js';
 import { ROLES, rank } from './roles.js';
 
 const roleOptions = (roles: OrgRole[]) => roles.map((r) => ({ value: r, label: r }));
@@ -130,7 +130,7 @@ function Invitations({ org }: { org: Organization }) {
 export function OrgMembersPage() {
   const { state } = useApp();
   const { id, page } = useOrgPage();
-  if (!id || page?.status === 'missing') return <Missing title="Members" />;
+  if (!id || page?.status === 'missing') return <OrgPageGate title="Members" missing />;
   if (!page?.org) return loadingOrg('Members');
   const org = page.org;
   const owners = page.members?.filter((m) => m.role === 'owner').length ?? 0;

@@ -15,7 +15,7 @@ export function OrgPageGate({ title, missing }: { title: string; missing?: boole
       <PageHeader title={title} />
       {missing ? (
         <Alert id="org-missing" tone="error">
-          This organization does not exist, or you are not a member.
+          This organization does not exist, or you are not a member. <Link to="orgs">Your organizations</Link>
         </Alert>
       ) : (
         <p class="text-sm text-muted" role="status">

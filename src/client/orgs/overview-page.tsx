@@ -12,14 +12,15 @@ import { ConfirmButton } from '../ui/dialog.js';
 import { PageHeader } from '../ui/page-header.js';
 import { webhooksPath } from '../webhooks/events.js';
 import { membersPath } from './events.js';
-import { loadingOrg, Missing, useOrgPage } from './path-org.js';
+import { OrgPageGate } from './org-page.js';
+import { loadingOrg, useOrgPage } from './path-org.js';
 import { rank } from './roles.js';
 
 /** An organization's overview: who you are in it, its plan, where to go. */
 export function OrgPage() {
   const { state, dispatch } = useApp();
   const { id, page } = useOrgPage();
-  if (!id || page?.status === 'missing') return <Missing title="Organization" />;
+  if (!id || page?.status === 'missing') return <OrgPageGate title="Organization" missing />;
   if (!page?.org) return loadingOrg('Organization');
   const org = page.org;
   const admin = rank(org.role) >= rank('admin');

@@ -1,10 +1,9 @@
 /**
  * The organization of the page's path, for its overview and members pages: loaded once for
- * both, and what they show while it is loading or when it is missing.
+ * both, and what they show while it is loading (when it is missing: org-page.tsx).
  */
 import { useEffect } from 'preact/hooks';
-import { Link, useApp } from '../ui/app.js';
-import { Alert } from '../ui/feedback.js';
+import { useApp } from '../ui/app.js';
 import { PageHeader } from '../ui/page-header.js';
 import { orgIdInPath } from './events.js';
 
@@ -18,18 +17,6 @@ export function useOrgPage() {
     if (id && state.orgPage?.id !== id) dispatch(['org/open', id]);
   }, [id]);
   return { id, page };
-}
-
-/** No such organization, or not a member (the server answers both alike). */
-export function Missing({ title }: { title: string }) {
-  return (
-    <>
-      <PageHeader title={title} />
-      <Alert id="org-missing" tone="error">
-        This organization does not exist, or you are not a member. <Link to="orgs">Your organizations</Link>
-      </Alert>
-    </>
-  );
 }
 
 /** The page while its organization loads (a plain function, so the page's header stays the same element when it arrives). */
