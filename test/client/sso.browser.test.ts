@@ -40,6 +40,8 @@ describe('the Single sign-on page with nothing configured', { skip: browser.skip
     assert.equal((await answered).status(), 200);
     await page.locator('#no-connection').waitFor();
     await page.locator('#sso-saml').getByRole('button', { name: 'Save connection' }).waitFor();
+    // a sign-on never makes an owner
+    assert.deepEqual(await page.locator('#saml-role option').allTextContents(), ['member', 'admin']);
   });
 
   browser.step('a connection made and removed on the page: "not connected" again after a reload, still quiet', async () => {

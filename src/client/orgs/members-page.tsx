@@ -14,9 +14,7 @@ import { Table } from '../ui/table.js';
 import type { Member, Organization, OrgRole } from './events.js';
 import { BackToOrg, OrgPageGate } from './org-page.js';
 import { loadingOrg, useOrgPage } from './path-org.js';
-import { ROLES, rank } from './roles.js';
-
-const roleOptions = (roles: OrgRole[]) => roles.map((r) => ({ value: r, label: r }));
+import { ROLES, rank, roleOptions } from './roles.js';
 
 function MemberRow({ member, me, myRole, owners }: { member: Member; me: string | undefined; myRole: OrgRole; owners: number }) {
   const { state, dispatch } = useApp();

@@ -14,12 +14,10 @@ import { CheckboxGroup, CopyField, Field, Form, SelectField, TextAreaField } fro
 import { PageHeader } from '../ui/page-header.js';
 import { DOMAIN_FORM, SAML_FORM, SSO_SIGN_IN_FORM, ssoOrgIdOf, TOKEN_FORM, type OrgDomain } from './events.js';
 import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
+import { GRANTED_ROLES, roleOptions } from '../orgs/roles.js';
 
 const day = (iso: string) => new Date(iso).toLocaleDateString();
-const ROLES = [
-  { value: 'member', label: 'Member' },
-  { value: 'admin', label: 'Admin' },
-];
+const ROLE_OPTIONS = roleOptions(GRANTED_ROLES);
 const origin = () => location.origin;
 
 function DomainItem({ domain }: { domain: OrgDomain }) {
@@ -160,7 +158,7 @@ function Connection() {
           rows={5}
           hint="Paste the whole metadata document; it is never fetched from a URL."
         />
-        <SelectField form={SAML_FORM} id="saml-role" name="role" label="Role of new members" options={ROLES} value={c?.['default-role'] ?? 'member'} />
+        <SelectField form={SAML_FORM} id="saml-role" name="role" label="Role of new members" options={ROLE_OPTIONS} value={c?.['default-role'] ?? 'member'} />
         <CheckboxGroup
           form={SAML_FORM}
           id="saml-enforced"
@@ -219,7 +217,7 @@ function ScimTokens() {
       )}
       <Form id={TOKEN_FORM} resetKey={page.resets} onSubmit={(f) => dispatch(['sso/create-token', f])}>
         <Field form={TOKEN_FORM} name="name" label="Token name" required maxLength={100} placeholder="Okta" />
-        <SelectField form={TOKEN_FORM} id="scim-role" name="role" label="Role of provisioned members" options={ROLES} value="member" />
+        <SelectField form={TOKEN_FORM} id="scim-role" name="role" label="Role of provisioned members" options={ROLE_OPTIONS} value="member" />
         <Submit>Create token</Submit>
       </Form>
     </Card>
