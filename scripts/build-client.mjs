@@ -1,5 +1,5 @@
 // Builds the browser client into public/ and reports its gzipped sizes; fails over the budgets
-// (DESIGN.md, "The product's face"): JavaScript <= 80 KB, CSS <= 25 KB, gzipped, for the whole app.
+// (docs/client.md, "Styling, themes, budgets"): JavaScript <= 80 KB, CSS <= 25 KB, gzipped, for the whole app.
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -82,7 +82,7 @@ export interface Config {
   tracing: TracingSettings | undefined;
 }
 
-/** SHUTDOWN_TIMEOUT in seconds (DESIGN.md); SHUTDOWN_TIMEOUT_MS, in ms, still works. */
+/** SHUTDOWN_TIMEOUT in seconds (docs/deployment.md, "Shutdown"); SHUTDOWN_TIMEOUT_MS, in ms, still works. */
 function shutdownTimeoutMs(env: Env): number {
   const seconds = env.SHUTDOWN_TIMEOUT !== undefined && env.SHUTDOWN_TIMEOUT !== '';
   const ms = env.SHUTDOWN_TIMEOUT_MS !== undefined && env.SHUTDOWN_TIMEOUT_MS !== '';

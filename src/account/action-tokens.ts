@@ -1,5 +1,5 @@
 /**
- * Emailed single-use tokens (DESIGN.md, Email): 256 random bits, sent only in the link, stored
+ * Emailed single-use tokens (docs/email.md): 256 random bits, sent only in the link, stored
  * as a SHA-256 hash with the purpose, the account, the address it was sent to and an expiry
  * (the lifetimes the messages state, LINK_LIFETIME_SECONDS). Using one is one conditional
  * UPDATE, so two requests racing with the same token cannot both succeed.

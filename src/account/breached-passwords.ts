@@ -1,10 +1,9 @@
 /**
- * Breached passwords (DESIGN.md "Sign-in completeness"; docs/security.md): a new password (at
- * sign-up, reset and change) found in Have I Been Pwned's Pwned Passwords is refused with 400
- * `password-breached`. The range API keeps the password to this server (k-anonymity): only the
- * first 5 hex characters of its SHA-1 leave, and the answer lists every suffix with that prefix;
- * with `Add-Padding: true` it is padded with made-up suffixes of count 0 (not matches), so its
- * size tells an observer nothing either.
+ * Breached passwords (docs/security.md): a new password (at sign-up, reset and change) found in
+ * Have I Been Pwned's Pwned Passwords is refused with 400 `password-breached`. The range API keeps
+ * the password to this server (k-anonymity): only the first 5 hex characters of its SHA-1 leave,
+ * and the answer lists every suffix with that prefix; with `Add-Padding: true` it is padded with
+ * made-up suffixes of count 0 (not matches), so its size tells an observer nothing either.
  *
  * The check fails open: when the service does not answer within 2 s, or answers other than 200,
  * the password is accepted, a warning logged and a metric counted: an outage there must not stop

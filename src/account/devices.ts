@@ -1,5 +1,5 @@
 /**
- * The browsers an account signs in from (DESIGN.md "Sign-in completeness"; docs/sign-in.md): a
+ * The browsers an account signs in from (docs/sign-in.md, "Security notices"): a
  * long-lived, signed, HttpOnly `device` cookie holds a random id per browser, and
  * `account_device` the ids each account has signed in from. A complete sign-in (any first
  * factor, and the second where asked) from an id the account has not used before is told by

@@ -1,6 +1,6 @@
 /**
- * Email sign-in (DESIGN.md "Sign-in completeness"; docs/sign-in.md): a message with a link and a
- * 6-digit code, single-use, 15 minutes, the first factor of a sign-in.
+ * Email sign-in (docs/sign-in.md): a message with a link and a 6-digit code, single-use, 15
+ * minutes, the first factor of a sign-in.
  *
  * - Asking answers the same, in the same time, whatever the address: the limits are counted and
  *   the token and code are made in every case, and nothing else is awaited before the answer.

@@ -1,4 +1,4 @@
-/** Named schemas of the account lifecycle routes (DESIGN.md, "Account lifecycle"). */
+/** Named schemas of the account lifecycle routes (docs/api.md, "Account lifecycle"). */
 import { Type, type Static } from 'typebox';
 import { ExportedAuditEntry } from '../audit/schemas.js';
 import { Passkey } from '../passkeys/schemas.js';

@@ -1,5 +1,5 @@
 /**
- * Security notices by email (DESIGN.md "Sign-in completeness"; the table in docs/sign-in.md):
+ * Security notices by email (the table in docs/sign-in.md, "Security notices"):
  * a change to how the account signs in, or a sign-in from a browser the account has not used
  * before, is told to its address. Each notice is queued in the transaction of the change it
  * tells of, so it goes out exactly when the change committed. It says what happened, when,

@@ -1,6 +1,6 @@
 /**
- * Impersonation (DESIGN.md, "Platform administration"; docs/admin.md): a platform admin opens a
- * session of an account to see what its owner sees.
+ * Impersonation (docs/admin.md): a platform admin opens a session of an account to see what its
+ * owner sees.
  *
  * - The session is an ordinary refresh-token family of the account with the admin recorded as
  *   its actor: its access tokens carry `act: {sub: <admin id>}` (RFC 8693), and it ends one hour

@@ -1,8 +1,8 @@
 /**
- * The admin API, as data (DESIGN.md, "Platform administration"; docs/admin.md). Every route is
- * `platformAdmin`: anyone who is not a platform admin gets the answer of a path without a route
- * (http/route-gates.ts), so not even the routes' existence shows. The one exception to who may
- * call is stopping an impersonation, which the impersonated session itself calls.
+ * The admin API, as data (docs/admin.md). Every route is `platformAdmin`: anyone who is not a
+ * platform admin gets the answer of a path without a route (http/route-gates.ts), so not even the
+ * routes' existence shows. The one exception to who may call is stopping an impersonation, which
+ * the impersonated session itself calls.
  */
 import { originOf } from '../audit/log.js';
 import { NoBody } from '../account/lifecycle-schemas.js';

@@ -1,4 +1,4 @@
-/** Named schemas of platform administration (DESIGN.md, "Platform administration"; docs/admin.md). */
+/** Named schemas of platform administration (docs/admin.md). */
 import { Type, type Static } from 'typebox';
 import { ExportedAuditEntry } from '../audit/schemas.js';
 import { ref } from '../http/routes.js';

@@ -1,4 +1,4 @@
-/** Named schemas of the API key routes (DESIGN.md, "API keys and audit log"; docs/api-keys.md). */
+/** Named schemas of the API key routes (docs/api-keys.md). */
 import { Type, type Static } from 'typebox';
 
 export const ApiKeyRole = Type.Union([Type.Literal('admin'), Type.Literal('member')], {

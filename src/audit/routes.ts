@@ -1,7 +1,6 @@
 /**
  * The audit log's route, as data: an organization's entries for its admins and owners, newest
- * first, a page at a time (DESIGN.md, "API keys and audit log"; docs/audit.md). No route updates
- * or deletes an entry.
+ * first, a page at a time (docs/audit.md). No route updates or deletes an entry.
  */
 import { ref, route, type MembershipResolver, type RouteGroup } from '../http/routes.js';
 import { OrgId } from '../orgs/schemas.js';

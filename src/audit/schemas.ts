@@ -1,4 +1,4 @@
-/** Named schemas of the audit log (DESIGN.md, "API keys and audit log"; docs/audit.md). */
+/** Named schemas of the audit log (docs/audit.md). */
 import { Type, type Static } from 'typebox';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -32,7 +32,7 @@ export const Jwks = Type.Object(
 );
 export type Jwks = Static<typeof Jwks>;
 
-/** at most 300 s (DESIGN.md): a rotation's key signs 5 minutes after it is published */
+/** at most 300 s (docs/oauth.md, "Signing keys"): a rotation's key signs 5 minutes after it is published */
 export const JWKS_MAX_AGE = 300;
 
 export function jwksRoutes(keys: SigningKeys): RouteGroup {

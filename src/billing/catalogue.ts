@@ -1,8 +1,8 @@
 /**
- * The plan catalogue (DESIGN.md, "Seats, usage and plan limits"; docs/billing.md, "The
- * catalogue"): BILLING_PLANS_FILE, a JSON file of meters and plans with their prices, seats,
- * limits and features, read and validated at start-up. Every mistake stops start-up with one
- * line naming BILLING_PLANS_FILE and the field (`plans[2].seats.max must be …, got -1`).
+ * The plan catalogue (docs/billing.md, "The catalogue"): BILLING_PLANS_FILE, a JSON file of meters
+ * and plans with their prices, seats, limits and features, read and validated at start-up. Every
+ * mistake stops start-up with one line naming BILLING_PLANS_FILE and the field
+ * (`plans[2].seats.max must be …, got -1`).
  */
 import { readFileSync } from 'node:fs';
 

@@ -1,6 +1,6 @@
 /**
- * An organization's plan, billing period and seat count (DESIGN.md, "Seats, usage and plan
- * limits"): the catalogue plan one of whose prices is an item of its trialing or active
+ * An organization's plan, billing period and seat count (docs/billing.md, "The catalogue" and
+ * "Seats"): the catalogue plan one of whose prices is an item of its trialing or active
  * subscription, else the default plan, else none; the subscription's current period while it
  * has one, else the UTC calendar month (`end` exclusive); members not suspended plus pending
  * invitations.

@@ -1,6 +1,6 @@
 /**
- * The billing routes, as data (DESIGN.md, "Billing"): the plans for anyone, and for an
- * organization's admins a Checkout Session and a Customer Portal session. See docs/billing.md.
+ * The billing routes, as data (docs/billing.md, "The API"): the plans for anyone, and for an
+ * organization's admins a Checkout Session and a Customer Portal session.
  */
 import { originOf } from '../audit/log.js';
 import { ErrorBody, notFound, unauthorized } from '../http/errors.js';

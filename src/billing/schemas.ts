@@ -1,4 +1,4 @@
-/** Named schemas of the billing routes (DESIGN.md, "Billing"). */
+/** Named schemas of the billing routes (docs/billing.md, "The API"). */
 import { Type, type Static } from 'typebox';
 
 const PlanName = Type.String({ minLength: 1, maxLength: 50, pattern: '^[a-z0-9][a-z0-9-]*$', description: 'a plan of BILLING_PLANS, e.g. `pro`' });

@@ -1,5 +1,5 @@
 /**
- * Seats at checkout and at invitation (DESIGN.md, "Seats, usage and plan limits"): one line item
+ * Seats at checkout and at invitation (docs/billing.md, "Seats"): one line item
  * per price of the plan, and the seat cap. The quantity sync is stripe-sync.ts.
  */
 import type { DB } from '../db/database.js';

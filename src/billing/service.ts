@@ -1,5 +1,5 @@
 /**
- * Billing flows of an organization (DESIGN.md, "Billing"; docs/billing.md): a Stripe Checkout
+ * Billing flows of an organization (docs/billing.md): a Stripe Checkout
  * Session to subscribe, a Customer Portal session to manage what was bought, and canceling the
  * subscriptions of organizations being deleted; the plans on offer and the subscription the plan
  * gate reads come from plan-offer.ts. What Stripe then reports arrives through the webhook

@@ -1,6 +1,6 @@
 /**
- * The billing settings (DESIGN.md, "Billing"), read and validated at start-up with the rest of
- * the configuration (src/config.ts calls {@link billingSettings}): `STRIPE_SECRET_KEY`,
+ * The billing settings (docs/billing.md, "Configuration"), read and validated at start-up with the
+ * rest of the configuration (src/config.ts calls {@link billingSettings}): `STRIPE_SECRET_KEY`,
  * `STRIPE_API_URL`, `BILLING_PLANS`, `BILLING_TRIAL_DAYS`. A bad value stops start-up with a
  * message naming the variable; the secret key's value never appears in a message.
  */

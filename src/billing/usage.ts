@@ -1,5 +1,5 @@
 /**
- * Usage (DESIGN.md, "Seats, usage and plan limits"; docs/billing.md, "Adding a meter"):
+ * Usage (docs/billing.md, "Usage and limits" and "Adding a meter"):
  * - `record(trx, {organizationId, meter, quantity, id})` in the caller's transaction: once per
  *   organization, meter and id. It adds to the period's counter (`usage_counter`, whose row lock
  *   serializes concurrent recordings), and the recording that takes the period from below the

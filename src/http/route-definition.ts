@@ -189,7 +189,7 @@ export interface AccountGuard {
   reauthenticate(user: AuthUser, password: string | undefined, field: string, clientAddress: string): Promise<void>;
 }
 
-/** How recent a sign-in stands in for the password of an account without one, seconds (DESIGN.md, "Sign-in completeness"). */
+/** How recent a sign-in stands in for the password of an account without one, seconds (docs/sign-in.md, "Re-authentication"). */
 export const REAUTH_MAX_AGE_SECONDS = 600;
 
 /** The caller on an `auth: 'required'` route: the route layer has refused the request without one, so absent is a bug: 401. */

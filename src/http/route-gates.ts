@@ -1,6 +1,5 @@
 /**
- * Two rules of route data about who the caller is, applied once for every route (DESIGN.md,
- * "Platform administration"; docs/admin.md):
+ * Two rules of route data about who the caller is, applied once for every route (docs/admin.md):
  *
  * - `platformAdmin: true`: only platform admins reach the route. Anyone else, signed in or not,
  *   gets exactly what a path without a route gets (404 `not-found`, same body and headers), and

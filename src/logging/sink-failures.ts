@@ -1,8 +1,9 @@
 /**
- * What a log sink does when it fails (DESIGN.md "Operational faults"): the entries it cannot
- * take are dropped and counted, never queued without bound nor retried in a loop. The failure
- * is said once on the other sinks when it starts, then at most once a minute with the number
- * lost while it lasts, and once more when the sink writes again: never a line per lost entry.
+ * What a log sink does when it fails (docs/deployment.md, "When a dependency fails"): the entries
+ * it cannot take are dropped and counted, never queued without bound nor retried in a loop. The
+ * failure is said once on the other sinks when it starts, then at most once a minute with the
+ * number lost while it lasts, and once more when the sink writes again: never a line per lost
+ * entry.
  */
 
 export type SinkName = 'console' | 'file';

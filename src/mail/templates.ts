@@ -68,8 +68,8 @@ export const MAIL_KINDS = [
 ] as const satisfies readonly MailKind[];
 
 /**
- * How long each emailed token is valid, seconds (DESIGN.md, Email). The messages state it, so
- * the code that issues the tokens should take its lifetimes from here.
+ * How long each emailed token is valid, seconds (docs/email.md, "Templates"). The messages state
+ * it, so the code that issues the tokens should take its lifetimes from here.
  */
 export const LINK_LIFETIME_SECONDS = {
   'verify-email': 24 * 3600,

@@ -1,5 +1,5 @@
 /**
- * The product's own sign-in and consent for the provider (DESIGN.md): the provider sends the
+ * The product's own sign-in and consent for the provider (docs/oauth.md): the provider sends the
  * browser to `APP_URL/authorize/<uid>`; that page signs the person in with the product's sign-in
  * (every rule holds: two-factor, SSO enforcement, locked accounts) and calls these with the
  * session's own token. Allow signs the interaction in as the caller (its session's `auth_time`)

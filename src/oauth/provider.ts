@@ -1,12 +1,12 @@
 /**
  * The OAuth 2.1 / OpenID Connect provider: `oidc-provider` mounted at `/oauth` (issuer
- * `APP_URL/oauth`), configured to DESIGN.md's rules: response type `code` only, PKCE S256 of every
- * client, exact redirect URIs, `iss` in the authorization response, one resource (`APP_URL/api`,
- * RFC 8707: another is `invalid_target`) whose access tokens are RFC 9068 JWTs signed with the
- * current EdDSA key, ID tokens RS256 (or an app's EdDSA / ES256), refresh tokens rotated at every
- * use with reuse revoking the grant. Its keystore is the database's signing keys: when they change
- * (a rotation, a key starting to sign) the provider is rebuilt, so every instance signs with the
- * same key at a time.
+ * `APP_URL/oauth`), configured as docs/oauth.md describes: response type `code` only, PKCE S256 of
+ * every client, exact redirect URIs, `iss` in the authorization response, one resource
+ * (`APP_URL/api`, RFC 8707: another is `invalid_target`) whose access tokens are RFC 9068 JWTs
+ * signed with the current EdDSA key, ID tokens RS256 (or an app's EdDSA / ES256), refresh tokens
+ * rotated at every use with reuse revoking the grant. Its keystore is the database's signing keys:
+ * when they change (a rotation, a key starting to sign) the provider is rebuilt, so every instance
+ * signs with the same key at a time.
  */
 import { hkdfSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -89,7 +89,7 @@ function configuration(deps: ProviderDeps, { errors, default: Provider }: OidcPr
     // beyond); a grant holds them as its OpenID scopes and as the resource's (interactions.ts)
     scopes: [...OIDC_SCOPES, ...deps.apiScopes],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-    // the ID token carries the scopes' claims (email, name) as DESIGN.md says, not only the userinfo endpoint
+    // the ID token carries the scopes' claims (email, name) (docs/oauth.md, "Tokens"), not only the userinfo endpoint
     conformIdTokenClaims: false,
     responseTypes: ['code'],
     pkce: { required: () => true },

@@ -1,4 +1,4 @@
-/** Named schemas of the OAuth routes (DESIGN.md, "OAuth 2.1 / OpenID Connect provider"; docs/oauth.md). */
+/** Named schemas of the OAuth routes (docs/oauth.md). */
 import { Type, type Static, type TSchema } from 'typebox';
 import { ALL_SCOPES } from '../shared/oauth-scopes.js';
 

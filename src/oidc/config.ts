@@ -1,5 +1,5 @@
 /**
- * The sign-in providers from the environment (DESIGN.md, "Sign-in methods"):
+ * The sign-in providers from the environment (docs/oidc.md, "Configuration"):
  *
  *   OIDC_PROVIDERS=google,github,acme
  *   OIDC_<NAME>_ISSUER         the issuer; discovered at `<issuer>/.well-known/openid-configuration`

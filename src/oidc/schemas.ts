@@ -1,4 +1,4 @@
-/** Named schemas of provider sign-in (DESIGN.md, "Sign-in methods"); one source for validation, OpenAPI and types. */
+/** Named schemas of provider sign-in (docs/oidc.md); one source for validation, OpenAPI and types. */
 import { Type, type Static } from 'typebox';
 
 /** The id of the page's hidden field that carries `[{id, name}]` of the providers (JSON), for the client's buttons. */

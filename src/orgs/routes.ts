@@ -1,7 +1,7 @@
 /**
- * The organization routes, as data (DESIGN.md, "Organizations"). `orgRole` names the role the
+ * The organization routes, as data (docs/api.md, "Organizations"). `orgRole` names the role the
  * caller needs in the organization `:id`: the route layer answers 404 (not a member, or no such
- * organization) and 403 (a lower role) before a handler runs. See docs/api.md. `apiKeys` marks
+ * organization) and 403 (a lower role) before a handler runs. `apiKeys` marks
  * the routes an API key of the organization may call: those whose handlers need no person (the
  * member and invitation changes read the caller's own account: people only, for now).
  */

@@ -1,4 +1,4 @@
-/** Named schemas of the organization routes (DESIGN.md, "Organizations"). */
+/** Named schemas of the organization routes (docs/api.md, "Organizations"). */
 import { Type, type Static } from 'typebox';
 import { Email, Subscription } from '../account/schemas.js';
 
@@ -14,7 +14,7 @@ const Slug = Type.String({
 });
 const OrgName = Type.String({ minLength: 1, maxLength: 100 });
 
-/** `user-account`'s subscription plus what billing pages need (DESIGN.md, "Billing"). */
+/** `user-account`'s subscription plus what billing pages need (docs/api.md, "Organizations"). */
 export const OrganizationSubscription = Type.Object(
   {
     ...Subscription.properties,

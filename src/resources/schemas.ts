@@ -1,7 +1,7 @@
 /**
  * The named schemas of a resource from its fields (src/shared/resource-fields.ts): the item
  * `<name>`, the page `<plural>`, the bodies `create-<name>` and `update-<name>`, and the list's
- * query. What each type accepts is DESIGN.md's, "Your own resources": a decimal as a number or a
+ * query. What each type accepts (docs/resources.md, "Usage"): a decimal as a number or a
  * string, a date a real calendar day, a date-time ISO 8601 with an offset.
  */
 import { Type, type TSchema, type TUnsafe } from 'typebox';

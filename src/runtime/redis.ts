@@ -1,7 +1,7 @@
 /**
  * Redis (REDIS_URL), where every instance's rate-limit counters live. Redis going away is an
- * ordinary day (DESIGN.md "Operational faults"): counters fall back to this instance (one
- * warning `rate-limit/redis-unavailable`, `saas_rate_limit_fallback_total` counting each count
+ * ordinary day (docs/deployment.md, "When a dependency fails"): counters fall back to this instance
+ * (one warning `rate-limit/redis-unavailable`, `saas_rate_limit_fallback_total` counting each count
  * taken here), ioredis reconnects by itself, and when Redis is back one line says so. Its
  * connection errors are said once per outage, not at every reconnection attempt.
  */

@@ -1,7 +1,7 @@
 /**
- * SCIM 2.0 at `/scim/v2` (DESIGN.md, "SCIM 2.0"; docs/sso.md) and the owners' token routes.
- * The SCIM routes take a directory's bearer token (not an access token), answer
- * `application/scim+json` and SCIM's error shape; the organization follows from the token.
+ * SCIM 2.0 at `/scim/v2` (docs/sso.md) and the owners' token routes. The SCIM routes take a
+ * directory's bearer token (not an access token), answer `application/scim+json` and SCIM's error
+ * shape; the organization follows from the token.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';

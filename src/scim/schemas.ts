@@ -1,4 +1,4 @@
-/** Named schemas of the SCIM token routes (DESIGN.md, "SCIM 2.0"; docs/sso.md). The SCIM bodies themselves are SCIM's. */
+/** Named schemas of the SCIM token routes (docs/sso.md). The SCIM bodies themselves are SCIM's. */
 import { Type, type Static } from 'typebox';
 
 const DefaultRole = Type.Enum(['member', 'admin'], { description: 'the role of the members this directory creates (`member` when absent)' });

@@ -1,6 +1,7 @@
 /**
- * An organization's SCIM bearer tokens (DESIGN.md, "SCIM 2.0"): made by an owner, shown once,
- * stored as a SHA-256 hash; the organization a directory's request acts on follows from its token.
+ * An organization's SCIM bearer tokens (docs/sso.md, "5. Directory sync (SCIM 2.0)"): made by an
+ * owner, shown once, stored as a SHA-256 hash; the organization a directory's request acts on
+ * follows from its token.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { appendAudit } from '../audit/log.js';

@@ -1,7 +1,7 @@
 /**
- * The OAuth provider's scopes (DESIGN.md, "OAuth 2.1 / OpenID Connect provider"; docs/oauth.md),
- * shared by the server (route data `scopes`, the provider) and the browser (the consent page's
- * words). OpenID Connect's own scopes first, then the API scopes routes declare.
+ * The OAuth provider's scopes (docs/oauth.md, "Scopes"), shared by the server (route data `scopes`,
+ * the provider) and the browser (the consent page's words). OpenID Connect's own scopes first, then
+ * the API scopes routes declare.
  */
 export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
 export const API_SCOPES = ['account:read', 'orgs:read', 'orgs:write'] as const;

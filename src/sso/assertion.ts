@@ -1,10 +1,10 @@
 /**
- * The ACS's checks of a posted SAMLResponse (DESIGN.md, "Enterprise single sign-on (SAML 2.0)";
- * docs/sso.md): with @node-saml/node-saml (signature of the response or assertion by the
- * metadata's certificate, InResponseTo of a live request, time window with 2 minutes of skew,
- * audience) plus ours (size and shape, no DTD, issuer, destination and recipient, an email of a
- * verified domain of this organization). The request and the assertion id are used up by the
- * sign-in's transaction (signon.ts). Every refusal is a {@link SsoRefused} with a reason code.
+ * The ACS's checks of a posted SAMLResponse (docs/sso.md, "3. Signing in"): with
+ * @node-saml/node-saml (signature of the response or assertion by the metadata's certificate,
+ * InResponseTo of a live request, time window with 2 minutes of skew, audience) plus ours (size and
+ * shape, no DTD, issuer, destination and recipient, an email of a verified domain of this
+ * organization). The request and the assertion id are used up by the sign-in's transaction
+ * (signon.ts). Every refusal is a {@link SsoRefused} with a reason code.
  */
 import type { CacheProvider, Profile, SAML } from '@node-saml/node-saml';
 import { normalizeEmail } from '../account/service.js';

@@ -1,5 +1,5 @@
 /**
- * An organization's SAML connection (DESIGN.md, "Enterprise single sign-on (SAML 2.0)"): set
+ * An organization's SAML connection (docs/sso.md, "2. Connect the identity provider (owners)"): set
  * from the identity provider's pasted metadata by an owner, read, deleted; our side's values
  * (entity id, ACS URL, metadata URL) for the owner to enter at the identity provider.
  */

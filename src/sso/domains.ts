@@ -1,5 +1,5 @@
 /**
- * An organization's domains (DESIGN.md, "Enterprise single sign-on"): claimed by an admin,
+ * An organization's domains (docs/sso.md, "1. Verify a domain (admins)"): claimed by an admin,
  * verified by a DNS TXT record `_saas-verification.<domain>` holding the random value we gave.
  * A verified domain belongs to one organization: the partial unique index (migration 0018)
  * decides, so two organizations verifying at once cannot both win.

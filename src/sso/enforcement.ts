@@ -1,9 +1,9 @@
 /**
- * `enforced: true` (DESIGN.md): an account whose email is in a verified domain of an
- * organization with an enforced connection signs in only through that connection; the
+ * `enforced: true` (docs/sso.md, "4. Enforcement"): an account whose email is in a verified domain
+ * of an organization with an enforced connection signs in only through that connection; the
  * organization's owners keep their other methods (so a broken IdP cannot lock everyone out).
- * Registered on the account module's first-factor hook (`accounts.useFirstFactorPolicy`), and
- * on its change-of-address hook (`useEmailChangePolicy`): such an account stays in the domains.
+ * Registered on the account module's first-factor hook (`accounts.useFirstFactorPolicy`), and on
+ * its change-of-address hook (`useEmailChangePolicy`): such an account stays in the domains.
  */
 import type { EmailChangePolicy } from '../account/lifecycle-service.js';
 import { FirstFactorRefusedError, type FirstFactorPolicy } from '../account/service.js';

@@ -1,5 +1,5 @@
 /**
- * The daily look at IdP certificates (DESIGN.md: "certificate expiry shown and warned about"):
+ * The daily look at IdP certificates (docs/sso.md, "2. Connect the identity provider (owners)"):
  * the owners of an organization whose connection's certificate expires within 30 days get one
  * email per certificate (`expiry_warned_at`, reset when new metadata brings another). The claim
  * is an UPDATE … RETURNING, so several instances warn once. Old SAML requests and assertion ids

@@ -1,7 +1,7 @@
 /**
- * The domain and SAML routes, as data (DESIGN.md, "Enterprise single sign-on (SAML 2.0)";
- * docs/sso.md): an organization's admins manage its domains, its owners its SAML connection;
- * the SP metadata is public; `POST /api/auth/sso/start` and the ACS are the browser's sign-in.
+ * The domain and SAML routes, as data (docs/sso.md): an organization's admins manage its domains,
+ * its owners its SAML connection; the SP metadata is public; `POST /api/auth/sso/start` and the ACS
+ * are the browser's sign-in.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';

@@ -1,4 +1,4 @@
-/** Named schemas of the domain and SAML routes (DESIGN.md, "Enterprise single sign-on (SAML 2.0)"; docs/sso.md). */
+/** Named schemas of the domain and SAML routes (docs/sso.md). */
 import { Type, type Static } from 'typebox';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);

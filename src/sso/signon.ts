@@ -1,9 +1,8 @@
 /**
- * SP-initiated SAML sign-on (DESIGN.md, "Enterprise single sign-on (SAML 2.0)"; docs/sso.md):
- * the AuthnRequest (HTTP-Redirect, stored so its answer can be matched once), and the sign-in of
- * a response the ACS's checks passed (assertion.ts): in one transaction the request and the
- * assertion id are used up, the account is created or its address proven, and it joins the
- * organization.
+ * SP-initiated SAML sign-on (docs/sso.md, "3. Signing in"): the AuthnRequest (HTTP-Redirect, stored
+ * so its answer can be matched once), and the sign-in of a response the ACS's checks passed
+ * (assertion.ts): in one transaction the request and the assertion id are used up, the account is
+ * created or its address proven, and it joins the organization.
  */
 import { randomBytes } from 'node:crypto';
 import type { CacheProvider } from '@node-saml/node-saml';

@@ -1,5 +1,5 @@
 /**
- * Server-side request forgery rules for webhook URLs (DESIGN.md, "Outgoing webhooks"): which
+ * Server-side request forgery rules for webhook URLs (docs/webhooks.md, "Request forgery"): which
  * addresses an endpoint may reach, decided with ipaddr.js's ranges, on every address a host
  * resolves to. The sender connects to the address checked here (sender.ts pins it through the
  * request's `lookup`), so a name that resolves elsewhere the next time (DNS rebinding) cannot

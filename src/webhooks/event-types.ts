@@ -1,6 +1,6 @@
 /**
- * The event types an organization's endpoints can take (DESIGN.md, "Outgoing webhooks"), and
- * the data each carries beside `organization-id` (docs/webhooks.md). Emitting services name
+ * The event types an organization's endpoints can take, and the data each carries beside
+ * `organization-id` (docs/webhooks.md, "Event types"). Emitting services name
  * them; the routes validate `events` against them.
  */
 export const WEBHOOK_EVENT_TYPES = [

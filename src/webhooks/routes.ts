@@ -1,11 +1,9 @@
 /**
- * The webhook routes, as data (DESIGN.md, "Outgoing webhooks"; docs/webhooks.md): an
- * organization's admins manage its endpoints, read their secrets and delivery logs, send a test
- * and retry a delivery. People only (`apiKeys` stays off): the routes hand out signing secrets.
- * An impersonated session cannot make, change or rotate an endpoint, nor read its secret: it would
- * keep receiving the organization's events, or signing messages its receivers trust, after the
- * session ends.
- * The event types are public.
+ * The webhook routes, as data (docs/webhooks.md): an organization's admins manage its endpoints,
+ * read their secrets and delivery logs, send a test and retry a delivery. People only (`apiKeys`
+ * stays off): the routes hand out signing secrets. An impersonated session cannot make, change or
+ * rotate an endpoint, nor read its secret: it would keep receiving the organization's events, or
+ * signing messages its receivers trust, after the session ends. The event types are public.
  */
 import type { FastifyRequest } from 'fastify';
 import { originOf } from '../audit/log.js';

@@ -1,4 +1,4 @@
-/** Named schemas of the webhook routes (DESIGN.md, "Outgoing webhooks (Standard Webhooks)"; docs/webhooks.md). */
+/** Named schemas of the webhook routes (docs/webhooks.md). */
 import { Type, type Static, type TSchema } from 'typebox';
 import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from './event-types.js';
 

@@ -1,6 +1,6 @@
 /**
  * The webhooks module's settings (docs/webhooks.md, "Settings"): WEBHOOK_TIMEOUT,
- * WEBHOOK_RETRY_SCHEDULE, WEBHOOK_DISABLE_AFTER, WEBHOOK_ALLOW_PRIVATE (DESIGN.md), and the
+ * WEBHOOK_RETRY_SCHEDULE, WEBHOOK_DISABLE_AFTER, WEBHOOK_ALLOW_PRIVATE, and the
  * worker's pace and resolver.
  */
 import { isIP } from 'node:net';

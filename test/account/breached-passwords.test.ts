@@ -1,5 +1,5 @@
 /**
- * Breached passwords (DESIGN.md "Sign-in completeness"; docs/security.md) against a stand-in
+ * Breached passwords (docs/security.md, "Breached passwords") against a stand-in
  * for Have I Been Pwned's range API on 127.0.0.1 that records what it was asked: only 5 hex
  * characters of the SHA-1 leave, with `Add-Padding: true`; a breached password is refused at
  * sign-up, reset and change; a padding line (count 0) is no match; a slow or failing service

@@ -1,5 +1,5 @@
 /**
- * Email sign-in over HTTP (DESIGN.md "Sign-in completeness"; docs/sign-in.md), one system per
+ * Email sign-in over HTTP (docs/sign-in.md, "Email sign-in"), one system per
  * database: the link and the code, single use and 15 minutes, the fifth wrong code voiding the
  * message, an unknown address made an account (EMAIL_SIGN_UP on) or sent nothing (off), the
  * address proven (what was added before removed), two-factor as the second step, the limits, the

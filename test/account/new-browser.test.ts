@@ -1,5 +1,5 @@
 /**
- * The notice of a sign-in from a new browser (DESIGN.md "Sign-in completeness"; docs/sign-in.md):
+ * The notice of a sign-in from a new browser (docs/sign-in.md, "Security notices"):
  * the device cookie (signed, HttpOnly, long-lived) names the browser; an account's first sign-in
  * is not news, a later one from a browser it has not used is told by email (what, when, which
  * browser and address, where to look), whatever the first factor; a tampered cookie is a new

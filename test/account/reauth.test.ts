@@ -1,5 +1,5 @@
 /**
- * Re-authentication on every sensitive route (DESIGN.md "Sign-in completeness"; docs/sign-in.md):
+ * Re-authentication on every sensitive route (docs/sign-in.md, "Re-authentication"):
  * the password for an account with one, a sign-in within 10 minutes for one without (access
  * tokens minted with an old `auth_time`); backup-code regeneration; the security notices of
  * two-factor and backup codes, queued with the change. One system per database.

@@ -1,5 +1,5 @@
 /**
- * Seats (DESIGN.md, "Seats, usage and plan limits"), against the local Stripe stand-in the
+ * Seats (docs/billing.md, "Seats"), against the local Stripe stand-in the
  * official client talks to: checkout line items per price kind, the seat cap (402, nothing
  * else happens), the per-seat quantity kept in sync on every change of members, invitations
  * and directory sync, durably through an outage (each change once, with its Idempotency-Key).

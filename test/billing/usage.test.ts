@@ -1,5 +1,5 @@
 /**
- * Usage, limits and entitlements (DESIGN.md, "Seats, usage and plan limits"), on one system per
+ * Usage, limits and entitlements (docs/billing.md, "Usage and limits"), on one system per
  * storage kind with the real SMTP server (smtp-server), a Standard Webhooks receiver and the
  * local Stripe stand-in: the `api-calls` meter counted per API key request (a person's are
  * neither counted nor limited), the hard limit (402 usage-limit, concurrent requests never past

@@ -1,13 +1,13 @@
 /**
- * Every page of the client in Chromium (issue 31, DESIGN.md "The product's face"): the public
- * pages signed out, the signed-in pages of an owner whose organization has members, an
- * invitation, an API key, a webhook endpoint with a delivery (its log open) and an audit log,
- * against a local Stripe with monthly and yearly prices. Each page, light at 1280 px and dark at 390 px: axe-core (WCAG 2.0, 2.1 and 2.2 A and
- * AA) finds no violation, no console error or warning (a CSP violation is one), no request
- * answers 4xx/5xx or fails, nothing is wider than the screen. Also: the landing page's product
- * and its dashboard link, the pricing toggle, the theme toggle, the 404 page, focus on the title
- * after a navigation, the menu button below 768 px; an OAuth app's sign-in through the consent
- * page (a signed-out visitor logs in there, allows, and the app redeems the code with openid-client).
+ * Every page of the client in Chromium (issue 31; docs/client.md): the public pages signed out, the
+ * signed-in pages of an owner whose organization has members, an invitation, an API key, a webhook
+ * endpoint with a delivery (its log open) and an audit log, against a local Stripe with monthly and
+ * yearly prices. Each page, light at 1280 px and dark at 390 px: axe-core (WCAG 2.0, 2.1 and 2.2 A
+ * and AA) finds no violation, no console error or warning (a CSP violation is one), no request
+ * answers 4xx/5xx or fails, nothing is wider than the screen. Also: the landing page's product and
+ * its dashboard link, the pricing toggle, the theme toggle, the 404 page, focus on the title after
+ * a navigation, the menu button below 768 px; an OAuth app's sign-in through the consent page (a
+ * signed-out visitor logs in there, allows, and the app redeems the code with openid-client).
  *
  * With SCREENSHOTS=<dir> (`npm run screenshots`) each page's picture is written there as
  * `<page>-light.png` and `<page>-dark.png`.

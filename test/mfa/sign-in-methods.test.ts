@@ -1,9 +1,9 @@
 /**
- * Two-factor and passkeys over HTTP (DESIGN.md "Sign-in methods"; docs/sign-in.md), one system
- * per database. TOTP: set-up, turning it on with backup codes, the two-step log-in, replayed and
- * wrong codes, backup codes used once, the mfa-token's expiry, single use and wrong-code budget,
- * the per-account limit, turning it off, the audit entries, and no secret in the log. Passkeys:
- * passkey-cases.ts; a passkey sign-in of a two-factor account asks for no code.
+ * Two-factor and passkeys over HTTP (docs/sign-in.md), one system per database. TOTP: set-up,
+ * turning it on with backup codes, the two-step log-in, replayed and wrong codes, backup codes used
+ * once, the mfa-token's expiry, single use and wrong-code budget, the per-account limit, turning it
+ * off, the audit entries, and no secret in the log. Passkeys: passkey-cases.ts; a passkey sign-in
+ * of a two-factor account asks for no code.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,10 +1,9 @@
 /**
- * The OAuth provider on two instances of one PostgreSQL database (DESIGN.md, "OAuth 2.1 /
- * OpenID Connect provider"): a connected app revoked on one instance is refused on the other
- * within a second, an app's deletion ends its grants, a key rotation while tokens are alive
- * reaches the other instance and signs later, and dynamic registration (on here) takes public
- * clients only. Also: a development server without JWT_SECRET keeps its sessions across a
- * restart (its signing keys are in the database).
+ * The OAuth provider on two instances of one PostgreSQL database (docs/oauth.md): a connected app
+ * revoked on one instance is refused on the other within a second, an app's deletion ends its
+ * grants, a key rotation while tokens are alive reaches the other instance and signs later, and
+ * dynamic registration (on here) takes public clients only. Also: a development server without
+ * JWT_SECRET keeps its sessions across a restart (its signing keys are in the database).
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,12 +1,12 @@
 /**
- * The OAuth 2.1 / OpenID Connect provider against the running server, with `openid-client` as
- * the relying party (DESIGN.md, "OAuth 2.1 / OpenID Connect provider"): discovery, an app of an
- * organization, code + PKCE through the consent page's API, the ID token verified against the
- * JWKS, the API with the token (scoped, unscoped, re-authentication routes), refresh rotation and
- * reuse, the protocol's errors, consent remembered, connected apps revoked, two-factor before
- * consent, nothing secret in the log; and the signing keys: the JWKS, EdDSA access tokens, an
- * HS256 token from before the upgrade, rotation while tokens are alive. One system on PGlite (storage behaviour is the adapter's
- * and is the same SQL on PostgreSQL: the two-instance test is in connected-apps.test.ts).
+ * The OAuth 2.1 / OpenID Connect provider against the running server, with `openid-client` as the
+ * relying party (docs/oauth.md): discovery, an app of an organization, code + PKCE through the
+ * consent page's API, the ID token verified against the JWKS, the API with the token (scoped,
+ * unscoped, re-authentication routes), refresh rotation and reuse, the protocol's errors, consent
+ * remembered, connected apps revoked, two-factor before consent, nothing secret in the log; and the
+ * signing keys: the JWKS, EdDSA access tokens, an HS256 token from before the upgrade, rotation
+ * while tokens are alive. One system on PGlite (storage behaviour is the adapter's and is the same
+ * SQL on PostgreSQL: the two-instance test is in connected-apps.test.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

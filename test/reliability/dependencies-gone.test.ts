@@ -1,10 +1,10 @@
 /**
- * The real process with its dependencies taken away while it runs (DESIGN.md "Operational
- * faults"): a private PostgreSQL and a private Redis stopped, the SMTP server refusing. Requests
- * that need the database answer 503 within DATABASE_TIMEOUT, liveness still answers and
+ * The real process with its dependencies taken away while it runs (docs/deployment.md, "When a
+ * dependency fails"): a private PostgreSQL and a private Redis stopped, the SMTP server refusing.
+ * Requests that need the database answer 503 within DATABASE_TIMEOUT, liveness still answers and
  * readiness says not ready, the process idles (its retries back off: no loop on the CPU), its
- * resident memory stays bounded, and SIGTERM still ends it with 0 within SHUTDOWN_TIMEOUT and a
- * few seconds, with the mail it accepted still waiting in the outbox for a later start.
+ * resident memory stays bounded, and SIGTERM still ends it with 0 within SHUTDOWN_TIMEOUT and a few
+ * seconds, with the mail it accepted still waiting in the outbox for a later start.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';

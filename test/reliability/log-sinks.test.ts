@@ -1,10 +1,10 @@
 /**
- * A failing log sink never hurts the server (DESIGN.md "Operational faults"): the console
- * whose reader is gone (EPIPE) or stops reading (a full pipe), a log file on a full disk
- * (/dev/full) or in a directory the process may not create. For each, on the real process:
- * every request is answered, idle CPU stays near zero, resident memory stays bounded, the
- * failure is said once (not per entry), what is dropped is counted in
- * `saas_log_entries_dropped_total{sink}`, and SIGTERM still ends the process with 0.
+ * A failing log sink never hurts the server (docs/deployment.md, "When a dependency fails"): the
+ * console whose reader is gone (EPIPE) or stops reading (a full pipe), a log file on a full disk
+ * (/dev/full) or in a directory the process may not create. For each, on the real process: every
+ * request is answered, idle CPU stays near zero, resident memory stays bounded, the failure is said
+ * once (not per entry), what is dropped is counted in `saas_log_entries_dropped_total{sink}`, and
+ * SIGTERM still ends the process with 0.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

@@ -1,7 +1,7 @@
 // test-run: alone (it measures time, or loads the machine on purpose: see scripts/run-tests.mjs)
 /**
- * PostgreSQL restarted, stopped and started again, unreachable at start-up (DESIGN.md
- * "Operational faults"), on a private PostgreSQL the test starts in a temporary directory:
+ * PostgreSQL restarted, stopped and started again, unreachable at start-up (docs/deployment.md,
+ * "When a dependency fails"), on a private PostgreSQL the test starts in a temporary directory:
  * requests that need it answer 503 `service-unavailable` within DATABASE_TIMEOUT, health and
  * readiness say so, the process stays up, and once it is back every route works without a
  * restart, nothing acknowledged is lost, and a session ended on one instance is refused on the

@@ -1,7 +1,7 @@
 /**
- * Redis gone and back (DESIGN.md "Operational faults"), on a private redis-server the test
- * starts and stops: log-in, failed log-ins, `me` and refresh keep working while it is gone,
- * limits count in the instance (they still hold), one warning and a metric say so, and once
+ * Redis gone and back (docs/deployment.md, "When a dependency fails"), on a private redis-server
+ * the test starts and stops: log-in, failed log-ins, `me` and refresh keep working while it is
+ * gone, limits count in the instance (they still hold), one warning and a metric say so, and once
  * Redis is back the counters are in Redis again and nothing repeats in the log.
  */
 import assert from 'node:assert/strict';

@@ -1,8 +1,8 @@
 /**
- * The SMTP server down, then answering 421 and 451, then well (DESIGN.md "Operational
- * faults"): sign-ups answer 201 at once all along (their messages wait in the outbox), and
- * once the server takes mail every message is delivered exactly once, on the
- * MAIL_RETRY_BASE_MS / MAIL_RETRY_MAX_MS backoff.
+ * The SMTP server down, then answering 421 and 451, then well (docs/deployment.md, "When a
+ * dependency fails"): sign-ups answer 201 at once all along (their messages wait in the outbox),
+ * and once the server takes mail every message is delivered exactly once, on the MAIL_RETRY_BASE_MS
+ * / MAIL_RETRY_MAX_MS backoff.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

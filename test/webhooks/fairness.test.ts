@@ -1,9 +1,9 @@
 /**
- * Delivery fairness and misbehaving receivers (DESIGN.md, "Outgoing webhooks" and "Operational
- * faults"), with real receivers: a TCP black hole (accepts, never answers), a receiver that
- * answers 200 and drips its body a byte at a time, and a healthy receiver verifying every
- * message with `standardwebhooks`. Two organizations' endpoints hang, each with a backlog: one
- * attempt in flight per endpoint, at most WEBHOOK_ORG_CONCURRENCY per organization, and a third
+ * Delivery fairness and misbehaving receivers (docs/webhooks.md, "Delivery"; docs/deployment.md,
+ * "When a dependency fails"), with real receivers: a TCP black hole (accepts, never answers), a
+ * receiver that answers 200 and drips its body a byte at a time, and a healthy receiver verifying
+ * every message with `standardwebhooks`. Two organizations' endpoints hang, each with a backlog:
+ * one attempt in flight per endpoint, at most WEBHOOK_ORG_CONCURRENCY per organization, and a third
  * organization's healthy endpoint gets each new message within WEBHOOK_TIMEOUT + 5 s while the
  * backlogs are still waiting. Each hung attempt ends at WEBHOOK_TIMEOUT (recorded, retried), its
  * socket closed; once the receivers heal every message is delivered and no descriptor is left.

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The account lifecycle (DESIGN.md, "Account lifecycle"):
+ * The account lifecycle (docs/api.md, "Account lifecycle"):
  * - `account.email_verified`: accounts that existed before are unverified (false): nobody has
  *   proved they own the address yet; they see the banner and can ask for a link.
  * - `action_token`: single-use emailed tokens (verification, password reset, email change),

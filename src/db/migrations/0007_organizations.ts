@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Organizations (DESIGN.md, "Organizations"): workspaces with members in three roles and
+ * Organizations (docs/api.md, "Organizations"): workspaces with members in three roles and
  * emailed invitations. The rules live in the database, not only in the code:
  * - one membership per account and organization (the primary key), a role from the three (a check);
  * - every organization keeps at least one owner: a deferred constraint trigger checks, at commit,
@@ -11,7 +11,8 @@ import { sql, type Kysely } from 'kysely';
  *   snapshot per statement): one of them fails;
  * - one pending invitation per organization and address (a partial unique index);
  * - one personal organization per account (`personal_account_id`, unique); deleting an account
- *   deletes it, and every other organization the account alone owns (DESIGN.md, account deletion).
+ *   deletes it, and every other organization the account alone owns (docs/api.md, "Account
+ *   lifecycle").
  * Existing accounts get their personal organization here, with their subscription copied
  * (billing moves to the organization later; `user-account.subscription` is the personal one's).
  */

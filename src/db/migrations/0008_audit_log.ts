@@ -1,12 +1,12 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The audit log (DESIGN.md, "API keys and audit log"; docs/audit.md): an append-only record of
- * security-relevant changes. Each entry names who acted (an account, an API key, or neither: the
- * system or a payment provider), what it did (`action`, `area.verb`), to what (`target_type`,
- * `target_id`), from where (ip, user agent) and when. `organization_id` is the organization whose
- * log shows the entry (an account's own events go to its personal organization); `account_id` is
- * the account whose data the entry is, for that account's export.
+ * The audit log (docs/audit.md): an append-only record of security-relevant changes. Each entry
+ * names who acted (an account, an API key, or neither: the system or a payment provider), what it
+ * did (`action`, `area.verb`), to what (`target_type`, `target_id`), from where (ip, user agent)
+ * and when. `organization_id` is the organization whose log shows the entry (an account's own
+ * events go to its personal organization); `account_id` is the account whose data the entry is, for
+ * that account's export.
  * - Entries are never updated: a trigger refuses UPDATE except the foreign keys' own `set null`
  *   when an account goes (the entry stays, without the person).
  * - Entries are never deleted one by one: a trigger refuses DELETE except the cascade of their

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Billing belongs to organizations (DESIGN.md, "Billing"; docs/billing.md):
+ * Billing belongs to organizations (docs/billing.md):
  * - the organization keeps its Stripe customer (`billing_customer_id`, unique: one customer pays
  *   for one organization), its current subscription (`billing_subscription_id`) and whether that
  *   subscription ends at the close of the period (`subscription_cancel_at_period_end`);

@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * API keys (DESIGN.md, "API keys and audit log"): credentials of an organization, for servers
+ * API keys (docs/api-keys.md): credentials of an organization, for servers
  * and scripts, each with a role (`admin` or `member`; never `owner`: a key cannot make or unmake
- * owners, nor delete the organization). Docs: docs/api-keys.md.
+ * owners, nor delete the organization).
  * - The key itself (`sk_<prefix>_<secret>`) is never stored: `secret_hash` is its SHA-256 (hex),
  *   unique, which is also how a presented key is found. `prefix` is the key's non-secret part,
  *   shown in lists and logs to tell keys apart.

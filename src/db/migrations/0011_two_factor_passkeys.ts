@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * TOTP two-factor and passkeys (DESIGN.md, "Sign-in methods"; docs/sign-in.md):
+ * TOTP two-factor and passkeys (docs/sign-in.md):
  * - `account.two_factor_enabled`: whether log-in asks for a second factor (shown as the
  *   account's `two-factor-enabled`).
  * - `totp_credential`: one per account; the secret sealed with ENCRYPTION_KEY (AES-256-GCM, bound

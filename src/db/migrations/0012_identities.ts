@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Sign-in through OpenID Connect / OAuth 2 providers (DESIGN.md, "Sign-in methods"):
+ * Sign-in through OpenID Connect / OAuth 2 providers (docs/oidc.md):
  * - `account_identity`: an account's identity at a provider, keyed by (provider, subject) so a
  *   later sign-in finds the account by the provider's stable subject, never by email (an address
  *   can change at the provider, or be reassigned there). `email` is the provider's verified

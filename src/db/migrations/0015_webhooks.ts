@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Outgoing webhooks (DESIGN.md, "Outgoing webhooks (Standard Webhooks)"; docs/webhooks.md).
+ * Outgoing webhooks (docs/webhooks.md).
  * - `webhook_endpoint`: an organization's receiver. `events` lists the event types it takes, or
  *   `{*}`; the signing secret is sealed with ENCRYPTION_KEY (AES-256-GCM, the endpoint id as
  *   associated data); after a rotation the previous one signs too until

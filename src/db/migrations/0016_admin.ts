@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Platform administration (DESIGN.md, "Platform administration"; docs/admin.md):
+ * Platform administration (docs/admin.md):
  * - `account.locked_at` / `locked_reason` / `locked_by`: a locked account cannot start a
  *   session (every sign-in method, refresh included, answers 403 `account-locked`); locking
  *   ends its sessions.

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Sign-in completeness (DESIGN.md, "Sign-in completeness"; docs/sign-in.md):
+ * Sign-in completeness (docs/sign-in.md):
  * - `email_sign_in`: an emailed sign-in, one row per message: the link's token and the 6-digit
  *   code as SHA-256 hashes, for the address it was sent to (no account yet when a sign-up is
  *   allowed: the account is made when the address is proven), 15 minutes, single-use, and the

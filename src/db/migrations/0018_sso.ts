@@ -1,8 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Enterprise sign-on and directory sync (DESIGN.md, "Enterprise single sign-on (SAML 2.0) and
- * directory sync (SCIM 2.0)"; docs/sso.md).
+ * Enterprise sign-on and directory sync (docs/sso.md).
  * - `org_domain`: a domain an organization claims, proven by a DNS TXT record holding `txt_value`;
  *   a verified domain belongs to one organization (the partial unique index decides races).
  * - `saml_connection`: one identity provider per organization, from its pasted metadata.

@@ -1,8 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Signing keys and the OAuth 2.1 / OpenID Connect provider (DESIGN.md, "OAuth 2.1 / OpenID
- * Connect provider"; docs/oauth.md).
+ * Signing keys and the OAuth 2.1 / OpenID Connect provider (docs/oauth.md).
  * - `signing_key`: the server's asymmetric keys (EdDSA for access tokens, RS256 and ES256 for ID
  *   tokens). The private JWK is sealed with ENCRYPTION_KEY (AES-256-GCM, the kid as associated
  *   data); `active_from` is when it starts signing (a rotation publishes first, signs later).

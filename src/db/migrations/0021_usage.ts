@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Seats, usage and plan limits (DESIGN.md, "Seats, usage and plan limits"; docs/billing.md).
+ * Seats, usage and plan limits (docs/billing.md).
  * - `organization`: the subscription's items as the subscription events report them
  *   (`[{id, price, quantity}]`), its current period's start, and the seat quantity Stripe was
  *   last given by the sync.
