@@ -1,8 +1,8 @@
 /**
- * `npm run keys:rotate`: adds a new signing key of each algorithm (signing-keys.ts), with the
- * server's environment. Every instance publishes it within seconds (NOTIFY); it signs 5 minutes
- * later (or one access-token lifetime, when shorter). On a PGlite directory a running server
- * holds, the server rotates (through the directory's lock socket, as `db:dump` does).
+ * `npm run keys:rotate`: adds a new signing key of each algorithm (signing-key-rotation.ts),
+ * with the server's environment. Every instance publishes it within seconds (NOTIFY); it signs
+ * 5 minutes later (or one access-token lifetime, when shorter). On a PGlite directory a running
+ * server holds, the server rotates (through the directory's lock socket, as `db:dump` does).
  */
 import '../runtime/node-version.js';
 import { commandConfig, runCommand } from '../db/cli.js';
@@ -10,7 +10,7 @@ import { openDatabase } from '../db/database.js';
 import { DirectoryLockedError, requestCommand } from '../db/lock.js';
 import { createLogging } from '../logging/index.js';
 import { activationDelay, authModule, ROTATE_KEYS_COMMAND, signingKeyBox } from './module.js';
-import { rotateSigningKeys } from './signing-keys.js';
+import { rotateSigningKeys } from './signing-key-rotation.js';
 
 await runCommand('keys:rotate', async () => {
   if (process.argv.length > 2) throw new Error('usage: npm run keys:rotate');

@@ -8,19 +8,16 @@
  * other reuse revokes the whole family. The presented token's row is locked (`for update`)
  * for the decision, so the rule holds across connections and instances.
  *
- * Ending every session of an account (password reset, deletion, locking, suspension) also ends
- * its OAuth grants (src/oauth/grants.ts), notified the same way.
- *
- * Ending a session (log-out, reuse, and the account-wide revocations) sets the family's
- * `revoked_at` and notifies `session_revoked` in the same statement, so every instance hears
- * of it exactly when it commits; this process records it at once (see revoked-sessions.ts).
+ * Ending a session (log-out, reuse, and the account-wide revocations, which end the account's
+ * OAuth grants too) runs session-revocation.ts's statements in the change's transaction; once it
+ * has committed, this process records the ended sessions at once (see revoked-sessions.ts).
  */
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/database.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { HttpError, unauthorized } from '../http/errors.js';
-import { REVOCATION_CHANNEL } from './revoked-sessions.js';
+import { type EndedSession, endGrantsOf, revokeFamiliesWhere } from './session-revocation.js';
 
 export interface RefreshSettings {
   secret: string;
@@ -78,12 +75,6 @@ export interface SessionClient {
  * the record exists exactly when the change committed.
  */
 export type SessionRecorder<T> = (trx: Transaction<DatabaseSchema>, what: T) => Promise<unknown>;
-
-/** A session (refresh family) that ended, with its account (null for a deleted account's). */
-export interface EndedSession {
-  familyId: string;
-  accountId: string | null;
-}
 
 /** A User-Agent is the client's to write: kept to this many characters. */
 export const USER_AGENT_MAX = 256;
@@ -230,7 +221,7 @@ export class RefreshTokens {
           };
         }
       }
-      await revokeWhere(trx, sql`id = ${row.family_id}`);
+      await revokeFamiliesWhere(trx, sql`id = ${row.family_id}`);
       await recordReuse?.(trx, { accountId: row.account_id, familyId: row.family_id });
       return { outcome: 'reused' as const, accountId: row.account_id, familyId: row.family_id };
     });
@@ -256,11 +247,11 @@ export class RefreshTokens {
   async revokeFamily(familyId: string, record?: SessionRecorder<EndedSession>): Promise<boolean> {
     const revoked = record
       ? await this.db.transaction().execute(async (trx) => {
-          const rows = await revokeWhere(trx, sql`id = ${familyId}`);
+          const rows = await revokeFamiliesWhere(trx, sql`id = ${familyId}`);
           for (const ended of rows) await record(trx, ended);
           return rows;
         })
-      : await revokeWhere(this.db, sql`id = ${familyId}`);
+      : await revokeFamiliesWhere(this.db, sql`id = ${familyId}`);
     this.revocations.markRevoked(revoked.map((r) => r.familyId));
     return revoked.length > 0;
   }
@@ -282,7 +273,7 @@ export class RefreshTokens {
    */
   async revokeAllForAccountIn(trx: Kysely<DatabaseSchema>, accountId: string, exceptFamilyId?: string): Promise<string[]> {
     const except = exceptFamilyId === undefined ? sql`` : sql` and id <> ${exceptFamilyId}`;
-    const families = (await revokeWhere(trx, sql`(account_id = ${accountId} or actor_account_id = ${accountId})${except}`)).map((r) => r.familyId);
+    const families = (await revokeFamiliesWhere(trx, sql`(account_id = ${accountId} or actor_account_id = ${accountId})${except}`)).map((r) => r.familyId);
     // every session: the apps the account connected too (src/oauth/); "my other devices" keeps them
     return exceptFamilyId === undefined ? [...families, ...(await endGrantsOf(trx, accountId))] : families;
   }
@@ -304,37 +295,4 @@ export class RefreshTokens {
       .executeTakeFirst();
     return row?.account_id ? { familyId: row.id, accountId: row.account_id } : undefined;
   }
-}
-
-/**
- * Ends the account's OAuth grants (its connected apps: their tokens name the grant as `sid`) and
- * notifies each like a session, in one statement; their provider records are deleted with them.
- */
-async function endGrantsOf(executor: Kysely<DatabaseSchema>, accountId: string): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`
-    with ended as (
-      update oauth_grant set revoked_at = clock_timestamp(), revoked_reason = 'account'
-      where account_id = ${accountId} and revoked_at is null
-      returning id
-    ), purged as (
-      delete from oauth_model m using ended e where m.grant_id = e.id or (m.model = 'Grant' and m.id = e.id)
-    )
-    select id, pg_notify(${REVOCATION_CHANNEL}, id) from ended`.execute(executor);
-  return rows.map((r) => r.id);
-}
-
-/**
- * Sets `revoked_at` on the matching unrevoked families and notifies each one's id on
- * `session_revoked`, in one statement: the notifications are delivered when it commits, and
- * not at all if it rolls back. The timestamp is the statement's clock, not the transaction's start.
- */
-async function revokeWhere(executor: Kysely<DatabaseSchema>, condition: RawBuilder<unknown>): Promise<EndedSession[]> {
-  const { rows } = await sql<{ id: string; account_id: string | null }>`
-    with revoked as (
-      update refresh_family set revoked_at = clock_timestamp()
-      where ${condition} and revoked_at is null
-      returning id, account_id
-    )
-    select id, account_id, pg_notify(${REVOCATION_CHANNEL}, id::text) from revoked`.execute(executor);
-  return rows.map((r) => ({ familyId: r.id, accountId: r.account_id }));
 }

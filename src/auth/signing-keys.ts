@@ -1,48 +1,27 @@
 /**
- * The server's signing keys (DESIGN.md, "OAuth 2.1 / OpenID Connect provider"; docs/oauth.md):
- * EdDSA (Ed25519) for access tokens, RS256 and ES256 for ID tokens. They live in the database
- * (`signing_key`), their private JWKs sealed with ENCRYPTION_KEY (secret-box.ts, the kid as
- * associated data), so every instance signs with the same key and a restart keeps them.
+ * The server's signing keys (docs/oauth.md, "Signing keys"): EdDSA (Ed25519) for access tokens,
+ * RS256 and ES256 for ID tokens. They live in the database (`signing_key`), their private JWKs
+ * sealed with ENCRYPTION_KEY, so every instance signs with the same key and a restart keeps them.
+ * This is an instance's view of them: it loads them (again whenever `signing_keys` is notified),
+ * picks the key that signs for each algorithm, publishes the JWKS and runs the rotation schedule;
+ * signing-key-rotation.ts makes and adds the keys.
  *
  * The EdDSA key is made when the first server starts; the ID-token keys (RS256, ES256) when the
  * OAuth provider first needs them (`ensure`), so a system no app signs in with never pays for an
  * RSA key (tens to hundreds of ms of CPU). An algorithm's first key signs at once: no token of
  * that algorithm exists yet, and the JWKS publishes it from then on.
  *
- * A rotation adds one new key of each algorithm in use that starts signing `activationDelay`
- * seconds later (5 minutes, or one access-token lifetime when that is shorter): published at once
- * (every instance hears `signing_keys` and reloads), so verifiers know it before any token carries
- * it. The schedule rotates each algorithm whose newest key is `rotationDays` old (an ID-token key
- * made later than the EdDSA one keeps its own days). A key that a newer one replaced stays
- * published `retention` seconds longer (the longest token lifetime), then drops out of the JWKS.
- * Key changes (first keys, the schedule, the command) take one transaction-scoped advisory lock
- * and look again, so instances never add a key twice.
+ * A rotated-in key is published at once and starts signing `activationDelay` seconds later, on
+ * every instance at the same moment. A key that a newer one replaced stays published `retention`
+ * seconds longer (the longest token lifetime), then drops out of the JWKS.
  */
-import { createPrivateKey, createPublicKey, generateKeyPair as generateNodeKeyPair, type JsonWebKeyInput, type KeyObject } from 'node:crypto';
-import { promisify } from 'node:util';
-import { calculateJwkThumbprint, type JWK } from 'jose';
-import { sql, type Transaction } from 'kysely';
+import { createPrivateKey, createPublicKey, type JsonWebKeyInput, type KeyObject } from 'node:crypto';
+import type { JWK } from 'jose';
 import type { DB } from '../db/database.js';
 import type { ChannelSubscriber, DatabaseListener } from '../db/listener.js';
-import type { DatabaseSchema } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
 import type { SecretBox } from './secret-box.js';
-
-export type SigningAlg = 'EdDSA' | 'RS256' | 'ES256';
-export const SIGNING_ALGS: readonly SigningAlg[] = ['EdDSA', 'RS256', 'ES256'];
-export const SIGNING_KEYS_CHANNEL = 'signing_keys';
-
-/** The advisory lock every rotation takes (an arbitrary constant of this purpose). */
-const ROTATION_LOCK = 7_320_039;
-
-const generateKeyPair = promisify(generateNodeKeyPair);
-
-/** A public JWK as the JWKS publishes it: never a private member. */
-export interface PublicJwk extends JWK {
-  kid: string;
-  alg: SigningAlg;
-  use: 'sig';
-}
+import { addFirstKeys, type PublicJwk, rotateIfDue, rotateSigningKeys, SIGNING_ALGS, SIGNING_KEYS_CHANNEL, type SigningAlg } from './signing-key-rotation.js';
 
 export interface SigningKey {
   kid: string;
@@ -55,100 +34,8 @@ export interface SigningKey {
   activeFrom: number;
 }
 
-async function newKey(alg: SigningAlg): Promise<{ publicJwk: PublicJwk; privateJwk: JWK }> {
-  const { privateKey } =
-    alg === 'EdDSA'
-      ? await generateKeyPair('ed25519')
-      : alg === 'ES256'
-        ? await generateKeyPair('ec', { namedCurve: 'P-256' })
-        : await generateKeyPair('rsa', { modulusLength: 2048 });
-  const privateJwk = privateKey.export({ format: 'jwk' }) as JWK;
-  const bare = createPublicKey(privateKey).export({ format: 'jwk' }) as JWK;
-  const kid = await calculateJwkThumbprint(bare);
-  return { publicJwk: { ...bare, kid, alg, use: 'sig' }, privateJwk: { ...privateJwk, kid, alg, use: 'sig' } };
-}
-
-/** The key every system signs with from its first start (access tokens). */
-const FIRST_ALG: SigningAlg = 'EdDSA';
 /** The keys the OAuth provider signs ID tokens with: made when it first needs them. */
 export const ID_TOKEN_ALGS: readonly SigningAlg[] = ['RS256', 'ES256'];
-
-/** Adds one key of each of `algs`, signing `delaySeconds` from now (database time), and tells every instance. */
-async function insertKeys(trx: Transaction<DatabaseSchema>, box: SecretBox, algs: readonly SigningAlg[], delaySeconds: number): Promise<string[]> {
-  const kids: string[] = [];
-  for (const alg of algs) {
-    const { publicJwk, privateJwk } = await newKey(alg);
-    await trx
-      .insertInto('signing_key')
-      .values({
-        kid: publicJwk.kid,
-        alg,
-        public_jwk: JSON.stringify(publicJwk),
-        private_sealed: box.seal(JSON.stringify(privateJwk), publicJwk.kid),
-        active_from: sql<Date>`now() + ${delaySeconds}::int * interval '1 second'`,
-      })
-      .execute();
-    kids.push(publicJwk.kid);
-  }
-  // a payload: the listener delivers no empty one
-  if (kids.length > 0) await sql`select pg_notify(${SIGNING_KEYS_CHANNEL}, ${kids.join(',')})`.execute(trx);
-  return kids;
-}
-
-const lock = (trx: Transaction<DatabaseSchema>) => sql`select pg_advisory_xact_lock(${ROTATION_LOCK})`.execute(trx);
-
-/** Each algorithm that has a key, with its newest key's age against `rotationDays` (0 days: never due). */
-async function algorithmsInUse(trx: Transaction<DatabaseSchema>, rotationDays = 0): Promise<Array<{ alg: SigningAlg; due: boolean }>> {
-  const { rows } = await sql<{ alg: SigningAlg; due: boolean }>`
-    select alg, ${rotationDays}::int > 0 and max(created_at) < now() - ${rotationDays}::int * interval '1 day' as due
-    from signing_key group by alg`.execute(trx);
-  // in SIGNING_ALGS' order, so a rotation's kids come in the same order every time
-  return SIGNING_ALGS.flatMap((alg) => rows.filter((r) => r.alg === alg));
-}
-
-/** `npm run keys:rotate` and the running server's answer to it: new keys of every algorithm in use, whatever the schedule. */
-export async function rotateSigningKeys(db: DB, box: SecretBox, delaySeconds: number): Promise<string[]> {
-  return db.transaction().execute(async (trx) => {
-    await lock(trx);
-    const inUse = (await algorithmsInUse(trx)).map((r) => r.alg);
-    // the first keys (a database no server has started on yet) sign at once: there is nothing to wait for
-    if (inUse.length === 0) return insertKeys(trx, box, [FIRST_ALG], 0);
-    return insertKeys(trx, box, inUse.includes(FIRST_ALG) ? inUse : [FIRST_ALG, ...inUse], delaySeconds);
-  });
-}
-
-/**
- * The first EdDSA key (active at once) when there is none, or new keys of the algorithms whose
- * newest key is older than `rotationDays`; once across instances. Returns the new kids (empty:
- * nothing was due).
- */
-export async function rotateIfDue(db: DB, box: SecretBox, rotationDays: number, delaySeconds: number): Promise<string[]> {
-  return db.transaction().execute(async (trx) => {
-    await lock(trx);
-    const inUse = await algorithmsInUse(trx, rotationDays);
-    if (!inUse.some((r) => r.alg === FIRST_ALG)) return insertKeys(trx, box, [FIRST_ALG], 0);
-    return insertKeys(
-      trx,
-      box,
-      inUse.filter((r) => r.due).map((r) => r.alg),
-      delaySeconds,
-    );
-  });
-}
-
-/** The first key of each of `algs` that has none, signing at once; once across instances. Returns the new kids. */
-export async function addFirstKeys(db: DB, box: SecretBox, algs: readonly SigningAlg[]): Promise<string[]> {
-  return db.transaction().execute(async (trx) => {
-    await lock(trx);
-    const inUse = new Set((await algorithmsInUse(trx)).map((r) => r.alg));
-    return insertKeys(
-      trx,
-      box,
-      algs.filter((alg) => !inUse.has(alg)),
-      0,
-    );
-  });
-}
 
 export interface SigningKeysOptions {
   db: DB;

@@ -9,26 +9,17 @@
  * - elsewhere (macOS development): a lock file created with O_EXCL, naming a 127.0.0.1 port the
  *   holder listens on; a file whose holder no longer answers is stale and taken over.
  *
- * The holder's socket also serves the dump of the running database (`npm run db:dump`), and the
+ * The holder's socket also serves the dump of the running database (`npm run db:dump`) and the
  * commands the server registers (`npm run keys:rotate`), so the directory is never opened by a
- * second process. Both sides of a dump prove they know the token
- * the holder wrote to `<dir>/.saas-lock.json` (HMACs over a fresh nonce; the token itself never
- * crosses the socket), and the directory is the owner's alone (0700): only who can read the
- * directory's files can read the database through the socket, and a process squatting the
- * socket's name can neither learn the token nor pass off its own SQL as a dump.
+ * second process; lock-channel.ts speaks that protocol. This module finds the holder: the socket's
+ * address, and `<dir>/.saas-lock.json`, which names the holder and carries the token its requests
+ * prove they know.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { link, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
+import type net from 'node:net';
 import { join } from 'node:path';
-
-export interface LockHolder {
-  pid: number;
-  command: string;
-}
-
-/** Produces a plain-SQL dump of the database the lock holder has open. */
-export type DumpHandler = () => Promise<string>;
+import { ask, type DumpHandler, type HolderIdentity, holderServer, type LockHolder, requestOfHolder } from './lock-channel.js';
 
 export interface DirectoryLock {
   /** the directory's real path */
@@ -57,31 +48,10 @@ export class DirectoryLockedError extends Error {
 }
 
 export const LOCK_FILE = '.saas-lock.json';
-// a holder still opening its database runs WASM start-up code that holds its event loop for seconds
-const ASK_TIMEOUT_MS = 5000;
 
-interface LockFile extends LockHolder {
-  token: string;
+interface LockFile extends HolderIdentity {
   /** 127.0.0.1 port of the holder's socket (lock-file strategy only) */
   port?: number;
-}
-
-// A dump request proves it knows the holder's token without sending it (auth), and the holder
-// proves it knows the token too (proof): a process squatting the socket's name learns nothing
-// and cannot pass its own SQL off as the database's dump.
-type Request = { op: 'who' } | { op: 'dump'; nonce: string; auth: string } | { op: 'command'; name: string; nonce: string; auth: string };
-type Header = ({ ok: true; proof?: string } & LockHolder) | { ok: false; error: string };
-
-const MAX_CONNECTIONS = 16;
-
-function mac(token: string, role: 'client' | 'holder', nonce: string): string {
-  return createHmac('sha256', token).update(`${role}:${nonce}`).digest('base64url');
-}
-
-function sameMac(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 export function defaultLockStrategy(): LockStrategy {
@@ -97,9 +67,7 @@ export async function lockDirectory(dir: string, strategy: LockStrategy = defaul
   const self: LockFile = { pid: process.pid, command: commandLine(), token: randomBytes(24).toString('base64url') };
   let dumpHandler: DumpHandler | undefined;
   const commands = new Map<string, DumpHandler>();
-  const server = net.createServer((socket) => serveConnection(socket, self, (name) => (name === undefined ? dumpHandler : commands.get(name))));
-  server.maxConnections = MAX_CONNECTIONS;
-  server.unref();
+  const server = holderServer(self, LOCK_FILE, (name) => (name === undefined ? dumpHandler : commands.get(name)));
   const lockFile = join(realDir, LOCK_FILE);
 
   if (strategy === 'abstract-socket') {
@@ -159,29 +127,21 @@ export async function lockHolder(dir: string, strategy: LockStrategy = defaultLo
 
 /** Asks the process holding the directory's lock for a dump of its database. */
 export function requestDump(dir: string, strategy: LockStrategy = defaultLockStrategy()): Promise<string> {
-  return requestOfHolder(dir, undefined, strategy);
+  return requestOfDirectoryHolder(dir, undefined, strategy);
 }
 
 /** Asks the process holding the directory's lock to run a command it serves (`serveCommand`); its answer. */
 export function requestCommand(dir: string, name: string, strategy: LockStrategy = defaultLockStrategy()): Promise<string> {
-  return requestOfHolder(dir, name, strategy);
+  return requestOfDirectoryHolder(dir, name, strategy);
 }
 
-async function requestOfHolder(dir: string, command: string | undefined, strategy: LockStrategy): Promise<string> {
+async function requestOfDirectoryHolder(dir: string, command: string | undefined, strategy: LockStrategy): Promise<string> {
   const realDir = await realpath(dir);
   const file = await readLockFile(join(realDir, LOCK_FILE));
   const what = command ?? 'the dump';
   if (!file) throw new Error(`${realDir} is locked but ${LOCK_FILE} cannot be read: run ${what} as the user that runs the server`);
   const target = strategy === 'abstract-socket' ? socketAddress(realDir) : { host: '127.0.0.1', port: file.port ?? 0 };
-  const nonce = randomBytes(16).toString('base64url');
-  const auth = mac(file.token, 'client', command === undefined ? nonce : `${command}:${nonce}`);
-  const request: Request = command === undefined ? { op: 'dump', nonce, auth } : { op: 'command', name: command, nonce, auth };
-  const { header, body } = await exchange(target, request, 0);
-  if (!header.ok) throw new Error(`The process holding ${realDir} did not ${command === undefined ? 'dump it' : `run ${command}`}: ${header.error}`);
-  if (typeof header.proof !== 'string' || !sameMac(header.proof, mac(file.token, 'holder', nonce))) {
-    throw new Error(`The process answering for ${realDir} could not prove it holds the directory: its answer is not used`);
-  }
-  return body;
+  return requestOfHolder(target, file.token, command, realDir);
 }
 
 function socketAddress(realDir: string): string {
@@ -198,75 +158,6 @@ function listen(server: net.Server, options: net.ListenOptions): Promise<void> {
     server.listen(options, () => {
       server.off('error', reject);
       resolve();
-    });
-  });
-}
-
-/** One JSON request line; the answer is one JSON header line, then the body (a dump) to the end. */
-function serveConnection(socket: net.Socket, self: LockFile, handler: (command?: string) => DumpHandler | undefined): void {
-  socket.setTimeout(ASK_TIMEOUT_MS);
-  socket.on('timeout', () => socket.destroy());
-  socket.on('error', () => socket.destroy());
-  let input = '';
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => {
-    input += chunk;
-    if (input.length > 4096) return socket.destroy();
-    const newline = input.indexOf('\n');
-    if (newline < 0) return;
-    socket.removeAllListeners('data');
-    // a dump may take longer than the timeout to produce; the timeout is armed again for the
-    // answer, so a peer that never closes its side does not hold the connection
-    socket.setTimeout(0);
-    const done = (text: string) => {
-      socket.setTimeout(ASK_TIMEOUT_MS);
-      socket.end(text);
-    };
-    void answer(input.slice(0, newline)).then(
-      ({ header, body }) => done(`${JSON.stringify(header)}\n${body}`),
-      (err: Error) => done(`${JSON.stringify({ ok: false, error: err.message } satisfies Header)}\n`),
-    );
-  });
-
-  const holder: LockHolder = { pid: self.pid, command: self.command };
-  async function answer(line: string): Promise<{ header: Header; body: string }> {
-    const request = JSON.parse(line) as Request;
-    if (request.op === 'who') return { header: { ok: true, ...holder }, body: '' };
-    if (request.op !== 'dump' && request.op !== 'command') throw new Error('unknown request');
-    const command = request.op === 'command' ? String(request.name) : undefined;
-    // a command's name is part of what the client proves, so a captured request runs nothing else
-    const signed = command === undefined ? request.nonce : `${command}:${request.nonce}`;
-    if (typeof request.nonce !== 'string' || typeof request.auth !== 'string' || !sameMac(request.auth, mac(self.token, 'client', signed))) {
-      throw new Error(`not authorised (the token is in ${LOCK_FILE} in the directory)`);
-    }
-    const dump = handler(command);
-    if (!dump) throw new Error(`process ${self.pid} (${self.command}) does not serve ${command ?? 'dumps'}; wait until it has finished`);
-    return { header: { ok: true, ...holder, proof: mac(self.token, 'holder', request.nonce) }, body: await dump() };
-  }
-}
-
-async function ask(target: string | { host: string; port: number }): Promise<LockHolder> {
-  const { header } = await exchange(target, { op: 'who' }, ASK_TIMEOUT_MS);
-  if (!header.ok) throw new Error(header.error);
-  return { pid: header.pid, command: header.command };
-}
-
-function exchange(target: string | { host: string; port: number }, request: Request, timeoutMs: number): Promise<{ header: Header; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = typeof target === 'string' ? net.connect({ path: target }) : net.connect(target);
-    if (timeoutMs) socket.setTimeout(timeoutMs, () => socket.destroy(new Error('the lock holder did not answer')));
-    const chunks: Buffer[] = [];
-    socket.on('connect', () => socket.write(`${JSON.stringify(request)}\n`));
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const newline = text.indexOf('\n');
-      try {
-        resolve({ header: JSON.parse(newline < 0 ? text : text.slice(0, newline)) as Header, body: newline < 0 ? '' : text.slice(newline + 1) });
-      } catch {
-        reject(new Error('the lock holder gave no readable answer'));
-      }
     });
   });
 }

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import { sql } from 'kysely';
 import { authModule, signingKeyBox, type AuthServices } from '../../src/auth/module.js';
-import { rotateIfDue } from '../../src/auth/signing-keys.js';
+import { rotateIfDue } from '../../src/auth/signing-key-rotation.js';
 import * as client from 'openid-client';
 import { logIn, PASSWORD, signUp, signUpVerified } from '../support/auth.js';
 import { awayFromStepEdge, totpCode } from '../support/totp.js';

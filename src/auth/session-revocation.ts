@@ -1,0 +1,51 @@
+/**
+ * The statements that end sessions (docs/security.md, "Tokens": ended sessions). A session (refresh
+ * family) ends when its `revoked_at` is set and its id notified on `session_revoked` in the same
+ * statement, so every instance hears of it exactly when it commits, and never if it rolls back;
+ * the process that ended it records it at once (RefreshTokens, revoked-sessions.ts). Ending every
+ * session of an account (password reset, deletion, locking, suspension) also ends its OAuth grants
+ * (src/oauth/grants.ts), notified the same way. Each runs on the caller's executor: inside its
+ * transaction when the change has effects that must commit with it.
+ */
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { DatabaseSchema } from '../db/schema.js';
+import { REVOCATION_CHANNEL } from './revoked-sessions.js';
+
+/** A session (refresh family) that ended, with its account (null for a deleted account's). */
+export interface EndedSession {
+  familyId: string;
+  accountId: string | null;
+}
+
+/**
+ * Ends the account's OAuth grants (its connected apps: their tokens name the grant as `sid`) and
+ * notifies each like a session, in one statement; their provider records are deleted with them.
+ */
+export async function endGrantsOf(executor: Kysely<DatabaseSchema>, accountId: string): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    with ended as (
+      update oauth_grant set revoked_at = clock_timestamp(), revoked_reason = 'account'
+      where account_id = ${accountId} and revoked_at is null
+      returning id
+    ), purged as (
+      delete from oauth_model m using ended e where m.grant_id = e.id or (m.model = 'Grant' and m.id = e.id)
+    )
+    select id, pg_notify(${REVOCATION_CHANNEL}, id) from ended`.execute(executor);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Sets `revoked_at` on the matching unrevoked families and notifies each one's id on
+ * `session_revoked`, in one statement: the notifications are delivered when it commits, and
+ * not at all if it rolls back. The timestamp is the statement's clock, not the transaction's start.
+ */
+export async function revokeFamiliesWhere(executor: Kysely<DatabaseSchema>, condition: RawBuilder<unknown>): Promise<EndedSession[]> {
+  const { rows } = await sql<{ id: string; account_id: string | null }>`
+    with revoked as (
+      update refresh_family set revoked_at = clock_timestamp()
+      where ${condition} and revoked_at is null
+      returning id, account_id
+    )
+    select id, account_id, pg_notify(${REVOCATION_CHANNEL}, id::text) from revoked`.execute(executor);
+  return rows.map((r) => ({ familyId: r.id, accountId: r.account_id }));
+}
