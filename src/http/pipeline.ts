@@ -31,7 +31,8 @@ import { callNotFound, routeDataOf } from './route-data.js';
 import { ANSWERED, type RequestStep } from './request-steps.js';
 import { validatorsFor } from './validators.js';
 import type { ApiKeyCaller, AuthUser, RouteConfig } from './routes.js';
-import { allowedMethods, isApiRoute } from './routes.js';
+import { isApiRoute } from './routes.js';
+import { allowedMethods } from './route-index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
