@@ -38,7 +38,7 @@ export interface MailTemplates {
   'security-notice': { name: string | null; event: SecurityEvent; at: Date; browser: string | null; ip: string | null; detail?: string };
   /** the link and code of an email sign-in (src/account/email-sign-in.ts) */
   'email-sign-in': { name: string | null; token: string; code: string };
-  /** to each owner of the organization (src/payments/effects.ts, on Stripe's `customer.subscription.trial_will_end`) */
+  /** to each owner of the organization (src/payments/subscription-change.ts, on Stripe's `customer.subscription.trial_will_end`) */
   'trial-will-end': { organization: string; organizationId: string; plan: string | null; trialEndsAt: Date };
   /** to each owner and admin of the organization when the webhook worker disables a failing endpoint (src/webhooks/worker.ts) */
   'webhook-disabled': { organization: string; organizationId: string; endpoint: string; failingSince: Date; days: number };

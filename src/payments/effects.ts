@@ -13,15 +13,15 @@
  *   either seen by the completion (and adopted) or sees the organization it linked; events of one
  *   organization also lock its row;
  * - each change of status, plan or cancel-at-period-end appends `billing.subscription-changed` to
- *   the audit log, and the trial's end is announced to the owners by email, in the same transaction.
+ *   the audit log, and the trial's end is announced to the owners by email, in the same transaction
+ *   (subscription-change.ts writes them).
  */
 import { sql, type Transaction } from 'kysely';
-import { appendAudit, originOf, type AuditEntryInput } from '../audit/log.js';
 import type { DatabaseSchema, SubscriptionStatus } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
 import type { Mail } from '../mail/index.js';
-import { emitWebhookEvent } from '../webhooks/outbox.js';
 import type { PaymentEffect, PaymentEvent, PaymentProvider } from './provider.js';
+import { auditBilling, BILLING_COLUMNS, type BillingRow, sendTrialEndingNotice, writeSubscriptionChange } from './subscription-change.js';
 
 type Trx = Transaction<DatabaseSchema>;
 type SubscriptionEffect = Extract<PaymentEffect, { kind: 'subscription' }>;
@@ -33,30 +33,6 @@ export interface EventTarget {
   organizationId: string;
   /** the personal organization's account: the event then shows in that account's export */
   accountId: string | null;
-}
-
-const BILLING_COLUMNS = [
-  'id',
-  'name',
-  'personal_account_id',
-  'subscription_status',
-  'subscription_plan',
-  'subscription_period_end',
-  'subscription_cancel_at_period_end',
-  'billing_customer_id',
-  'billing_subscription_id',
-] as const;
-
-interface BillingRow {
-  id: string;
-  name: string;
-  personal_account_id: string | null;
-  subscription_status: SubscriptionStatus;
-  subscription_plan: string | null;
-  subscription_period_end: Date | null;
-  subscription_cancel_at_period_end: boolean;
-  billing_customer_id: string | null;
-  billing_subscription_id: string | null;
 }
 
 /** A subscription in one of these is running: another subscription's end or start does not replace it. */
@@ -168,7 +144,7 @@ export class BillingEffects {
       .set({ billing_customer_id: effect.customerId, billing_subscription_id: effect.subscriptionId ?? org.billing_subscription_id })
       .where('id', '=', org.id)
       .execute();
-    await this.audit(trx, org, 'billing.checkout-completed', {
+    await auditBilling(trx, org, 'billing.checkout-completed', {
       'customer-id': effect.customerId,
       'subscription-id': effect.subscriptionId,
       'event-id': event.id,
@@ -203,7 +179,7 @@ export class BillingEffects {
     if (other && LIVE.has(org.subscription_status) && !LIVE.has(effect.status)) return targetOf(org);
     // a newer invoice event decided the status; the subscription's other facts still apply
     const status = (await this.superseded(trx, provider, event, effect, 'any')) ? org.subscription_status : effect.status;
-    await this.change(trx, org, event, {
+    await writeSubscriptionChange(trx, this.deps.log, org, event, {
       status,
       plan: effect.priceId ? (this.deps.planOf(effect.priceId) ?? effect.priceId) : null,
       periodEnd: effect.periodEnd,
@@ -212,7 +188,9 @@ export class BillingEffects {
       periodStart: effect.periodStart ?? null,
       items: effect.items ?? [],
     });
-    if (effect.trialEnding && status === 'trialing') await this.trialEndingNotice(trx, org, effect.trialEnding.endsAt, effect.priceId);
+    if (effect.trialEnding && status === 'trialing') {
+      await sendTrialEndingNotice(trx, this.deps.mail, org, effect.trialEnding.endsAt, effect.priceId ? this.deps.planOf(effect.priceId) : null);
+    }
     return targetOf(org);
   }
 
@@ -228,7 +206,7 @@ export class BillingEffects {
     if (org.billing_subscription_id && effect.subscriptionId && org.billing_subscription_id !== effect.subscriptionId) return targetOf(org);
     if (org.subscription_status === 'canceled') return targetOf(org);
     if (effect.outcome === 'paid' && (effect.amountPaid <= 0 || !effect.subscriptionId)) return targetOf(org);
-    await this.change(trx, org, event, {
+    await writeSubscriptionChange(trx, this.deps.log, org, event, {
       status: effect.outcome === 'paid' ? 'active' : 'past-due',
       plan: org.subscription_plan,
       periodEnd: org.subscription_period_end,
@@ -236,103 +214,5 @@ export class BillingEffects {
       subscriptionId: org.billing_subscription_id ?? effect.subscriptionId,
     });
     return targetOf(org);
-  }
-
-  private async change(
-    trx: Trx,
-    org: BillingRow,
-    event: PaymentEvent,
-    next: {
-      status: SubscriptionStatus;
-      plan: string | null;
-      periodEnd: Date | null;
-      cancelAtPeriodEnd: boolean;
-      subscriptionId: string | null;
-      /** from a subscription event: its period's start and items (an invoice event keeps them) */
-      periodStart?: Date | null;
-      items?: Array<{ id: string; price: string; quantity: number | null }>;
-    },
-  ): Promise<void> {
-    await trx
-      .updateTable('organization')
-      .set({
-        subscription_status: next.status,
-        subscription_plan: next.plan,
-        subscription_period_end: next.periodEnd,
-        subscription_cancel_at_period_end: next.cancelAtPeriodEnd,
-        billing_subscription_id: next.subscriptionId,
-        // the items' quantities are then what Stripe has: the seat sync compares with them
-        ...(next.items
-          ? { subscription_items: JSON.stringify(next.items), subscription_period_start: next.periodStart ?? null, seat_quantity_sent: null }
-          : {}),
-      })
-      .where('id', '=', org.id)
-      .execute();
-    const periodEnd = (d: Date | null) => (d ? new Date(d).getTime() : null);
-    if (
-      org.subscription_status !== next.status ||
-      org.subscription_plan !== next.plan ||
-      org.subscription_cancel_at_period_end !== next.cancelAtPeriodEnd ||
-      periodEnd(org.subscription_period_end) !== periodEnd(next.periodEnd)
-    ) {
-      await emitWebhookEvent(trx, org.id, 'subscription.updated', {
-        subscription: {
-          status: next.status,
-          plan: next.plan,
-          'current-period-end': next.periodEnd ? new Date(next.periodEnd).toISOString() : null,
-          'cancel-at-period-end': next.cancelAtPeriodEnd,
-          'has-customer': org.billing_customer_id !== null,
-        },
-      });
-    }
-    if (org.subscription_status !== next.status || org.subscription_plan !== next.plan || org.subscription_cancel_at_period_end !== next.cancelAtPeriodEnd) {
-      await this.audit(trx, org, 'billing.subscription-changed', {
-        status: next.status,
-        plan: next.plan,
-        'cancel-at-period-end': next.cancelAtPeriodEnd,
-        'previous-status': org.subscription_status,
-        'previous-plan': org.subscription_plan,
-        'event-type': event.type,
-        'event-id': event.id,
-      });
-      this.deps.log.info('payments/subscription-changed', `Organization subscription ${org.subscription_status} -> ${next.status}`, {
-        'organization-id': org.id,
-        status: next.status,
-        plan: next.plan,
-        'cancel-at-period-end': next.cancelAtPeriodEnd,
-      });
-    }
-  }
-
-  private async trialEndingNotice(trx: Trx, org: BillingRow, endsAt: Date, priceId: string | null): Promise<void> {
-    const owners = await trx
-      .selectFrom('membership')
-      .innerJoin('account', 'account.id', 'membership.account_id')
-      .select(['account.email'])
-      .where('membership.organization_id', '=', org.id)
-      .where('membership.role', '=', 'owner')
-      .orderBy('account.email')
-      .execute();
-    const plan = priceId ? this.deps.planOf(priceId) : null;
-    for (const owner of owners) {
-      await this.deps.mail.enqueue(trx, {
-        kind: 'trial-will-end',
-        to: owner.email,
-        data: { organization: org.name, organizationId: org.id, plan, trialEndsAt: endsAt },
-      });
-    }
-  }
-
-  /** The webhook acts for no one: the entry has no actor and no request origin. */
-  private audit(trx: Trx, org: Pick<BillingRow, 'id' | 'personal_account_id'>, action: string, details: AuditEntryInput['details']): Promise<void> {
-    return appendAudit(trx, {
-      action,
-      organizationId: org.id,
-      accountId: org.personal_account_id,
-      actor: {},
-      target: { type: 'organization', id: org.id },
-      details,
-      origin: originOf(undefined),
-    });
   }
 }

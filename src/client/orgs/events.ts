@@ -1,7 +1,7 @@
 /**
  * Organizations in the client: the list (for the switcher and the organizations page), the
- * current organization (kept in localStorage), an organization's page (members, roles,
- * invitations), and the invitation landing page. An invitation opened without a session is
+ * current organization (kept in localStorage), and the invitation landing page (an
+ * organization's page: org-page-events.ts). An invitation opened without a session is
  * remembered (localStorage, so the verification link may open in another tab) and accepted once
  * the visitor has logged in or signed up and comes to the account page.
  */
@@ -26,21 +26,6 @@ export interface Organization {
   };
 }
 
-export interface Member {
-  'account-id': string;
-  email: string;
-  name: string | null;
-  role: OrgRole;
-  'joined-at': string;
-}
-
-export interface PendingInvitation {
-  id: string;
-  email: string;
-  role: OrgRole;
-  'expires-at': string;
-}
-
 export type InvitationStatus = 'needs-session' | 'accepting' | 'unverified' | 'mismatch' | 'failed';
 
 export interface OrgsState {
@@ -50,8 +35,6 @@ export interface OrgsState {
   orgsFor?: string;
   /** the organization picked in the switcher */
   currentOrg?: string;
-  /** the organization page's data, for the id in the path */
-  orgPage?: { id: string; status: 'loading' | 'ready' | 'missing'; org?: Organization; members?: Member[]; invitations?: PendingInvitation[] };
   /** the invitation landing page */
   invitationPage?: { status: InvitationStatus; message?: string };
   /** an invitation token waiting for a session */
@@ -71,7 +54,7 @@ export interface OrgsIo {
 export const CURRENT_ORG_KEY = 'current-org';
 export const PENDING_INVITATION_KEY = 'pending-invitation';
 
-interface Failure {
+export interface Failure {
   type?: string;
   reason?: string;
   message?: string;
@@ -101,7 +84,8 @@ export function adminOfCurrent(state: Pick<OrgsState, 'orgs' | 'currentOrg'>): b
   return role === 'admin' || role === 'owner';
 }
 
-const resetForm = (state: AppState, form: 'create-org' | 'invite'): AppState => ({
+/** The state after an organization form succeeded: the form is keyed by its count, so it clears. */
+export const resetForm = (state: AppState, form: 'create-org' | 'invite'): AppState => ({
   ...state,
   busy: false,
   orgFormResets: { ...state.orgFormResets, [form]: (state.orgFormResets?.[form] ?? 0) + 1 },
@@ -182,114 +166,6 @@ export function registerOrgs(core: EventCore<AppState>, io: OrgsIo): void {
         ],
       };
     })
-
-    // the organization page: the organization, its members, and (for admins) its pending invitations
-    .regEvent('org/open', ({ state }, [, id]) => ({
-      db: { ...state, orgPage: { id: id as string, status: 'loading' } },
-      'http/auth-api': { url: `orgs/${id}`, onSuccess: ['org/loaded', id], onFailure: ['org/missing', id] },
-    }))
-    .regEvent('org/loaded', ({ state }, [, id, org]) => {
-      if (state.orgPage?.id !== id) return;
-      const o = org as Organization;
-      return {
-        db: { ...state, orgPage: { ...state.orgPage, status: 'ready', org: o }, currentOrg: o.id },
-        'storage/set': { key: CURRENT_ORG_KEY, value: o.id },
-        dispatchN: [['org/load-members', id], ...(o.role === 'member' ? [] : [['org/load-invitations', id]])],
-      };
-    })
-    .regEvent('org/missing', ({ state }, [, id, failure]) => {
-      if (state.orgPage?.id !== id) return;
-      const f = failure as Failure;
-      return {
-        db: { ...state, orgPage: { id: id as string, status: 'missing' } },
-        // a non-member is told 404, like for an organization that does not exist: the page says so
-        dispatch: f.type === 'not-found' ? undefined : ['request/failed', failure],
-      };
-    })
-    .regEvent('org/load-members', (_ctx, [, id]) => ({
-      'http/auth-api': { url: `orgs/${id}/members`, successPath: ['members'], onSuccess: ['org/members-loaded', id], onFailure: ['request/failed'] },
-    }))
-    .regEvent('org/members-loaded', ({ state }, [, id, members]) => {
-      if (state.orgPage?.id !== id) return;
-      return { db: { ...state, busy: false, orgPage: { ...state.orgPage, members: members as Member[] } } };
-    })
-    .regEvent('org/load-invitations', (_ctx, [, id]) => ({
-      'http/auth-api': {
-        url: `orgs/${id}/invitations`,
-        successPath: ['invitations'],
-        onSuccess: ['org/invitations-loaded', id],
-        onFailure: ['request/failed'],
-      },
-    }))
-    .regEvent('org/invitations-loaded', ({ state }, [, id, invitations]) => {
-      if (state.orgPage?.id !== id) return;
-      return { db: { ...state, orgPage: { ...state.orgPage, invitations: invitations as PendingInvitation[] } } };
-    })
-    .regEvent('org/invite', ({ state }, [, form]) => {
-      const id = state.orgPage?.id;
-      if (!id) return;
-      const f = form as { email?: string; role?: string };
-      return {
-        db: { ...state, busy: true },
-        'http/auth-api': {
-          url: `orgs/${id}/invitations`,
-          method: 'post',
-          body: { email: (f.email ?? '').trim(), role: f.role ?? 'member' },
-          onSuccess: ['org/invited', id],
-          onFailureN: [['request/failed'], ['app/idle']],
-        },
-      };
-    })
-    .regEvent('org/invited', ({ state }, [, id, invitation]) => ({
-      db: resetForm(state, 'invite'),
-      dispatchN: [
-        ['toast/info', { message: `Invitation sent to ${(invitation as PendingInvitation).email}` }],
-        ['org/load-invitations', id],
-      ],
-    }))
-    .regEvent('org/revoke', ({ state }, [, invitationId]) => ({
-      db: { ...state, busy: true },
-      'http/auth-api': {
-        url: `orgs/${state.orgPage?.id}/invitations/${invitationId}`,
-        method: 'delete',
-        onSuccessN: [['app/idle'], ['org/load-invitations', state.orgPage?.id]],
-        onFailureN: [['request/failed'], ['app/idle']],
-      },
-    }))
-    .regEvent('org/change-role', ({ state }, [, accountId, role]) => ({
-      db: { ...state, busy: true },
-      'http/auth-api': {
-        url: `orgs/${state.orgPage?.id}/members/${accountId}`,
-        method: 'patch',
-        body: { role },
-        onSuccessN: [
-          ['toast/info', { message: `Role changed to ${role}` }],
-          ['org/load-members', state.orgPage?.id],
-        ],
-        // the select shows the role the server has again
-        onFailureN: [['request/failed'], ['org/load-members', state.orgPage?.id]],
-      },
-    }))
-    .regEvent('org/remove', ({ state }, [, accountId]) => {
-      const leaving = accountId === state.account?.id;
-      return {
-        db: { ...state, busy: true },
-        'http/auth-api': {
-          url: `orgs/${state.orgPage?.id}/members/${accountId}`,
-          method: 'delete',
-          onSuccess: leaving ? ['org/left'] : ['org/load-members', state.orgPage?.id],
-          onFailureN: [['request/failed'], ['app/idle']],
-        },
-      };
-    })
-    .regEvent('org/left', ({ state }) => ({
-      db: { ...state, busy: false, orgs: state.orgs?.filter((o) => o.id !== state.orgPage?.id), currentOrg: undefined, orgPage: undefined },
-      dispatchN: [['toast/info', { message: 'You left the organization' }], ['orgs/load'], ['router/navigate', { route: 'orgs' }]],
-    }))
-    .regEvent('org/delete', ({ state }) => ({
-      db: { ...state, busy: true },
-      'http/auth-api': { url: `orgs/${state.orgPage?.id}`, method: 'delete', onSuccess: ['org/left'], onFailureN: [['request/failed'], ['app/idle']] },
-    }))
 
     // the invitation landing page: the token leaves the URL and waits in storage until accepted
     .regEvent('invitation/open', ({ state }, [, search]) => {

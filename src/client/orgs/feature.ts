@@ -3,6 +3,7 @@ import { Building2, House, Users } from 'lucide';
 import type { Feature } from '../shell/features.js';
 import { membersPath, orgPath, registerOrgs } from './events.js';
 import { OrgMembersPage } from './members-page.js';
+import { registerOrgPage } from './org-page-events.js';
 import { OrgPage } from './overview-page.js';
 import { AcceptInvitationPage, OrgSwitcher, OrgsPage } from './pages.js';
 
@@ -27,7 +28,10 @@ export const orgs: Feature = {
       path: (s) => s.currentOrg && membersPath(s.currentOrg),
     },
   ],
-  register: (core, io) => registerOrgs(core, io),
+  register(core, io) {
+    registerOrgs(core, io);
+    registerOrgPage(core);
+  },
   init: () => [['orgs/init']],
   enter: 'orgs/page-enter',
   header: OrgSwitcher,

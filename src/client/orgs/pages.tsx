@@ -1,7 +1,8 @@
 /**
  * Your organizations as a whole: the switcher in the header, the organizations page (list,
  * create) and the invitation landing page. One organization's pages are overview-page.tsx and
- * members-page.tsx. They read the state and dispatch the events of orgs/events.ts.
+ * members-page.tsx (their events: org-page-events.ts). They read the state and dispatch the
+ * events of orgs/events.ts.
  */
 import { useApp } from '../ui/app.js';
 import { Button, ButtonLink, Submit } from '../ui/button.js';
