@@ -1,12 +1,13 @@
 /**
  * Accounts: sign-up, log-in, refresh, log-out and the current account. Handlers call this;
  * it calls the database through Kysely and the auth components. Beside it: what it is built
- * from and answers (service-types.ts), sign-up (sign-up.ts), the audit entries of refused
- * log-ins (refused-log-ins.ts), the account's shapes (account-shape.ts); re-exported here.
+ * from and answers (service-types.ts), sign-up (sign-up.ts), a complete sign-in's session
+ * tokens (session-tokens.ts), the audit entries of refused log-ins (refused-log-ins.ts), the
+ * account's shapes (account-shape.ts); re-exported here.
  */
 import { appendAccountAudit, type ClientOrigin, type RequestOrigin } from '../audit/log.js';
 import type { LoginAttempt } from '../auth/rate-limit.js';
-import { AccountLockedError, type ActedSession, type IssuedRefreshToken, type SessionClient, type SessionRecorder } from '../auth/refresh-tokens.js';
+import { AccountLockedError, type ActedSession, type SessionClient, type SessionRecorder } from '../auth/refresh-tokens.js';
 import type { CompiledQuery } from 'kysely';
 import { compiledOnce } from '../db/compiled-once.js';
 import type { AuditDetails } from '../db/schema.js';
@@ -15,10 +16,11 @@ import type { AuthUser } from '../http/routes.js';
 import { PlatformAdmins } from './platform-admins.js';
 import { ACCOUNT_COLUMNS, impersonatorOf, normalizeEmail, toUserAccount, type AccountColumns } from './account-shape.js';
 import type { FirstFactorMethod, FirstFactorPolicy } from './first-factor.js';
-import { newDeviceId, noteDevice, type SignInClient } from './devices.js';
+import type { SignInClient } from './devices.js';
 import { RefusedLogIns } from './refused-log-ins.js';
 import type { CreateAccount, LogIn, UserAccount } from './schemas.js';
 import { SecondFactorRequiredError, type AccountDeps, type SecondFactor, type SecondFactorPending, type Session } from './service-types.js';
+import { SessionTokens } from './session-tokens.js';
 import { signUp } from './sign-up.js';
 
 export type { FirstFactorMethod, FirstFactorPolicy } from './first-factor.js';
@@ -42,12 +44,16 @@ export class AccountService {
   /** audit entries of refused log-ins, written after their answer (see logIn) */
   private readonly refusedLogIns: RefusedLogIns;
 
+  /** a complete sign-in's session: opened, refreshed, logged out */
+  private readonly tokens: SessionTokens;
+
   private readonly admins: PlatformAdmins;
   private readonly firstFactorPolicies: FirstFactorPolicy[] = [];
 
   constructor(private readonly deps: AccountDeps) {
     this.admins = deps.platformAdmins ?? new PlatformAdmins();
     this.refusedLogIns = new RefusedLogIns(deps.db, deps.log);
+    this.tokens = new SessionTokens(deps, this.admins);
     this.accountById = compiledOnce(1, (param) => deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', param(0)));
   }
 
@@ -218,125 +224,29 @@ export class AccountService {
     );
   }
 
-  /** `origin` goes into the audit entry of a detected reuse. */
-  async refresh(token: string | undefined, origin: RequestOrigin): Promise<Session> {
-    if (!token) throw unauthorized('No refresh token given');
-    // a reuse is no one's action as the account: a stolen token's holder, or the owner's own stale copy
-    const result = await this.deps.refreshTokens.rotate(token, (trx, reuse) =>
-      appendAccountAudit(trx, {
-        action: 'account.refresh-token-reused',
-        accountId: reuse.accountId,
-        actor: {},
-        target: { type: 'session', id: reuse.familyId },
-        details: { 'session-ended': true },
-        origin,
-      }),
-    );
-    switch (result.outcome) {
-      case 'invalid':
-        throw unauthorized('Invalid refresh token');
-      case 'expired':
-        throw unauthorized('Refresh token expired');
-      case 'locked':
-        throw new AccountLockedError();
-      case 'reused':
-        this.deps.log.warn('account/refresh-token-reuse', 'A rotated refresh token was presented again; its family is revoked', {
-          'account-id': result.accountId,
-          'family-id': result.familyId,
-        });
-        throw unauthorized('Refresh token was already used');
-    }
-    const row = await this.deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', result.accountId).executeTakeFirst();
-    if (!row) throw unauthorized('Account no longer exists');
-    return this.session(row, result, result.actorAccountId ?? undefined);
+  /** The session of a complete sign-in: every sign-in ends here (session-tokens.ts). */
+  openSession(accountId: string, client: SignInClient, record?: SessionRecorder<string>, browsers = true): Promise<Session> {
+    return this.tokens.open(accountId, client, record, browsers);
   }
 
-  async logOut(token: string | undefined, origin: RequestOrigin): Promise<void> {
-    // the family's access tokens are refused from now on, on every instance (see revoked-sessions.ts)
-    const familyId = token
-      ? await this.deps.refreshTokens.revokeFamilyOf(token, async (trx, ended) => {
-          if (ended.accountId) {
-            await appendAccountAudit(trx, {
-              action: 'account.logged-out',
-              accountId: ended.accountId,
-              target: { type: 'session', id: ended.familyId },
-              origin,
-            });
-          }
-        })
-      : undefined;
-    if (familyId) this.deps.log.info('account/logged-out', 'Logged out', { 'family-id': familyId });
+  /** A session in which another account acts, an impersonation (session-tokens.ts). */
+  openActedSession(accountId: string, acted: ActedSession, client: SessionClient, record: SessionRecorder<string>): Promise<Session> {
+    return this.tokens.openActed(accountId, acted, client, record);
+  }
+
+  /** `origin` goes into the audit entry of a detected reuse (session-tokens.ts). */
+  refresh(token: string | undefined, origin: RequestOrigin): Promise<Session> {
+    return this.tokens.refresh(token, origin);
+  }
+
+  logOut(token: string | undefined, origin: RequestOrigin): Promise<void> {
+    return this.tokens.logOut(token, origin);
   }
 
   /** The caller's account; in an impersonated session with the admin acting (`impersonated-by`). */
   async get(user: Pick<AuthUser, 'id' | 'actor'>): Promise<UserAccount | undefined> {
     const { rows } = await this.deps.db.executeQuery(this.accountById(user.id));
     if (rows.length === 0) return undefined;
-    return toUserAccount(rows[0], this.admins, user.actor && (await this.actorOf(user.actor.id)));
-  }
-
-  /**
-   * A session of `accountId` in which another account acts (an impersonation, src/admin/): its
-   * access tokens carry `act`, it ends after `acted.lifetimeSeconds` whatever the refreshes, and
-   * `record` writes its audit entry in the transaction that starts it. A locked account is
-   * refused (403 `account-locked`) like every sign-in.
-   */
-  async openActedSession(accountId: string, acted: ActedSession, client: SessionClient, record: SessionRecorder<string>): Promise<Session> {
-    const row = await this.deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', accountId).executeTakeFirst();
-    if (!row) throw unauthorized('Account no longer exists');
-    const refresh = await this.deps.refreshTokens.issue(row.id, client, record, undefined, acted);
-    return this.session(row, refresh, acted.actorAccountId);
-  }
-
-  private actorOf(actorId: string): Promise<{ id: string; email: string }> {
-    return impersonatorOf(this.deps.db, actorId);
-  }
-
-  /**
-   * The session of a complete sign-in (both factors where two-factor is on): every sign-in ends
-   * here, the second step of one (src/mfa/) included. `record` writes its audit entry with it.
-   */
-  async openSession(accountId: string, client: SignInClient, record?: SessionRecorder<string>, browsers = true): Promise<Session> {
-    const row = await this.deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', accountId).executeTakeFirst();
-    if (!row) throw unauthorized('Account no longer exists');
-    // the browser's id: a sign-in from one the account has not used is told by email (devices.ts)
-    const device = browsers ? (client.device ?? newDeviceId()) : undefined;
-    const refresh = await this.deps.refreshTokens.issue(row.id, client, async (trx, familyId) => {
-      await record?.(trx, familyId);
-      if (device) await noteDevice(trx, this.deps.notices, row.id, device, client);
-    });
-    this.deps.log.info('account/logged-in', 'Logged in', { 'account-id': row.id });
-    this.deps.onLogIn?.('success');
-    return { ...(await this.session(row, refresh)), ...(device ? { device } : {}) };
-  }
-
-  /**
-   * The response of a log-in or refresh: the access token names the refresh family as its
-   * session (`sid`), when its sign-in happened (`auth_time`), the acting admin of an impersonated
-   * one (`act`), and outlives none of them.
-   */
-  private async session(
-    row: AccountColumns,
-    refresh: Pick<IssuedRefreshToken, 'familyId' | 'token' | 'expiresAt' | 'authTime'>,
-    actorId?: string,
-  ): Promise<Session> {
-    const account = toUserAccount(row, this.admins, actorId === undefined ? undefined : await this.actorOf(actorId));
-    const user: AuthUser = {
-      id: account.id,
-      email: account.email,
-      sessionId: refresh.familyId,
-      authTime: refresh.authTime,
-      ...(actorId === undefined ? {} : { actor: { id: actorId } }),
-    };
-    return {
-      body: {
-        'access-token': await this.deps.accessTokens.issue(user, refresh.expiresAt),
-        'refresh-token': refresh.token,
-        'token-type': 'Bearer',
-        'expires-in': this.deps.accessTokens.lifetime(refresh.expiresAt),
-        account,
-      },
-      refreshExpiresAt: refresh.expiresAt,
-    };
+    return toUserAccount(rows[0], this.admins, user.actor && (await impersonatorOf(this.deps.db, user.actor.id)));
   }
 }

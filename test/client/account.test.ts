@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { transitJson } from '../../src/shared/codecs.js';
-import { registerAccount, type Session } from '../../src/client/account/events.js';
+import { registerAccount } from '../../src/client/account/events.js';
+import { registerSessions, type Session } from '../../src/client/account/sessions-events.js';
 import { routeOf, type Account, type Route } from '../../src/client/app.js';
 import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
 import { ACCOUNT, answer, fakeClient } from '../support/client-events.js';
@@ -17,7 +18,7 @@ const account: Account = { ...ACCOUNT, 'email-verified': false };
 
 const noContent: TransportResponse = { status: 204, contentType: null, text: '' };
 
-/** The app's and the lifecycle's events on one core, with every browser effect recorded. */
+/** The app's, the lifecycle's and the sessions page's events on one core, with every browser effect recorded. */
 function setup(route: Route, handler: Handler, signedIn = true) {
   const requests: Array<TransportRequest & { decoded?: unknown }> = [];
   const replaced: string[] = [];
@@ -28,6 +29,7 @@ function setup(route: Route, handler: Handler, signedIn = true) {
   };
   const { core, navigated, run } = fakeClient(route, respond, { session: signedIn ? 'account' : 'none', account });
   registerAccount(core, { replaceUrl: (path) => replaced.push(path), download: (file) => downloads.push(file) });
+  registerSessions(core);
   const toasts = () => core.state.toasts.map((t) => `${t.kind}: ${t.message}`);
   return { core, requests, replaced, navigated, downloads, run, toasts };
 }

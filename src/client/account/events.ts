@@ -1,8 +1,9 @@
 /**
  * The account lifecycle's events: the link pages (verify-email, confirm-email, reset-password),
- * forgot password, settings (name, email, password, export), sessions and account deletion.
- * Handlers are pure (state + event -> effects); the two browser effects they need, replacing the
- * URL and offering a download, are given to `registerAccount` so tests can record them.
+ * forgot password, settings (name, email, password, export) and account deletion; the sessions
+ * page's are in sessions-events.ts. Handlers are pure (state + event -> effects); the two browser
+ * effects they need, replacing the URL and offering a download, are given to `registerAccount`
+ * so tests can record them.
  */
 import type { Account, AppState, Route } from '../shell/state.js';
 import type { EventCore } from '../core.js';
@@ -22,15 +23,6 @@ export type FormId =
 
 export type TokenRoute = 'verify-email' | 'confirm-email';
 
-export interface Session {
-  id: string;
-  'created-at': string;
-  'last-used-at': string;
-  'user-agent': string | null;
-  ip: string | null;
-  current: boolean;
-}
-
 /** The lifecycle pages' part of the app state; every field is absent until a page sets it. */
 export interface AccountPagesState {
   /** the outcome of a link page's token */
@@ -41,10 +33,6 @@ export interface AccountPagesState {
   forgotSent?: boolean;
   /** the new address a confirmation was sent to */
   emailChangeSentTo?: string;
-  /** undefined until loaded */
-  sessions?: Session[];
-  /** the sessions whose DELETE is under way */
-  endingSessions?: string[];
 }
 
 declare module '../shell/state.js' {
@@ -270,34 +258,6 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
       db: { ...state, busy: false },
       download: { filename: `account-export-${new Date().toISOString().slice(0, 10)}.json`, type: 'application/json', text: JSON.stringify(data, null, 2) },
     }))
-
-    // sessions
-    .regEvent('sessions/load', () => ({
-      'http/auth-api': { url: 'account/sessions', successPath: ['sessions'], onSuccess: ['sessions/loaded'], onFailure: ['request/failed'] },
-    }))
-    .regEvent('sessions/loaded', ({ state }, [, sessions]) => ({ db: { ...state, sessions: sessions as Session[] } }))
-    .regEvent('sessions/end', ({ state }, [, id]) => ({
-      db: { ...state, endingSessions: [...(state.endingSessions ?? []), id as string] },
-      'http/auth-api': {
-        url: `account/sessions/${encodeURIComponent(id as string)}`,
-        method: 'delete',
-        onSuccess: ['sessions/ended', id],
-        onFailureN: [['request/failed'], ['sessions/end-failed', id]],
-      },
-    }))
-    .regEvent('sessions/ended', ({ state }, [, id]) => ({
-      db: { ...state, sessions: state.sessions?.filter((s) => s.id !== id), endingSessions: state.endingSessions?.filter((e) => e !== id) },
-    }))
-    .regEvent('sessions/end-failed', ({ state }, [, id]) => ({
-      db: { ...state, endingSessions: state.endingSessions?.filter((e) => e !== id) },
-    }))
-    // one DELETE per other session: the API ends one family at a time
-    .regEvent('sessions/end-others', ({ state }) => {
-      const ending = new Set(state.endingSessions);
-      const others = (state.sessions ?? []).filter((s) => !s.current && !ending.has(s.id));
-      if (others.length === 0) return;
-      return { dispatchN: others.map((s) => ['sessions/end', s.id]) };
-    })
 
     // deletion: typed confirmation (the account's email) and the password
     .regEvent('account/delete', ({ state }, [, form]) => {

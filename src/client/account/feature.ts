@@ -14,6 +14,7 @@ import {
   VerifyEmailPage,
 } from './pages.js';
 import { registerSecurity } from './security-events.js';
+import { registerSessions } from './sessions-events.js';
 import { TwoFactorLogInPage } from './security-pages.js';
 import { registerEmailSignIn } from './email-sign-in.js';
 import { EmailSignInPage } from './email-sign-in-pages.js';
@@ -44,6 +45,7 @@ export const account: Feature = {
   register(core, io) {
     registerAccount(core, io);
     registerSecurity(core, io.webauthn);
+    registerSessions(core);
     registerEmailSignIn(core);
   },
   enter: 'page/enter',

@@ -1,7 +1,8 @@
 /**
  * The account lifecycle's pages: the link pages (verify-email, confirm-email, reset-password),
  * forgot password, the profile, security (password, two-factor, passkeys, sign-in methods),
- * sessions and account deletion. They read the state and dispatch the events of account/events.ts.
+ * sessions and account deletion. They read the state and dispatch the events of account/events.ts
+ * and account/sessions-events.ts.
  */
 import { Link, useApp } from '../ui/app.js';
 import { Button, ButtonLink, Submit } from '../ui/button.js';
