@@ -18,8 +18,12 @@ interface RouteIndex {
 }
 const routeIndexes = new WeakMap<FastifyInstance, RouteIndex>();
 
-/** a path's first two segments (`/api/account` of `/api/account/me`), the bucket it is looked up in */
-function areaOf(path: string): string {
+/**
+ * A path's first two segments (`/api/account` of `/api/account/me`), the bucket it is looked up
+ * in; a trailing slash is not a segment (`/api/` is in `/api`'s bucket, as the router matches it).
+ */
+function areaOf(given: string): string {
+  const path = given.length > 1 && given.endsWith('/') ? given.slice(0, -1) : given;
   const second = path.indexOf('/', 1);
   if (second < 0) return path;
   const third = path.indexOf('/', second + 1);
@@ -39,12 +43,9 @@ export function indexRoute(app: FastifyInstance, method: string, url: string): v
     index.anyArea.push(entry);
     return;
   }
-  // a one-segment route (`/api`) is also asked for with a trailing slash, which is then its area
-  for (const key of [area, `${area}/`]) {
-    const bucket = index.byArea.get(key);
-    if (bucket) bucket.push(entry);
-    else index.byArea.set(key, [entry]);
-  }
+  const bucket = index.byArea.get(area);
+  if (bucket) bucket.push(entry);
+  else index.byArea.set(area, [entry]);
 }
 
 /**
