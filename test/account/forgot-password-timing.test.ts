@@ -5,10 +5,14 @@
  * The rule: 40 requests for an existing account and 40 for an unknown email, interleaved in
  * random order within each pair, each timed at the client. The two samples are compared with a
  * two-sided Mann-Whitney U test (normal approximation): |z| > 3.29 (p < 0.001) says the medians
- * differ. No wall-clock bound is asserted. The same rule is first shown to catch a
+ * differ. A first round that differs is confirmed or not by a second: the samples are not
+ * quite independent (a machine's speed drifts within a run; 1 run in ~12 of the identical
+ * server work crossed 3.29 once), while a real leak shows in every round. No wall-clock bound
+ * is asserted. The same rule is first shown to catch a
  * hash-vs-no-hash difference on this machine, in this run: forgot-password against a failed
  * log-in (one argon2id verification), so a pass is not the rule being blind.
- * Between requests the test waits for the work done after the previous answer (the lookup, the
+ * Both arms do the same work on the client before their timer starts (the addresses are drawn
+ * beforehand). Between requests the test waits for the work done after the previous answer (the lookup, the
  * reset message and its delivery, a refused log-in's audit entry) to finish: the client runs in
  * the server's process, so that work would otherwise fall into the next sample's time.
  */
@@ -110,8 +114,9 @@ for (const db of testDatabases()) {
       for (let i = 0; i < 5; i++) await timed('/api/account/forgot-password', { email: uniqueEmail('warm') });
 
       // the rule sees a hash: forgot-password against a failed log-in (argon2id)
+      const nobodies = Array.from({ length: SAMPLES }, () => uniqueEmail('nobody'));
       const power = await interleaved(
-        () => timed('/api/account/forgot-password', { email: uniqueEmail('nobody') }),
+        () => timed('/api/account/forgot-password', { email: nobodies.pop() }),
         () => timed('/api/account/log-in', { email, password: 'wrong password!' }),
       );
       assert.ok(
@@ -127,24 +132,29 @@ for (const db of testDatabases()) {
         return r;
       };
       let resets = 0;
-      const cmp = await interleaved(
-        async () => record(await timed('/api/account/forgot-password', { email }, { to: email, count: ++resets })),
-        async () => record(await timed('/api/account/forgot-password', { email: uniqueEmail('nobody') })),
-      );
-      ctx.diagnostic(
-        `power check z = ${power.z.toFixed(2)}; existing vs unknown z = ${cmp.z.toFixed(2)}, medians ${median(cmp.as).toFixed(2)} / ${median(cmp.bs).toFixed(2)} ms`,
-      );
+      const compare = () => {
+        // drawn before the loop: an address drawn (randomBytes) just before one arm's requests
+        // made them 5-8 % faster than the other arm's (z up to 6.3, the server's work identical)
+        const unknown = Array.from({ length: SAMPLES }, () => uniqueEmail('nobody'));
+        return interleaved(
+          async () => record(await timed('/api/account/forgot-password', { email }, { to: email, count: ++resets })),
+          async () => record(await timed('/api/account/forgot-password', { email: unknown.pop() })),
+        );
+      };
+      const rounds = [await compare()];
+      // a difference must show again in a second round, the same way (see the file's comment)
+      if (Math.abs(rounds[0].z) > Z_CRITICAL) rounds.push(await compare());
+      const summary = rounds.map((r) => `z = ${r.z.toFixed(2)}, medians ${median(r.as).toFixed(2)} / ${median(r.bs).toFixed(2)} ms`).join('; then ');
+      ctx.diagnostic(`power check z = ${power.z.toFixed(2)}; existing vs unknown ${summary}`);
       assert.deepEqual([...statuses], [202]);
       assert.equal(bodies.size, 1, 'one body for both');
-      assert.ok(
-        Math.abs(cmp.z) <= Z_CRITICAL,
-        `existing vs unknown differ: z = ${cmp.z.toFixed(2)}, medians ${median(cmp.as).toFixed(2)} vs ${median(cmp.bs).toFixed(2)} ms`,
-      );
+      const differs = rounds.length === 2 && Math.abs(rounds[1].z) > Z_CRITICAL && Math.sign(rounds[1].z) === Math.sign(rounds[0].z);
+      assert.ok(!differs, `existing vs unknown differ, twice: ${summary}`);
       // the existing account did get its messages
       for (let i = 0; ; i++) {
         const sent = (await t.system.mail.mailbox.list({ to: email, kind: 'reset-password', limit: 500 })).length;
-        if (sent === SAMPLES || i === 100) {
-          assert.equal(sent, SAMPLES);
+        if (sent === resets || i === 100) {
+          assert.equal(sent, resets);
           break;
         }
         await sleep(30);
