@@ -1,6 +1,6 @@
 /**
- * The first proof of an account's address, and what it removes (issue 25, "account
- * pre-hijacking"; docs/security.md).
+ * The first proof of an account's address, and what it removes (docs/security.md,
+ * "Account pre-hijacking").
  *
  * Anyone can sign up with someone else's address and, until the address is proven, use the
  * account. Nothing lasting can be added before the proof any more (route data `verifiedEmail`,
@@ -10,7 +10,7 @@
  * link or a SAML assertion: each calls {@link addressFirstProven}), every credential added
  * before the proof is removed in the proof's own transaction: passkeys, provider identities,
  * two-factor (its secret, backup codes and pending log-ins), the API keys the account made,
- * a pending change of address, every other session, and the password (issue 37), unless the
+ * a pending change of address, every other session, and the password, unless the
  * proof comes with a live session of the account (the verification link opened in the browser
  * that signed up: whoever set the password holds the address) or sets the password itself (a
  * reset). A removed password leaves a reset token, handed back to the page the proof landed on

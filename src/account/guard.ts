@@ -5,7 +5,7 @@
  * - A proven address before a lasting credential: an account whose address is not verified
  *   cannot add two-factor, a passkey, a provider link or an API key (403 `email-not-verified`).
  *   Whoever registered someone else's address could otherwise plant a way in that survives the
- *   owner's first proof of it (issue 25, "account pre-hijacking"; docs/security.md).
+ *   owner's first proof of it (docs/security.md, "Account pre-hijacking").
  * - Re-authentication before a sensitive change: the password, or for an account without one a
  *   sign-in within the last 10 minutes (the access token's `auth_time`), so a stolen access
  *   token alone changes nothing that outlives it.

@@ -1,4 +1,4 @@
-/** The spec's named schemas for accounts; one source for validation, OpenAPI and types. */
+/** The named schemas for accounts; one source for validation, OpenAPI and types. */
 import { Type, type Static } from 'typebox';
 
 /**

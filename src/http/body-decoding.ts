@@ -35,7 +35,7 @@ export function installBodyDecoders(app: FastifyInstance): void {
   const utf8 = new TextDecoder('utf-8', { fatal: true });
   // A request for no route is answered 404 without decoding its body: its bytes are read
   // (within the body limit) and dropped, so nothing of it reaches a decoder, the redactor or
-  // their caches (issue 14, item 1).
+  // their caches.
   app.removeAllContentTypeParsers();
   const decoders: [string, (text: string) => unknown][] = [
     ...FORMATS.map((f) => [f.mime, f.decode] as [string, (text: string) => unknown]),

@@ -1,5 +1,5 @@
 /**
- * The request pipeline, in the spec's order:
+ * The request pipeline, in this order:
  *  1. per request: a `req-id`, the start time and method/URI/server name in the log context
  *     (done in the server factory, request-context.ts, so the async context covers the whole request);
  *  2. response format from `Accept`, request format from `Content-Type`;
@@ -38,7 +38,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** format chosen for the response body from `Accept` */
     responseFormat: Format;
-    /** the decoded body (the spec's `body-params`); undefined for raw-body routes */
+    /** the decoded body (`body-params`); undefined for raw-body routes */
     bodyParams: unknown;
     /** set by the JWT middleware when a valid access token came with the request */
     user: AuthUser | undefined;

@@ -36,7 +36,7 @@ export type SuccessBody<S extends RouteSchemas> = {
   [K in keyof S['response'] & SuccessStatus]: S['response'][K] extends TSchema ? Static<S['response'][K]> : undefined;
 }[keyof S['response'] & SuccessStatus];
 
-/** What the pipeline decoded and validated, as the spec's `parameters`. */
+/** What the pipeline decoded and validated, as the handler's `parameters`. */
 export interface Parameters<S extends RouteSchemas> {
   path: StaticOr<S['params'], Record<string, never>>;
   query: StaticOr<S['querystring'], Record<string, never>>;

@@ -9,7 +9,7 @@ const COLORS: Record<string, string> = { trace: '90', debug: '36', info: '32', w
 
 // C0 controls (newline, carriage return, ESC starting a terminal sequence), DEL, C1 controls,
 // the Unicode line and paragraph separators, and the bidirectional overrides: any of them in a
-// field could end the line, forge another one or recolour the terminal (issue 14, item 8).
+// field could end the line, forge another one or recolour the terminal.
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 

@@ -16,7 +16,7 @@ export interface LevelRule {
 
 export const DEFAULT_LEVEL: Level = 'info';
 
-/** The spec's per-environment table (Logging rules, item 4). */
+/** The per-environment presets (docs/logging.md, "Minimum levels"). */
 export function presetRules(env: AppEnv): LevelRule[] {
   switch (env) {
     case 'dev':

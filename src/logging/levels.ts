@@ -1,4 +1,4 @@
-/** Levels from most to least verbose, as the spec orders them. */
+/** Levels from most to least verbose. */
 export const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 export type Level = (typeof LEVELS)[number];
 
@@ -10,6 +10,6 @@ export function isLevel(value: string): value is Level {
 
 /**
  * Signal kinds: `log` is emitted by the application's own code, `slf4j` by third-party
- * libraries (the name the spec borrows from the JVM logging facade).
+ * libraries (the name is the JVM logging facade's).
  */
 export type Kind = 'log' | 'slf4j';

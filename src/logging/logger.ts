@@ -12,7 +12,7 @@ import { writeStandardError } from './console-output.js';
 import type { SinkFailures, SinkName } from './sink-failures.js';
 import { originalPosition, sourceStack } from './source-positions.js';
 
-/** One log entry, with exactly the spec's fields. */
+/** One log entry, with exactly the fields of docs/logging.md, "Signals". */
 export interface LogEntry {
   timestamp: string;
   level: Level;

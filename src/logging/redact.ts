@@ -47,7 +47,7 @@ export const DEFAULT_REDACT_EXACT_KEYS: readonly string[] = ['code', 'otp'];
 const MAX_DEPTH = 20;
 const MAX_ITEMS = 200;
 // the memo keeps only short keys (real ones are): a long one is normalised every time, so
-// request input cannot pile up in it (issue 14, item 1)
+// request input cannot pile up in it
 const MAX_MEMO_KEY_LENGTH = 128;
 const MAX_MEMO_KEYS = 10_000;
 

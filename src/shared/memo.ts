@@ -1,7 +1,8 @@
 /**
  * Caches that live as long as the process and see request input (map keys, `Accept` values)
  * keep only short keys: a longer one is computed every time and never kept, so no request can
- * leave more than {@link MAX_MEMO_KEY_LENGTH} characters per entry behind (issue 14, item 1).
+ * leave more than {@link MAX_MEMO_KEY_LENGTH} characters per entry behind
+ * (docs/security.md, "Rules from the security review").
  */
 
 /** The longest key a process-lifetime cache keeps; real map keys are far shorter. */

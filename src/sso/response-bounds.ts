@@ -1,5 +1,5 @@
 /**
- * What a posted SAMLResponse may cost before it is parsed (issue 37; docs/sso.md). The signature
+ * What a posted SAMLResponse may cost before it is parsed (docs/sso.md). The signature
  * library's XPath work grows with the square of the element count, on the event loop: a response
  * under the byte limit made of ~45,000 empty elements held the whole server for half a minute.
  * So the decoded text is scanned once, cheaply, for its elements and its depth, and refused over

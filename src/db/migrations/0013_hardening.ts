@@ -1,8 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The audit log's append-only rule, held by the database against any session (issue 25, item 6;
- * docs/security.md, "The database role"). Migration 0008's guards could be undone by any
+ * The audit log's append-only rule, held by the database against any session (docs/security.md, "The database role"). Migration 0008's guards could be undone by any
  * session: the prune's permission was a plain setting (`set_config('saas.audit_prune', 'on')`
  * then DELETE), an entry's account could be set null while the account still existed, and
  * TRUNCATE skipped the row triggers. Now:
