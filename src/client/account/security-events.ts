@@ -5,6 +5,7 @@
  * are effects given to `registerSecurity` (@simplewebauthn/browser in main.ts), so tests can
  * record them. docs/sign-in.md.
  */
+import type { FailureBody } from '../shell/form-errors.js';
 import type { AppState } from '../shell/state.js';
 import type { EventCore, EventVector } from '../core.js';
 
@@ -41,12 +42,6 @@ interface Ceremony {
   options: unknown;
   onSuccess: EventVector;
   onFailure: EventVector;
-}
-
-interface FailureBody {
-  type?: string;
-  message?: string;
-  errors?: Array<{ path: string; message: string }>;
 }
 
 /** `{code}` or `{backup-code}`, spaces gone, nothing empty. */

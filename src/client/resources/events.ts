@@ -6,6 +6,7 @@
  */
 import type { EventCore } from '../core.js';
 import type { Organization } from '../orgs/events.js';
+import { type FailureBody, fieldOf, withFormErrors } from '../shell/form-errors.js';
 import type { AppState } from '../shell/state.js';
 import type { FieldSpecs, FieldValue } from '../../shared/resource-fields.js';
 import { bodyOf } from './form-values.js';
@@ -55,8 +56,6 @@ export function resourceOrgIdOf(config: ResourceConfig, path: string): string | 
   return new RegExp(`^/orgs/([0-9a-f-]{36})/${config.plural}/?$`, 'i').exec(path)?.[1];
 }
 
-type Failure = { type?: string; message?: string; errors?: Array<{ path: string; message: string }> };
-
 export function registerResource(core: EventCore<AppState>, config: ResourceConfig): void {
   const { plural } = config;
   const form = formIdOf(config);
@@ -66,11 +65,7 @@ export function registerResource(core: EventCore<AppState>, config: ResourceConf
     ...extra,
     resourcePages: { ...state.resourcePages, [plural]: page },
   });
-  const withoutErrors = (state: AppState): AppState => {
-    const fieldErrors = { ...state.fieldErrors };
-    delete fieldErrors[form];
-    return { ...state, fieldErrors };
-  };
+  const withoutErrors = (state: AppState): AppState => withFormErrors(state, form, undefined);
 
   core
     .regEvent(`${plural}/open`, ({ state }, [, orgId]) => ({
@@ -87,7 +82,7 @@ export function registerResource(core: EventCore<AppState>, config: ResourceConf
       if (!page) return;
       return {
         db: withPage(state, { ...page, status: 'missing' }),
-        dispatch: (failure as Failure).type === 'not-found' ? undefined : ['request/failed', failure],
+        dispatch: (failure as FailureBody).type === 'not-found' ? undefined : ['request/failed', failure],
       };
     })
     .regEvent(`${plural}/load`, (_ctx, [, orgId, cursor]) => ({
@@ -140,10 +135,10 @@ export function registerResource(core: EventCore<AppState>, config: ResourceConf
     })
     .regEvent(`${plural}/save-failed`, ({ state }, [, orgId, failure]) => {
       const page = pageOf(state, orgId);
-      const f = failure as Failure;
+      const f = failure as FailureBody;
       if (!page || f.type !== 'request-coercion' || !f.errors?.length) return { db: { ...state, busy: false }, dispatch: ['request/failed', failure] };
       const fields: Record<string, string> = {};
-      for (const e of f.errors) fields[e.path.replace(/^\//, '').split('/')[0] || 'form'] ??= e.message;
+      for (const e of f.errors) fields[fieldOf(e.path)] ??= e.message;
       return { db: { ...state, busy: false, fieldErrors: { ...state.fieldErrors, [form]: fields } } };
     })
     // the view asks for confirmation first
