@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { transitJson } from '../../src/shared/codecs.js';
 import { routeOf, type AppState } from '../../src/client/app.js';
+import { registerDeliveryLog } from '../../src/client/webhooks/delivery-log-events.js';
 import { registerWebhooks, webhooksOrgIdOf, type Webhook, type WebhookDelivery } from '../../src/client/webhooks/events.js';
 import { webhooks } from '../../src/client/webhooks/feature.js';
 import { answer, callOf, fakeClient } from '../support/client-events.js';
@@ -87,6 +88,7 @@ function setup(role = 'admin') {
     }
   });
   registerWebhooks(core);
+  registerDeliveryLog(core);
   return { core, requests, run, page: () => core.state.webhooksPage!, errors: () => core.state.fieldErrors?.['create-webhook'] };
 }
 

@@ -1,12 +1,13 @@
 /**
  * An organization's Webhooks page (admins): its endpoints, a form to add one (URL, description,
- * event picker), reveal and rotate a secret, send a test, enable or disable, delete, and each
- * endpoint's delivery log with every attempt's status code and duration, paged, with retry.
+ * event picker), reveal and rotate a secret, send a test, enable or disable, delete; each
+ * endpoint's delivery log (the page's `log`) has its events in delivery-log-events.ts.
  * A revealed secret stays in the state only until it is hidden, the page is left, or the account
  * logs out.
  */
 import type { EventCore } from '../core.js';
 import type { Organization } from '../orgs/events.js';
+import { type FailureBody, fieldOf, withFormErrors } from '../shell/form-errors.js';
 import type { AppState } from '../shell/state.js';
 
 export interface Webhook {
@@ -73,28 +74,16 @@ export function webhooksOrgIdOf(path: string): string | undefined {
 export const webhooksPath = (orgId: string) => `/orgs/${orgId}/webhooks`;
 
 type Page = NonNullable<WebhooksState['webhooksPage']>;
-type Failure = { type?: string; message?: string; errors?: Array<{ path: string; message: string }> };
 
 /** The page's state when it is the one for `orgId`, else undefined (a late answer for a page left). */
-const pageOf = (state: AppState, orgId: unknown): Page | undefined => (state.webhooksPage?.orgId === orgId ? state.webhooksPage : undefined);
-const withPage = (state: AppState, page: Page, extra: Partial<AppState> = {}): AppState => ({ ...state, ...extra, webhooksPage: page });
-
-/** The state with the create form's field errors set (none: cleared). */
-function withFormErrors(state: AppState, fields: Record<string, string> | undefined): AppState {
-  const fieldErrors = { ...state.fieldErrors };
-  if (fields) fieldErrors[CREATE_FORM] = fields;
-  else delete fieldErrors[CREATE_FORM];
-  return { ...state, fieldErrors };
-}
-
-/** `/events/2` -> `events`: the field a server error names */
-const fieldOf = (path: string) => path.replace(/^\//, '').split('/')[0] || 'form';
+export const pageOf = (state: AppState, orgId: unknown): Page | undefined => (state.webhooksPage?.orgId === orgId ? state.webhooksPage : undefined);
+export const withPage = (state: AppState, page: Page, extra: Partial<AppState> = {}): AppState => ({ ...state, ...extra, webhooksPage: page });
 
 export function registerWebhooks(core: EventCore<AppState>): void {
   core
     // every entry starts afresh: secrets shown and errors of the last visit are gone
     .regEvent('webhooks/open', ({ state }, [, orgId]) => ({
-      db: withFormErrors({ ...state, webhooksPage: { orgId: orgId as string, status: 'loading', secrets: {}, formResets: 0 } }, undefined),
+      db: withFormErrors({ ...state, webhooksPage: { orgId: orgId as string, status: 'loading', secrets: {}, formResets: 0 } }, CREATE_FORM, undefined),
       'http/auth-api': { url: `orgs/${orgId}`, onSuccess: ['webhooks/org-loaded', orgId], onFailure: ['webhooks/missing', orgId] },
     }))
     .regEvent('webhooks/org-loaded', ({ state }, [, orgId, org]) => {
@@ -117,7 +106,7 @@ export function registerWebhooks(core: EventCore<AppState>): void {
       if (!page) return;
       return {
         db: withPage(state, { ...page, status: 'missing' }),
-        dispatch: (failure as Failure).type === 'not-found' ? undefined : ['request/failed', failure],
+        dispatch: (failure as FailureBody).type === 'not-found' ? undefined : ['request/failed', failure],
       };
     })
     .regEvent('webhooks/load-types', (_ctx, [, orgId]) => ({
@@ -150,9 +139,9 @@ export function registerWebhooks(core: EventCore<AppState>): void {
       if (!page) return;
       const f = form as { url?: string; description?: string; events?: string[] };
       const events = f.events ?? [];
-      if (events.length === 0) return { db: withFormErrors(state, { events: 'Pick at least one event type, or all of them' }) };
+      if (events.length === 0) return { db: withFormErrors(state, CREATE_FORM, { events: 'Pick at least one event type, or all of them' }) };
       return {
-        db: { ...withFormErrors(state, undefined), busy: true },
+        db: { ...withFormErrors(state, CREATE_FORM, undefined), busy: true },
         'http/auth-api': {
           url: `orgs/${page.orgId}/webhooks`,
           method: 'post',
@@ -165,11 +154,11 @@ export function registerWebhooks(core: EventCore<AppState>): void {
     .regEvent('webhooks/create-failed', ({ state }, [, orgId, failure]) => {
       const page = pageOf(state, orgId);
       if (!page) return { db: { ...state, busy: false } };
-      const f = failure as Failure;
+      const f = failure as FailureBody;
       if (f.type !== 'request-coercion' || !f.errors?.length) return { db: { ...state, busy: false }, dispatch: ['request/failed', failure] };
       const fields: Record<string, string> = {};
       for (const e of f.errors) fields[fieldOf(e.path)] ??= e.message;
-      return { db: { ...withFormErrors(state, fields), busy: false } };
+      return { db: { ...withFormErrors(state, CREATE_FORM, fields), busy: false } };
     })
     .regEvent('webhooks/created', ({ state }, [, orgId, created]) => {
       const page = pageOf(state, orgId);
@@ -268,61 +257,6 @@ export function registerWebhooks(core: EventCore<AppState>): void {
           url: `orgs/${page.orgId}/webhooks/${webhookId}/test`,
           method: 'post',
           onSuccessN: [['app/idle'], ['toast/info', { message: 'Test event sent' }], ['webhooks/show-log', webhookId, filter]],
-          onFailureN: [['request/failed'], ['app/idle']],
-        },
-      };
-    })
-    .regEvent('webhooks/show-log', ({ state }, [, webhookId, filter]) => {
-      const page = state.webhooksPage;
-      if (!page) return;
-      const f = (filter ?? '') as DeliveryFilter;
-      const same = page.log !== undefined && page.log.webhookId === webhookId && page.log.filter === f;
-      return {
-        db: withPage(state, { ...page, log: { webhookId: webhookId as string, filter: f, items: same ? page.log!.items : undefined, nextCursor: null } }),
-        dispatch: ['webhooks/load-log', page.orgId, webhookId, f, null],
-      };
-    })
-    .regEvent('webhooks/hide-log', ({ state }) => {
-      const page = state.webhooksPage;
-      if (!page) return;
-      return { db: withPage(state, { ...page, log: undefined }) };
-    })
-    .regEvent('webhooks/load-log', (_ctx, [, orgId, webhookId, filter, cursor]) => {
-      const queryParams = { limit: 20, ...(filter ? { status: filter as string } : {}), ...(cursor ? { cursor: cursor as string } : {}) };
-      return {
-        'http/auth-api': {
-          url: `orgs/${orgId}/webhooks/${webhookId}/deliveries`,
-          queryParams,
-          onSuccess: ['webhooks/log-loaded', orgId, webhookId, filter, cursor],
-          onFailure: ['request/failed'],
-        },
-      };
-    })
-    .regEvent('webhooks/log-loaded', ({ state }, [, orgId, webhookId, filter, cursor, body]) => {
-      const page = pageOf(state, orgId);
-      const log = page?.log;
-      // an answer for a log no longer shown (another endpoint or filter) is dropped
-      if (!page || !log || log.webhookId !== webhookId || log.filter !== filter) return;
-      const b = body as { deliveries: WebhookDelivery[]; 'next-cursor': string | null };
-      const items = cursor ? [...(log.items ?? []), ...b.deliveries] : b.deliveries;
-      return { db: withPage(state, { ...page, log: { ...log, items, nextCursor: b['next-cursor'] } }) };
-    })
-    .regEvent('webhooks/more', ({ state }) => {
-      const page = state.webhooksPage;
-      const log = page?.log;
-      if (!page || !log?.nextCursor) return;
-      return { dispatch: ['webhooks/load-log', page.orgId, log.webhookId, log.filter, log.nextCursor] };
-    })
-    .regEvent('webhooks/retry', ({ state }, [, deliveryId]) => {
-      const page = state.webhooksPage;
-      const log = page?.log;
-      if (!page || !log) return;
-      return {
-        db: { ...state, busy: true },
-        'http/auth-api': {
-          url: `orgs/${page.orgId}/webhooks/${log.webhookId}/deliveries/${deliveryId}/retry`,
-          method: 'post',
-          onSuccessN: [['app/idle'], ['toast/info', { message: 'Retry sent' }], ['webhooks/show-log', log.webhookId, log.filter]],
           onFailureN: [['request/failed'], ['app/idle']],
         },
       };

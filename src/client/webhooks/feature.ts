@@ -2,6 +2,7 @@
 import { Webhook } from 'lucide';
 import { adminOfCurrent } from '../orgs/events.js';
 import type { Feature } from '../shell/features.js';
+import { registerDeliveryLog } from './delivery-log-events.js';
 import { registerWebhooks, webhooksPath } from './events.js';
 import { WebhooksPage } from './pages.js';
 
@@ -19,7 +20,10 @@ export const webhooks: Feature = {
       path: (s) => (s.currentOrg && adminOfCurrent(s) ? webhooksPath(s.currentOrg) : undefined),
     },
   ],
-  register: (core) => registerWebhooks(core),
+  register(core) {
+    registerWebhooks(core);
+    registerDeliveryLog(core);
+  },
   // a secret shown on the page leaves memory with the session
   forgetOnLogOut: ['webhooksPage'],
 };
