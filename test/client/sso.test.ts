@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { transitJson } from '../../src/shared/codecs.js';
 import { routeOf, type AppState } from '../../src/client/app.js';
 import { registerSso, ssoOrgIdOf, type OrgDomain, type SamlConnection } from '../../src/client/sso/events.js';
+import { registerSsoSignIn } from '../../src/client/sso/sign-in-events.js';
 import { sso } from '../../src/client/sso/feature.js';
 import { answer, callOf, fakeClient } from '../support/client-events.js';
 
@@ -91,6 +92,7 @@ function setup(role = 'owner') {
     }
   });
   registerSso(core);
+  registerSsoSignIn(core);
   core.regFx('location/assign', (url: string) => assigned.push(url));
   return {
     core,

@@ -1,11 +1,13 @@
 /**
  * An organization's Single sign-on page (admins see domains; owners also the SAML connection and
- * SCIM tokens) and the log-in page's "Sign in with SSO". A SCIM token is kept in the state only
- * until the page is left or the account logs out.
+ * SCIM tokens); the log-in page's "Sign in with SSO" is sign-in-events.ts's. A SCIM token is kept
+ * in the state only until the page is left or the account logs out.
  */
 import type { EventCore } from '../core.js';
 import type { Organization } from '../orgs/events.js';
+import type { FailureBody } from '../shell/form-errors.js';
 import type { AppState } from '../shell/state.js';
+import { failed, withErrors } from './form-failures.js';
 
 export interface OrgDomain {
   id: string;
@@ -56,7 +58,6 @@ declare module '../shell/state.js' {
 export const DOMAIN_FORM = 'add-domain';
 export const SAML_FORM = 'saml-connection-form';
 export const TOKEN_FORM = 'create-scim-token';
-export const SSO_SIGN_IN_FORM = 'sso-sign-in';
 
 export const ssoPath = (orgId: string) => `/orgs/${orgId}/sso`;
 export function ssoOrgIdOf(path: string): string | undefined {
@@ -64,32 +65,9 @@ export function ssoOrgIdOf(path: string): string | undefined {
 }
 
 type Page = NonNullable<SsoState['ssoPage']>;
-type Failure = { type?: string; message?: string; errors?: Array<{ path: string; message: string }> };
 
 const pageOf = (state: AppState, orgId: unknown): Page | undefined => (state.ssoPage?.orgId === orgId ? state.ssoPage : undefined);
 const withPage = (state: AppState, page: Page, extra: Partial<AppState> = {}): AppState => ({ ...state, ...extra, ssoPage: page });
-
-function withErrors(state: AppState, form: string, fields: Record<string, string> | undefined): AppState {
-  const fieldErrors = { ...state.fieldErrors };
-  if (fields) fieldErrors[form] = fields;
-  else delete fieldErrors[form];
-  return { ...state, fieldErrors, busy: false };
-}
-
-/** The refusals a form shows beside its field (the rest go to the shell's alert). */
-const FIELD_REFUSALS = new Set(['domain-not-verified', 'domain-taken', 'domain-exists', 'too-many-domains', 'too-many-tokens', 'conflict', 'not-found']);
-
-/** A failure as field errors of `form` (`field` for one without a path), or the shell's alert. */
-function failed(state: AppState, form: string, failure: unknown, field: string) {
-  const f = failure as Failure;
-  if (f.type === 'request-coercion' && f.errors?.length) {
-    const fields: Record<string, string> = {};
-    for (const e of f.errors) fields[e.path.replace(/^\//, '').split('/')[0] || field] ??= e.message;
-    return { db: withErrors(state, form, fields) };
-  }
-  if (f.type && FIELD_REFUSALS.has(f.type)) return { db: withErrors(state, form, { [field]: f.message ?? 'Refused' }) };
-  return { db: { ...state, busy: false }, dispatch: ['request/failed', failure] };
-}
 
 export function registerSso(core: EventCore<AppState>): void {
   core
@@ -124,7 +102,7 @@ export function registerSso(core: EventCore<AppState>): void {
       if (!page) return;
       return {
         db: withPage(state, { ...page, status: 'missing' }),
-        dispatch: (failure as Failure).type === 'not-found' ? undefined : ['request/failed', failure],
+        dispatch: (failure as FailureBody).type === 'not-found' ? undefined : ['request/failed', failure],
       };
     })
     .regEvent('sso/load-domains', (_ctx, [, orgId]) => ({
@@ -278,24 +256,5 @@ export function registerSso(core: EventCore<AppState>): void {
       if (!page) return { db: { ...state, busy: false } };
       return { db: withPage(state, { ...page, resets: page.resets + 1 }, { busy: false }), dispatch: ['toast/info', { message }] };
     })
-    .regEvent('sso/failed', ({ state }, [, form, field, failure]) => failed(state, form as string, failure, field as string))
-    // the log-in page: the email's organization sends the browser to its identity provider
-    .regEvent('sso/start', ({ state }, [, form]) => ({
-      db: { ...withErrors(state, SSO_SIGN_IN_FORM, undefined), busy: true },
-      'http/api': {
-        url: 'auth/sso/start',
-        method: 'post',
-        body: { email: ((form as { email?: string }).email ?? '').trim() },
-        successPath: ['url'],
-        onSuccess: ['sso/go'],
-        onFailure: ['sso/start-failed'],
-      },
-    }))
-    .regEvent('sso/go', (_ctx, [, url]) => ({ 'location/assign': url as string }))
-    .regEvent('sso/start-failed', ({ state }, [, failure]) => {
-      const f = failure as Failure;
-      if (f.type === 'sso-not-configured')
-        return { db: withErrors(state, SSO_SIGN_IN_FORM, { email: 'Single sign-on is not set up for this address: log in another way.' }) };
-      return failed(state, SSO_SIGN_IN_FORM, failure, 'email');
-    });
+    .regEvent('sso/failed', ({ state }, [, form, field, failure]) => failed(state, form as string, failure, field as string));
 }

@@ -4,6 +4,7 @@ import { adminOfCurrent } from '../orgs/events.js';
 import type { Feature } from '../shell/features.js';
 import { registerSso, ssoPath } from './events.js';
 import { SsoPage } from './pages.js';
+import { registerSsoSignIn } from './sign-in-events.js';
 
 export const sso: Feature = {
   id: 'sso',
@@ -19,7 +20,10 @@ export const sso: Feature = {
       path: (s) => (s.currentOrg && adminOfCurrent(s) ? ssoPath(s.currentOrg) : undefined),
     },
   ],
-  register: (core) => registerSso(core),
+  register(core) {
+    registerSso(core);
+    registerSsoSignIn(core);
+  },
   // a SCIM token shown on the page leaves memory with the session
   forgetOnLogOut: ['ssoPage'],
 };

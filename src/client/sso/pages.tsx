@@ -12,7 +12,8 @@ import { ConfirmButton } from '../ui/dialog.js';
 import { Alert, Badge } from '../ui/feedback.js';
 import { CheckboxGroup, CopyField, Field, Form, SelectField, TextAreaField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
-import { DOMAIN_FORM, SAML_FORM, SSO_SIGN_IN_FORM, ssoOrgIdOf, TOKEN_FORM, type OrgDomain } from './events.js';
+import { DOMAIN_FORM, SAML_FORM, ssoOrgIdOf, TOKEN_FORM, type OrgDomain } from './events.js';
+import { SSO_SIGN_IN_FORM } from './sign-in-events.js';
 import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
 import { GRANTED_ROLES, roleOptions } from '../orgs/roles.js';
 
