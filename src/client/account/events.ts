@@ -7,19 +7,8 @@
  */
 import type { Account, AppState, Route } from '../shell/state.js';
 import type { EventCore } from '../core.js';
-
-/** The forms whose fields can carry inline errors from the server or from a client check. */
-export type FormId =
-  | 'forgot-password'
-  | 'reset-password'
-  | 'settings-name'
-  | 'change-email'
-  | 'change-password'
-  | 'delete-account'
-  | 'mfa'
-  | 'two-factor-enable'
-  | 'two-factor-disable'
-  | 'passkey-add';
+import type { FailureBody } from '../shell/form-errors.js';
+import { type FormId, fieldErrorsOf, formDone, submitting, withFieldErrors } from './forms.js';
 
 export type TokenRoute = 'verify-email' | 'confirm-email';
 
@@ -46,25 +35,6 @@ export interface AccountIo {
   download: (file: { filename: string; type: string; text: string }) => void;
 }
 
-interface FailureBody {
-  type?: string;
-  message?: string;
-  errors?: Array<{ path: string; message: string }>;
-}
-
-/** `/new-email` -> `new-email`; nested paths name their first segment. */
-function fieldOf(path: string): string {
-  return path.replace(/^\//, '').split('/')[0] || 'form';
-}
-
-/** The server's field errors as `{field: message}`; the 409 of a taken email belongs to `new-email`. */
-export function fieldErrorsOf(form: FormId, failure: FailureBody): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const e of failure.errors ?? []) fields[fieldOf(e.path)] ??= e.message;
-  if (form === 'change-email' && failure.type === 'conflict') fields['new-email'] ??= failure.message ?? 'That email is taken';
-  return fields;
-}
-
 /** The `token` query parameter of a location's search string. */
 export function tokenOf(search: string): string | undefined {
   return new URLSearchParams(search).get('token') || undefined;
@@ -77,21 +47,6 @@ const TOKEN_MESSAGES: Record<TokenRoute, string> = {
   'verify-email': 'This verification link has no token. Open the link from the email again.',
   'confirm-email': 'This confirmation link has no token. Open the link from the email again.',
 };
-
-function withFieldErrors(state: AppState, form: FormId, fields: Record<string, string>): AppState {
-  return { ...state, fieldErrors: { ...state.fieldErrors, [form]: fields } };
-}
-
-function formDone(state: AppState, form: FormId): AppState {
-  const fieldErrors = { ...state.fieldErrors };
-  delete fieldErrors[form];
-  return { ...state, busy: false, fieldErrors, formResets: { ...state.formResets, [form]: (state.formResets?.[form] ?? 0) + 1 } };
-}
-
-/** Starts a form's request: busy, its old field errors gone. */
-function submitting(state: AppState, form: FormId): AppState {
-  return { ...withFieldErrors(state, form, {}), busy: true };
-}
 
 export function registerAccount(core: EventCore<AppState>, io: AccountIo): void {
   core.regFx('url/replace', (path: string) => io.replaceUrl(path));
