@@ -3,18 +3,10 @@ import { LayoutDashboard, MonitorSmartphone, Shield, User } from 'lucide';
 import type { Feature } from '../shell/features.js';
 import { AccountPage, LogInPage, SignUpPage } from './auth-pages.js';
 import { registerAccount } from './events.js';
-import {
-  ConfirmEmailPage,
-  DeleteAccountPage,
-  ForgotPasswordPage,
-  ResetPasswordPage,
-  SecurityPage,
-  SessionsPage,
-  SettingsPage,
-  VerifyEmailPage,
-} from './pages.js';
+import { ConfirmEmailPage, DeleteAccountPage, ForgotPasswordPage, ResetPasswordPage, SecurityPage, SettingsPage, VerifyEmailPage } from './pages.js';
 import { registerSecurity } from './security-events.js';
 import { registerSessions } from './sessions-events.js';
+import { SessionsPage } from './sessions-pages.js';
 import { TwoFactorLogInPage } from './security-pages.js';
 import { registerEmailSignIn } from './email-sign-in.js';
 import { EmailSignInPage } from './email-sign-in-pages.js';

@@ -1,0 +1,72 @@
+/**
+ * The sessions page: the account's live sessions (device, address, start, last use), each ended
+ * on its own or every other one at once. It dispatches the events of account/sessions-events.ts.
+ */
+import { useApp } from '../ui/app.js';
+import { Button } from '../ui/button.js';
+import { Card } from '../ui/card.js';
+import { ConfirmButton } from '../ui/dialog.js';
+import { Badge } from '../ui/feedback.js';
+import { PageHeader } from '../ui/page-header.js';
+import { Table } from '../ui/table.js';
+
+const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+
+export function SessionsPage() {
+  const { state, dispatch } = useApp();
+  const sessions = state.sessions;
+  const ending = new Set(state.endingSessions);
+  const others = (sessions ?? []).filter((s) => !s.current);
+  return (
+    <>
+      <PageHeader
+        title="Sessions"
+        description="Each log-in is a session. End the ones you don't recognise."
+        actions={
+          sessions && (
+            <ConfirmButton
+              id="end-other-sessions"
+              variant="secondary"
+              disabled={others.length === 0 || others.every((s) => ending.has(s.id))}
+              title="End all other sessions?"
+              message="Every other device signed in to your account is signed out."
+              confirmLabel="End them"
+              onConfirm={() => dispatch(['sessions/end-others'])}
+            >
+              End all other sessions
+            </ConfirmButton>
+          )
+        }
+      />
+      <Card>
+        <Table
+          id="sessions"
+          caption="Your sessions"
+          headers={['Device', 'Address', 'Started', 'Last used', '']}
+          rows={sessions}
+          loadingText="Loading sessions…"
+          empty="No sessions."
+          render={(s) => (
+            <tr key={s.id} data-session={s.id} data-current={s.current ? 'true' : undefined}>
+              <td data-field="user-agent" class="max-w-56 break-words">
+                {s['user-agent'] ?? 'Unknown device'}
+              </td>
+              <td data-field="ip">{s.ip ?? '—'}</td>
+              <td data-field="created-at">{when(s['created-at'])}</td>
+              <td data-field="last-used-at">{when(s['last-used-at'])}</td>
+              <td>
+                {s.current ? (
+                  <Badge tone="success">This session</Badge>
+                ) : (
+                  <Button variant="secondary" class="end-session" disabled={ending.has(s.id)} onClick={() => dispatch(['sessions/end', s.id])}>
+                    End
+                  </Button>
+                )}
+              </td>
+            </tr>
+          )}
+        />
+      </Card>
+    </>
+  );
+}
