@@ -13,6 +13,7 @@ import { OauthNotice, ProviderButtons } from '../oidc/pages.js';
 import { SsoSignIn } from '../sso/pages.js';
 import { MfaStep, PasskeySignIn } from './security-pages.js';
 import { EmailSignInCard } from './email-sign-in-pages.js';
+import { dateOnly } from '../ui/dates.js';
 
 export function LogInPage() {
   const { state, dispatch } = useApp();
@@ -76,8 +77,6 @@ export function SignUpPage() {
   );
 }
 
-const date = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleDateString() : '');
-
 /** The signed-in home: the account at a glance, its organizations, where to go next. */
 export function AccountPage() {
   const { state, dispatch } = useApp();
@@ -119,10 +118,10 @@ export function AccountPage() {
                 ['Email', a.email, 'email'],
                 a['email-verified'] !== undefined && ['Verified', a['email-verified'] ? 'yes' : 'no', 'email-verified'],
                 ['Name', a.name ?? '—', 'name'],
-                ['Member since', date(a['created-at'])],
+                ['Member since', dateOnly(a['created-at'], '')],
                 [
                   'Subscription',
-                  `${s.status}${s.plan ? ` (${s.plan})` : ''}${s['current-period-end'] ? `, renews ${date(s['current-period-end'])}` : ''}`,
+                  `${s.status}${s.plan ? ` (${s.plan})` : ''}${s['current-period-end'] ? `, renews ${dateOnly(s['current-period-end'], '')}` : ''}`,
                   'subscription',
                 ],
               ]}

@@ -14,8 +14,7 @@ import { Field, Form } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import type { Passkey } from './security-events.js';
-
-const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : 'never');
+import { dateTime } from '../ui/dates.js';
 
 /** The code form after a first factor (a password, an email link, a provider); a backup code instead when the app is not at hand. */
 export function MfaStep() {
@@ -215,8 +214,8 @@ function PasskeyRow({ passkey }: { passkey: Passkey }) {
   return (
     <tr data-passkey={passkey.id}>
       <td data-field="name">{passkey.name}</td>
-      <td data-field="created-at">{when(passkey['created-at'])}</td>
-      <td data-field="last-used-at">{when(passkey['last-used-at'])}</td>
+      <td data-field="created-at">{dateTime(passkey['created-at'], 'never')}</td>
+      <td data-field="last-used-at">{dateTime(passkey['last-used-at'], 'never')}</td>
       <td>
         <Actions>
           <Button variant="secondary" class="rename-passkey" disabled={state.busy} aria-haspopup="dialog" onClick={() => setRenaming(true)}>

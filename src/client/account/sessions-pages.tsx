@@ -9,8 +9,7 @@ import { ConfirmButton } from '../ui/dialog.js';
 import { Badge } from '../ui/feedback.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
-
-const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+import { dateTime } from '../ui/dates.js';
 
 export function SessionsPage() {
   const { state, dispatch } = useApp();
@@ -52,8 +51,8 @@ export function SessionsPage() {
                 {s['user-agent'] ?? 'Unknown device'}
               </td>
               <td data-field="ip">{s.ip ?? '—'}</td>
-              <td data-field="created-at">{when(s['created-at'])}</td>
-              <td data-field="last-used-at">{when(s['last-used-at'])}</td>
+              <td data-field="created-at">{dateTime(s['created-at'])}</td>
+              <td data-field="last-used-at">{dateTime(s['last-used-at'])}</td>
               <td>
                 {s.current ? (
                   <Badge tone="success">This session</Badge>

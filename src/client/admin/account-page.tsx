@@ -12,7 +12,8 @@ import { Field, Form } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import { adminAccountIdOf, type AdminAccountDetail } from './events.js';
-import { NotFound, OrgNameCell, subscriptionText, when } from './pages.js';
+import { NotFound, OrgNameCell, subscriptionText } from './pages.js';
+import { dateTime } from '../ui/dates.js';
 
 /** A form with one required reason, its submit and what it is for. */
 function ReasonForm({
@@ -120,7 +121,7 @@ export function AdminAccountPage() {
       <div class="space-y-6">
         {a.locked && (
           <Alert id="admin-locked" tone="warning">
-            Locked {when(a['locked-at'])}
+            Locked {dateTime(a['locked-at'])}
             {a['locked-reason'] ? `: ${a['locked-reason']}` : ''}
           </Alert>
         )}
@@ -136,8 +137,8 @@ export function AdminAccountPage() {
                 </>,
                 'email',
               ],
-              ['Created', when(a['created-at']), 'created-at'],
-              ['Last seen', when(a['last-seen-at']), 'last-seen-at'],
+              ['Created', dateTime(a['created-at']), 'created-at'],
+              ['Last seen', dateTime(a['last-seen-at']), 'last-seen-at'],
               ['Two-factor', a['two-factor-enabled'] ? 'On' : 'Off', 'two-factor'],
               ['Live sessions', a['session-count'], 'session-count'],
               ['Subscription', a.subscription.status === 'none' ? 'None' : `${a.subscription.plan ?? ''} (${a.subscription.status})`, 'subscription'],
@@ -173,8 +174,8 @@ export function AdminAccountPage() {
                 <tr key={`${i.provider}-${i['created-at']}`}>
                   <td>{i.provider}</td>
                   <td class="break-all">{i.email ?? '—'}</td>
-                  <td>{when(i['created-at'])}</td>
-                  <td>{when(i['last-used-at'])}</td>
+                  <td>{dateTime(i['created-at'])}</td>
+                  <td>{dateTime(i['last-used-at'])}</td>
                 </tr>
               )}
             />

@@ -15,8 +15,7 @@ import { Field, Form } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import { adminAccountPath, type AdminAccountRow, type AdminAuditEntry, type AdminList, type AdminOrgRow, type PagedList } from './events.js';
-
-export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+import { dateTime } from '../ui/dates.js';
 
 /** An organization's plan and status, or a dash without a subscription. */
 export const subscriptionText = (s: { status: string; plan: string | null }) => (s.status === 'none' ? '—' : `${s.plan ?? ''} (${s.status})`);
@@ -180,8 +179,8 @@ export function AdminAccountsPage() {
                   {!a['email-verified'] && <Badge tone="warning">Unverified</Badge>}
                   {a['two-factor-enabled'] && <Badge tone="success">2FA</Badge>}
                 </td>
-                <td>{when(a['created-at'])}</td>
-                <td>{when(a['last-seen-at'])}</td>
+                <td>{dateTime(a['created-at'])}</td>
+                <td>{dateTime(a['last-seen-at'])}</td>
               </tr>
             )}
           />
@@ -214,7 +213,7 @@ export function AdminOrgsPage() {
                 <td class="break-all">{o.slug}</td>
                 <td>{o['member-count']}</td>
                 <td>{subscriptionText(o.subscription)}</td>
-                <td>{when(o['created-at'])}</td>
+                <td>{dateTime(o['created-at'])}</td>
               </tr>
             )}
           />
@@ -248,7 +247,7 @@ export function AdminAuditPage() {
             emptyId="admin-audit-empty"
             render={(e) => (
               <tr key={e.id} data-action={e.action}>
-                <td>{when(e['created-at'])}</td>
+                <td>{dateTime(e['created-at'])}</td>
                 <td>
                   {auditActionLabel(e.action)}
                   {typeof e.details.reason === 'string' && (

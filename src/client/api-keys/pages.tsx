@@ -14,8 +14,7 @@ import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import { apiKeysOrgIdOf, type ApiKey, type CreatedApiKey } from './events.js';
 import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
-
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
+import { dateTime } from '../ui/dates.js';
 
 /** The new key, once: a warning, the key, a copy button. */
 function CreatedKey({ created }: { created: CreatedApiKey }) {
@@ -55,7 +54,7 @@ function KeyRow({ apiKey }: { apiKey: ApiKey }) {
       </td>
       <td>{apiKey.role}</td>
       <td>{new Date(apiKey['created-at']).toLocaleDateString()}</td>
-      <td data-field="last-used-at">{when(apiKey['last-used-at'])}</td>
+      <td data-field="last-used-at">{dateTime(apiKey['last-used-at'], 'never')}</td>
       <td>
         <ConfirmButton
           variant="secondary"

@@ -13,8 +13,8 @@ import { Alert } from '../ui/feedback.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import { auditOrgIdOf, type AuditEntry } from './events.js';
+import { dateTime } from '../ui/dates.js';
 
-const when = (iso: string) => new Date(iso).toLocaleString();
 const short = (id: string) => id.slice(0, 8);
 
 function actorOf(e: AuditEntry): string {
@@ -95,7 +95,7 @@ export function AuditLogPage() {
           emptyId="audit-empty"
           render={(e) => (
             <tr key={e.id} data-entry={e.id} data-action={e.action}>
-              <td data-field="created-at">{when(e['created-at'])}</td>
+              <td data-field="created-at">{dateTime(e['created-at'])}</td>
               <td data-field="action">
                 {auditActionLabel(e.action)}
                 {Object.keys(e.details).length > 0 && (

@@ -15,8 +15,7 @@ import { Alert } from '../ui/feedback.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import { authorizeUidOf, type Interaction } from './events.js';
-
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
+import { dateOnly, dateTime } from '../ui/dates.js';
 
 function ScopeList({ scopes, id }: { scopes: string[]; id: string }) {
   const { state } = useApp();
@@ -121,8 +120,8 @@ export function ConnectedAppsPage() {
                 <td>
                   <ScopeList scopes={app.scopes} id={`scopes-${app.id}`} />
                 </td>
-                <td>{new Date(app['created-at']).toLocaleDateString()}</td>
-                <td>{when(app['last-used-at'])}</td>
+                <td>{dateOnly(app['created-at'])}</td>
+                <td>{dateTime(app['last-used-at'], 'never')}</td>
                 <td>
                   <ConfirmButton
                     variant="secondary"

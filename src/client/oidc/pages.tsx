@@ -11,8 +11,7 @@ import { Field } from '../ui/field.js';
 import { Table } from '../ui/table.js';
 import type { Route } from '../shell/state.js';
 import { oauthErrorMessage, providerName, startPath } from './events.js';
-
-const day = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleDateString() : '—');
+import { dateOnly } from '../ui/dates.js';
 
 /** One link per configured provider; nothing while none is configured. */
 export function ProviderButtons({ verb }: { verb: string }) {
@@ -92,7 +91,7 @@ export function SignInMethods() {
               <tr key={i.id} data-identity={i.id} data-provider={i.provider}>
                 <td>{providerName(state, i.provider)}</td>
                 <td data-field="email">{i.email ?? '—'}</td>
-                <td>{day(i['created-at'])}</td>
+                <td>{dateOnly(i['created-at'])}</td>
                 <td>
                   <ConfirmButton
                     variant="secondary"

@@ -16,8 +16,8 @@ import { DOMAIN_FORM, SAML_FORM, ssoOrgIdOf, TOKEN_FORM, type OrgDomain } from '
 import { SSO_SIGN_IN_FORM } from './sign-in-events.js';
 import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
 import { GRANTED_ROLES, roleOptions } from '../orgs/roles.js';
+import { dateOnly } from '../ui/dates.js';
 
-const day = (iso: string) => new Date(iso).toLocaleDateString();
 const ROLE_OPTIONS = roleOptions(GRANTED_ROLES);
 const origin = () => location.origin;
 
@@ -122,7 +122,7 @@ function Connection() {
               [
                 'Certificate expires',
                 <>
-                  {day(c['certificate-expires-at'])} {soon && <Badge tone="warning">soon</Badge>}
+                  {dateOnly(c['certificate-expires-at'])} {soon && <Badge tone="warning">soon</Badge>}
                 </>,
               ],
               ['Role of new members', c['default-role']],
@@ -199,7 +199,7 @@ function ScimTokens() {
               <span>
                 <strong>{t.name}</strong>{' '}
                 <span class="text-sm text-muted">
-                  ({t['default-role']}; {t['last-used-at'] ? `last used ${day(t['last-used-at'])}` : 'never used'})
+                  ({t['default-role']}; {t['last-used-at'] ? `last used ${dateOnly(t['last-used-at'])}` : 'never used'})
                 </span>
               </span>
               <ConfirmButton

@@ -12,8 +12,8 @@ import { Card, DataList, Muted, Stack } from '../ui/card.js';
 import { Alert, Badge } from '../ui/feedback.js';
 import { PageHeader } from '../ui/page-header.js';
 import { type MeterUsage, usageOrgIdOf } from './events.js';
+import { dateOnly } from '../ui/dates.js';
 
-const day = (iso: string) => new Date(iso).toLocaleDateString(undefined, { timeZone: 'UTC' });
 const count = (n: number | null) => (n === null ? 'none' : n.toLocaleString());
 
 /** Bars of each day's use; the hard limit's daily share is not meaningful, so the chart shows the days alone. */
@@ -86,7 +86,11 @@ export function UsagePage() {
       title={<>Usage{org ? <> · {org.name}</> : null}</>}
       id="usage-title"
       back={back}
-      description={usage ? `Billing period ${day(usage.period.start)} – ${day(new Date(Date.parse(usage.period.end) - 1).toISOString())}.` : undefined}
+      description={
+        usage
+          ? `Billing period ${dateOnly(usage.period.start, '—', 'UTC')} – ${dateOnly(new Date(Date.parse(usage.period.end) - 1).toISOString(), '—', 'UTC')}.`
+          : undefined
+      }
     />
   );
   if (!id || page?.status === 'missing') {

@@ -17,8 +17,7 @@ import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import { ALL_EVENTS, CREATE_FORM, webhooksOrgIdOf, type DeliveryFilter, type Webhook, type WebhookDelivery } from './events.js';
 import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
-
-const when = (iso: string) => new Date(iso).toLocaleString();
+import { dateTime } from '../ui/dates.js';
 
 const STATUS_TONES: Record<WebhookDelivery['status'], Tone> = { pending: 'warning', succeeded: 'success', failed: 'error' };
 
@@ -71,7 +70,7 @@ function Attempts({ delivery }: { delivery: WebhookDelivery }) {
     <ol class="space-y-1">
       {delivery.attempts.map((a) => (
         <li key={a.at} data-status-code={a['status-code'] ?? ''}>
-          {when(a.at)}: <strong>{a['status-code'] ?? 'no response'}</strong> in {a['duration-ms']} ms{a.error ? ` (${a.error})` : ''}
+          {dateTime(a.at)}: <strong>{a['status-code'] ?? 'no response'}</strong> in {a['duration-ms']} ms{a.error ? ` (${a.error})` : ''}
           {a.response && (
             <details>
               <summary>Response</summary>
@@ -93,14 +92,14 @@ function DeliveryRow({ delivery }: { delivery: WebhookDelivery }) {
         <br />
         <code class="text-muted">{delivery['message-id']}</code>
         <br />
-        <span class="text-muted">{when(delivery['created-at'])}</span>
+        <span class="text-muted">{dateTime(delivery['created-at'])}</span>
       </td>
       <td>
         <Badge tone={STATUS_TONES[delivery.status]}>{delivery.status}</Badge>
         {delivery['next-attempt-at'] && (
           <>
             <br />
-            <span class="text-muted">next: {when(delivery['next-attempt-at'])}</span>
+            <span class="text-muted">next: {dateTime(delivery['next-attempt-at'])}</span>
           </>
         )}
       </td>
@@ -167,7 +166,7 @@ function Endpoint({ webhook }: { webhook: Webhook }) {
           items={[
             ['Events', webhook.events.includes(ALL_EVENTS) ? 'Every event type' : webhook.events.join(', '), 'events'],
             ['State', <EndpointState webhook={webhook} />, 'state'],
-            ['Created', when(webhook['created-at']), 'created-at'],
+            ['Created', dateTime(webhook['created-at']), 'created-at'],
           ]}
         />
         <Secret webhook={webhook} secret={page.secrets[webhook.id]} />
