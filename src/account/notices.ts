@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import type { RequestOrigin } from '../audit/log.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import type { Mail } from '../mail/index.js';
-import type { SecurityEvent } from '../mail/templates.js';
+import type { SecurityEvent } from '../mail/kinds.js';
 
 export type { SecurityEvent };
 

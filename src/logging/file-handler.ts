@@ -13,21 +13,19 @@
  * `close` return once everything queued is written and archived.
  *
  * A rotation only renames the live file and opens a new one; the renamed file is compressed
- * into its archive in the background, one archive at a time. Compressing 100 MB takes about a
- * second, during which the queue would otherwise fill under load and drop lines.
+ * into its archive (log-archives.ts) in the background, one archive at a time. Compressing
+ * 100 MB takes about a second, during which the queue would otherwise fill under load and drop
+ * lines.
  */
-import { appendFileSync, createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { appendFileSync } from 'node:fs';
+import { mkdir, open, rename, stat, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
-import type { LogFileSettings, RotationInterval } from '../config.js';
+import type { LogFileSettings } from '../config.js';
 import type { Kind } from './levels.js';
 import type { LogEntry, LogHandler } from './logger.js';
+import { archiveRotatedFile, intervalStart, pruneIntervals } from './log-archives.js';
 import { SinkFailures } from './sink-failures.js';
-
-const SUFFIX: Record<RotationInterval, string> = { daily: 'd', weekly: 'w', monthly: 'm' };
 
 /** how long queued lines wait for more before they are written, ms */
 export const BATCH_WAIT_MS = 5;
@@ -38,29 +36,10 @@ export const MAX_QUEUED_LINES = 10_000;
  * back under a load): a burst rides it out unharmed, a disk that never catches up costs at most this
  */
 export const MAX_QUEUED_CHARS = 32 * 1024 * 1024;
-/**
- * Archives are gzip level 3 read and compressed in 1 MiB chunks: on our JSON lines that takes
- * about 0.24 s of CPU per 100 MB where the defaults (level 6, 64 KiB reads, 16 KiB chunks) took
- * 0.64 s, for archives 4 % larger. Under load that CPU is a share of every logged request's cost.
- */
-const ARCHIVE_GZIP = { level: 3, chunkSize: 1024 * 1024 } as const;
-const ARCHIVE_READ = { highWaterMark: 1024 * 1024 } as const;
 /** the first wait after a failed write (a full disk, a directory the process may not write), ms */
 export const RETRY_FIRST_MS = 1_000;
 /** the longest wait between tries, ms */
 export const RETRY_MAX_MS = 30_000;
-
-/** UTC start of the interval holding `date`, as `YYYY-MM-DD`. Weeks start on Monday. */
-export function intervalStart(date: Date, interval: RotationInterval): string {
-  const d = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
-  if (interval === 'weekly') d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7));
-  if (interval === 'monthly') d.setUTCDate(1);
-  return d.toISOString().slice(0, 10);
-}
-
-export function archivePath(livePath: string, start: string, interval: RotationInterval, part: number): string {
-  return `${livePath}-${start}${SUFFIX[interval]}.${part}.gz`;
-}
 
 export interface RotatingFileOptions extends LogFileSettings {
   /** injectable for tests */
@@ -204,7 +183,7 @@ export class RotatingFileHandler implements LogHandler {
     const current = intervalStart(this.clock(), this.options.interval);
     if (this.size > 0 && this.fileInterval !== null && this.fileInterval !== current) {
       await this.rotate(this.fileInterval);
-      this.afterArchives(() => this.pruneIntervals());
+      this.afterArchives(() => pruneIntervals(this.options));
       file = await this.ensureOpen();
     }
     this.fileInterval = current;
@@ -248,22 +227,14 @@ export class RotatingFileHandler implements LogHandler {
    * `start` in the background: older parts shift up, the one past the limit goes.
    */
   private async rotate(start: string): Promise<void> {
-    const { path, interval, maxNumParts } = this.options;
+    const { path } = this.options;
     await this.file?.close();
     this.file = null;
     const pending = `${path}.${process.pid}.${++this.rotations}.rotating`;
     await rename(path, pending);
     this.size = 0;
     this.fileInterval = null;
-    this.afterArchives(async () => {
-      for (let n = maxNumParts; n >= 1; n--) {
-        const from = archivePath(path, start, interval, n);
-        if (n === maxNumParts) await rm(from, { force: true });
-        else await rename(from, archivePath(path, start, interval, n + 1)).catch(ignoreMissing);
-      }
-      await pipeline(createReadStream(pending, ARCHIVE_READ), createGzip(ARCHIVE_GZIP), createWriteStream(archivePath(path, start, interval, 1)));
-      await rm(pending, { force: true });
-    });
+    this.afterArchives(() => archiveRotatedFile(pending, start, this.options));
   }
 
   /**
@@ -279,25 +250,6 @@ export class RotatingFileHandler implements LogHandler {
       });
     });
   }
-
-  /** Deletes every part of the archived intervals beyond the newest `maxNumIntervals`. */
-  private async pruneIntervals(): Promise<void> {
-    const { path, interval, maxNumIntervals } = this.options;
-    const dir = dirname(path);
-    const prefix = basename(path) + '-';
-    const pattern = new RegExp(`^(\\d{4}-\\d{2}-\\d{2})${SUFFIX[interval]}\\.(\\d+)\\.gz$`);
-    const byInterval = new Map<string, string[]>();
-    for (const name of await readdir(dir)) {
-      if (!name.startsWith(prefix)) continue;
-      const m = pattern.exec(name.slice(prefix.length));
-      if (!m) continue;
-      byInterval.set(m[1], [...(byInterval.get(m[1]) ?? []), name]);
-    }
-    const starts = [...byInterval.keys()].sort().reverse();
-    for (const old of starts.slice(maxNumIntervals)) {
-      for (const name of byInterval.get(old) ?? []) await rm(join(dir, name), { force: true });
-    }
-  }
 }
 
 /** One write of `text` (`bytes` long) to the file opened for appending; the rest again if it took only part. */
@@ -309,8 +261,4 @@ async function writeAll(file: FileHandle, text: string, bytes: number): Promise<
 function errorReason(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
   return e.code ? `${e.code}: ${e.syscall ?? 'write'}` : String(err);
-}
-
-function ignoreMissing(err: NodeJS.ErrnoException): void {
-  if (err.code !== 'ENOENT') throw err;
 }

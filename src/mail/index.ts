@@ -8,13 +8,13 @@ import type { DatabaseSchema } from '../db/schema.js';
 import type { LogBackend } from '../logging/logger.js';
 import type { MailDeliveryOutcome } from '../observability/events.js';
 import { Outbox, type MailboxMessage, type MailExecutor, type MailMessage } from './outbox.js';
-import type { MailKind } from './templates.js';
+import type { MailKind } from './kinds.js';
 import { displayNameOf, mailboxTransport } from './transport.js';
 import type { MailSettings } from './settings.js';
 import { MailWorker } from './worker.js';
 
 export type { MailboxMessage, MailExecutor, MailMessage } from './outbox.js';
-export { LINK_LIFETIME_SECONDS, MAIL_KINDS, type MailKind, type MailTemplates } from './templates.js';
+export { LINK_LIFETIME_SECONDS, MAIL_KINDS, type MailKind, type MailTemplates } from './kinds.js';
 
 /** Reading the messages the system wrote: the dev mailbox page, and tests. */
 export interface Mailbox {

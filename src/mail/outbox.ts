@@ -8,7 +8,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { DatabaseSchema, MailStatus } from '../db/schema.js';
 import { exponentialDelayMs } from '../runtime/jobs.js';
-import { renderMail, type MailKind, type MailTemplates, type TemplateContext } from './templates.js';
+import type { MailKind, MailTemplates } from './kinds.js';
+import { renderMail, type TemplateContext } from './templates.js';
 
 /** A Kysely transaction (the usual case) or the database itself, for a message on its own. */
 export type MailExecutor = Kysely<DatabaseSchema>;

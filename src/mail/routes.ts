@@ -12,7 +12,7 @@ import { ref, route, type RouteGroup } from '../http/routes.js';
 import type { Mailbox } from './index.js';
 import { linksOf, MAILBOX_PAGE_CSP, mailboxListPage, mailboxMessagePage, MESSAGE_HTML_CSP, messageHtmlDocument } from './mailbox-page.js';
 import type { MailboxMessage } from './outbox.js';
-import { MAIL_KINDS } from './templates.js';
+import { MAIL_KINDS } from './kinds.js';
 
 const MailboxEntry = Type.Object(
   {

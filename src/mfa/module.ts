@@ -11,7 +11,8 @@ import { rateLimit } from '../runtime/settings.js';
 import { SecondFactorRateLimiter } from './limits.js';
 import { twoFactorRoutes } from './routes.js';
 import { MFA_SCHEMAS } from './schemas.js';
-import { TwoFactorService } from './service.js';
+import { MfaLogInService } from './log-in.js';
+import { TwoFactorService, type TwoFactorDeps } from './service.js';
 
 export const mfaModule = defineModule({
   name: 'mfa',
@@ -23,7 +24,7 @@ export const mfaModule = defineModule({
     const { config, metrics } = ctx;
     const { passwords, loginLimiter } = ctx.use(authModule);
     const { accounts } = ctx.use(accountModule);
-    const twoFactor = new TwoFactorService({
+    const deps: TwoFactorDeps = {
       db: ctx.db,
       passwords,
       loginLimiter,
@@ -34,12 +35,14 @@ export const mfaModule = defineModule({
       limiter: new SecondFactorRateLimiter(limits, ctx.limiterStore),
       onFailure: metrics && (() => metrics.logIn('failure')),
       notices: ctx.use(accountModule).notices,
-    });
-    accounts.useSecondFactor(twoFactor);
+    };
+    const twoFactor = new TwoFactorService(deps);
+    const mfaLogIn = new MfaLogInService(deps);
+    accounts.useSecondFactor(mfaLogIn);
     return {
       services: { twoFactor },
       schemas: MFA_SCHEMAS,
-      routeGroups: [twoFactorRoutes(twoFactor, accounts, { secureCookies: ctx.secureCookies })],
+      routeGroups: [twoFactorRoutes(twoFactor, mfaLogIn, accounts, { secureCookies: ctx.secureCookies })],
     };
   },
 });

@@ -18,13 +18,14 @@ import {
   TwoFactorEnable,
   TwoFactorSetup,
 } from './schemas.js';
+import type { MfaLogInService } from './log-in.js';
 import type { ClientOrigin, TwoFactorService } from './service.js';
 
 const error = ref(ErrorBody);
 /** the audit's origin plus the address the limits count by */
 export const clientOrigin = (request: FastifyRequest): ClientOrigin => ({ ...originOf(request), ip: request.ip });
 
-export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountService, options: AccountRouteOptions): RouteGroup {
+export function twoFactorRoutes(twoFactor: TwoFactorService, mfaLogIn: MfaLogInService, accounts: AccountService, options: AccountRouteOptions): RouteGroup {
   return {
     ...ACCOUNT_GROUP,
     routes: [
@@ -102,7 +103,7 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, accounts: AccountSe
         schemas: { body: ref(MfaLogIn), response: { 200: ref(LogInResponse), 401: error, 429: error } },
         docs: { body: MfaLogInDocs },
         async handler({ parameters, request, reply }) {
-          const { accountId } = await twoFactor.completeLogIn(parameters.body, clientOrigin(request));
+          const { accountId } = await mfaLogIn.completeLogIn(parameters.body, clientOrigin(request));
           const session = await accounts.openSession(accountId, signInClient(request));
           setSessionCookies(reply, session, options);
           return session.body;

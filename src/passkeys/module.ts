@@ -10,14 +10,15 @@ import { defineModule } from '../runtime/module.js';
 import { rateLimit } from '../runtime/settings.js';
 import { passkeyRoutes, passkeySignInRoutes } from './routes.js';
 import { PASSKEY_SCHEMAS } from './schemas.js';
-import { PasskeyService } from './service.js';
+import { PasskeyService, type PasskeyDeps } from './service.js';
+import { PasskeySignInService } from './sign-in.js';
 
 export const passkeysModule = defineModule({
   name: 'passkeys',
   settings: (env) => ({ signInAddress: rateLimit(env, 'PASSKEY_LIMIT_ADDRESS', { count: 60, seconds: 900 }) }),
   start(ctx, settings) {
     const { passwords, loginLimiter } = ctx.use(authModule);
-    const passkeys = new PasskeyService({
+    const deps: PasskeyDeps = {
       db: ctx.db,
       passwords,
       loginLimiter,
@@ -26,11 +27,13 @@ export const passkeysModule = defineModule({
       appUrl: ctx.config.appUrl,
       rpName: ctx.use(productModule).name,
       signInLimiter: counter('passkey-sign-in-address', settings.signInAddress, ctx.limiterStore),
-    });
+    };
+    const passkeys = new PasskeyService(deps);
+    const passkeySignIn = new PasskeySignInService(deps);
     return {
       services: { passkeys },
       schemas: PASSKEY_SCHEMAS,
-      routeGroups: [passkeyRoutes(passkeys), passkeySignInRoutes(passkeys, ctx.use(accountModule).accounts, { secureCookies: ctx.secureCookies })],
+      routeGroups: [passkeyRoutes(passkeys), passkeySignInRoutes(passkeySignIn, ctx.use(accountModule).accounts, { secureCookies: ctx.secureCookies })],
     };
   },
 });

@@ -23,6 +23,7 @@ import {
   StartPasskeyRegistration,
 } from './schemas.js';
 import type { PasskeyService } from './service.js';
+import type { PasskeySignInService } from './sign-in.js';
 
 const error = ref(ErrorBody);
 const SHAPES = "The body's `response` (and the answer's options) are WebAuthn's JSON as @simplewebauthn writes it, camelCase keys inside.";
@@ -95,7 +96,7 @@ export function passkeyRoutes(passkeys: PasskeyService): RouteGroup {
   };
 }
 
-export function passkeySignInRoutes(passkeys: PasskeyService, accounts: AccountService, options: AccountRouteOptions): RouteGroup {
+export function passkeySignInRoutes(passkeys: PasskeySignInService, accounts: AccountService, options: AccountRouteOptions): RouteGroup {
   return {
     prefix: '/api/auth/passkey',
     tags: ['Auth'],

@@ -1,48 +1,36 @@
 /**
  * Passkeys (WebAuthn) with @simplewebauthn/server: registering one to the signed-in account,
- * listing, renaming and removing them, and signing in with one (discoverable credentials: the
- * authenticator names the account, no email is asked). docs/sign-in.md.
+ * listing, renaming and removing them; signing in with one (discoverable credentials: the
+ * authenticator names the account, no email is asked) is sign-in.ts, what both ceremonies
+ * share ceremony.ts. docs/sign-in.md.
  *
  * - RP id and origin come from APP_URL (its host name, its origin).
  * - Challenges are stored (`webauthn_challenge`), so any instance can finish a ceremony another
  *   started; each is deleted by the statement that uses it (single-use) and expires in 5 minutes.
  * - User verification (PIN, biometrics) is required: a passkey sign-in is then two factors in
  *   one (something you have, something you know or are) and satisfies two-factor.
- * - The signature counter must grow when the authenticator keeps one (a cloned key shows up as
- *   a counter that did not); synced passkeys report 0 throughout.
  * - @simplewebauthn/server (with its ASN.1 and CBOR stack, about 15–20 MB resident) loads at the
  *   first ceremony, not at start (docs/performance.md, "The embedded default's footprint").
  */
-import type {
-  AuthenticationResponseJSON,
-  AuthenticatorTransport,
-  PublicKeyCredentialCreationOptionsJSON,
-  RegistrationResponseJSON,
-} from '@simplewebauthn/server';
-import { sql } from 'kysely';
+import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import { addressKey, take } from '../auth/rate-limit.js';
 import type { DB } from '../db/database.js';
 import type { PasswordCheckDeps } from '../account/password-check.js';
 import type { SecurityNotices } from '../account/notices.js';
-import type { PasskeyTable, WebAuthnPurpose } from '../db/schema.js';
+import type { PasskeyTable } from '../db/schema.js';
 import { badRequest, conflict, notFound, unauthorized } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
 import { auditAccount } from '../mfa/audit.js';
 import type { ClientOrigin } from '../mfa/service.js';
-import type { Passkey, PasskeySignIn } from './schemas.js';
+import { CHALLENGE_TTL_MS, invalidChallenge, message, storeChallenge, transportsOf, userHandleOf, webAuthn, type WebAuthn } from './ceremony.js';
+import type { Passkey } from './schemas.js';
 import type { Selectable } from 'kysely';
 
-/** how long a ceremony may take, ms: the challenge's life and the browser's timeout */
-export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 /**
  * EdDSA, ES256, RS256: what authenticators use. Named, not the library's default, which probes
  * Node for post-quantum ML-DSA through an experimental WebCrypto API (a warning on stderr).
  */
 const ALGORITHMS = [-8, -7, -257];
-
-/** The one answer of a passkey sign-in that fails after its challenge (unknown, mismatched or unverifiable passkey). */
-export const PASSKEY_REFUSED = 'This passkey cannot sign in here';
 
 /** passkeys one account may have: each is a row and an entry in every registration's exclude list */
 export const MAX_PASSKEYS = 20;
@@ -59,20 +47,6 @@ export interface PasskeyDeps extends PasswordCheckDeps {
 }
 
 type PasskeyRow = Selectable<PasskeyTable>;
-type WebAuthn = typeof import('@simplewebauthn/server');
-/** the library, loaded at its first use; Node keeps it from then on */
-const webAuthn = (): Promise<WebAuthn> => import('@simplewebauthn/server');
-
-const invalidChallenge = () =>
-  badRequest({
-    type: 'invalid-challenge',
-    message: 'This passkey request expired or was already used; start again',
-  });
-
-/** The WebAuthn user handle of an account: its UUID's 16 bytes (no personal data). */
-export function userHandleOf(accountId: string): Uint8Array<ArrayBuffer> {
-  return new Uint8Array(Buffer.from(accountId.replace(/-/g, ''), 'hex'));
-}
 
 /** The challenge the client data carries (base64url), or undefined when it cannot be read. */
 function challengeOf(clientDataJSON: string): string | undefined {
@@ -83,8 +57,6 @@ function challengeOf(clientDataJSON: string): string | undefined {
     return undefined;
   }
 }
-
-const message = (err: unknown) => (err instanceof Error ? err.message : 'verification failed').slice(0, 300);
 
 export function toPasskey(row: Pick<PasskeyRow, 'id' | 'name' | 'created_at' | 'last_used_at'>): Passkey {
   return {
@@ -117,20 +89,6 @@ export class PasskeyService {
     this.origin = url.origin;
   }
 
-  private async storeChallenge(purpose: WebAuthnPurpose, challenge: string, accountId: string | null): Promise<string> {
-    return this.deps.db.transaction().execute(async (trx) => {
-      // expired ceremonies go as new ones start; an account has one registration under way at a time
-      await trx.deleteFrom('webauthn_challenge').where('expires_at', '<', new Date()).execute();
-      if (accountId) await trx.deleteFrom('webauthn_challenge').where('account_id', '=', accountId).where('purpose', '=', purpose).execute();
-      const row = await trx
-        .insertInto('webauthn_challenge')
-        .values({ purpose, challenge, account_id: accountId, expires_at: new Date(Date.now() + CHALLENGE_TTL_MS) })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return row.id;
-    });
-  }
-
   /**
    * Options for `navigator.credentials.create()`: a resident key with user verification, the
    * account's passkeys excluded. Needs the password (403; counted like a failed log-in): a
@@ -155,7 +113,7 @@ export class PasskeyService {
       authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
       supportedAlgorithmIDs: ALGORITHMS,
     });
-    await this.storeChallenge('registration', options.challenge, user.id);
+    await storeChallenge(this.deps.db, 'registration', options.challenge, user.id);
     return options;
   }
 
@@ -251,82 +209,4 @@ export class PasskeyService {
     });
     this.deps.log.info('account/passkey-removed', 'Passkey removed', { 'account-id': user.id, 'passkey-id': id });
   }
-
-  /** Starts a sign-in: options for `navigator.credentials.get()` with no credentials listed (the authenticator offers its own). */
-  async signInOptions(clientAddress: string): Promise<{ 'challenge-id': string; options: Awaited<ReturnType<WebAuthn['generateAuthenticationOptions']>> }> {
-    if (this.deps.signInLimiter) await take(this.deps.signInLimiter, addressKey(clientAddress));
-    const { generateAuthenticationOptions } = await webAuthn();
-    const options = await generateAuthenticationOptions({ rpID: this.rpId, userVerification: 'required', timeout: CHALLENGE_TTL_MS });
-    return { 'challenge-id': await this.storeChallenge('authentication', options.challenge, null), options };
-  }
-
-  /**
-   * Verifies a sign-in against its challenge (spent by this call, whatever the outcome) and the
-   * stored passkey; answers the account to open a session for. 400 for an unknown, used or
-   * expired challenge; 401 for a passkey that is not registered or does not verify.
-   */
-  async signIn(input: PasskeySignIn, origin: ClientOrigin): Promise<string> {
-    const spent = await this.deps.db
-      .deleteFrom('webauthn_challenge')
-      .where('id', '=', input['challenge-id'])
-      .where('purpose', '=', 'authentication')
-      .returning(['challenge', 'expires_at'])
-      .executeTakeFirst();
-    if (!spent || spent.expires_at.getTime() <= Date.now()) throw invalidChallenge();
-    const response = input.response as AuthenticationResponseJSON;
-    const passkey = await this.deps.db.selectFrom('passkey').selectAll().where('credential_id', '=', response.id).executeTakeFirst();
-    // one answer for every failure: a reason in the answer would tell anyone whether a
-    // credential id is registered here; the log keeps it
-    const refuse = (reason: string) => {
-      this.deps.log.info('account/passkey-sign-in-failed', 'Passkey sign-in refused', { reason, 'passkey-id': passkey?.id ?? null });
-      return unauthorized(PASSKEY_REFUSED);
-    };
-    if (!passkey) throw refuse('unknown-credential');
-    const handle = response.response.userHandle;
-    if (handle !== undefined && handle !== Buffer.from(userHandleOf(passkey.account_id)).toString('base64url')) throw refuse('user-handle-mismatch');
-    const { verifyAuthenticationResponse } = await webAuthn();
-    let verification: Awaited<ReturnType<WebAuthn['verifyAuthenticationResponse']>>;
-    try {
-      verification = await verifyAuthenticationResponse({
-        response,
-        expectedChallenge: spent.challenge,
-        expectedOrigin: this.origin,
-        expectedRPID: this.rpId,
-        requireUserVerification: true,
-        credential: {
-          id: passkey.credential_id,
-          publicKey: new Uint8Array(Buffer.from(passkey.public_key, 'base64url')),
-          counter: Number(passkey.counter),
-          transports: transportsOf(passkey.transports),
-        },
-      });
-    } catch (err) {
-      // a counter that did not grow lands here too (a cloned authenticator)
-      this.deps.log.warn('account/passkey-verification-failed', `Passkey assertion refused: ${message(err)}`, { 'passkey-id': passkey.id });
-      throw refuse('verification-failed');
-    }
-    if (!verification.verified) throw refuse('verification-failed');
-    const { newCounter } = verification.authenticationInfo;
-    await this.deps.db.transaction().execute(async (trx) => {
-      // the counter only moves forward, even if two sign-ins with one authenticator race
-      await trx
-        .updateTable('passkey')
-        .set({ counter: sql<string>`greatest(counter, ${newCounter})`, last_used_at: sql`now()` })
-        .where('id', '=', passkey.id)
-        .execute();
-      await auditAccount(trx, {
-        action: 'account.logged-in',
-        accountId: passkey.account_id,
-        target: { type: 'passkey', id: passkey.id },
-        details: { method: 'passkey' },
-        origin,
-      });
-    });
-    this.deps.log.info('account/logged-in', 'Logged in with a passkey', { 'account-id': passkey.account_id, method: 'passkey' });
-    return passkey.account_id;
-  }
-}
-
-function transportsOf(stored: string): AuthenticatorTransport[] | undefined {
-  return stored ? (stored.split(',') as AuthenticatorTransport[]) : undefined;
 }

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { archivePath, intervalStart, RotatingFileHandler } from '../../src/logging/file-handler.js';
+import { RotatingFileHandler } from '../../src/logging/file-handler.js';
+import { archivePath, intervalStart } from '../../src/logging/log-archives.js';
 
 async function allLines(dir: string): Promise<string[]> {
   const lines: string[] = [];

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { escapeHtml } from '../../src/mail/layout.js';
-import { MAIL_KINDS, renderMail, TEMPLATES, type MailTemplates } from '../../src/mail/templates.js';
+import { MAIL_KINDS, type MailTemplates } from '../../src/mail/kinds.js';
+import { renderMail, TEMPLATES } from '../../src/mail/templates.js';
 
 const ctx = { appUrl: 'https://app.example.com', product: 'Acme' };
 const evil = `<script>alert("x")</script> & 'quotes'`;
