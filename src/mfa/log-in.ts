@@ -14,7 +14,8 @@ import type { SecondFactor } from '../account/service.js';
 import { auditAccount } from './audit.js';
 import type { MfaLogIn } from './schemas.js';
 import { consumeSecondFactor, oneFactor, wrongCode, type SecondFactorMethod } from './second-factor.js';
-import type { ClientOrigin, TwoFactorDeps } from './service.js';
+import type { ClientOrigin } from '../audit/log.js';
+import type { TwoFactorDeps } from './service.js';
 
 /** seconds an mfa-token stays valid */
 export const MFA_TOKEN_TTL = 300;

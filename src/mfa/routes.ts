@@ -19,7 +19,8 @@ import {
   TwoFactorSetup,
 } from './schemas.js';
 import type { MfaLogInService } from './log-in.js';
-import type { ClientOrigin, TwoFactorService } from './service.js';
+import type { ClientOrigin } from '../audit/log.js';
+import type { TwoFactorService } from './service.js';
 
 const error = ref(ErrorBody);
 /** the audit's origin plus the address the limits count by */

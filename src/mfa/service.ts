@@ -4,7 +4,7 @@
  * step of log-in is log-in.ts. docs/sign-in.md.
  */
 import { sql, type Kysely } from 'kysely';
-import type { RequestOrigin } from '../audit/log.js';
+import type { ClientOrigin } from '../audit/log.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { conflict, forbidden, unauthorized } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
@@ -16,9 +16,6 @@ import type { SecondFactorRateLimiter } from './limits.js';
 import type { RegenerateBackupCodes, TwoFactorDisable, TwoFactorEnable, TwoFactorSetup } from './schemas.js';
 import { consumeSecondFactor, oneFactor, wrongCode, type SecondFactorKeys, type SecondFactorMethod } from './second-factor.js';
 import { newTotpSecret, otpauthUrl, totpStep } from './totp.js';
-
-/** Where a request came from, with the address the limits count by. */
-export type ClientOrigin = RequestOrigin & { ip: string };
 
 export interface TwoFactorDeps extends PasswordCheckDeps, SecondFactorKeys {
   limiter: SecondFactorRateLimiter;

@@ -21,7 +21,7 @@ import type { PasskeyTable } from '../db/schema.js';
 import { badRequest, conflict, notFound, unauthorized } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
 import { auditAccount } from '../mfa/audit.js';
-import type { ClientOrigin } from '../mfa/service.js';
+import type { ClientOrigin } from '../audit/log.js';
 import { CHALLENGE_TTL_MS, invalidChallenge, message, storeChallenge, transportsOf, userHandleOf, webAuthn, type WebAuthn } from './ceremony.js';
 import type { Passkey } from './schemas.js';
 import type { Selectable } from 'kysely';

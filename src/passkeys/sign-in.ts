@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { addressKey, take } from '../auth/rate-limit.js';
 import { unauthorized } from '../http/errors.js';
 import { auditAccount } from '../mfa/audit.js';
-import type { ClientOrigin } from '../mfa/service.js';
+import type { ClientOrigin } from '../audit/log.js';
 import { CHALLENGE_TTL_MS, invalidChallenge, message, storeChallenge, transportsOf, userHandleOf, webAuthn, type WebAuthn } from './ceremony.js';
 import type { PasskeySignIn } from './schemas.js';
 import type { PasskeyDeps } from './service.js';
