@@ -4,7 +4,8 @@
  * (`:access-token`) and read keywords back as their names (`:account/me` -> "account/me").
  */
 import { FORBIDDEN_KEYS } from './forbidden-keys.js';
-import { EdnSyntaxError, readEdn, writeEdn } from './edn.js';
+import { EdnSyntaxError, readEdn } from './edn.js';
+import { writeEdn } from './edn-writer.js';
 import { readTransit, TransitShapeError, writeTransit } from './transit.js';
 
 export interface Format {

@@ -7,10 +7,11 @@
  *
  * Reading is strict: exactly one top-level value, balanced collections, an even number of
  * forms per map. Keywords and symbols read as their names (`:account/me` -> "account/me").
+ * The writer is edn-writer.ts.
  */
 
 import { FORBIDDEN_KEYS } from './forbidden-keys.js';
-import { boundedMemo, MAX_MEMO_KEY_LENGTH, ownCopy } from './memo.js';
+import { MAX_MEMO_KEY_LENGTH, ownCopy } from './memo.js';
 
 export class EdnSyntaxError extends Error {
   /** `reason` names what was wrong, never the input itself */
@@ -21,62 +22,6 @@ export class EdnSyntaxError extends Error {
     super(`${reason} at position ${position}`);
     this.name = 'EdnSyntaxError';
   }
-}
-
-const KEYWORD_NAME = /^[A-Za-z*+!_?<>=.-][\w*+!?<>=.\-/#:'$%&]*$/;
-
-// strings with nothing to escape (the common case) skip JSON.stringify
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-
-function writeString(s: string): string {
-  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
-}
-
-function writeNumber(n: number): string {
-  if (Number.isNaN(n)) return '##NaN';
-  if (n === Infinity) return '##Inf';
-  if (n === -Infinity) return '##-Inf';
-  return String(n);
-}
-
-// the written form of each map key: a keyword where it can be one
-const writeKey = boundedMemo((key) => (KEYWORD_NAME.test(key) ? `:${key} ` : `${writeString(key)} `));
-
-function writeValue(v: unknown): string {
-  if (v === null || v === undefined) return 'nil';
-  switch (typeof v) {
-    case 'string':
-      return writeString(v);
-    case 'number':
-      return writeNumber(v);
-    case 'boolean':
-      return v ? 'true' : 'false';
-    case 'bigint':
-      return `${v}N`;
-  }
-  if (Array.isArray(v)) {
-    let out = '[';
-    for (let i = 0; i < v.length; i++) out += (i ? ' ' : '') + writeValue(v[i]);
-    return out + ']';
-  }
-  if (v instanceof Date) return writeString(v.toISOString());
-  if (typeof v === 'object') {
-    let out = '{';
-    let first = true;
-    for (const key in v) {
-      const item = (v as Record<string, unknown>)[key];
-      if (item === undefined) continue;
-      out += (first ? '' : ' ') + writeKey(key) + writeValue(item);
-      first = false;
-    }
-    return out + '}';
-  }
-  return writeString(String(v));
-}
-
-/** Writes plain data as EDN; every map key becomes a keyword where it can be one. */
-export function writeEdn(value: unknown): string {
-  return writeValue(value);
 }
 
 const CHAR_NAMES: Record<string, string> = { newline: '\n', space: ' ', tab: '\t', return: '\r', backspace: '\b', formfeed: '\f' };

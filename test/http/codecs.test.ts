@@ -8,7 +8,8 @@ import { describe, it } from 'node:test';
 import { parseEDNString, toEDNStringFromSimpleObject } from 'edn-data';
 import fc from 'fast-check';
 import transit from 'transit-js';
-import { readEdn, writeEdn } from '../../src/shared/edn.js';
+import { readEdn } from '../../src/shared/edn.js';
+import { writeEdn } from '../../src/shared/edn-writer.js';
 import { readTransit, writeTransit } from '../../src/shared/transit.js';
 
 const SEED = Number(process.env.FC_SEED ?? Date.now() % 1_000_000);
