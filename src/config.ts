@@ -6,8 +6,9 @@
  * test profiles differ only in the values chosen here.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
 import { parseTrustProxy } from './http/trust-proxy.js';
 import { metricsSettings, tracingSettings, type MetricsSettings, type TracingSettings } from './observability/settings.js';
 import { ConfigError, int, list, oneOf, str, type Env } from './runtime/settings.js';
@@ -51,6 +52,8 @@ export interface Config {
   jwtSecret: string;
   /** true when no JWT_SECRET was given and a random one was made (tokens die with the process) */
   jwtSecretGenerated: boolean;
+  /** dev on the PGlite directory without JWT_SECRET: the file the secret is kept in (see keptDevSecret) */
+  jwtSecretFile: string | undefined;
   /** signs the CSRF session cookie; derived from JWT_SECRET unless SESSION_SECRET is set */
   sessionSecret: string;
   /** encrypts secrets kept in the database and keys hashes of codes; ENCRYPTION_KEY, else derived from JWT_SECRET */
@@ -128,12 +131,19 @@ export function loadConfig(env: Env = { ...process.env }): Config {
     throw new ConfigError('DATABASE_LISTEN_URL', 'must be a postgres:// URL, and is only used with a postgres:// DATABASE_URL');
   }
 
+  const pgliteDir = str(env, 'PGLITE_DIR', './data/pglite');
   let jwtSecret = env.JWT_SECRET ?? '';
   let jwtSecretGenerated = false;
+  let jwtSecretFile: string | undefined;
   if (!jwtSecret) {
     if (prod) throw new ConfigError('JWT_SECRET', 'is required when APP_ENV=prod (at least 32 characters)');
-    jwtSecret = randomBytes(32).toString('base64url');
-    jwtSecretGenerated = true;
+    if (appEnv === 'dev' && databaseUrl === undefined) {
+      jwtSecretFile = devSecretFileOf(pgliteDir);
+      jwtSecret = keptDevSecret(jwtSecretFile);
+    } else {
+      jwtSecret = randomBytes(32).toString('base64url');
+      jwtSecretGenerated = true;
+    }
   } else if (jwtSecret.length < 32) {
     throw new ConfigError('JWT_SECRET', 'must be at least 32 characters (256 bits for HS256)');
   }
@@ -171,13 +181,14 @@ export function loadConfig(env: Env = { ...process.env }): Config {
     host,
     databaseUrl,
     databaseListenUrl: databaseListenUrl ?? (databaseUrl?.startsWith('postgres') ? databaseUrl : undefined),
-    pgliteDir: str(env, 'PGLITE_DIR', './data/pglite'),
+    pgliteDir,
     pgPoolMax: int(env, 'PG_POOL_MAX', 10, 1, 1000),
     databaseTimeoutMs: int(env, 'DATABASE_TIMEOUT', 5, 1, 10) * 1000,
     databaseConnectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT', 30, 0, 3600) * 1000,
     pgPreparedStatements: oneOf(env, 'PG_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on') === 'on',
     openapiDocs: oneOf(env, 'OPENAPI_DOCS', ['on', 'off'] as const, 'on') === 'on',
     jwtSecret,
+    jwtSecretFile,
     jwtSecretGenerated,
     sessionSecret,
     encryptionKey,
@@ -202,4 +213,35 @@ export function loadConfig(env: Env = { ...process.env }): Config {
     metrics: metricsSettings(env, host, port),
     tracing: tracingSettings(env),
   };
+}
+
+/** Where a development secret is kept: beside the PGlite directory (`./data/dev-jwt-secret` by default), never inside it. */
+export function devSecretFileOf(pgliteDir: string): string {
+  return join(dirname(resolve(pgliteDir)), 'dev-jwt-secret');
+}
+
+/**
+ * Without JWT_SECRET in dev on the PGlite directory (`npm start`, `npm run dev`): one random secret, made at the first
+ * start and read at every later one. A new secret at each start would end every session, and
+ * everything encrypted with the key derived from it (two-factor secrets, webhook signing secrets)
+ * could no longer be read: a two-factor account could not log in after `npm run dev` restarted.
+ */
+function keptDevSecret(file: string): string {
+  try {
+    const kept = readFileSync(file, 'utf8').trim();
+    if (kept.length >= 32) return kept;
+    throw new ConfigError('JWT_SECRET', `is not set, and the development secret in ${file} is shorter than 32 characters: delete the file to make a new one`);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const secret = randomBytes(32).toString('base64url');
+  mkdirSync(dirname(file), { recursive: true });
+  try {
+    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+    return secret;
+  } catch (err) {
+    // two starts at once: the other one wrote it first
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
+    throw err;
+  }
 }

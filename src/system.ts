@@ -105,7 +105,14 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
   const { logs, redact } = startLogging(config, options, stops);
   const log = logs.logger('saas.system');
   try {
-    if (config.jwtSecretGenerated) log.warn('system/generated-jwt-secret', 'JWT_SECRET is not set: using a random secret; tokens will not survive a restart');
+    if (config.jwtSecretGenerated) {
+      log.warn(
+        'system/generated-jwt-secret',
+        'JWT_SECRET is not set: using a random secret; sessions, two-factor secrets and webhook signing secrets will not survive a restart',
+      );
+    }
+    if (config.jwtSecretFile)
+      log.info('system/kept-dev-secret', 'JWT_SECRET is not set: using the development secret kept beside the database', { file: config.jwtSecretFile });
     const infra = await startInfrastructure(config, options, stops, { logs, redact });
     const { database, metrics, tracing, listener } = infra;
     const services = new Map<unknown, unknown>();

@@ -33,7 +33,14 @@ export class SecretBox {
     const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES));
     decipher.setAAD(Buffer.from(owner, 'utf8'));
     decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-    return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    try {
+      return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    } catch {
+      // OpenSSL's own words ("unable to authenticate data") do not tell an operator what to check
+      throw new Error(
+        'A secret kept in the database cannot be opened: it was sealed with another ENCRYPTION_KEY (or, without one, another JWT_SECRET), or changed',
+      );
+    }
   }
 
   /** HMAC-SHA-256 of `value` under this box's key, hex: a hash no one without the key can test guesses against */
