@@ -71,7 +71,7 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   }
   switch (fe?.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, body: unsupportedMediaType('', SUPPORTED_REQUEST_TYPES).body, headers: {} };
+      return { status: 415, body: unsupportedMediaType(SUPPORTED_REQUEST_TYPES).body, headers: {} };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, body: { type: 'payload-too-large', message: 'The request body is larger than allowed' }, headers: {} };
     // Fastify's own messages are replaced: ours never quote the request

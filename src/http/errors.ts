@@ -99,10 +99,11 @@ export function serviceUnavailable(message = 'The service is temporarily unavail
 export function malformedBody(message: string): HttpError {
   return new HttpError(400, { type: 'malformed-body', message });
 }
-export function unsupportedMediaType(contentType: string, supported: readonly string[]): HttpError {
+/** The request's Content-Type has no decoder here; the answer names those there are, not the one sent (request input is never quoted). */
+export function unsupportedMediaType(supported: readonly string[]): HttpError {
   return new HttpError(415, {
     type: 'unsupported-media-type',
-    message: `Content-Type ${contentType || '(none)'} is not supported; use one of ${supported.join(', ')}`,
+    message: `The request's Content-Type is not supported; use one of ${supported.join(', ')}`,
     supported: [...supported],
   });
 }
@@ -116,13 +117,23 @@ export interface FieldError {
 export function ajvErrors(errors: readonly ErrorObject[] | null | undefined): FieldError[] {
   return (errors ?? []).map((e) => {
     const { missingProperty, additionalProperty } = e.params as { missingProperty?: string; additionalProperty?: string };
+    const at = e.instancePath.split('/').map(namedSegment).join('/');
+    if (additionalProperty !== undefined && !FIELD_NAME.test(additionalProperty)) return { path: at || '/', message: 'has a field that is not allowed' };
     const field = missingProperty ?? additionalProperty;
     return {
-      path: field ? `${e.instancePath}/${field}` : e.instancePath || '/',
+      path: field ? `${at}/${field}` : at || '/',
       message: additionalProperty ? 'is not allowed' : (e.message ?? 'is invalid'),
     };
   });
 }
+
+/**
+ * What an error's path may name of the request's own keys (an unknown field, a map's key): a
+ * field-like name. Anything else is not quoted back: a form body sent without `=` is one key
+ * holding the whole text, a password included.
+ */
+const FIELD_NAME = /^[\w.:@~-]{1,64}$/;
+const namedSegment = (segment: string) => (segment === '' || FIELD_NAME.test(segment) ? segment : '*');
 
 export type CoercionPlace = 'body' | 'query' | 'path' | 'headers';
 

@@ -213,6 +213,29 @@ for (const db of testDatabases()) {
       const res = await t.client('POST', '/api/probe/echo/abc', { headers: { 'content-type': 'text/csv' }, body: 'n,name' });
       assert.equal(res.status, 415);
       assert.equal(res.body.type, 'unsupported-media-type');
+      // it says what is supported, not that no Content-Type was sent (nor the one sent: never quoted)
+      assert.doesNotMatch(res.body.message, /\(none\)|text\/csv/);
+      assert.match(res.body.message, /application\/json/);
+    });
+
+    it('never quotes an unknown field that is not a field name: a form body sent without = is one key holding the text', async () => {
+      const res = await t.client('POST', '/api/probe/echo/abc', {
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: '{"name":"x","password":"hunter2 is my secret"}',
+      });
+      assert.equal(res.status, 400, res.text);
+      assert.ok(!res.text.includes('hunter2'), res.text);
+      assert.ok(
+        res.body.errors.some((e: { path: string; message: string }) => e.path === '/' && e.message === 'has a field that is not allowed'),
+        res.text,
+      );
+      // a field-like unknown name is still named
+      const named = await t.client('POST', '/api/probe/echo/abc', { body: { n: 1, name: 'x', colour: 'red' } });
+      assert.equal(named.status, 400);
+      assert.ok(
+        named.body.errors.some((e: { path: string }) => e.path === '/colour'),
+        named.text,
+      );
     });
 
     it('answers a body over the limit with 413', async () => {
