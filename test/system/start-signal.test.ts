@@ -34,7 +34,7 @@ describe('npm start', () => {
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'start-signal', private: true, scripts: { start: script } }));
     writeFileSync(
       join(dir, 'server.mjs'),
-      "process.on('SIGTERM', () => { console.log('stopping'); process.exit(0); });\nconsole.log(`ready ${process.pid}`);\nsetInterval(() => {}, 1000);\n",
+      "process.on('SIGTERM', () => { console.log('stopping'); process.exit(0); });\nconsole.log('ready ' + process.pid);\nsetInterval(() => {}, 1000);\n",
     );
     const npm = spawn('npm', ['start', '--silent'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise<number | null>((resolve) => npm.on('exit', (code) => resolve(code)));
