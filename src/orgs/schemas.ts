@@ -12,7 +12,8 @@ const Slug = Type.String({
   pattern: '^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$',
   description: 'lower-case letters, digits and inner hyphens; unique',
 });
-const OrgName = Type.String({ minLength: 1, maxLength: 100 });
+/** stored trimmed (the service trims it); only spaces is no name */
+const OrgName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
 
 /** `user-account`'s subscription plus what billing pages need (docs/api.md, "Organizations"). */
 export const OrganizationSubscription = Type.Object(

@@ -54,7 +54,7 @@ export class OrganizationService {
   async create(user: AuthUser, input: CreateOrganization, origin: RequestOrigin): Promise<Organization> {
     try {
       const row = await this.db.transaction().execute(async (trx) => {
-        const inserted = await this.insertWithSlug(trx, input.name, input.slug);
+        const inserted = await this.insertWithSlug(trx, input.name.trim(), input.slug);
         await trx.insertInto('membership').values({ organization_id: inserted.id, account_id: user.id, role: 'owner' }).execute();
         await appendAudit(
           trx,
@@ -104,7 +104,7 @@ export class OrganizationService {
         if (!before) throw notFound('No such organization');
         const after = await trx
           .updateTable('organization')
-          .set({ ...(input.name !== undefined ? { name: input.name } : {}), ...(input.slug !== undefined ? { slug: input.slug } : {}) })
+          .set({ ...(input.name !== undefined ? { name: input.name.trim() } : {}), ...(input.slug !== undefined ? { slug: input.slug } : {}) })
           .where('id', '=', membership.organizationId)
           .returning(ORGANIZATION_ROW_COLUMNS)
           .executeTakeFirstOrThrow();

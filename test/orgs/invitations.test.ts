@@ -162,6 +162,27 @@ for (const db of testDatabases()) {
       assert.equal((await as(t, a, 'PATCH', `/api/orgs/${second.body.id}`, { slug: first.body.slug })).status, 409);
     });
 
+    it('keeps a name trimmed and refuses one of spaces only, naming the field', async () => {
+      const a = await account(t);
+      const created = await as(t, a, 'POST', '/api/orgs', { name: '  Spaced Out  ' });
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.body.name, 'Spaced Out');
+      assert.equal(created.body.slug, 'spaced-out');
+      const renamed = await as(t, a, 'PATCH', `/api/orgs/${created.body.id}`, { name: ' Renamed ' });
+      assert.equal(renamed.body.name, 'Renamed');
+      for (const [method, path] of [
+        ['POST', '/api/orgs'],
+        ['PATCH', `/api/orgs/${created.body.id}`],
+      ] as const) {
+        const blank = await as(t, a, method, path, { name: '   ' });
+        assert.equal(blank.status, 400, blank.text);
+        assert.ok(
+          blank.body.errors.some((e: { path: string }) => e.path === '/name'),
+          blank.text,
+        );
+      }
+    });
+
     it('answers the query kinds orgs/list and orgs/members, with the membership checked', async () => {
       const [a, b] = await Promise.all([account(t), account(t)]);
       const org = await createOrg(t, a);
