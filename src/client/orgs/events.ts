@@ -1,9 +1,9 @@
 /**
  * Organizations in the client: the list (for the switcher and the organizations page), the
- * organization chosen last (kept in localStorage; the current one: current-org.ts), and the invitation landing page (an
- * organization's page: org-page-events.ts). An invitation opened without a session is
- * remembered (localStorage, so the verification link may open in another tab) and accepted once
- * the visitor has logged in or signed up and comes to the account page.
+ * organization chosen last (kept in localStorage; the current one: current-org.ts), and the
+ * invitation landing page (an organization's page: org-page-events.ts). An invitation opened
+ * without a session is remembered (localStorage, so the verification link may open in another
+ * tab) and accepted once the visitor has logged in or signed up and comes to the account page.
  */
 import type { AppState, Route } from '../shell/state.js';
 import type { EventCore } from '../core.js';
