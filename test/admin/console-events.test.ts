@@ -63,7 +63,7 @@ function setup(handler: (req: TransportRequest) => TransportResponse, account: A
 const adminLinks = (state: AppState) =>
   FEATURES.flatMap((f) => f.nav ?? [])
     .filter((n) => n.section === 'admin')
-    .map((n) => n.path?.(state))
+    .map((n) => n.path?.(state, '/admin'))
     .filter(Boolean);
 
 describe('client admin console events', () => {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import type { Page } from 'playwright-core';
 import { uniqueEmail } from '../support/auth.js';
-import { browserHarness, PUBLIC_DIR } from '../support/browser.js';
+import { browserHarness, logInThroughPage, PUBLIC_DIR } from '../support/browser.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 
 const browser = browserHarness('orgs');
@@ -134,6 +134,30 @@ describe('organizations in the browser', { skip: browser.skip }, () => {
     assert.match(message.subject, /Bob invited you to Acme Rockets/);
   });
 
+  step("after a fresh log-in, an organization's page opened by its URL is that organization's: switcher and side navigation", async () => {
+    // a browser context of its own: no organization remembered, so the personal one is the stored choice
+    for (const [who, viewport] of [
+      ['b-fresh', { width: 1280, height: 800 }],
+      ['b-narrow', { width: 390, height: 844 }],
+    ] as const) {
+      const page = await browser.openPage(who, { context: { viewport } });
+      await logInThroughPage(page, t.url, { email: emails.b }, password);
+      assert.notEqual(await page.locator('#org-switcher').inputValue(), orgId, 'the personal organization is the choice before');
+      await page.goto(`${t.url}/orgs/${orgId}/webhooks`);
+      await page.locator('#org-switcher').waitFor();
+      await page.locator('#webhooks-title').waitFor();
+      await browser.networkQuiet(page);
+      assert.equal(await page.locator('#org-switcher').inputValue(), orgId, `${who}: the switcher shows the organization of the URL`);
+      if (viewport.width < 768) await page.locator('#menu-button').click();
+      assert.equal(await page.locator('#nav-org-members').getAttribute('href'), `/orgs/${orgId}/members`, `${who}: Members is the URL's organization's`);
+      assert.equal(await page.locator('#nav-org-webhooks').getAttribute('aria-current'), 'page', `${who}: the page's own link is current`);
+      await page.locator('#nav-org-members').click();
+      await page.waitForURL(`${t.url}/orgs/${orgId}/members`);
+      await member(page, emails.b).waitFor();
+      assert.equal(await page.locator('#org-switcher').inputValue(), orgId, `${who}: kept between the organization's pages`);
+    }
+  });
+
   step("an organization that is not the visitor's: the same answer on each of its pages, with a way back", async () => {
     const a = pages.a;
     const other = '00000000-0000-4000-8000-000000000000';
@@ -142,6 +166,9 @@ describe('organizations in the browser', { skip: browser.skip }, () => {
       const alert = a.locator('#org-missing');
       await alert.waitFor();
       assert.match((await alert.textContent()) ?? '', /does not exist, or you are not a member/, path);
+      await a.locator('#org-switcher').waitFor();
+      assert.notEqual(await a.locator('#org-switcher').inputValue(), other, 'not selected in the switcher');
+      assert.equal(await a.locator('#nav-org-members').getAttribute('href'), `/orgs/${orgId}/members`, 'the navigation keeps the chosen organization');
       await alert.getByRole('link', { name: 'Your organizations' }).click();
       await a.waitForURL(`${t.url}/orgs`);
     }

@@ -9,7 +9,10 @@ import { transitJson } from '../../src/shared/codecs.js';
 import { registerAccount } from '../../src/client/account/events.js';
 import { routeOf, type Route } from '../../src/client/app.js';
 import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
+import { adminOfCurrent, currentOrgIdOf } from '../../src/client/orgs/current-org.js';
 import { CURRENT_ORG_KEY, orgIdOf, PENDING_INVITATION_KEY, registerOrgs, type Organization } from '../../src/client/orgs/events.js';
+import { orgs } from '../../src/client/orgs/feature.js';
+import type { AppState } from '../../src/client/shell/state.js';
 import { answer, callOf, fakeClient } from '../support/client-events.js';
 
 const org = (id: string, name: string, personal = false): Organization => ({
@@ -71,6 +74,20 @@ describe('client organization events', () => {
     await gone.run(['orgs/page-enter', 'account', '']);
     assert.equal(gone.core.state.currentOrg, PERSONAL.id);
     assert.equal(gone.stored.get(CURRENT_ORG_KEY), PERSONAL.id);
+  });
+
+  it("takes the current organization from the page's path when the caller is a member of it, else the one chosen last", () => {
+    const state = { orgs: [PERSONAL, { ...SHARED, role: 'member' as const }], currentOrg: PERSONAL.id };
+    assert.equal(currentOrgIdOf(state, `/orgs/${SHARED.id}/webhooks`), SHARED.id);
+    assert.equal(currentOrgIdOf(state, '/settings'), PERSONAL.id);
+    const stranger = '00000000-0000-4000-8000-0000000000ff';
+    assert.equal(currentOrgIdOf(state, `/orgs/${stranger}/members`), PERSONAL.id, 'not a member: the page says so, the choice stays');
+    assert.equal(currentOrgIdOf({ currentOrg: PERSONAL.id }, `/orgs/${SHARED.id}`), SHARED.id, 'before the list arrives: the path');
+    assert.equal(adminOfCurrent(state, '/account'), true, 'owner of the personal organization');
+    assert.equal(adminOfCurrent(state, `/orgs/${SHARED.id}/members`), false, "a member of the path's organization");
+    const members = orgs.nav!.find((n) => n.id === 'nav-org-members')!;
+    assert.equal(members.path!(state as unknown as AppState, `/orgs/${SHARED.id}/webhooks`), `/orgs/${SHARED.id}/members`);
+    assert.equal(members.path!(state as unknown as AppState, '/settings'), `/orgs/${PERSONAL.id}/members`);
   });
 
   it('selecting an organization stores it and opens its page', async () => {

@@ -114,8 +114,8 @@ describe('client single sign-on events', () => {
     const item = sso.nav!.find((n) => n.route === 'org-sso')!;
     const as = (role: 'owner' | 'admin' | 'member') =>
       ({ route: 'account', toasts: [], busy: false, ready: true, currentOrg: ORG, orgs: [{ ...org(role), role }] }) as unknown as AppState;
-    assert.equal(item.path!(as('admin')), `/orgs/${ORG}/sso`);
-    assert.equal(item.path!(as('member')), undefined);
+    assert.equal(item.path!(as('admin'), '/account'), `/orgs/${ORG}/sso`);
+    assert.equal(item.path!(as('member'), '/account'), undefined);
   });
 
   it('loads domains for an admin, and the connection and tokens for an owner only', async () => {

@@ -104,9 +104,9 @@ describe('client webhook events', () => {
     assert.equal(item.section, 'org');
     const as = (role: 'owner' | 'admin' | 'member') =>
       ({ route: 'account', toasts: [], busy: false, ready: true, currentOrg: ORG, orgs: [{ ...org(role), role }] }) as unknown as AppState;
-    assert.equal(item.path!(as('owner')), `/orgs/${ORG}/webhooks`);
-    assert.equal(item.path!(as('admin')), `/orgs/${ORG}/webhooks`);
-    assert.equal(item.path!(as('member')), undefined);
+    assert.equal(item.path!(as('owner'), '/account'), `/orgs/${ORG}/webhooks`);
+    assert.equal(item.path!(as('admin'), '/account'), `/orgs/${ORG}/webhooks`);
+    assert.equal(item.path!(as('member'), '/account'), undefined);
   });
 
   it('loads nothing more for a member', async () => {

@@ -1,6 +1,6 @@
 /** The API keys feature: an organization's keys page (admins and owners). */
 import { KeyRound } from 'lucide';
-import { adminOfCurrent } from '../orgs/events.js';
+import { currentOrgNavPath } from '../orgs/current-org.js';
 import type { Feature } from '../shell/features.js';
 import { apiKeysPath, registerApiKeys } from './events.js';
 import { ApiKeysPage } from './pages.js';
@@ -16,7 +16,7 @@ export const apiKeys: Feature = {
       id: 'nav-org-api-keys',
       icon: KeyRound,
       order: 2,
-      path: (s) => (s.currentOrg && adminOfCurrent(s) ? apiKeysPath(s.currentOrg) : undefined),
+      path: currentOrgNavPath(apiKeysPath, 'admins'),
     },
   ],
   register: (core, io) => registerApiKeys(core, io),

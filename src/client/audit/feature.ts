@@ -1,6 +1,6 @@
 /** The audit log feature: an organization's audit log page (admins and owners). */
 import { ScrollText } from 'lucide';
-import { adminOfCurrent } from '../orgs/events.js';
+import { currentOrgNavPath } from '../orgs/current-org.js';
 import type { Feature } from '../shell/features.js';
 import { auditPath, registerAudit } from './events.js';
 import { AuditLogPage } from './pages.js';
@@ -16,7 +16,7 @@ export const audit: Feature = {
       id: 'nav-org-audit',
       icon: ScrollText,
       order: 3,
-      path: (s) => (s.currentOrg && adminOfCurrent(s) ? auditPath(s.currentOrg) : undefined),
+      path: currentOrgNavPath(auditPath, 'admins'),
     },
   ],
   register: (core) => registerAudit(core),

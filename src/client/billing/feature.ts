@@ -1,5 +1,6 @@
 /** The billing feature: an organization's billing page (plans, checkout, portal, the paid usage report) and the public pricing page. */
 import { CreditCard } from 'lucide';
+import { currentOrgNavPath } from '../orgs/current-org.js';
 import type { Feature } from '../shell/features.js';
 import { billingPath, registerBilling } from './events.js';
 import { BillingPage } from './billing-page.js';
@@ -21,7 +22,7 @@ export const billing: Feature = {
       id: 'nav-org-billing',
       icon: CreditCard,
       order: 4,
-      path: (s) => s.currentOrg && billingPath(s.currentOrg),
+      path: currentOrgNavPath(billingPath),
     },
   ],
   register: (core, io) => registerBilling(core, io),

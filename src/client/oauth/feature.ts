@@ -1,6 +1,6 @@
 /** The OAuth feature: an organization's OAuth apps (admins), the consent page of a sign-in request, the account's connected apps. */
 import { AppWindow, PlugZap } from 'lucide';
-import { adminOfCurrent } from '../orgs/events.js';
+import { currentOrgNavPath } from '../orgs/current-org.js';
 import type { Feature } from '../shell/features.js';
 import { AuthorizePage, ConnectedAppsPage } from './consent-pages.js';
 import { OAuthAppsPage } from './apps-page.js';
@@ -22,7 +22,7 @@ export const oauth: Feature = {
       id: 'nav-org-oauth-apps',
       icon: AppWindow,
       order: 2.7,
-      path: (s) => (s.currentOrg && adminOfCurrent(s) ? oauthAppsPath(s.currentOrg) : undefined),
+      path: currentOrgNavPath(oauthAppsPath, 'admins'),
     },
     { section: 'settings', route: 'connected-apps', label: 'Connected apps', id: 'nav-connected-apps', icon: PlugZap, order: 2.5 },
   ],

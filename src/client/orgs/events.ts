@@ -1,9 +1,9 @@
 /**
  * Organizations in the client: the list (for the switcher and the organizations page), the
- * current organization (kept in localStorage), and the invitation landing page (an
- * organization's page: org-page-events.ts). An invitation opened without a session is
- * remembered (localStorage, so the verification link may open in another tab) and accepted once
- * the visitor has logged in or signed up and comes to the account page.
+ * organization chosen last (kept in localStorage; the current one: current-org.ts), and the
+ * invitation landing page (an organization's page: org-page-events.ts). An invitation opened
+ * without a session is remembered (localStorage, so the verification link may open in another
+ * tab) and accepted once the visitor has logged in or signed up and comes to the account page.
  */
 import type { AppState, Route } from '../shell/state.js';
 import type { EventCore } from '../core.js';
@@ -33,7 +33,7 @@ export interface OrgsState {
   orgs?: Organization[];
   /** the account the list belongs to (a log-in as someone else reloads it) */
   orgsFor?: string;
-  /** the organization picked in the switcher */
+  /** the organization chosen last (the switcher, an organization's page); a page under `/orgs/<id>` names its own (current-org.ts) */
   currentOrg?: string;
   /** the invitation landing page */
   invitationPage?: { status: InvitationStatus; message?: string };
@@ -71,17 +71,6 @@ export const membersPath = (id: string) => `/orgs/${id}/members`;
 /** `/orgs/<id>/…` -> the id of the organization a page belongs to */
 export function orgIdInPath(path: string): string | undefined {
   return /^\/orgs\/([0-9a-f-]{36})(?:\/|$)/i.exec(path)?.[1];
-}
-
-/** The organization picked in the switcher, when the list has it. */
-export function currentOrgOf(state: Pick<OrgsState, 'orgs' | 'currentOrg'>): Organization | undefined {
-  return state.orgs?.find((o) => o.id === state.currentOrg);
-}
-
-/** true when the caller administers the current organization (admin or owner) */
-export function adminOfCurrent(state: Pick<OrgsState, 'orgs' | 'currentOrg'>): boolean {
-  const role = currentOrgOf(state)?.role;
-  return role === 'admin' || role === 'owner';
 }
 
 /** The state after an organization form succeeded: the form is keyed by its count, so it clears. */

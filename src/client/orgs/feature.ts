@@ -1,6 +1,7 @@
 /** The organizations feature: the list, an organization's overview and members, the invitation link, the switcher in the header. */
 import { Building2, House, Users } from 'lucide';
 import type { Feature } from '../shell/features.js';
+import { currentOrgNavPath } from './current-org.js';
 import { membersPath, orgPath, registerOrgs } from './events.js';
 import { OrgMembersPage } from './members-page.js';
 import { registerOrgPage } from './org-page-events.js';
@@ -17,7 +18,7 @@ export const orgs: Feature = {
   ],
   nav: [
     { section: 'main', route: 'orgs', label: 'Organizations', id: 'nav-orgs', icon: Building2, order: 1 },
-    { section: 'org', route: 'org', label: 'Overview', id: 'nav-org', icon: House, order: 0, path: (s) => s.currentOrg && orgPath(s.currentOrg) },
+    { section: 'org', route: 'org', label: 'Overview', id: 'nav-org', icon: House, order: 0, path: currentOrgNavPath(orgPath) },
     {
       section: 'org',
       route: 'org-members',
@@ -25,7 +26,7 @@ export const orgs: Feature = {
       id: 'nav-org-members',
       icon: Users,
       order: 1,
-      path: (s) => s.currentOrg && membersPath(s.currentOrg),
+      path: currentOrgNavPath(membersPath),
     },
   ],
   register(core, io) {

@@ -10,19 +10,21 @@ import { Actions, Card, Narrow, Stack } from '../ui/card.js';
 import { Alert } from '../ui/feedback.js';
 import { Field, Form, SelectField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
+import { currentOrgIdOf } from './current-org.js';
 import { orgPath } from './events.js';
 
-/** The organization switcher: the current organization, kept across visits. */
+/** The organization switcher: the current organization (the page's, else the one kept across visits). */
 export function OrgSwitcher() {
   const { state, dispatch } = useApp();
   if (!state.orgs?.length) return null;
+  const current = currentOrgIdOf(state, typeof location === 'undefined' ? '' : location.pathname);
   return (
     <div class="w-full md:w-56">
       <SelectField
         id="org-switcher"
         label="Organization"
         srOnlyLabel
-        value={state.currentOrg}
+        value={current}
         options={state.orgs.map((o) => ({ value: o.id, label: `${o.name}${o.personal ? ' (personal)' : ''}` }))}
         onChange={(id) => dispatch(['orgs/select', id])}
       />

@@ -37,8 +37,11 @@ export interface NavItem {
   /** the element id (test hooks: `nav-orgs`) */
   id?: string;
   icon?: IconNode;
-  /** the link's path for the state (an organization's id); undefined hides the link (no organization, not an admin) */
-  path?: (state: AppState) => string | undefined;
+  /**
+   * the link's path for the state and the location's path (`at`: an organization's page names its
+   * organization); undefined hides the link (no organization, not an admin)
+   */
+  path?: (state: AppState, at: string) => string | undefined;
   /** orders the section (low first) */
   order: number;
 }

@@ -13,7 +13,7 @@ const SECTIONS: Array<{ id: NavItem['section']; label: string }> = [
   { id: 'admin', label: 'Platform' },
 ];
 
-/** The side navigation: the features' links by section, each shown when its path exists for the state. */
+/** The side navigation: the features' links by section, each shown when its path exists for the state and the location. */
 export function SideNav({ features, onNavigate }: { features: readonly Feature[]; onNavigate: () => void }) {
   const { state, dispatch } = useApp();
   const items = features.flatMap((f) => f.nav ?? []).sort((a, b) => a.order - b.order);
@@ -23,7 +23,7 @@ export function SideNav({ features, onNavigate }: { features: readonly Feature[]
       {SECTIONS.map((section) => {
         const links = items
           .filter((i) => i.section === section.id)
-          .map((i) => ({ item: i, path: i.path ? i.path(state) : undefined }))
+          .map((i) => ({ item: i, path: i.path ? i.path(state, current) : undefined }))
           .filter((l) => !l.item.path || l.path);
         if (links.length === 0) return null;
         return (

@@ -1,6 +1,6 @@
 /** The single sign-on feature: an organization's Single sign-on page (admins and owners) and "Sign in with SSO" on the log-in page. */
 import { KeyRound } from 'lucide';
-import { adminOfCurrent } from '../orgs/events.js';
+import { currentOrgNavPath } from '../orgs/current-org.js';
 import type { Feature } from '../shell/features.js';
 import { registerSso, ssoPath } from './events.js';
 import { SsoPage } from './pages.js';
@@ -17,7 +17,7 @@ export const sso: Feature = {
       id: 'nav-org-sso',
       icon: KeyRound,
       order: 2.6,
-      path: (s) => (s.currentOrg && adminOfCurrent(s) ? ssoPath(s.currentOrg) : undefined),
+      path: currentOrgNavPath(ssoPath, 'admins'),
     },
   ],
   register(core) {

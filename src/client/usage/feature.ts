@@ -1,5 +1,6 @@
 /** The usage feature: an organization's seats and metered usage against its plan's limits. */
 import { Gauge } from 'lucide';
+import { currentOrgNavPath } from '../orgs/current-org.js';
 import type { Feature } from '../shell/features.js';
 import { registerUsage, usagePath } from './events.js';
 import { UsagePage } from './pages.js';
@@ -15,7 +16,7 @@ export const usage: Feature = {
       id: 'nav-org-usage',
       icon: Gauge,
       order: 5,
-      path: (s) => s.currentOrg && usagePath(s.currentOrg),
+      path: currentOrgNavPath(usagePath),
     },
   ],
   register: (core) => registerUsage(core),

@@ -1,6 +1,6 @@
 /** The webhooks feature: an organization's outgoing webhooks page (admins and owners). */
 import { Webhook } from 'lucide';
-import { adminOfCurrent } from '../orgs/events.js';
+import { currentOrgNavPath } from '../orgs/current-org.js';
 import type { Feature } from '../shell/features.js';
 import { registerDeliveryLog } from './delivery-log-events.js';
 import { registerWebhooks, webhooksPath } from './events.js';
@@ -17,7 +17,7 @@ export const webhooks: Feature = {
       id: 'nav-org-webhooks',
       icon: Webhook,
       order: 2.5,
-      path: (s) => (s.currentOrg && adminOfCurrent(s) ? webhooksPath(s.currentOrg) : undefined),
+      path: currentOrgNavPath(webhooksPath, 'admins'),
     },
   ],
   register(core) {
