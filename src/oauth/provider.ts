@@ -3,10 +3,11 @@
  * `APP_URL/oauth`), configured as docs/oauth.md describes: response type `code` only, PKCE S256 of
  * every client, exact redirect URIs, `iss` in the authorization response, one resource
  * (`APP_URL/api`, RFC 8707: another is `invalid_target`) whose access tokens are RFC 9068 JWTs
- * signed with the current EdDSA key, ID tokens RS256 (or an app's EdDSA / ES256), refresh tokens
- * rotated at every use with reuse revoking the grant. Its keystore is the database's signing keys:
- * when they change (a rotation, a key starting to sign) the provider is rebuilt, so every instance
- * signs with the same key at a time.
+ * signed with the current EdDSA key (a request asking only OpenID scopes gets the UserInfo
+ * endpoint's instead), ID tokens RS256 (or an app's EdDSA / ES256), refresh
+ * tokens rotated at every use with reuse revoking the grant. Its keystore is the database's signing
+ * keys: when they change (a rotation, a key starting to sign) the provider is rebuilt, so every
+ * instance signs with the same key at a time.
  */
 import { hkdfSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -60,6 +61,12 @@ function keystore(keys: SigningKeys) {
 function endReason(Provider: OidcProvider['default']): GrantEndReason {
   return Provider.ctx?.oidc?.route === 'token' ? 'refresh-token-reuse' : 'expired';
 }
+
+/** Whether the request's `scope` names an API scope (a code or refresh-token request names none). */
+const asksApiScope = (ctx: KoaContextWithOIDC, apiScopes: readonly string[]) =>
+  String(ctx.oidc.params?.scope ?? '')
+    .split(' ')
+    .some((s) => apiScopes.includes(s));
 
 /** oidc-provider, loaded on the first OAuth request: a server no app signs in with never pays its memory (docs/performance.md). */
 type OidcProvider = typeof import('oidc-provider');
@@ -149,7 +156,10 @@ function configuration(deps: ProviderDeps, { errors, default: Provider }: OidcPr
       },
       resourceIndicators: {
         enabled: true,
-        defaultResource: () => resource,
+        // asking an API scope gets the API's token; asking only OpenID scopes, a token for the UserInfo
+        // endpoint, which refuses one bound to a resource (docs/oauth.md, "Tokens"); the code and its
+        // refresh tokens keep the choice
+        defaultResource: (ctx, _client, oneOf) => (oneOf || asksApiScope(ctx, deps.apiScopes) ? resource : undefined),
         useGrantedResource: () => true,
         getResourceServerInfo(_ctx, indicator) {
           if (indicator !== resource) throw new errors.InvalidTarget();
