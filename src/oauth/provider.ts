@@ -4,7 +4,7 @@
  * every client, exact redirect URIs, `iss` in the authorization response, one resource
  * (`APP_URL/api`, RFC 8707: another is `invalid_target`) whose access tokens are RFC 9068 JWTs
  * signed with the current EdDSA key (a request asking only OpenID scopes gets the UserInfo
- * endpoint's instead), ID tokens RS256 (or an app's EdDSA / ES256), refresh
+ * endpoint's instead), every URL on APP_URL, ID tokens RS256 (or an app's EdDSA / ES256), refresh
  * tokens rotated at every use with reuse revoking the grant. Its keystore is the database's signing
  * keys: when they change (a rotation, a key starting to sign) the provider is rebuilt, so every
  * instance signs with the same key at a time.
@@ -67,6 +67,19 @@ const asksApiScope = (ctx: KoaContextWithOIDC, apiScopes: readonly string[]) =>
   String(ctx.oidc.params?.scope ?? '')
     .split(' ')
     .some((s) => apiScopes.includes(s));
+
+/**
+ * Every URL the provider publishes or redirects to is on APP_URL: oidc-provider builds them from the
+ * request's host and protocol (Host, or X-Forwarded-Host/-Proto behind a trusted proxy), not from its
+ * issuer, so a request naming another host would get (and a shared cache could keep) endpoints there.
+ */
+function publishOn(provider: Provider, appUrl: string): void {
+  const { host, protocol } = new URL(appUrl);
+  Object.defineProperties(provider.request, {
+    host: { get: () => host },
+    protocol: { get: () => protocol.slice(0, -1) },
+  });
+}
 
 /** oidc-provider, loaded on the first OAuth request: a server no app signs in with never pays its memory (docs/performance.md). */
 type OidcProvider = typeof import('oidc-provider');
@@ -193,6 +206,8 @@ export function checkRegistration(payload: Record<string, unknown>, errors: Oidc
 
 function build(deps: ProviderDeps, oidc: OidcProvider): Provider {
   const provider = new oidc.default(issuerOf(deps.config), configuration(deps, oidc));
+  publishOn(provider, deps.config.appUrl);
+  // now only the client's address (ctx.ip, X-Forwarded-For's) follows TRUST_PROXY, and no enabled feature reads it
   provider.proxy = deps.config.trustProxy !== false;
   // a confidential app's secret is kept hashed: the presented one is hashed and compared
   provider.Client.prototype.compareClientSecret = function compare(this: { clientSecret?: string }, actual: string) {
