@@ -3,10 +3,11 @@
  * `APP_URL/oauth`), configured as docs/oauth.md describes: response type `code` only, PKCE S256 of
  * every client, exact redirect URIs, `iss` in the authorization response, one resource
  * (`APP_URL/api`, RFC 8707: another is `invalid_target`) whose access tokens are RFC 9068 JWTs
- * signed with the current EdDSA key, ID tokens RS256 (or an app's EdDSA / ES256), refresh tokens
- * rotated at every use with reuse revoking the grant. Its keystore is the database's signing keys:
- * when they change (a rotation, a key starting to sign) the provider is rebuilt, so every instance
- * signs with the same key at a time.
+ * signed with the current EdDSA key (a request asking only OpenID scopes gets the UserInfo
+ * endpoint's instead), every URL on APP_URL, ID tokens RS256 (or an app's EdDSA / ES256), refresh
+ * tokens rotated at every use with reuse revoking the grant. Its keystore is the database's signing
+ * keys: when they change (a rotation, a key starting to sign) the provider is rebuilt, so every
+ * instance signs with the same key at a time.
  */
 import { hkdfSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -59,6 +60,25 @@ function keystore(keys: SigningKeys) {
 /** The reason a grant ended, from the request the provider was answering (a code or refresh token presented again). */
 function endReason(Provider: OidcProvider['default']): GrantEndReason {
   return Provider.ctx?.oidc?.route === 'token' ? 'refresh-token-reuse' : 'expired';
+}
+
+/** Whether the request's `scope` names an API scope (a code or refresh-token request names none). */
+const asksApiScope = (ctx: KoaContextWithOIDC, apiScopes: readonly string[]) =>
+  String(ctx.oidc.params?.scope ?? '')
+    .split(' ')
+    .some((s) => apiScopes.includes(s));
+
+/**
+ * Every URL the provider publishes or redirects to is on APP_URL: oidc-provider builds them from the
+ * request's host and protocol (Host, or X-Forwarded-Host/-Proto behind a trusted proxy), not from its
+ * issuer, so a request naming another host would get (and a shared cache could keep) endpoints there.
+ */
+function publishOn(provider: Provider, appUrl: string): void {
+  const { host, protocol } = new URL(appUrl);
+  Object.defineProperties(provider.request, {
+    host: { get: () => host },
+    protocol: { get: () => protocol.slice(0, -1) },
+  });
 }
 
 /** oidc-provider, loaded on the first OAuth request: a server no app signs in with never pays its memory (docs/performance.md). */
@@ -149,7 +169,10 @@ function configuration(deps: ProviderDeps, { errors, default: Provider }: OidcPr
       },
       resourceIndicators: {
         enabled: true,
-        defaultResource: () => resource,
+        // asking an API scope gets the API's token; asking only OpenID scopes, a token for the UserInfo
+        // endpoint, which refuses one bound to a resource (docs/oauth.md, "Tokens"); the code and its
+        // refresh tokens keep the choice
+        defaultResource: (ctx, _client, oneOf) => (oneOf || asksApiScope(ctx, deps.apiScopes) ? resource : undefined),
         useGrantedResource: () => true,
         getResourceServerInfo(_ctx, indicator) {
           if (indicator !== resource) throw new errors.InvalidTarget();
@@ -183,6 +206,8 @@ export function checkRegistration(payload: Record<string, unknown>, errors: Oidc
 
 function build(deps: ProviderDeps, oidc: OidcProvider): Provider {
   const provider = new oidc.default(issuerOf(deps.config), configuration(deps, oidc));
+  publishOn(provider, deps.config.appUrl);
+  // now only the client's address (ctx.ip, X-Forwarded-For's) follows TRUST_PROXY, and no enabled feature reads it
   provider.proxy = deps.config.trustProxy !== false;
   // a confidential app's secret is kept hashed: the presented one is hashed and compared
   provider.Client.prototype.compareClientSecret = function compare(this: { clientSecret?: string }, actual: string) {

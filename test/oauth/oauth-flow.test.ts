@@ -2,11 +2,12 @@
  * The OAuth 2.1 / OpenID Connect provider against the running server, with `openid-client` as the
  * relying party (docs/oauth.md): discovery, an app of an organization, code + PKCE through the
  * consent page's API, the ID token verified against the JWKS, the API with the token (scoped,
- * unscoped, re-authentication routes), refresh rotation and reuse, the protocol's errors, consent
- * remembered, connected apps revoked, two-factor before consent, nothing secret in the log; and the
- * signing keys: the JWKS, EdDSA access tokens, an HS256 token from before the upgrade, rotation
- * while tokens are alive. One system on PGlite (storage behaviour is the adapter's and is the same
- * SQL on PostgreSQL: the two-instance test is in connected-apps.test.ts).
+ * unscoped, re-authentication routes), UserInfo for a request of OpenID scopes only, refresh
+ * rotation and reuse, the protocol's errors, consent remembered, connected apps revoked, two-factor
+ * before consent, nothing secret in the log; and the signing keys: the JWKS, EdDSA access tokens,
+ * an HS256 token from before the upgrade, rotation while tokens are alive. One system on PGlite
+ * (storage behaviour is the adapter's and is the same SQL on PostgreSQL: the two-instance test is
+ * in connected-apps.test.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -145,6 +146,29 @@ describe('OAuth provider on pglite', () => {
     const outside = await t.client('GET', '/api/account/me', { headers: bearer(tokens.access_token) });
     assert.equal(outside.status, 403);
     assert.deepEqual(outside.body.scopes, ['account:read']);
+  });
+
+  it("serves UserInfo to a request of OpenID scopes only (its refreshed token too); a token with API scopes is the API's, refused there", async () => {
+    const userinfo = new URL(config.serverMetadata().userinfo_endpoint!).pathname;
+    const openid = await authorize(t, config, newBrowser(), owner.token, { scope: 'openid email profile offline_access', prompt: 'consent' });
+    const tokens = openid.tokens;
+    secrets.push(openid.code, openid.verifier, tokens.access_token, tokens.refresh_token!);
+    const me = await t.client('GET', userinfo, { headers: bearer(tokens.access_token) });
+    assert.equal(me.status, 200, me.text);
+    assert.equal(me.body.sub, owner.id);
+    assert.equal(me.body.email, owner.email);
+    assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(tokens.access_token) })).status, 401, "not the API's token");
+    const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
+    secrets.push(refreshed.access_token, refreshed.refresh_token!);
+    const again = await t.client('GET', userinfo, { headers: bearer(refreshed.access_token) });
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.body.sub, owner.id);
+
+    const api = await authorize(t, config, newBrowser(), owner.token, { scope: 'openid email profile account:read' });
+    secrets.push(api.code, api.verifier, api.tokens.access_token, api.tokens.id_token!);
+    assert.equal(api.tokens.claims()?.email, owner.email, 'the ID token carries the claims');
+    assert.equal((await t.client('GET', '/api/account/me', { headers: bearer(api.tokens.access_token) })).status, 200);
+    assert.equal((await t.client('GET', userinfo, { headers: bearer(api.tokens.access_token) })).status, 401);
   });
 
   it('answers bad requests in the protocol: no PKCE, plain, unknown redirect, scope beyond the app, another resource, a code used twice', async () => {
