@@ -295,6 +295,12 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     assert.equal(await narrow.locator('#side-nav').isVisible(), false, 'the side navigation is folded away');
     await narrow.locator('#menu-button').click();
     assert.equal(await narrow.locator('#menu-button').getAttribute('aria-expanded'), 'true');
+    // Escape folds it and gives the focus back to the button
+    await narrow.locator('#nav-org-billing').focus();
+    await narrow.keyboard.press('Escape');
+    assert.equal(await narrow.locator('#side-nav').isVisible(), false, 'Escape folds it');
+    assert.equal(await narrow.evaluate(() => document.activeElement?.id), 'menu-button');
+    await narrow.locator('#menu-button').click();
     await narrow.locator('#nav-org-billing').click();
     await narrow.waitForURL(`${t.url}/orgs/${orgId}/billing`);
     assert.equal(await narrow.locator('#side-nav').isVisible(), false, 'it folds again after a choice');

@@ -173,7 +173,7 @@ export function AdminAccountPage() {
               render={(i) => (
                 <tr key={`${i.provider}-${i['created-at']}`}>
                   <td>{i.provider}</td>
-                  <td class="break-all">{i.email ?? '—'}</td>
+                  <td class="min-w-40 break-all">{i.email ?? '—'}</td>
                   <td>{dateTime(i['created-at'])}</td>
                   <td>{dateTime(i['last-used-at'])}</td>
                 </tr>

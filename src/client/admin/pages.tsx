@@ -168,7 +168,7 @@ export function AdminAccountsPage() {
             emptyId="admin-accounts-empty"
             render={(a) => (
               <tr key={a.id} data-account={a.id}>
-                <td class="break-all">
+                <td class="min-w-40 break-all">
                   <Link to="admin-account" path={adminAccountPath(a.id)}>
                     {a.email}
                   </Link>
@@ -210,7 +210,7 @@ export function AdminOrgsPage() {
             render={(o) => (
               <tr key={o.id} data-org={o.id}>
                 <OrgNameCell org={o} />
-                <td class="break-all">{o.slug}</td>
+                <td class="min-w-40 break-all">{o.slug}</td>
                 <td>{o['member-count']}</td>
                 <td>{subscriptionText(o.subscription)}</td>
                 <td>{dateTime(o['created-at'])}</td>
@@ -257,9 +257,9 @@ export function AdminAuditPage() {
                     </>
                   )}
                 </td>
-                <td class="break-all">{who(e.actor)}</td>
-                <td class="break-all">{e.impersonated ? who(e.impersonated) : '—'}</td>
-                <td class="break-all">{e.target ? (e.target.email ?? `${e.target.type} ${e.target.id.slice(0, 8)}`) : '—'}</td>
+                <td class="min-w-40 break-all">{who(e.actor)}</td>
+                <td class="min-w-40 break-all">{e.impersonated ? who(e.impersonated) : '—'}</td>
+                <td class="min-w-40 break-all">{e.target ? (e.target.email ?? `${e.target.type} ${e.target.id.slice(0, 8)}`) : '—'}</td>
               </tr>
             )}
           />

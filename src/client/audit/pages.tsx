@@ -105,10 +105,10 @@ export function AuditLogPage() {
                   </>
                 )}
               </td>
-              <td data-field="actor" class="break-all">
+              <td data-field="actor" class="min-w-40 break-all">
                 {actorOf(e)}
               </td>
-              <td data-field="target" class="break-all">
+              <td data-field="target" class="min-w-40 break-all">
                 {targetOf(e)}
               </td>
               <td data-field="ip" title={e['user-agent'] ?? undefined}>

@@ -104,7 +104,7 @@ function registerAppsPage(core: EventCore<AppState>): void {
           body: {
             name: (f.name ?? '').trim(),
             'redirect-uris': (f['redirect-uris'] ?? '')
-              .split(/\s+/)
+              .split('\n')
               .map((u) => u.trim())
               .filter(Boolean),
             confidential: f.confidential === 'on',

@@ -39,7 +39,16 @@ function VerifyBanner() {
 export function AppShell({ features, children }: { features: readonly Feature[]; children: ComponentChildren }) {
   const [menu, setMenu] = useState(false);
   return (
-    <div class="min-h-screen">
+    // biome-ignore lint/a11y/noStaticElementInteractions: Escape anywhere closes the open menu and gives the focus back to its button (the keys reach the focused element first)
+    <div
+      class="min-h-screen"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && menu) {
+          setMenu(false);
+          document.getElementById('menu-button')?.focus();
+        }
+      }}
+    >
       <a href="#main" class="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-surface focus:p-2">
         Skip to content
       </a>
