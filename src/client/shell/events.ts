@@ -6,6 +6,7 @@
 import type { EventCore, EventVector } from '../core.js';
 import { installHttp, type HttpFailure, type HttpLayerConfig, type HttpOptions } from '../http.js';
 import type { Router } from './features.js';
+import { type FailureBody, fieldOf, withFormErrors } from './form-errors.js';
 import type { Account, AppState, Route } from './state.js';
 
 interface LogInResponse {
@@ -89,14 +90,25 @@ export function registerShell(
     .regEvent('sign-up/submit', ({ state }, [, form]) => {
       const f = form as { email: string; password: string; 'confirm-password': string; name?: string };
       return {
-        db: { ...state, busy: true },
+        db: { ...withFormErrors(state, 'sign-up', undefined), busy: true },
         'http/api': {
           url: 'account/sign-up',
           method: 'post',
           body: f,
           onSuccess: ['log-in/submit', { email: f.email, password: f.password }],
-          onFailureN: [['request/failed'], ['app/idle']],
+          onFailureN: [['sign-up/failed'], ['app/idle']],
         },
+      };
+    })
+    // the server's field errors beside the fields (a taken email on its field), the message as a toast
+    .regEvent('sign-up/failed', ({ state }, [, failure]) => {
+      const f = failure as FailureBody & { field?: string };
+      const fields: Record<string, string> = {};
+      for (const e of f.errors ?? []) fields[fieldOf(e.path)] ??= e.message;
+      if (f.field && f.message) fields[f.field] ??= f.message;
+      return {
+        db: withFormErrors(state, 'sign-up', Object.keys(fields).length > 0 ? fields : undefined),
+        dispatch: ['request/failed', failure],
       };
     })
     .regEvent('account/load', () => ({
