@@ -115,16 +115,33 @@ export interface FieldError {
 
 /** Ajv's errors as `{path, message}` with JSON-pointer paths naming the field (`/email`). */
 export function ajvErrors(errors: readonly ErrorObject[] | null | undefined): FieldError[] {
-  return (errors ?? []).map((e) => {
+  const list = errors ?? [];
+  // a union's branches each say why a value failed them, then the union says none matched: one
+  // entry for the place says it (the allowed values of a choice, else the one branch that is not null)
+  const unions = new Set(list.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  const answers: FieldError[] = [];
+  for (const e of list) {
+    if (unions.has(e.instancePath) && e.keyword !== 'anyOf') continue;
     const { missingProperty, additionalProperty } = e.params as { missingProperty?: string; additionalProperty?: string };
     const at = e.instancePath.split('/').map(namedSegment).join('/');
-    if (additionalProperty !== undefined && !FIELD_NAME.test(additionalProperty)) return { path: at || '/', message: 'has a field that is not allowed' };
-    const field = missingProperty ?? additionalProperty;
-    return {
-      path: field ? `${at}/${field}` : at || '/',
-      message: additionalProperty ? 'is not allowed' : (e.message ?? 'is invalid'),
-    };
-  });
+    if (e.keyword === 'anyOf') answers.push({ path: at || '/', message: unionMessage(list, e.instancePath) });
+    else if (additionalProperty !== undefined && !FIELD_NAME.test(additionalProperty))
+      answers.push({ path: at || '/', message: 'has a field that is not allowed' });
+    else {
+      const field = missingProperty ?? additionalProperty;
+      answers.push({ path: field ? `${at}/${field}` : at || '/', message: additionalProperty ? 'is not allowed' : (e.message ?? 'is invalid') });
+    }
+  }
+  return answers;
+}
+
+/** Why a value matched no branch of the union at `place`, in one message. */
+function unionMessage(list: readonly ErrorObject[], place: string): string {
+  const branches = list.filter((e) => e.instancePath === place && e.keyword !== 'anyOf');
+  const allowed = branches.filter((e) => e.keyword === 'const').map((e) => JSON.stringify((e.params as { allowedValue?: unknown }).allowedValue));
+  if (allowed.length > 0 && allowed.length === branches.length) return `must be one of ${allowed.join(', ')}`;
+  const notNull = branches.filter((e) => !(e.keyword === 'type' && (e.params as { type?: string }).type === 'null'));
+  return notNull.length === 1 ? (notNull[0].message ?? 'is invalid') : 'matches none of the allowed forms';
 }
 
 /**

@@ -330,6 +330,13 @@ for (const db of testDatabases()) {
           const res = await t.client('PATCH', '/api/account/me', { format, headers: bearer(access), body });
           assert.deepEqual([res.status, res.body.type], [400, 'request-coercion']);
         }
+        // a nullable field too long: one entry, the string's own reason (not also "must be null")
+        const long = await t.client('PATCH', '/api/account/me', { format, headers: bearer(access), body: { name: 'x'.repeat(101) } });
+        assert.deepEqual(
+          long.body.errors.map((e: { path: string; message: string }) => [e.path, e.message]),
+          [['/name', 'must NOT have more than 100 characters']],
+          long.text,
+        );
         assert.equal((await t.client('PATCH', '/api/account/me', { format, body: { name: 'x' } })).status, 401);
       });
     }

@@ -127,6 +127,13 @@ for (const db of testDatabases()) {
       const bad = await as(t, a, 'POST', `/api/orgs/${org}/invitations`, { email: 'not-an-email', role: 'boss' });
       assert.equal(bad.status, 400);
       assert.equal(bad.body.type, 'request-coercion');
+      // one entry for the role, naming the choices (not one "must be equal to constant" per choice)
+      const roleErrors = bad.body.errors.filter((e: { path: string }) => e.path === '/role');
+      assert.deepEqual(
+        roleErrors.map((e: { message: string }) => e.message),
+        ['must be one of "owner", "admin", "member"'],
+        bad.text,
+      );
     });
 
     for (const format of ALL_FORMATS) {
