@@ -129,19 +129,29 @@ export function ajvErrors(errors: readonly ErrorObject[] | null | undefined): Fi
       answers.push({ path: at || '/', message: 'has a field that is not allowed' });
     else {
       const field = missingProperty ?? additionalProperty;
-      answers.push({ path: field ? `${at}/${field}` : at || '/', message: additionalProperty ? 'is not allowed' : (e.message ?? 'is invalid') });
+      answers.push({ path: field ? `${at}/${field}` : at || '/', message: additionalProperty ? 'is not allowed' : messageOf(e) });
     }
   }
   return answers;
 }
+
+/** A string schema's `pattern` for "not only spaces"; its error reads as words, not as the pattern. */
+export const NOT_BLANK = '\\S';
+
+/** Ajv's message, but a pattern of ours in words. */
+const messageOf = (e: ErrorObject) =>
+  e.keyword === 'pattern' && (e.params as { pattern?: string }).pattern === NOT_BLANK ? 'must not be blank' : (e.message ?? 'is invalid');
 
 /** Why a value matched no branch of the union at `place`, in one message. */
 function unionMessage(list: readonly ErrorObject[], place: string): string {
   const branches = list.filter((e) => e.instancePath === place && e.keyword !== 'anyOf');
   const allowed = branches.filter((e) => e.keyword === 'const').map((e) => JSON.stringify((e.params as { allowedValue?: unknown }).allowedValue));
   if (allowed.length > 0 && allowed.length === branches.length) return `must be one of ${allowed.join(', ')}`;
+  // a branch of another type says nothing of this value; one that took the type says what is wrong with it
+  const reasons = branches.filter((e) => e.keyword !== 'type');
+  if (reasons.length === 1) return messageOf(reasons[0]);
   const notNull = branches.filter((e) => !(e.keyword === 'type' && (e.params as { type?: string }).type === 'null'));
-  return notNull.length === 1 ? (notNull[0].message ?? 'is invalid') : 'matches none of the allowed forms';
+  return notNull.length === 1 ? messageOf(notNull[0]) : 'matches none of the allowed forms';
 }
 
 /**

@@ -1,6 +1,7 @@
 /** Named schemas of the organization routes (docs/api.md, "Organizations"). */
 import { Type, type Static } from 'typebox';
 import { Email, Subscription } from '../account/schemas.js';
+import { NOT_BLANK } from '../http/errors.js';
 
 export const OrgRoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')], {
   description: 'owner > admin > member: each role can do what the ones below it can',
@@ -13,7 +14,7 @@ const Slug = Type.String({
   description: 'lower-case letters, digits and inner hyphens; unique',
 });
 /** stored trimmed (the service trims it); only spaces is no name */
-const OrgName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
+const OrgName = Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK });
 
 /** `user-account`'s subscription plus what billing pages need (docs/api.md, "Organizations"). */
 export const OrganizationSubscription = Type.Object(

@@ -5,6 +5,7 @@
  * string, a date a real calendar day, a date-time ISO 8601 with an offset.
  */
 import { Type, type TSchema, type TUnsafe } from 'typebox';
+import { NOT_BLANK } from '../http/errors.js';
 import { DECIMAL_PATTERN, humanize, INTEGER_MAX, INTEGER_MIN, STRING_MAX, TEXT_MAX, type FieldSpec, type FieldSpecs } from '../shared/resource-fields.js';
 import type { ResourceInput, ResourceItem } from './table.js';
 
@@ -13,13 +14,16 @@ function inputSchema(name: string, field: FieldSpec): TSchema {
   const description = humanize(name);
   switch (field.type) {
     case 'string':
-      return Type.String({ minLength: 1, maxLength: STRING_MAX, description });
+      return Type.String({ minLength: 1, maxLength: STRING_MAX, pattern: NOT_BLANK, description });
     case 'text':
       return Type.String({ maxLength: TEXT_MAX, description });
     case 'integer':
       return Type.Integer({ minimum: INTEGER_MIN, maximum: INTEGER_MAX, description });
     case 'decimal':
-      return Type.Union([Type.String({ pattern: DECIMAL_PATTERN }), Type.Number()], { description: `${description}: an exact decimal, e.g. "1234.50"` });
+      // a number within the string's 30 digits before the point (1e40 would be stored as 41 digits)
+      return Type.Union([Type.String({ pattern: DECIMAL_PATTERN }), Type.Number({ exclusiveMinimum: -1e30, exclusiveMaximum: 1e30 })], {
+        description: `${description}: an exact decimal, e.g. "1234.50"`,
+      });
     case 'boolean':
       return Type.Boolean({ description });
     case 'date':

@@ -184,7 +184,7 @@ for (const db of testDatabases()) {
         const blank = await as(t, a, method, path, { name: '   ' });
         assert.equal(blank.status, 400, blank.text);
         assert.ok(
-          blank.body.errors.some((e: { path: string }) => e.path === '/name'),
+          blank.body.errors.some((e: { path: string; message: string }) => e.path === '/name' && e.message === 'must not be blank'),
           blank.text,
         );
       }

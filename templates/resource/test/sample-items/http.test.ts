@@ -161,6 +161,18 @@ for (const db of testDatabases()) {
         assert.equal(missing.status, 400);
       }
       assert.equal((await as(t, people.owner, 'PATCH', `${base()}/${crypto.randomUUID()}`, {})).status, 400, 'an empty change');
+      // a string of spaces only, a number past a decimal's 30 digits before the point
+      const edges: Record<string, unknown> = {};
+      for (const [name, spec] of Object.entries(FIELDS)) {
+        if (spec.type === 'string') edges[name] = '   ';
+        if (spec.type === 'decimal') edges[name] = 1e40;
+      }
+      if (Object.keys(edges).length > 0) {
+        const refused = await as(t, people.owner, 'POST', base(), { ...validInput(FIELDS, 1), ...edges });
+        assert.equal(refused.status, 400, refused.text);
+        const at = new Set((refused.body.errors as Array<{ path: string }>).map((e) => e.path));
+        for (const name of Object.keys(edges)) assert.ok(at.has(`/${name}`), `an error for /${name}: ${refused.text}`);
+      }
       assert.equal((await as(t, people.owner, 'GET', `${base()}?limit=100`)).body['sample-items'].length, before);
     });
 
