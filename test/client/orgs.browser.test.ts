@@ -134,6 +134,20 @@ describe('organizations in the browser', { skip: browser.skip }, () => {
     assert.match(message.subject, /Bob invited you to Acme Rockets/);
   });
 
+  step('an invitation opened by another account: no retry that cannot work, a log-out that keeps the invitation for the invited one', async () => {
+    const a = pages.a;
+    await a.goto(`${t.url}/invitations/accept?token=${encodeURIComponent(await mailedToken(emails.c, 'invitation'))}`);
+    await a.locator('#invitation-status[data-status=mismatch]').waitFor();
+    assert.equal(await a.locator('#invitation-retry').count(), 0, 'no "Try again"');
+    await a.locator('#invitation-log-out').click();
+    await a.waitForFunction(() => localStorage.getItem('pending-invitation') !== null);
+    await a.goto(`${t.url}/invitations/accept`);
+    await a.locator('#invitation-status[data-status=needs-session]').waitFor();
+    // A again for the steps after this one, without C's invitation
+    await a.evaluate(() => localStorage.removeItem('pending-invitation'));
+    await logInThroughPage(a, t.url, { email: emails.a }, password);
+  }, [/^a response: POST \/api\/invitations\/accept 403$/, /^a console: Failed to load resource: .*403/]);
+
   step("after a fresh log-in, an organization's page opened by its URL is that organization's: switcher and side navigation", async () => {
     // a browser context of its own: no organization remembered, so the personal one is the stored choice
     for (const [who, viewport] of [

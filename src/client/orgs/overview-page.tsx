@@ -79,7 +79,7 @@ export function OrgPage() {
           </Card>
         )}
         {!org.personal && (
-          <Card title="Leave or delete" tone="danger" id="org-danger-card">
+          <Card title={org.role === 'owner' ? 'Leave or delete' : 'Leave'} tone="danger" id="org-danger-card">
             <Actions>
               {me && (
                 <ConfirmButton

@@ -103,10 +103,18 @@ export function AcceptInvitationPage() {
           </ButtonLink>
         </Actions>
       )}
-      {(status === 'unverified' || status === 'mismatch') && (
+      {status === 'unverified' && (
         <Actions>
           <Button id="invitation-retry" disabled={state.busy} onClick={() => dispatch(['invitation/accept'])}>
             Try again
+          </Button>
+        </Actions>
+      )}
+      {/* another account is signed in: trying again cannot work; the invitation waits through the log-out for the right one */}
+      {status === 'mismatch' && (
+        <Actions>
+          <Button id="invitation-log-out" variant="secondary" disabled={state.busy} onClick={() => dispatch(['log-out'])}>
+            Log out to accept with the invited address
           </Button>
         </Actions>
       )}
