@@ -64,7 +64,8 @@ function plan(args: string[]): { removed: string[]; changes: FileChange[] } {
   const plural = names(pluralOf(name, pluralAt >= 0 ? args[pluralAt + 1] : undefined));
   const single = names(name);
   if (!existsSync(join(root, `src/${plural.kebab}/module.ts`))) throw new SpecError(`no resource "${name}": src/${plural.kebab}/module.ts does not exist`);
-  const removed = [`src/${plural.kebab}`, `src/client/${plural.kebab}`, `test/${plural.kebab}`, `docs/${plural.kebab}.md`].filter((p) =>
+  // dist/: what `npm run build` compiled of it (ignored by git, but `npm start` would keep serving a stale copy's files)
+  const removed = [`src/${plural.kebab}`, `src/client/${plural.kebab}`, `test/${plural.kebab}`, `docs/${plural.kebab}.md`, `dist/${plural.kebab}`].filter((p) =>
     existsSync(join(root, p)),
   );
 

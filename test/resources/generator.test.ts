@@ -224,8 +224,12 @@ describe('the resource generator', () => {
   ]);
 
   it('removes it all but its migration; with --drop-table, a migration drops the table', () => {
+    // what a build compiled of it goes too
+    mkdirSync(join(dir, 'dist/time-entries'), { recursive: true });
+    writeFileSync(join(dir, 'dist/time-entries/module.js'), 'export {};\n');
     const run = npm('remove:resource', ['time-entry']);
     assert.equal(run.status, 0, run.stderr);
+    assert.equal(existsSync(join(dir, 'dist/time-entries')), false, 'its compiled files are gone');
     const isMigration = (p: string) => p.startsWith('src/db/migrations/') || p === 'src/db/migrate.ts';
     const left = changedPaths(original, tree(dir));
     assert.deepEqual(
