@@ -6,6 +6,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import { Type, type Static } from 'typebox';
+import { DECIMAL_PATTERN } from '../shared/resource-fields.js';
 
 export const ErrorBody = Type.Object(
   {
@@ -119,9 +120,12 @@ export function ajvErrors(errors: readonly ErrorObject[] | null | undefined): Fi
   // a union's branches each say why a value failed them, then the union says none matched: one
   // entry for the place says it (the allowed values of a choice, else the one branch that is not null)
   const unions = new Set(list.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  // a format says in words what a pattern beside it says in a regular expression (an email address)
+  const formats = new Set(list.filter((e) => e.keyword === 'format').map((e) => e.instancePath));
   const answers: FieldError[] = [];
   for (const e of list) {
     if (unions.has(e.instancePath) && e.keyword !== 'anyOf') continue;
+    if (e.keyword === 'pattern' && formats.has(e.instancePath)) continue;
     const { missingProperty, additionalProperty } = e.params as { missingProperty?: string; additionalProperty?: string };
     const at = e.instancePath.split('/').map(namedSegment).join('/');
     if (e.keyword === 'anyOf') answers.push({ path: at || '/', message: unionMessage(list, e.instancePath) });
@@ -138,9 +142,15 @@ export function ajvErrors(errors: readonly ErrorObject[] | null | undefined): Fi
 /** A string schema's `pattern` for "not only spaces"; its error reads as words, not as the pattern. */
 export const NOT_BLANK = '\\S';
 
+/** Patterns whose errors read as words, not as the regular expression. */
+const PATTERN_WORDS = new Map([
+  [NOT_BLANK, 'must not be blank'],
+  [DECIMAL_PATTERN, 'must be a decimal number, with at most 30 digits before the point and 10 after'],
+]);
+
 /** Ajv's message, but a pattern of ours in words. */
 const messageOf = (e: ErrorObject) =>
-  e.keyword === 'pattern' && (e.params as { pattern?: string }).pattern === NOT_BLANK ? 'must not be blank' : (e.message ?? 'is invalid');
+  (e.keyword === 'pattern' ? PATTERN_WORDS.get(String((e.params as { pattern?: string }).pattern)) : undefined) ?? e.message ?? 'is invalid';
 
 /** Why a value matched no branch of the union at `place`, in one message. */
 function unionMessage(list: readonly ErrorObject[], place: string): string {

@@ -127,6 +127,12 @@ for (const db of testDatabases()) {
       const bad = await as(t, a, 'POST', `/api/orgs/${org}/invitations`, { email: 'not-an-email', role: 'boss' });
       assert.equal(bad.status, 400);
       assert.equal(bad.body.type, 'request-coercion');
+      // the address: its format in words, not also the pattern's regular expression
+      assert.deepEqual(
+        bad.body.errors.filter((e: { path: string }) => e.path === '/email').map((e: { message: string }) => e.message),
+        ['must match format "email"'],
+        bad.text,
+      );
       // one entry for the role, naming the choices (not one "must be equal to constant" per choice)
       const roleErrors = bad.body.errors.filter((e: { path: string }) => e.path === '/role');
       assert.deepEqual(

@@ -155,6 +155,8 @@ for (const db of testDatabases()) {
       assert.equal(res.body.in, 'body');
       const paths = new Set((res.body.errors as Array<{ path: string }>).map((e) => e.path));
       for (const name of Object.keys(FIELDS)) assert.ok(paths.has(`/${name}`), `an error for /${name}: ${res.text}`);
+      // every reason in words: no regular expression quoted
+      for (const e of res.body.errors as Array<{ message: string }>) assert.doesNotMatch(e.message, /pattern/, res.text);
       const required = Object.entries(FIELDS).filter(([, spec]) => !('optional' in spec && spec.optional));
       if (required.length > 0) {
         const missing = await as(t, people.owner, 'POST', base(), {});
