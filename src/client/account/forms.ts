@@ -3,7 +3,7 @@
  * form's request started (busy, old errors gone) or done (cleared, its success counted so the
  * form is keyed afresh). The events of account/events.ts use them.
  */
-import { type FailureBody, fieldOf } from '../shell/form-errors.js';
+import { errorsByField, type FailureBody } from '../shell/form-errors.js';
 import type { AppState } from '../shell/state.js';
 
 /** The forms whose fields can carry inline errors from the server or from a client check. */
@@ -21,8 +21,7 @@ export type FormId =
 
 /** The server's field errors as `{field: message}`; the 409 of a taken email belongs to `new-email`. */
 export function fieldErrorsOf(form: FormId, failure: FailureBody): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const e of failure.errors ?? []) fields[fieldOf(e.path)] ??= e.message;
+  const fields = errorsByField(failure.errors);
   if (form === 'change-email' && failure.type === 'conflict') fields['new-email'] ??= failure.message ?? 'That email is taken';
   return fields;
 }

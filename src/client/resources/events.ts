@@ -6,7 +6,7 @@
  */
 import type { EventCore } from '../core.js';
 import type { Organization } from '../orgs/events.js';
-import { type FailureBody, fieldOf, withFormErrors } from '../shell/form-errors.js';
+import { errorsByField, type FailureBody, withFormErrors } from '../shell/form-errors.js';
 import type { AppState } from '../shell/state.js';
 import type { FieldSpecs, FieldValue } from '../../shared/resource-fields.js';
 import { bodyOf } from './form-values.js';
@@ -137,8 +137,7 @@ export function registerResource(core: EventCore<AppState>, config: ResourceConf
       const page = pageOf(state, orgId);
       const f = failure as FailureBody;
       if (!page || f.type !== 'request-coercion' || !f.errors?.length) return { db: { ...state, busy: false }, dispatch: ['request/failed', failure] };
-      const fields: Record<string, string> = {};
-      for (const e of f.errors) fields[fieldOf(e.path)] ??= e.message;
+      const fields = errorsByField(f.errors);
       return { db: { ...state, busy: false, fieldErrors: { ...state.fieldErrors, [form]: fields } } };
     })
     // the view asks for confirmation first

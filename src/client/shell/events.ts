@@ -6,7 +6,7 @@
 import type { EventCore, EventVector } from '../core.js';
 import { installHttp, type HttpFailure, type HttpLayerConfig, type HttpOptions } from '../http.js';
 import type { Router } from './features.js';
-import { type FailureBody, fieldOf, withFormErrors } from './form-errors.js';
+import { errorsByField, type FailureBody, withFormErrors } from './form-errors.js';
 import type { Account, AppState, Route } from './state.js';
 
 interface LogInResponse {
@@ -103,8 +103,7 @@ export function registerShell(
     // the server's field errors beside the fields (a taken email on its field), the message as a toast
     .regEvent('sign-up/failed', ({ state }, [, failure]) => {
       const f = failure as FailureBody & { field?: string };
-      const fields: Record<string, string> = {};
-      for (const e of f.errors ?? []) fields[fieldOf(e.path)] ??= e.message;
+      const fields = errorsByField(f.errors);
       if (f.field && f.message) fields[f.field] ??= f.message;
       return {
         db: withFormErrors(state, 'sign-up', Object.keys(fields).length > 0 ? fields : undefined),

@@ -15,6 +15,13 @@ export interface FailureBody {
 /** `/events/2` -> `events`: the field a server error names (nested paths name their first segment; none: `fallback`). */
 export const fieldOf = (path: string, fallback = 'form') => path.replace(/^\//, '').split('/')[0] || fallback;
 
+/** A refused request's errors as `{field: message}`, each field's first (`fallback` for a path naming none). */
+export function errorsByField(errors: FailureBody['errors'], fallback?: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const e of errors ?? []) fields[fieldOf(e.path, fallback)] ??= e.message;
+  return fields;
+}
+
 /** The state with `form`'s field errors set (none: cleared). */
 export function withFormErrors(state: AppState, form: string, fields: Record<string, string> | undefined): AppState {
   const fieldErrors = { ...state.fieldErrors };

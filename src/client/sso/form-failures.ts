@@ -2,7 +2,7 @@
  * How the single sign-on forms (the organization page's and the log-in page's) show a failure:
  * the server's field errors and the refusals about a field beside it, the rest in the shell's alert.
  */
-import { type FailureBody, fieldOf, withFormErrors } from '../shell/form-errors.js';
+import { errorsByField, type FailureBody, withFormErrors } from '../shell/form-errors.js';
 import type { AppState } from '../shell/state.js';
 
 /** The state with `form`'s field errors set (none: cleared), no longer busy. */
@@ -17,9 +17,7 @@ const FIELD_REFUSALS = new Set(['domain-not-verified', 'domain-taken', 'domain-e
 export function failed(state: AppState, form: string, failure: unknown, field: string) {
   const f = failure as FailureBody;
   if (f.type === 'request-coercion' && f.errors?.length) {
-    const fields: Record<string, string> = {};
-    for (const e of f.errors) fields[fieldOf(e.path, field)] ??= e.message;
-    return { db: withErrors(state, form, fields) };
+    return { db: withErrors(state, form, errorsByField(f.errors, field)) };
   }
   if (f.type && FIELD_REFUSALS.has(f.type)) return { db: withErrors(state, form, { [field]: f.message ?? 'Refused' }) };
   return { db: { ...state, busy: false }, dispatch: ['request/failed', failure] };

@@ -7,7 +7,7 @@
  */
 import type { EventCore } from '../core.js';
 import type { Organization } from '../orgs/events.js';
-import { type FailureBody, fieldOf, withFormErrors } from '../shell/form-errors.js';
+import { errorsByField, type FailureBody, withFormErrors } from '../shell/form-errors.js';
 import type { AppState } from '../shell/state.js';
 
 export interface Webhook {
@@ -156,8 +156,7 @@ export function registerWebhooks(core: EventCore<AppState>): void {
       if (!page) return { db: { ...state, busy: false } };
       const f = failure as FailureBody;
       if (f.type !== 'request-coercion' || !f.errors?.length) return { db: { ...state, busy: false }, dispatch: ['request/failed', failure] };
-      const fields: Record<string, string> = {};
-      for (const e of f.errors) fields[fieldOf(e.path)] ??= e.message;
+      const fields = errorsByField(f.errors);
       return { db: { ...withFormErrors(state, CREATE_FORM, fields), busy: false } };
     })
     .regEvent('webhooks/created', ({ state }, [, orgId, created]) => {
