@@ -12,6 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseTrustProxy } from './http/trust-proxy.js';
 import { metricsSettings, tracingSettings, type MetricsSettings, type TracingSettings } from './observability/settings.js';
 import { ConfigError, int, list, oneOf, str, type Env } from './runtime/settings.js';
+import { isLoopbackHost } from './shared/loopback.js';
 
 export { ConfigError, type Env, type RateLimitSetting } from './runtime/settings.js';
 export type { MetricsSettings, TracingSettings } from './observability/settings.js';
@@ -66,6 +67,8 @@ export interface Config {
   bodyLimit: number;
   /** the app's public origin (`https://app.example.com`): links, and the Origin unsafe API requests may come from */
   appUrl: string;
+  /** every cookie of the product and of the OAuth provider is `Secure`: APP_URL is https */
+  secureCookies: boolean;
   /** more origins (besides `appUrl`) whose unsafe API requests are accepted */
   allowedOrigins: string[];
   publicDir: string;
@@ -171,6 +174,9 @@ export function loadConfig(env: Env = { ...process.env }): Config {
   // a wildcard listen address is no origin a browser could send
   const urlHost = host === '0.0.0.0' || host === '::' ? 'localhost' : isIP(host) === 6 ? `[${host}]` : host;
   const appUrl = parseOrigin('APP_URL', str(env, 'APP_URL', `http://${urlHost}:${port}`).trim());
+  // a Secure cookie over plain http is refused (koa, browsers off loopback): prod on http is only for one's own machine
+  if (prod && appUrl.startsWith('http:') && !isLoopbackHost(new URL(appUrl).hostname))
+    throw new ConfigError('APP_URL', `must be https when APP_ENV=prod (http only on a loopback address such as 127.0.0.1), got "${appUrl}"`);
   const allowedOrigins = list(env.ALLOWED_ORIGINS).map((origin) => parseOrigin('ALLOWED_ORIGINS', origin));
 
   return {
@@ -199,6 +205,7 @@ export function loadConfig(env: Env = { ...process.env }): Config {
     logRedactKeys: list(env.LOG_REDACT_KEYS),
     bodyLimit: int(env, 'BODY_LIMIT', 1_048_576, 1),
     appUrl,
+    secureCookies: appUrl.startsWith('https:'),
     allowedOrigins,
     publicDir: str(env, 'PUBLIC_DIR', 'public'),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),

@@ -110,7 +110,7 @@ function trustProxyOf(setting: Config['trustProxy']): false | string[] | ((addre
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, logs } = deps;
-  const apiHeaders = apiSecurityHeaders(config.env === 'prod');
+  const apiHeaders = apiSecurityHeaders(config.secureCookies);
   const app = Fastify({
     frameworkErrors: frameworkErrorHandler(logs.logger('saas.http'), apiHeaders, deps.observability?.observeResponse),
     clientErrorHandler: clientErrorHandler(logs.logger('saas.http'), apiHeaders),
@@ -142,7 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // --- defaults layer ---
   // cookies are parsed by the first request step below, not by a hook of the plugin's own
   await app.register(fastifyCookie, { secret: config.sessionSecret, hook: false });
-  const securityHeaders = computeSecurityHeaders(securityHeaderOptions(config.env === 'prod'));
+  const securityHeaders = computeSecurityHeaders(securityHeaderOptions(config.secureCookies));
   // a body under 1 KiB goes as it is: compressing it costs more than the bytes it saves (error bodies, health, /me)
   await app.register(fastifyCompress, { global: true, encodings: ['br', 'gzip', 'deflate'], threshold: 1024 });
   await registerOpenApi(app, { version: config.version, scopes: deps.oauthScopes ?? {} });
@@ -245,7 +245,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerStatic(app, {
     publicDir: config.publicDir,
     csrf: deps.csrf,
-    secureCookies: config.env === 'prod',
+    secureCookies: config.secureCookies,
     pageFields: deps.pageFields,
     watch: config.env === 'dev',
   });

@@ -35,7 +35,7 @@ export function computeSecurityHeaders(options: HelmetOptions): Record<string, s
  * no framing, no caching of tokens) instead of the document policies, which also keeps each
  * response small.
  */
-export function apiSecurityHeaders(prod: boolean): Record<string, string> {
+export function apiSecurityHeaders(https: boolean): Record<string, string> {
   return {
     'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
     'x-content-type-options': 'nosniff',
@@ -43,14 +43,15 @@ export function apiSecurityHeaders(prod: boolean): Record<string, string> {
     'referrer-policy': 'no-referrer',
     'cross-origin-resource-policy': 'same-origin',
     'cache-control': 'no-store',
-    ...(prod ? { 'strict-transport-security': 'max-age=31536000; includeSubDomains' } : {}),
+    ...(https ? { 'strict-transport-security': 'max-age=31536000; includeSubDomains' } : {}),
   };
 }
 
-export function securityHeaderOptions(prod: boolean): HelmetOptions {
+/** `https`: APP_URL is https (prod on http serves one's own machine: no HSTS, no upgraded requests there). */
+export function securityHeaderOptions(https: boolean): HelmetOptions {
   return {
     // HSTS only makes sense behind TLS
-    strictTransportSecurity: prod,
+    strictTransportSecurity: https,
     // documents (the client's page): scripts and styles from this server only, no 'unsafe-inline'
     // (the client sets no style attribute in markup; the theme is classes and CSS variables);
     // images from here and data: URLs (the two-factor QR code). Pages with their own policy
@@ -60,7 +61,7 @@ export function securityHeaderOptions(prod: boolean): HelmetOptions {
         'script-src': ["'self'"],
         'style-src': ["'self'"],
         'img-src': ["'self'", 'data:'],
-        'upgrade-insecure-requests': prod ? [] : null,
+        'upgrade-insecure-requests': https ? [] : null,
       },
     },
   };

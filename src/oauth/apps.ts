@@ -5,7 +5,6 @@
  * commit in one transaction; deleting an app ends every grant of it in that transaction.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { isIP } from 'node:net';
 import { sql } from 'kysely';
 import type { AdapterPayload } from 'oidc-provider';
 import { appendAudit, type ClientOrigin } from '../audit/log.js';
@@ -13,6 +12,7 @@ import type { DB } from '../db/database.js';
 import { notFound, requestCoercion, type FieldError } from '../http/errors.js';
 import type { Membership } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
+import { isLoopbackHost } from '../shared/loopback.js';
 import type { Grants } from './grants.js';
 import type { ClientSecret, CreatedOAuthApp, CreateOAuthApp, OAuthApp, OAuthApps, UpdateOAuthApp } from './schemas.js';
 
@@ -47,8 +47,6 @@ export function secretMatches(presented: string, hash: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 /** RFC 8252 and OAuth 2.1's rule: `https`, or `http` on a loopback address; absolute, no fragment. */
 export function redirectUriProblem(uri: string): string | undefined {
   let url: URL;
@@ -60,8 +58,7 @@ export function redirectUriProblem(uri: string): string | undefined {
   if (uri.includes('#')) return 'must not have a fragment';
   if (url.username || url.password) return 'must not carry credentials';
   if (url.protocol === 'https:') return undefined;
-  const host = url.hostname;
-  if (url.protocol === 'http:' && (LOOPBACK_NAMES.has(host) || (isIP(host) === 4 && host.startsWith('127.')))) return undefined;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
   return 'must use https, or http on a loopback address (localhost, 127.0.0.1, [::1])';
 }
 

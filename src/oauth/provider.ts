@@ -102,8 +102,8 @@ function configuration(deps: ProviderDeps, { errors, default: Provider }: OidcPr
     // that the browser answering is the one the request started in (interactions.ts)
     cookies: {
       keys: [cookieKey],
-      long: { signed: true, secure: config.env === 'prod' },
-      short: { signed: true, secure: config.env === 'prod', path: '/' },
+      long: { signed: true, secure: config.secureCookies },
+      short: { signed: true, secure: config.secureCookies, path: '/' },
     },
     // the API scopes are listed too, so an app's registered `scope` bounds them (`invalid_scope`
     // beyond); a grant holds them as its OpenID scopes and as the resource's (interactions.ts)

@@ -12,8 +12,8 @@
  * `APP_URL/api/auth/oauth/<name>/callback`. Read by config.ts; a bad value stops start-up with a
  * message naming the variable.
  */
-import { isIP } from 'node:net';
 import { ConfigError, type Env } from '../runtime/settings.js';
+import { isLoopbackHost } from '../shared/loopback.js';
 
 /** `oidc`: discovery and an ID token; `github`: plain OAuth 2 with GitHub's endpoints and API. */
 export type OidcProviderKind = 'oidc' | 'github';
@@ -39,11 +39,6 @@ const PRESETS: Record<string, { kind: OidcProviderKind; issuer: string; label: s
 
 export const envPrefix = (id: string) => `OIDC_${id.toUpperCase().replace(/-/g, '_')}_`;
 
-const isLoopback = (hostname: string) => {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
-};
-
 /**
  * An issuer: https, or http on a loopback address (a provider run locally, in development and
  * tests); no query or fragment (OpenID Connect Discovery forbids them).
@@ -55,7 +50,7 @@ function parseIssuer(variable: string, raw: string): string {
   } catch {
     throw new ConfigError(variable, `must be the provider's issuer URL, such as https://accounts.example.com, got "${raw}"`);
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
     throw new ConfigError(variable, `must be an https URL (http only on a loopback address such as 127.0.0.1), got "${raw}"`);
   }
   if (url.search || url.hash || url.username || url.password) {

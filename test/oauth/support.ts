@@ -25,17 +25,22 @@ export async function createApp(
 /** A browser's cookies for the provider (its interaction and session cookies). */
 export interface Browser {
   cookies: Map<string, string>;
+  /** every Set-Cookie line the browser was sent, attributes included */
+  setCookies: string[];
   /** GET with the cookies, without following a redirect: the Location */
   visit(url: string): Promise<{ status: number; location: string }>;
 }
 
 export function newBrowser(): Browser {
   const cookies = new Map<string, string>();
+  const setCookies: string[] = [];
   return {
     cookies,
+    setCookies,
     async visit(url) {
       const res = await fetch(url, { redirect: 'manual', headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
       for (const line of res.headers.getSetCookie()) {
+        setCookies.push(line);
         const [pair] = line.split(';');
         const eq = pair.indexOf('=');
         cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
