@@ -2,8 +2,9 @@
  * JWT access tokens (EdDSA via jose, `kid` naming the database key that signed: signing-keys.ts).
  * The verifier pins the algorithm, issuer and audience and refuses oversized tokens before
  * parsing them, so `alg: none`, key confusion, foreign tokens and header bombs all fail the same
- * way. Tokens signed with JWT_SECRET (HS256) before the keys existed are accepted until they
- * expire (nobody is logged out by the upgrade); nothing new is signed with it.
+ * way. Tokens signed with JWT_SECRET (HS256) before the keys existed are accepted while one of
+ * them can still be alive (nobody is logged out by the upgrade), one access-token lifetime past
+ * the first key's making, then never; nothing new is signed with it.
  *
  * The OAuth provider's access tokens (RFC 9068, `typ: at+jwt`, src/oauth/) are verified here too,
  * with the same keys: their caller is the account (`sub`) through an app (`client_id`) with the
@@ -37,6 +38,12 @@ export interface AccessTokenSettings {
 export interface TokenKeys {
   signing(): { kid: string; key: KeyObject };
   verifying(kid: string): KeyObject | undefined;
+  /**
+   * Until when (ms) a token signed with JWT_SECRET may still be alive: the first signing key's
+   * making plus the longest access-token lifetime; past it none is accepted, whatever its claims
+   * say (whoever holds the secret could mint them forever). Undefined before any key exists.
+   */
+  legacyUntil(): number | undefined;
 }
 
 export type VerifyResult = { ok: true; user: AuthUser } | { ok: false; reason: string };
@@ -51,6 +58,8 @@ export const SESSION_ENDED = 'Access token revoked: its session has ended';
 const CACHE_MAX = 10_000;
 /** marks the claims of a verified OAuth access token */
 const OAUTH = Symbol('oauth');
+/** marks the claims of a JWT_SECRET token with when such tokens stop being accepted (ms) */
+const LEGACY = Symbol('legacy');
 
 export class AccessTokens {
   // JWT_SECRET's key, for tokens from before the signing keys; imported once: handing jose the raw
@@ -122,7 +131,9 @@ export class AccessTokens {
       const user = payload && this.userOf(payload);
       if (!user) return { ok: false, reason: payload ? 'Access token is missing claims' : 'Invalid access token' };
       if (this.verified.size >= CACHE_MAX) this.verified.delete(this.verified.keys().next().value as string);
-      this.verified.set(token, { user, exp: payload.exp! });
+      // a JWT_SECRET token is remembered no longer than such tokens are accepted
+      const legacyUntil = (payload as { [LEGACY]?: number })[LEGACY];
+      this.verified.set(token, { user, exp: legacyUntil === undefined ? payload.exp! : Math.min(payload.exp!, Math.floor(legacyUntil / 1000)) });
       return this.sessions.isRevoked(user.sessionId) ? { ok: false, reason: SESSION_ENDED } : { ok: true, user };
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) return { ok: false, reason: 'Access token expired' };
@@ -135,12 +146,15 @@ export class AccessTokens {
     const header = decodeProtectedHeader(token);
     const requiredClaims = ['sub', 'exp', 'iat', 'jti'];
     if (header.alg === 'HS256') {
+      const until = this.keys.legacyUntil();
+      if (until !== undefined && Date.now() >= until) return undefined;
       const { payload } = await jwtVerify(token, await this.key, {
         algorithms: ['HS256'],
         issuer: this.settings.issuer,
         audience: this.settings.audience,
         requiredClaims,
       });
+      if (until !== undefined) (payload as { [LEGACY]?: number })[LEGACY] = until;
       return payload;
     }
     const key = typeof header.kid === 'string' ? this.keys.verifying(header.kid) : undefined;

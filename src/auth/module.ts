@@ -90,6 +90,7 @@ export const authModule = defineModule({
         const key = signingKeys.find(kid);
         return key?.alg === 'EdDSA' ? key.publicKey : undefined;
       },
+      legacyUntil: () => (signingKeys.firstMadeAt === undefined ? undefined : signingKeys.firstMadeAt + settings.accessTokenTtl * 1000),
     };
     const accessTokens = new AccessTokens(
       {

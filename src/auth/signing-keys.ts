@@ -114,6 +114,9 @@ export class SigningKeys implements ChannelSubscriber {
     this.changeListeners.push(listener);
   }
 
+  /** When the database's first key was made (ms): JWT_SECRET's tokens from before it live one access-token lifetime past it at most. */
+  firstMadeAt: number | undefined;
+
   /** The key that signs now for `alg`: the newest whose `active_from` has come (every instance picks the same). */
   current(alg: SigningAlg, now = Date.now()): SigningKey | undefined {
     let chosen: SigningKey | undefined;
@@ -179,9 +182,12 @@ export class SigningKeys implements ChannelSubscriber {
   }
 
   private async read(): Promise<void> {
-    let rows: Array<{ kid: string; alg: SigningAlg; public_jwk: unknown; private_sealed: string; active_from: Date }>;
+    let rows: Array<{ kid: string; alg: SigningAlg; public_jwk: unknown; private_sealed: string; active_from: Date; created_at: Date }>;
     try {
-      rows = await this.options.db.selectFrom('signing_key').select(['kid', 'alg', 'public_jwk', 'private_sealed', 'active_from']).execute();
+      rows = await this.options.db
+        .selectFrom('signing_key')
+        .select(['kid', 'alg', 'public_jwk', 'private_sealed', 'active_from', 'created_at'])
+        .execute();
     } catch (err) {
       if (this.stopped || this.keys.length === 0) throw err;
       this.options.log.warn('auth/signing-keys-read-failed', `Reading the signing keys failed: ${(err as Error).message}`);
@@ -208,6 +214,7 @@ export class SigningKeys implements ChannelSubscriber {
       };
     });
     this.keys = keys;
+    if (rows.length > 0) this.firstMadeAt = Math.min(...rows.map((row) => row.created_at.getTime()));
     this.refresh();
   }
 

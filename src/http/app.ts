@@ -156,7 +156,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     responseHeaders: securityHeaders,
     apiResponseHeaders: apiHeaders,
     observeResponse: deps.observability?.observeResponse,
-    bearerChallenge: `Bearer resource_metadata="${config.appUrl}/.well-known/oauth-protected-resource/api"`,
+    bearerChallenge: {
+      missing: `Bearer resource_metadata="${config.appUrl}/.well-known/oauth-protected-resource/api"`,
+      invalid: `Bearer error="invalid_token", resource_metadata="${config.appUrl}/.well-known/oauth-protected-resource/api"`,
+    },
   });
 
   // --- request checks ---

@@ -127,8 +127,12 @@ export interface PipelineDeps {
   apiResponseHeaders?: Record<string, string>;
   /** metrics and the request span's name (src/observability/); absent when both are off */
   observeResponse?: ResponseObserver;
-  /** the `WWW-Authenticate` of a 401 for a missing or bad token: where the protected resource's metadata is (RFC 9728) */
-  bearerChallenge?: string;
+  /**
+   * The `WWW-Authenticate` of a 401 (RFC 6750 §3.1, RFC 9728): `missing` without a token,
+   * `invalid` when the request presented one that failed (bad signature, expired, revoked,
+   * another audience), which MCP and OAuth clients read to refresh or sign in again.
+   */
+  bearerChallenge?: { missing: string; invalid: string };
 }
 
 /**
@@ -287,7 +291,9 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): Reque
     reply
       .code(status)
       .headers(
-        status === 401 && deps.bearerChallenge && headers['www-authenticate'] === 'Bearer' ? { ...headers, 'www-authenticate': deps.bearerChallenge } : headers,
+        status === 401 && deps.bearerChallenge && headers['www-authenticate'] === 'Bearer'
+          ? { ...headers, 'www-authenticate': request.authFailure === undefined ? deps.bearerChallenge.missing : deps.bearerChallenge.invalid }
+          : headers,
       )
       .send(body);
   });

@@ -373,6 +373,61 @@ describe('OAuth provider on pglite', () => {
     const refused = await t.client('GET', '/api/account/me', { headers: { authorization: `Bearer ${forged}` } });
     assert.equal(refused.status, 401);
     assert.match(String(refused.headers['www-authenticate']), /resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/api"/);
+
+    // once one access-token lifetime has passed since the first signing key was made, no JWT_SECRET token is accepted, whatever its claims
+    const { db } = t.system.database;
+    const made = await db.selectFrom('signing_key').select(['kid', 'created_at']).execute();
+    const ttl = t.system.config.vars.ACCESS_TOKEN_TTL ? Number(t.system.config.vars.ACCESS_TOKEN_TTL) : 900;
+    await sql`update signing_key set created_at = now() - ${`${ttl + 5} seconds`}::interval`.execute(db);
+    await keysOf().catchUp();
+    try {
+      const minted = await new SignJWT({ email, sid, auth_time: Math.floor(Date.now() / 1000) })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(id)
+        .setIssuedAt()
+        .setExpirationTime('10m')
+        .setIssuer('saas-app')
+        .setAudience('saas-app')
+        .setJti(randomUUID())
+        .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+      const late = await t.client('GET', '/api/account/me', { headers: { authorization: `Bearer ${minted}` } });
+      assert.equal(late.status, 401, 'a JWT_SECRET token minted past the window');
+      assert.equal((await t.client('GET', '/api/account/me', { headers: { authorization: `Bearer ${token}` } })).status, 200, 'EdDSA tokens still work');
+    } finally {
+      for (const row of made) await db.updateTable('signing_key').set({ created_at: row.created_at }).where('kid', '=', row.kid).execute();
+      await keysOf().catchUp();
+    }
+  });
+
+  it('401s name the failure: error="invalid_token" for a token that fails, none without a token (RFC 6750 §3.1)', async () => {
+    const metadata = `resource_metadata="${t.url}/.well-known/oauth-protected-resource/api"`;
+    const none = await t.client('GET', '/api/account/me');
+    assert.equal(none.status, 401);
+    assert.equal(none.headers['www-authenticate'], `Bearer ${metadata}`);
+    const { email } = await signUp(t.client);
+    const login = await logIn(t.client, email);
+    const live = login.body['access-token'] as string;
+    const expired = await new SignJWT({ email, sid: randomUUID() })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: decodeProtectedHeader(live).kid })
+      .setSubject(randomUUID())
+      .setIssuedAt(Math.floor(Date.now() / 1000) - 3600)
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 1800)
+      .setIssuer('saas-app')
+      .setAudience('saas-app')
+      .setJti(randomUUID())
+      .sign(keysOf().current('EdDSA')!.privateKey!);
+    // a revoked one: its session logged out
+    const loggedOut = await t.client('POST', '/api/account/log-out', { headers: bearer(live), body: { 'refresh-token': login.body['refresh-token'] } });
+    assert.equal(loggedOut.status, 204, loggedOut.text);
+    for (const [what, token] of [
+      ['garbage', 'not-a-token'],
+      ['expired', expired],
+      ['revoked', live],
+    ] as const) {
+      const res = await t.client('GET', '/api/account/me', { headers: bearer(token) });
+      assert.equal(res.status, 401, what);
+      assert.equal(res.headers['www-authenticate'], `Bearer error="invalid_token", ${metadata}`, what);
+    }
   });
 
   it('rotates: the new key is published at once and signs later; tokens of the previous key stay valid', async () => {
