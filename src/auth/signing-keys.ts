@@ -184,10 +184,7 @@ export class SigningKeys implements ChannelSubscriber {
   private async read(): Promise<void> {
     let rows: Array<{ kid: string; alg: SigningAlg; public_jwk: unknown; private_sealed: string; active_from: Date; created_at: Date }>;
     try {
-      rows = await this.options.db
-        .selectFrom('signing_key')
-        .select(['kid', 'alg', 'public_jwk', 'private_sealed', 'active_from', 'created_at'])
-        .execute();
+      rows = await this.options.db.selectFrom('signing_key').select(['kid', 'alg', 'public_jwk', 'private_sealed', 'active_from', 'created_at']).execute();
     } catch (err) {
       if (this.stopped || this.keys.length === 0) throw err;
       this.options.log.warn('auth/signing-keys-read-failed', `Reading the signing keys failed: ${(err as Error).message}`);
