@@ -119,11 +119,14 @@ export class SharedConnection {
     const client = new pg.Client({ ...this.options.client, pipeline: true });
     const lost = (err: Error) => {
       if (this.client !== client) return;
+      const wasOpen = this.ready;
       this.client = undefined;
       this.ready = false;
       this.opening = undefined;
       this.progress = { outstanding: 0, lastProgress: 0 };
-      this.options.onConnectionError?.(err, this.slot);
+      // an attempt that never connected is the statement's failure, told by whoever ran it (the
+      // start-up wait says it once, a request answers 503): only losing an open one is news here
+      if (wasOpen) this.options.onConnectionError?.(err, this.slot);
     };
     // an unheard 'error' would crash the process; pg fails the statements on the connection itself
     client.on('error', lost);

@@ -114,6 +114,16 @@ describe('PostgreSQL unreachable at start-up', () => {
         );
         assert.equal(out.split('"db/waiting"').length - 1, 1, 'said once');
         assert.ok(out.includes('"db/reached"'));
+        // the wait is told twice, when it starts and when it ends: no line per attempt (the shared connections' failed connects)
+        const entries = out
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as { id: string; level: string });
+        const untilReached = entries.slice(0, entries.findIndex((e) => e.id === 'db/reached') + 1);
+        assert.deepEqual(
+          untilReached.filter((e) => e.level === 'error' || e.level === 'warn' || e.id === 'db/reached').map((e) => e.id),
+          ['db/waiting', 'db/reached'],
+        );
         assert.equal(await terminate(server, 15_000), 0);
       } finally {
         await server.dispose();
