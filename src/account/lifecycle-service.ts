@@ -197,8 +197,9 @@ export class AccountLifecycle {
       await this.deps.mail.enqueue(trx, { kind: 'password-changed-notice', to: account.email, data: { name: account.name } });
       await appendAccountAudit(trx, { action: 'account.password-changed', accountId: account.id, origin: client });
     });
-    const ended = await this.deps.refreshTokens.revokeAllForAccount(account.id, user.sessionId);
-    this.deps.log.info('account/password-changed', 'Password changed; other sessions ended', { 'account-id': account.id, sessions: ended.length });
+    // a new password also disconnects every app: a grant made with a stolen token must not outlive it
+    const ended = await this.deps.refreshTokens.revokeAllForAccount(account.id, user.sessionId, { passwordChanged: true });
+    this.deps.log.info('account/password-changed', 'Password changed; other sessions and connected apps ended', { 'account-id': account.id, sessions: ended.length });
   }
 
   /** Asks for an email change: a confirmation link to the new address, a notice to the old one. */

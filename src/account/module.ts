@@ -17,7 +17,7 @@ import { AccountLifecycle, type EmailChangePolicy } from './lifecycle-service.js
 import { PlatformAdmins } from './platform-admins.js';
 import { LifecycleRateLimiter } from './limits.js';
 import { accountQueries } from './queries.js';
-import { accountRoutes } from './routes.js';
+import { accountRoutes, LOG_OUT_COOKIES_KEY, type LogOutCookie } from './routes.js';
 import { ACCOUNT_SCHEMAS } from './schemas.js';
 import { AccountService } from './service.js';
 import type { FirstFactorPolicy } from './first-factor.js';
@@ -152,7 +152,7 @@ export const accountModule = defineModule({
       },
       schemas: [...ACCOUNT_SCHEMAS, ...LIFECYCLE_SCHEMAS, ...EMAIL_SIGN_IN_SCHEMAS],
       routeGroups: [
-        accountRoutes(accounts, { secureCookies }),
+        accountRoutes(accounts, { secureCookies, alsoClear: ctx.declared<LogOutCookie>(LOG_OUT_COOKIES_KEY) }),
         lifecycleRoutes(lifecycle),
         sessionRoutes(sessions, data, { secureCookies }),
         emailSignInRoutes(emailSignIn, { secureCookies }),

@@ -21,13 +21,33 @@ const COOKIE_PATH = '/api/account';
 
 export interface AccountRouteOptions {
   secureCookies: boolean;
+  /** what other modules keep of a signed-in browser, cleared with the session's own (LOG_OUT_COOKIES_KEY) */
+  alsoClear?: readonly LogOutCookie[];
 }
+
+/**
+ * A module's cookie that belongs to a signed-in browser (the OAuth provider's session), declared
+ * under {@link LOG_OUT_COOKIES_KEY}: log-out clears it with the product's own. `name` takes the
+ * `__Host-` prefix where cookies are Secure when `hostPrefix` says so; `signed` also clears its `.sig`.
+ */
+export interface LogOutCookie {
+  name: string;
+  path: string;
+  hostPrefix?: boolean;
+  signed?: boolean;
+}
+export const LOG_OUT_COOKIES_KEY = 'account/log-out-cookies';
 
 /** Clears the cookies of a session that ended (log-out, account deletion). */
 export function clearSessionCookies(reply: FastifyReply, options: AccountRouteOptions): void {
-  reply.clearCookie(REFRESH_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: options.secureCookies });
-  reply.clearCookie(SESSION_HINT_COOKIE, { path: '/', sameSite: 'strict', secure: options.secureCookies });
+  const secure = options.secureCookies;
+  reply.clearCookie(REFRESH_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure });
+  reply.clearCookie(SESSION_HINT_COOKIE, { path: '/', sameSite: 'strict', secure });
   clearImpersonationCookie(reply, options);
+  for (const cookie of options.alsoClear ?? []) {
+    const name = cookie.hostPrefix && secure ? `__Host-${cookie.name}` : cookie.name;
+    for (const each of cookie.signed ? [name, `${name}.sig`] : [name]) reply.clearCookie(each, { path: cookie.path, httpOnly: true, sameSite: 'lax', secure });
+  }
 }
 
 /**

@@ -158,6 +158,7 @@ export class RefreshTokens {
 
   /** Exchanges a token for its successor, applying the reuse rules; `recordReuse` runs in the transaction that revokes a reused token's family. */
   async rotate(token: string, recordReuse?: SessionRecorder<{ accountId: string; familyId: string }>): Promise<RotateResult> {
+    let reusedGrants: string[] = [];
     const result = await this.db.transaction().execute(async (trx): Promise<RotateResult> => {
       const row = await trx
         .selectFrom('refresh_token as t')
@@ -221,11 +222,12 @@ export class RefreshTokens {
           };
         }
       }
-      await revokeFamiliesWhere(trx, sql`id = ${row.family_id}`);
+      const { grants } = await revokeFamiliesWhere(trx, sql`id = ${row.family_id}`);
       await recordReuse?.(trx, { accountId: row.account_id, familyId: row.family_id });
+      reusedGrants = grants;
       return { outcome: 'reused' as const, accountId: row.account_id, familyId: row.family_id };
     });
-    if (result.outcome === 'reused') this.revocations.markRevoked([result.familyId]);
+    if (result.outcome === 'reused') this.revocations.markRevoked([result.familyId, ...reusedGrants]);
     return result;
   }
 
@@ -247,13 +249,13 @@ export class RefreshTokens {
   async revokeFamily(familyId: string, record?: SessionRecorder<EndedSession>): Promise<boolean> {
     const revoked = record
       ? await this.db.transaction().execute(async (trx) => {
-          const rows = await revokeFamiliesWhere(trx, sql`id = ${familyId}`);
-          for (const ended of rows) await record(trx, ended);
-          return rows;
+          const ended = await revokeFamiliesWhere(trx, sql`id = ${familyId}`);
+          for (const session of ended.sessions) await record(trx, session);
+          return ended;
         })
       : await revokeFamiliesWhere(this.db, sql`id = ${familyId}`);
-    this.revocations.markRevoked(revoked.map((r) => r.familyId));
-    return revoked.length > 0;
+    this.revocations.markRevoked([...revoked.sessions.map((r) => r.familyId), ...revoked.grants]);
+    return revoked.sessions.length > 0;
   }
 
   /**
@@ -261,8 +263,8 @@ export class RefreshTokens {
    * `exceptFamilyId` (the caller's own, e.g. "log out my other devices"), and every session it
    * acts in as a platform admin (impersonations). Returns the families ended.
    */
-  async revokeAllForAccount(accountId: string, exceptFamilyId?: string): Promise<string[]> {
-    const revoked = await this.revokeAllForAccountIn(this.db, accountId, exceptFamilyId);
+  async revokeAllForAccount(accountId: string, exceptFamilyId?: string, options: { passwordChanged?: boolean } = {}): Promise<string[]> {
+    const revoked = await this.db.transaction().execute((trx) => this.revokeAllForAccountIn(trx, accountId, exceptFamilyId, options));
     this.sessionsEnded(revoked);
     return revoked;
   }
@@ -271,11 +273,20 @@ export class RefreshTokens {
    * The same in the caller's transaction (a change whose other effects must commit with it):
    * the caller hands the answer to {@link sessionsEnded} once the transaction has committed.
    */
-  async revokeAllForAccountIn(trx: Kysely<DatabaseSchema>, accountId: string, exceptFamilyId?: string): Promise<string[]> {
+  async revokeAllForAccountIn(
+    trx: Kysely<DatabaseSchema>,
+    accountId: string,
+    exceptFamilyId?: string,
+    options: { passwordChanged?: boolean } = {},
+  ): Promise<string[]> {
     const except = exceptFamilyId === undefined ? sql`` : sql` and id <> ${exceptFamilyId}`;
-    const families = (await revokeFamiliesWhere(trx, sql`(account_id = ${accountId} or actor_account_id = ${accountId})${except}`)).map((r) => r.familyId);
-    // every session: the apps the account connected too (src/oauth/); "my other devices" keeps them
-    return exceptFamilyId === undefined ? [...families, ...(await endGrantsOf(trx, accountId))] : families;
+    const ended = await revokeFamiliesWhere(trx, sql`(account_id = ${accountId} or actor_account_id = ${accountId})${except}`);
+    const ids = [...ended.sessions.map((r) => r.familyId), ...ended.grants];
+    // every session, or a new password: every app the account connected too (src/oauth/); "my
+    // other devices" keeps those the caller's own session consented to
+    if (exceptFamilyId === undefined || options.passwordChanged)
+      ids.push(...(await endGrantsOf(trx, accountId, exceptFamilyId === undefined ? 'account' : 'password-changed')));
+    return ids;
   }
 
   /** Records sessions ended by a committed transaction: their access tokens are refused here at once. */

@@ -21,10 +21,10 @@ export interface EndedSession {
  * Ends the account's OAuth grants (its connected apps: their tokens name the grant as `sid`) and
  * notifies each like a session, in one statement; their provider records are deleted with them.
  */
-export async function endGrantsOf(executor: Kysely<DatabaseSchema>, accountId: string): Promise<string[]> {
+export async function endGrantsOf(executor: Kysely<DatabaseSchema>, accountId: string, reason: 'account' | 'password-changed' = 'account'): Promise<string[]> {
   const { rows } = await sql<{ id: string }>`
     with ended as (
-      update oauth_grant set revoked_at = clock_timestamp(), revoked_reason = 'account'
+      update oauth_grant set revoked_at = clock_timestamp(), revoked_reason = ${reason}
       where account_id = ${accountId} and revoked_at is null
       returning id
     ), purged as (
@@ -34,18 +34,42 @@ export async function endGrantsOf(executor: Kysely<DatabaseSchema>, accountId: s
   return rows.map((r) => r.id);
 }
 
+/** What ending sessions ended: the sessions, and the OAuth grants they had consented to. */
+export interface Ended {
+  sessions: EndedSession[];
+  /** grants whose consenting session ended (their tokens name the grant as `sid`) */
+  grants: string[];
+}
+
 /**
  * Sets `revoked_at` on the matching unrevoked families and notifies each one's id on
  * `session_revoked`, in one statement: the notifications are delivered when it commits, and
  * not at all if it rolls back. The timestamp is the statement's clock, not the transaction's start.
+ * The same statement ends what the sessions made with the OAuth provider: the grants they
+ * consented to (revoked and notified like sessions, their provider records deleted) and the
+ * provider's own browser sessions their sign-ins made, so no authorization outlives the product
+ * session it rode on.
  */
-export async function revokeFamiliesWhere(executor: Kysely<DatabaseSchema>, condition: RawBuilder<unknown>): Promise<EndedSession[]> {
-  const { rows } = await sql<{ id: string; account_id: string | null }>`
+export async function revokeFamiliesWhere(executor: Kysely<DatabaseSchema>, condition: RawBuilder<unknown>): Promise<Ended> {
+  const { rows } = await sql<{ kind: 'session' | 'grant'; id: string; account_id: string | null }>`
     with revoked as (
       update refresh_family set revoked_at = clock_timestamp()
       where ${condition} and revoked_at is null
       returning id, account_id
+    ), grants as (
+      update oauth_grant set revoked_at = clock_timestamp(), revoked_reason = 'session-ended'
+      where session_id in (select id from revoked) and revoked_at is null
+      returning id, account_id
+    ), purged as (
+      delete from oauth_model m using grants g where m.grant_id = g.id or (m.model = 'Grant' and m.id = g.id)
+    ), signed_out as (
+      delete from oauth_model where model = 'Session' and session_id in (select id from revoked)
     )
-    select id, account_id, pg_notify(${REVOCATION_CHANNEL}, id::text) from revoked`.execute(executor);
-  return rows.map((r) => ({ familyId: r.id, accountId: r.account_id }));
+    select 'session' as kind, id::text as id, account_id, pg_notify(${REVOCATION_CHANNEL}, id::text) from revoked
+    union all
+    select 'grant' as kind, id, account_id, pg_notify(${REVOCATION_CHANNEL}, id) from grants`.execute(executor);
+  return {
+    sessions: rows.filter((r) => r.kind === 'session').map((r) => ({ familyId: r.id, accountId: r.account_id })),
+    grants: rows.filter((r) => r.kind === 'grant').map((r) => r.id),
+  };
 }

@@ -498,6 +498,8 @@ export interface SigningKeyTable {
   private_sealed: string;
   created_at: Generated<Date>;
   active_from: Timestamp;
+  /** what it signs (migration 0022): access tokens, or the provider's ID tokens */
+  purpose: ColumnType<'access' | 'id-token', 'access' | 'id-token' | undefined, never>;
 }
 
 /** An organization's OAuth app (src/oauth/). */
@@ -524,7 +526,12 @@ export interface OAuthModelTable {
   uid: string | null;
   expires_at: NullableTimestamp;
   consumed_at: NullableTimestamp;
+  /** a `Session`'s product session (refresh family) whose sign-in made it (migration 0022) */
+  session_id: string | null;
 }
+
+/** Why a grant ended (src/oauth/grants.ts). */
+export type GrantEndReason = 'account' | 'app-deleted' | 'refresh-token-reuse' | 'expired' | 'session-ended' | 'password-changed' | 'organization-deleted';
 
 /** A person's grant to an app: a connected app (src/oauth/grants.ts). */
 export interface OAuthGrantTable {
@@ -536,7 +543,9 @@ export interface OAuthGrantTable {
   last_used_at: NullableTimestamp;
   expires_at: Timestamp;
   revoked_at: NullableTimestamp;
-  revoked_reason: 'account' | 'app-deleted' | 'refresh-token-reuse' | 'expired' | null;
+  revoked_reason: GrantEndReason | null;
+  /** the product session (refresh family) that consented (migration 0022): ending it ends the grant */
+  session_id: string | null;
 }
 
 /** Facts an entry records beyond its columns: small, flat, never a secret. */

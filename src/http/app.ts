@@ -88,7 +88,8 @@ export interface AppDeps {
  */
 export interface Mount {
   urls: string[];
-  handle(request: IncomingMessage, response: ServerResponse): void;
+  /** `clientAddress`: the request's client address (TRUST_PROXY applied), for its rate limits */
+  handle(request: IncomingMessage, response: ServerResponse, clientAddress: string): void;
 }
 
 export interface AppObservability {
@@ -236,7 +237,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         // handed over before the body is read: the mounted application reads it
         onRequest: (request, reply, _done) => {
           reply.hijack();
-          mount.handle(request.raw, reply.raw);
+          mount.handle(request.raw, reply.raw, request.ip);
         },
         handler: () => undefined,
       });

@@ -135,7 +135,7 @@ export interface RouteDefinition<S extends RouteSchemas> {
    * failed log-in. Implies `auth: 'required'`; checked through the app's {@link AccountGuard}
    * after the body is validated, before the handler.
    */
-  reauth?: boolean | { passwordField: string };
+  reauth?: boolean | ReauthRule;
   /**
    * Platform admins only (defaults to the group's): anyone else gets the 404 of an unknown route,
    * before anything else is checked (http/route-gates.ts; the group's `platformAdmins` decides).
@@ -152,6 +152,19 @@ export interface RouteDefinition<S extends RouteSchemas> {
    * return the body directly: no promise is made for the request (see docs/performance.md).
    */
   handler(ctx: HandlerContext<S>): SuccessBody<S> | Promise<SuccessBody<S>>;
+}
+
+/**
+ * `reauth` in full: the body field of the password (default `password`), and `when`, the
+ * condition under which the change is sensitive (the route's own, from the validated request:
+ * an OAuth consent that adds a lasting or write scope); without it, always.
+ */
+export interface ReauthRule {
+  passwordField?: string;
+  /** decides from the validated request (body, params, cookies, the caller) whether re-authentication applies */
+  when?(request: FastifyRequest): boolean | Promise<boolean>;
+  /** how the OpenAPI document states `when` */
+  whenText?: string;
 }
 
 /** A route with its types erased, as groups hold them. */

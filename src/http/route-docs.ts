@@ -24,7 +24,7 @@ const REQUEST_CONTENT_TYPES = [...CONTENT_TYPES, 'application/x-www-form-urlenco
 
 const errorRef = { $ref: 'error#' };
 
-export const reauthField = (r: Pick<Route, 'reauth'>) => (typeof r.reauth === 'object' ? r.reauth.passwordField : 'password');
+export const reauthField = (r: Pick<Route, 'reauth'>) => (typeof r.reauth === 'object' ? (r.reauth.passwordField ?? 'password') : 'password');
 
 const ROLE_SENTENCE: Record<OrgRole, string> = {
   member: 'Needs membership of the organization (any role).',
@@ -150,7 +150,7 @@ export function documentedSchema(r: Route, decided: DocumentedRoute, group: Rout
       r.requires && ('feature' in r.requires ? featureSentence(r.requires.feature) : plansSentence(r.requires.plans)),
       limit && limitSentence(limit),
       r.verifiedEmail && VERIFIED_SENTENCE,
-      r.reauth && REAUTH_SENTENCE(reauthField(r)),
+      r.reauth && (typeof r.reauth === 'object' && r.reauth.whenText ? `${r.reauth.whenText}: ` : '') + REAUTH_SENTENCE(reauthField(r)),
     ]
       .filter(Boolean)
       .join(' ') || undefined;

@@ -12,7 +12,7 @@ import { unauthorized } from './errors.js';
 import { actorOf, authorizeOrg, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
 import { featureCheck, planCheck, type Requirement, validateRequires } from './plan-gate.js';
 import { limitOf, usageCheck, type UsageGate } from './usage-gate.js';
-import { requireUser, resolved, type AccountGuard, type AuthRequirement, type Route, type RouteDocs, type RouteGroup } from './route-definition.js';
+import { requireUser, resolved, type AccountGuard, type ReauthRule, type AuthRequirement, type Route, type RouteDocs, type RouteGroup } from './route-definition.js';
 import { documentedSchema, isApiPrefix, reauthField } from './route-docs.js';
 import { indexRoute } from './route-index.js';
 import { routeDataOf } from './route-data.js';
@@ -160,8 +160,9 @@ function verifiedEmailCheck(guard: AccountGuard) {
 }
 
 /** The preHandler of a `reauth` route: the body is validated by now. */
-function reauthCheck(guard: AccountGuard, field: string) {
+function reauthCheck(guard: AccountGuard, field: string, when: ReauthRule['when']) {
   return async (request: FastifyRequest): Promise<void> => {
+    if (when && !(await when(request))) return;
     const value = (request.body as Record<string, unknown> | undefined)?.[field];
     await guard.reauthenticate(requireUser(request.user), typeof value === 'string' && value !== '' ? value : undefined, field, request.ip);
   };
@@ -219,7 +220,7 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
       ...(platformAdmin ? { platformAdmin: group.platformAdmins } : {}),
       ...(r.impersonation ? { impersonation: r.impersonation } : {}),
     };
-    const accountChecks = [...(r.verifiedEmail ? [verifiedEmailCheck(guard!)] : []), ...(r.reauth ? [reauthCheck(guard!, reauthField(r))] : [])];
+    const accountChecks = [...(r.verifiedEmail ? [verifiedEmailCheck(guard!)] : []), ...(r.reauth ? [reauthCheck(guard!, reauthField(r), typeof r.reauth === 'object' ? r.reauth.when : undefined)] : [])];
     indexRoute(app, r.method, group.prefix + r.path);
     app.route<RouteGenericInterface, RouteConfig>({
       method: r.method as HTTPMethods,

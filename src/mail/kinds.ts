@@ -41,6 +41,8 @@ export interface MailTemplates {
   'webhook-disabled': { organization: string; organizationId: string; endpoint: string; failingSince: Date; days: number };
   /** to each owner and admin when the organization's usage of a meter reaches the plan's soft limit in a billing period (src/billing/usage.ts) */
   'usage-threshold': { organization: string; organizationId: string; meter: string; used: number; soft: number; hard: number | null; periodEnd: Date };
+  /** an app was connected to the account, or given more scopes, by an Allow on the consent page (src/oauth/interactions.ts) */
+  'app-connected-notice': { name: string | null; app: string; scopes: string[]; at: Date; ip: string };
   /** to each owner when the organization's SAML identity provider certificate expires within 30 days (src/sso/expiry.ts) */
   'sso-certificate-expiring': { organization: string; organizationId: string; expiresAt: Date };
 }
@@ -62,6 +64,7 @@ export const MAIL_KINDS = [
   'usage-threshold',
   'security-notice',
   'email-sign-in',
+  'app-connected-notice',
 ] as const satisfies readonly MailKind[];
 
 /**

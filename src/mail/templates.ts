@@ -160,6 +160,18 @@ export const TEMPLATES: Templates = {
       { action: 'Review your sign-in methods', href: `${ctx.appUrl}/account` },
     ]),
 
+  'app-connected-notice': (d, ctx) =>
+    compose(ctx, `${d.app} was connected to your ${ctx.product} account`, `${d.app} can now use your account.`, [
+      { text: greeting(d.name) },
+      {
+        text: `On ${dateTime.format(d.at)} UTC, from the address ${d.ip}, ${d.app} was allowed to use your ${ctx.product} account: ${d.scopes.join(', ')}.`,
+      },
+      {
+        text: 'If this was you, there is nothing to do. If it was not, disconnect it on your Connected apps page, then change your password: whoever allowed it was signed in as you.',
+      },
+      { action: 'Review your connected apps', href: `${ctx.appUrl}/settings/connected-apps` },
+    ]),
+
   'security-notice': (d, ctx) => {
     const what = SECURITY_EVENT_WORDS[d.event](d.detail, ctx.product);
     const from = [d.browser && `from ${d.browser}`, d.ip && `at the address ${d.ip}`].filter(Boolean).join(' ');

@@ -24,8 +24,10 @@ export interface AdapterDeps {
   grantSaved(id: string, payload: AdapterPayload, expiresAt: Date | null): Promise<void>;
   /** a grant was destroyed by the provider (a code or refresh token used twice, an expiry) */
   grantDestroyed(id: string): Promise<void>;
-  /** a client registers itself (RFC 7591): throws the protocol's error to refuse it */
-  clientRegistering?(payload: AdapterPayload): void;
+  /** a client registers itself (RFC 7591): throws the protocol's error to refuse it; what it answers is how long the client may stay unused, seconds */
+  clientRegistering?(payload: AdapterPayload): number | undefined;
+  /** the product session (refresh family) whose sign-in the provider is saving a `Session` for, when it is one (session-binding.ts) */
+  signingInSession?(): string | undefined;
 }
 
 export class KyselyAdapter implements Adapter {
@@ -35,9 +37,14 @@ export class KyselyAdapter implements Adapter {
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    if (this.model === 'Client') {
+      // a registered client lives while grants use it (grants.ts extends it); unused, it expires
+      const idle = this.deps.clientRegistering?.(payload);
+      if (idle !== undefined) expiresIn = idle;
+    }
     const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
     if (this.model === 'Grant') await this.deps.grantSaved(id, payload, expiresAt);
-    if (this.model === 'Client') this.deps.clientRegistering?.(payload);
+    const sessionId = this.model === 'Session' ? this.deps.signingInSession?.() : undefined;
     const values = {
       payload: JSON.stringify(payload),
       grant_id: typeof payload.grantId === 'string' ? payload.grantId : null,
@@ -46,8 +53,9 @@ export class KyselyAdapter implements Adapter {
     };
     await this.deps.db
       .insertInto('oauth_model')
-      .values({ model: this.model, id, ...values })
-      .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet(values))
+      .values({ model: this.model, id, ...values, session_id: sessionId ?? null })
+      // a Session saved outside a sign-in (another app's authorization) keeps the product session it was bound to
+      .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet(sessionId ? { ...values, session_id: sessionId } : values))
       .execute();
   }
 

@@ -12,11 +12,11 @@ import { appendAccountAudit, NO_ORIGIN, type RequestOrigin } from '../audit/log.
 import type { RevocationSink } from '../auth/refresh-tokens.js';
 import { REVOCATION_CHANNEL } from '../auth/revoked-sessions.js';
 import type { DB } from '../db/database.js';
-import type { DatabaseSchema } from '../db/schema.js';
+import type { DatabaseSchema, GrantEndReason } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
 import type { ConnectedApps } from './schemas.js';
 
-export type GrantEndReason = 'account' | 'app-deleted' | 'refresh-token-reuse' | 'expired';
+export type { GrantEndReason } from '../db/schema.js';
 
 /** The scopes a grant payload holds: its OpenID scopes and its API scopes (of every resource). */
 export function scopesOfGrant(payload: AdapterPayload): string[] {

@@ -2,28 +2,44 @@
  * The product's own sign-in and consent for the provider (docs/oauth.md): the provider sends the
  * browser to `APP_URL/authorize/<uid>`; that page signs the person in with the product's sign-in
  * (every rule holds: two-factor, SSO enforcement, locked accounts) and calls these with the
- * session's own token. Allow signs the interaction in as the caller (its session's `auth_time`)
- * and grants the asked scopes; Deny ends it with `access_denied`. Consent is remembered in the
+ * session's own token. Allow signs the interaction in as the caller (its session's `auth_time`,
+ * and the session itself, which the provider's session is then bound to: session-binding.ts) and
+ * grants the asked scopes; Deny ends it with `access_denied`. Consent is remembered in the
  * account's live grant to the app: asking nothing beyond it needs no new Allow.
+ *
+ * A grant is a lasting credential: one that adds `offline_access` or a write scope needs a recent
+ * sign-in (route data `reauth`, with {@link Interactions.needsReauthentication}), ends with the
+ * session that consented (and with a password change), and is told to the person by email. An app
+ * asking a fresh sign-in (`prompt=login`, `max_age`) gets one: the password again, or for an
+ * account without one, a sign-in since the request began (or within `max_age`).
  */
 import { appendAccountAudit, type ClientOrigin } from '../audit/log.js';
 import type { DB } from '../db/database.js';
 import { notFound } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
+import type { Mail } from '../mail/index.js';
 import { OIDC_SCOPES } from '../shared/oauth-scopes.js';
+import { reauthenticationRequired } from '../account/guard.js';
+import { signedInteraction, type ProviderCookies } from './cookies.js';
 import type { Grants } from './grants.js';
 import type { OAuthProvider } from './provider.js';
 import type { OAuthConsentResult, OAuthInteraction } from './schemas.js';
+import { SIGNED_IN_SESSION } from './session-binding.js';
 
 const epoch = () => Math.floor(Date.now() / 1000);
 
-/** The provider's cookie naming the sign-in request its browser started (path `/`: provider.ts). */
-export const INTERACTION_COOKIE = '_interaction';
+/** A request's cookies, by name. */
+export type CookieJar = Record<string, string | undefined> | undefined;
+
+/** Scopes whose grant lasts or writes: consenting to them needs a recent sign-in. */
+const lasting = (scope: string) => scope === 'offline_access' || scope.endsWith(':write');
 
 export interface InteractionDeps {
   db: DB;
   provider: OAuthProvider;
   grants: Grants;
+  mail: Mail;
+  cookies: ProviderCookies;
   resource: string;
   /** the API scopes: the built-in ones and those modules declare */
   apiScopes: readonly string[];
@@ -35,11 +51,12 @@ export class Interactions {
   constructor(private readonly deps: InteractionDeps) {}
 
   /**
-   * The pending request, when `browserUid` (the caller's interaction cookie) names it: a request
-   * is answered only from the browser that started it, so a link to someone else's consent page
+   * The pending request, when the caller's signed interaction cookie names it: a request is
+   * answered only from the browser that started it, so a link to someone else's consent page
    * signs nobody into a stranger's browser.
    */
-  private async load(uid: string, browserUid: string | undefined) {
+  private async load(uid: string, jar: CookieJar) {
+    const browserUid = signedInteraction(this.deps.cookies, jar);
     const interaction = browserUid === uid ? await (await this.deps.provider.current()).Interaction.find(uid) : undefined;
     if (!interaction || interaction.result)
       throw notFound('No such sign-in request in this browser: it is unknown, finished, expired, or was started elsewhere', { uid });
@@ -50,8 +67,20 @@ export class Interactions {
     return { interaction, clientId, scopes };
   }
 
-  async details(user: AuthUser, uid: string, browserUid: string | undefined): Promise<OAuthInteraction> {
-    const { interaction, clientId, scopes } = await this.load(uid, browserUid);
+  /**
+   * Whether the app asked for a fresh sign-in that the caller's session does not give: `prompt=login`
+   * (a sign-in since the request began) or `max_age` (one within it).
+   */
+  private freshSignInMissing(interaction: { iat?: number; prompt: { reasons: string[] }; params: Record<string, unknown> }, user: AuthUser): boolean {
+    const reasons = interaction.prompt.reasons;
+    const authTime = user.authTime ?? 0;
+    if (reasons.includes('login_prompt') && authTime < (interaction.iat ?? epoch())) return true;
+    const maxAge = Number(interaction.params.max_age);
+    return reasons.includes('max_age') && Number.isFinite(maxAge) && epoch() - authTime > maxAge;
+  }
+
+  async details(user: AuthUser, uid: string, jar: CookieJar): Promise<OAuthInteraction> {
+    const { interaction, clientId, scopes } = await this.load(uid, jar);
     const client = await (await this.deps.provider.current()).Client.find(clientId);
     if (!client) throw notFound('No such sign-in request: its app no longer exists', { uid });
     const organization = await this.deps.db
@@ -63,38 +92,85 @@ export class Interactions {
     const asked = String(interaction.params.prompt ?? '').split(' ');
     const live = await this.deps.grants.live(user.id, clientId);
     const covered = live !== undefined && scopes.every((s) => live.scopes.includes(s));
+    const loginRequired = this.freshSignInMissing(interaction, user);
     return {
       uid,
       client: { 'client-id': clientId, name: client.clientName ?? clientId, organization: organization ?? null },
       scopes,
-      'consent-required': asked.includes('consent') || !covered,
+      // a fresh sign-in is asked on the screen, never allowed at once
+      'consent-required': asked.includes('consent') || !covered || loginRequired,
+      'login-required': loginRequired,
     };
   }
 
-  async consent(user: AuthUser, uid: string, browserUid: string | undefined, allow: boolean, origin: ClientOrigin): Promise<OAuthConsentResult> {
-    const { interaction, clientId, scopes } = await this.load(uid, browserUid);
+  /**
+   * Route data `reauth`'s condition for the consent route: an Allow that adds `offline_access` or
+   * a write scope beyond the live grant, or that the app asked a fresh sign-in for. An unknown
+   * request needs none here: the handler answers its 404.
+   */
+  async needsReauthentication(user: AuthUser, uid: string, jar: CookieJar, allow: boolean): Promise<boolean> {
+    if (!allow) return false;
+    let loaded: Awaited<ReturnType<Interactions['load']>>;
+    try {
+      loaded = await this.load(uid, jar);
+    } catch {
+      return false;
+    }
+    const live = await this.deps.grants.live(user.id, loaded.clientId);
+    const adds = loaded.scopes.filter((s) => !live?.scopes.includes(s));
+    return adds.some(lasting) || this.freshSignInMissing(loaded.interaction, user);
+  }
+
+  /**
+   * Allow or Deny. `confirmed`: the request carried a password; when the app asked a fresh sign-in
+   * the route's re-authentication checked it, and it is that sign-in, now.
+   */
+  async consent(user: AuthUser, uid: string, jar: CookieJar, allow: boolean, confirmed: boolean, origin: ClientOrigin): Promise<OAuthConsentResult> {
+    const { interaction, clientId, scopes } = await this.load(uid, jar);
     if (!allow) {
       interaction.result = { error: 'access_denied', error_description: 'The person declined the request' };
       await interaction.save(Math.max(1, (interaction.exp ?? epoch() + 60) - epoch()));
       return { 'redirect-to': interaction.returnTo };
     }
-    const { Grant } = await this.deps.provider.current();
+    // asked a fresh sign-in, the route's re-authentication ran (needsReauthentication): the password
+    // it checked is that sign-in; an account without one shows it by its session's age alone
+    const fresh = this.freshSignInMissing(interaction, user);
+    if (fresh && !confirmed) throw reauthenticationRequired('password', false);
+    const provider = await this.deps.provider.current();
     const live = await this.deps.grants.live(user.id, clientId);
-    const grant = (live && (await Grant.find(live.id))) || new Grant({ accountId: user.id, clientId });
+    const grant = (live && (await provider.Grant.find(live.id))) || new provider.Grant({ accountId: user.id, clientId });
     // every known scope is the provider's (so the app's registration bounds it); API scopes are also the resource's
     const known = scopes.filter((s) => (OIDC_SCOPES as readonly string[]).includes(s) || this.deps.apiScopes.includes(s));
     const api = scopes.filter((s) => this.deps.apiScopes.includes(s));
     if (known.length > 0) grant.addOIDCScope(known.join(' '));
     if (api.length > 0) grant.addResourceScope(this.deps.resource, api.join(' '));
     const grantId = await grant.save();
-    interaction.result = { login: { accountId: user.id, ...(user.authTime ? { ts: user.authTime } : {}) }, consent: { grantId } };
+    const added = scopes.filter((s) => !live?.scopes.includes(s));
+    const signedInAt = fresh ? epoch() : user.authTime;
+    interaction.result = {
+      login: { accountId: user.id, ...(signedInAt ? { ts: signedInAt } : {}) },
+      consent: { grantId },
+      [SIGNED_IN_SESSION]: user.sessionId,
+    };
     await interaction.save(Math.max(1, (interaction.exp ?? epoch() + 60) - epoch()));
-    await appendAccountAudit(this.deps.db, {
-      action: 'oauth-grant.created',
-      accountId: user.id,
-      target: { type: 'oauth-grant', id: grantId },
-      details: { 'client-id': clientId, scopes: scopes.join(' ') },
-      origin,
+    const client = await provider.Client.find(clientId);
+    await this.deps.db.transaction().execute(async (trx) => {
+      // the grant ends with the session that consented (src/auth/session-revocation.ts)
+      await trx.updateTable('oauth_grant').set({ session_id: user.sessionId }).where('id', '=', grantId).execute();
+      await appendAccountAudit(trx, {
+        action: 'oauth-grant.created',
+        accountId: user.id,
+        target: { type: 'oauth-grant', id: grantId },
+        details: { 'client-id': clientId, scopes: scopes.join(' ') },
+        origin,
+      });
+      if (added.length === 0) return;
+      const account = await trx.selectFrom('account').select(['email', 'name']).where('id', '=', user.id).executeTakeFirstOrThrow();
+      await this.deps.mail.enqueue(trx, {
+        kind: 'app-connected-notice',
+        to: account.email,
+        data: { name: account.name, app: client?.clientName ?? clientId, scopes, at: new Date(), ip: origin.ip },
+      });
     });
     if (!live) this.deps.granted();
     return { 'redirect-to': interaction.returnTo };

@@ -4,14 +4,18 @@
  * API, connected apps, and the protected resource's metadata. Its tokens are verified by the
  * auth module's access tokens (same keys); route data `scopes` opens a route to them.
  */
+import { LOG_OUT_COOKIES_KEY } from '../account/routes.js';
 import { authModule } from '../auth/module.js';
+import { mailModule } from '../mail/module.js';
 import { orgsModule } from '../orgs/module.js';
 import { defineModule } from '../runtime/module.js';
-import { oneOf } from '../runtime/settings.js';
+import { oneOf, rateLimit } from '../runtime/settings.js';
 import { purgeExpired } from './adapter.js';
 import { OAuthAppService } from './apps.js';
 import { Grants } from './grants.js';
+import { LOG_OUT_COOKIES, providerCookies } from './cookies.js';
 import { Interactions } from './interactions.js';
+import { MountGuard } from './mount-guard.js';
 import { OAuthProvider, resourceOf } from './provider.js';
 import { connectedAppRoutes, interactionRoutes, oauthAppRoutes, protectedResourceRoutes } from './routes.js';
 import { oauthSchemas } from './schemas.js';
@@ -21,12 +25,18 @@ const PURGE_EVERY_MS = 3_600_000;
 
 export const oauthModule = defineModule({
   name: 'oauth',
+  declares: { [LOG_OUT_COOKIES_KEY]: LOG_OUT_COOKIES },
   settings: (env, config) => {
     const auth = authModule.settings!(env, config);
     return {
       dynamicRegistration: oneOf(env, 'OAUTH_DYNAMIC_REGISTRATION', ['on', 'off'] as const, 'off') === 'on',
       accessTokenTtl: auth.accessTokenTtl,
       refreshTokenTtl: auth.refreshTokenTtl,
+      limits: {
+        // a sign-in is a handful of requests; an address past this is a script
+        requests: rateLimit(env, 'OAUTH_LIMIT_ADDRESS', { count: 120, seconds: 60 }),
+        registrations: rateLimit(env, 'OAUTH_REGISTRATION_LIMIT_ADDRESS', { count: 5, seconds: 3600 }),
+      },
     };
   },
   start(ctx, settings) {
@@ -60,11 +70,14 @@ export const oauthModule = defineModule({
       grants,
       settings,
       apiScopes,
+      guard: new MountGuard(settings.limits, ctx.limiterStore, config.secureCookies),
       counters: { tokenIssued: (grantType) => issued?.inc({ grant_type: grantType }), refused: (reason) => refusals?.inc({ reason }) },
     });
     const interactions = new Interactions({
       db,
       provider,
+      mail: ctx.use(mailModule).mail,
+      cookies: providerCookies(config),
       grants,
       resource: resourceOf(config),
       apiScopes,
@@ -87,7 +100,7 @@ export const oauthModule = defineModule({
       mounts: [
         {
           urls: ['/oauth', '/oauth/*', '/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/oauth'],
-          handle: (req, res) => provider.handle(req, res),
+          handle: (req, res, clientAddress) => provider.handle(req, res, clientAddress),
         },
       ],
       // every route's and query kind's scopes are ones the provider grants (route data names them; modules declare their own)

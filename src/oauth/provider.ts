@@ -9,7 +9,6 @@
  * keys: when they change (a rotation, a key starting to sign) the provider is rebuilt, so every
  * instance signs with the same key at a time.
  */
-import { hkdfSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
@@ -20,10 +19,11 @@ import type { Logger } from '../logging/logger.js';
 import { OIDC_SCOPES } from '../shared/oauth-scopes.js';
 import { KyselyAdapter, type AdapterDeps } from './adapter.js';
 import { secretMatches, type OAuthAppService } from './apps.js';
+import { providerCookies } from './cookies.js';
 import type { GrantEndReason, Grants } from './grants.js';
-
-/** What dynamically registered clients (MCP clients) may ask at most. */
-export const REGISTRATION_SCOPES = ['openid', 'profile', 'email', 'offline_access', 'account:read'];
+import type { MountGuard } from './mount-guard.js';
+import { checkRegistration } from './registration.js';
+import { interactionPolicy, signingInSession } from './session-binding.js';
 
 export interface ProviderSettings {
   accessTokenTtl: number;
@@ -47,6 +47,8 @@ export interface ProviderDeps {
   counters: OAuthCounters;
   /** the API scopes: the built-in ones and those modules declare */
   apiScopes: readonly string[];
+  /** security headers and rate limits in front of the mount */
+  guard: MountGuard;
 }
 
 export const issuerOf = (config: Config) => `${config.appUrl}/oauth`;
@@ -84,7 +86,8 @@ function publishOn(provider: Provider, appUrl: string): void {
 /** oidc-provider, loaded on the first OAuth request: a server no app signs in with never pays its memory (docs/performance.md). */
 type OidcProvider = typeof import('oidc-provider');
 
-function configuration(deps: ProviderDeps, { errors, default: Provider }: OidcProvider): Configuration {
+function configuration(deps: ProviderDeps, oidc: OidcProvider): Configuration {
+  const { errors, default: Provider } = oidc;
   const { config, db, settings, keys, grants, apps } = deps;
   const resource = resourceOf(config);
   const adapterDeps: AdapterDeps = {
@@ -93,17 +96,19 @@ function configuration(deps: ProviderDeps, { errors, default: Provider }: OidcPr
     grantSaved: (id, payload, expiresAt) => grants.saved(id, payload, expiresAt),
     grantDestroyed: (id) => grants.destroyedByProvider(id, endReason(Provider)),
     clientRegistering: (payload) => checkRegistration(payload, errors),
+    signingInSession: () => signingInSession(Provider.ctx),
   };
-  const cookieKey = Buffer.from(hkdfSync('sha256', config.sessionSecret, 'saas-oauth', 'cookies', 32)).toString('base64url');
+  const cookies = providerCookies(config);
   return {
     adapter: (name: string) => new KyselyAdapter(name, adapterDeps),
     jwks: keystore(keys) as Configuration['jwks'],
     // `short.path`: the interaction cookie goes to the whole origin, so the consent API can check
     // that the browser answering is the one the request started in (interactions.ts)
     cookies: {
-      keys: [cookieKey],
-      long: { signed: true, secure: config.secureCookies },
-      short: { signed: true, secure: config.secureCookies, path: '/' },
+      keys: cookies.keys,
+      names: cookies.names,
+      long: { signed: true, secure: cookies.secure, path: '/' },
+      short: { signed: true, secure: cookies.secure, path: '/' },
     },
     // the API scopes are listed too, so an app's registered `scope` bounds them (`invalid_scope`
     // beyond); a grant holds them as its OpenID scopes and as the resource's (interactions.ts)
@@ -134,7 +139,8 @@ function configuration(deps: ProviderDeps, { errors, default: Provider }: OidcPr
         `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body><main>` +
         `<h1>This sign-in request cannot go on</h1><p><code>${text(out.error)}</code>: ${text(out.error_description)}</p></main></body></html>`;
     },
-    interactions: { url: (_ctx, interaction) => `${config.appUrl}/authorize/${interaction.uid}` },
+    // the login prompt also asks whenever no live product session stands behind the provider's (session-binding.ts)
+    interactions: { policy: interactionPolicy(db, oidc), url: (_ctx, interaction) => `${config.appUrl}/authorize/${interaction.uid}` },
     // consent is remembered per account and app: a live grant from another browser serves too
     async loadExistingGrant(ctx) {
       const clientId = ctx.oidc.client!.clientId;
@@ -163,6 +169,9 @@ function configuration(deps: ProviderDeps, { errors, default: Provider }: OidcPr
     features: {
       devInteractions: { enabled: false },
       revocation: { enabled: true },
+      // signing out is the product's log-out, which ends the provider's sessions too (session-binding.ts);
+      // an end-session endpoint would store a session per anonymous request and redirect anywhere registered
+      rpInitiatedLogout: { enabled: false },
       registration: {
         enabled: settings.dynamicRegistration,
         idFactory: () => `mcp_${crypto.randomUUID().replaceAll('-', '')}`,
@@ -191,17 +200,6 @@ function configuration(deps: ProviderDeps, { errors, default: Provider }: OidcPr
       properties: [],
     },
   };
-}
-
-/** A dynamically registered client: public (PKCE alone) and within the registration scopes; checked before it is stored. */
-export function checkRegistration(payload: Record<string, unknown>, errors: OidcProvider['errors']): void {
-  if (payload.token_endpoint_auth_method !== 'none') {
-    throw new errors.InvalidClientMetadata('only public clients may register: token_endpoint_auth_method must be none');
-  }
-  const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
-  const beyond = scopes.filter((s) => !REGISTRATION_SCOPES.includes(s));
-  if (beyond.length > 0) throw new errors.InvalidClientMetadata(`scope may hold at most ${REGISTRATION_SCOPES.join(' ')}; not ${beyond.join(' ')}`);
-  if (scopes.length === 0) payload.scope = REGISTRATION_SCOPES.join(' ');
 }
 
 function build(deps: ProviderDeps, oidc: OidcProvider): Provider {
@@ -280,7 +278,7 @@ export class OAuthProvider {
   }
 
   /** The metadata paths of RFC 8414 answer with the provider's discovery document. */
-  handle(req: IncomingMessage, res: ServerResponse): void {
+  handle(req: IncomingMessage, res: ServerResponse, clientAddress: string): void {
     const path = (req.url ?? '/').split('?')[0]!;
     // the provider builds its URLs from the mount path: the part of `originalUrl` before `url`
     const url = path.startsWith('/.well-known/oauth-authorization-server') ? '/oauth/.well-known/openid-configuration' : (req.url ?? '/');
@@ -291,6 +289,21 @@ export class OAuthProvider {
       // the path only: a query may hold a code or state
       this.deps.log.info('oauth/request', `${req.method} ${path} => ${res.statusCode}`, { status: res.statusCode, 'saas.logging/ms': Date.now() - started });
     });
+    this.deps.guard.admit(req, res, path, clientAddress).then(
+      (admitted) => {
+        if (admitted) this.serve(req, res);
+      },
+      (err: Error) => {
+        // the rate limit's counters could not be read: refused rather than unlimited
+        this.deps.log.warn('oauth/limit-failed', `The OAuth rate limit could not be checked: ${err.message}`);
+        res.statusCode = 503;
+        res.setHeader('retry-after', '1');
+        res.end();
+      },
+    );
+  }
+
+  private serve(req: IncomingMessage, res: ServerResponse): void {
     this.ready.then(
       ({ listener }) => {
         if (this.loadFailing) this.deps.log.info('oauth/load-recovered', 'The OAuth provider is loaded');

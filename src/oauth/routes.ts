@@ -11,7 +11,7 @@ import { OrgId } from '../orgs/schemas.js';
 import { OIDC_SCOPES } from '../shared/oauth-scopes.js';
 import type { AppRequest, OAuthAppService } from './apps.js';
 import type { Grants } from './grants.js';
-import { INTERACTION_COOKIE, type Interactions } from './interactions.js';
+import type { Interactions } from './interactions.js';
 import {
   ClientSecret,
   ConnectedAppPath,
@@ -121,9 +121,9 @@ export function interactionRoutes(interactions: Interactions): RouteGroup {
         summary: 'A pending sign-in request of an app (the consent page)',
         description:
           'What the app asks; `consent-required` is false when an earlier Allow covers it. 404 when unknown, finished or expired, or ' +
-          'asked from another browser than the one the request started in (its `_interaction` cookie).',
+          'asked from another browser than the one the request started in (its signed interaction cookie).',
         schemas: { params: InteractionPath, response: { 200: ref(OAuthInteraction), 404: ref(ErrorBody) } },
-        handler: ({ request, user, parameters }) => interactions.details(user!, parameters.path.uid, request.cookies?.[INTERACTION_COOKIE]),
+        handler: ({ request, user, parameters }) => interactions.details(user!, parameters.path.uid, request.cookies),
       }),
       route({
         method: 'POST',
@@ -132,9 +132,28 @@ export function interactionRoutes(interactions: Interactions): RouteGroup {
         description:
           'Allow signs the request in as the caller and grants the asked scopes; Deny answers the app `access_denied`. Send the browser to `redirect-to`.',
         impersonation: 'forbidden',
+        // a grant is a lasting credential: one that adds offline_access or a write scope, or that the app asked a fresh sign-in for
+        reauth: {
+          when: (request) =>
+            interactions.needsReauthentication(
+              request.user!,
+              (request.params as { uid: string }).uid,
+              request.cookies,
+              (request.body as OAuthConsent).allow,
+            ),
+          whenText: 'When an Allow adds `offline_access` or a write scope, or the app asked a fresh sign-in (`prompt=login`, `max_age`)',
+        },
         schemas: { params: InteractionPath, body: ref(OAuthConsent), response: { 200: ref(OAuthConsentResult), 404: ref(ErrorBody) } },
         handler: ({ request, user, parameters }) =>
-          interactions.consent(user!, parameters.path.uid, request.cookies?.[INTERACTION_COOKIE], parameters.body.allow, originOf(request)),
+          interactions.consent(
+            user!,
+            parameters.path.uid,
+            request.cookies,
+            parameters.body.allow,
+            // checked by the route's re-authentication whenever it counts (interactions.ts)
+            typeof parameters.body.password === 'string' && parameters.body.password !== '',
+            originOf(request),
+          ),
       }),
     ],
   };

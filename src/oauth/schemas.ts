@@ -83,12 +83,27 @@ export const OAuthInteraction = Type.Object(
     client: Type.Object({ 'client-id': Type.String(), name: Type.String(), organization: Organization }, { additionalProperties: false }),
     scopes: Type.Array(Type.String(), { description: 'the scopes the app asks' }),
     'consent-required': Type.Boolean({ description: 'false when an earlier Allow covers every scope asked: the page allows at once' }),
+    'login-required': Type.Boolean({
+      description:
+        'the app asked for a fresh sign-in (`prompt=login`, or `max_age` shorter than the session): an Allow needs the password, or, for an account without one, a sign-in since',
+    }),
   },
   { $id: 'oauth-interaction', additionalProperties: false },
 );
 export type OAuthInteraction = Static<typeof OAuthInteraction>;
 
-export const OAuthConsent = Type.Object({ allow: Type.Boolean() }, { $id: 'oauth-consent', additionalProperties: false });
+export const OAuthConsent = Type.Object(
+  {
+    allow: Type.Boolean(),
+    password: Type.Optional(
+      Type.String({
+        maxLength: 1024,
+        description: 'the account password, when an Allow adds `offline_access` or a write scope, or the app asked for a fresh sign-in',
+      }),
+    ),
+  },
+  { $id: 'oauth-consent', additionalProperties: false },
+);
 export type OAuthConsent = Static<typeof OAuthConsent>;
 
 export const OAuthConsentResult = Type.Object(

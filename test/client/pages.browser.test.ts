@@ -27,7 +27,7 @@ import { receiver, type Receiver } from '../webhooks/support.js';
 import { makeIdp, uniqueDomain } from '../sso/support.js';
 import * as oauthClient from 'openid-client';
 import { freePort } from '../support/net.js';
-import { authorize, createApp, newBrowser, REDIRECT } from '../oauth/support.js';
+import { authorize, createApp, INTERACTION_COOKIES, newBrowser, REDIRECT } from '../oauth/support.js';
 
 const SCREENSHOTS = process.env.SCREENSHOTS;
 
@@ -63,7 +63,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
   let memberId = '';
   let consentUid = '';
   // the consent page answers only the browser the request started in: the owner's pages get its cookie
-  let interactionCookie = '';
+  let interactionCookies: Array<{ name: string; value: string }> = [];
   const pages: Record<string, Page> = {};
 
   /** The signed-in pages: [name, path, what shows it is there, what to open on it before the checks]. */
@@ -168,7 +168,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     });
     const started = newBrowser();
     consentUid = /\/authorize\/([^/?#]+)$/.exec((await started.visit(pending.href)).location)![1];
-    interactionCookie = started.cookies.get('_interaction')!;
+    interactionCookies = INTERACTION_COOKIES.map((name) => ({ name, value: started.cookies.get(name)! }));
     await browser.launch();
     for (const mode of MODES) {
       for (const who of ['visitor', 'owner']) {
@@ -177,7 +177,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
           warnings: true,
         });
       }
-      await browser.contextOf(`owner-${mode.name}`).addCookies([{ name: '_interaction', value: interactionCookie, url: t.url }]);
+      await browser.contextOf(`owner-${mode.name}`).addCookies(interactionCookies.map((c) => ({ ...c, url: t.url })));
     }
     if (SCREENSHOTS) await mkdir(SCREENSHOTS, { recursive: true });
   });

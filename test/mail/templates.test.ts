@@ -38,6 +38,7 @@ const samples: { [K in keyof MailTemplates]: MailTemplates[K] } = {
   },
   'security-notice': { name: evil, event: 'passkey-added', at: new Date('2026-11-22T10:00:00Z'), browser: evil, ip: '203.0.113.9', detail: evil },
   'email-sign-in': { name: evil, token, code: '123456' },
+  'app-connected-notice': { name: evil, app: evil, scopes: ['openid', evil], at: new Date('2026-11-22T10:00:00Z'), ip: '203.0.113.9' },
 };
 
 const linkPaths: Partial<Record<keyof MailTemplates, string>> = {

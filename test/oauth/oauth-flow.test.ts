@@ -21,7 +21,7 @@ import { logIn, PASSWORD, signUp, signUpVerified } from '../support/auth.js';
 import { awayFromStepEdge, totpCode } from '../support/totp.js';
 import { freePort } from '../support/net.js';
 import { startSystem, TEST_JWT_SECRET, testDatabases, type TestSystem } from '../support/system.js';
-import { authorize, bearer, createApp, newBrowser, REDIRECT } from './support.js';
+import { authorize, bearer, createApp, interactionCookie, newBrowser, REDIRECT } from './support.js';
 
 describe('OAuth provider on pglite', () => {
   let t: TestSystem;
@@ -295,7 +295,7 @@ describe('OAuth provider on pglite', () => {
       code_challenge_method: 'S256',
     });
     const uid = /\/authorize\/([^/?#]+)$/.exec((await browser.visit(url.href)).location)![1];
-    const cookie = `_interaction=${browser.cookies.get('_interaction')}`;
+    const cookie = interactionCookie(browser);
     const first = await logIn(t.client, account.email);
     assert.equal(first.body['mfa-required'], true);
     assert.equal(first.body['access-token'], undefined, 'no session before the second factor');

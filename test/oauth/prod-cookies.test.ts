@@ -34,7 +34,7 @@ async function codeFlow(t: TestSystem, issuer: string) {
   assert.equal(result.error, undefined);
   const me = await t.client('GET', '/api/account/me', { headers: bearer(result.tokens.access_token) });
   assert.equal(me.status, 200, me.text);
-  return browser.setCookies.filter((line) => /^_(interaction|session)/.test(line));
+  return browser.setCookies.filter((line) => /^(__Host-)?oauth_(interaction|session)/.test(line));
 }
 
 describe('OAuth in prod over http on loopback', () => {

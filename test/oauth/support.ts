@@ -1,6 +1,7 @@
 /** Helpers for the OAuth tests: an app, a cookie-keeping browser, and one authorization through the consent page's API. */
 import assert from 'node:assert/strict';
 import * as client from 'openid-client';
+import { PASSWORD } from '../support/auth.js';
 import type { TestSystem } from '../support/system.js';
 
 // nothing listens there: the tests read the redirect's Location
@@ -51,6 +52,17 @@ export function newBrowser(): Browser {
   };
 }
 
+/** The provider's interaction cookie and its signature, as the browser sends them (http APP_URL: no `__Host-` prefix). */
+export const INTERACTION_COOKIES = ['oauth_interaction', 'oauth_interaction.sig'];
+
+/** The `Cookie` header a browser sends the consent API: its signed interaction cookie. */
+export function interactionCookie(browser: Browser): string {
+  return [...browser.cookies]
+    .filter(([name]) => INTERACTION_COOKIES.some((base) => name === base || name === `__Host-${base}`))
+    .map(([name, value]) => `${name}=${value}`)
+    .join('; ');
+}
+
 export interface Authorized {
   uid: string;
   interaction: any;
@@ -72,7 +84,7 @@ export async function authorize(
   config: client.Configuration,
   browser: Browser,
   token: string,
-  options: { scope: string; prompt?: string; allow?: boolean },
+  options: { scope: string; prompt?: string; allow?: boolean; maxAge?: number; password?: string | null },
 ): Promise<Authorized> {
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
@@ -87,6 +99,7 @@ export async function authorize(
     state,
     ...(nonce ? { nonce } : {}),
     ...(options.prompt ? { prompt: options.prompt } : {}),
+    ...(options.maxAge !== undefined ? { max_age: String(options.maxAge) } : {}),
   });
   let step = await browser.visit(url.href);
   let uid = '';
@@ -97,12 +110,16 @@ export async function authorize(
     if (page) {
       uid = page[1];
       // the browser's interaction cookie: the consent API answers only the browser the request started in
-      const headers = { ...bearer(token), cookie: `_interaction=${browser.cookies.get('_interaction')}` };
+      const headers = { ...bearer(token), cookie: interactionCookie(browser) };
       const details = await t.client('GET', `/api/oauth/interactions/${uid}`, { headers });
       assert.equal(details.status, 200, details.text);
       interaction = details.body;
       const allow = interaction['consent-required'] ? (options.allow ?? true) : true;
-      const consent = await t.client('POST', `/api/oauth/interactions/${uid}/consent`, { headers, body: { allow } });
+      let consent = await t.client('POST', `/api/oauth/interactions/${uid}/consent`, { headers, body: { allow } });
+      // a lasting or write scope, or a fresh sign-in asked: the page asks for the password, as a person gives it
+      const password = options.password === undefined ? PASSWORD : options.password;
+      if (consent.status === 403 && consent.body.type === 'reauthentication-required' && consent.body.method === 'password' && password !== null)
+        consent = await t.client('POST', `/api/oauth/interactions/${uid}/consent`, { headers, body: { allow, password } });
       assert.equal(consent.status, 200, consent.text);
       step = await browser.visit(consent.body['redirect-to']);
     } else {

@@ -1,0 +1,38 @@
+import { sql, type Kysely } from 'kysely';
+
+/**
+ * The OAuth provider's sessions and grants follow the product's sessions (docs/oauth.md,
+ * "Sessions"; docs/security.md, "The OAuth provider"):
+ * - `oauth_model.session_id`: for the provider's `Session` records, the product session (refresh
+ *   family) whose sign-in made it; ending that session deletes it, and one whose session is gone
+ *   counts as signed out.
+ * - `oauth_grant.session_id`: the product session that consented; ending it ends the grant.
+ * - `oauth_grant.revoked_reason` gains `session-ended` (its consenting session ended),
+ *   `password-changed` and `organization-deleted` (its app's organization was deleted).
+ * - `signing_key.purpose`: `access` (the product's and the API's access tokens) or `id-token`
+ *   (the provider's ID tokens, every algorithm): an app that registers EdDSA ID tokens gets them
+ *   signed with an EdDSA key of their own, never the one that signs sessions' access tokens.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('oauth_model').addColumn('session_id', 'uuid').execute();
+  await sql`create index oauth_model_session_idx on oauth_model (session_id) where session_id is not null`.execute(db);
+  await db.schema.alterTable('oauth_grant').addColumn('session_id', 'uuid').execute();
+  await sql`create index oauth_grant_session_idx on oauth_grant (session_id) where session_id is not null and revoked_at is null`.execute(db);
+  await sql`alter table oauth_grant drop constraint if exists oauth_grant_revoked_reason_check`.execute(db);
+  await sql`alter table oauth_grant add constraint oauth_grant_revoked_reason_check check (revoked_reason in
+    ('account', 'app-deleted', 'refresh-token-reuse', 'expired', 'session-ended', 'password-changed', 'organization-deleted'))`.execute(db);
+  await db.schema
+    .alterTable('signing_key')
+    .addColumn('purpose', 'text', (c) => c.notNull().defaultTo('access').check(sql`purpose in ('access', 'id-token')`))
+    .execute();
+  await sql`update signing_key set purpose = 'id-token' where alg <> 'EdDSA'`.execute(db);
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('signing_key').dropColumn('purpose').execute();
+  await sql`alter table oauth_grant drop constraint if exists oauth_grant_revoked_reason_check`.execute(db);
+  await sql`update oauth_grant set revoked_reason = 'account' where revoked_reason in ('session-ended', 'password-changed', 'organization-deleted')`.execute(db);
+  await sql`alter table oauth_grant add constraint oauth_grant_revoked_reason_check check (revoked_reason in ('account', 'app-deleted', 'refresh-token-reuse', 'expired'))`.execute(db);
+  await db.schema.alterTable('oauth_grant').dropColumn('session_id').execute();
+  await db.schema.alterTable('oauth_model').dropColumn('session_id').execute();
+}

@@ -1,0 +1,45 @@
+/**
+ * Dynamic client registration (RFC 7591, `OAUTH_DYNAMIC_REGISTRATION=on`; docs/oauth.md): what a
+ * client that registers itself (an MCP client) may ask. The same rules as an organization's apps
+ * and no more: public (PKCE alone), within the registration scopes, redirect URIs `https` or `http`
+ * on a loopback address (at most 10), a name of at most 100 characters, no logout redirect (the
+ * provider has no end-session endpoint, and one would be a zero-click open redirect on the
+ * product's origin). A registered client that no grant uses expires (REGISTERED_CLIENT_IDLE).
+ */
+import { redirectUriProblem } from './apps.js';
+
+type OidcErrors = (typeof import('oidc-provider'))['errors'];
+
+/** What dynamically registered clients (MCP clients) may ask at most. */
+export const REGISTRATION_SCOPES = ['openid', 'profile', 'email', 'offline_access', 'account:read'];
+
+/** Seconds a registered client lives with no grant using it; a grant keeps it while the grant lives (grants.ts). */
+export const REGISTERED_CLIENT_IDLE_SECONDS = 7 * 86_400;
+
+const MAX_NAME = 100;
+const MAX_REDIRECT_URIS = 10;
+const MAX_METADATA_BYTES = 8 * 1024;
+
+/** Refuses what an organization's app could not have; answers the client's idle lifetime. */
+export function checkRegistration(payload: Record<string, unknown>, errors: OidcErrors): number {
+  const refuse = (description: string) => new errors.InvalidClientMetadata(description);
+  if (payload.token_endpoint_auth_method !== 'none') throw refuse('only public clients may register: token_endpoint_auth_method must be none');
+  const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
+  const beyond = scopes.filter((s) => !REGISTRATION_SCOPES.includes(s));
+  if (beyond.length > 0) throw refuse(`scope may hold at most ${REGISTRATION_SCOPES.join(' ')}; not ${beyond.join(' ')}`);
+  if (scopes.length === 0) payload.scope = REGISTRATION_SCOPES.join(' ');
+  const name = payload.client_name;
+  if (name !== undefined && (typeof name !== 'string' || name.trim() === '' || [...name].length > MAX_NAME))
+    throw refuse(`client_name must be 1 to ${MAX_NAME} characters`);
+  const uris = Array.isArray(payload.redirect_uris) ? payload.redirect_uris : [];
+  if (uris.length > MAX_REDIRECT_URIS) throw new errors.InvalidRedirectUri(`at most ${MAX_REDIRECT_URIS} redirect_uris`);
+  for (const uri of uris) {
+    const problem = typeof uri === 'string' ? redirectUriProblem(uri) : 'must be a string';
+    if (problem) throw new errors.InvalidRedirectUri(`redirect_uris: ${problem}`);
+  }
+  const logout = payload.post_logout_redirect_uris;
+  if (Array.isArray(logout) ? logout.length > 0 : logout !== undefined) throw refuse('post_logout_redirect_uris is not supported: there is no end-session endpoint');
+  // whatever else it names (URIs, contacts, keys) stays small: a registration is anonymous storage
+  if (JSON.stringify(payload).length > MAX_METADATA_BYTES) throw refuse(`the client metadata must be under ${MAX_METADATA_BYTES / 1024} KB`);
+  return REGISTERED_CLIENT_IDLE_SECONDS;
+}
