@@ -12,7 +12,7 @@ import type { DB } from '../db/database.js';
 import { notFound, requestCoercion, type FieldError } from '../http/errors.js';
 import type { Membership } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
-import { isLoopbackHost } from '../shared/loopback.js';
+import { redirectUriProblem } from './redirect-uris.js';
 import type { Grants } from './grants.js';
 import type { ClientSecret, CreatedOAuthApp, CreateOAuthApp, OAuthApp, OAuthApps, UpdateOAuthApp } from './schemas.js';
 
@@ -45,21 +45,6 @@ export function secretMatches(presented: string, hash: string): boolean {
   const a = Buffer.from(hashSecret(presented), 'hex');
   const b = Buffer.from(hash, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** RFC 8252 and OAuth 2.1's rule: `https`, or `http` on a loopback address; absolute, no fragment. */
-export function redirectUriProblem(uri: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return 'must be an absolute URL';
-  }
-  if (uri.includes('#')) return 'must not have a fragment';
-  if (url.username || url.password) return 'must not carry credentials';
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
-  return 'must use https, or http on a loopback address (localhost, 127.0.0.1, [::1])';
 }
 
 function checkRedirectUris(uris: readonly string[] | undefined): void {

@@ -14,6 +14,7 @@ import { REVOCATION_CHANNEL } from '../auth/revoked-sessions.js';
 import type { DB } from '../db/database.js';
 import type { DatabaseSchema, GrantEndReason } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
+import { REGISTERED_CLIENT_IDLE_SECONDS } from './registration.js';
 import type { ConnectedApps } from './schemas.js';
 
 export type { GrantEndReason } from '../db/schema.js';
@@ -47,13 +48,21 @@ export class Grants {
       .values({ id, account_id: payload.accountId, client_id: payload.clientId, scopes, expires_at: expires })
       .onConflict((oc) => oc.column('id').doUpdateSet({ scopes, expires_at: expires }))
       .execute();
+    // a registered client lives while a grant uses it, then its idle time (registration.ts)
+    await this.deps.db
+      .updateTable('oauth_model')
+      .set({ expires_at: sql`greatest(expires_at, ${new Date(expires.getTime() + REGISTERED_CLIENT_IDLE_SECONDS * 1000)}::timestamptz)` })
+      .where('model', '=', 'Client')
+      .where('id', '=', payload.clientId)
+      .where('expires_at', 'is not', null)
+      .execute();
   }
 
   /** The live grant of an account to an app, if any (consent is remembered in it). */
-  async live(accountId: string, clientId: string): Promise<{ id: string; scopes: string[] } | undefined> {
+  async live(accountId: string, clientId: string): Promise<{ id: string; scopes: string[]; sessionId: string | null } | undefined> {
     return this.deps.db
       .selectFrom('oauth_grant')
-      .select(['id', 'scopes'])
+      .select(['id', 'scopes', 'session_id as sessionId'])
       .where('account_id', '=', accountId)
       .where('client_id', '=', clientId)
       .where('revoked_at', 'is', null)

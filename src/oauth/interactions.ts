@@ -74,7 +74,8 @@ export class Interactions {
   private freshSignInMissing(interaction: { iat?: number; prompt: { reasons: string[] }; params: Record<string, unknown> }, user: AuthUser): boolean {
     const reasons = interaction.prompt.reasons;
     const authTime = user.authTime ?? 0;
-    if (reasons.includes('login_prompt') && authTime < (interaction.iat ?? epoch())) return true;
+    // a sign-in in the very second the request began is taken as older: nobody signs in that fast
+    if (reasons.includes('login_prompt') && authTime <= (interaction.iat ?? epoch())) return true;
     const maxAge = Number(interaction.params.max_age);
     return reasons.includes('max_age') && Number.isFinite(maxAge) && epoch() - authTime > maxAge;
   }
@@ -138,14 +139,17 @@ export class Interactions {
     if (fresh && !confirmed) throw reauthenticationRequired('password', false);
     const provider = await this.deps.provider.current();
     const live = await this.deps.grants.live(user.id, clientId);
-    const grant = (live && (await provider.Grant.find(live.id))) || new provider.Grant({ accountId: user.id, clientId });
+    const added = scopes.filter((s) => !live?.scopes.includes(s));
+    // a grant belongs to the session that made it: another session adding scopes makes a grant of
+    // its own, so a grant made with a stolen token never passes into the owner's session's keeping
+    const reuse = live !== undefined && (added.length === 0 || live.sessionId === null || live.sessionId === user.sessionId);
+    const grant = (reuse && (await provider.Grant.find(live.id))) || new provider.Grant({ accountId: user.id, clientId });
     // every known scope is the provider's (so the app's registration bounds it); API scopes are also the resource's
     const known = scopes.filter((s) => (OIDC_SCOPES as readonly string[]).includes(s) || this.deps.apiScopes.includes(s));
     const api = scopes.filter((s) => this.deps.apiScopes.includes(s));
     if (known.length > 0) grant.addOIDCScope(known.join(' '));
     if (api.length > 0) grant.addResourceScope(this.deps.resource, api.join(' '));
     const grantId = await grant.save();
-    const added = scopes.filter((s) => !live?.scopes.includes(s));
     const signedInAt = fresh ? epoch() : user.authTime;
     interaction.result = {
       login: { accountId: user.id, ...(signedInAt ? { ts: signedInAt } : {}) },
@@ -156,7 +160,7 @@ export class Interactions {
     const client = await provider.Client.find(clientId);
     await this.deps.db.transaction().execute(async (trx) => {
       // the grant ends with the session that consented (src/auth/session-revocation.ts)
-      await trx.updateTable('oauth_grant').set({ session_id: user.sessionId }).where('id', '=', grantId).execute();
+      await trx.updateTable('oauth_grant').set({ session_id: user.sessionId }).where('id', '=', grantId).where('session_id', 'is', null).execute();
       await appendAccountAudit(trx, {
         action: 'oauth-grant.created',
         accountId: user.id,
@@ -172,7 +176,7 @@ export class Interactions {
         data: { name: account.name, app: client?.clientName ?? clientId, scopes, at: new Date(), ip: origin.ip },
       });
     });
-    if (!live) this.deps.granted();
+    if (!reuse) this.deps.granted();
     return { 'redirect-to': interaction.returnTo };
   }
 }

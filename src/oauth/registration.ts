@@ -2,11 +2,11 @@
  * Dynamic client registration (RFC 7591, `OAUTH_DYNAMIC_REGISTRATION=on`; docs/oauth.md): what a
  * client that registers itself (an MCP client) may ask. The same rules as an organization's apps
  * and no more: public (PKCE alone), within the registration scopes, redirect URIs `https` or `http`
- * on a loopback address (at most 10), a name of at most 100 characters, no logout redirect (the
- * provider has no end-session endpoint, and one would be a zero-click open redirect on the
- * product's origin). A registered client that no grant uses expires (REGISTERED_CLIENT_IDLE).
+ * on a loopback address (at most 10), a name of at most 100 characters, a small document; no
+ * logout redirect is kept (the provider has no end-session endpoint, so oidc-provider drops
+ * `post_logout_redirect_uris`: one would be a zero-click open redirect). A registered client that no grant uses expires (REGISTERED_CLIENT_IDLE).
  */
-import { redirectUriProblem } from './apps.js';
+import { redirectUriProblem } from './redirect-uris.js';
 
 type OidcErrors = (typeof import('oidc-provider'))['errors'];
 
@@ -37,8 +37,6 @@ export function checkRegistration(payload: Record<string, unknown>, errors: Oidc
     const problem = typeof uri === 'string' ? redirectUriProblem(uri) : 'must be a string';
     if (problem) throw new errors.InvalidRedirectUri(`redirect_uris: ${problem}`);
   }
-  const logout = payload.post_logout_redirect_uris;
-  if (Array.isArray(logout) ? logout.length > 0 : logout !== undefined) throw refuse('post_logout_redirect_uris is not supported: there is no end-session endpoint');
   // whatever else it names (URIs, contacts, keys) stays small: a registration is anonymous storage
   if (JSON.stringify(payload).length > MAX_METADATA_BYTES) throw refuse(`the client metadata must be under ${MAX_METADATA_BYTES / 1024} KB`);
   return REGISTERED_CLIENT_IDLE_SECONDS;

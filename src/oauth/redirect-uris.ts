@@ -1,0 +1,17 @@
+/** Where an OAuth client may have its answers sent: one rule for organizations' apps and registered clients. */
+import { isLoopbackHost } from '../shared/loopback.js';
+
+/** RFC 8252 and OAuth 2.1's rule: `https`, or `http` on a loopback address; absolute, no fragment. */
+export function redirectUriProblem(uri: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (uri.includes('#')) return 'must not have a fragment';
+  if (url.username || url.password) return 'must not carry credentials';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
+  return 'must use https, or http on a loopback address (localhost, 127.0.0.1, [::1])';
+}
