@@ -165,7 +165,16 @@ for (const db of testDatabases()) {
         body: {},
       });
       assert.equal(out.status, 204);
-      assert.deepEqual(Object.keys(cookiesOf(out)).sort(), ['has-session', 'impersonation-token', 'refresh-token']);
+      // the session's own cookies, and the OAuth provider's of this browser (docs/oauth.md, "Sessions")
+      assert.deepEqual(Object.keys(cookiesOf(out)).sort(), [
+        'has-session',
+        'impersonation-token',
+        'oauth_interaction',
+        'oauth_interaction.sig',
+        'oauth_session',
+        'oauth_session.sig',
+        'refresh-token',
+      ]);
       assert.equal((await as(t, again, 'GET', '/api/account/me')).status, 401);
       assert.equal((await t.client('POST', '/api/account/refresh', { body: { 'refresh-token': adminNow } })).status, 401);
     });
