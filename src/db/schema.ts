@@ -498,7 +498,7 @@ export interface SigningKeyTable {
   private_sealed: string;
   created_at: Generated<Date>;
   active_from: Timestamp;
-  /** what it signs (migration 0022): access tokens, or the provider's ID tokens */
+  /** what it signs (migration 0024): access tokens, or the provider's ID tokens */
   purpose: ColumnType<'access' | 'id-token', 'access' | 'id-token' | undefined, never>;
 }
 
@@ -526,7 +526,7 @@ export interface OAuthModelTable {
   uid: string | null;
   expires_at: NullableTimestamp;
   consumed_at: NullableTimestamp;
-  /** a `Session`'s product session (refresh family) whose sign-in made it (migration 0022) */
+  /** a `Session`'s product session (refresh family) whose sign-in made it (migration 0024) */
   session_id: string | null;
 }
 
@@ -544,7 +544,7 @@ export interface OAuthGrantTable {
   expires_at: Timestamp;
   revoked_at: NullableTimestamp;
   revoked_reason: GrantEndReason | null;
-  /** the product session (refresh family) that consented (migration 0022): ending it ends the grant */
+  /** the product session (refresh family) that consented (migration 0024): ending it ends the grant */
   session_id: string | null;
 }
 
