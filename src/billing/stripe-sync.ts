@@ -10,9 +10,13 @@
  *   only an organization's oldest pending job, and only while no job of it is leased
  *   (claims serialized by an advisory lock, as the webhooks' are).
  * - The first attempt fixes what is sent (the seat count, or the meter's unsent records and
- *   their sum) and its Idempotency-Key (`seats-<job>`, `usage-<job>`: the same on every
- *   attempt, so Stripe applies it once). A count equal to what Stripe has sends nothing.
+ *   their sum) and its Idempotency-Key (`seats-<uuid>`, `usage-<uuid>`, sync-keys.ts: the same on
+ *   every attempt, so Stripe applies it once, and unique across databases). A count equal to what
+ *   Stripe has sends nothing.
  * - A failed call is tried again after BILLING_RETRY_SCHEDULE (the last delay repeated, never given up).
+ * - A key Stripe refuses (400 `idempotency_error`: it saw the key with other parameters), or a
+ *   meter identifier it has that is not provably ours, is an error: logged, kept in `last_error`,
+ *   and the next attempt sends the same thing under a new key (never the refused key forever).
  */
 import { sql } from 'kysely';
 import type { DB } from '../db/database.js';
@@ -22,6 +26,7 @@ import { pricesOf } from './catalogue.js';
 import { itemsOf, orgBilling, SYNCED, seatCount } from './org-plan.js';
 import type { BillingSettings } from './settings.js';
 import { StripeGatewayError, type BillingGateway } from './stripe-gateway.js';
+import { isOwnSyncKey, newSyncKey } from './sync-keys.js';
 
 /** The channel a committed job notifies. */
 export const BILLING_DUE_CHANNEL = 'billing_due';
@@ -92,10 +97,11 @@ export class StripeSync extends JobWorker<ClaimedJob> {
       await this.retry(job, claimId, 'billing-not-configured');
       return;
     }
+    let outcome: 'sent' | 'duplicate' = 'sent';
     try {
       if (call.kind === 'seats') await gateway.setItemQuantity(call.itemId, call.quantity, this.options.settings.proration, call.key);
       else
-        await gateway.sendMeterEvent({
+        outcome = await gateway.sendMeterEvent({
           eventName: call.eventName,
           customerId: call.customerId,
           value: call.value,
@@ -104,6 +110,11 @@ export class StripeSync extends JobWorker<ClaimedJob> {
         });
     } catch (err) {
       const failure = err instanceof StripeGatewayError ? `${err.failure}${err.code ? ` (${err.code})` : ''}` : (err as Error).message;
+      if (err instanceof StripeGatewayError && err.failure === 'idempotency') {
+        // the key was used with other parameters (another database's job, or an older key form): retrying it can never pass
+        await this.rekey(job, claimId, 'idempotency_error', about);
+        return;
+      }
       const next = await this.retry(job, claimId, failure);
       log.warn('billing-sync/retry', `A Stripe sync call failed (${failure}); trying again at ${next?.toISOString() ?? 'the lease end'}`, {
         ...about,
@@ -111,12 +122,38 @@ export class StripeSync extends JobWorker<ClaimedJob> {
       });
       return;
     }
+    if (outcome === 'duplicate' && call.kind === 'meter' && !isOwnSyncKey('meter', call.identifier)) {
+      // an identifier of the older form may be another database's event: ours was not counted
+      await this.rekey(job, claimId, 'duplicate_meter_event', about);
+      return;
+    }
     await this.finish(job, claimId, 'sent', call.kind === 'seats' ? call.quantity : undefined);
     log.info(
       'billing-sync/sent',
-      call.kind === 'seats' ? `Seat quantity ${call.quantity} sent to Stripe` : `Meter event of ${call.value} sent to Stripe`,
+      call.kind === 'seats'
+        ? `Seat quantity ${call.quantity} sent to Stripe`
+        : outcome === 'duplicate'
+          ? `Meter event of ${call.value} already in Stripe (its identifier is ours)`
+          : `Meter event of ${call.value} sent to Stripe`,
       about,
     );
+  }
+
+  /**
+   * Stripe refused the job's key (`idempotency_error`) or has its meter identifier from an event
+   * not provably ours: said as an error, kept in `last_error`, and the job keeps what it sends
+   * under a new key for its next attempt (so it is never retried forever with a refused key).
+   */
+  private async rekey(job: ClaimedJob, claimId: string, refusal: string, about: Record<string, string | number>): Promise<void> {
+    const key = newSyncKey(job.kind);
+    const next = await this.retry(job, claimId, `${refusal}: Stripe refused the key ${job.idempotency_key}; the next attempt sends it as ${key}`, key);
+    this.options.log.error('billing-sync/key-refused', `Stripe refused a sync job's key (${refusal}); the job goes again under a new key`, {
+      ...about,
+      error: refusal,
+      'refused-key': job.idempotency_key ?? '',
+      'next-key': key,
+      'next-attempt-at': next?.toISOString() ?? '',
+    });
   }
 
   /** The first attempt: what to send, fixed on the job (under the claim); undefined: nothing to send. */
@@ -124,7 +161,7 @@ export class StripeSync extends JobWorker<ClaimedJob> {
     const { db } = this.options;
     return db.transaction().execute(async (trx) => {
       if (job.kind === 'seats') {
-        const call = await this.seatCall(trx, job.organization_id, `seats-${job.id}`);
+        const call = await this.seatCall(trx, job.organization_id, newSyncKey('seats'));
         if (!call) return undefined;
         await trx
           .updateTable('billing_job')
@@ -145,7 +182,7 @@ export class StripeSync extends JobWorker<ClaimedJob> {
         ) select sum(quantity)::text as value, max(recorded_at) as at from taken`.execute(trx);
       const value = Number(rows[0]?.value ?? 0);
       if (value <= 0 || !rows[0]?.at) return undefined;
-      const identifier = `usage-${job.id}`;
+      const identifier = newSyncKey('meter');
       await trx
         .updateTable('billing_job')
         .set({ idempotency_key: identifier, value: String(value), event_at: rows[0].at })
@@ -215,7 +252,8 @@ export class StripeSync extends JobWorker<ClaimedJob> {
     });
   }
 
-  private async retry(job: ClaimedJob, claimId: string, error: string): Promise<Date | undefined> {
+  /** The next attempt after the schedule's delay; `key` replaces the job's key for it. */
+  private async retry(job: ClaimedJob, claimId: string, error: string, key?: string): Promise<Date | undefined> {
     const delay = scheduledDelayMs(this.options.settings.retryScheduleMs, job.attempts, { repeatLast: true }) ?? 60_000;
     const row = await this.options.db
       .updateTable('billing_job')
@@ -224,6 +262,7 @@ export class StripeSync extends JobWorker<ClaimedJob> {
         last_error: error.slice(0, 500),
         locked_until: null,
         locked_by: null,
+        ...(key ? { idempotency_key: key } : {}),
       })
       .where('id', '=', job.id)
       .where('locked_by', '=', claimId)

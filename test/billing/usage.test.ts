@@ -142,7 +142,7 @@ for (const db of testDatabases()) {
         sent().reduce((n, e) => n + e.value, 0),
         7,
       );
-      assert.ok(sent().every((e) => e.eventName === 'api_calls' && /^usage-\d+$/.test(e.identifier)));
+      assert.ok(sent().every((e) => e.eventName === 'api_calls' && /^usage-[0-9a-f-]{36}$/.test(e.identifier)));
       assert.equal(new Set(sent().map((e) => e.identifier)).size, sent().length);
       // an event Stripe took whose answer was lost: the re-send is refused as a duplicate identifier, which counts as sent
       stripe.fault = { kind: 'lose-answer' };
