@@ -173,11 +173,11 @@ export class StripeSync extends JobWorker<ClaimedJob> {
       }
       const target = await this.meterTarget(trx, job);
       if (!target) return undefined;
-      // the meter's records not yet sent go in this event: its identifier names them (their job)
+      // the meter's billable records not yet sent go in this event: its identifier names them (their job)
       const { rows } = await sql<{ value: string | null; at: Date | null }>`
         with taken as (
           update usage_record set job_id = ${job.id}
-          where organization_id = ${job.organization_id} and meter = ${job.meter} and job_id is null
+          where organization_id = ${job.organization_id} and meter = ${job.meter} and job_id is null and billable
           returning quantity, recorded_at
         ) select sum(quantity)::text as value, max(recorded_at) as at from taken`.execute(trx);
       const value = Number(rows[0]?.value ?? 0);

@@ -188,6 +188,8 @@ export interface UsageRecordTable {
   quantity: ColumnType<string, number | string, number | string>;
   recorded_at: Generated<Date>;
   job_id: string | null;
+  /** decided at recording: the organization had a customer and a metered price for the meter (migration 0022) */
+  billable: Generated<boolean>;
 }
 
 /** An organization's usage of a meter in one billing period (migration 0021). */
