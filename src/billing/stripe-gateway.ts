@@ -35,6 +35,8 @@ export interface BillingGateway {
   createPortalSession(params: PortalSessionParams): Promise<{ id: string; url: string }>;
   /** cancels at once (no further charge); a subscription Stripe no longer has counts as canceled */
   cancelSubscription(subscriptionId: string): Promise<void>;
+  /** a subscription as Stripe has it now (its JSON object); undefined when Stripe has none by this id */
+  retrieveSubscription(subscriptionId: string): Promise<Record<string, unknown> | undefined>;
   /** sets a subscription item's quantity (the seat sync) */
   setItemQuantity(itemId: string, quantity: number, proration: 'create_prorations' | 'always_invoice' | 'none', idempotencyKey: string): Promise<void>;
   /**
@@ -158,6 +160,17 @@ export async function stripeGateway(settings: BillingSettings): Promise<BillingG
       } catch (err) {
         // Stripe has an event with this identifier: a re-send after a lost answer, if the identifier is ours
         if (err instanceof StripeGatewayError && err.failure === 'invalid-request' && /duplicate/i.test(err.code ?? '')) return 'duplicate';
+        throw err;
+      }
+    },
+    async retrieveSubscription(subscriptionId) {
+      try {
+        const subscription = await call('subscriptions.retrieve', () => stripe.subscriptions.retrieve(subscriptionId));
+        // the webhook's mapping reads Stripe's JSON shape; the client's object is that plus `lastResponse`
+        const { lastResponse: _response, ...object } = subscription;
+        return object as unknown as Record<string, unknown>;
+      } catch (err) {
+        if (err instanceof StripeGatewayError && err.code === 'resource_missing') return undefined;
         throw err;
       }
     },

@@ -24,6 +24,7 @@ import * as m0019 from './migrations/0019_name_word_search.js';
 import * as m0020 from './migrations/0020_oauth.js';
 import * as m0021 from './migrations/0021_usage.js';
 import * as m0022 from './migrations/0022_usage_billable.js';
+import * as m0023 from './migrations/0023_subscription_order.js';
 import type { Logger } from '../logging/logger.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -48,6 +49,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0020_oauth': m0020,
   '0021_usage': m0021,
   '0022_usage_billable': m0022,
+  '0023_subscription_order': m0023,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -40,6 +40,8 @@ export interface FakeStripe {
   sessionsCreated: number;
   /** the prices GET /v1/prices/:id knows (others: 404 resource_missing); each with its product's name */
   prices: Record<string, { product: string; unitAmount: number | null; currency: string; interval?: 'month' | 'year'; nickname?: string }>;
+  /** what GET /v1/subscriptions/:id answers (others: 404 resource_missing) */
+  subscriptions: Record<string, Record<string, unknown>>;
   /** the subscriptions canceled through DELETE /v1/subscriptions/:id (ids starting `sub_gone` answer 404 resource_missing) */
   canceled: string[];
   /** quantities set through POST /v1/subscription_items/:id, in order (a replayed idempotent request is not applied again) */
@@ -82,6 +84,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       price_pro_2024: { product: 'Pro', unitAmount: 1200, currency: 'usd', interval: 'month' },
       price_team_2024: { product: 'Team', unitAmount: 4900, currency: 'usd', interval: 'month' },
     },
+    subscriptions: {},
     canceled: [],
     itemUpdates: [],
     meterEvents: [],
@@ -204,6 +207,19 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         livemode: false,
         recurring: price.interval ? { interval: price.interval, interval_count: 1, usage_type: 'licensed' } : null,
       };
+    } else if (req.method === 'GET' && /^\/v1\/subscriptions\/[A-Za-z0-9_]+$/.test(path)) {
+      const subscriptionId = path.split('/')[3];
+      const subscription = fake.subscriptions[subscriptionId];
+      if (!subscription) {
+        send(
+          404,
+          JSON.stringify({
+            error: { type: 'invalid_request_error', code: 'resource_missing', param: 'id', message: `No such subscription: '${subscriptionId}'` },
+          }),
+        );
+        return;
+      }
+      response = subscription;
     } else if (req.method === 'POST' && /^\/v1\/subscription_items\/[A-Za-z0-9_]+$/.test(path)) {
       const itemId = path.split('/')[3];
       fake.itemUpdates.push({ item: itemId, quantity: Number(params.quantity), proration: params.proration_behavior, key });
