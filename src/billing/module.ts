@@ -11,7 +11,8 @@ import { BILLING_SCHEMAS } from './schemas.js';
 import { BillingService } from './service.js';
 import { billingSettings, checkRouteData, warnAboutBilling } from './settings.js';
 import { stripeGateway } from './stripe-gateway.js';
-import { BILLING_DUE_CHANNEL, StripeSync } from './stripe-sync.js';
+import { BILLING_DUE_CHANNEL, StripeSync, type SubscriptionReader } from './stripe-sync.js';
+import { queueSubscriptionRead } from './subscription-read.js';
 import { UsageService } from './usage.js';
 
 export { BillingService } from './service.js';
@@ -51,7 +52,13 @@ export const billingModule = defineModule({
     });
     sync.start();
     return {
-      services: { billing, sync, usage },
+      services: {
+        billing,
+        sync,
+        usage,
+        // re-reads of subscriptions whose events tied: queued by the payments module's webhook, applied by its reader
+        subscriptionReads: { queue: queueSubscriptionRead, useReader: (reader: SubscriptionReader) => sync.useSubscriptionReader(reader) },
+      },
       usageGate: usage,
       schemas: BILLING_SCHEMAS,
       routeGroups: [billingRoutes(billing, memberships, usage)],

@@ -35,10 +35,15 @@ export interface BillingGateway {
   createPortalSession(params: PortalSessionParams): Promise<{ id: string; url: string }>;
   /** cancels at once (no further charge); a subscription Stripe no longer has counts as canceled */
   cancelSubscription(subscriptionId: string): Promise<void>;
+  /** a subscription as Stripe has it now (its JSON object); undefined when Stripe has none by this id */
+  retrieveSubscription(subscriptionId: string): Promise<Record<string, unknown> | undefined>;
   /** sets a subscription item's quantity (the seat sync) */
   setItemQuantity(itemId: string, quantity: number, proration: 'create_prorations' | 'always_invoice' | 'none', idempotencyKey: string): Promise<void>;
-  /** sends a Billing Meter event; one Stripe already has under `identifier` counts as sent */
-  sendMeterEvent(event: { eventName: string; customerId: string; value: number; identifier: string; timestamp: Date }): Promise<void>;
+  /**
+   * sends a Billing Meter event: `duplicate` when Stripe refuses it because it has an event with
+   * this identifier (the caller decides whether that event was its own)
+   */
+  sendMeterEvent(event: { eventName: string; customerId: string; value: number; identifier: string; timestamp: Date }): Promise<'sent' | 'duplicate'>;
 }
 
 /** Why a Stripe call failed, in words safe for a response and a log line. */
@@ -151,9 +156,21 @@ export async function stripeGateway(settings: BillingSettings): Promise<BillingG
             { idempotencyKey: event.identifier },
           ),
         );
+        return 'sent';
       } catch (err) {
-        // a re-send after a lost answer: Stripe has it already
-        if (err instanceof StripeGatewayError && err.failure === 'invalid-request' && /duplicate|identifier/i.test(err.code ?? '')) return;
+        // Stripe has an event with this identifier: a re-send after a lost answer, if the identifier is ours
+        if (err instanceof StripeGatewayError && err.failure === 'invalid-request' && /duplicate/i.test(err.code ?? '')) return 'duplicate';
+        throw err;
+      }
+    },
+    async retrieveSubscription(subscriptionId) {
+      try {
+        const subscription = await call('subscriptions.retrieve', () => stripe.subscriptions.retrieve(subscriptionId));
+        // the webhook's mapping reads Stripe's JSON shape; the client's object is that plus `lastResponse`
+        const { lastResponse: _response, ...object } = subscription;
+        return object as unknown as Record<string, unknown>;
+      } catch (err) {
+        if (err instanceof StripeGatewayError && err.code === 'resource_missing') return undefined;
         throw err;
       }
     },

@@ -10,28 +10,39 @@
  *   only an organization's oldest pending job, and only while no job of it is leased
  *   (claims serialized by an advisory lock, as the webhooks' are).
  * - The first attempt fixes what is sent (the seat count, or the meter's unsent records and
- *   their sum) and its Idempotency-Key (`seats-<job>`, `usage-<job>`: the same on every
- *   attempt, so Stripe applies it once). A count equal to what Stripe has sends nothing.
+ *   their sum) and its Idempotency-Key (`seats-<uuid>`, `usage-<uuid>`, sync-keys.ts: the same on
+ *   every attempt, so Stripe applies it once, and unique across databases). A count equal to what
+ *   Stripe has sends nothing.
  * - A failed call is tried again after BILLING_RETRY_SCHEDULE (the last delay repeated, never given up).
+ * - A `subscription` job (subscription-read.ts) retrieves a subscription whose events tied and
+ *   hands it to the reader the payments module gave (useSubscriptionReader).
+ * - A key Stripe refuses (400 `idempotency_error`: it saw the key with other parameters), or a
+ *   meter identifier it has that is not provably ours, is an error: logged, kept in `last_error`,
+ *   and the next attempt sends the same thing under a new key (never the refused key forever).
  */
 import { sql } from 'kysely';
 import type { DB } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
 import { JobWorker, scheduledDelayMs } from '../runtime/jobs.js';
-import { pricesOf } from './catalogue.js';
-import { itemsOf, orgBilling, SYNCED, seatCount } from './org-plan.js';
+import { orgBilling } from './org-plan.js';
 import type { BillingSettings } from './settings.js';
 import { StripeGatewayError, type BillingGateway } from './stripe-gateway.js';
+import { isOwnSyncKey, newSyncKey } from './sync-keys.js';
+import { meterTarget, perSeatItem, queueExpiredInvitationSeats, seatCall } from './sync-targets.js';
 
 /** The channel a committed job notifies. */
 export const BILLING_DUE_CHANNEL = 'billing_due';
 const RETENTION_DAYS = 30;
 
+/** Applies a subscription as Stripe has it now (the payments module's webhook effects). */
+export type SubscriptionReader = (subscription: Record<string, unknown>) => Promise<void>;
+
 interface ClaimedJob {
   id: string;
   organization_id: string;
-  kind: 'seats' | 'meter';
+  kind: 'seats' | 'meter' | 'subscription';
   meter: string | null;
+  subscription_id: string | null;
   idempotency_key: string | null;
   quantity: number | null;
   value: string | null;
@@ -53,9 +64,18 @@ export interface StripeSyncOptions {
   leaseMs: number;
 }
 
+const failureOf = (err: unknown) => (err instanceof StripeGatewayError ? `${err.failure}${err.code ? ` (${err.code})` : ''}` : (err as Error).message);
+
 export class StripeSync extends JobWorker<ClaimedJob> {
+  private reader: SubscriptionReader | undefined;
+
   constructor(private readonly options: StripeSyncOptions) {
     super({ name: 'billing-sync', noun: 'job', log: options.log, pollMs: options.pollMs, concurrency: 5 });
+  }
+
+  /** Who applies a re-read subscription (the payments module, which owns what events do). */
+  useSubscriptionReader(reader: SubscriptionReader): void {
+    this.reader = reader;
   }
 
   protected claim(claimId: string, limit: number): Promise<ClaimedJob[]> {
@@ -73,7 +93,7 @@ export class StripeSync extends JobWorker<ClaimedJob> {
         update billing_job
         set locked_until = now() + (${leaseMs}::bigint * interval '1 millisecond'), locked_by = ${claimId}, attempts = attempts + 1
         where id in (select id from chosen)
-        returning id, organization_id, kind, meter, idempotency_key, quantity, value, event_at, attempts`.execute(trx);
+        returning id, organization_id, kind, meter, subscription_id, idempotency_key, quantity, value, event_at, attempts`.execute(trx);
       return rows;
     });
   }
@@ -81,6 +101,7 @@ export class StripeSync extends JobWorker<ClaimedJob> {
   protected async attempt(job: ClaimedJob, claimId: string): Promise<void> {
     const { log, gateway } = this.options;
     const about = { 'job-id': job.id, 'organization-id': job.organization_id, kind: job.kind, attempt: job.attempts };
+    if (job.kind === 'subscription') return this.readSubscription(job, claimId, about);
     const call = job.idempotency_key === null ? await this.prepare(job, claimId) : await this.prepared(job);
     if (call === undefined) {
       await this.finish(job, claimId, 'skipped');
@@ -92,10 +113,11 @@ export class StripeSync extends JobWorker<ClaimedJob> {
       await this.retry(job, claimId, 'billing-not-configured');
       return;
     }
+    let outcome: 'sent' | 'duplicate' = 'sent';
     try {
       if (call.kind === 'seats') await gateway.setItemQuantity(call.itemId, call.quantity, this.options.settings.proration, call.key);
       else
-        await gateway.sendMeterEvent({
+        outcome = await gateway.sendMeterEvent({
           eventName: call.eventName,
           customerId: call.customerId,
           value: call.value,
@@ -103,7 +125,12 @@ export class StripeSync extends JobWorker<ClaimedJob> {
           timestamp: call.at,
         });
     } catch (err) {
-      const failure = err instanceof StripeGatewayError ? `${err.failure}${err.code ? ` (${err.code})` : ''}` : (err as Error).message;
+      const failure = failureOf(err);
+      if (err instanceof StripeGatewayError && err.failure === 'idempotency') {
+        // the key was used with other parameters (another database's job, or an older key form): retrying it can never pass
+        await this.rekey(job, claimId, 'idempotency_error', about);
+        return;
+      }
       const next = await this.retry(job, claimId, failure);
       log.warn('billing-sync/retry', `A Stripe sync call failed (${failure}); trying again at ${next?.toISOString() ?? 'the lease end'}`, {
         ...about,
@@ -111,12 +138,73 @@ export class StripeSync extends JobWorker<ClaimedJob> {
       });
       return;
     }
+    if (outcome === 'duplicate' && call.kind === 'meter' && !isOwnSyncKey('meter', call.identifier)) {
+      // an identifier of the older form may be another database's event: ours was not counted
+      await this.rekey(job, claimId, 'duplicate_meter_event', about);
+      return;
+    }
     await this.finish(job, claimId, 'sent', call.kind === 'seats' ? call.quantity : undefined);
     log.info(
       'billing-sync/sent',
-      call.kind === 'seats' ? `Seat quantity ${call.quantity} sent to Stripe` : `Meter event of ${call.value} sent to Stripe`,
+      call.kind === 'seats'
+        ? `Seat quantity ${call.quantity} sent to Stripe`
+        : outcome === 'duplicate'
+          ? `Meter event of ${call.value} already in Stripe (its identifier is ours)`
+          : `Meter event of ${call.value} sent to Stripe`,
       about,
     );
+  }
+
+  /** Retrieves a subscription whose events tied and applies it; one Stripe no longer has is skipped. */
+  private async readSubscription(job: ClaimedJob, claimId: string, about: Record<string, string | number>): Promise<void> {
+    const { gateway, log } = this.options;
+    if (!this.reader) {
+      // the payments module gives it at start-up, just after this worker starts
+      await this.retry(job, claimId, 'no subscription reader yet');
+      return;
+    }
+    if (!gateway || !job.subscription_id) {
+      log.warn(
+        'billing-sync/subscription-unread',
+        'Events of a subscription tied and it cannot be re-read (no STRIPE_SECRET_KEY): their arrival order stands',
+        about,
+      );
+      await this.finish(job, claimId, 'skipped');
+      return;
+    }
+    let found = false;
+    try {
+      const subscription = await gateway.retrieveSubscription(job.subscription_id);
+      if (subscription) await this.reader(subscription);
+      found = subscription !== undefined;
+    } catch (err) {
+      const next = await this.retry(job, claimId, failureOf(err));
+      log.warn('billing-sync/retry', `Re-reading a subscription failed (${failureOf(err)}); trying again at ${next?.toISOString() ?? 'the lease end'}`, about);
+      return;
+    }
+    await this.finish(job, claimId, found ? 'sent' : 'skipped');
+    log.info(
+      'billing-sync/subscription-read',
+      found ? 'A subscription whose events tied, applied as Stripe has it now' : 'Stripe no longer has the subscription',
+      about,
+    );
+  }
+
+  /**
+   * Stripe refused the job's key (`idempotency_error`) or has its meter identifier from an event
+   * not provably ours: said as an error, kept in `last_error`, and the job keeps what it sends
+   * under a new key for its next attempt (so it is never retried forever with a refused key).
+   */
+  private async rekey(job: ClaimedJob, claimId: string, refusal: string, about: Record<string, string | number>): Promise<void> {
+    const key = newSyncKey(job.kind === 'seats' ? 'seats' : 'meter');
+    const next = await this.retry(job, claimId, `${refusal}: Stripe refused the key ${job.idempotency_key}; the next attempt sends it as ${key}`, key);
+    this.options.log.error('billing-sync/key-refused', `Stripe refused a sync job's key (${refusal}); the job goes again under a new key`, {
+      ...about,
+      error: refusal,
+      'refused-key': job.idempotency_key ?? '',
+      'next-key': key,
+      'next-attempt-at': next?.toISOString() ?? '',
+    });
   }
 
   /** The first attempt: what to send, fixed on the job (under the claim); undefined: nothing to send. */
@@ -124,7 +212,7 @@ export class StripeSync extends JobWorker<ClaimedJob> {
     const { db } = this.options;
     return db.transaction().execute(async (trx) => {
       if (job.kind === 'seats') {
-        const call = await this.seatCall(trx, job.organization_id, `seats-${job.id}`);
+        const call = await seatCall(trx, this.options.settings.catalogue, job.organization_id, newSyncKey('seats'));
         if (!call) return undefined;
         await trx
           .updateTable('billing_job')
@@ -134,18 +222,18 @@ export class StripeSync extends JobWorker<ClaimedJob> {
           .execute();
         return call;
       }
-      const target = await this.meterTarget(trx, job);
+      const target = await meterTarget(trx, this.options.settings.catalogue, job.organization_id, job.meter);
       if (!target) return undefined;
-      // the meter's records not yet sent go in this event: its identifier names them (their job)
+      // the meter's billable records not yet sent go in this event: its identifier names them (their job)
       const { rows } = await sql<{ value: string | null; at: Date | null }>`
         with taken as (
           update usage_record set job_id = ${job.id}
-          where organization_id = ${job.organization_id} and meter = ${job.meter} and job_id is null
+          where organization_id = ${job.organization_id} and meter = ${job.meter} and job_id is null and billable
           returning quantity, recorded_at
         ) select sum(quantity)::text as value, max(recorded_at) as at from taken`.execute(trx);
       const value = Number(rows[0]?.value ?? 0);
       if (value <= 0 || !rows[0]?.at) return undefined;
-      const identifier = `usage-${job.id}`;
+      const identifier = newSyncKey('meter');
       await trx
         .updateTable('billing_job')
         .set({ idempotency_key: identifier, value: String(value), event_at: rows[0].at })
@@ -161,44 +249,13 @@ export class StripeSync extends JobWorker<ClaimedJob> {
     const { db } = this.options;
     if (job.kind === 'seats') {
       const row = await orgBilling(db, job.organization_id);
-      const item = row && this.perSeatItem(row);
+      const item = row && perSeatItem(this.options.settings.catalogue, row);
       return item && job.quantity !== null ? { kind: 'seats', itemId: item.id, quantity: job.quantity, key: job.idempotency_key! } : undefined;
     }
-    const target = await this.meterTarget(db, job);
+    const target = await meterTarget(db, this.options.settings.catalogue, job.organization_id, job.meter);
     return target && job.value !== null && job.event_at
       ? { kind: 'meter', ...target, value: Number(job.value), identifier: job.idempotency_key!, at: new Date(job.event_at) }
       : undefined;
-  }
-
-  private perSeatItem(row: NonNullable<Awaited<ReturnType<typeof orgBilling>>>) {
-    if (!SYNCED.has(row.subscription_status) || !row.billing_subscription_id) return undefined;
-    const items = itemsOf(row);
-    const prices = new Set(items.map((i) => i.price));
-    const plan = this.options.settings.catalogue.plans.find((p) => pricesOf(p).some((price) => prices.has(price)));
-    const perSeat = plan?.prices?.perSeat;
-    return perSeat ? items.find((i) => i.price === perSeat) : undefined;
-  }
-
-  private async seatCall(trx: DB, organizationId: string, key: string): Promise<Extract<Call, { kind: 'seats' }> | undefined> {
-    const row = await orgBilling(trx, organizationId);
-    const item = row && this.perSeatItem(row);
-    if (!row || !item) return undefined;
-    const quantity = await seatCount(trx, organizationId);
-    // what Stripe has: the sync's last call, else what the subscription events report
-    if (quantity === (row.seat_quantity_sent ?? item.quantity)) return undefined;
-    return { kind: 'seats', itemId: item.id, quantity, key };
-  }
-
-  /** The customer and event name of a meter job, when the organization's plan has a metered price for it. */
-  private async meterTarget(db: DB, job: ClaimedJob): Promise<{ eventName: string; customerId: string } | undefined> {
-    const row = await orgBilling(db, job.organization_id);
-    const { catalogue } = this.options.settings;
-    const meter = catalogue.meters.find((m) => m.id === job.meter);
-    if (!row?.billing_customer_id || !meter || !SYNCED.has(row.subscription_status)) return undefined;
-    const prices = new Set(itemsOf(row).map((i) => i.price));
-    const plan = catalogue.plans.find((p) => pricesOf(p).some((price) => prices.has(price)));
-    if (!plan?.prices?.metered[meter.id]) return undefined;
-    return { eventName: meter.eventName, customerId: row.billing_customer_id };
   }
 
   private async finish(job: ClaimedJob, claimId: string, status: 'sent' | 'skipped', quantity?: number): Promise<void> {
@@ -215,7 +272,8 @@ export class StripeSync extends JobWorker<ClaimedJob> {
     });
   }
 
-  private async retry(job: ClaimedJob, claimId: string, error: string): Promise<Date | undefined> {
+  /** The next attempt after the schedule's delay; `key` replaces the job's key for it. */
+  private async retry(job: ClaimedJob, claimId: string, error: string, key?: string): Promise<Date | undefined> {
     const delay = scheduledDelayMs(this.options.settings.retryScheduleMs, job.attempts, { repeatLast: true }) ?? 60_000;
     const row = await this.options.db
       .updateTable('billing_job')
@@ -224,6 +282,7 @@ export class StripeSync extends JobWorker<ClaimedJob> {
         last_error: error.slice(0, 500),
         locked_until: null,
         locked_by: null,
+        ...(key ? { idempotency_key: key } : {}),
       })
       .where('id', '=', job.id)
       .where('locked_by', '=', claimId)
@@ -239,14 +298,7 @@ export class StripeSync extends JobWorker<ClaimedJob> {
    * nothing; several instances' jobs coalesce).
    */
   protected override async purge(): Promise<number> {
-    await sql`
-      insert into billing_job (organization_id, kind)
-      select distinct i.organization_id, 'seats' from invitation i join organization o on o.id = i.organization_id
-      where i.accepted_at is null and i.revoked_at is null and i.expires_at <= now() and i.expires_at > now() - interval '2 hours'
-        and o.billing_subscription_id is not null and o.subscription_status in ('trialing', 'active', 'past-due')
-        and not exists (select 1 from billing_job j where j.organization_id = i.organization_id and j.kind = 'seats' and j.status = 'pending' and j.attempts = 0)`.execute(
-      this.options.db,
-    );
+    await queueExpiredInvitationSeats(this.options.db);
     return this.deleteFinished();
   }
 

@@ -4,8 +4,9 @@
  *   organization, meter and id. It adds to the period's counter (`usage_counter`, whose row lock
  *   serializes concurrent recordings), and the recording that takes the period from below the
  *   plan's `soft` to it or more emails the owners and admins and emits `usage.threshold-reached`,
- *   once per organization, meter and period, across instances. For an organization with a Stripe
- *   customer whose plan has a metered price for the meter, a `meter` job takes it to Stripe.
+ *   once per organization, meter and period, across instances. A record made while the organization
+ *   has a Stripe customer and a plan with a metered price for the meter is billable (decided then,
+ *   stored with it), and a `meter` job takes it to Stripe; no other record is ever sent.
  * - the usage gate of `limit` routes (src/http/usage-gate.ts): 402 `usage-limit` at the hard
  *   limit; a request with an organization's API key counts one `api-calls`, checked and counted
  *   under the counter's lock, so concurrent requests at the limit never pass it.
@@ -73,13 +74,16 @@ export class UsageService implements UsageGate {
     if (!this.meters().includes(meter)) throw new TypeError(`usage.record: the meter "${meter}" is not in the catalogue`);
     if (!Number.isSafeInteger(quantity) || quantity < 1) throw new TypeError('usage.record: quantity must be a whole number >= 1');
     if (typeof id !== 'string' || id.length < 1 || id.length > 200) throw new TypeError('usage.record: id must be 1..200 characters');
+    const plan = planOf(this.deps.catalogue(), row);
+    // billed or not is decided now, in the recording's transaction: usage of a free plan (or after a
+    // cancellation) is never sent later with the first paid event
+    const billable = Boolean(row.billing_customer_id && plan?.prices?.metered[meter]);
     const inserted = await trx
       .insertInto('usage_record')
-      .values({ organization_id: organizationId, meter, id, quantity })
+      .values({ organization_id: organizationId, meter, id, quantity, billable })
       .onConflict((oc) => oc.columns(['organization_id', 'meter', 'id']).doNothing())
       .returning('recorded_at')
       .executeTakeFirst();
-    const plan = planOf(this.deps.catalogue(), row);
     const period = periodOf(row, new Date());
     if (!inserted) return { recorded: false, used: await this.usedIn(trx, organizationId, meter, period) };
     const counter = await trx
@@ -93,7 +97,7 @@ export class UsageService implements UsageGate {
     if (soft !== null && used >= soft && used - quantity < soft && !counter.soft_notified) {
       await this.thresholdReached(trx, row, plan!, meter, used, soft, period);
     }
-    if (row.billing_customer_id && plan?.prices?.metered[meter]) await this.queueMeterEvent(trx, organizationId, meter);
+    if (billable) await this.queueMeterEvent(trx, organizationId, meter);
     return { recorded: true, used };
   }
 

@@ -23,6 +23,8 @@ import * as m0018 from './migrations/0018_sso.js';
 import * as m0019 from './migrations/0019_name_word_search.js';
 import * as m0020 from './migrations/0020_oauth.js';
 import * as m0021 from './migrations/0021_usage.js';
+import * as m0022 from './migrations/0022_usage_billable.js';
+import * as m0023 from './migrations/0023_subscription_order.js';
 import * as m0024 from './migrations/0024_oauth_sessions.js';
 import type { Logger } from '../logging/logger.js';
 
@@ -47,6 +49,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0019_name_word_search': m0019,
   '0020_oauth': m0020,
   '0021_usage': m0021,
+  '0022_usage_billable': m0022,
+  '0023_subscription_order': m0023,
   '0024_oauth_sessions': m0024,
 };
 

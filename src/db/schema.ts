@@ -99,6 +99,8 @@ export interface PaymentEventTable {
   received_at: Generated<Date>;
   /** monotonic order for cursor pagination */
   seq: Generated<string>;
+  /** the event ends its subscription for good (canceled, incomplete_expired): no later event revives it (migration 0023) */
+  final: Generated<boolean>;
 }
 
 export type MailStatus = 'pending' | 'sending' | 'sent' | 'failed';
@@ -164,8 +166,10 @@ export interface SubscriptionItem {
 export interface BillingJobTable {
   id: Generated<string>;
   organization_id: string;
-  kind: 'seats' | 'meter';
+  kind: 'seats' | 'meter' | 'subscription';
   meter: string | null;
+  /** a `subscription` job's subscription, re-read from Stripe (migration 0023) */
+  subscription_id: string | null;
   status: ColumnType<'pending' | 'sent' | 'skipped', 'pending' | 'sent' | 'skipped' | undefined, 'pending' | 'sent' | 'skipped'>;
   idempotency_key: string | null;
   quantity: number | null;
@@ -188,6 +192,8 @@ export interface UsageRecordTable {
   quantity: ColumnType<string, number | string, number | string>;
   recorded_at: Generated<Date>;
   job_id: string | null;
+  /** decided at recording: the organization had a customer and a metered price for the meter (migration 0022) */
+  billable: Generated<boolean>;
 }
 
 /** An organization's usage of a meter in one billing period (migration 0021). */

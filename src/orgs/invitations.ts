@@ -44,6 +44,17 @@ export class InvitationService {
     this.checks.push(check);
   }
 
+  /**
+   * The same rules for a member who joins without an invitation (a SAML just-in-time join), in
+   * the join's transaction: the organization's row is locked, so joins and invitations are
+   * counted one after the other; throws the answer to refuse it.
+   */
+  async checkNewSeat(trx: DB, organizationId: string): Promise<void> {
+    if (this.checks.length === 0) return;
+    await trx.selectFrom('organization').select('id').where('id', '=', organizationId).forUpdate().execute();
+    for (const check of this.checks) await check(trx, organizationId);
+  }
+
   async invite(caller: Membership, input: CreateInvitation, origin: RequestOrigin): Promise<Invitation> {
     const role = input.role ?? 'member';
     if (role === 'owner' && caller.role !== 'owner') {

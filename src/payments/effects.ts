@@ -8,6 +8,12 @@
  *   else the stored customer id; an event no organization claims is kept for adoption;
  * - an event older than one already stored for the same subscription (or customer) does not
  *   overwrite the newer state (Stripe does not promise order);
+ * - `canceled` and `incomplete_expired` are final for a subscription id: once an event says so, no
+ *   other event of that id moves it out, whatever its time; a final event applies whatever its
+ *   order (a new subscription id is a new subscription, and still activates);
+ * - events of one subscription that share a `created` second (one action's events do) are settled
+ *   by what Stripe says now: the event applies, and a re-read of the subscription is queued on the
+ *   Stripe sync (an outside call is a job), which applies what Stripe has (`applyCurrent`);
  * - concurrent events of one customer are applied one after the other (a transaction-scoped
  *   advisory lock on the customer): a subscription event racing its checkout's completion is
  *   either seen by the completion (and adopted) or sees the organization it linked; events of one
@@ -49,6 +55,8 @@ export interface BillingEffectsDeps {
   log: Logger;
   /** a price id's plan name (BILLING_PLANS); null keeps the price id itself as the plan */
   planOf(priceId: string): string | null;
+  /** queues, in the event's transaction, a re-read of the subscription from the provider (its events tied) */
+  queueSubscriptionRead(trx: Trx, organizationId: string, subscriptionId: string): Promise<void>;
 }
 
 export class BillingEffects {
@@ -170,15 +178,72 @@ export class BillingEffects {
     return targetOf(org);
   }
 
-  private async subscription(trx: Trx, provider: PaymentProvider, event: PaymentEvent, effect: SubscriptionEffect): Promise<EventTarget | null> {
+  /**
+   * Applies a subscription as the provider has it now (a re-read after tied events): newer than
+   * every stored event, so no order check, but a subscription that ended stays ended.
+   */
+  async applyCurrent(trx: Trx, provider: PaymentProvider, event: PaymentEvent): Promise<EventTarget | null> {
+    if (event.effect.kind !== 'subscription') return null;
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`${provider.name}:${event.effect.customerId}`}, 0))`.execute(trx);
+    return this.subscription(trx, provider, event, event.effect, true);
+  }
+
+  /** true when a stored event of the subscription (other than this one) ended it for good */
+  private async ended(trx: Trx, provider: PaymentProvider, event: PaymentEvent, subscriptionId: string): Promise<boolean> {
+    const row = await trx
+      .selectFrom('payment_event')
+      .select('event_id')
+      .where('provider', '=', provider.name)
+      .where('subscription_id', '=', subscriptionId)
+      .where('final', '=', true)
+      .where('event_id', '!=', event.id)
+      .limit(1)
+      .executeTakeFirst();
+    return Boolean(row);
+  }
+
+  /** true when another stored subscription event of the subscription has this event's `created` second */
+  private async tied(trx: Trx, provider: PaymentProvider, event: PaymentEvent, subscriptionId: string): Promise<boolean> {
+    const row = await trx
+      .selectFrom('payment_event')
+      .select('event_id')
+      .where('provider', '=', provider.name)
+      .where('subscription_id', '=', subscriptionId)
+      .where('type', 'like', SUBSCRIPTION_EVENTS)
+      .where('event_id', '!=', event.id)
+      .where('created_at', '=', event.createdAt)
+      .limit(1)
+      .executeTakeFirst();
+    return Boolean(row);
+  }
+
+  private async subscription(
+    trx: Trx,
+    provider: PaymentProvider,
+    event: PaymentEvent,
+    effect: SubscriptionEffect,
+    current = false,
+  ): Promise<EventTarget | null> {
     const org = await this.organizationOf(trx, effect.subscriptionId, effect.customerId);
     if (!org) return null;
-    if (await this.superseded(trx, provider, event, effect, 'subscription')) return targetOf(org);
-    const other = Boolean(org.billing_subscription_id && effect.subscriptionId && org.billing_subscription_id !== effect.subscriptionId);
+    const sub = effect.subscriptionId;
+    if (sub && !effect.final && (await this.ended(trx, provider, event, sub))) {
+      // canceled is final for a subscription id: a same-second (or any later) event cannot revive it
+      this.deps.log.info('payments/subscription-ended', 'An event of a subscription that ended changes nothing', {
+        'organization-id': org.id,
+        'event-id': event.id,
+      });
+      return targetOf(org);
+    }
+    // a final event applies whatever its order; others yield to a newer stored event
+    if (!current && !effect.final && (await this.superseded(trx, provider, event, effect, 'subscription'))) return targetOf(org);
+    const other = Boolean(org.billing_subscription_id && sub && org.billing_subscription_id !== sub);
     // another subscription of the customer replaces a running one only when it runs itself (an old one ending changes nothing)
     if (other && LIVE.has(org.subscription_status) && !LIVE.has(effect.status)) return targetOf(org);
     // a newer invoice event decided the status; the subscription's other facts still apply
-    const status = (await this.superseded(trx, provider, event, effect, 'any')) ? org.subscription_status : effect.status;
+    const status = !current && !effect.final && (await this.superseded(trx, provider, event, effect, 'any')) ? org.subscription_status : effect.status;
+    // one action's events share a second and come in any order: what Stripe has now settles it
+    if (!current && !effect.final && sub && (await this.tied(trx, provider, event, sub))) await this.deps.queueSubscriptionRead(trx, org.id, sub);
     await writeSubscriptionChange(trx, this.deps.log, org, event, {
       status,
       plan: effect.priceId ? (this.deps.planOf(effect.priceId) ?? effect.priceId) : null,

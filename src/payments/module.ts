@@ -10,7 +10,7 @@ import { BillingEffects } from './effects.js';
 import { paymentQueries, PaymentEventsPage } from './queries.js';
 import { paymentRoutes, WebhookReceipt } from './routes.js';
 import { PaymentService } from './service.js';
-import { stripeProvider } from './stripe.js';
+import { currentSubscriptionEvent, stripeProvider } from './stripe.js';
 
 export const paymentsModule = defineModule({
   name: 'payments',
@@ -18,11 +18,19 @@ export const paymentsModule = defineModule({
   start(ctx, settings) {
     const { metrics } = ctx;
     const log = ctx.logs.logger('saas.payments');
-    const { billing } = ctx.use(billingModule);
-    const effects = new BillingEffects({ mail: ctx.use(mailModule).mail, log, planOf: (priceId) => billing.planName(priceId) });
-    const payments = new PaymentService(ctx.db, [stripeProvider(settings.stripeWebhookSecrets)], effects, log, {
+    const { billing, subscriptionReads } = ctx.use(billingModule);
+    const effects = new BillingEffects({
+      mail: ctx.use(mailModule).mail,
+      log,
+      planOf: (priceId) => billing.planName(priceId),
+      queueSubscriptionRead: subscriptionReads.queue,
+    });
+    const stripe = stripeProvider(settings.stripeWebhookSecrets);
+    const payments = new PaymentService(ctx.db, [stripe], effects, log, {
       onWebhook: metrics && ((provider, type, outcome) => metrics.webhook(provider, type, outcome)),
     });
+    // a subscription whose events tied, as Stripe has it now (retrieved by the Stripe sync)
+    subscriptionReads.useReader((subscription) => payments.applyCurrent(stripe, currentSubscriptionEvent(subscription, new Date())));
     return {
       services: { payments },
       schemas: [WebhookReceipt, PaymentEventsPage],

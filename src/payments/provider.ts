@@ -27,6 +27,8 @@ export type PaymentEffect =
       /** every item: its id, price and quantity (the seat sync sets the per-seat item's quantity) */
       items?: Array<{ id: string; price: string; quantity: number | null }>;
       cancelAtPeriodEnd: boolean;
+      /** the subscription ended for good (Stripe's `canceled`, `incomplete_expired`, or its deletion): nothing moves it out */
+      final: boolean;
       /** set when the event announces the end of the trial: the owners get a notice */
       trialEnding: { endsAt: Date } | null;
     }

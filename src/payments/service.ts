@@ -98,6 +98,7 @@ export class PaymentService {
           created_at: event.createdAt,
           customer_id: event.effect.customerId,
           subscription_id: subscriptionOf(event.effect),
+          final: event.effect.kind === 'subscription' && event.effect.final,
           payload: rawBody.toString('utf8'),
         })
         .onConflict((oc) => oc.columns(['provider', 'event_id']).doNothing())
@@ -126,6 +127,15 @@ export class PaymentService {
     );
     this.onWebhook?.(provider.name, event.type, duplicate ? 'duplicate' : 'received');
     return { received: true, duplicate };
+  }
+
+  /** Applies what the provider says of a subscription now (a re-read after tied events), in its own transaction. */
+  async applyCurrent(provider: PaymentProvider, event: PaymentEvent): Promise<void> {
+    await this.db.transaction().execute((trx) => this.effects.applyCurrent(trx, provider, event));
+    this.log.info('payments/subscription-retrieved', `${provider.name} subscription applied as the provider has it now`, {
+      provider: provider.name,
+      'event-id': event.id,
+    });
   }
 
   /** The account's payment events, newest first, in pages. */

@@ -147,6 +147,8 @@ export function stripeEffect(type: string, object: Obj): PaymentEffect {
       items: itemsOf(object),
       // the portal cancels at the period's end (`cancel_at_period_end`, or `cancel_at` in newer versions)
       cancelAtPeriodEnd: !deleted && status !== 'canceled' && (object.cancel_at_period_end === true || typeof object.cancel_at === 'number'),
+      // `paused` maps to canceled too, but a paused subscription resumes: it is not final
+      final: deleted || object.status === 'canceled' || object.status === 'incomplete_expired',
       trialEnding: type === 'customer.subscription.trial_will_end' && trialEnd ? { endsAt: trialEnd } : null,
     };
   }
@@ -161,6 +163,16 @@ export function stripeEffect(type: string, object: Obj): PaymentEffect {
     };
   }
   return { kind: 'none', customerId };
+}
+
+/** A subscription retrieved from Stripe now, as an event the effects apply (`applyCurrent`). */
+export function currentSubscriptionEvent(subscription: Obj, now: Date): PaymentEvent {
+  return {
+    id: `retrieved:${String(subscription.id)}`,
+    type: 'subscription.retrieved',
+    createdAt: now,
+    effect: stripeEffect('customer.subscription.updated', subscription),
+  };
 }
 
 export function stripeProvider(secrets: readonly string[]): PaymentProvider {

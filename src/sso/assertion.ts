@@ -38,6 +38,7 @@ export type RefusalReason =
   | 'no-email'
   | 'domain-not-verified'
   | 'membership-suspended'
+  | 'seat-limit'
   | 'invalid';
 
 export class SsoRefused extends Error {

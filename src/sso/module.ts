@@ -29,11 +29,20 @@ export const ssoModule = defineModule({
     const { refreshTokens } = ctx.use(authModule);
     const { mail } = ctx.use(mailModule);
     const { accounts, useEmailChangePolicy } = ctx.use(accountModule);
-    const { memberships } = ctx.use(orgsModule);
+    const { memberships, invitations } = ctx.use(orgsModule);
     const urls = new ServiceProviderUrls(ctx.config.appUrl);
     const domains = new DomainService(db, txtResolver(settings.dnsServers), log);
     const connections = new ConnectionService(db, urls, log);
-    const signOn = new SignOnService({ db, urls, connections, domains, refreshTokens, mail, requestTtlMs: settings.requestTtlMs });
+    const signOn = new SignOnService({
+      db,
+      urls,
+      connections,
+      domains,
+      refreshTokens,
+      mail,
+      requestTtlMs: settings.requestTtlMs,
+      checkNewSeat: (trx, organizationId) => invitations.checkNewSeat(trx, organizationId),
+    });
     accounts.useFirstFactorPolicy(enforcementPolicy(db, log));
     useEmailChangePolicy(emailChangeEnforcement(db, log));
     const expiry = new CertificateExpiryCheck({ db, mail, log, intervalMs: settings.expiryCheckMs, purge: () => signOn.purge() });

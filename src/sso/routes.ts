@@ -231,7 +231,7 @@ export function ssoSignOnRoutes(deps: SignOnRouteDeps): RouteGroup[] {
             "The identity provider's HTTP-POST of `SAMLResponse` (form). Exempt from CSRF: the IdP's page posts it cross-site; " +
             'the signed, single-use response is its protection. Every check (signature, issuer, audience, destination and recipient, ' +
             "time window, InResponseTo, assertion id, the email's domain) passing: the account is signed in (created or linked), made a " +
-            'member, the refresh cookie set, 302 to `APP_URL/account`. Any failure: 302 to `/log-in?error=sso-failed`, the reason logged ' +
+            'member, the refresh cookie set, 302 to `APP_URL/account`. A new member past the seat cap of the plan: 302 to `/log-in?error=seat-limit`. Any other failure: 302 to `/log-in?error=sso-failed`, the reason logged ' +
             'and audited (docs/sso.md); a response over 192 KiB, 5,000 elements or 64 levels is refused before it is parsed. Posts are ' +
             'limited per client address (SSO_ACS_LIMIT_ADDRESS) and per request id named (SSO_ACS_LIMIT_REQUEST): 429 beyond. An account with two-factor on: no session yet, 302 to `APP_URL/log-in/two-factor#mfa-token=…` ' +
             '(the second step; a fragment never reaches a server or a log). The first proof of an address whose account had a password ' +
@@ -248,7 +248,8 @@ export function ssoSignOnRoutes(deps: SignOnRouteDeps): RouteGroup[] {
             try {
               identity = await signOn.accept(organizationId, parameters.body.SAMLResponse, originOf(request));
             } catch (err) {
-              return refuse(request, reply, organizationId, err);
+              // a full plan is said as such (the log-in page explains it); every other refusal stays sso-failed
+              return refuse(request, reply, organizationId, err, err instanceof SsoRefused && err.reason === 'seat-limit' ? 'seat-limit' : undefined);
             }
             try {
               const session = await accounts.startSession(

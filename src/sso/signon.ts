@@ -12,7 +12,7 @@ import { insertAccount, normalizeEmail } from '../account/service.js';
 import { appendAudit, type RequestOrigin } from '../audit/log.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { DB } from '../db/database.js';
-import { notFound } from '../http/errors.js';
+import { HttpError, notFound } from '../http/errors.js';
 import type { Mail } from '../mail/index.js';
 import { emitWebhookEvent } from '../webhooks/outbox.js';
 import { samlFor, SsoRefused, validateResponse, type ValidatedAssertion } from './assertion.js';
@@ -40,6 +40,8 @@ export interface SignOnDeps {
   refreshTokens: Pick<RefreshTokens, 'revokeAllForAccountIn' | 'sessionsEnded'>;
   mail: Pick<Mail, 'enqueue'>;
   requestTtlMs: number;
+  /** the rules a new member must pass (billing's seat cap), asked in the join's transaction; throws to refuse */
+  checkNewSeat(trx: DB, organizationId: string): Promise<void>;
 }
 
 export class SignOnService {
@@ -136,6 +138,13 @@ export class SignOnService {
       if (member?.suspended_at) throw new SsoRefused('membership-suspended', 'The membership is suspended by the directory');
       let joined = false;
       if (!member) {
+        // a just-in-time join takes a seat as an invitation does: held to the plan's cap (a member signing in is not)
+        try {
+          await this.deps.checkNewSeat(trx, organizationId);
+        } catch (err) {
+          if (err instanceof HttpError && err.body.type === 'seat-limit') throw new SsoRefused('seat-limit', String(err.body.message));
+          throw err;
+        }
         const added = await trx
           .insertInto('membership')
           .values({ organization_id: organizationId, account_id: account.id, role: connection.default_role })

@@ -87,7 +87,7 @@ for (const db of testDatabases()) {
       assert.equal((await invite(owner, org, friend.email)).status, 201);
       await eventually('quantity 2', () => lastQuantity() === 2);
       assert.equal(updates()[0].proration, 'create_prorations');
-      assert.match(updates()[0].key ?? '', /^seats-\d+$/);
+      assert.match(updates()[0].key ?? '', /^seats-[0-9a-f-]{36}$/);
       // accept: still 2, nothing sent
       const accepted = await as(t, friend, 'POST', '/api/invitations/accept', { token: await mailedToken(t, friend.email, 'invitation') });
       assert.equal(accepted.status, 200, accepted.text);

@@ -3,8 +3,11 @@
  * uses (STRIPE_API_URL points here). It answers the two calls billing makes in the shapes of
  * Stripe's API reference (a `checkout.session`, a `billing_portal.session`; errors as
  * `{error: {type, code, param, message}}` with a `Request-Id` header), records each request's
- * form parameters and headers, and keeps idempotency keys as Stripe does: the same key with the
- * same parameters answers the first response again; with other parameters, 400 `idempotency_error`.
+ * form parameters and headers, and keeps idempotency keys as Stripe does, for 24 hours and for the
+ * whole account (not per path): the same key with the same request answers the first response
+ * again; with other parameters or on another path, 400 `idempotency_error`. Meter event
+ * identifiers are kept for `identifierTtlMs` (24 h): one seen before is 400 `duplicate_meter_event`.
+ * One stand-in may serve several databases in turn, as one Stripe account outlives a database.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -37,12 +40,18 @@ export interface FakeStripe {
   sessionsCreated: number;
   /** the prices GET /v1/prices/:id knows (others: 404 resource_missing); each with its product's name */
   prices: Record<string, { product: string; unitAmount: number | null; currency: string; interval?: 'month' | 'year'; nickname?: string }>;
+  /** what GET /v1/subscriptions/:id answers (others: 404 resource_missing) */
+  subscriptions: Record<string, Record<string, unknown>>;
   /** the subscriptions canceled through DELETE /v1/subscriptions/:id (ids starting `sub_gone` answer 404 resource_missing) */
   canceled: string[];
   /** quantities set through POST /v1/subscription_items/:id, in order (a replayed idempotent request is not applied again) */
   itemUpdates: Array<{ item: string; quantity: number; proration: string | undefined; key: string | undefined }>;
   /** meter events taken by POST /v1/billing/meter_events (an identifier seen before: 400 duplicate_meter_event) */
   meterEvents: Array<{ eventName: string; customer: string; value: number; identifier: string; timestamp: number }>;
+  /** added to the clock that ages idempotency keys and meter identifiers (a test moves time on) */
+  clockOffsetMs: number;
+  /** how long a meter identifier is refused again (Stripe: at least 24 h) */
+  identifierTtlMs: number;
   close(): Promise<void>;
 }
 
@@ -57,8 +66,12 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** How long Stripe keeps an idempotency key. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+
 export async function startFakeStripe(): Promise<FakeStripe> {
-  const idempotent = new Map<string, { body: string; status: number; response: string }>();
+  const idempotent = new Map<string, { request: string; status: number; response: string; at: number }>();
+  const identifiers = new Map<string, number>();
   let server: Server;
   const fake: FakeStripe = {
     url: '',
@@ -71,9 +84,12 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       price_pro_2024: { product: 'Pro', unitAmount: 1200, currency: 'usd', interval: 'month' },
       price_team_2024: { product: 'Team', unitAmount: 4900, currency: 'usd', interval: 'month' },
     },
+    subscriptions: {},
     canceled: [],
     itemUpdates: [],
     meterEvents: [],
+    clockOffsetMs: 0,
+    identifierTtlMs: IDEMPOTENCY_TTL_MS,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -119,10 +135,13 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       );
       return;
     }
+    const now = Date.now() + fake.clockOffsetMs;
     const key = recorded.idempotencyKey;
-    const seen = key ? idempotent.get(`${path} ${key}`) : undefined;
+    const request = `${req.method} ${path} ${body}`;
+    const kept = key ? idempotent.get(key) : undefined;
+    const seen = kept && now - kept.at < IDEMPOTENCY_TTL_MS ? kept : undefined;
     if (seen) {
-      if (seen.body !== body) {
+      if (seen.request !== request) {
         send(
           400,
           JSON.stringify({
@@ -188,13 +207,27 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         livemode: false,
         recurring: price.interval ? { interval: price.interval, interval_count: 1, usage_type: 'licensed' } : null,
       };
+    } else if (req.method === 'GET' && /^\/v1\/subscriptions\/[A-Za-z0-9_]+$/.test(path)) {
+      const subscriptionId = path.split('/')[3];
+      const subscription = fake.subscriptions[subscriptionId];
+      if (!subscription) {
+        send(
+          404,
+          JSON.stringify({
+            error: { type: 'invalid_request_error', code: 'resource_missing', param: 'id', message: `No such subscription: '${subscriptionId}'` },
+          }),
+        );
+        return;
+      }
+      response = subscription;
     } else if (req.method === 'POST' && /^\/v1\/subscription_items\/[A-Za-z0-9_]+$/.test(path)) {
       const itemId = path.split('/')[3];
       fake.itemUpdates.push({ item: itemId, quantity: Number(params.quantity), proration: params.proration_behavior, key });
       response = { id: itemId, object: 'subscription_item', quantity: Number(params.quantity) };
     } else if (req.method === 'POST' && path === '/v1/billing/meter_events') {
       const identifier = params.identifier;
-      if (fake.meterEvents.some((e) => e.identifier === identifier)) {
+      const seenAt = identifiers.get(identifier);
+      if (seenAt !== undefined && now - seenAt < fake.identifierTtlMs) {
         send(
           400,
           JSON.stringify({
@@ -203,6 +236,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         );
         return;
       }
+      identifiers.set(identifier, now);
       fake.meterEvents.push({
         eventName: params.event_name,
         customer: params['payload[stripe_customer_id]'],
@@ -229,7 +263,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       return;
     }
     const text = JSON.stringify(response);
-    if (key && fault?.kind !== 'lose-answer') idempotent.set(`${path} ${key}`, { body, status: 200, response: text });
+    if (key && fault?.kind !== 'lose-answer') idempotent.set(key, { request, status: 200, response: text, at: now });
     send(200, text);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

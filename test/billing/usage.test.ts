@@ -142,7 +142,7 @@ for (const db of testDatabases()) {
         sent().reduce((n, e) => n + e.value, 0),
         7,
       );
-      assert.ok(sent().every((e) => e.eventName === 'api_calls' && /^usage-\d+$/.test(e.identifier)));
+      assert.ok(sent().every((e) => e.eventName === 'api_calls' && /^usage-[0-9a-f-]{36}$/.test(e.identifier)));
       assert.equal(new Set(sent().map((e) => e.identifier)).size, sent().length);
       // an event Stripe took whose answer was lost: the re-send is refused as a duplicate identifier, which counts as sent
       stripe.fault = { kind: 'lose-answer' };
@@ -164,6 +164,32 @@ for (const db of testDatabases()) {
       );
       // the free organization has no customer: nothing of its usage went
       assert.equal(stripe.meterEvents.filter((e) => e.customer !== customer && !e.customer.startsWith('cus_')).length, 0);
+    });
+
+    it('never bills usage recorded on the free plan: the first paid event sends the paid usage alone, each record once', async () => {
+      const upgraded = await createOrg(t, owner, 'Upgraded');
+      const upKey = await newKey(upgraded);
+      for (let i = 0; i < 5; i++) assert.equal((await withKey(upKey, `/api/orgs/${upgraded}`)).status, 200, `free call ${i + 1}`);
+      const { customer } = await subscribeTeam(t, upgraded, 1);
+      assert.equal((await withKey(upKey, `/api/orgs/${upgraded}`)).status, 200);
+      const sent = () => stripe.meterEvents.filter((e) => e.customer === customer).reduce((n, e) => n + e.value, 0);
+      await eventually('the paid call in Stripe', () => sent() >= 1);
+      assert.equal((await withKey(upKey, `/api/orgs/${upgraded}`)).status, 200);
+      await eventually('the second paid call in Stripe', () => sent() >= 2);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(sent(), 2, 'the five free calls are never billed');
+      const usage = await as(t, owner, 'GET', `/api/orgs/${upgraded}/usage`);
+      assert.equal(usage.body.plan, 'team');
+      assert.equal(usage.body.meters.find((m: { meter: string }) => m.meter === 'api-calls').used, 2, 'what the page shows is what Stripe bills');
+      const { rows } = await sql<{ billable: boolean; n: string }>`
+        select billable, count(*) as n from usage_record where organization_id = ${upgraded} group by billable order by billable`.execute(t.system.database.db);
+      assert.deepEqual(
+        rows.map((r) => [r.billable, Number(r.n)]),
+        [
+          [false, 5],
+          [true, 2],
+        ],
+      );
     });
 
     it('shows the usage to members only: 404 to others, 401 without a token', async () => {

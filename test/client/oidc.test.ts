@@ -52,6 +52,9 @@ describe('client provider sign-in events', () => {
     assert.deepEqual(core.state.providers, [{ id: 'acme', name: 'Acme' }]);
     assert.match(oauthErrorMessage('email-in-use', 'Acme'), /Log in with your password, verify the address (.*), then link Acme/);
     assert.match(oauthErrorMessage('something-new', 'Acme'), /Something went wrong/);
+    // the SAML join refused at the plan's seat cap (/log-in?error=seat-limit) says why, not that SSO failed
+    assert.deepEqual(noticeOf('log-in', '?error=seat-limit'), { route: 'log-in', kind: 'error', code: 'seat-limit', provider: '' });
+    assert.match(oauthErrorMessage('seat-limit', ''), /no free seat/);
   });
 
   it('keeps no notice without a code, and none meant for another page', () => {

@@ -82,6 +82,8 @@ const MESSAGES: Record<string, (provider: string) => string> = {
   // the SAML sign-on's answers (src/sso/): the reason is in the server's log, not the URL
   'sso-failed': () =>
     "Single sign-on failed: your identity provider's answer could not be accepted. Try again, or ask your administrator (the reason is in the log).",
+  'seat-limit': () =>
+    "Your organization's plan has no free seat for a new member, so single sign-on could not add you. Ask an administrator to upgrade the plan or free a seat.",
   'sso-required': () => 'Your organization requires single sign-on: use "Sign in with SSO" with your work email.',
 };
 
