@@ -7,20 +7,8 @@
  *   node --import tsx scripts/openapi-snapshot.ts [out.json]
  */
 import { writeFile } from 'node:fs/promises';
-import { loadConfig } from '../src/config.js';
-import { buildSystem } from '../src/system.js';
+import { buildSnapshotSystem } from './system-snapshot.js';
 
-const config = loadConfig({
-  APP_ENV: 'test',
-  DATABASE_URL: 'memory://',
-  JWT_SECRET: 'snapshot-secret-0123456789abcdefghijklmnopqrstuvwxyz',
-  PORT: '0',
-  BILLING_PLANS: 'pro=price_pro,team=price_team',
-  OIDC_PROVIDERS: 'acme',
-  OIDC_ACME_ISSUER: 'https://idp.example.com',
-  OIDC_ACME_CLIENT_ID: 'client',
-  OIDC_ACME_CLIENT_SECRET: 'secret',
-});
 /** The same value with every object's keys in sorted order (arrays keep theirs: their order means something). */
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
@@ -32,7 +20,7 @@ function sortKeys(value: unknown): unknown {
   );
 }
 
-const system = await buildSystem(config);
+const system = await buildSnapshotSystem();
 try {
   const res = await system.app.inject({ method: 'GET', url: '/openapi/openapi.json' });
   const text = `${JSON.stringify(sortKeys(JSON.parse(res.body)), null, 2)}\n`;

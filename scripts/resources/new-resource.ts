@@ -2,18 +2,22 @@
  * `npm run new:resource -- <name> <field>:<type>[?] ... [--write-role member|admin|owner]
  * [--plural <word>] [--limit <meter>] [--feature <id>] [--dry-run]`: adds a resource of the
  * project's users as one vertical slice (docs/resources.md). Prints every file it writes or
- * changes and the command that runs the new tests; refuses with one line and writes nothing.
+ * changes and the command that runs the new tests; refuses with one line and writes nothing (a
+ * name the running system's registries hold included: registries.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { planResource } from './files.js';
+import { checkRegistries, readRegistries } from './registries.js';
 import { parseSpec, SpecError } from './spec.js';
 
 const root = process.cwd();
 try {
   const spec = parseSpec(process.argv.slice(2));
   const plan = planResource(root, spec);
+  // its schemas, events, audit actions, query kinds and scopes: against what the running code registered
+  checkRegistries(spec, await readRegistries());
   if (!spec.dryRun) {
     for (const change of plan) {
       mkdirSync(dirname(join(root, change.path)), { recursive: true });

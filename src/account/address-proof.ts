@@ -14,8 +14,10 @@
  * proof comes with a live session of the account (the verification link opened in the browser
  * that signed up: whoever set the password holds the address) or sets the password itself (a
  * reset). A removed password leaves a reset token, handed back to the page the proof landed on
- * so the person can set one at once. The owner is told in an email what was removed; nothing
- * removed, no email.
+ * so the person can set one at once; a proof that signs the person in with nothing to land on
+ * (a SAML assertion: no reset token in any URL) leaves none, and the account's security page sets
+ * one with that recent sign-in. The owner is told in an email what was removed; nothing removed,
+ * no email.
  */
 import { sql, type Kysely } from 'kysely';
 import { appendAccountAudit, appendAudit, type RequestOrigin } from '../audit/log.js';
@@ -37,6 +39,8 @@ export interface AddressProofInput {
   via: AddressProof;
   /** the session of whoever presented the proof (its own browser), kept; every other one ends */
   keepSessionId?: string;
+  /** a removed password leaves a reset token for the page the proof lands on (the default); false: the proof signs in, the account sets a password itself */
+  resetToken?: boolean;
   origin: RequestOrigin;
 }
 
@@ -81,8 +85,8 @@ export async function addressFirstProven(trx: Kysely<DatabaseSchema>, deps: Addr
 
   const removed: string[] = [];
   let passwordResetToken: string | undefined;
-  if (removePassword) {
-    removed.push('the password');
+  if (removePassword) removed.push('the password');
+  if (removePassword && input.resetToken !== false) {
     const { token, hash } = newActionToken();
     await storeActionToken(trx, { purpose: 'reset-password', hash, accountId, email: account.email });
     passwordResetToken = token;

@@ -5,6 +5,7 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { toOpenApi30 } from './openapi-30.js';
 
 export interface OpenApiOptions {
   /** the API scopes and what each lets an app do (the built-in ones and those modules declare) */
@@ -55,6 +56,8 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       const docs = (route.config as { docs?: { body?: unknown } } | undefined)?.docs;
       return { schema: docs?.body && schema ? { ...schema, body: docs.body } : schema, url } as never;
     },
+    // the route schemas are JSON Schema 2020; the document is OpenAPI 3.0's dialect (openapi-30.ts)
+    transformObject: (document) => ('openapiObject' in document ? toOpenApi30(document.openapiObject) : document.swaggerObject),
     // named schemas (added with addSchema and an $id) become components.schemas/<$id>
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });

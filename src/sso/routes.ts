@@ -235,7 +235,7 @@ export function ssoSignOnRoutes(deps: SignOnRouteDeps): RouteGroup[] {
             'and audited (docs/sso.md); a response over 192 KiB, 5,000 elements or 64 levels is refused before it is parsed. Posts are ' +
             'limited per client address (SSO_ACS_LIMIT_ADDRESS) and per request id named (SSO_ACS_LIMIT_REQUEST): 429 beyond. An account with two-factor on: no session yet, 302 to `APP_URL/log-in/two-factor#mfa-token=…` ' +
             '(the second step; a fragment never reaches a server or a log). The first proof of an address whose account had a password ' +
-            'removes it: 302 to `APP_URL/reset-password?token=…` (signed in; the page sets a new password, as a reset link does).',
+            'removes it and signs in all the same (302 to `APP_URL/account`, no token in any URL): the account sets a new one with this sign-in.',
           csrf: false,
           schemas: { params: OrgParam, body: ref(AcsForm), response: { 302: null, 429: error } },
           async handler({ parameters, request, reply }) {
@@ -280,8 +280,6 @@ export function ssoSignOnRoutes(deps: SignOnRouteDeps): RouteGroup[] {
               created: identity.created,
               joined: identity.joined,
             });
-            // a password set before this first proof of the address is gone: the reset page sets one at once (or is left for the account)
-            if (identity.passwordResetToken) return redirect(reply, `${appUrl}/reset-password?token=${encodeURIComponent(identity.passwordResetToken)}`);
             return redirect(reply, `${appUrl}/account`);
           },
         }),

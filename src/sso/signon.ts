@@ -28,8 +28,6 @@ export interface SsoIdentity {
   joined: boolean;
   /** sessions a first proof of the address ended (RefreshTokens.sessionsEnded after commit) */
   endedSessions: string[];
-  /** a first proof removed a password set before it: a reset token for the landing page to set one at once */
-  passwordResetToken?: string;
 }
 
 export interface SignOnDeps {
@@ -109,7 +107,6 @@ export class SignOnService {
       let account = await trx.selectFrom('account').select(['id', 'email_verified']).where('email', '=', email).forUpdate().executeTakeFirst();
       let created = false;
       let endedSessions: string[] = [];
-      let passwordResetToken: string | undefined;
       if (!account) {
         const inserted = await insertAccount(trx, { email, name, passwordHash: null, emailVerified: true });
         await appendAudit(trx, {
@@ -124,10 +121,10 @@ export class SignOnService {
         account = { id: inserted.id, email_verified: true };
         created = true;
       } else if (!account.email_verified) {
-        // the assertion is the first proof of the address: what was added before it goes
-        const proof = await addressFirstProven(trx, { refreshTokens, mail }, { accountId: account.id, via: 'single-sign-on', origin });
+        // the assertion is the first proof of the address: what was added before it goes, the password too;
+        // it signs the person in, and sets no password (the account's security page sets one with this sign-in)
+        const proof = await addressFirstProven(trx, { refreshTokens, mail }, { accountId: account.id, via: 'single-sign-on', origin, resetToken: false });
         endedSessions = proof.endedSessions;
-        passwordResetToken = proof.passwordResetToken;
       }
       const member = await trx
         .selectFrom('membership')
@@ -171,7 +168,7 @@ export class SignOnService {
         });
         joined = true;
       }
-      return { organizationId, accountId: account.id, email, created, joined, endedSessions, ...(passwordResetToken ? { passwordResetToken } : {}) };
+      return { organizationId, accountId: account.id, email, created, joined, endedSessions };
     });
     refreshTokens.sessionsEnded(identity.endedSessions);
     return identity;

@@ -66,6 +66,17 @@ const probes: RouteGroup = {
         return { n: 1, name: parameters.path.case, limit: 2 };
       },
     }),
+    // JSON Schema 2020's numeric exclusive bounds: the document says them in OpenAPI 3.0's words
+    route({
+      method: 'GET',
+      path: '/bounded',
+      summary: 'Bounded',
+      schemas: {
+        querystring: Type.Object({ ratio: Type.Optional(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1 })) }),
+        response: { 200: EchoResult },
+      },
+      handler: ({ parameters }) => ({ n: 1, name: String(parameters.query.ratio), limit: 1 }),
+    }),
     route({
       method: 'GET',
       path: '/early-exit',
@@ -354,6 +365,13 @@ for (const db of testDatabases()) {
       const doc = JSON.parse(res.text);
       assert.match(doc.openapi, /^3\.0\./);
       await SwaggerParser.validate(structuredClone(doc));
+      const ratio = doc.paths['/api/probe/bounded'].get.parameters.find((p: { name: string }) => p.name === 'ratio');
+      const { minimum, exclusiveMinimum, maximum, exclusiveMaximum } = ratio.schema;
+      assert.deepEqual(
+        { minimum, exclusiveMinimum, maximum, exclusiveMaximum },
+        { minimum: 0, exclusiveMinimum: true, maximum: 1, exclusiveMaximum: true },
+        'OpenAPI 3.0: a bound and a boolean',
+      );
       assert.ok(doc.components.schemas.health);
       assert.ok(doc.components.schemas.error);
       const echo = doc.paths['/api/probe/echo/{id}'].post;

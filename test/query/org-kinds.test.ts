@@ -1,9 +1,10 @@
-/** Query kinds on an organization: their declaration is checked when it is made, like a route's. */
+/** Query kinds on an organization: their declaration is checked when it is made, like a route's; the query route takes the scopes its kinds declare. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Type, type TObject } from 'typebox';
 import { ResponseCoercionError } from '../../src/http/errors.js';
 import { QueryRegistry, queryKind } from '../../src/http/queries.js';
+import { queryRoutes } from '../../src/query/routes.js';
 
 const result = Type.Object({ ok: Type.Boolean() }, { $id: 'test-ok' });
 const kind = (extra: Record<string, unknown>, params: TObject = Type.Object({ 'org-id': Type.String({ format: 'uuid' }) })) =>
@@ -32,5 +33,21 @@ describe("a kind's result", () => {
       return true;
     });
     assert.deepEqual(await registry.run({ 'query/kind': 'test/right' }, { user: undefined, apiKey: undefined }), { ok: true });
+  });
+});
+
+describe('the query route', () => {
+  it("takes an OAuth token with a scope of one of its kinds (route data from the kinds' own), none without one", () => {
+    const params = Type.Object({});
+    const run = async () => ({ ok: true });
+    const kinds = [
+      queryKind({ kind: 'gadgets/list', summary: 'test', auth: 'required', scopes: ['gadgets:read'], params, result, run }),
+      queryKind({ kind: 'account/me', summary: 'test', auth: 'required', scopes: ['account:read'], params, result, run }),
+      queryKind({ kind: 'public/ping', summary: 'test', auth: 'none', params, result, run }),
+    ];
+    const [query] = queryRoutes(new QueryRegistry(kinds, [])).routes;
+    assert.deepEqual(query.scopes, ['account:read', 'gadgets:read']);
+    const [unscoped] = queryRoutes(new QueryRegistry([kinds[2]], [])).routes;
+    assert.equal(unscoped.scopes, undefined, 'no kind takes a token: neither does the route');
   });
 });

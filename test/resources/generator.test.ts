@@ -14,6 +14,7 @@ import { dirname, join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
+import { transitJson } from '../../src/shared/codecs.js';
 import { axeViolations, browserHarness } from '../support/browser.js';
 import { startChildServer, type ChildServer } from '../support/child-server.js';
 
@@ -29,6 +30,8 @@ const SPEC = [
   'starts-at:datetime?',
   'status:enum:draft|submitted|approved',
 ];
+/** no decimal (nor any type but two), every field but one optional, members write: a narrower resource's code passes the same checks */
+const NARROW = ['task', 'title:string', 'done:boolean?', '--write-role', 'member'];
 
 /** A digest of every file of the tree (node_modules and build output aside), by path. */
 function tree(dir: string, skip: (path: string) => boolean = () => false): Map<string, string> {
@@ -104,6 +107,8 @@ describe('the resource generator', () => {
       [['gadget', 'name:string', '--write-role', 'boss'], /--write-role/],
       [['invitation', 'name:string'], /reserved/],
       [['gadget', 'name:string'], /docs\/gadgets\.md/],
+      // names the running system's registries hold: its schema `subscription` (billing), an audit action
+      [['subscription', 'plan:string'], /OpenAPI schema "subscription"/],
     ];
     for (const [args, why] of refusals) {
       const run = npm('new:resource', args);
@@ -125,7 +130,9 @@ describe('the resource generator', () => {
     assert.deepEqual(changedPaths(original, tree(dir)), []);
   });
 
-  it('writes a resource of every field type that passes type-check, module rules, lint and its own tests on PGlite and PostgreSQL', () => {
+  it('writes a resource of every field type, and one without a decimal, that pass type-check, module rules, lint and their own tests on PGlite and PostgreSQL', () => {
+    const narrow = npm('new:resource', NARROW);
+    assert.equal(narrow.status, 0, narrow.stderr);
     const run = npm('new:resource', SPEC);
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /node scripts\/run-tests\.mjs 'test\/time-entries\/\*\.test\.ts'/);
@@ -139,7 +146,7 @@ describe('the resource generator', () => {
     ])
       assert.ok(written.includes(path), path);
     assert.ok(
-      written.every((p) => run.stdout.includes(p)),
+      written.every((p) => run.stdout.includes(p) || narrow.stdout.includes(p)),
       'every file it wrote is printed',
     );
     assert.ok(
@@ -151,8 +158,9 @@ describe('the resource generator', () => {
     must(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.scripts.json']);
     must('npm', ['run', '-s', 'lint:modules']);
     must('npm', ['run', '-s', 'lint']);
-    const tests = must(process.execPath, ['scripts/run-tests.mjs', 'test/time-entries/*.test.ts']);
+    const tests = must(process.execPath, ['scripts/run-tests.mjs', 'test/time-entries/*.test.ts', 'test/tasks/*.test.ts']);
     assert.match(tests, /fail 0/);
+    assert.match(tests, /4 files/, 'both resources ran their tests');
   });
 
   browser.step('its page lists, creates, edits and deletes in Chromium, axe-clean', async () => {
@@ -167,6 +175,12 @@ describe('the resource generator', () => {
       body: JSON.stringify({ email, password }),
     });
     assert.equal(signUp.status, 201);
+    const logIn = await fetch(`${base}/api/account/log-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
+    const token = ((await logIn.json()) as { 'access-token': string })['access-token'];
     await browser.launch();
     const page: Page = await browser.openPage('owner');
     await page.goto(`${base}/log-in`);
@@ -186,16 +200,51 @@ describe('the resource generator', () => {
 
     await page.locator('#new-time-entry').click();
     await page.getByLabel('Title', { exact: true }).fill('Design review');
+    await page.getByLabel('Notes', { exact: true }).fill('Agenda\nand minutes');
     await page.getByLabel('Hours', { exact: true }).fill('3');
     await page.getByLabel('Rate', { exact: true }).fill('120.50');
     await page.getByLabel('Billable', { exact: true }).check();
     await page.getByLabel('Day', { exact: true }).fill('2026-02-28');
+    await page.getByLabel('Starts at', { exact: true }).fill('2026-02-28T09:30');
     await page.getByLabel('Status', { exact: true }).selectOption('submitted');
     assert.deepEqual(await axeViolations(page), [], 'axe-core on the form');
     await page.getByRole('button', { name: 'Create time entry' }).click();
     const row = page.locator('#time-entries tr[data-item]');
     await row.waitFor();
     assert.match((await row.textContent()) ?? '', /Design review.*3.*120\.50.*Yes.*2026-02-28.*submitted/);
+
+    // the edit form starts at the item's values, every input type; a save sends only what changed
+    await row.locator('.edit-item').click();
+    const starts: Record<string, string | boolean> = {
+      Title: 'Design review',
+      Notes: 'Agenda\nand minutes',
+      Hours: '3',
+      Rate: '120.50',
+      Billable: true,
+      Day: '2026-02-28',
+      'Starts at': '2026-02-28T09:30',
+      Status: 'submitted',
+    };
+    for (const [label, value] of Object.entries(starts)) {
+      const input = page.getByLabel(label, { exact: true });
+      assert.equal(typeof value === 'boolean' ? await input.isChecked() : await input.inputValue(), value, label);
+    }
+    const stored = async () => {
+      const res = await fetch(`${base}/api/orgs/${orgId}/time-entries`, { headers: { authorization: `Bearer ${token}` } });
+      const [item] = ((await res.json()) as { 'time-entries': Array<Record<string, unknown>> })['time-entries'];
+      return item;
+    };
+    const before = await stored();
+    await page.getByLabel('Title', { exact: true }).fill('Design review, part 1');
+    const [patch] = await Promise.all([page.waitForRequest((r) => r.method() === 'PATCH'), page.getByRole('button', { name: 'Save' }).click()]);
+    assert.deepEqual(Object.keys(transitJson.decode(patch.postData() ?? '') as Record<string, unknown>), ['title'], 'only the changed field');
+    await page.locator('#time-entries td[data-field="title"]', { hasText: 'Design review, part 1' }).waitFor();
+    const after = await stored();
+    assert.deepEqual(
+      { ...after, title: undefined, 'updated-at': undefined },
+      { ...before, title: undefined, 'updated-at': undefined },
+      'every other field kept',
+    );
 
     // the server's field error beside its field (what the browser's own checks let through)
     await row.locator('.edit-item').click();
@@ -227,6 +276,7 @@ describe('the resource generator', () => {
     // what a build compiled of it goes too
     mkdirSync(join(dir, 'dist/time-entries'), { recursive: true });
     writeFileSync(join(dir, 'dist/time-entries/module.js'), 'export {};\n');
+    assert.equal(npm('remove:resource', ['task']).status, 0);
     const run = npm('remove:resource', ['time-entry']);
     assert.equal(run.status, 0, run.stderr);
     assert.equal(existsSync(join(dir, 'dist/time-entries')), false, 'its compiled files are gone');

@@ -407,26 +407,42 @@ for (const db of testDatabases()) {
         assert.ok(members.body.members.some((m: { 'account-id': string }) => m['account-id'] === existing.id));
       });
 
-      it("proves an unverified account's address for the first time: its earlier sessions and its password end; the landing page sets a new one", async () => {
+      it("proves an unverified account's address for the first time: its earlier sessions and its password end, and it is signed in at /account, no token in the URL", async () => {
         const email = `carol@${org.domain}`;
         const { id } = await signUp(t.client, email);
         const earlier = await logIn(t.client, email);
         assert.equal(earlier.status, 200);
         const requestId = await startSso(t, email);
         const res = await postAcs(t, org.orgId, responseXml(org.idp, base(email, requestId)));
-        const landing = new URL(String(res.headers.location));
-        assert.equal(`${landing.origin}${landing.pathname}`, `${t.system.config.appUrl}/reset-password`, 'the reset page, as a reset link opens');
-        assert.ok(cookiesOf(res)[REFRESH_COOKIE]?.value, 'signed in all the same');
+        assert.equal(res.status, 302, res.text);
+        assert.equal(res.headers.location, `${t.system.config.appUrl}/account`, 'signed in as any SAML sign-in: no reset token in the URL');
+        const refresh = cookiesOf(res)[REFRESH_COOKIE];
+        assert.ok(refresh?.value, 'the refresh cookie is set');
         const row = await t.system.database.db.selectFrom('account').select(['email_verified', 'password_hash']).where('id', '=', id).executeTakeFirstOrThrow();
         assert.equal(row.email_verified, true);
         assert.equal(row.password_hash, null, 'the password set before the proof is gone');
         assert.equal((await logIn(t.client, email)).status, 401, 'it signs nobody in');
         const stale = await t.client('POST', '/api/account/refresh', { body: { 'refresh-token': earlier.body['refresh-token'] } });
         assert.equal(stale.status, 401, 'the session opened before the proof ended');
-        const reset = await t.client('POST', '/api/account/reset-password', {
-          body: { token: landing.searchParams.get('token'), password: "carol's own passphrase" },
-        });
-        assert.equal(reset.status, 204, reset.text);
+        const resets = await t.system.database.db
+          .selectFrom('action_token')
+          .select('id')
+          .where('account_id', '=', id)
+          .where('purpose', '=', 'reset-password')
+          .where('used_at', 'is', null)
+          .execute();
+        assert.deepEqual(resets, [], 'an assertion leaves no reset token');
+
+        // the session the assertion began: the account page reads that there is no password, and one is set with this sign-in
+        const session = await t.client('POST', '/api/account/refresh', { body: { 'refresh-token': decodeURIComponent(refresh.value) } });
+        assert.equal(session.status, 200, session.text);
+        const bearer = { authorization: `Bearer ${session.body['access-token']}` };
+        const methods = await t.client('GET', '/api/account/identities', { headers: bearer });
+        assert.equal(methods.status, 200, methods.text);
+        assert.equal(methods.body['has-password'], false, 'the security page offers to set one (SignInMethods, src/client/oidc/pages.tsx)');
+        const set = await t.client('POST', '/api/account/change-password', { headers: bearer, body: { password: "carol's own passphrase" } });
+        assert.equal(set.status, 204, set.text);
+        assert.equal((await logIn(t.client, email, "carol's own passphrase")).status, 200);
         // a later sign-on is no first proof: straight to the account
         const again = await postAcs(t, org.orgId, responseXml(org.idp, base(email, await startSso(t, email))));
         assert.equal(again.headers.location, `${t.system.config.appUrl}/account`);

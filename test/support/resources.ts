@@ -31,11 +31,6 @@ export function validInput(fields: FieldSpecs, n: number): Record<string, FieldV
   return Object.fromEntries(Object.entries(fields).map(([name, spec]) => [name, validValue(spec, n)]));
 }
 
-/** A create body with the required fields only. */
-export function requiredInput(fields: FieldSpecs, n: number): Record<string, FieldValue> {
-  return Object.fromEntries(Object.entries(fields).flatMap(([name, spec]) => (spec.optional ? [] : [[name, validValue(spec, n)]])));
-}
-
 /** What the API answers for a value sent: a date-time in UTC, everything else as sent. */
 export function answered(spec: FieldSpec, value: FieldValue | undefined): FieldValue {
   if (value === undefined || value === null) return null;

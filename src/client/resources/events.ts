@@ -114,12 +114,15 @@ export function registerResource(core: EventCore<AppState>, config: ResourceConf
       const page = state.resourcePages?.[plural];
       if (!page?.editing) return;
       const id = page.editing.id;
+      // an edit sends what changed from the item as its form showed it, so a field left alone keeps its value
+      const body = bodyOf(config.fields, fields as Record<string, string>, id !== null, id ? page.items?.find((i) => i.id === id) : undefined);
+      if (id && Object.keys(body).length === 0) return { db: withoutErrors(withPage(state, { ...page, editing: undefined })) };
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
           url: `orgs/${page.orgId}/${plural}${id ? `/${id}` : ''}`,
           method: id ? 'patch' : 'post',
-          body: bodyOf(config.fields, fields as Record<string, string>, id !== null),
+          body,
           onSuccessN: [
             ['toast/info', { message: `${config.title.one} ${id ? 'saved' : 'created'}` }],
             [`${plural}/saved`, page.orgId],

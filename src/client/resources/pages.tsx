@@ -13,7 +13,7 @@ import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import { humanize, STRING_MAX, TEXT_MAX, type FieldSpec, type FieldValue } from '../../shared/resource-fields.js';
 import { formIdOf, mayWrite, resourceOrgIdOf, type ResourceConfig, type ResourceItem } from './events.js';
-import { toLocalInput } from './form-values.js';
+import { inputTextOf } from './form-values.js';
 import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
 
 /** A value as a table cell shows it. */
@@ -25,16 +25,16 @@ function shown(spec: FieldSpec, value: FieldValue): string {
   return String(value);
 }
 
-/** The input of one field, holding `value` when editing. */
+/** The input of one field, holding `value` when editing (the text bodyOf compares with: form-values.ts). */
 function Input({ form, name, spec, value }: { form: string; name: string; spec: FieldSpec; value: FieldValue | undefined }) {
   const label = humanize(name);
-  const text = value === null || value === undefined ? undefined : String(value);
+  const text = inputTextOf(spec, value) || undefined;
   const required = !spec.optional;
   switch (spec.type) {
     case 'text':
       return <TextAreaField form={form} name={name} label={label} rows={4} maxLength={TEXT_MAX} defaultValue={text} mono={false} />;
     case 'boolean':
-      return <CheckboxField form={form} name={name} label={label} defaultChecked={value === true} />;
+      return <CheckboxField form={form} name={name} label={label} defaultChecked={text === 'on'} />;
     case 'enum':
       return (
         <SelectField
@@ -42,7 +42,7 @@ function Input({ form, name, spec, value }: { form: string; name: string; spec: 
           form={form}
           name={name}
           label={label}
-          defaultValue={text ?? (spec.optional ? '' : spec.values?.[0])}
+          defaultValue={text ?? ''}
           options={[...(spec.optional ? [{ value: '', label: 'None' }] : []), ...(spec.values ?? []).map((v) => ({ value: v, label: humanize(v) }))]}
         />
       );
@@ -53,7 +53,7 @@ function Input({ form, name, spec, value }: { form: string; name: string; spec: 
     case 'date':
       return <Field form={form} name={name} label={label} type="date" required={required} defaultValue={text} />;
     case 'datetime':
-      return <Field form={form} name={name} label={label} type="datetime-local" required={required} defaultValue={text && toLocalInput(text)} />;
+      return <Field form={form} name={name} label={label} type="datetime-local" required={required} defaultValue={text} />;
     default:
       return <Field form={form} name={name} label={label} required={required} maxLength={STRING_MAX} defaultValue={text} />;
   }

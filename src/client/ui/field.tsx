@@ -202,15 +202,15 @@ export function SelectField({
         id={id}
         name={name}
         value={value}
-        defaultValue={defaultValue}
         disabled={disabled}
         class={`${INPUT} ${srOnlyLabel ? 'mt-0' : ''} pr-8`}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `${id}-error` : undefined}
         onChange={onChange && ((e) => onChange(e.currentTarget.value))}
       >
+        {/* a select has no default value of its own: the option says it is the chosen one */}
         {options.map((o) => (
-          <option key={o.value} value={o.value}>
+          <option key={o.value} value={o.value} selected={value === undefined && defaultValue !== undefined ? o.value === defaultValue : undefined}>
             {o.label}
           </option>
         ))}

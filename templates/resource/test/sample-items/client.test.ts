@@ -1,7 +1,8 @@
 /**
  * The sample items page's events against a fake transport (docs/sample-items.md): the page
  * loads the organization and a page of items, more on demand; a new item's form sends typed
- * values; the server's field errors land beside their fields; delete asks the API and reloads.
+ * values; an edit sends only the fields it changed; the server's field errors land beside their
+ * fields; delete asks the API and reloads.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -10,7 +11,8 @@ import { registerApp, type AppState } from '../../src/client/app.js';
 import { EventCore, type EventVector } from '../../src/client/core.js';
 import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
 import { ACCOUNT, answer, callOf } from '../support/client-events.js';
-import { registerResource } from '../../src/client/resources/events.js';
+import { registerResource, type ResourceItem } from '../../src/client/resources/events.js';
+import { inputTextOf } from '../../src/client/resources/form-values.js';
 import { SAMPLE_ITEMS } from '../../src/client/sample-items/fields.js';
 import { transitJson } from '../../src/shared/codecs.js';
 import { validInput } from '../support/resources.js';
@@ -18,7 +20,12 @@ import { validInput } from '../support/resources.js';
 const ORG = '00000000-0000-4000-8000-000000000002';
 const ITEM = '00000000-0000-4000-8000-0000000000aa';
 const org = { id: ORG, name: 'Acme', slug: 'acme', personal: false, 'created-at': '2026-01-01T00:00:00.000Z', role: 'owner' };
-const item = { id: ITEM, ...validInput(SAMPLE_ITEMS.fields, 1), 'created-at': '2026-01-02T00:00:00.000Z', 'updated-at': '2026-01-02T00:00:00.000Z' };
+const item: ResourceItem = {
+  id: ITEM,
+  ...validInput(SAMPLE_ITEMS.fields, 1),
+  'created-at': '2026-01-02T00:00:00.000Z',
+  'updated-at': '2026-01-02T00:00:00.000Z',
+};
 const [firstField] = Object.keys(SAMPLE_ITEMS.fields);
 
 function setup(answers: { create?: TransportResponse } = {}) {
@@ -40,6 +47,8 @@ function setup(answers: { create?: TransportResponse } = {}) {
             );
           case `POST /api/orgs/${ORG}/sample-items`:
             return answers.create ?? answer(item, 201);
+          case `PATCH /api/orgs/${ORG}/sample-items/${ITEM}`:
+            return answer(item);
           case `DELETE /api/orgs/${ORG}/sample-items/${ITEM}`:
             return { status: 204, contentType: '', text: '' };
           default:
@@ -87,6 +96,28 @@ describe('the sample items page', () => {
       if (spec.type === 'datetime') assert.match(String(body[name]), /[+-]\d{2}:\d{2}$|Z$/, name);
     }
     assert.equal(core.state.resourcePages?.['sample-items']?.editing, undefined);
+  });
+
+  it('sends only the fields an edit changed, and nothing when none did', async () => {
+    const { core, requests, run } = setup();
+    const fields = SAMPLE_ITEMS.fields;
+    await run(['sample-items/open', ORG]);
+    // the form as it starts for the item (an empty input is not among a form's fields)
+    const started = Object.fromEntries(
+      Object.entries(fields).flatMap(([name, spec]) => (inputTextOf(spec, item[name]) ? [[name, inputTextOf(spec, item[name])]] : [])),
+    );
+    await run(['sample-items/edit', ITEM]);
+    await run(['sample-items/save', started]);
+    assert.equal(requests.filter((r) => r.method === 'PATCH').length, 0, 'nothing changed: nothing sent');
+    assert.equal(core.state.resourcePages?.['sample-items']?.editing, undefined);
+    const other = validInput(fields, 2);
+    const field = Object.keys(fields).find((name) => inputTextOf(fields[name], other[name]) !== inputTextOf(fields[name], item[name]));
+    if (!field) return; // (one enum of one value: no other value to change to)
+    await run(['sample-items/edit', ITEM]);
+    await run(['sample-items/save', { ...started, [field]: inputTextOf(fields[field], other[field]) }]);
+    const sent = requests.find((r) => r.method === 'PATCH');
+    assert.ok(sent, 'a PATCH');
+    assert.deepEqual(Object.keys(transitJson.decode(String(sent.body)) as Record<string, unknown>), [field]);
   });
 
   it("shows the server's field errors beside their fields and keeps the form open", async () => {
