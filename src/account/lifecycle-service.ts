@@ -199,7 +199,10 @@ export class AccountLifecycle {
     });
     // a new password also disconnects every app: a grant made with a stolen token must not outlive it
     const ended = await this.deps.refreshTokens.revokeAllForAccount(account.id, user.sessionId, { passwordChanged: true });
-    this.deps.log.info('account/password-changed', 'Password changed; other sessions and connected apps ended', { 'account-id': account.id, sessions: ended.length });
+    this.deps.log.info('account/password-changed', 'Password changed; other sessions and connected apps ended', {
+      'account-id': account.id,
+      sessions: ended.length,
+    });
   }
 
   /** Asks for an email change: a confirmation link to the new address, a notice to the old one. */

@@ -12,7 +12,16 @@ import { unauthorized } from './errors.js';
 import { actorOf, authorizeOrg, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
 import { featureCheck, planCheck, type Requirement, validateRequires } from './plan-gate.js';
 import { limitOf, usageCheck, type UsageGate } from './usage-gate.js';
-import { requireUser, resolved, type AccountGuard, type ReauthRule, type AuthRequirement, type Route, type RouteDocs, type RouteGroup } from './route-definition.js';
+import {
+  requireUser,
+  resolved,
+  type AccountGuard,
+  type ReauthRule,
+  type AuthRequirement,
+  type Route,
+  type RouteDocs,
+  type RouteGroup,
+} from './route-definition.js';
 import { documentedSchema, isApiPrefix, reauthField } from './route-docs.js';
 import { indexRoute } from './route-index.js';
 import { routeDataOf } from './route-data.js';
@@ -220,7 +229,10 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
       ...(platformAdmin ? { platformAdmin: group.platformAdmins } : {}),
       ...(r.impersonation ? { impersonation: r.impersonation } : {}),
     };
-    const accountChecks = [...(r.verifiedEmail ? [verifiedEmailCheck(guard!)] : []), ...(r.reauth ? [reauthCheck(guard!, reauthField(r), typeof r.reauth === 'object' ? r.reauth.when : undefined)] : [])];
+    const accountChecks = [
+      ...(r.verifiedEmail ? [verifiedEmailCheck(guard!)] : []),
+      ...(r.reauth ? [reauthCheck(guard!, reauthField(r), typeof r.reauth === 'object' ? r.reauth.when : undefined)] : []),
+    ];
     indexRoute(app, r.method, group.prefix + r.path);
     app.route<RouteGenericInterface, RouteConfig>({
       method: r.method as HTTPMethods,

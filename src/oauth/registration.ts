@@ -8,7 +8,7 @@
  */
 import { redirectUriProblem } from './redirect-uris.js';
 
-type OidcErrors = (typeof import('oidc-provider'))['errors'];
+type OidcErrors = typeof import('oidc-provider')['errors'];
 
 /** What dynamically registered clients (MCP clients) may ask at most. */
 export const REGISTRATION_SCOPES = ['openid', 'profile', 'email', 'offline_access', 'account:read'];

@@ -135,12 +135,7 @@ export function interactionRoutes(interactions: Interactions): RouteGroup {
         // a grant is a lasting credential: one that adds offline_access or a write scope, or that the app asked a fresh sign-in for
         reauth: {
           when: (request) =>
-            interactions.needsReauthentication(
-              request.user!,
-              (request.params as { uid: string }).uid,
-              request.cookies,
-              (request.body as OAuthConsent).allow,
-            ),
+            interactions.needsReauthentication(request.user!, (request.params as { uid: string }).uid, request.cookies, (request.body as OAuthConsent).allow),
           whenText: 'When an Allow adds `offline_access` or a write scope, or the app asked a fresh sign-in (`prompt=login`, `max_age`)',
         },
         schemas: { params: InteractionPath, body: ref(OAuthConsent), response: { 200: ref(OAuthConsentResult), 404: ref(ErrorBody) } },

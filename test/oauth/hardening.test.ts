@@ -221,7 +221,12 @@ describe('OAuth provider hardening', () => {
     });
     assert.equal(ok.status, 201, ok.text);
     assert.equal(ok.body.post_logout_redirect_uris, undefined, 'no logout redirect is kept: there is no end-session endpoint to use one');
-    const row = await t.system.database.db.selectFrom('oauth_model').select('expires_at').where('model', '=', 'Client').where('id', '=', ok.body.client_id).executeTakeFirstOrThrow();
+    const row = await t.system.database.db
+      .selectFrom('oauth_model')
+      .select('expires_at')
+      .where('model', '=', 'Client')
+      .where('id', '=', ok.body.client_id)
+      .executeTakeFirstOrThrow();
     assert.ok(row.expires_at && row.expires_at.getTime() < Date.now() + 8 * 86_400_000, 'an unused registered client expires');
   });
 

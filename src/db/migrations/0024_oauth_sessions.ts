@@ -54,8 +54,12 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop function organization_oauth_grants_end()`.execute(db);
   await db.schema.alterTable('signing_key').dropColumn('purpose').execute();
   await sql`alter table oauth_grant drop constraint if exists oauth_grant_revoked_reason_check`.execute(db);
-  await sql`update oauth_grant set revoked_reason = 'account' where revoked_reason in ('session-ended', 'password-changed', 'organization-deleted')`.execute(db);
-  await sql`alter table oauth_grant add constraint oauth_grant_revoked_reason_check check (revoked_reason in ('account', 'app-deleted', 'refresh-token-reuse', 'expired'))`.execute(db);
+  await sql`update oauth_grant set revoked_reason = 'account' where revoked_reason in ('session-ended', 'password-changed', 'organization-deleted')`.execute(
+    db,
+  );
+  await sql`alter table oauth_grant add constraint oauth_grant_revoked_reason_check check (revoked_reason in ('account', 'app-deleted', 'refresh-token-reuse', 'expired'))`.execute(
+    db,
+  );
   await db.schema.alterTable('oauth_grant').dropColumn('session_id').execute();
   await db.schema.alterTable('oauth_model').dropColumn('session_id').execute();
 }
