@@ -51,19 +51,20 @@ export class AccountChecks implements AccountGuard {
     if (!row.email_verified) throw emailNotVerified();
   }
 
-  async reauthenticate(user: AuthUser, password: string | undefined, field: string, clientAddress: string): Promise<void> {
+  async reauthenticate(user: AuthUser, password: string | undefined, field: string, clientAddress: string): Promise<'password' | 'recent-sign-in'> {
     const row = await this.deps.db.selectFrom('account').select(['password_hash']).where('id', '=', user.id).executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
     if (row.password_hash !== null) {
       if (password === undefined) throw reauthenticationRequired(field, true);
       // a wrong one is 403 with a field error, counted like a failed log-in (429 past the limits)
       await confirmPassword(this.deps, user.id, password, clientAddress, field);
-      return;
+      return 'password';
     }
     const age = user.authTime === undefined ? Infinity : Math.floor(Date.now() / 1000) - user.authTime;
     if (age > REAUTH_MAX_AGE_SECONDS) {
       this.deps.log.info('account/reauthentication-required', 'A sensitive change without a recent sign-in', { 'account-id': user.id });
       throw reauthenticationRequired(field, false);
     }
+    return 'recent-sign-in';
   }
 }

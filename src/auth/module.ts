@@ -88,7 +88,8 @@ export const authModule = defineModule({
       },
       verifying: (kid) => {
         const key = signingKeys.find(kid);
-        return key?.alg === 'EdDSA' ? key.publicKey : undefined;
+        // an access token's key only: an ID-token key (EdDSA-id) never verifies a session
+        return key?.kind === 'EdDSA' ? key.publicKey : undefined;
       },
       legacyUntil: () => (signingKeys.firstMadeAt === undefined ? undefined : signingKeys.firstMadeAt + settings.accessTokenTtl * 1000),
     };

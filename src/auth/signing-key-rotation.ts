@@ -20,7 +20,16 @@ import type { DatabaseSchema } from '../db/schema.js';
 import type { SecretBox } from './secret-box.js';
 
 export type SigningAlg = 'EdDSA' | 'RS256' | 'ES256';
-export const SIGNING_ALGS: readonly SigningAlg[] = ['EdDSA', 'RS256', 'ES256'];
+/**
+ * What a key signs, as a slot with its own current key and schedule: `EdDSA` the access tokens
+ * (the product's and the API's), `RS256`, `ES256` and `EdDSA-id` the provider's ID tokens. An app
+ * that registers EdDSA ID tokens gets them from a key of their own, never the sessions' key.
+ */
+export type KeyKind = SigningAlg | 'EdDSA-id';
+export const KEY_KINDS: readonly KeyKind[] = ['EdDSA', 'RS256', 'ES256', 'EdDSA-id'];
+export const algOf = (kind: KeyKind): SigningAlg => (kind === 'EdDSA-id' ? 'EdDSA' : kind);
+const purposeOf = (kind: KeyKind): 'access' | 'id-token' => (kind === 'EdDSA' ? 'access' : 'id-token');
+export const kindOf = (alg: SigningAlg, purpose: 'access' | 'id-token'): KeyKind => (alg === 'EdDSA' && purpose === 'id-token' ? 'EdDSA-id' : alg);
 export const SIGNING_KEYS_CHANNEL = 'signing_keys';
 
 /** The advisory lock every rotation takes (an arbitrary constant of this purpose). */
@@ -49,18 +58,19 @@ async function newKey(alg: SigningAlg): Promise<{ publicJwk: PublicJwk; privateJ
 }
 
 /** The key every system signs with from its first start (access tokens). */
-const FIRST_ALG: SigningAlg = 'EdDSA';
+const FIRST_ALG: KeyKind = 'EdDSA';
 
-/** Adds one key of each of `algs`, signing `delaySeconds` from now (database time), and tells every instance. */
-async function insertKeys(trx: Transaction<DatabaseSchema>, box: SecretBox, algs: readonly SigningAlg[], delaySeconds: number): Promise<string[]> {
+/** Adds one key of each of `kinds`, signing `delaySeconds` from now (database time), and tells every instance. */
+async function insertKeys(trx: Transaction<DatabaseSchema>, box: SecretBox, kinds: readonly KeyKind[], delaySeconds: number): Promise<string[]> {
   const kids: string[] = [];
-  for (const alg of algs) {
-    const { publicJwk, privateJwk } = await newKey(alg);
+  for (const kind of kinds) {
+    const { publicJwk, privateJwk } = await newKey(algOf(kind));
     await trx
       .insertInto('signing_key')
       .values({
         kid: publicJwk.kid,
-        alg,
+        alg: algOf(kind),
+        purpose: purposeOf(kind),
         public_jwk: JSON.stringify(publicJwk),
         private_sealed: box.seal(JSON.stringify(privateJwk), publicJwk.kid),
         active_from: sql<Date>`now() + ${delaySeconds}::int * interval '1 second'`,
@@ -75,13 +85,13 @@ async function insertKeys(trx: Transaction<DatabaseSchema>, box: SecretBox, algs
 
 const lock = (trx: Transaction<DatabaseSchema>) => sql`select pg_advisory_xact_lock(${ROTATION_LOCK})`.execute(trx);
 
-/** Each algorithm that has a key, with its newest key's age against `rotationDays` (0 days: never due). */
-async function algorithmsInUse(trx: Transaction<DatabaseSchema>, rotationDays = 0): Promise<Array<{ alg: SigningAlg; due: boolean }>> {
-  const { rows } = await sql<{ alg: SigningAlg; due: boolean }>`
-    select alg, ${rotationDays}::int > 0 and max(created_at) < now() - ${rotationDays}::int * interval '1 day' as due
-    from signing_key group by alg`.execute(trx);
-  // in SIGNING_ALGS' order, so a rotation's kids come in the same order every time
-  return SIGNING_ALGS.flatMap((alg) => rows.filter((r) => r.alg === alg));
+/** Each kind that has a key, with its newest key's age against `rotationDays` (0 days: never due). */
+async function algorithmsInUse(trx: Transaction<DatabaseSchema>, rotationDays = 0): Promise<Array<{ alg: KeyKind; due: boolean }>> {
+  const { rows } = await sql<{ alg: SigningAlg; purpose: 'access' | 'id-token'; due: boolean }>`
+    select alg, purpose, ${rotationDays}::int > 0 and max(created_at) < now() - ${rotationDays}::int * interval '1 day' as due
+    from signing_key group by alg, purpose`.execute(trx);
+  // in KEY_KINDS' order, so a rotation's kids come in the same order every time
+  return KEY_KINDS.flatMap((kind) => rows.filter((r) => kindOf(r.alg, r.purpose) === kind).map((r) => ({ alg: kind, due: r.due })));
 }
 
 /** `npm run keys:rotate` and the running server's answer to it: new keys of every algorithm in use, whatever the schedule. */
@@ -115,7 +125,7 @@ export async function rotateIfDue(db: DB, box: SecretBox, rotationDays: number, 
 }
 
 /** The first key of each of `algs` that has none, signing at once; once across instances. Returns the new kids. */
-export async function addFirstKeys(db: DB, box: SecretBox, algs: readonly SigningAlg[]): Promise<string[]> {
+export async function addFirstKeys(db: DB, box: SecretBox, algs: readonly KeyKind[]): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
     await lock(trx);
     const inUse = new Set((await algorithmsInUse(trx)).map((r) => r.alg));

@@ -21,11 +21,23 @@ import type { DB } from '../db/database.js';
 import type { ChannelSubscriber, DatabaseListener } from '../db/listener.js';
 import type { Logger } from '../logging/logger.js';
 import type { SecretBox } from './secret-box.js';
-import { addFirstKeys, type PublicJwk, rotateIfDue, rotateSigningKeys, SIGNING_ALGS, SIGNING_KEYS_CHANNEL, type SigningAlg } from './signing-key-rotation.js';
+import {
+  addFirstKeys,
+  KEY_KINDS,
+  type KeyKind,
+  kindOf,
+  type PublicJwk,
+  rotateIfDue,
+  rotateSigningKeys,
+  SIGNING_KEYS_CHANNEL,
+  type SigningAlg,
+} from './signing-key-rotation.js';
 
 export interface SigningKey {
   kid: string;
   alg: SigningAlg;
+  /** what it signs: `EdDSA` access tokens, the others ID tokens (signing-key-rotation.ts) */
+  kind: KeyKind;
   publicJwk: PublicJwk;
   publicKey: KeyObject;
   /** undefined when the sealed part cannot be opened (another ENCRYPTION_KEY): it still verifies */
@@ -35,7 +47,7 @@ export interface SigningKey {
 }
 
 /** The keys the OAuth provider signs ID tokens with: made when it first needs them. */
-export const ID_TOKEN_ALGS: readonly SigningAlg[] = ['RS256', 'ES256'];
+export const ID_TOKEN_ALGS: readonly KeyKind[] = ['RS256', 'ES256', 'EdDSA-id'];
 
 export interface SigningKeysOptions {
   db: DB;
@@ -95,8 +107,8 @@ export class SigningKeys implements ChannelSubscriber {
    * Makes the first key of each of `algs` that has none yet (once across instances) and loads
    * it: the OAuth provider asks for its ID-token keys before it is first built.
    */
-  async ensure(algs: readonly SigningAlg[]): Promise<void> {
-    if (algs.every((alg) => this.keys.some((k) => k.alg === alg))) return;
+  async ensure(algs: readonly KeyKind[]): Promise<void> {
+    if (algs.every((kind) => this.keys.some((k) => k.kind === kind))) return;
     const kids = await addFirstKeys(this.options.db, this.options.box, algs);
     if (kids.length > 0) this.options.log.info('auth/signing-keys-added', 'First signing keys of the ID-token algorithms made', { kids });
     // a read begun before the keys were committed would not see them: the next one does
@@ -104,9 +116,9 @@ export class SigningKeys implements ChannelSubscriber {
     await this.load();
   }
 
-  /** The algorithms that have a key here (EdDSA always, once started). */
-  private algorithms(): SigningAlg[] {
-    return SIGNING_ALGS.filter((alg) => this.keys.some((k) => k.alg === alg));
+  /** The kinds that have a key here (EdDSA always, once started). */
+  private algorithms(): KeyKind[] {
+    return KEY_KINDS.filter((kind) => this.keys.some((k) => k.kind === kind));
   }
 
   /** Called when the set of published keys or a current key changes (the provider rebuilds its keystore). */
@@ -118,9 +130,9 @@ export class SigningKeys implements ChannelSubscriber {
   firstMadeAt: number | undefined;
 
   /** The key that signs now for `alg`: the newest whose `active_from` has come (every instance picks the same). */
-  current(alg: SigningAlg, now = Date.now()): SigningKey | undefined {
+  current(alg: KeyKind, now = Date.now()): SigningKey | undefined {
     let chosen: SigningKey | undefined;
-    for (const key of this.keys) if (key.alg === alg && key.activeFrom <= now && (!chosen || key.activeFrom >= chosen.activeFrom)) chosen = key;
+    for (const key of this.keys) if (key.kind === alg && key.activeFrom <= now && (!chosen || key.activeFrom >= chosen.activeFrom)) chosen = key;
     return chosen;
   }
 
@@ -132,9 +144,9 @@ export class SigningKeys implements ChannelSubscriber {
   /** Every key that signs, will sign, or whose tokens may still be alive: current ones first (oidc-provider signs with the first of an alg). */
   published(now = Date.now()): SigningKey[] {
     const retentionMs = this.options.retention * 1000;
-    const currents = new Set(SIGNING_ALGS.map((alg) => this.current(alg, now)));
-    const live = SIGNING_ALGS.flatMap((alg) => {
-      const mine = this.keys.filter((k) => k.alg === alg).sort((a, b) => a.activeFrom - b.activeFrom);
+    const currents = new Set(KEY_KINDS.map((kind) => this.current(kind, now)));
+    const live = KEY_KINDS.flatMap((kind) => {
+      const mine = this.keys.filter((k) => k.kind === kind).sort((a, b) => a.activeFrom - b.activeFrom);
       return mine.filter((_key, i) => {
         const next = mine[i + 1];
         const replacedAt = next && next.activeFrom <= now ? next.activeFrom : undefined;
@@ -182,9 +194,20 @@ export class SigningKeys implements ChannelSubscriber {
   }
 
   private async read(): Promise<void> {
-    let rows: Array<{ kid: string; alg: SigningAlg; public_jwk: unknown; private_sealed: string; active_from: Date; created_at: Date }>;
+    let rows: Array<{
+      kid: string;
+      alg: SigningAlg;
+      purpose: 'access' | 'id-token';
+      public_jwk: unknown;
+      private_sealed: string;
+      active_from: Date;
+      created_at: Date;
+    }>;
     try {
-      rows = await this.options.db.selectFrom('signing_key').select(['kid', 'alg', 'public_jwk', 'private_sealed', 'active_from', 'created_at']).execute();
+      rows = await this.options.db
+        .selectFrom('signing_key')
+        .select(['kid', 'alg', 'purpose', 'public_jwk', 'private_sealed', 'active_from', 'created_at'])
+        .execute();
     } catch (err) {
       if (this.stopped || this.keys.length === 0) throw err;
       this.options.log.warn('auth/signing-keys-read-failed', `Reading the signing keys failed: ${(err as Error).message}`);
@@ -203,6 +226,7 @@ export class SigningKeys implements ChannelSubscriber {
       return {
         kid: row.kid,
         alg: row.alg,
+        kind: kindOf(row.alg, row.purpose),
         publicJwk,
         publicKey: createPublicKey({ key: publicJwk as unknown as JsonWebKeyInput['key'], format: 'jwk' }),
         privateKey: privateJwk ? createPrivateKey({ key: privateJwk as JsonWebKeyInput['key'], format: 'jwk' }) : undefined,

@@ -46,6 +46,8 @@ declare module 'fastify' {
     apiKey: ApiKeyCaller | undefined;
     /** why a presented token was refused, for the 401 message */
     authFailure: string | undefined;
+    /** how a `reauth` route's caller re-authenticated: its password checked, or a recent sign-in (route data `reauth`) */
+    reauthenticated: 'password' | 'recent-sign-in' | undefined;
     /** the request's log context (also reachable through async context) */
     logContext: LogContext;
   }
@@ -164,6 +166,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): Reque
   app.decorateRequest('user', undefined);
   app.decorateRequest('apiKey', undefined);
   app.decorateRequest('authFailure', undefined);
+  app.decorateRequest('reauthenticated', undefined);
   app.decorateRequest('logContext', null as unknown as LogContext);
 
   installBodyDecoders(app);
@@ -292,7 +295,12 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): Reque
       .code(status)
       .headers(
         status === 401 && deps.bearerChallenge && headers['www-authenticate'] === 'Bearer'
-          ? { ...headers, 'www-authenticate': request.authFailure === undefined ? deps.bearerChallenge.missing : deps.bearerChallenge.invalid }
+          ? {
+              ...headers,
+              // another scheme than Bearer (Basic…) is no token at all (RFC 6750 §3.1): no error attribute
+              'www-authenticate':
+                request.authFailure !== undefined && /^bearer /i.test(request.headers.authorization ?? '') ? deps.bearerChallenge.invalid : deps.bearerChallenge.missing,
+            }
           : headers,
       )
       .send(body);

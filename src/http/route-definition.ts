@@ -199,7 +199,8 @@ export interface AccountGuard {
   /** 403 `email-not-verified` unless the account's address is verified */
   requireVerifiedEmail(user: AuthUser): Promise<void>;
   /** the password (when the account has one, from `field` of the body) or a recent sign-in; 403 otherwise */
-  reauthenticate(user: AuthUser, password: string | undefined, field: string, clientAddress: string): Promise<void>;
+  /** resolves to how: `password` when it checked one, `recent-sign-in` when the session's age stood in (an account without a password) */
+  reauthenticate(user: AuthUser, password: string | undefined, field: string, clientAddress: string): Promise<'password' | 'recent-sign-in'>;
 }
 
 /** How recent a sign-in stands in for the password of an account without one, seconds (docs/sign-in.md, "Re-authentication"). */

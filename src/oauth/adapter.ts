@@ -26,6 +26,8 @@ export interface AdapterDeps {
   grantDestroyed(id: string): Promise<void>;
   /** a client registers itself (RFC 7591): throws the protocol's error to refuse it; what it answers is how long the client may stay unused, seconds */
   clientRegistering?(payload: AdapterPayload): number | undefined;
+  /** seconds a registration access token lives (registration.ts) */
+  registrationTokenTtl?: number;
   /** the product session (refresh family) whose sign-in the provider is saving a `Session` for, when it is one (session-binding.ts) */
   signingInSession?(): string | undefined;
 }
@@ -42,6 +44,8 @@ export class KyselyAdapter implements Adapter {
       const idle = this.deps.clientRegistering?.(payload);
       if (idle !== undefined) expiresIn = idle;
     }
+    // the token that manages a registration goes with the registration's idle time at most (it has no expiry of its own)
+    if (this.model === 'RegistrationAccessToken' && !expiresIn) expiresIn = this.deps.registrationTokenTtl;
     const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
     if (this.model === 'Grant') await this.deps.grantSaved(id, payload, expiresAt);
     const sessionId = this.model === 'Session' ? this.deps.signingInSession?.() : undefined;
@@ -113,7 +117,20 @@ export class KyselyAdapter implements Adapter {
   }
 }
 
-/** Deletes what expired (hourly): nothing reads it any more. */
+/**
+ * Deletes what expired (hourly): nothing reads it any more; and the provider sessions whose
+ * product session is gone (expired: an ended one took them with it), which count as signed out.
+ */
 export async function purgeExpired(db: DB): Promise<void> {
   await db.deleteFrom('oauth_model').where('expires_at', '<', sql<Date>`now() - interval '1 hour'`).execute();
+  await db
+    .deleteFrom('oauth_model')
+    .where('model', '=', 'Session')
+    .where((eb) =>
+      eb.or([
+        eb('session_id', 'is', null),
+        eb.not(eb.exists(eb.selectFrom('refresh_family as f').select('f.id').whereRef('f.id', '=', 'oauth_model.session_id').where('f.expires_at', '>', sql<Date>`now()`))),
+      ]),
+    )
+    .execute();
 }

@@ -58,17 +58,21 @@ export class Grants {
       .execute();
   }
 
-  /** The live grant of an account to an app, if any (consent is remembered in it). */
-  async live(accountId: string, clientId: string): Promise<{ id: string; scopes: string[]; sessionId: string | null } | undefined> {
-    return this.deps.db
+  /**
+   * The newest live grant of an account to an app (consent is remembered in it), or with
+   * `sessionId` the one that session made: a grant belongs to its session, and is only ever
+   * extended or reused by it.
+   */
+  async live(accountId: string, clientId: string, sessionId?: string): Promise<{ id: string; scopes: string[] } | undefined> {
+    let query = this.deps.db
       .selectFrom('oauth_grant')
-      .select(['id', 'scopes', 'session_id as sessionId'])
+      .select(['id', 'scopes'])
       .where('account_id', '=', accountId)
       .where('client_id', '=', clientId)
       .where('revoked_at', 'is', null)
-      .where('expires_at', '>', sql<Date>`now()`)
-      .orderBy('created_at', 'desc')
-      .executeTakeFirst();
+      .where('expires_at', '>', sql<Date>`now()`);
+    if (sessionId !== undefined) query = query.where('session_id', '=', sessionId);
+    return query.orderBy('created_at', 'desc').executeTakeFirst();
   }
 
   /** A token was issued for the grant. */

@@ -15,11 +15,11 @@
  */
 import { appendAccountAudit, type ClientOrigin } from '../audit/log.js';
 import type { DB } from '../db/database.js';
-import { notFound } from '../http/errors.js';
+import { HttpError, notFound, unauthorized } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
 import type { Mail } from '../mail/index.js';
 import { OIDC_SCOPES } from '../shared/oauth-scopes.js';
-import { reauthenticationRequired } from '../account/guard.js';
+import { SESSION_ENDED } from '../auth/access-tokens.js';
 import { signedInteraction, type ProviderCookies } from './cookies.js';
 import type { Grants } from './grants.js';
 import type { OAuthProvider } from './provider.js';
@@ -30,6 +30,18 @@ const epoch = () => Math.floor(Date.now() / 1000);
 
 /** A request's cookies, by name. */
 export type CookieJar = Record<string, string | undefined> | undefined;
+
+/**
+ * 403 `reauthentication-required` for an app that asked a fresh sign-in (`prompt=login`,
+ * `max_age`) of an account that has no password to give: only signing in again does.
+ */
+function freshSignInRequired(): HttpError {
+  return new HttpError(403, {
+    type: 'reauthentication-required',
+    message: 'The app asks for a fresh sign-in: sign in again, then allow it',
+    method: 'recent-sign-in',
+  });
+}
 
 /** Scopes whose grant lasts or writes: consenting to them needs a recent sign-in. */
 const lasting = (scope: string) => scope === 'offline_access' || scope.endsWith(':write');
@@ -117,14 +129,15 @@ export class Interactions {
     } catch {
       return false;
     }
-    const live = await this.deps.grants.live(user.id, loaded.clientId);
-    const adds = loaded.scopes.filter((s) => !live?.scopes.includes(s));
+    // judged against this session's own grant: another session's (made with its own sign-in) lends nothing
+    const own = await this.deps.grants.live(user.id, loaded.clientId, user.sessionId);
+    const adds = loaded.scopes.filter((s) => !own?.scopes.includes(s));
     return adds.some(lasting) || this.freshSignInMissing(loaded.interaction, user);
   }
 
   /**
-   * Allow or Deny. `confirmed`: the request carried a password; when the app asked a fresh sign-in
-   * the route's re-authentication checked it, and it is that sign-in, now.
+   * Allow or Deny. `confirmed`: the route's re-authentication checked the account's password in
+   * this request (route data `reauth`), which is a fresh sign-in, now.
    */
   async consent(user: AuthUser, uid: string, jar: CookieJar, allow: boolean, confirmed: boolean, origin: ClientOrigin): Promise<OAuthConsentResult> {
     const { interaction, clientId, scopes } = await this.load(uid, jar);
@@ -136,14 +149,14 @@ export class Interactions {
     // asked a fresh sign-in, the route's re-authentication ran (needsReauthentication): the password
     // it checked is that sign-in; an account without one shows it by its session's age alone
     const fresh = this.freshSignInMissing(interaction, user);
-    if (fresh && !confirmed) throw reauthenticationRequired('password', false);
+    if (fresh && !confirmed) throw freshSignInRequired();
     const provider = await this.deps.provider.current();
-    const live = await this.deps.grants.live(user.id, clientId);
-    const added = scopes.filter((s) => !live?.scopes.includes(s));
-    // a grant belongs to the session that made it: another session adding scopes makes a grant of
-    // its own, so a grant made with a stolen token never passes into the owner's session's keeping
-    const reuse = live !== undefined && (added.length === 0 || live.sessionId === null || live.sessionId === user.sessionId);
-    const grant = (reuse && (await provider.Grant.find(live.id))) || new provider.Grant({ accountId: user.id, clientId });
+    // a grant belongs to the session that made it and is extended only by it: another session gets
+    // a grant of its own, so none passes between a stolen token's session and the owner's
+    const own = await this.deps.grants.live(user.id, clientId, user.sessionId);
+    const added = scopes.filter((s) => !own?.scopes.includes(s));
+    const reuse = own !== undefined;
+    const grant = (own && (await provider.Grant.find(own.id))) || new provider.Grant({ accountId: user.id, clientId });
     // every known scope is the provider's (so the app's registration bounds it); API scopes are also the resource's
     const known = scopes.filter((s) => (OIDC_SCOPES as readonly string[]).includes(s) || this.deps.apiScopes.includes(s));
     const api = scopes.filter((s) => this.deps.apiScopes.includes(s));
@@ -156,10 +169,18 @@ export class Interactions {
       consent: { grantId },
       [SIGNED_IN_SESSION]: user.sessionId,
     };
+    // this browser's provider session is another account's: it is signed out here (the provider
+    // would otherwise answer the account change with its end-session page, which it does not have)
+    const browserSession = (interaction.session as { accountId?: string; cookie?: string } | undefined) ?? {};
+    if (browserSession.cookie && browserSession.accountId !== user.id)
+      await this.deps.db.deleteFrom('oauth_model').where('model', '=', 'Session').where('id', '=', browserSession.cookie).execute();
     await interaction.save(Math.max(1, (interaction.exp ?? epoch() + 60) - epoch()));
     const client = await provider.Client.find(clientId);
     await this.deps.db.transaction().execute(async (trx) => {
-      // the grant ends with the session that consented (src/auth/session-revocation.ts)
+      // the grant ends with the session that consented (src/auth/session-revocation.ts): bound
+      // while that session is live, its row locked so an ending in flight is seen first
+      const session = await trx.selectFrom('refresh_family').select('revoked_at').where('id', '=', user.sessionId).forUpdate().executeTakeFirst();
+      if (!session || session.revoked_at) throw unauthorized(SESSION_ENDED);
       await trx.updateTable('oauth_grant').set({ session_id: user.sessionId }).where('id', '=', grantId).where('session_id', 'is', null).execute();
       await appendAccountAudit(trx, {
         action: 'oauth-grant.created',

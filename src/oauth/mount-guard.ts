@@ -43,7 +43,8 @@ export class MountGuard {
     const key = addressKey(clientAddress);
     try {
       if (this.requests) await take(this.requests, key);
-      if (this.registrations && req.method === 'POST' && path === '/oauth/reg') await take(this.registrations, key);
+      // the provider's router takes any letter case and a trailing slash: so does the count
+      if (this.registrations && req.method === 'POST' && path.toLowerCase().replace(/\/+$/, '') === '/oauth/reg') await take(this.registrations, key);
       return true;
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;

@@ -22,7 +22,7 @@ import { secretMatches, type OAuthAppService } from './apps.js';
 import { providerCookies } from './cookies.js';
 import type { GrantEndReason, Grants } from './grants.js';
 import type { MountGuard } from './mount-guard.js';
-import { checkRegistration } from './registration.js';
+import { checkRegistration, REGISTERED_CLIENT_IDLE_SECONDS } from './registration.js';
 import { interactionPolicy, signingInSession } from './session-binding.js';
 
 export interface ProviderSettings {
@@ -56,7 +56,11 @@ export const resourceOf = (config: Config) => `${config.appUrl}/api`;
 
 /** The private JWKs oidc-provider signs with: the published keys that can sign, current ones first. */
 function keystore(keys: SigningKeys) {
-  return { keys: keys.published().flatMap((k) => (k.privateJwk ? [{ ...k.privateJwk, kid: k.kid, alg: k.alg, use: 'sig' }] : [])) };
+  // oidc-provider signs an ID token with the first key of its algorithm: the ID-token keys come
+  // before the access tokens' EdDSA key, which signs only the access tokens that name its kid
+  const published = keys.published();
+  const ordered = [...published.filter((k) => k.kind !== 'EdDSA'), ...published.filter((k) => k.kind === 'EdDSA')];
+  return { keys: ordered.flatMap((k) => (k.privateJwk ? [{ ...k.privateJwk, kid: k.kid, alg: k.alg, use: 'sig' }] : [])) };
 }
 
 /** The reason a grant ended, from the request the provider was answering (a code or refresh token presented again). */
@@ -97,6 +101,7 @@ function configuration(deps: ProviderDeps, oidc: OidcProvider): Configuration {
     grantDestroyed: (id) => grants.destroyedByProvider(id, endReason(Provider)),
     clientRegistering: (payload) => checkRegistration(payload, errors),
     signingInSession: () => signingInSession(Provider.ctx),
+    registrationTokenTtl: REGISTERED_CLIENT_IDLE_SECONDS,
   };
   const cookies = providerCookies(config);
   return {
@@ -141,12 +146,12 @@ function configuration(deps: ProviderDeps, oidc: OidcProvider): Configuration {
     },
     // the login prompt also asks whenever no live product session stands behind the provider's (session-binding.ts)
     interactions: { policy: interactionPolicy(db, oidc), url: (_ctx, interaction) => `${config.appUrl}/authorize/${interaction.uid}` },
-    // consent is remembered per account and app: a live grant from another browser serves too
+    // a grant belongs to the product session that made it (interactions.ts): this browser's session's
+    // own, or the one the consent page just made; another browser's is remembered consent only
+    // (the consent page allows at once), never handed over
     async loadExistingGrant(ctx) {
       const clientId = ctx.oidc.client!.clientId;
-      const accountId = ctx.oidc.session?.accountId;
-      const grantId =
-        ctx.oidc.result?.consent?.grantId || ctx.oidc.session?.grantIdFor(clientId) || (accountId ? (await grants.live(accountId, clientId))?.id : undefined);
+      const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session?.grantIdFor(clientId);
       return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
     },
     async findAccount(_ctx, sub) {

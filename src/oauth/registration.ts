@@ -38,6 +38,6 @@ export function checkRegistration(payload: Record<string, unknown>, errors: Oidc
     if (problem) throw new errors.InvalidRedirectUri(`redirect_uris: ${problem}`);
   }
   // whatever else it names (URIs, contacts, keys) stays small: a registration is anonymous storage
-  if (JSON.stringify(payload).length > MAX_METADATA_BYTES) throw refuse(`the client metadata must be under ${MAX_METADATA_BYTES / 1024} KB`);
+  if (Buffer.byteLength(JSON.stringify(payload)) > MAX_METADATA_BYTES) throw refuse(`the client metadata must be under ${MAX_METADATA_BYTES / 1024} KB`);
   return REGISTERED_CLIENT_IDLE_SECONDS;
 }

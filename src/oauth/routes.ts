@@ -145,8 +145,8 @@ export function interactionRoutes(interactions: Interactions): RouteGroup {
             parameters.path.uid,
             request.cookies,
             parameters.body.allow,
-            // checked by the route's re-authentication whenever it counts (interactions.ts)
-            typeof parameters.body.password === 'string' && parameters.body.password !== '',
+            // the password itself checked in this request, never a body field alone
+            request.reauthenticated === 'password',
             originOf(request),
           ),
       }),

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { decodeJwt } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import * as client from 'openid-client';
 import { logIn, PASSWORD, signUpVerified } from '../support/auth.js';
 import type { TestClient } from '../support/http.js';
@@ -161,6 +161,39 @@ describe('OAuth provider hardening', () => {
     await assert.rejects(client.refreshTokenGrant(config, granted.tokens.refresh_token!));
   });
 
+  it("a stolen session's token gets no lasting grant through the owner's grant of another session", async () => {
+    const person = await signUpVerified(t);
+    const owner = await session(person.email);
+    await authorize(t, config, newBrowser(), owner.token, { scope: 'openid offline_access orgs:write', prompt: 'consent' });
+    // the attacker holds only another session's access token, in a browser of their own
+    const stolen = await session(person.email);
+    const attacker = newBrowser();
+    const pending = await start(attacker, 'openid offline_access orgs:write', { prompt: 'consent' });
+    const refused = await consent(stolen, attacker, pending.uid!, { allow: true });
+    assert.equal(refused.status, 403, "the owner's grant lends nothing to another session");
+    assert.equal(refused.body.type, 'reauthentication-required');
+    // with the password it is that session's own grant, which ends with it
+    const own = await authorize(t, config, newBrowser(), stolen.token, { scope: 'openid offline_access orgs:write', prompt: 'consent' });
+    assert.equal((await t.client('DELETE', `/api/account/sessions/${stolen.id}`, { headers: bearer(owner.token) })).status, 204);
+    await untilRefused(t.client, own.tokens.access_token);
+    await assert.rejects(client.refreshTokenGrant(config, own.tokens.refresh_token!));
+  });
+
+  it('an account without a password shows a fresh sign-in by signing in again, never by a password field', async () => {
+    const person = await signUpVerified(t);
+    const s = await session(person.email);
+    await t.system.database.db.updateTable('account').set({ password_hash: null }).where('id', '=', person.id).execute();
+    await sleep(1100);
+    const browser = newBrowser();
+    const pending = await start(browser, 'openid account:read', { prompt: 'login' });
+    for (const body of [{ allow: true }, { allow: true, password: 'anything' }]) {
+      const refused = await consent(s, browser, pending.uid!, body);
+      assert.equal(refused.status, 403, JSON.stringify(body));
+      assert.equal(refused.body.type, 'reauthentication-required');
+      assert.equal(refused.body.method, 'recent-sign-in');
+    }
+  });
+
   it('prompt=login and max_age get a fresh sign-in: the password again, never the old session alone', async () => {
     const person = await signUpVerified(t);
     const s = await session(person.email);
@@ -230,6 +263,32 @@ describe('OAuth provider hardening', () => {
     assert.ok(row.expires_at && row.expires_at.getTime() < Date.now() + 8 * 86_400_000, 'an unused registered client expires');
   });
 
+  it("signs EdDSA ID tokens with a key of their own, never the sessions' access-token key", async () => {
+    const registered = await t.client('POST', '/oauth/reg', {
+      body: { token_endpoint_auth_method: 'none', redirect_uris: [REDIRECT], id_token_signed_response_alg: 'EdDSA', scope: 'openid account:read' },
+    });
+    assert.equal(registered.status, 201, registered.text);
+    const edConfig = await client.discovery(
+      new URL(`${t.url}/oauth`),
+      registered.body.client_id,
+      { redirect_uris: [REDIRECT], id_token_signed_response_alg: 'EdDSA' },
+      client.None(),
+      {
+        execute: [client.allowInsecureRequests],
+      },
+    );
+    const person = await signUpVerified(t);
+    const s = await session(person.email);
+    const granted = await authorize(t, edConfig, newBrowser(), s.token, { scope: 'openid account:read' });
+    const idHeader = decodeProtectedHeader(granted.tokens.id_token!);
+    assert.equal(idHeader.alg, 'EdDSA');
+    const sessionKid = decodeProtectedHeader(s.token).kid;
+    assert.notEqual(idHeader.kid, sessionKid, "not the product's session key");
+    assert.notEqual(idHeader.kid, decodeProtectedHeader(granted.tokens.access_token).kid);
+    const row = await t.system.database.db.selectFrom('signing_key').select('purpose').where('kid', '=', idHeader.kid!).executeTakeFirstOrThrow();
+    assert.equal(row.purpose, 'id-token');
+  });
+
   it('has no end-session endpoint; its pages carry the security headers', async () => {
     const meta = await t.client('GET', '/oauth/.well-known/openid-configuration');
     assert.equal(meta.body.end_session_endpoint, undefined);
@@ -248,6 +307,13 @@ describe('OAuth provider hardening', () => {
     const refused = await t.client('POST', '/oauth/reg', { body: { token_endpoint_auth_method: 'none', redirect_uris: ['https://app.example.com/cb'] } });
     assert.equal(refused.body.type, 'rate-limited');
     assert.ok(Number(refused.headers['retry-after']) > 0);
+    // the provider's router takes other spellings of the path: so does the count
+    for (const path of ['/oauth/reg/', '/oauth/REG', '/oauth/Reg/'])
+      assert.equal(
+        (await t.client('POST', path, { body: { token_endpoint_auth_method: 'none', redirect_uris: ['https://app.example.com/cb'] } })).status,
+        429,
+        path,
+      );
     // the rest of the provider still answers
     assert.equal((await t.client('GET', '/oauth/.well-known/openid-configuration')).status, 200);
   });

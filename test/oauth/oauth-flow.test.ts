@@ -404,6 +404,10 @@ describe('OAuth provider on pglite', () => {
     const none = await t.client('GET', '/api/account/me');
     assert.equal(none.status, 401);
     assert.equal(none.headers['www-authenticate'], `Bearer ${metadata}`);
+    // another scheme is no token at all (RFC 6750 §3.1)
+    const basic = await t.client('GET', '/api/account/me', { headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+    assert.equal(basic.status, 401);
+    assert.equal(basic.headers['www-authenticate'], `Bearer ${metadata}`);
     const { email } = await signUp(t.client);
     const login = await logIn(t.client, email);
     const live = login.body['access-token'] as string;
@@ -435,7 +439,7 @@ describe('OAuth provider on pglite', () => {
     const before = (await logIn(t.client, email)).body['access-token'] as string;
     const oldKid = decodeProtectedHeader(before).kid;
     const kids = await keysOf().rotate();
-    assert.equal(kids.length, 3);
+    assert.equal(kids.length, 4, 'one of each kind: the access tokens EdDSA, the ID tokens RS256, ES256 and EdDSA');
     const published = (await t.client('GET', '/.well-known/jwks.json')).body.keys.map((k: { kid: string }) => k.kid);
     for (const kid of [...kids, oldKid]) assert.ok(published.includes(kid), `${kid} is published`);
     // the new key waits (5 minutes, or the access-token lifetime): the same key signs meanwhile
@@ -443,7 +447,7 @@ describe('OAuth provider on pglite', () => {
     assert.equal(decodeProtectedHeader(after).kid, oldKid);
     assert.equal((await t.client('GET', '/api/account/me', { headers: { authorization: `Bearer ${before}` } })).status, 200);
     // once its time comes, every instance signs with it
-    const newEdDsa = kids.find((kid) => keysOf().find(kid)?.alg === 'EdDSA')!;
+    const newEdDsa = kids.find((kid) => keysOf().find(kid)?.kind === 'EdDSA')!;
     assert.equal(keysOf().current('EdDSA', Date.now() + 301_000)?.kid, newEdDsa);
   });
 

@@ -211,7 +211,7 @@ describe('the resource generator', () => {
     await page.getByRole('button', { name: 'Create time entry' }).click();
     const row = page.locator('#time-entries tr[data-item]');
     await row.waitFor();
-    assert.match((await row.textContent()) ?? '', /Design review.*3.*120\.50.*Yes.*2026-02-28.*submitted/);
+    assert.match((await row.textContent()) ?? '', /Design review.*3.*120\.50.*Yes.*2026-02-28.*submitted/s);
 
     // the edit form starts at the item's values, every input type; a save sends only what changed
     await row.locator('.edit-item').click();
