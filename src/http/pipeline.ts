@@ -299,7 +299,9 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): Reque
               ...headers,
               // another scheme than Bearer (Basic…) is no token at all (RFC 6750 §3.1): no error attribute
               'www-authenticate':
-                request.authFailure !== undefined && /^bearer /i.test(request.headers.authorization ?? '') ? deps.bearerChallenge.invalid : deps.bearerChallenge.missing,
+                request.authFailure !== undefined && /^bearer /i.test(request.headers.authorization ?? '')
+                  ? deps.bearerChallenge.invalid
+                  : deps.bearerChallenge.missing,
             }
           : headers,
       )

@@ -173,7 +173,12 @@ function reauthCheck(guard: AccountGuard, field: string, when: ReauthRule['when'
   return async (request: FastifyRequest): Promise<void> => {
     if (when && !(await when(request))) return;
     const value = (request.body as Record<string, unknown> | undefined)?.[field];
-    request.reauthenticated = await guard.reauthenticate(requireUser(request.user), typeof value === 'string' && value !== '' ? value : undefined, field, request.ip);
+    request.reauthenticated = await guard.reauthenticate(
+      requireUser(request.user),
+      typeof value === 'string' && value !== '' ? value : undefined,
+      field,
+      request.ip,
+    );
   };
 }
 

@@ -129,7 +129,11 @@ export async function purgeExpired(db: DB): Promise<void> {
     .where((eb) =>
       eb.or([
         eb('session_id', 'is', null),
-        eb.not(eb.exists(eb.selectFrom('refresh_family as f').select('f.id').whereRef('f.id', '=', 'oauth_model.session_id').where('f.expires_at', '>', sql<Date>`now()`))),
+        eb.not(
+          eb.exists(
+            eb.selectFrom('refresh_family as f').select('f.id').whereRef('f.id', '=', 'oauth_model.session_id').where('f.expires_at', '>', sql<Date>`now()`),
+          ),
+        ),
       ]),
     )
     .execute();
