@@ -41,6 +41,7 @@ export const SHELL: ShellOptions = {
   home: 'account',
   logIn: 'log-in',
   forgetOnLogOut: FEATURES.flatMap((f) => f.forgetOnLogOut ?? []),
+  logInInPlace: FEATURES.flatMap((f) => (f.routes ?? []).filter((r) => r.logInInPlace).map((r) => r.name)),
 };
 
 /** Registers the shell's events on a core (the features' own: {@link registerFeatures}); `navigate` changes the browser's location. */

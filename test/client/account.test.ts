@@ -37,6 +37,18 @@ function setup(route: Route, handler: Handler, signedIn = true) {
 const call = (r: TransportRequest) => `${r.method} ${r.url}`;
 
 describe('client account lifecycle events', () => {
+  it("log-out goes to the log-in page, except on a page that shows it in place (an app's sign-in request, signing in again to allow it)", async () => {
+    const loggedOut = () => answer(null, 204);
+    const elsewhere = fakeClient('account', loggedOut);
+    await elsewhere.run(['log-out']);
+    assert.deepEqual(elsewhere.navigated, ['/log-in']);
+    const consent = fakeClient('authorize', loggedOut);
+    await consent.run(['log-out']);
+    assert.deepEqual(consent.navigated, [], 'the consent page stays: it shows the log-in in place');
+    assert.equal(consent.core.state.token, undefined);
+    assert.equal(consent.core.state.route, 'authorize');
+  });
+
   it('routes every lifecycle path, ignoring a trailing slash', () => {
     assert.equal(routeOf('/verify-email'), 'verify-email');
     assert.equal(routeOf('/confirm-email'), 'confirm-email');

@@ -11,7 +11,7 @@ export const oauth: Feature = {
   routes: [
     { name: 'org-oauth-apps', path: '/orgs/:id/oauth-apps', page: OAuthAppsPage, access: 'signed-in', title: 'OAuth apps' },
     // public: the page signs the visitor in itself, and stays (docs/oauth.md)
-    { name: 'authorize', path: '/authorize/:uid', page: AuthorizePage, access: 'public', title: 'Sign-in request' },
+    { name: 'authorize', path: '/authorize/:uid', page: AuthorizePage, access: 'public', title: 'Sign-in request', logInInPlace: true },
     { name: 'connected-apps', path: '/settings/connected-apps', page: ConnectedAppsPage, access: 'signed-in', title: 'Connected apps' },
   ],
   nav: [

@@ -33,6 +33,8 @@ export interface ShellOptions {
   logIn: Route;
   /** state fields a log-out forgets besides the session's own */
   forgetOnLogOut?: readonly string[];
+  /** routes that show the log-in in place: a log-out there stays (signing in again to allow an app) */
+  logInInPlace?: readonly Route[];
 }
 
 let toastIds = 0;
@@ -121,7 +123,7 @@ export function registerShell(
     .regEvent('auth/logged-out', ({ state }) => {
       const db: AppState = { ...state, token: undefined, account: undefined, busy: false };
       for (const key of options.forgetOnLogOut ?? []) (db as unknown as Record<string, unknown>)[key] = undefined;
-      return { db, dispatch: ['router/navigate', { route: options.logIn }] };
+      return { db, dispatch: options.logInInPlace?.includes(state.route) ? undefined : ['router/navigate', { route: options.logIn }] };
     })
     .regEvent('app/idle', ({ state }) => ({ db: { ...state, busy: false } }))
     // a sensitive change answered `reauthentication-required`: the dialog asks, then the request goes again

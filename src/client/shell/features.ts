@@ -26,6 +26,8 @@ export interface RouteDef {
   access: Access;
   /** the document's title (before the product's name) */
   title: string;
+  /** the page shows the log-in in place when signed out (the consent page): a log-out there keeps it */
+  logInInPlace?: boolean;
 }
 
 /** A link in the signed-in shell's side navigation. */
