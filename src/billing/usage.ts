@@ -22,7 +22,7 @@ import { administratorEmails } from '../orgs/data.js';
 import { emitWebhookEvent } from '../webhooks/outbox.js';
 import type { Catalogue, CataloguePlan } from './catalogue.js';
 import { type OrgBillingRow, orgBilling, type Period, periodOf, planOf } from './org-plan.js';
-import { BILLING_DUE_CHANNEL } from './stripe-sync.js';
+import { queueSyncJobOnce } from './subscription-read.js';
 
 export interface UsageRecord {
   organizationId: string;
@@ -194,20 +194,8 @@ export class UsageService implements UsageGate {
   }
 
   /** A `meter` job for the organization, unless one not yet claimed waits (it takes every unsent record when it goes). */
-  private async queueMeterEvent(trx: DB, organizationId: string, meter: string): Promise<void> {
-    const waiting = await trx
-      .selectFrom('billing_job')
-      .select('id')
-      .where('organization_id', '=', organizationId)
-      .where('kind', '=', 'meter')
-      .where('meter', '=', meter)
-      .where('status', '=', 'pending')
-      .where('attempts', '=', 0)
-      .forUpdate()
-      .executeTakeFirst();
-    if (waiting) return;
-    await trx.insertInto('billing_job').values({ organization_id: organizationId, kind: 'meter', meter }).execute();
-    await sql`select pg_notify(${BILLING_DUE_CHANNEL}, '')`.execute(trx);
+  private queueMeterEvent(trx: DB, organizationId: string, meter: string): Promise<void> {
+    return queueSyncJobOnce(trx, organizationId, { kind: 'meter', meter });
   }
 
   /** GET /api/orgs/:id/usage: the plan, the period, seats and every meter of the catalogue with its daily usage. */
