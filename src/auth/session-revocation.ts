@@ -18,6 +18,17 @@ export interface EndedSession {
 }
 
 /**
+ * The person's own audit entries `oauth-grant.revoked` (`client-id`, `reason`) for grants a
+ * statement ended (`source`: a CTE of `id, account_id, client_id`), as src/oauth/grants.ts writes
+ * them for the grants it ends; the system is the actor.
+ */
+function grantsRevokedAudit(source: RawBuilder<unknown>, reason: string): RawBuilder<unknown> {
+  return sql`insert into audit_entry (organization_id, account_id, action, target_type, target_id, details)
+    select o.id, g.account_id, 'oauth-grant.revoked', 'oauth-grant', g.id, jsonb_build_object('client-id', g.client_id, 'reason', ${reason}::text)
+    from ${source} g left join organization o on o.personal_account_id = g.account_id`;
+}
+
+/**
  * Ends the account's OAuth grants (its connected apps: their tokens name the grant as `sid`) and
  * notifies each like a session, in one statement; their provider records are deleted with them.
  */
@@ -26,9 +37,11 @@ export async function endGrantsOf(executor: Kysely<DatabaseSchema>, accountId: s
     with ended as (
       update oauth_grant set revoked_at = clock_timestamp(), revoked_reason = ${reason}
       where account_id = ${accountId} and revoked_at is null
-      returning id
+      returning id, account_id, client_id
     ), purged as (
       delete from oauth_model m using ended e where m.grant_id = e.id or (m.model = 'Grant' and m.id = e.id)
+    ), audited as (
+      ${grantsRevokedAudit(sql`ended`, reason)}
     )
     select id, pg_notify(${REVOCATION_CHANNEL}, id) from ended`.execute(executor);
   return rows.map((r) => r.id);
@@ -59,9 +72,11 @@ export async function revokeFamiliesWhere(executor: Kysely<DatabaseSchema>, cond
     ), grants as (
       update oauth_grant set revoked_at = clock_timestamp(), revoked_reason = 'session-ended'
       where session_id in (select id from revoked) and revoked_at is null
-      returning id, account_id
+      returning id, account_id, client_id
     ), purged as (
       delete from oauth_model m using grants g where m.grant_id = g.id or (m.model = 'Grant' and m.id = g.id)
+    ), audited as (
+      ${grantsRevokedAudit(sql`grants`, 'session-ended')}
     ), signed_out as (
       delete from oauth_model where model = 'Session' and session_id in (select id from revoked)
     )

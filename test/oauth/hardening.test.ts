@@ -66,6 +66,17 @@ describe('OAuth provider hardening', () => {
     return { uid, code: step.location.startsWith(REDIRECT) ? new URL(step.location).searchParams.get('code') : null };
   };
 
+  /** The reasons of the `oauth-grant.revoked` entries of the account's own log. */
+  const revokedReasons = async (accountId: string) =>
+    (
+      await t.system.database.db
+        .selectFrom('audit_entry')
+        .select('details')
+        .where('account_id', '=', accountId)
+        .where('action', '=', 'oauth-grant.revoked')
+        .execute()
+    ).map((row) => (row.details as { reason?: string }).reason);
+
   const consent = (s: Session, browser: Browser, uid: string, body: Record<string, unknown>) =>
     t.client('POST', `/api/oauth/interactions/${uid}/consent`, { headers: { ...bearer(s.token), cookie: interactionCookie(browser) }, body });
 
@@ -120,6 +131,8 @@ describe('OAuth provider hardening', () => {
     const browserC = newBrowser();
     const granted = await authorize(t, config, browserC, c.token, { scope: 'openid offline_access account:read', prompt: 'consent' });
     assert.ok(granted.tokens.refresh_token);
+    // and one the changing session made itself
+    await authorize(t, config, newBrowser(), b.token, { scope: 'openid account:read' });
     const changed = await t.client('POST', '/api/account/change-password', {
       headers: bearer(b.token),
       body: { 'current-password': PASSWORD, password: 'a new password for this test 42' },
@@ -130,6 +143,8 @@ describe('OAuth provider hardening', () => {
     await assert.rejects(client.refreshTokenGrant(config, granted.tokens.refresh_token!), 'its refresh token is dead');
     const apps = await t.client('GET', '/api/account/connected-apps', { headers: bearer(b.token) });
     assert.deepEqual(apps.body['connected-apps'], [], 'a new password disconnects every app');
+    const reasons = await revokedReasons(person.id);
+    assert.ok(reasons.includes('session-ended') && reasons.includes('password-changed'), reasons.join(', '));
   });
 
   it('an Allow adding offline_access or a write scope needs the password; the grant ends with its session; the person is emailed', async () => {
@@ -159,6 +174,7 @@ describe('OAuth provider hardening', () => {
     assert.equal((await t.client('POST', '/api/account/log-out', { body: { 'refresh-token': s.refresh } })).status, 204);
     await untilRefused(t.client, granted.tokens.access_token);
     await assert.rejects(client.refreshTokenGrant(config, granted.tokens.refresh_token!));
+    assert.ok((await revokedReasons(person.id)).includes('session-ended'), "the person's own log says why");
   });
 
   it("a stolen session's token gets no lasting grant through the owner's grant of another session", async () => {
@@ -339,6 +355,7 @@ describe('OAuth provider hardening', () => {
       await untilRefused(t.client, granted.tokens.access_token);
       const apps = await t.client('GET', '/api/account/connected-apps', { headers: bearer(s.token) });
       assert.deepEqual(apps.body['connected-apps'], [], how);
+      assert.deepEqual(await revokedReasons(person.id), ['organization-deleted'], `${how}: the person's own log says why`);
     }
     // the organization of this suite keeps its app's grants
     assert.ok(appClientId && orgId);

@@ -33,9 +33,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       for ended in
         update oauth_grant set revoked_at = clock_timestamp(), revoked_reason = 'organization-deleted'
         where revoked_at is null and client_id in (select client_id from oauth_app where organization_id = old.id)
-        returning id
+        returning id, account_id, client_id
       loop
         delete from oauth_model where grant_id = ended.id or (model = 'Grant' and id = ended.id);
+        -- the person's own log, as for every grant that ends (src/oauth/grants.ts)
+        insert into audit_entry (organization_id, account_id, action, target_type, target_id, details)
+        select o.id, ended.account_id, 'oauth-grant.revoked', 'oauth-grant', ended.id,
+               jsonb_build_object('client-id', ended.client_id, 'reason', 'organization-deleted')
+        from (select 1) one left join organization o on o.personal_account_id = ended.account_id and o.id <> old.id;
         perform pg_notify('session_revoked', ended.id);
       end loop;
       return old;
