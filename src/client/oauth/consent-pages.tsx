@@ -42,6 +42,11 @@ function Consent({ interaction }: { interaction: Interaction }) {
         </p>
         <p class="text-sm">It asks to:</p>
         <ScopeList scopes={interaction.scopes} id="consent-scopes" />
+        {interaction['login-required'] && (
+          <p class="text-sm" id="consent-login-required">
+            {client.name} asks you to confirm that it is you: Allow asks for your password again.
+          </p>
+        )}
         <p class="text-sm text-muted">You can disconnect it at any time from Settings, Connected apps.</p>
         <Actions>
           <Button id="consent-deny" variant="secondary" disabled={state.busy} onClick={() => dispatch(['authorize/answer', false])}>

@@ -24,6 +24,8 @@ export interface Interaction {
   client: { 'client-id': string; name: string; organization: { id: string; name: string } | null };
   scopes: string[];
   'consent-required': boolean;
+  /** the app asked a fresh sign-in: Allow asks for the password again (or a new sign-in) */
+  'login-required'?: boolean;
 }
 
 export interface ConnectedApp {
