@@ -21,10 +21,22 @@ export const API_KEYS_ONLY_ON_ORG_ROUTES =
   "API keys only work on organization routes (/api/orgs/:id/…) and the query endpoint; this route needs an account's access token";
 export const API_KEYS_NOT_ON_THIS_ROUTE = "This organization route acts as a person and does not take API keys; use an account's access token";
 
-const toAuthResult = (result: VerifyResult): AuthResult => (result.ok ? { user: result.user } : { failure: result.reason });
+export const OTHER_RESOURCE = 'Access token is for another resource';
+
+/** A valid OAuth token for another resource (the MCP server's) is a failing one here: 401 `invalid_token` (RFC 8707). */
+const toAuthResult =
+  (resource: string) =>
+  (result: VerifyResult): AuthResult =>
+    !result.ok
+      ? { failure: result.reason }
+      : result.user.oauth && result.user.oauth.resource !== resource
+        ? { failure: OTHER_RESOURCE }
+        : { user: result.user };
 const toKeyResult = (result: ApiKeyCaller | HttpError): AuthResult => (result instanceof HttpError ? { refuse: result } : { apiKey: result });
 
-export function bearerAuthenticator(tokens: AccessTokens, credentialCookies: readonly string[], apiKeys?: ApiKeyCheck): Authenticator {
+/** `resource`: the API's (`APP_URL/api`), the only one whose OAuth tokens its routes take. */
+export function bearerAuthenticator(tokens: AccessTokens, credentialCookies: readonly string[], resource: string, apiKeys?: ApiKeyCheck): Authenticator {
+  const toResult = toAuthResult(resource);
   return {
     credentialCookies,
     // answers without a promise for a token verified before (the common case: a client sends
@@ -46,7 +58,7 @@ export function bearerAuthenticator(tokens: AccessTokens, credentialCookies: rea
         return result instanceof Promise ? result.then(toKeyResult) : toKeyResult(result);
       }
       const known = tokens.verifyKnown(m[1]);
-      return known ? toAuthResult(known) : tokens.verify(m[1]).then(toAuthResult);
+      return known ? toResult(known) : tokens.verify(m[1]).then(toResult);
     },
   };
 }

@@ -4,6 +4,7 @@
  * sessions every instance refuses, and the JWT middleware's decision (the authenticator).
  */
 import { defineModule } from '../runtime/module.js';
+import { apiResourceOf, mcpResourceOf } from '../shared/oauth-scopes.js';
 import { int, rateLimit, str } from '../runtime/settings.js';
 import { AccessTokens, type TokenKeys } from './access-tokens.js';
 import { bearerAuthenticator, type ApiKeyCheck } from './authenticator.js';
@@ -98,13 +99,14 @@ export const authModule = defineModule({
         issuer: settings.jwtIssuer,
         audience: settings.jwtAudience,
         ttl: settings.accessTokenTtl,
-        oauth: { issuer: `${config.appUrl}/oauth`, audience: `${config.appUrl}/api` },
+        oauth: { issuer: `${config.appUrl}/oauth`, audiences: [apiResourceOf(config.appUrl), mcpResourceOf(config.appUrl)] },
       },
       revokedSessions,
       tokenKeys,
     );
     const credentialCookies = [REFRESH_COOKIE, IMPERSONATION_COOKIE];
-    let authenticator = bearerAuthenticator(accessTokens, credentialCookies);
+    const apiResource = apiResourceOf(config.appUrl);
+    let authenticator = bearerAuthenticator(accessTokens, credentialCookies, apiResource);
     const services: AuthServices = {
       accessTokens,
       refreshTokens: new RefreshTokens(
@@ -118,7 +120,7 @@ export const authModule = defineModule({
       revokedSessions,
       signingKeys,
       acceptApiKeys(check) {
-        authenticator = bearerAuthenticator(accessTokens, credentialCookies, check);
+        authenticator = bearerAuthenticator(accessTokens, credentialCookies, apiResource, check);
       },
     };
     return {
