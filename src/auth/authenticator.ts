@@ -8,6 +8,7 @@ import type { Authenticator, AuthResult } from '../http/app.js';
 import { HttpError, unauthorized } from '../http/errors.js';
 import { acceptsApiKeys, isOrgRoute, routeAuth, type ApiKeyCaller } from '../http/routes.js';
 import type { AccessTokens, VerifyResult } from './access-tokens.js';
+import { IN_PROCESS_MARK, type InProcessCallers } from './in-process-callers.js';
 
 /** The marker every API key starts with. */
 export const API_KEY_MARK = 'sk_';
@@ -34,8 +35,17 @@ const toAuthResult =
         : { user: result.user };
 const toKeyResult = (result: ApiKeyCaller | HttpError): AuthResult => (result instanceof HttpError ? { refuse: result } : { apiKey: result });
 
-/** `resource`: the API's (`APP_URL/api`), the only one whose OAuth tokens its routes take. */
-export function bearerAuthenticator(tokens: AccessTokens, credentialCookies: readonly string[], resource: string, apiKeys?: ApiKeyCheck): Authenticator {
+/**
+ * `resource`: the API's (`APP_URL/api`), the only one whose OAuth tokens its routes take;
+ * `inProcess`: the callers of requests the server makes to itself (in-process-callers.ts).
+ */
+export function bearerAuthenticator(
+  tokens: AccessTokens,
+  credentialCookies: readonly string[],
+  resource: string,
+  inProcess: InProcessCallers,
+  apiKeys?: ApiKeyCheck,
+): Authenticator {
   const toResult = toAuthResult(resource);
   return {
     credentialCookies,
@@ -56,6 +66,10 @@ export function bearerAuthenticator(tokens: AccessTokens, credentialCookies: rea
         }
         const result = apiKeys.verify(m[1], request.ip);
         return result instanceof Promise ? result.then(toKeyResult) : toKeyResult(result);
+      }
+      if (m[1].startsWith(IN_PROCESS_MARK)) {
+        const user = inProcess.find(m[1], request.method, request.url);
+        return user ? { user } : { failure: 'Invalid access token' };
       }
       const known = tokens.verifyKnown(m[1]);
       return known ? toResult(known) : tokens.verify(m[1]).then(toResult);
