@@ -8,7 +8,7 @@
 import type { AccessTokens } from '../auth/access-tokens.js';
 import { API_KEY_MARK, type ApiKeyCheck } from '../auth/authenticator.js';
 import { HttpError } from '../http/errors.js';
-import type { ApiKeyCaller, AuthUser } from '../http/routes.js';
+import { hasRole, type ApiKeyCaller, type AuthUser, type OrgRole } from '../http/routes.js';
 
 export type McpCaller =
   | { kind: 'account'; user: AuthUser & { oauth: NonNullable<AuthUser['oauth']> } }
@@ -44,9 +44,14 @@ export async function authenticate(deps: CallerDeps, header: string | undefined,
   return { caller: { kind: 'account', user: { ...user, oauth: user.oauth } } };
 }
 
-/** Whether the caller may call a tool of these route data: a token holding one of its scopes; a key, a route that takes keys. */
-export function mayCall(caller: McpCaller, tool: { scopes: readonly string[]; apiKeys: boolean }): boolean {
-  return caller.kind === 'api-key' ? tool.apiKeys : tool.scopes.some((s) => caller.user.oauth.scopes.includes(s));
+/**
+ * Whether `tools/list` shows the caller a tool: to a token, one of the route's scopes held (its
+ * account's role differs per organization: the call's route decides); to a key, a route that takes
+ * keys and whose role the key's reaches. Listing decides nothing: the call runs the route's gates.
+ */
+export function mayCall(caller: McpCaller, tool: { scopes: readonly string[]; apiKeys: boolean; orgRole: OrgRole | undefined }): boolean {
+  if (caller.kind === 'account') return tool.scopes.some((s) => caller.user.oauth.scopes.includes(s));
+  return tool.apiKeys && (tool.orgRole === undefined || hasRole(caller.key.role, tool.orgRole));
 }
 
 /** How the caller shows in a log entry: its id, never its credential. */

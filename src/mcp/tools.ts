@@ -7,7 +7,7 @@
  */
 import type { TSchema } from 'typebox';
 import { requestCoercionBody, type ErrorBody } from '../http/errors.js';
-import { resolved, type Route, type RouteGroup } from '../http/routes.js';
+import { resolved, type OrgRole, type Route, type RouteGroup } from '../http/routes.js';
 import { schemasById, selfContained, type JsonSchema } from './json-schema.js';
 
 /** A tool as `tools/list` shows it. */
@@ -32,6 +32,8 @@ export interface Tool {
   bodyFields: ReadonlySet<string> | undefined;
   scopes: readonly string[];
   apiKeys: boolean;
+  /** the role the route needs in its organization */
+  orgRole: OrgRole | undefined;
 }
 
 /** An organization route's organization, as a tool's argument: `:id` alone would not say whose. */
@@ -112,6 +114,7 @@ function toolOf(group: RouteGroup, r: Route, byId: ReadonlyMap<string, TSchema>)
     bodyFields: input.bodyFields,
     scopes: r.scopes ?? [],
     apiKeys: r.apiKeys === true,
+    orgRole: r.orgRole,
   };
 }
 

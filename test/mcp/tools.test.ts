@@ -47,12 +47,12 @@ describe('MCP tools on pglite', () => {
     await t?.stop();
   });
 
-  it('an API key lists the tools of the routes that take keys, and calls get-organization and list-members', async () => {
+  it('an API key lists the tools of the routes that take keys its role reaches, and calls get-organization and list-members', async () => {
     const key = await as(t, owner, 'POST', `/api/orgs/${orgId}/api-keys`, { name: 'agent', role: 'member' });
     assert.equal(key.status, 201, key.text);
     const mcp = await open(key.body.key);
     const { tools } = await mcp.listTools();
-    assert.deepEqual(sorted(tools), ['get-organization', 'list-members', 'rename-organization']);
+    assert.deepEqual(sorted(tools), ['get-organization', 'list-members'], 'rename-organization needs an admin');
     const get = tools.find((tool) => tool.name === 'get-organization')!;
     assert.deepEqual(get.inputSchema.required, ['organization-id']);
     assert.equal(get.annotations?.readOnlyHint, true);
@@ -73,8 +73,19 @@ describe('MCP tools on pglite', () => {
     assert.deepEqual(emails, [owner.email, person.email].sort());
     // a key of one organization is a stranger to another: the route's 404
     assert.equal(errorOf(await mcp.callTool({ name: 'get-organization', arguments: { 'organization-id': otherOrgId } })).type, 'not-found');
-    // a member key below the role the route needs: the route's 403
+    // a member key below the role the route needs: unlisted, and the route's 403 when called anyway
     assert.equal(errorOf(await mcp.callTool({ name: 'rename-organization', arguments: { 'organization-id': orgId, name: 'X' } })).type, 'forbidden');
+    // a key never acts as a person: an account route answers it 401 through the API's own rule
+    assert.equal(errorOf(await mcp.callTool({ name: 'get-account', arguments: {} })).type, 'unauthorized');
+  });
+
+  it('an admin key lists and calls rename-organization', async () => {
+    const key = await as(t, owner, 'POST', `/api/orgs/${orgId}/api-keys`, { name: 'admin agent', role: 'admin' });
+    const mcp = await open(key.body.key);
+    assert.deepEqual(sorted((await mcp.listTools()).tools), ['get-organization', 'list-members', 'rename-organization']);
+    const renamed = await mcp.callTool({ name: 'rename-organization', arguments: { 'organization-id': orgId, slug: `acme-${Date.now()}` } });
+    assert.equal(renamed.isError, undefined, JSON.stringify(renamed));
+    assert.equal((renamed.structuredContent as { name: string }).name, 'Acme', 'only the slug changed');
   });
 
   it('initializes stateless with the product’s name, version, instructions and tools', async () => {
