@@ -95,6 +95,18 @@ describe('MCP endpoint on pglite', () => {
     assert.equal(res.headers.get('cache-control'), 'no-store');
   });
 
+  it('refuses a revoked grant’s token at once (the connected app revoked)', async () => {
+    const config = await mcpApp(t, owner.token, await createOrg(t, owner, 'Revokers'), ['account:read']);
+    const doomed = await mcpToken(t, config, owner.token, 'account:read');
+    assert.equal((await post(t.url, INITIALIZE, { authorization: `Bearer ${doomed}` })).status, 200);
+    const apps = await t.client('GET', '/api/account/connected-apps', { headers: { authorization: `Bearer ${owner.token}` } });
+    const grant = apps.body['connected-apps'].find((c: { 'client-id': string }) => c['client-id'] === config.clientMetadata().client_id);
+    assert.equal((await t.client('DELETE', `/api/account/connected-apps/${grant.id}`, { headers: { authorization: `Bearer ${owner.token}` } })).status, 204);
+    const refused = await post(t.url, INITIALIZE, { authorization: `Bearer ${doomed}` });
+    assert.equal(refused.status, 401);
+    assert.equal(refused.headers.get('www-authenticate'), `Bearer error="invalid_token", ${metadata}`);
+  });
+
   it('never takes the in-process caller credential from outside', async () => {
     for (const path of ['/api/account/me', '/api/orgs']) {
       const res = await t.client('GET', path, { headers: { authorization: `Bearer ipc_${'A'.repeat(43)}` } });
