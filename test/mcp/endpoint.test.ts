@@ -139,6 +139,11 @@ describe('route data tool', () => {
       () => registerRouteGroup(Fastify(), group({ tool: { ...tool, description: '' }, scopes: ['things:read'] })),
       /needs a title and a description/,
     );
+    // an agent's token never reaches these, so neither does a tool
+    const body = Type.Object({ password: Type.Optional(Type.String()) });
+    const reauth = { method: 'POST', tool, scopes: ['things:write'], reauth: true, schemas: { body, response: { 200: Type.Object({}) } } };
+    assert.throws(() => registerRouteGroup(Fastify(), group(reauth)), /re-authentication/);
+    assert.throws(() => registerRouteGroup(Fastify(), group({ tool, scopes: ['things:read'], impersonation: 'allowed' })), /impersonation/);
     assert.doesNotThrow(() => registerRouteGroup(Fastify(), group({ tool, scopes: ['things:read'] })));
   });
 });
