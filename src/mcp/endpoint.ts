@@ -141,7 +141,8 @@ export class McpEndpoint {
     address: string,
     outcome: RequestOutcome,
   ) {
-    const server = this.deps.runner.serverFor(caller, app, address, outcome);
+    const userAgent = req.headers['user-agent'];
+    const server = this.deps.runner.serverFor(caller, app, { address, userAgent: typeof userAgent === 'string' ? userAgent : undefined }, outcome);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

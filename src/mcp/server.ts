@@ -27,6 +27,12 @@ export interface ServerDeps {
   log: Logger;
 }
 
+/** The MCP request's client: its address (TRUST_PROXY applied) and user agent. */
+export interface CallClient {
+  address: string;
+  userAgent: string | undefined;
+}
+
 /** What one request's calls found: a missing scope, answered as HTTP 403 on the request itself (MCP's step-up). */
 export interface RequestOutcome {
   /** the scope a call needed and the token did not hold */
@@ -76,8 +82,12 @@ function callContext(method: string, url: string): LogContext {
 export class ToolRunner {
   constructor(private readonly deps: ServerDeps) {}
 
-  /** A server for one request of `caller`; `outcome` collects what its calls found. */
-  serverFor(caller: McpCaller, app: FastifyInstance, address: string, outcome: RequestOutcome): Server {
+  /**
+   * A server for one request of `caller`; `outcome` collects what its calls found. `client`: the
+   * MCP request's address and user agent, which its calls' routes see as theirs (rate limits,
+   * audit entries).
+   */
+  serverFor(caller: McpCaller, app: FastifyInstance, client: CallClient, outcome: RequestOutcome): Server {
     const { deps } = this;
     const server = new Server(
       { name: deps.name, version: deps.version },
@@ -90,12 +100,12 @@ export class ToolRunner {
       const tool = deps.tools().get(request.params.name);
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
       outcome.called.push(tool.listing.name);
-      return this.call(tool, request.params.arguments ?? {}, caller, app, address, outcome);
+      return this.call(tool, request.params.arguments ?? {}, caller, app, client, outcome);
     });
     return server;
   }
 
-  private async call(tool: Tool, args: Record<string, unknown>, caller: McpCaller, app: FastifyInstance, address: string, outcome: RequestOutcome) {
+  private async call(tool: Tool, args: Record<string, unknown>, caller: McpCaller, app: FastifyInstance, client: CallClient, outcome: RequestOutcome) {
     const built = toRequest(tool, args);
     if ('refused' in built) return errorResult(built.refused);
     const { method, url, body } = built;
@@ -108,8 +118,13 @@ export class ToolRunner {
             {
               method,
               url,
-              remoteAddress: address,
-              headers: { authorization, accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
+              remoteAddress: client.address,
+              headers: {
+                authorization,
+                accept: 'application/json',
+                ...(client.userAgent ? { 'user-agent': client.userAgent } : {}),
+                ...(body ? { 'content-type': 'application/json' } : {}),
+              },
               ...(body ? { payload: JSON.stringify(body) } : {}),
             },
             (err, res) => (err || !res ? reject(err ?? new Error('No answer')) : resolve(res)),

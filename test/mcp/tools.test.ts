@@ -137,6 +137,18 @@ describe('MCP tools on pglite', () => {
       'the route’s own audit entry',
     );
 
+    const raw = await post(t.url, rpc('tools/call', { name: 'create-organization', arguments: { name: 'Initrode' } }), {
+      authorization: `Bearer ${writer}`,
+      'user-agent': 'TestAssistant/2.0',
+    });
+    const initrode = raw.body.result.structuredContent.id as string;
+    const origin = await t.system.database.db
+      .selectFrom('audit_entry')
+      .select(['user_agent', 'ip'])
+      .where('organization_id', '=', initrode)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(origin, { user_agent: 'TestAssistant/2.0', ip: '127.0.0.1' }, 'the audit entry names the MCP client, not an in-process request');
+
     const stepUp = await post(t.url, rpc('tools/call', { name: 'create-organization', arguments: { name: 'Nope' } }), { authorization: `Bearer ${reader}` });
     assert.equal(stepUp.status, 403);
     assert.equal(
