@@ -26,6 +26,7 @@ import { authModule } from './auth/module.js';
 import { billingModule } from './billing/module.js';
 import { healthModule } from './health/module.js';
 import { mailModule, type Mail } from './mail/module.js';
+import { mcpModule } from './mcp/module.js';
 import { mfaModule } from './mfa/module.js';
 import { oauthModule } from './oauth/module.js';
 import { oidcModule } from './oidc/module.js';
@@ -61,6 +62,7 @@ export const MODULES: readonly AnyModule[] = [
   adminModule,
   ssoModule,
   scimModule, // enterprise sign-on, then directory sync (it uses sso's verified domains)
+  mcpModule, // the product as an MCP server: its tools are the routes of every module (read once all started)
   queryModule, // last: serves the query kinds of every module above
 ];
 

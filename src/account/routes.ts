@@ -137,6 +137,11 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         path: '/me',
         scopes: ['account:read'],
         summary: 'The current account',
+        tool: {
+          name: 'get-account',
+          title: 'Get my account',
+          description: 'The account of the person who connected the assistant: id, email, name and settings.',
+        },
         description: 'The account of the caller, identified by the access token (`Authorization: Bearer <token>`).',
         auth: 'required',
         schemas: { response: { 200: ref(UserAccount) } },

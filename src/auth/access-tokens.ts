@@ -8,8 +8,9 @@
  *
  * The OAuth provider's access tokens (RFC 9068, `typ: at+jwt`, src/oauth/) are verified here too,
  * with the same keys: their caller is the account (`sub`) through an app (`client_id`) with the
- * token's scopes (`oauth`), and their `sid` is the grant, so revoking it refuses them like an
- * ended session.
+ * token's scopes (`oauth`) for one resource (`aud`: the API or the MCP server, each taking only its
+ * own: authenticator.ts, src/mcp/), and their `sid` is the grant, so revoking it refuses them like
+ * an ended session.
  *
  * Every token names its session (`sid`, the refresh family) and when that session's sign-in
  * happened (`auth_time`, as in OpenID Connect: a refresh keeps it). A token whose session has ended
@@ -30,8 +31,11 @@ export interface AccessTokenSettings {
   audience: string;
   /** seconds */
   ttl: number;
-  /** the OAuth provider's issuer (`APP_URL/oauth`) and resource (`APP_URL/api`): its tokens' `iss` and `aud` */
-  oauth?: { issuer: string; audience: string };
+  /**
+   * the OAuth provider's issuer (`APP_URL/oauth`) and resources (`APP_URL/api`, `APP_URL/mcp`):
+   * its tokens' `iss` and `aud`; the caller's `oauth.resource` says which one a token is for
+   */
+  oauth?: { issuer: string; audiences: readonly string[] };
 }
 
 /** The keys that sign (the current EdDSA key) and verify (any published key, by kid). */
@@ -164,7 +168,7 @@ export class AccessTokens {
     const { payload } = await jwtVerify(token, key, {
       algorithms: ['EdDSA'],
       issuer: oauth?.issuer ?? this.settings.issuer,
-      audience: oauth?.audience ?? this.settings.audience,
+      audience: oauth ? [...oauth.audiences] : this.settings.audience,
       requiredClaims: oauth ? [...requiredClaims, 'client_id'] : requiredClaims,
       ...(oauth ? { typ: 'at+jwt' } : {}),
     });
@@ -179,7 +183,10 @@ export class AccessTokens {
     if ((payload as { [OAUTH]?: true })[OAUTH]) {
       if (typeof payload.client_id !== 'string') return undefined;
       const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
-      return { id: payload.sub, email: '', sessionId: payload.sid, oauth: { clientId: payload.client_id, scopes } };
+      // one audience, one of ours (jwtVerify checked it is among them): the resource the token is for
+      const resource = typeof payload.aud === 'string' ? payload.aud : undefined;
+      if (!resource) return undefined;
+      return { id: payload.sub, email: '', sessionId: payload.sid, oauth: { clientId: payload.client_id, scopes, resource } };
     }
     if (typeof payload.email !== 'string') return undefined;
     const act = payload.act as { sub?: unknown } | undefined;

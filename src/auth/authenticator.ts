@@ -8,6 +8,7 @@ import type { Authenticator, AuthResult } from '../http/app.js';
 import { HttpError, unauthorized } from '../http/errors.js';
 import { acceptsApiKeys, isOrgRoute, routeAuth, type ApiKeyCaller } from '../http/routes.js';
 import type { AccessTokens, VerifyResult } from './access-tokens.js';
+import { IN_PROCESS_MARK, type InProcessCallers } from './in-process-callers.js';
 
 /** The marker every API key starts with. */
 export const API_KEY_MARK = 'sk_';
@@ -21,10 +22,31 @@ export const API_KEYS_ONLY_ON_ORG_ROUTES =
   "API keys only work on organization routes (/api/orgs/:id/…) and the query endpoint; this route needs an account's access token";
 export const API_KEYS_NOT_ON_THIS_ROUTE = "This organization route acts as a person and does not take API keys; use an account's access token";
 
-const toAuthResult = (result: VerifyResult): AuthResult => (result.ok ? { user: result.user } : { failure: result.reason });
+export const OTHER_RESOURCE = 'Access token is for another resource';
+
+/** A valid OAuth token for another resource (the MCP server's) is a failing one here: 401 `invalid_token` (RFC 8707). */
+const toAuthResult =
+  (resource: string) =>
+  (result: VerifyResult): AuthResult =>
+    !result.ok
+      ? { failure: result.reason }
+      : result.user.oauth && result.user.oauth.resource !== resource
+        ? { failure: OTHER_RESOURCE }
+        : { user: result.user };
 const toKeyResult = (result: ApiKeyCaller | HttpError): AuthResult => (result instanceof HttpError ? { refuse: result } : { apiKey: result });
 
-export function bearerAuthenticator(tokens: AccessTokens, credentialCookies: readonly string[], apiKeys?: ApiKeyCheck): Authenticator {
+/**
+ * `resource`: the API's (`APP_URL/api`), the only one whose OAuth tokens its routes take;
+ * `inProcess`: the callers of requests the server makes to itself (in-process-callers.ts).
+ */
+export function bearerAuthenticator(
+  tokens: AccessTokens,
+  credentialCookies: readonly string[],
+  resource: string,
+  inProcess: InProcessCallers,
+  apiKeys?: ApiKeyCheck,
+): Authenticator {
+  const toResult = toAuthResult(resource);
   return {
     credentialCookies,
     // answers without a promise for a token verified before (the common case: a client sends
@@ -45,8 +67,12 @@ export function bearerAuthenticator(tokens: AccessTokens, credentialCookies: rea
         const result = apiKeys.verify(m[1], request.ip);
         return result instanceof Promise ? result.then(toKeyResult) : toKeyResult(result);
       }
+      if (m[1].startsWith(IN_PROCESS_MARK)) {
+        const user = inProcess.find(m[1], request.method, request.url);
+        return user ? { user } : { failure: 'Invalid access token' };
+      }
       const known = tokens.verifyKnown(m[1]);
-      return known ? toAuthResult(known) : tokens.verify(m[1]).then(toAuthResult);
+      return known ? toResult(known) : tokens.verify(m[1]).then(toResult);
     },
   };
 }

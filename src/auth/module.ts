@@ -4,9 +4,11 @@
  * sessions every instance refuses, and the JWT middleware's decision (the authenticator).
  */
 import { defineModule } from '../runtime/module.js';
+import { apiResourceOf, mcpResourceOf } from '../shared/oauth-scopes.js';
 import { int, rateLimit, str } from '../runtime/settings.js';
 import { AccessTokens, type TokenKeys } from './access-tokens.js';
 import { bearerAuthenticator, type ApiKeyCheck } from './authenticator.js';
+import { InProcessCallers } from './in-process-callers.js';
 import { Jwks, jwksRoutes } from './jwks-routes.js';
 import { defaultHashConcurrency, PasswordHasher } from './passwords.js';
 import { LoginRateLimiter, SignUpRateLimiter } from './rate-limit.js';
@@ -40,6 +42,10 @@ export interface AuthServices {
   signingKeys: SigningKeys;
   /** takes API keys (`sk_…`) as callers on the routes that accept them (src/api-keys/) */
   acceptApiKeys(check: ApiKeyCheck): void;
+  /** the API keys' check once the api-keys module gave it (the MCP server takes keys too) */
+  apiKeyCheck(): ApiKeyCheck | undefined;
+  /** callers of the requests the server makes to itself (the MCP server's tool calls) */
+  inProcessCallers: InProcessCallers;
 }
 
 export const authModule = defineModule({
@@ -99,13 +105,16 @@ export const authModule = defineModule({
         issuer: settings.jwtIssuer,
         audience: settings.jwtAudience,
         ttl: settings.accessTokenTtl,
-        oauth: { issuer: `${config.appUrl}/oauth`, audience: `${config.appUrl}/api` },
+        oauth: { issuer: `${config.appUrl}/oauth`, audiences: [apiResourceOf(config.appUrl), mcpResourceOf(config.appUrl)] },
       },
       revokedSessions,
       tokenKeys,
     );
     const credentialCookies = [REFRESH_COOKIE, IMPERSONATION_COOKIE];
-    let authenticator = bearerAuthenticator(accessTokens, credentialCookies);
+    const apiResource = apiResourceOf(config.appUrl);
+    const inProcessCallers = new InProcessCallers();
+    let apiKeyCheck: ApiKeyCheck | undefined;
+    let authenticator = bearerAuthenticator(accessTokens, credentialCookies, apiResource, inProcessCallers);
     const services: AuthServices = {
       accessTokens,
       refreshTokens: new RefreshTokens(
@@ -118,8 +127,11 @@ export const authModule = defineModule({
       signUpLimiter: new SignUpRateLimiter(settings.signupLimitAddress, limiterStore),
       revokedSessions,
       signingKeys,
+      inProcessCallers,
+      apiKeyCheck: () => apiKeyCheck,
       acceptApiKeys(check) {
-        authenticator = bearerAuthenticator(accessTokens, credentialCookies, check);
+        apiKeyCheck = check;
+        authenticator = bearerAuthenticator(accessTokens, credentialCookies, apiResource, inProcessCallers, check);
       },
     };
     return {

@@ -88,8 +88,11 @@ export interface AppDeps {
  */
 export interface Mount {
   urls: string[];
-  /** `clientAddress`: the request's client address (TRUST_PROXY applied), for its rate limits */
-  handle(request: IncomingMessage, response: ServerResponse, clientAddress: string): void;
+  /**
+   * `clientAddress`: the request's client address (TRUST_PROXY applied), for its rate limits;
+   * `app`: the application, for a mount that runs its routes in-process (the MCP server's tools)
+   */
+  handle(request: IncomingMessage, response: ServerResponse, clientAddress: string, app: FastifyInstance): void;
 }
 
 export interface AppObservability {
@@ -237,7 +240,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         // handed over before the body is read: the mounted application reads it
         onRequest: (request, reply, _done) => {
           reply.hijack();
-          mount.handle(request.raw, reply.raw, request.ip);
+          mount.handle(request.raw, reply.raw, request.ip, app);
         },
         handler: () => undefined,
       });

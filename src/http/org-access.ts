@@ -19,8 +19,11 @@ export interface AuthUser {
   authTime?: number;
   /** set in an impersonated session: the platform admin acting as the account (the token's `act` claim, RFC 8693) */
   actor?: { id: string };
-  /** an OAuth access token's caller (src/oauth/): the app and the scopes granted; only routes declaring one of them take it */
-  oauth?: { clientId: string; scopes: string[] };
+  /**
+   * an OAuth access token's caller (src/oauth/): the app, the scopes granted (only routes declaring
+   * one of them take it) and the resource the token is for (its `aud`: `APP_URL/api` or `APP_URL/mcp`)
+   */
+  oauth?: { clientId: string; scopes: string[]; resource: string };
 }
 
 /** An organization role; each includes the ones below it (owner > admin > member). */

@@ -120,6 +120,13 @@ export interface RouteDefinition<S extends RouteSchemas> {
    */
   scopes?: readonly string[];
   /**
+   * The route as a tool of the MCP server (src/mcp/, docs/mcp.md): its name (`get-account`, unique
+   * in the system), a title and what it does, for an agent to choose it. A tool call runs the route
+   * itself, every gate included. Only on a route that declares `scopes` (what an agent's token can
+   * reach), never with `reauth`, `platformAdmin` or `impersonation: 'allowed'` (refused at start-up).
+   */
+  tool?: ToolData;
+  /**
    * The caller's address must be proven (a verification link, a reset link, a provider that
    * asserts it): a route that adds a lasting way in (two-factor, a passkey, a provider link, an
    * API key) answers 403 `email-not-verified` otherwise, so whoever registered someone else's
@@ -152,6 +159,14 @@ export interface RouteDefinition<S extends RouteSchemas> {
    * return the body directly: no promise is made for the request (see docs/performance.md).
    */
   handler(ctx: HandlerContext<S>): SuccessBody<S> | Promise<SuccessBody<S>>;
+}
+
+/** A route's MCP tool: see {@link RouteDefinition.tool}. */
+export interface ToolData {
+  /** lower-case words joined by hyphens, at most 64 characters */
+  name: string;
+  title: string;
+  description: string;
 }
 
 /**

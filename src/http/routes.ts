@@ -47,7 +47,9 @@ export {
   type RouteGroup,
   type RouteSchemas,
   type SuccessBody,
+  type ToolData,
 } from './route-definition.js';
+export { resolved } from './route-definition.js';
 
 /** Per-route data the pipeline reads back through `routeDataOf(request)` (route-data.ts). */
 export interface RouteConfig extends GateConfig {
@@ -123,6 +125,7 @@ function validateDefinition(group: RouteGroup, r: Route): void {
   }
   if (r.requires) validateRequires(where, r.requires, Boolean(r.orgRole), Boolean(group.subscriptions), Boolean(group.features));
   if (r.scopes) validateScopes(where, r, group);
+  if (r.tool) validateTool(where, r, group);
   if (r.limit !== undefined && (typeof r.limit !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(r.limit)))
     throw new Error(`Route ${where}: limit must name a meter`);
   if (r.limit && !r.orgRole && !r.apiKeys) throw new Error(`Route ${where}: limit needs orgRole (or apiKeys): the usage is an organization's`);
@@ -159,6 +162,17 @@ function validateScopes(where: string, r: Route, group: RouteGroup): void {
   if (!r.orgRole && (r.auth ?? group.auth ?? 'none') === 'none') throw new Error(`Route ${where}: scopes on a public route`);
   if (r.reauth || (r.platformAdmin ?? group.platformAdmin) || r.impersonation === 'allowed')
     throw new Error(`Route ${where}: scopes on a re-authentication, platform admin or impersonation route (an OAuth token never reaches those)`);
+}
+
+/** `tool`: a well-formed name and words, on a route an agent's token reaches (its `scopes`) and no other. */
+function validateTool(where: string, r: Route, group: RouteGroup): void {
+  const { name, title, description } = r.tool!;
+  if (typeof name !== 'string' || !/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/.test(name) || name.length > 64)
+    throw new Error(`Route ${where}: tool name ${String(name)} must be lower-case words joined by hyphens, at most 64 characters`);
+  if (!title || !description) throw new Error(`Route ${where}: tool ${name} needs a title and a description`);
+  if (!r.scopes) throw new Error(`Route ${where}: tool ${name} on a route without scopes (an agent's token reaches only routes with scopes)`);
+  if (r.reauth || (r.platformAdmin ?? group.platformAdmin) || r.impersonation === 'allowed')
+    throw new Error(`Route ${where}: tool ${name} on a re-authentication, platform admin or impersonation route`);
 }
 
 /** The preHandler of a `verifiedEmail` route. */

@@ -52,7 +52,8 @@ export interface InteractionDeps {
   grants: Grants;
   mail: Mail;
   cookies: ProviderCookies;
-  resource: string;
+  /** the resources tokens may be for (RFC 8707), the API's first: the one granted when the request names none */
+  resources: readonly string[];
   /** the API scopes: the built-in ones and those modules declare */
   apiScopes: readonly string[];
   /** counts a grant made by an Allow */
@@ -90,6 +91,12 @@ export class Interactions {
     if (reasons.includes('login_prompt') && authTime <= (interaction.iat ?? epoch())) return true;
     const maxAge = Number(interaction.params.max_age);
     return reasons.includes('max_age') && Number.isFinite(maxAge) && epoch() - authTime > maxAge;
+  }
+
+  /** The resources the request asked (the provider refused any other at the authorization endpoint); none asked: the API. */
+  private requestedResources(params: Record<string, unknown>): string[] {
+    const asked = [params.resource].flat().filter((r): r is string => typeof r === 'string' && this.deps.resources.includes(r));
+    return asked.length > 0 ? asked : [this.deps.resources[0]!];
   }
 
   async details(user: AuthUser, uid: string, jar: CookieJar): Promise<OAuthInteraction> {
@@ -161,7 +168,7 @@ export class Interactions {
     const known = scopes.filter((s) => (OIDC_SCOPES as readonly string[]).includes(s) || this.deps.apiScopes.includes(s));
     const api = scopes.filter((s) => this.deps.apiScopes.includes(s));
     if (known.length > 0) grant.addOIDCScope(known.join(' '));
-    if (api.length > 0) grant.addResourceScope(this.deps.resource, api.join(' '));
+    if (api.length > 0) for (const resource of this.requestedResources(interaction.params)) grant.addResourceScope(resource, api.join(' '));
     const grantId = await grant.save();
     const signedInAt = fresh ? epoch() : user.authTime;
     interaction.result = {

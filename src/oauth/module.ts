@@ -8,6 +8,7 @@ import { LOG_OUT_COOKIES_KEY } from '../account/routes.js';
 import { authModule } from '../auth/module.js';
 import { mailModule } from '../mail/module.js';
 import { orgsModule } from '../orgs/module.js';
+import { productModule } from '../product/module.js';
 import { defineModule } from '../runtime/module.js';
 import { oneOf, rateLimit } from '../runtime/settings.js';
 import { purgeExpired } from './adapter.js';
@@ -16,7 +17,7 @@ import { Grants } from './grants.js';
 import { LOG_OUT_COOKIES, providerCookies } from './cookies.js';
 import { Interactions } from './interactions.js';
 import { MountGuard } from './mount-guard.js';
-import { OAuthProvider, resourceOf } from './provider.js';
+import { OAuthProvider, resourcesOf } from './provider.js';
 import { connectedAppRoutes, interactionRoutes, oauthAppRoutes, protectedResourceRoutes } from './routes.js';
 import { oauthSchemas } from './schemas.js';
 import { API_SCOPES, OAUTH_SCOPES_KEY, OIDC_SCOPES, type DeclaredScope } from '../shared/oauth-scopes.js';
@@ -79,7 +80,7 @@ export const oauthModule = defineModule({
       mail: ctx.use(mailModule).mail,
       cookies: providerCookies(config),
       grants,
-      resource: resourceOf(config),
+      resources: resourcesOf(config),
       apiScopes,
       granted: () => grantEvents?.inc({ event: 'created' }),
     });
@@ -95,7 +96,7 @@ export const oauthModule = defineModule({
         oauthAppRoutes(apps, ctx.use(orgsModule).memberships),
         interactionRoutes(interactions),
         connectedAppRoutes(grants),
-        protectedResourceRoutes(config.appUrl, apiScopes),
+        protectedResourceRoutes(config.appUrl, apiScopes, ctx.use(productModule).name),
       ],
       mounts: [
         {

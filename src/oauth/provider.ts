@@ -1,8 +1,9 @@
 /**
  * The OAuth 2.1 / OpenID Connect provider: `oidc-provider` mounted at `/oauth` (issuer
  * `APP_URL/oauth`), configured as docs/oauth.md describes: response type `code` only, PKCE S256 of
- * every client, exact redirect URIs, `iss` in the authorization response, one resource
- * (`APP_URL/api`, RFC 8707: another is `invalid_target`) whose access tokens are RFC 9068 JWTs
+ * every client, exact redirect URIs, `iss` in the authorization response, two resources
+ * (`APP_URL/api` and `APP_URL/mcp`, RFC 8707: another is `invalid_target`; a token's `aud` is the
+ * one asked, the API when none was) whose access tokens are RFC 9068 JWTs
  * signed with the current EdDSA key (a request asking only OpenID scopes gets the UserInfo
  * endpoint's instead), every URL on APP_URL, ID tokens RS256 (or an app's EdDSA / ES256), refresh
  * tokens rotated at every use with reuse revoking the grant. Its keystore is the database's signing
@@ -16,7 +17,7 @@ import { ID_TOKEN_ALGS, type SigningKeys } from '../auth/signing-keys.js';
 import type { Config } from '../config.js';
 import type { DB } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
-import { OIDC_SCOPES } from '../shared/oauth-scopes.js';
+import { apiResourceOf, mcpResourceOf, OIDC_SCOPES } from '../shared/oauth-scopes.js';
 import { KyselyAdapter, type AdapterDeps } from './adapter.js';
 import { secretMatches, type OAuthAppService } from './apps.js';
 import { providerCookies } from './cookies.js';
@@ -52,7 +53,9 @@ export interface ProviderDeps {
 }
 
 export const issuerOf = (config: Config) => `${config.appUrl}/oauth`;
-export const resourceOf = (config: Config) => `${config.appUrl}/api`;
+export const resourceOf = (config: Config) => apiResourceOf(config.appUrl);
+/** Every resource the provider issues tokens for: the API's first (the default) */
+export const resourcesOf = (config: Config) => [apiResourceOf(config.appUrl), mcpResourceOf(config.appUrl)];
 
 /** The private JWKs oidc-provider signs with: the published keys that can sign, current ones first. */
 function keystore(keys: SigningKeys) {
@@ -94,6 +97,7 @@ function configuration(deps: ProviderDeps, oidc: OidcProvider): Configuration {
   const { errors, default: Provider } = oidc;
   const { config, db, settings, keys, grants, apps } = deps;
   const resource = resourceOf(config);
+  const resources = resourcesOf(config);
   const adapterDeps: AdapterDeps = {
     db,
     findApp: (clientId) => apps.clientMetadata(clientId, /^basic /i.test(Provider.ctx?.get('authorization') ?? '') ? 'basic' : 'post'),
@@ -185,15 +189,17 @@ function configuration(deps: ProviderDeps, oidc: OidcProvider): Configuration {
         enabled: true,
         // asking an API scope gets the API's token; asking only OpenID scopes, a token for the UserInfo
         // endpoint, which refuses one bound to a resource (docs/oauth.md, "Tokens"); the code and its
-        // refresh tokens keep the choice
-        defaultResource: (ctx, _client, oneOf) => (oneOf || asksApiScope(ctx, deps.apiScopes) ? resource : undefined),
+        // refresh tokens keep the choice; a code for several resources redeemed without naming one gets the API's
+        defaultResource: (ctx, _client, oneOf) =>
+          oneOf ? (oneOf.includes(resource) ? resource : oneOf[0]) : asksApiScope(ctx, deps.apiScopes) ? resource : undefined,
         useGrantedResource: () => true,
+        // the API and the MCP server take the same scopes; each takes only tokens for itself (`aud`)
         getResourceServerInfo(_ctx, indicator) {
-          if (indicator !== resource) throw new errors.InvalidTarget();
+          if (!resources.includes(indicator)) throw new errors.InvalidTarget();
           const current = keys.current('EdDSA');
           return {
             scope: deps.apiScopes.join(' '),
-            audience: resource,
+            audience: indicator,
             accessTokenTTL: settings.accessTokenTtl,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: 'EdDSA', ...(current ? { kid: current.kid } : {}) } },

@@ -8,7 +8,7 @@ import { originOf } from '../audit/log.js';
 import { ErrorBody, notFound, unauthorized } from '../http/errors.js';
 import { ref, route, type Membership, type MembershipResolver, type RouteGroup } from '../http/routes.js';
 import { OrgId } from '../orgs/schemas.js';
-import { OIDC_SCOPES } from '../shared/oauth-scopes.js';
+import { apiResourceOf, mcpResourceOf, OIDC_SCOPES } from '../shared/oauth-scopes.js';
 import type { AppRequest, OAuthAppService } from './apps.js';
 import type { Grants } from './grants.js';
 import type { Interactions } from './interactions.js';
@@ -185,24 +185,39 @@ export function connectedAppRoutes(grants: Grants): RouteGroup {
   };
 }
 
-/** RFC 9728: what the API is and where its tokens come from (the 401's `resource_metadata` names it). */
-export function protectedResourceRoutes(appUrl: string, apiScopes: readonly string[]): RouteGroup {
-  const document = (): ProtectedResource => ({
-    resource: `${appUrl}/api`,
+/**
+ * RFC 9728: what each protected resource is and where its tokens come from (a 401's
+ * `resource_metadata` names it): the API (also at the bare well-known path) and the MCP server.
+ */
+export function protectedResourceRoutes(appUrl: string, apiScopes: readonly string[], productName: string): RouteGroup {
+  const document = (resource: string, name: string): ProtectedResource => ({
+    resource,
     authorization_servers: [`${appUrl}/oauth`],
     scopes_supported: [...OIDC_SCOPES, ...apiScopes],
     bearer_methods_supported: ['header'],
+    resource_name: name,
   });
-  const metadata = (path: string) =>
+  const metadata = (path: string, resource: string, name: string) =>
     route({
       method: 'GET',
       path,
-      summary: 'Protected resource metadata (RFC 9728)',
+      summary: `Protected resource metadata of ${resource === apiResourceOf(appUrl) ? 'the API' : 'the MCP server'} (RFC 9728)`,
       schemas: { response: { 200: ref(ProtectedResource) } },
       handler({ reply }) {
         reply.header('cache-control', 'public, max-age=300');
-        return document();
+        return document(resource, name);
       },
     });
-  return { prefix: '/.well-known', tags: ['OAuth'], auth: 'none', routes: [metadata('/oauth-protected-resource/api'), metadata('/oauth-protected-resource')] };
+  const api = apiResourceOf(appUrl);
+  const mcp = mcpResourceOf(appUrl);
+  return {
+    prefix: '/.well-known',
+    tags: ['OAuth'],
+    auth: 'none',
+    routes: [
+      metadata('/oauth-protected-resource/api', api, `${productName} API`),
+      metadata('/oauth-protected-resource', api, `${productName} API`),
+      metadata('/oauth-protected-resource/mcp', mcp, `${productName} MCP server`),
+    ],
+  };
 }

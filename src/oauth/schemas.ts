@@ -139,6 +139,7 @@ export const ProtectedResource = Type.Object(
     authorization_servers: Type.Array(Type.String()),
     scopes_supported: Type.Array(Type.String()),
     bearer_methods_supported: Type.Array(Type.String()),
+    resource_name: Type.String(),
   },
   { $id: 'oauth-protected-resource', additionalProperties: false, description: 'OAuth 2.0 Protected Resource Metadata (RFC 9728)' },
 );

@@ -30,3 +30,10 @@ export const SCOPE_WORDS: Readonly<Record<string, string>> = {
   'orgs:read': 'See your organizations and their members',
   'orgs:write': 'Create organizations and rename them',
 };
+
+/**
+ * The provider's two protected resources (RFC 8707 / RFC 9728): the API and the MCP server. An
+ * access token carries the one its client asked as `aud` and works only there.
+ */
+export const apiResourceOf = (appUrl: string) => `${appUrl}/api`;
+export const mcpResourceOf = (appUrl: string) => `${appUrl}/mcp`;

@@ -15,6 +15,7 @@ const DOCUMENTS = [
   '/.well-known/oauth-authorization-server/oauth',
   '/.well-known/oauth-protected-resource/api',
   '/.well-known/oauth-protected-resource',
+  '/.well-known/oauth-protected-resource/mcp',
 ];
 
 const FOREIGN: Record<string, string>[] = [

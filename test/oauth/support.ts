@@ -84,7 +84,17 @@ export async function authorize(
   config: client.Configuration,
   browser: Browser,
   token: string,
-  options: { scope: string; prompt?: string; allow?: boolean; maxAge?: number; password?: string | null },
+  options: {
+    scope: string;
+    prompt?: string;
+    allow?: boolean;
+    maxAge?: number;
+    password?: string | null;
+    /** RFC 8707's `resource` of the authorization request (`APP_URL/mcp` for the MCP server) */
+    resource?: string;
+    /** the `resource` sent with the code at the token endpoint */
+    tokenResource?: string;
+  },
 ): Promise<Authorized> {
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
@@ -100,6 +110,7 @@ export async function authorize(
     ...(nonce ? { nonce } : {}),
     ...(options.prompt ? { prompt: options.prompt } : {}),
     ...(options.maxAge !== undefined ? { max_age: String(options.maxAge) } : {}),
+    ...(options.resource ? { resource: options.resource } : {}),
   });
   let step = await browser.visit(url.href);
   let uid = '';
@@ -131,10 +142,11 @@ export async function authorize(
   const error = back.searchParams.get('error') ?? undefined;
   if (error) return { uid, interaction, tokens: undefined as never, code: '', verifier, nonce, error };
   const code = back.searchParams.get('code')!;
-  const tokens = await client.authorizationCodeGrant(config, back, {
-    pkceCodeVerifier: verifier,
-    expectedState: state,
-    ...(nonce ? { expectedNonce: nonce } : {}),
-  });
+  const tokens = await client.authorizationCodeGrant(
+    config,
+    back,
+    { pkceCodeVerifier: verifier, expectedState: state, ...(nonce ? { expectedNonce: nonce } : {}) },
+    options.tokenResource ? { resource: options.tokenResource } : undefined,
+  );
   return { uid, interaction, tokens, code, verifier, nonce };
 }

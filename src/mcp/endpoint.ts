@@ -1,0 +1,168 @@
+/**
+ * `APP_URL/mcp`: MCP over Streamable HTTP, stateless, JSON answers (docs/mcp.md). In order: a
+ * present `Origin` must be APP_URL's or one of ALLOWED_ORIGINS (403: DNS rebinding), then the
+ * caller (401 with the `WWW-Authenticate` of RFC 9728 naming this resource's metadata), then POST
+ * only (405), a supported `MCP-Protocol-Version` (400), a JSON body within BODY_LIMIT; then a new
+ * server and transport answer it and are dropped.
+ *
+ * A mount, not a route group: MCP is a protocol of its own (JSON-RPC, its own error shape, its own
+ * content negotiation), and the pipeline would log the request body as the call's `params` (tool
+ * arguments in a log line), check the answer against a route schema and answer errors in the API's
+ * shape. Each tool call goes through the pipeline as its route's own request (server.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from '../logging/logger.js';
+import { authenticate, callerOf, type CallerDeps } from './caller.js';
+import type { RequestOutcome, ToolRunner } from './server.js';
+
+export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
+
+export interface EndpointDeps {
+  caller: CallerDeps;
+  runner: ToolRunner;
+  log: Logger;
+  /** the origins a browser's request may come from: APP_URL's and ALLOWED_ORIGINS */
+  origins: ReadonlySet<string>;
+  /** `APP_URL/.well-known/oauth-protected-resource/mcp` */
+  metadataUrl: string;
+  bodyLimit: number;
+  /** the security headers of every answer */
+  headers: Record<string, string>;
+}
+
+interface Answer {
+  status: number;
+  headers?: Record<string, string>;
+  body: string;
+}
+
+/** An answer in the shape the MCP SDK's transport gives its own HTTP errors. */
+const rpcError = (status: number, code: number, message: string, headers?: Record<string, string>): Answer => ({
+  status,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }),
+});
+
+class TooLarge extends Error {}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) throw new TooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new TooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The JSON-RPC methods of a message or batch, for the log entry. */
+const methodsOf = (message: unknown): string[] =>
+  [message]
+    .flat()
+    .flatMap((m) => (m && typeof m === 'object' && typeof (m as { method?: unknown }).method === 'string' ? [(m as { method: string }).method] : []));
+
+/** An `initialize` asking a version this server does not speak gets its latest (the protocol's negotiation), never an older one the SDK knows. */
+function negotiated(message: unknown): unknown {
+  const m = message as { method?: unknown; params?: { protocolVersion?: unknown } } | null;
+  if (m?.method !== 'initialize' || !m.params || (PROTOCOL_VERSIONS as readonly unknown[]).includes(m.params.protocolVersion)) return message;
+  return { ...m, params: { ...m.params, protocolVersion: PROTOCOL_VERSIONS[0] } };
+}
+
+export class McpEndpoint {
+  constructor(private readonly deps: EndpointDeps) {}
+
+  handle(req: IncomingMessage, res: ServerResponse, address: string, app: FastifyInstance): void {
+    const started = Date.now();
+    const outcome: RequestOutcome = { called: [] };
+    let logged: Record<string, unknown> = {};
+    this.answer(req, address, app, outcome, (data) => (logged = { ...logged, ...data })).then(
+      (answer) => this.send(res, answer),
+      (err: Error) => {
+        this.deps.log.error('mcp/failed', `The MCP request failed: ${err.message}`, { stack: err.stack });
+        this.send(res, rpcError(500, -32603, 'Internal error'));
+      },
+    );
+    res.on('finish', () => {
+      // the methods and tool names only: never an argument
+      this.deps.log.info('mcp/request', `${req.method} /mcp => ${res.statusCode}`, {
+        status: res.statusCode,
+        'saas.logging/ms': Date.now() - started,
+        ...logged,
+        ...(outcome.called.length ? { tools: outcome.called } : {}),
+      });
+    });
+  }
+
+  private send(res: ServerResponse, answer: Answer): void {
+    res.statusCode = answer.status;
+    for (const [name, value] of Object.entries({ ...this.deps.headers, ...answer.headers })) res.setHeader(name, value);
+    res.end(answer.body);
+  }
+
+  private challenge(error?: string): string {
+    return `Bearer ${error ? `error="${error}", ` : ''}resource_metadata="${this.deps.metadataUrl}"`;
+  }
+
+  private async answer(req: IncomingMessage, address: string, app: FastifyInstance, outcome: RequestOutcome, log: (data: Record<string, unknown>) => void) {
+    const origin = req.headers.origin;
+    if (origin !== undefined && !this.deps.origins.has(origin)) return rpcError(403, -32000, 'Forbidden: this Origin may not call the MCP server');
+    const auth = await authenticate(this.deps.caller, req.headers.authorization, address);
+    if ('refuse' in auth)
+      return { status: auth.refuse.status, headers: { 'content-type': 'application/json', ...auth.refuse.headers }, body: JSON.stringify(auth.refuse.body) };
+    if ('failure' in auth) return rpcError(401, -32001, auth.failure, { 'www-authenticate': this.challenge(auth.presented ? 'invalid_token' : undefined) });
+    log({ caller: callerOf(auth.caller) });
+    // stateless: no stream to open (GET), no session to end (DELETE)
+    if (req.method !== 'POST') return rpcError(405, -32000, 'Method not allowed: the MCP server takes POST only (stateless)', { allow: 'POST' });
+    const version = req.headers['mcp-protocol-version'];
+    if (version !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(String(version)))
+      return rpcError(400, -32000, `Bad Request: Unsupported protocol version: ${String(version)} (supported versions: ${PROTOCOL_VERSIONS.join(', ')})`);
+    let message: unknown;
+    try {
+      message = JSON.parse(await readBody(req, this.deps.bodyLimit));
+    } catch (err) {
+      return err instanceof TooLarge
+        ? rpcError(413, -32000, `Payload too large: at most ${this.deps.bodyLimit} bytes`)
+        : rpcError(400, -32700, 'Parse error: Invalid JSON');
+    }
+    log({ methods: methodsOf(message) });
+    return this.run(req, Array.isArray(message) ? message.map(negotiated) : negotiated(message), auth.caller, app, address, outcome);
+  }
+
+  private async run(
+    req: IncomingMessage,
+    message: unknown,
+    caller: Parameters<ToolRunner['serverFor']>[0],
+    app: FastifyInstance,
+    address: string,
+    outcome: RequestOutcome,
+  ) {
+    const userAgent = req.headers['user-agent'];
+    const server = this.deps.runner.serverFor(caller, app, { address, userAgent: typeof userAgent === 'string' ? userAgent : undefined }, outcome);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      const headers = new Headers();
+      for (const name of ['accept', 'content-type', 'mcp-protocol-version']) {
+        const value = req.headers[name];
+        if (typeof value === 'string') headers.set(name, value);
+      }
+      const response = await transport.handleRequest(new Request(this.deps.caller.resource, { method: 'POST', headers }), { parsedBody: message });
+      const body = await response.text();
+      if (outcome.missingScope && caller.kind === 'account') {
+        const scopes = [...new Set([...caller.user.oauth.scopes, outcome.missingScope])].join(' ');
+        const text = `This tool needs the scope ${outcome.missingScope}: ask the person to allow it`;
+        return rpcError(403, -32003, text, {
+          'www-authenticate': `Bearer error="insufficient_scope", scope="${scopes}", resource_metadata="${this.deps.metadataUrl}"`,
+        });
+      }
+      return { status: response.status, headers: Object.fromEntries(response.headers.entries()), body };
+    } finally {
+      await server.close();
+    }
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * One MCP server per request (stateless: nothing is kept between requests, so any instance answers
+ * any request): `tools/list` lists the tools the caller may call, `tools/call` runs the tool's route.
+ * A call is the route's own HTTP request made in-process with `app.inject`, the caller's credential
+ * attached (its API key as it came, or an in-process credential naming the token's account with its
+ * scopes: src/auth/in-process-callers.ts), so every gate of the route runs once, in the order it
+ * runs over HTTP, and its audit entries, webhook events and log entry are the route's own.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { InProcessCallers } from '../auth/in-process-callers.js';
+import type { ErrorBody } from '../http/errors.js';
+import { currentContext, runWithContext, type LogContext } from '../logging/context.js';
+import type { Logger } from '../logging/logger.js';
+import { mayCall, type McpCaller } from './caller.js';
+import { toRequest, type Tool } from './tools.js';
+
+export interface ServerDeps {
+  name: string;
+  version: string;
+  instructions: string;
+  tools(): ReadonlyMap<string, Tool>;
+  inProcess: InProcessCallers;
+  log: Logger;
+}
+
+/** The MCP request's client: its address (TRUST_PROXY applied) and user agent. */
+export interface CallClient {
+  address: string;
+  userAgent: string | undefined;
+}
+
+/** What one request's calls found: a missing scope, answered as HTTP 403 on the request itself (MCP's step-up). */
+export interface RequestOutcome {
+  /** the scope a call needed and the token did not hold */
+  missingScope?: string;
+  /** the tools called, by name (for the request's log entry; never their arguments) */
+  called: string[];
+}
+
+// only elicitation uses it, which this server never asks: one for every request
+const validator = new AjvJsonSchemaValidator();
+
+const errorResult = (body: unknown): CallToolResult => ({ isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] });
+
+/** The answer's JSON; undefined for an empty body (204) or one that is not JSON. */
+function parsed(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A 400 about path parameters names them as the tool's arguments (`organization-id`, not `id`). */
+function asArguments(tool: Tool, body: ErrorBody): ErrorBody {
+  if (body.type !== 'request-coercion' || body.in !== 'path' || !Array.isArray(body.errors)) return body;
+  const renamed = (path: string) => tool.pathParams.reduce((p, { param, argument }) => (p === `/${param}` ? `/${argument}` : p), path);
+  return { ...body, errors: (body.errors as Array<{ path: string }>).map((e) => ({ ...e, path: renamed(e.path) })) };
+}
+
+/**
+ * The log context of a call's route request: its own (an in-process request has none from the
+ * server factory, and would otherwise write its caller and params into the MCP request's), naming
+ * the MCP request it serves.
+ */
+function callContext(method: string, url: string): LogContext {
+  const outer = currentContext();
+  return {
+    'req-id': randomUUID(),
+    'request-method': method.toLowerCase(),
+    uri: url.split('?')[0],
+    ...(outer?.['server-name'] ? { 'server-name': outer['server-name'] } : {}),
+    ...(outer?.['req-id'] ? { 'mcp-req-id': outer['req-id'] } : {}),
+  };
+}
+
+export class ToolRunner {
+  constructor(private readonly deps: ServerDeps) {}
+
+  /**
+   * A server for one request of `caller`; `outcome` collects what its calls found. `client`: the
+   * MCP request's address and user agent, which its calls' routes see as theirs (rate limits,
+   * audit entries).
+   */
+  serverFor(caller: McpCaller, app: FastifyInstance, client: CallClient, outcome: RequestOutcome): Server {
+    const { deps } = this;
+    const server = new Server(
+      { name: deps.name, version: deps.version },
+      { capabilities: { tools: {} }, instructions: deps.instructions, jsonSchemaValidator: validator },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [...deps.tools().values()].filter((t) => mayCall(caller, t)).map((t) => t.listing),
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      const tool = deps.tools().get(request.params.name);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+      outcome.called.push(tool.listing.name);
+      return this.call(tool, request.params.arguments ?? {}, caller, app, client, outcome);
+    });
+    return server;
+  }
+
+  private async call(tool: Tool, args: Record<string, unknown>, caller: McpCaller, app: FastifyInstance, client: CallClient, outcome: RequestOutcome) {
+    const built = toRequest(tool, args);
+    if ('refused' in built) return errorResult(built.refused);
+    const { method, url, body } = built;
+    // the callback form dispatches at once, inside the call's own log context (the promise form
+    // would dispatch when awaited, in the MCP request's)
+    const run = (authorization: string) =>
+      new Promise<LightMyRequestResponse>((resolve, reject) =>
+        runWithContext(callContext(method, url), () =>
+          app.inject(
+            {
+              method,
+              url,
+              remoteAddress: client.address,
+              headers: {
+                authorization,
+                accept: 'application/json',
+                ...(client.userAgent ? { 'user-agent': client.userAgent } : {}),
+                ...(body ? { 'content-type': 'application/json' } : {}),
+              },
+              ...(body ? { payload: JSON.stringify(body) } : {}),
+            },
+            (err, res) => (err || !res ? reject(err ?? new Error('No answer')) : resolve(res)),
+          ),
+        ),
+      );
+    try {
+      const res =
+        caller.kind === 'account'
+          ? await this.deps.inProcess.as(caller.user, method, url, (credential) => run(`Bearer ${credential}`))
+          : await run(`Bearer ${caller.credential}`);
+      const answer = parsed(res.body);
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        const structured = answer !== null && typeof answer === 'object' && !Array.isArray(answer) ? (answer as Record<string, unknown>) : undefined;
+        return { ...(structured ? { structuredContent: structured } : {}), content: [{ type: 'text' as const, text: res.body === '' ? '{}' : res.body }] };
+      }
+      const error = (answer ?? { type: 'error', message: `The route answered ${res.statusCode}` }) as ErrorBody;
+      if (res.statusCode === 403 && error.type === 'insufficient-scope' && caller.kind === 'account')
+        outcome.missingScope = (error.scopes as string[] | undefined)?.[0] ?? tool.scopes[0];
+      return errorResult(asArguments(tool, error));
+    } catch (err) {
+      // the route's own failures are its answers (a 500 in the API's shape); this is the call itself failing
+      this.deps.log.error('mcp/call-failed', `The tool ${tool.listing.name} could not run: ${(err as Error).message}`, { tool: tool.listing.name });
+      return errorResult({ type: 'internal-error', message: 'The tool could not run' });
+    }
+  }
+}
