@@ -17,6 +17,7 @@ import { Grants } from './grants.js';
 import { LOG_OUT_COOKIES, providerCookies } from './cookies.js';
 import { Interactions } from './interactions.js';
 import { MountGuard } from './mount-guard.js';
+import { registrationScopes } from './registration.js';
 import { OAuthProvider, resourcesOf } from './provider.js';
 import { connectedAppRoutes, interactionRoutes, oauthAppRoutes, protectedResourceRoutes } from './routes.js';
 import { oauthSchemas } from './schemas.js';
@@ -60,6 +61,7 @@ export const oauthModule = defineModule({
     const refusals = metrics?.counter('saas_oauth_refusals_total', 'OAuth requests refused, by the protocol error', ['reason']);
     // the built-in API scopes, then those the modules of the system declare (a generated resource's)
     const apiScopes = [...API_SCOPES, ...ctx.declared<DeclaredScope>(OAUTH_SCOPES_KEY).map((d) => d.scope)];
+    let allowedToRegister: readonly string[] = registrationScopes([]);
     const grants = new Grants({ db, log, revocations: auth.revokedSessions, count: (event) => grantEvents?.inc({ event }) });
     const apps = new OAuthAppService({ db, log, grants });
     const provider = new OAuthProvider({
@@ -72,6 +74,7 @@ export const oauthModule = defineModule({
       settings,
       apiScopes,
       guard: new MountGuard(settings.limits, ctx.limiterStore, config.secureCookies),
+      registrationScopes: () => allowedToRegister,
       counters: { tokenIssued: (grantType) => issued?.inc({ grant_type: grantType }), refused: (reason) => refusals?.inc({ reason }) },
     });
     const interactions = new Interactions({
@@ -106,6 +109,8 @@ export const oauthModule = defineModule({
       ],
       // every route's and query kind's scopes are ones the provider grants (route data names them; modules declare their own)
       ready(app) {
+        // a registered client (an MCP client) may ask every scope a tool needs
+        allowedToRegister = registrationScopes(app.routeGroups.flatMap((g) => g.routes.flatMap((r) => (r.tool ? (r.scopes ?? []) : []))));
         const named = [...app.routeGroups.flatMap((g) => g.routes.flatMap((r) => r.scopes ?? [])), ...app.queries.flatMap((q) => q.scopes ?? [])];
         const unknown = named.filter((s) => !apiScopes.includes(s));
         if (unknown.length > 0)

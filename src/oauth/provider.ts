@@ -50,6 +50,8 @@ export interface ProviderDeps {
   apiScopes: readonly string[];
   /** security headers and rate limits in front of the mount */
   guard: MountGuard;
+  /** what a registered client may ask: the OpenID scopes and the tools' (known once every route is registered) */
+  registrationScopes(): readonly string[];
 }
 
 export const issuerOf = (config: Config) => `${config.appUrl}/oauth`;
@@ -103,7 +105,7 @@ function configuration(deps: ProviderDeps, oidc: OidcProvider): Configuration {
     findApp: (clientId) => apps.clientMetadata(clientId, /^basic /i.test(Provider.ctx?.get('authorization') ?? '') ? 'basic' : 'post'),
     grantSaved: (id, payload, expiresAt) => grants.saved(id, payload, expiresAt),
     grantDestroyed: (id) => grants.destroyedByProvider(id, endReason(Provider)),
-    clientRegistering: (payload) => checkRegistration(payload, errors),
+    clientRegistering: (payload) => checkRegistration(payload, errors, deps.registrationScopes()),
     signingInSession: () => signingInSession(Provider.ctx),
     registrationTokenTtl: REGISTERED_CLIENT_IDLE_SECONDS,
   };

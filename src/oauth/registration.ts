@@ -10,8 +10,17 @@ import { redirectUriProblem } from './redirect-uris.js';
 
 type OidcErrors = typeof import('oidc-provider')['errors'];
 
-/** What dynamically registered clients (MCP clients) may ask at most. */
-export const REGISTRATION_SCOPES = ['openid', 'profile', 'email', 'offline_access', 'account:read'];
+/** What a registration that names no scope gets: the OpenID ones and the account's. */
+export const DEFAULT_REGISTRATION_SCOPES = ['openid', 'profile', 'email', 'offline_access', 'account:read'];
+
+/**
+ * What dynamically registered clients (MCP clients) may ask at most: the OpenID scopes and every
+ * API scope a tool needs (route data `tool`: docs/mcp.md); what the person allows at consent
+ * bounds what one gets.
+ */
+export function registrationScopes(toolScopes: readonly string[]): string[] {
+  return [...new Set([...DEFAULT_REGISTRATION_SCOPES, ...toolScopes])];
+}
 
 /** Seconds a registered client lives with no grant using it; a grant keeps it while the grant lives (grants.ts). */
 export const REGISTERED_CLIENT_IDLE_SECONDS = 7 * 86_400;
@@ -21,13 +30,13 @@ const MAX_REDIRECT_URIS = 10;
 const MAX_METADATA_BYTES = 8 * 1024;
 
 /** Refuses what an organization's app could not have; answers the client's idle lifetime. */
-export function checkRegistration(payload: Record<string, unknown>, errors: OidcErrors): number {
+export function checkRegistration(payload: Record<string, unknown>, errors: OidcErrors, allowed: readonly string[]): number {
   const refuse = (description: string) => new errors.InvalidClientMetadata(description);
   if (payload.token_endpoint_auth_method !== 'none') throw refuse('only public clients may register: token_endpoint_auth_method must be none');
   const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
-  const beyond = scopes.filter((s) => !REGISTRATION_SCOPES.includes(s));
-  if (beyond.length > 0) throw refuse(`scope may hold at most ${REGISTRATION_SCOPES.join(' ')}; not ${beyond.join(' ')}`);
-  if (scopes.length === 0) payload.scope = REGISTRATION_SCOPES.join(' ');
+  const beyond = scopes.filter((s) => !allowed.includes(s));
+  if (beyond.length > 0) throw refuse(`scope may hold at most ${allowed.join(' ')}; not ${beyond.join(' ')}`);
+  if (scopes.length === 0) payload.scope = DEFAULT_REGISTRATION_SCOPES.join(' ');
   const name = payload.client_name;
   if (name !== undefined && (typeof name !== 'string' || name.trim() === '' || [...name].length > MAX_NAME))
     throw refuse(`client_name must be 1 to ${MAX_NAME} characters`);

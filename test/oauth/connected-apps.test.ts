@@ -136,7 +136,7 @@ describe('OAuth on two instances of one PostgreSQL', { skip: postgres ? false : 
     const confidential = await register({ token_endpoint_auth_method: 'client_secret_basic' });
     assert.equal(confidential.status, 400);
     assert.equal(((await confidential.json()) as { error: string }).error, 'invalid_client_metadata');
-    const beyond = await register({ token_endpoint_auth_method: 'none', scope: 'openid orgs:write' });
+    const beyond = await register({ token_endpoint_auth_method: 'none', scope: 'openid billing:write' });
     assert.equal(beyond.status, 400);
     assert.equal(((await beyond.json()) as { error: string }).error, 'invalid_client_metadata');
   });

@@ -263,6 +263,10 @@ describe('OAuth provider hardening', () => {
       assert.equal(res.status, 400, `${why}: ${res.text}`);
       assert.match(res.body.error, /invalid_(client_metadata|redirect_uri)/, why);
     }
+    // the tools' scopes may be registered (consent bounds them); a scope no tool has may not
+    const tools = await register({ scope: 'openid offline_access account:read orgs:read orgs:write' });
+    assert.equal(tools.status, 201, tools.text);
+    assert.equal((await register({ scope: 'openid billing:write' })).status, 400);
     const ok = await register({
       client_name: 'Claude',
       redirect_uris: ['https://app.example.com/cb', 'http://127.0.0.1:33418/cb'],
