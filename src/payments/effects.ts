@@ -188,33 +188,19 @@ export class BillingEffects {
     return this.subscription(trx, provider, event, event.effect, true);
   }
 
-  /** true when a stored event of the subscription (other than this one) ended it for good */
-  private async ended(trx: Trx, provider: PaymentProvider, event: PaymentEvent, subscriptionId: string): Promise<boolean> {
-    const row = await trx
+  /**
+   * Whether another stored event of the subscription is of `kind`: `final` (it ended the
+   * subscription for good) or `tied` (a subscription event of this event's `created` second).
+   */
+  private async another(trx: Trx, provider: PaymentProvider, event: PaymentEvent, subscriptionId: string, kind: 'final' | 'tied'): Promise<boolean> {
+    let query = trx
       .selectFrom('payment_event')
       .select('event_id')
       .where('provider', '=', provider.name)
       .where('subscription_id', '=', subscriptionId)
-      .where('final', '=', true)
-      .where('event_id', '!=', event.id)
-      .limit(1)
-      .executeTakeFirst();
-    return Boolean(row);
-  }
-
-  /** true when another stored subscription event of the subscription has this event's `created` second */
-  private async tied(trx: Trx, provider: PaymentProvider, event: PaymentEvent, subscriptionId: string): Promise<boolean> {
-    const row = await trx
-      .selectFrom('payment_event')
-      .select('event_id')
-      .where('provider', '=', provider.name)
-      .where('subscription_id', '=', subscriptionId)
-      .where('type', 'like', SUBSCRIPTION_EVENTS)
-      .where('event_id', '!=', event.id)
-      .where('created_at', '=', event.createdAt)
-      .limit(1)
-      .executeTakeFirst();
-    return Boolean(row);
+      .where('event_id', '!=', event.id);
+    query = kind === 'final' ? query.where('final', '=', true) : query.where('type', 'like', SUBSCRIPTION_EVENTS).where('created_at', '=', event.createdAt);
+    return Boolean(await query.limit(1).executeTakeFirst());
   }
 
   private async subscription(
@@ -227,7 +213,7 @@ export class BillingEffects {
     const org = await this.organizationOf(trx, effect.subscriptionId, effect.customerId);
     if (!org) return null;
     const sub = effect.subscriptionId;
-    if (sub && !effect.final && (await this.ended(trx, provider, event, sub))) {
+    if (sub && !effect.final && (await this.another(trx, provider, event, sub, 'final'))) {
       // canceled is final for a subscription id: a same-second (or any later) event cannot revive it
       this.deps.log.info('payments/subscription-ended', 'An event of a subscription that ended changes nothing', {
         'organization-id': org.id,
@@ -243,7 +229,7 @@ export class BillingEffects {
     // a newer invoice event decided the status; the subscription's other facts still apply
     const status = !current && !effect.final && (await this.superseded(trx, provider, event, effect, 'any')) ? org.subscription_status : effect.status;
     // one action's events share a second and come in any order: what Stripe has now settles it
-    if (!current && !effect.final && sub && (await this.tied(trx, provider, event, sub))) await this.deps.queueSubscriptionRead(trx, org.id, sub);
+    if (!current && !effect.final && sub && (await this.another(trx, provider, event, sub, 'tied'))) await this.deps.queueSubscriptionRead(trx, org.id, sub);
     await writeSubscriptionChange(trx, this.deps.log, org, event, {
       status,
       plan: effect.priceId ? (this.deps.planOf(effect.priceId) ?? effect.priceId) : null,
