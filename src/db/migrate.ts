@@ -26,6 +26,7 @@ import * as m0021 from './migrations/0021_usage.js';
 import * as m0022 from './migrations/0022_usage_billable.js';
 import * as m0023 from './migrations/0023_subscription_order.js';
 import * as m0024 from './migrations/0024_oauth_sessions.js';
+import * as m0025 from './migrations/0025_mcp.js';
 import type { Logger } from '../logging/logger.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -52,6 +53,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0022_usage_billable': m0022,
   '0023_subscription_order': m0023,
   '0024_oauth_sessions': m0024,
+  '0025_mcp': m0025,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

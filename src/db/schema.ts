@@ -552,6 +552,10 @@ export interface OAuthGrantTable {
   revoked_reason: GrantEndReason | null;
   /** the product session (refresh family) that consented (migration 0024): ending it ends the grant */
   session_id: string | null;
+  /** the resources (RFC 8707) it reaches, `APP_URL/api` and/or `APP_URL/mcp` (migration 0025) */
+  resources: Generated<string[]>;
+  /** the name a Client ID Metadata Document gave its client at the grant (migration 0025) */
+  client_name: string | null;
 }
 
 /** Facts an entry records beyond its columns: small, flat, never a secret. */

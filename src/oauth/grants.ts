@@ -14,6 +14,7 @@ import { REVOCATION_CHANNEL } from '../auth/revoked-sessions.js';
 import type { DB } from '../db/database.js';
 import type { DatabaseSchema, GrantEndReason } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
+import { metadataDocumentHost } from './client-metadata.js';
 import { REGISTERED_CLIENT_IDLE_SECONDS } from './registration.js';
 import type { ConnectedApps } from './schemas.js';
 
@@ -31,6 +32,8 @@ export interface GrantsDeps {
   log: Logger;
   /** this process's set of ended sessions (the other instances hear the notification) */
   revocations: RevocationSink;
+  /** `APP_URL/mcp`: a grant reaching it is an AI assistant */
+  mcpResource: string;
   /** counts grants created and ended (metrics) */
   count?(event: 'created' | 'revoked'): void;
 }
@@ -42,11 +45,12 @@ export class Grants {
   async saved(id: string, payload: AdapterPayload, expiresAt: Date | null): Promise<void> {
     if (typeof payload.accountId !== 'string' || typeof payload.clientId !== 'string') return;
     const scopes = scopesOfGrant(payload);
+    const resources = Object.keys((payload.resources as Record<string, string> | undefined) ?? {});
     const expires = expiresAt ?? new Date(Date.now() + 30 * 86_400_000);
     await this.deps.db
       .insertInto('oauth_grant')
-      .values({ id, account_id: payload.accountId, client_id: payload.clientId, scopes, expires_at: expires })
-      .onConflict((oc) => oc.column('id').doUpdateSet({ scopes, expires_at: expires }))
+      .values({ id, account_id: payload.accountId, client_id: payload.clientId, scopes, resources, expires_at: expires })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ scopes, resources, expires_at: expires }))
       .execute();
     // a registered client lives while a grant uses it, then its idle time (registration.ts)
     await this.deps.db
@@ -87,8 +91,18 @@ export class Grants {
       .leftJoin('oauth_app as a', 'a.client_id', 'g.client_id')
       .leftJoin('organization as o', 'o.id', 'a.organization_id')
       .leftJoin('oauth_model as m', (join) => join.onRef('m.id', '=', 'g.client_id').on('m.model', '=', 'Client'))
-      .select(['g.id', 'g.client_id', 'g.scopes', 'g.created_at', 'g.last_used_at', 'a.name as app_name', 'o.id as org_id', 'o.name as org_name'])
-      .select(sql<string | null>`m.payload->>'client_name'`.as('registered_name'))
+      .select([
+        'g.id',
+        'g.client_id',
+        'g.scopes',
+        'g.resources',
+        'g.created_at',
+        'g.last_used_at',
+        'a.name as app_name',
+        'o.id as org_id',
+        'o.name as org_name',
+      ])
+      .select(sql<string | null>`coalesce(m.payload->>'client_name', g.client_name)`.as('registered_name'))
       .where('g.account_id', '=', accountId)
       .where('g.revoked_at', 'is', null)
       .where('g.expires_at', '>', sql<Date>`now()`)
@@ -100,6 +114,9 @@ export class Grants {
         'client-id': row.client_id,
         name: row.app_name ?? row.registered_name ?? row.client_id,
         organization: row.org_id && row.org_name ? { id: row.org_id, name: row.org_name } : null,
+        reviewed: row.app_name !== null,
+        host: metadataDocumentHost(row.client_id),
+        assistant: row.resources.includes(this.deps.mcpResource),
         scopes: row.scopes,
         'created-at': row.created_at.toISOString(),
         'last-used-at': row.last_used_at ? row.last_used_at.toISOString() : null,

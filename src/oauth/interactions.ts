@@ -20,6 +20,7 @@ import type { AuthUser } from '../http/routes.js';
 import type { Mail } from '../mail/index.js';
 import { OIDC_SCOPES } from '../shared/oauth-scopes.js';
 import { SESSION_ENDED } from '../auth/access-tokens.js';
+import { metadataDocumentHost } from './client-metadata.js';
 import { signedInteraction, type ProviderCookies } from './cookies.js';
 import type { Grants } from './grants.js';
 import type { OAuthProvider } from './provider.js';
@@ -115,7 +116,14 @@ export class Interactions {
     const loginRequired = this.freshSignInMissing(interaction, user);
     return {
       uid,
-      client: { 'client-id': clientId, name: client.clientName ?? clientId, organization: organization ?? null },
+      client: {
+        'client-id': clientId,
+        name: client.clientName ?? clientId,
+        organization: organization ?? null,
+        host: metadataDocumentHost(clientId),
+        // only an organization's app was made (and is answered for) by someone the product knows
+        reviewed: organization !== undefined,
+      },
       scopes,
       // a fresh sign-in is asked on the screen, never allowed at once
       'consent-required': asked.includes('consent') || !covered || loginRequired,
@@ -189,6 +197,9 @@ export class Interactions {
       const session = await trx.selectFrom('refresh_family').select('revoked_at').where('id', '=', user.sessionId).forUpdate().executeTakeFirst();
       if (!session || session.revoked_at) throw unauthorized(SESSION_ENDED);
       await trx.updateTable('oauth_grant').set({ session_id: user.sessionId }).where('id', '=', grantId).where('session_id', 'is', null).execute();
+      // a metadata document's client is known by its document only while the provider keeps it: its connected app keeps the name
+      if (metadataDocumentHost(clientId) && client?.clientName)
+        await trx.updateTable('oauth_grant').set({ client_name: client.clientName }).where('id', '=', grantId).execute();
       await appendAccountAudit(trx, {
         action: 'oauth-grant.created',
         accountId: user.id,

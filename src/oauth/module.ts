@@ -18,10 +18,13 @@ import { LOG_OUT_COOKIES, providerCookies } from './cookies.js';
 import { Interactions } from './interactions.js';
 import { MountGuard } from './mount-guard.js';
 import { registrationScopes } from './registration.js';
+import { MetadataDocuments } from './client-metadata.js';
+import { dnsResolver, systemResolver } from '../webhooks/address-guard.js';
+import { webhookSettings } from '../webhooks/settings.js';
 import { OAuthProvider, resourcesOf } from './provider.js';
 import { connectedAppRoutes, interactionRoutes, oauthAppRoutes, protectedResourceRoutes } from './routes.js';
 import { oauthSchemas } from './schemas.js';
-import { API_SCOPES, OAUTH_SCOPES_KEY, OIDC_SCOPES, type DeclaredScope } from '../shared/oauth-scopes.js';
+import { API_SCOPES, mcpResourceOf, OAUTH_SCOPES_KEY, OIDC_SCOPES, type DeclaredScope } from '../shared/oauth-scopes.js';
 
 const PURGE_EVERY_MS = 3_600_000;
 
@@ -32,6 +35,9 @@ export const oauthModule = defineModule({
     const auth = authModule.settings!(env, config);
     return {
       dynamicRegistration: oneOf(env, 'OAUTH_DYNAMIC_REGISTRATION', ['on', 'off'] as const, 'off') === 'on',
+      clientMetadataDocuments: oneOf(env, 'OAUTH_CLIENT_METADATA_DOCUMENTS', ['on', 'off'] as const, 'on') === 'on',
+      // a metadata document is fetched as a webhook is sent: the same address rules and resolver
+      fetch: (({ allowPrivate, dnsServers }) => ({ allowPrivate, dnsServers }))(webhookSettings(env, config.env === 'prod')),
       accessTokenTtl: auth.accessTokenTtl,
       refreshTokenTtl: auth.refreshTokenTtl,
       limits: {
@@ -62,7 +68,13 @@ export const oauthModule = defineModule({
     // the built-in API scopes, then those the modules of the system declare (a generated resource's)
     const apiScopes = [...API_SCOPES, ...ctx.declared<DeclaredScope>(OAUTH_SCOPES_KEY).map((d) => d.scope)];
     let allowedToRegister: readonly string[] = registrationScopes([]);
-    const grants = new Grants({ db, log, revocations: auth.revokedSessions, count: (event) => grantEvents?.inc({ event }) });
+    const grants = new Grants({
+      db,
+      log,
+      mcpResource: mcpResourceOf(config.appUrl),
+      revocations: auth.revokedSessions,
+      count: (event) => grantEvents?.inc({ event }),
+    });
     const apps = new OAuthAppService({ db, log, grants });
     const provider = new OAuthProvider({
       config,
@@ -75,6 +87,14 @@ export const oauthModule = defineModule({
       apiScopes,
       guard: new MountGuard(settings.limits, ctx.limiterStore, config.secureCookies),
       registrationScopes: () => allowedToRegister,
+      metadataDocuments: new MetadataDocuments(
+        {
+          allowPrivate: settings.fetch.allowPrivate,
+          resolve: settings.fetch.dnsServers.length > 0 ? dnsResolver(settings.fetch.dnsServers) : systemResolver,
+          userAgent: `${ctx.use(productModule).name}-OAuth/${config.version}`,
+        },
+        () => allowedToRegister,
+      ),
       counters: { tokenIssued: (grantType) => issued?.inc({ grant_type: grantType }), refused: (reason) => refusals?.inc({ reason }) },
     });
     const interactions = new Interactions({

@@ -20,6 +20,7 @@ import type { Logger } from '../logging/logger.js';
 import { apiResourceOf, mcpResourceOf, OIDC_SCOPES } from '../shared/oauth-scopes.js';
 import { KyselyAdapter, type AdapterDeps } from './adapter.js';
 import { secretMatches, type OAuthAppService } from './apps.js';
+import { loopbackWithoutPort, METADATA_DOCUMENT_CACHE, type MetadataDocuments } from './client-metadata.js';
 import { providerCookies } from './cookies.js';
 import type { GrantEndReason, Grants } from './grants.js';
 import type { MountGuard } from './mount-guard.js';
@@ -30,6 +31,8 @@ export interface ProviderSettings {
   accessTokenTtl: number;
   refreshTokenTtl: number;
   dynamicRegistration: boolean;
+  /** clients named by a Client ID Metadata Document (OAUTH_CLIENT_METADATA_DOCUMENTS) */
+  clientMetadataDocuments: boolean;
 }
 
 export interface OAuthCounters {
@@ -52,6 +55,8 @@ export interface ProviderDeps {
   guard: MountGuard;
   /** what a registered client may ask: the OpenID scopes and the tools' (known once every route is registered) */
   registrationScopes(): readonly string[];
+  /** fetches and checks Client ID Metadata Documents (client-metadata.ts) */
+  metadataDocuments: MetadataDocuments;
 }
 
 export const issuerOf = (config: Config) => `${config.appUrl}/oauth`;
@@ -112,6 +117,8 @@ function configuration(deps: ProviderDeps, oidc: OidcProvider): Configuration {
   const cookies = providerCookies(config);
   return {
     adapter: (name: string) => new KyselyAdapter(name, adapterDeps),
+    // its only outgoing fetch: a metadata document, fetched and checked before (client-metadata.ts)
+    fetch: (url: string | URL | Request) => deps.metadataDocuments.fetch(url instanceof Request ? url.url : url),
     jwks: keystore(keys) as Configuration['jwks'],
     // `short.path`: the interaction cookie goes to the whole origin, so the consent API can check
     // that the browser answering is the one the request started in (interactions.ts)
@@ -183,6 +190,12 @@ function configuration(deps: ProviderDeps, oidc: OidcProvider): Configuration {
       // signing out is the product's log-out, which ends the provider's sessions too (session-binding.ts);
       // an end-session endpoint would store a session per anonymous request and redirect anywhere registered
       rpInitiatedLogout: { enabled: false },
+      clientIdMetadataDocument: {
+        enabled: settings.clientMetadataDocuments,
+        ack: 'draft-02',
+        cacheDuration: METADATA_DOCUMENT_CACHE,
+        allowFetch: (_ctx, clientId) => deps.metadataDocuments.allowFetch(clientId, errors),
+      },
       registration: {
         enabled: settings.dynamicRegistration,
         idFactory: () => `mcp_${crypto.randomUUID().replaceAll('-', '')}`,
@@ -224,6 +237,13 @@ function build(deps: ProviderDeps, oidc: OidcProvider): Provider {
   provider.Client.prototype.compareClientSecret = function compare(this: { clientSecret?: string }, actual: string) {
     return Promise.resolve(typeof this.clientSecret === 'string' && secretMatches(actual, this.clientSecret));
   } as never;
+  // a metadata document's loopback redirect URI takes any port (RFC 8252 §7.3), as a native app's does
+  const exactly = provider.Client.prototype.redirectUriAllowed;
+  provider.Client.prototype.redirectUriAllowed = function allowed(this: InstanceType<Provider['Client']>, value: string) {
+    if (exactly.call(this, value)) return true;
+    const bare = (this as { clientIdMetadataDocument?: boolean }).clientIdMetadataDocument ? loopbackWithoutPort(value) : undefined;
+    return bare !== undefined && this.redirectUris!.some((uri) => loopbackWithoutPort(uri) === bare);
+  };
   const { log, counters, grants } = deps;
   provider.on('registration_create.success', (_ctx, client) =>
     log.info('oauth/client-registered', 'A client registered itself', { 'client-id': client.clientId }),

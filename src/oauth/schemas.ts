@@ -77,10 +77,21 @@ const Organization = Type.Union([Type.Object({ id: Type.String({ format: 'uuid' 
   description: 'the organization the app belongs to; null for a dynamically registered client',
 });
 
+const ClientHost = Type.Union([Type.String(), Type.Null()], {
+  description: "the host of the client's metadata document (its `client_id` URL); null for an organization's app or a registered client",
+});
+const Reviewed = Type.Boolean({
+  description:
+    "false for a client the product has not reviewed (a Client ID Metadata Document's or one that registered itself); true for an organization's app",
+});
+
 export const OAuthInteraction = Type.Object(
   {
     uid: Type.String(),
-    client: Type.Object({ 'client-id': Type.String(), name: Type.String(), organization: Organization }, { additionalProperties: false }),
+    client: Type.Object(
+      { 'client-id': Type.String(), name: Type.String(), organization: Organization, host: ClientHost, reviewed: Reviewed },
+      { additionalProperties: false },
+    ),
     scopes: Type.Array(Type.String(), { description: 'the scopes the app asks' }),
     'consent-required': Type.Boolean({ description: 'false when an earlier Allow covers every scope asked: the page allows at once' }),
     'login-required': Type.Boolean({
@@ -123,6 +134,9 @@ export const ConnectedApp = Type.Object(
     scopes: Type.Array(Type.String()),
     'created-at': Type.String({ format: 'date-time' }),
     'last-used-at': Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    reviewed: Reviewed,
+    host: ClientHost,
+    assistant: Type.Boolean({ description: 'its grant reaches the MCP server (`APP_URL/mcp`): an AI assistant acting for the person' }),
   },
   { $id: 'connected-app', additionalProperties: false },
 );

@@ -15,7 +15,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { Resolver } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 export type AddressRefusal = 'link-local' | 'private' | 'not-routable';
@@ -120,4 +120,12 @@ export async function allowedAddresses(hostname: string, resolve: HostResolver, 
     if (refusal) throw new AddressNotAllowed(refusal);
   }
   return addresses;
+}
+
+/** A request's `lookup` that answers with the addresses checked before, whatever the name resolves to now (DNS rebinding). */
+export function pinned(addresses: readonly ResolvedAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as (e: null, a: ResolvedAddress[]) => void)(null, [...addresses]);
+    else callback(null, addresses[0]!.address, addresses[0]!.family);
+  };
 }

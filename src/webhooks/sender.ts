@@ -14,9 +14,8 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { withSpan } from '../observability/spans.js';
-import { AddressNotAllowed, allowedAddresses, bareHost, HostNotFound, type HostResolver, type ResolvedAddress } from './address-guard.js';
+import { AddressNotAllowed, allowedAddresses, bareHost, HostNotFound, pinned, type HostResolver, type ResolvedAddress } from './address-guard.js';
 import { signatureHeader } from './signing.js';
 
 /** The most of a response body read and kept. */
@@ -65,14 +64,6 @@ function errorCode(err: unknown): string {
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'dns-failed';
   if (TLS_CODES.test(code) || code === 'ERR_TLS_CERT_ALTNAME_INVALID') return 'tls-error';
   return 'connection-failed';
-}
-
-/** `lookup` for the request: the addresses checked before, whatever the name resolves to now. */
-function pinned(addresses: readonly ResolvedAddress[]): LookupFunction {
-  return (_hostname, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as (e: null, a: ResolvedAddress[]) => void)(null, [...addresses]);
-    else callback(null, addresses[0].address, addresses[0].family);
-  };
 }
 
 const text = (chunks: Buffer[]): string | null => {
