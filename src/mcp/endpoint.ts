@@ -153,6 +153,10 @@ export class McpEndpoint {
       }
       const response = await transport.handleRequest(new Request(this.deps.caller.resource, { method: 'POST', headers }), { parsedBody: message });
       const body = await response.text();
+      if (outcome.retryAfter !== undefined)
+        return rpcError(429, -32000, `Too many tool calls: at most MCP_LIMIT a minute per grant or key; try again in ${outcome.retryAfter} s`, {
+          'retry-after': String(outcome.retryAfter),
+        });
       if (outcome.missingScope && caller.kind === 'account') {
         const scopes = [...new Set([...caller.user.oauth.scopes, outcome.missingScope])].join(' ');
         const text = `This tool needs the scope ${outcome.missingScope}: ask the person to allow it`;

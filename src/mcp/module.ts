@@ -7,7 +7,10 @@
 import { authModule } from '../auth/module.js';
 import { apiSecurityHeaders } from '../http/security-headers.js';
 import { productModule } from '../product/module.js';
+import { counter } from '../http/rate-limit.js';
 import { defineModule } from '../runtime/module.js';
+import { rateLimit } from '../runtime/settings.js';
+import { ToolCalls } from './calls.js';
 import { mcpResourceOf } from '../shared/oauth-scopes.js';
 import { McpEndpoint } from './endpoint.js';
 import { ToolRunner } from './server.js';
@@ -15,12 +18,17 @@ import { toolsOf, type Tool } from './tools.js';
 
 export const mcpModule = defineModule({
   name: 'mcp',
-  start(ctx) {
+  settings: (env) => ({
+    // an agent in a loop is stopped here; a person's assistant makes a few calls a minute
+    limit: rateLimit(env, 'MCP_LIMIT', { count: 300, seconds: 60 }),
+  }),
+  start(ctx, settings) {
     const { config } = ctx;
     const log = ctx.logs.logger('saas.mcp');
     const auth = ctx.use(authModule);
     const product = ctx.use(productModule);
     let tools: ReadonlyMap<string, Tool> = new Map();
+    const calls = ctx.metrics?.counter('saas_mcp_tool_calls_total', 'MCP tool calls, by tool and outcome (ok, or the API error type)', ['tool', 'outcome']);
     const runner = new ToolRunner({
       name: product.name,
       version: config.version,
@@ -30,6 +38,12 @@ export const mcpModule = defineModule({
       tools: () => tools,
       inProcess: auth.inProcessCallers,
       log,
+      calls: new ToolCalls({
+        db: ctx.db,
+        log,
+        limiter: counter('mcp-calls', settings.limit, ctx.limiterStore),
+        counted: (tool, outcome) => calls?.inc({ tool, outcome }),
+      }),
     });
     const resource = mcpResourceOf(config.appUrl);
     const endpoint = new McpEndpoint({

@@ -15,6 +15,7 @@ import type { InProcessCallers } from '../auth/in-process-callers.js';
 import type { ErrorBody } from '../http/errors.js';
 import { currentContext, runWithContext, type LogContext } from '../logging/context.js';
 import type { Logger } from '../logging/logger.js';
+import type { CallOutcome, ToolCalls } from './calls.js';
 import { mayCall, type McpCaller } from './caller.js';
 import { toRequest, type Tool } from './tools.js';
 
@@ -25,6 +26,8 @@ export interface ServerDeps {
   tools(): ReadonlyMap<string, Tool>;
   inProcess: InProcessCallers;
   log: Logger;
+  /** each call's limit, audit entry and count */
+  calls: ToolCalls;
 }
 
 /** The MCP request's client: its address (TRUST_PROXY applied) and user agent. */
@@ -37,6 +40,8 @@ export interface CallClient {
 export interface RequestOutcome {
   /** the scope a call needed and the token did not hold */
   missingScope?: string;
+  /** MCP_LIMIT was reached: the seconds to wait */
+  retryAfter?: number;
   /** the tools called, by name (for the request's log entry; never their arguments) */
   called: string[];
 }
@@ -100,14 +105,32 @@ export class ToolRunner {
       const tool = deps.tools().get(request.params.name);
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
       outcome.called.push(tool.listing.name);
-      return this.call(tool, request.params.arguments ?? {}, caller, app, client, outcome);
+      const args = request.params.arguments ?? {};
+      const wait = await deps.calls.admit(caller);
+      if (wait !== undefined) {
+        outcome.retryAfter = wait;
+        await deps.calls.record({ tool, caller, outcome: 'rate-limited', ms: 0, args, client });
+        return errorResult({ type: 'too-many-requests', message: `Too many tool calls: try again in ${wait} s` });
+      }
+      const started = performance.now();
+      const { result, ended } = await this.call(tool, args, caller, app, client, outcome);
+      await deps.calls.record({ tool, caller, outcome: ended, ms: Math.round(performance.now() - started), args, client });
+      return result;
     });
     return server;
   }
 
-  private async call(tool: Tool, args: Record<string, unknown>, caller: McpCaller, app: FastifyInstance, client: CallClient, outcome: RequestOutcome) {
+  /** Runs the call's route: its result, and how it ended (`ok` or the API's error type). */
+  private async call(
+    tool: Tool,
+    args: Record<string, unknown>,
+    caller: McpCaller,
+    app: FastifyInstance,
+    client: CallClient,
+    outcome: RequestOutcome,
+  ): Promise<{ result: CallToolResult; ended: CallOutcome }> {
     const built = toRequest(tool, args);
-    if ('refused' in built) return errorResult(built.refused);
+    if ('refused' in built) return { result: errorResult(built.refused), ended: built.refused.type };
     const { method, url, body } = built;
     // the callback form dispatches at once, inside the call's own log context (the promise form
     // would dispatch when awaited, in the MCP request's)
@@ -139,16 +162,19 @@ export class ToolRunner {
       const answer = parsed(res.body);
       if (res.statusCode >= 200 && res.statusCode < 300) {
         const structured = answer !== null && typeof answer === 'object' && !Array.isArray(answer) ? (answer as Record<string, unknown>) : undefined;
-        return { ...(structured ? { structuredContent: structured } : {}), content: [{ type: 'text' as const, text: res.body === '' ? '{}' : res.body }] };
+        return {
+          result: { ...(structured ? { structuredContent: structured } : {}), content: [{ type: 'text' as const, text: res.body === '' ? '{}' : res.body }] },
+          ended: 'ok',
+        };
       }
       const error = (answer ?? { type: 'error', message: `The route answered ${res.statusCode}` }) as ErrorBody;
       if (res.statusCode === 403 && error.type === 'insufficient-scope' && caller.kind === 'account')
         outcome.missingScope = (error.scopes as string[] | undefined)?.[0] ?? tool.scopes[0];
-      return errorResult(asArguments(tool, error));
+      return { result: errorResult(asArguments(tool, error)), ended: typeof error.type === 'string' ? error.type : 'error' };
     } catch (err) {
       // the route's own failures are its answers (a 500 in the API's shape); this is the call itself failing
       this.deps.log.error('mcp/call-failed', `The tool ${tool.listing.name} could not run: ${(err as Error).message}`, { tool: tool.listing.name });
-      return errorResult({ type: 'internal-error', message: 'The tool could not run' });
+      return { result: errorResult({ type: 'internal-error', message: 'The tool could not run' }), ended: 'internal-error' };
     }
   }
 }

@@ -13,7 +13,8 @@
  *   product allows an app's, redirect-uris.ts), use `token_endpoint_auth_method: none`, and ask
  *   within the registration scopes; one that names no scope gets them all (consent bounds them);
  * - the provider then takes the document the fetch kept (its `fetch` option), and keeps the client
- *   as long as the document's `Cache-Control` says, between 5 minutes and 24 hours.
+ *   as long as the document's `Cache-Control` says, between 5 minutes and 24 hours; a refused one
+ *   is answered from memory for a minute.
  */
 import { request, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -28,6 +29,8 @@ export const METADATA_DOCUMENT_TIMEOUT_MS = 5000;
 export const METADATA_DOCUMENT_CACHE = { min: 300, max: 86_400 };
 
 const MAX_NAME = 100;
+const REFUSAL_KEPT_MS = 60_000;
+const MAX_REFUSED = 1000;
 const MAX_REDIRECT_URIS = 10;
 
 /** Whether a client id names a metadata document: an https URL with a path beyond `/`, no credentials, no fragment. */
@@ -141,6 +144,11 @@ function problemOf(document: unknown, clientId: string, allowedScopes: readonly 
 export class MetadataDocuments {
   /** documents fetched and checked, until the provider takes them (a moment later) */
   private readonly kept = new Map<string, Fetched>();
+  /**
+   * documents refused lately, with the reason: the provider looks a client up more than once per
+   * request, and a client id that cannot be used costs a fetch (up to 5 s) only once a minute
+   */
+  private readonly refused = new Map<string, { reason: string; until: number }>();
 
   constructor(
     private readonly settings: FetchSettings,
@@ -148,7 +156,14 @@ export class MetadataDocuments {
   ) {}
 
   async allowFetch(clientId: string, errors: OidcErrors): Promise<true> {
-    const refuse = (reason: string) => new errors.InvalidClient(`the client_id metadata document cannot be used: ${reason}`);
+    const refusal = (reason: string) => new errors.InvalidClient(`the client_id metadata document cannot be used: ${reason}`);
+    const known = this.refused.get(clientId);
+    if (known && known.until > Date.now()) throw refusal(known.reason);
+    const refuse = (reason: string) => {
+      if (this.refused.size >= MAX_REFUSED) this.refused.delete(this.refused.keys().next().value!);
+      this.refused.set(clientId, { reason, until: Date.now() + REFUSAL_KEPT_MS });
+      return refusal(reason);
+    };
     let fetched: Fetched;
     try {
       fetched = await get(new URL(clientId), this.settings);
@@ -165,6 +180,7 @@ export class MetadataDocuments {
     }
     const problem = problemOf(document, clientId, this.allowedScopes());
     if (problem) throw refuse(problem);
+    this.refused.delete(clientId);
     const d = document as Record<string, unknown>;
     // naming no scope, it may ask every scope a registered client may (consent bounds what it gets)
     const body = d.scope === undefined ? Buffer.from(JSON.stringify({ ...d, scope: this.allowedScopes().join(' ') })) : fetched.body;

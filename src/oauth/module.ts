@@ -119,7 +119,7 @@ export const oauthModule = defineModule({
         oauthAppRoutes(apps, ctx.use(orgsModule).memberships),
         interactionRoutes(interactions),
         connectedAppRoutes(grants),
-        protectedResourceRoutes(config.appUrl, apiScopes, ctx.use(productModule).name),
+        protectedResourceRoutes(config.appUrl, apiScopes, ctx.use(productModule).name, () => allowedToRegister),
       ],
       mounts: [
         {

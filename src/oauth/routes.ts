@@ -189,11 +189,16 @@ export function connectedAppRoutes(grants: Grants): RouteGroup {
  * RFC 9728: what each protected resource is and where its tokens come from (a 401's
  * `resource_metadata` names it): the API (also at the bare well-known path) and the MCP server.
  */
-export function protectedResourceRoutes(appUrl: string, apiScopes: readonly string[], productName: string): RouteGroup {
+/**
+ * `mcpScopes`: what the MCP server's document lists, the OpenID scopes and the tools' (known once
+ * every route is): an MCP client asks what it lists (MCP's scope selection), and a registered or
+ * metadata-document client may ask no more, so listing every API scope would fail its first sign-in.
+ */
+export function protectedResourceRoutes(appUrl: string, apiScopes: readonly string[], productName: string, mcpScopes: () => readonly string[]): RouteGroup {
   const document = (resource: string, name: string): ProtectedResource => ({
     resource,
     authorization_servers: [`${appUrl}/oauth`],
-    scopes_supported: [...OIDC_SCOPES, ...apiScopes],
+    scopes_supported: [...OIDC_SCOPES, ...apiScopes].filter((s) => resource === apiResourceOf(appUrl) || mcpScopes().includes(s)),
     bearer_methods_supported: ['header'],
     resource_name: name,
   });

@@ -45,6 +45,7 @@ export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
   'oauth-app.deleted': 'OAuth app deleted',
   'oauth-grant.created': 'App connected',
   'oauth-grant.revoked': 'App disconnected',
+  'mcp.tool-called': 'AI assistant used a tool',
   'webhook.created': 'Webhook endpoint created',
   'webhook.updated': 'Webhook endpoint changed',
   'webhook.deleted': 'Webhook endpoint deleted',
