@@ -47,6 +47,21 @@ const rpcError = (status: number, code: number, message: string, headers?: Recor
 
 class TooLarge extends Error {}
 
+/**
+ * CORS for a browser-based MCP client on an allowed origin (APP_URL's or ALLOWED_ORIGINS): it may
+ * read the answer and the headers an MCP client needs (the challenge, the protocol version).
+ */
+const corsHeaders = (origin: string): Record<string, string> => ({
+  'access-control-allow-origin': origin,
+  'access-control-expose-headers': 'www-authenticate, mcp-protocol-version, retry-after',
+  vary: 'Origin',
+});
+const PREFLIGHT_HEADERS = {
+  'access-control-allow-methods': 'POST',
+  'access-control-allow-headers': 'authorization, content-type, accept, mcp-protocol-version',
+  'access-control-max-age': '600',
+};
+
 async function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const declared = Number(req.headers['content-length']);
   if (declared > limit) throw new TooLarge();
@@ -81,10 +96,10 @@ export class McpEndpoint {
     const outcome: RequestOutcome = { called: [] };
     let logged: Record<string, unknown> = {};
     this.answer(req, address, app, outcome, (data) => (logged = { ...logged, ...data })).then(
-      (answer) => this.send(res, answer),
+      (answer) => this.send(res, answer, req.headers.origin),
       (err: Error) => {
         this.deps.log.error('mcp/failed', `The MCP request failed: ${err.message}`, { stack: err.stack });
-        this.send(res, rpcError(500, -32603, 'Internal error'));
+        this.send(res, rpcError(500, -32603, 'Internal error'), req.headers.origin);
       },
     );
     res.on('finish', () => {
@@ -98,9 +113,10 @@ export class McpEndpoint {
     });
   }
 
-  private send(res: ServerResponse, answer: Answer): void {
+  private send(res: ServerResponse, answer: Answer, origin: string | undefined): void {
     res.statusCode = answer.status;
-    for (const [name, value] of Object.entries({ ...this.deps.headers, ...answer.headers })) res.setHeader(name, value);
+    const cors = origin !== undefined && this.deps.origins.has(origin) ? corsHeaders(origin) : {};
+    for (const [name, value] of Object.entries({ ...this.deps.headers, ...cors, ...answer.headers })) res.setHeader(name, value);
     res.end(answer.body);
   }
 
@@ -111,6 +127,9 @@ export class McpEndpoint {
   private async answer(req: IncomingMessage, address: string, app: FastifyInstance, outcome: RequestOutcome, log: (data: Record<string, unknown>) => void) {
     const origin = req.headers.origin;
     if (origin !== undefined && !this.deps.origins.has(origin)) return rpcError(403, -32000, 'Forbidden: this Origin may not call the MCP server');
+    // a browser's preflight carries no credential: an allowed origin is told what it may send
+    if (req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'])
+      return { status: 204, headers: { ...corsHeaders(origin), ...PREFLIGHT_HEADERS }, body: '' };
     const auth = await authenticate(this.deps.caller, req.headers.authorization, address);
     if ('refuse' in auth)
       return { status: auth.refuse.status, headers: { 'content-type': 'application/json', ...auth.refuse.headers }, body: JSON.stringify(auth.refuse.body) };

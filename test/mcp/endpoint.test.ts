@@ -68,6 +68,29 @@ describe('MCP endpoint on pglite', () => {
     assert.equal((await post(t.url, INITIALIZE, auth)).status, 200, 'no Origin: not a browser');
   });
 
+  it('answers a browser client on an allowed origin with CORS: a preflight without a token, then the answer readable', async () => {
+    const auth = { authorization: `Bearer ${token}` };
+    const preflight = await fetch(`${t.url}/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://console.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://console.example.com');
+    assert.match(String(preflight.headers.get('access-control-allow-headers')), /authorization/);
+    assert.match(String(preflight.headers.get('access-control-allow-headers')), /mcp-protocol-version/);
+    const refused = await fetch(`${t.url}/mcp`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.headers.get('access-control-allow-origin'), null);
+    const unauthenticated = await post(t.url, INITIALIZE, { origin: 'https://console.example.com' });
+    assert.equal(unauthenticated.status, 401);
+    assert.equal(unauthenticated.headers.get('access-control-allow-origin'), 'https://console.example.com', 'the browser client reads the challenge');
+    assert.match(String(unauthenticated.headers.get('access-control-expose-headers')), /www-authenticate/);
+    assert.equal(
+      (await post(t.url, INITIALIZE, { ...auth, origin: 'https://console.example.com' })).headers.get('access-control-allow-origin'),
+      'https://console.example.com',
+    );
+  });
+
   it('is POST only: GET and DELETE are 405', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await post(t.url, undefined, { authorization: `Bearer ${token}` }, method);
