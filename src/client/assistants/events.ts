@@ -8,8 +8,18 @@
 import type { EventCore } from '../core.js';
 import type { AppState } from '../shell/state.js';
 
-/** The MCP server's protected resource metadata, as served at {@link MCP_RESOURCE_METADATA}. */
+/** Where the MCP server's protected resource metadata is served (RFC 9728). */
 export const MCP_RESOURCE_METADATA = '/.well-known/oauth-protected-resource/mcp';
+
+/** The server's key in an assistant's configuration file (Cursor's, VS Code's): the product's name, lower case, without accents, letters and digits joined by `-`. */
+export const serverKeyOf = (product: string) =>
+  product
+    .normalize('NFKD')
+    // the accents decomposed above: "Ünïcode" is "unicode"
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '') || 'saas';
 
 export interface AssistantsState {
   /** the MCP server's URL once the metadata answered; `failed` when it could not be had */

@@ -16,13 +16,7 @@ import { Alert } from '../ui/feedback.js';
 import { CopyField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
-
-/** The server's key in a configuration file: the product's name, lower case, letters and digits joined by `-`. */
-export const serverKeyOf = (product: string) =>
-  product
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '') || 'saas';
+import { serverKeyOf } from './events.js';
 
 /** A configuration file's content with a copy button, named by `what` ("Cursor's configuration"). */
 function Snippet({ id, what, text }: { id: string; what: string; text: string }) {
