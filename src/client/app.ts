@@ -6,6 +6,7 @@
 import { account } from './account/feature.js';
 import { admin } from './admin/feature.js';
 import { apiKeys } from './api-keys/feature.js';
+import { assistants } from './assistants/feature.js';
 import { audit } from './audit/feature.js';
 import { billing } from './billing/feature.js';
 import type { EventCore } from './core.js';
@@ -23,7 +24,7 @@ import { webhooks } from './webhooks/feature.js';
 
 export type { Account, AppState, Route } from './shell/state.js';
 
-export const FEATURES: readonly Feature[] = [site, account, orgs, apiKeys, webhooks, audit, billing, usage, oidc, sso, admin, oauth];
+export const FEATURES: readonly Feature[] = [site, account, orgs, apiKeys, webhooks, audit, billing, usage, oidc, sso, admin, oauth, assistants];
 
 /** the route of a path no feature knows: the site's 404 page */
 const FALLBACK = 'not-found';

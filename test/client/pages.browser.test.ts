@@ -1,7 +1,8 @@
 /**
  * Every page of the client in Chromium (issue 31; docs/client.md): the public pages signed out, the
  * signed-in pages of an owner whose organization has members, an invitation, an API key, a webhook
- * endpoint with a delivery (its log open) and an audit log, against a local Stripe with monthly and
+ * endpoint with a delivery (its log open), an audit log and two AI assistants connected to the MCP
+ * server (the organization's and one that registered itself), against a local Stripe with monthly and
  * yearly prices. Each page, light at 1280 px and dark at 390 px: axe-core (WCAG 2.0, 2.1 and 2.2 A
  * and AA) finds no violation, no console error or warning (a CSP violation is one), no request
  * answers 4xx/5xx or fails, nothing is wider than the screen. Also: the landing page's product and
@@ -28,6 +29,7 @@ import { makeIdp, uniqueDomain } from '../sso/support.js';
 import * as oauthClient from 'openid-client';
 import { freePort } from '../support/net.js';
 import { authorize, createApp, INTERACTION_COOKIES, newBrowser, REDIRECT } from '../oauth/support.js';
+import { mcpApp, mcpToken } from '../mcp/support.js';
 
 const SCREENSHOTS = process.env.SCREENSHOTS;
 
@@ -98,6 +100,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     ['audit-log', `/orgs/${orgId}/audit-log`, '#audit-log tr[data-entry]'],
     ['oauth-apps', `/orgs/${orgId}/oauth-apps`, '#oauth-apps tr[data-oauth-app]'],
     ['connected-apps', '/settings/connected-apps', '#connected-apps tr[data-connected-app]'],
+    ['ai-assistants', '/settings/ai-assistants', '#connected-assistants tr[data-assistant]', (page) => page.locator('#mcp-server-url').waitFor()],
     ['consent', `/authorize/${consentUid}`, '#consent-card'],
     ['billing', `/orgs/${orgId}/billing`, '[data-plan]'],
     ['usage', `/orgs/${orgId}/usage`, '[data-chart=api-calls]'],
@@ -128,6 +131,8 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
         PRODUCT_PITCH: "Launch your team's work into orbit.",
         // the endpoint is the receiver on 127.0.0.1
         WEBHOOK_ALLOW_PRIVATE: 'true',
+        // an assistant that registered itself (the AI assistants page, with its "Not reviewed" mark)
+        OAUTH_DYNAMIC_REGISTRATION: 'on',
         // the owner is a platform admin: the admin pages are among those checked
         ADMIN_EMAILS: ownerEmail,
       }),
@@ -159,6 +164,15 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
       execute: [oauthClient.allowInsecureRequests],
     });
     await authorize(t, oauth, newBrowser(), owner.token, { scope: 'openid account:read' });
+    // two AI assistants connected to the MCP server (the AI assistants page): the organization's, and one that registered itself
+    await mcpToken(t, await mcpApp(t, owner.token, orgId, ['account:read', 'orgs:read']), owner.token, 'account:read orgs:read');
+    const registered = await oauthClient.dynamicClientRegistration(
+      new URL(`${t.url}/oauth`),
+      { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_name: 'Helper Bot', scope: 'account:read' },
+      oauthClient.None(),
+      { execute: [oauthClient.allowInsecureRequests] },
+    );
+    await mcpToken(t, registered, owner.token, 'account:read');
     const challenge = await oauthClient.calculatePKCECodeChallenge(oauthClient.randomPKCECodeVerifier());
     const pending = oauthClient.buildAuthorizationUrl(oauth, {
       redirect_uri: REDIRECT,

@@ -1,8 +1,9 @@
 /**
  * The pages of a person (docs/oauth.md): the consent page of an app's sign-in request
  * (`/authorize/<uid>`: signs in with the product's own log-in first, two-factor included, then
- * shows the app, its organization and the scopes in words, Allow and Deny) and the account's
- * connected apps (`/settings/connected-apps`: what was granted, revoke).
+ * shows the app, its organization and the scopes in words, Allow and Deny; an app the product has
+ * not reviewed is named with its host, under a warning) and the account's connected apps
+ * (`/settings/connected-apps`: what was granted, revoke).
  */
 import { useEffect } from 'preact/hooks';
 import { SCOPE_WORDS } from '../../shared/oauth-scopes.js';
@@ -11,13 +12,14 @@ import { useApp } from '../ui/app.js';
 import { Button } from '../ui/button.js';
 import { Actions, Card, Narrow, Stack } from '../ui/card.js';
 import { ConfirmButton } from '../ui/dialog.js';
-import { Alert } from '../ui/feedback.js';
+import { Alert, Badge } from '../ui/feedback.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
-import { authorizeUidOf, type Interaction } from './events.js';
+import { authorizeUidOf, type ConnectedApp, type Interaction } from './events.js';
 import { dateOnly, dateTime } from '../ui/dates.js';
 
-function ScopeList({ scopes, id }: { scopes: string[]; id: string }) {
+/** The scopes in the consent screen's words (a feature's declared scope in its own; an unknown one as it is). */
+export function ScopeList({ scopes, id }: { scopes: string[]; id: string }) {
   const { state } = useApp();
   return (
     <ul id={id} class="list-disc space-y-1 pl-5 text-sm">
@@ -30,16 +32,50 @@ function ScopeList({ scopes, id }: { scopes: string[]; id: string }) {
   );
 }
 
+/**
+ * A connected app's name, and below it where it comes from: an organization's app names its
+ * organization; an unreviewed one its host (its name is only its own word) and "Not reviewed".
+ */
+export function ConnectedAppName({ app }: { app: ConnectedApp }) {
+  return (
+    <>
+      {app.name}
+      <br />
+      {app.reviewed ? (
+        <span class="text-sm text-muted">{app.organization ? app.organization.name : 'No organization'}</span>
+      ) : (
+        <span class="text-sm text-muted" data-field="unreviewed">
+          {app.host ? `${app.host} · ` : ''}
+          <Badge tone="warning">Not reviewed</Badge>
+        </span>
+      )}
+    </>
+  );
+}
+
 function Consent({ interaction }: { interaction: Interaction }) {
   const { state, dispatch } = useApp();
   const { client } = interaction;
+  const product = state.product?.name ?? 'This product';
+  // an unreviewed client's name is its own word: its host comes with it wherever it is named
+  const named = !client.reviewed && client.host ? `${client.name} (${client.host})` : client.name;
   return (
     <Narrow>
-      <PageHeader title={`Allow ${client.name} to use your account?`} id="consent-title" />
+      <PageHeader title={`Allow ${named} to use your account?`} id="consent-title" />
       <Card id="consent-card" titleId="consent-app" title={client.name}>
         <p class="text-sm" id="consent-organization">
-          {client.organization ? `An app of the organization ${client.organization.name}.` : 'This app belongs to no organization: it registered itself.'}
+          {client.organization
+            ? `An app of the organization ${client.organization.name}.`
+            : client.host
+              ? `It describes itself at ${client.host}, and belongs to no organization here.`
+              : 'It registered itself, and belongs to no organization here.'}
         </p>
+        {!client.reviewed && (
+          <Alert id="consent-unreviewed" tone="warning">
+            <strong>{product} has not reviewed this app:</strong> anyone can publish an app under any name. Allow it only if you trust it and you started this
+            connection yourself.
+          </Alert>
+        )}
         <p class="text-sm">It asks to:</p>
         <ScopeList scopes={interaction.scopes} id="consent-scopes" />
         {interaction['login-required'] && (
@@ -118,9 +154,7 @@ export function ConnectedAppsPage() {
             render={(app) => (
               <tr key={app.id} data-connected-app={app.id}>
                 <td>
-                  {app.name}
-                  <br />
-                  <span class="text-sm text-muted">{app.organization ? app.organization.name : 'No organization'}</span>
+                  <ConnectedAppName app={app} />
                 </td>
                 <td>
                   <ScopeList scopes={app.scopes} id={`scopes-${app.id}`} />

@@ -21,7 +21,15 @@ export interface OAuthApp {
 
 export interface Interaction {
   uid: string;
-  client: { 'client-id': string; name: string; organization: { id: string; name: string } | null };
+  client: {
+    'client-id': string;
+    name: string;
+    organization: { id: string; name: string } | null;
+    /** the host of the client's metadata document (its `client_id` URL); null otherwise */
+    host: string | null;
+    /** false for a client the product has not reviewed (a metadata document's, or one that registered itself) */
+    reviewed: boolean;
+  };
   scopes: string[];
   'consent-required': boolean;
   /** the app asked a fresh sign-in: Allow asks for the password again (or a new sign-in) */
@@ -36,6 +44,12 @@ export interface ConnectedApp {
   scopes: string[];
   'created-at': string;
   'last-used-at': string | null;
+  /** false for a client the product has not reviewed: its name is its own word */
+  reviewed: boolean;
+  /** the host of the client's metadata document, when it has one */
+  host: string | null;
+  /** the grant reaches the MCP server: an AI assistant acting for the person */
+  assistant: boolean;
 }
 
 export interface OAuthState {
