@@ -115,6 +115,12 @@ export function reportRoutes(db: DB, memberships: MembershipResolver, features: 
           '(with BILLING_PLANS, the plans `pro` and `team`).',
         orgRole: 'member',
         requires: { feature: USAGE_REPORT_FEATURE },
+        scopes: ['orgs:read'],
+        tool: {
+          name: 'get-usage-report',
+          title: 'Get the usage report',
+          description: `An organization's members by role, invitations and payment events of the last ${WINDOW_DAYS} days (a paid feature).`,
+        },
         schemas: { params: OrgId, response: { 200: ref(UsageReport) } },
         handler: ({ membership }) => {
           if (!membership) throw unauthorized();

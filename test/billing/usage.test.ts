@@ -13,10 +13,12 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { smtpServer, type TestSmtpServer } from '../mail/smtp.js';
 import { account, addMember, as, createOrg, type TestAccount } from '../orgs/support.js';
+import { freePort } from '../support/net.js';
 import { startSystem, testDatabases, type TestDatabase, type TestSystem } from '../support/system.js';
 import { createEndpoint, receiver, type Receiver } from '../webhooks/support.js';
 import { eventually, subscribeTeam, usageEnv } from './usage-support.js';
 import { startFakeStripe, type FakeStripe } from './stripe-server.js';
+import { connect, errorOf, mcpApp, mcpToken } from '../mcp/support.js';
 
 const FAST = { MAIL_POLL_MS: '50', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50', WEBHOOK_RETRY_SCHEDULE: '0.05' };
 
@@ -42,7 +44,9 @@ for (const db of testDatabases()) {
     before(async () => {
       [stripe, smtp, hook] = await Promise.all([startFakeStripe(), smtpServer(), receiver()]);
       await smtp.listen();
-      t = await startSystem(db, usageEnv(stripe.url, { ...FAST, MAIL_URL: smtp.url }));
+      // APP_URL on its own port: the OAuth provider's issuer (the MCP test signs a person in)
+      const port = await freePort();
+      t = await startSystem(db, usageEnv(stripe.url, { ...FAST, MAIL_URL: smtp.url, PORT: String(port), APP_URL: `http://127.0.0.1:${port}` }));
       [owner, admin, member, outsider] = await Promise.all([account(t), account(t), account(t), account(t)]);
       org = await createOrg(t, owner, 'Metered');
       await addMember(t, org, owner, admin, 'admin');
@@ -124,6 +128,19 @@ for (const db of testDatabases()) {
       const paid = await createOrg(t, owner, 'Paid');
       await subscribeTeam(t, paid, 1);
       assert.equal((await as(t, owner, 'GET', `/api/orgs/${paid}/reports/usage`)).status, 200);
+    });
+
+    it('runs the same gates through MCP tools: the usage limit for a key, the plan feature for a person', async () => {
+      // the key is at its hard limit (above): its tool call is refused as its request is
+      const keyClient = await connect(t.url, key);
+      const limited = await keyClient.callTool({ name: 'get-organization', arguments: { 'organization-id': org } });
+      assert.equal(errorOf(limited).type, 'usage-limit');
+      await keyClient.close();
+      const config = await mcpApp(t, owner.token, org, ['orgs:read']);
+      const person = await connect(t.url, await mcpToken(t, config, member.token, 'orgs:read'));
+      const report = await person.callTool({ name: 'get-usage-report', arguments: { 'organization-id': org } });
+      assert.deepEqual((({ type, feature }) => ({ type, feature }))(errorOf(report)), { type: 'payment-required', feature: 'usage-report' });
+      await person.close();
     });
 
     it('sends each usage record to Stripe once as a meter event, through a failure', async () => {

@@ -41,6 +41,29 @@ describe('MCP on two instances of one PostgreSQL', { skip: postgres ? false : 'T
     await drop?.();
   });
 
+  it('a revoked assistant is refused on both instances within a second', async () => {
+    const person = await account(a);
+    const revocable = await mcpToken(a, await mcpApp(a, owner.token, orgId, ['account:read']), person.token, 'account:read');
+    const call = (on: TestSystem) => post(on.url, rpc('tools/call', { name: 'get-account', arguments: {} }), { authorization: `Bearer ${revocable}` });
+    assert.equal((await call(a)).status, 200);
+    assert.equal((await call(b)).status, 200);
+    const apps = await a.client('GET', '/api/account/connected-apps', { headers: { authorization: `Bearer ${person.token}` } });
+    const [assistant] = apps.body['connected-apps'];
+    assert.equal(assistant.assistant, true);
+    const revoked = await a.client('DELETE', `/api/account/connected-apps/${assistant.id}`, { headers: { authorization: `Bearer ${person.token}` } });
+    assert.equal(revoked.status, 204, revoked.text);
+    // the promise: refused everywhere within a second of the revocation (b hears it from PostgreSQL)
+    const deadline = Date.now() + 1000;
+    for (const on of [a, b]) {
+      let status = (await call(on)).status;
+      while (status !== 401 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = (await call(on)).status;
+      }
+      assert.equal(status, 401, `${on === a ? 'the instance that revoked' : 'the other instance'} still answers`);
+    }
+  });
+
   it('a client initialized on one instance calls tools on the other', async () => {
     const initialized = await post(a.url, INITIALIZE, { authorization: `Bearer ${token}` });
     assert.equal(initialized.status, 200);

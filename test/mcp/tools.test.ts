@@ -105,7 +105,7 @@ describe('MCP tools on pglite', () => {
 
   it('an OAuth token lists the tools of its scopes and calls get-account and list-organizations as the person', async () => {
     const mcp = await open(reader);
-    assert.deepEqual(sorted((await mcp.listTools()).tools), ['get-account', 'get-organization', 'list-members', 'list-organizations']);
+    assert.deepEqual(sorted((await mcp.listTools()).tools), ['get-account', 'get-organization', 'get-usage-report', 'list-members', 'list-organizations']);
     const me = await mcp.callTool({ name: 'get-account', arguments: {} });
     assert.equal((me.structuredContent as { id: string }).id, person.id);
     const orgs = await mcp.callTool({ name: 'list-organizations' });
