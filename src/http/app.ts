@@ -20,7 +20,7 @@ import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
 import { clientErrorHandler, frameworkErrorHandler, markErrorBody } from './error-answers.js';
 import { documentHeadersFirst, isApiOrDocsTarget, installPipeline } from './pipeline.js';
-import { contextServerFactory, pathOf, requestIdOf } from './request-context.js';
+import { contextServerFactory, pathOf, requestIdOf, startClockIfUntracked } from './request-context.js';
 import {
   isApiRoute,
   MAX_PARAM_LENGTH,
@@ -205,7 +205,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     markErrorBody(reply);
     reply.code(404).send({ type: 'not-found', message: `No route for ${request.method} ${pathOf(request.url)}` });
   };
+  // the first step: an in-process request (an MCP tool call's route) starts its clock here
   const cookieStep: RequestStep = (request) => {
+    startClockIfUntracked(request.raw);
     const header = request.headers.cookie;
     request.cookies = header ? app.parseCookie(header) : {};
     return undefined;

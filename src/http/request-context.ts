@@ -81,6 +81,15 @@ export function requestIdOf(req: IncomingMessage): string {
   return (req as TrackedMessage)[CONTEXT]?.['req-id'] ?? randomUUID();
 }
 
+/**
+ * Starts the request's clock when the server factory did not (an in-process request: an MCP tool
+ * call's route runs through `app.inject`), so its log entry's time is its own, not 0.
+ */
+export function startClockIfUntracked(req: IncomingMessage): void {
+  const tracked = req as TrackedMessage;
+  if (tracked[STARTED] === undefined) tracked[STARTED] = performance.now();
+}
+
 export function elapsedMs(req: IncomingMessage): number {
   const started = (req as TrackedMessage)[STARTED];
   return started === undefined ? 0 : performance.now() - started;

@@ -94,6 +94,16 @@ describe('MCP tool calls: audit entries, metrics, MCP_LIMIT (pglite)', () => {
     const requestLines = (await t.logText()).split('\n').filter((line) => line.includes('"mcp/request"'));
     assert.ok(requestLines.length >= 3);
     for (const line of requestLines) assert.ok(!line.includes(strangersOrgId) && !line.includes(orgId), `no argument in ${line}`);
+    // each call's route writes its own entry, timed from its own start (an in-process request)
+    const routeTimes = (await t.logEntries())
+      .map((e) => JSON.stringify(e))
+      .filter((e) => e.includes('"api-call/response"') && e.includes('mcp-req-id'))
+      .map((e) => Number(/"saas\.logging\/ms":([\d.]+)/.exec(e)?.[1]));
+    assert.ok(routeTimes.length >= 3);
+    assert.ok(
+      routeTimes.every((ms) => ms > 0),
+      `the routes' times: ${routeTimes.join(', ')}`,
+    );
   });
 
   it("an API key's calls are in its organization's log, the key the actor", async () => {

@@ -145,6 +145,11 @@ describe('MCP clients the product has not reviewed (pglite)', () => {
     );
     const { tools } = await mcp.listTools();
     assert.ok(tools.some((tool) => tool.name === 'get-account'));
+    // nothing secret in the log file: the tokens, the code, the verifier
+    const logs = await t.logText();
+    const tokens = provider.tokens()!;
+    for (const secret of [tokens.access_token, tokens.refresh_token, provider.code, provider.codeVerifier()].filter(Boolean))
+      assert.ok(!logs.includes(String(secret)), 'a credential reached the log');
   });
 
   /** The provider's answer to an authorization request naming `clientId`: its protocol error page. */
