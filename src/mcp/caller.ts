@@ -60,3 +60,9 @@ export function callerOf(caller: McpCaller): Record<string, string> {
     ? { 'api-key': caller.key.id, 'organization-id': caller.key.organizationId }
     : { 'account-id': caller.user.id, 'client-id': caller.user.oauth.clientId };
 }
+
+/** The MCP request's client: its address (TRUST_PROXY applied) and user agent. */
+export interface CallClient {
+  address: string;
+  userAgent: string | undefined;
+}

@@ -1,7 +1,8 @@
 /**
  * What each tool call leaves behind and may spend (docs/mcp.md, "Limits, audit entries, metrics"):
  * - `MCP_LIMIT` calls a minute per grant (an OAuth token's `sid`) or per API key, counted like every
- *   other limit (Redis across instances); beyond it the MCP request is HTTP 429 with `Retry-After`;
+ *   other limit (Redis across instances), a batch's calls all before any runs; beyond it the MCP
+ *   request is HTTP 429 with `Retry-After` and runs nothing;
  * - the audit entry `mcp.tool-called` `{client-id, tool, outcome, ms}`: in the account's own log,
  *   and in the organization's for an organization's tool the account is a member of; an API key's
  *   call in its organization's log with the key as the actor. Never an argument;
@@ -12,14 +13,11 @@
  * error log says which tool and caller, never the arguments.
  */
 import { sql } from 'kysely';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import { appendAccountAudit, appendAudit } from '../audit/log.js';
 import type { DB } from '../db/database.js';
-import { HttpError } from '../http/errors.js';
-import { take } from '../http/rate-limit.js';
 import type { Logger } from '../logging/logger.js';
-import { callerOf, type McpCaller } from './caller.js';
-import type { CallClient } from './server.js';
+import { type CallClient, callerOf, type McpCaller } from './caller.js';
 import { ORGANIZATION_ARGUMENT, type Tool } from './tools.js';
 
 export const TOOL_CALLED = 'mcp.tool-called';
@@ -51,15 +49,20 @@ const limitKey = (caller: McpCaller) => (caller.kind === 'account' ? `grant:${ca
 export class ToolCalls {
   constructor(private readonly deps: ToolCallsDeps) {}
 
-  /** Takes one call from the caller's MCP_LIMIT: the seconds to wait when none is left. */
-  async admit(caller: McpCaller): Promise<number | undefined> {
-    if (!this.deps.limiter) return undefined;
+  /**
+   * Takes a request's `calls` (a batch's every `tools/call`, counted before any runs) from the
+   * caller's MCP_LIMIT: the seconds to wait when they do not fit. A refused request runs none of
+   * them and writes no audit entry (its calls are counted in the metric as `rate-limited`).
+   */
+  async admit(caller: McpCaller, calls: readonly string[]): Promise<number | undefined> {
+    if (!this.deps.limiter || calls.length === 0) return undefined;
     try {
-      await take(this.deps.limiter, limitKey(caller));
+      await this.deps.limiter.consume(limitKey(caller), calls.length);
       return undefined;
     } catch (err) {
-      if (err instanceof HttpError && err.status === 429) return Number(err.headers['retry-after'] ?? 60);
-      throw err;
+      if (!(err instanceof RateLimiterRes)) throw err;
+      for (const tool of calls) this.deps.counted?.(tool, 'rate-limited');
+      return Math.max(1, Math.ceil(err.msBeforeNext / 1000));
     }
   }
 

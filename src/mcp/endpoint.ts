@@ -81,6 +81,13 @@ const methodsOf = (message: unknown): string[] =>
     .flat()
     .flatMap((m) => (m && typeof m === 'object' && typeof (m as { method?: unknown }).method === 'string' ? [(m as { method: string }).method] : []));
 
+/** The tools a message or batch calls, by name. */
+const toolCallsOf = (message: unknown): string[] =>
+  [message].flat().flatMap((m) => {
+    const call = m as { method?: unknown; params?: { name?: unknown } } | null;
+    return call?.method === 'tools/call' ? [typeof call.params?.name === 'string' ? call.params.name.slice(0, 64) : 'unknown'] : [];
+  });
+
 /** An `initialize` asking a version this server does not speak gets its latest (the protocol's negotiation), never an older one the SDK knows. */
 function negotiated(message: unknown): unknown {
   const m = message as { method?: unknown; params?: { protocolVersion?: unknown } } | null;
@@ -160,6 +167,10 @@ export class McpEndpoint {
     address: string,
     outcome: RequestOutcome,
   ) {
+    // a batch's calls are counted all at once, before any runs: past the limit nothing runs
+    const wait = await this.deps.runner.admit(caller, toolCallsOf(message));
+    if (wait !== undefined)
+      return rpcError(429, -32000, `Too many tool calls: at most MCP_LIMIT a minute per grant or key; try again in ${wait} s`, { 'retry-after': String(wait) });
     const userAgent = req.headers['user-agent'];
     const server = this.deps.runner.serverFor(caller, app, { address, userAgent: typeof userAgent === 'string' ? userAgent : undefined }, outcome);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -172,10 +183,6 @@ export class McpEndpoint {
       }
       const response = await transport.handleRequest(new Request(this.deps.caller.resource, { method: 'POST', headers }), { parsedBody: message });
       const body = await response.text();
-      if (outcome.retryAfter !== undefined)
-        return rpcError(429, -32000, `Too many tool calls: at most MCP_LIMIT a minute per grant or key; try again in ${outcome.retryAfter} s`, {
-          'retry-after': String(outcome.retryAfter),
-        });
       if (outcome.missingScope && caller.kind === 'account') {
         const scopes = [...new Set([...caller.user.oauth.scopes, outcome.missingScope])].join(' ');
         const text = `This tool needs the scope ${outcome.missingScope}: ask the person to allow it`;

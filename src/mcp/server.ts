@@ -16,7 +16,9 @@ import type { ErrorBody } from '../http/errors.js';
 import { currentContext, runWithContext, type LogContext } from '../logging/context.js';
 import type { Logger } from '../logging/logger.js';
 import type { CallOutcome, ToolCalls } from './calls.js';
-import { mayCall, type McpCaller } from './caller.js';
+import { type CallClient, mayCall, type McpCaller } from './caller.js';
+
+export type { CallClient } from './caller.js';
 import { toRequest, type Tool } from './tools.js';
 
 export interface ServerDeps {
@@ -30,18 +32,10 @@ export interface ServerDeps {
   calls: ToolCalls;
 }
 
-/** The MCP request's client: its address (TRUST_PROXY applied) and user agent. */
-export interface CallClient {
-  address: string;
-  userAgent: string | undefined;
-}
-
 /** What one request's calls found: a missing scope, answered as HTTP 403 on the request itself (MCP's step-up). */
 export interface RequestOutcome {
   /** the scope a call needed and the token did not hold */
   missingScope?: string;
-  /** MCP_LIMIT was reached: the seconds to wait */
-  retryAfter?: number;
   /** the tools called, by name (for the request's log entry; never their arguments) */
   called: string[];
 }
@@ -87,6 +81,16 @@ function callContext(method: string, url: string): LogContext {
 export class ToolRunner {
   constructor(private readonly deps: ServerDeps) {}
 
+  /** MCP_LIMIT for a request's tool calls (their names): the seconds to wait when they do not fit. */
+  admit(caller: McpCaller, tools: readonly string[]): Promise<number | undefined> {
+    // a name no tool has is `unknown` in the metric: a caller cannot make new label values
+    const known = this.deps.tools();
+    return this.deps.calls.admit(
+      caller,
+      tools.map((name) => (known.has(name) ? name : 'unknown')),
+    );
+  }
+
   /**
    * A server for one request of `caller`; `outcome` collects what its calls found. `client`: the
    * MCP request's address and user agent, which its calls' routes see as theirs (rate limits,
@@ -106,12 +110,6 @@ export class ToolRunner {
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
       outcome.called.push(tool.listing.name);
       const args = request.params.arguments ?? {};
-      const wait = await deps.calls.admit(caller);
-      if (wait !== undefined) {
-        outcome.retryAfter = wait;
-        await deps.calls.record({ tool, caller, outcome: 'rate-limited', ms: 0, args, client });
-        return errorResult({ type: 'too-many-requests', message: `Too many tool calls: try again in ${wait} s` });
-      }
       const started = performance.now();
       const { result, ended } = await this.call(tool, args, caller, app, client, outcome);
       await deps.calls.record({ tool, caller, outcome: ended, ms: Math.round(performance.now() - started), args, client });

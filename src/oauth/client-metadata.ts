@@ -19,6 +19,7 @@
 import { request, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { AddressNotAllowed, allowedAddresses, bareHost, HostNotFound, pinned, type HostResolver } from '../webhooks/address-guard.js';
+import type { Logger } from '../logging/logger.js';
 import { redirectUriProblem } from './redirect-uris.js';
 
 type OidcErrors = typeof import('oidc-provider')['errors'];
@@ -29,6 +30,8 @@ export const METADATA_DOCUMENT_TIMEOUT_MS = 5000;
 export const METADATA_DOCUMENT_CACHE = { min: 300, max: 86_400 };
 
 const MAX_NAME = 100;
+/** control and formatting characters (bidi overrides, zero-width ones): a name shown on the consent page holds none */
+export const CONTROL_CHARACTERS = /[\p{Cc}\p{Cf}]/u;
 const REFUSAL_KEPT_MS = 60_000;
 const MAX_REFUSED = 1000;
 const MAX_REDIRECT_URIS = 10;
@@ -63,13 +66,17 @@ function get(url: URL, settings: FetchSettings): Promise<Fetched> {
     const timer = setTimeout(() => fail(new Refused(`it did not answer within ${METADATA_DOCUMENT_TIMEOUT_MS / 1000} s`)), METADATA_DOCUMENT_TIMEOUT_MS);
     let req: ReturnType<typeof request> | undefined;
     let res: IncomingMessage | undefined;
+    // once refused (the budget ran out, say while the name was resolving), nothing more is opened
+    let settled = false;
     const fail = (err: Error) => {
+      settled = true;
       clearTimeout(timer);
       res?.destroy();
       req?.destroy();
       reject(err);
     };
     allowedAddresses(bareHost(url), settings.resolve, settings.allowPrivate).then((addresses) => {
+      if (settled) return;
       req = (url.protocol === 'https:' ? httpsRequest : request)(
         {
           protocol: url.protocol,
@@ -91,6 +98,7 @@ function get(url: URL, settings: FetchSettings): Promise<Fetched> {
             chunks.push(chunk);
           });
           answer.on('end', () => {
+            settled = true;
             clearTimeout(timer);
             const headers = Object.fromEntries(Object.entries(answer.headers).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v]] : [])));
             resolve({ status: answer.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
@@ -104,15 +112,20 @@ function get(url: URL, settings: FetchSettings): Promise<Fetched> {
   });
 }
 
+/**
+ * The reason a client is told: about the document (too big, too slow, not allowed), never about
+ * the network (refused, not TLS, a bad certificate, no such name), which would let anyone probe
+ * which hosts and ports answer; the detail goes to the server's log.
+ */
 function reasonOf(err: unknown): string {
   if (err instanceof Refused) return err.message;
-  if (err instanceof AddressNotAllowed) return `its host's ${err.message}`;
-  if (err instanceof HostNotFound) return 'its host does not resolve';
-  const code = String((err as { code?: string }).code ?? '');
-  if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO/.test(code)) return 'its TLS certificate is not valid';
-  if (code === 'ECONNREFUSED') return 'its host refused the connection';
+  if (err instanceof AddressNotAllowed) return 'its host is not on a public address';
   return 'it could not be fetched';
 }
+
+/** The network detail for the server's log. */
+const detailOf = (err: unknown) =>
+  err instanceof HostNotFound ? 'dns-failed' : String((err as { code?: string }).code ?? (err as Error).message ?? 'failed').slice(0, 100);
 
 /** What the document must say, or why it does not fit. */
 function problemOf(document: unknown, clientId: string, allowedScopes: readonly string[]): string | undefined {
@@ -121,6 +134,7 @@ function problemOf(document: unknown, clientId: string, allowedScopes: readonly 
   if (d.client_id !== clientId) return 'its client_id is not its own URL';
   if (typeof d.client_name !== 'string' || d.client_name.trim() === '' || [...d.client_name].length > MAX_NAME)
     return `its client_name must be 1 to ${MAX_NAME} characters`;
+  if (CONTROL_CHARACTERS.test(d.client_name)) return 'its client_name must not hold control or formatting characters (a bidi override, a zero-width character)';
   if (d.token_endpoint_auth_method !== 'none') return 'its token_endpoint_auth_method must be none';
   if ('client_secret' in d) return 'it must not hold a client_secret';
   const uris = d.redirect_uris;
@@ -153,10 +167,13 @@ export class MetadataDocuments {
   constructor(
     private readonly settings: FetchSettings,
     private readonly allowedScopes: () => readonly string[],
+    private readonly log?: Logger,
   ) {}
 
   async allowFetch(clientId: string, errors: OidcErrors): Promise<true> {
     const refusal = (reason: string) => new errors.InvalidClient(`the client_id metadata document cannot be used: ${reason}`);
+    // oidc-provider takes a host's root too; a document names its path, and its host is shown
+    if (!isMetadataDocumentId(clientId)) throw refusal('its URL must be https with a path, no credentials and no fragment');
     const known = this.refused.get(clientId);
     if (known && known.until > Date.now()) throw refusal(known.reason);
     const refuse = (reason: string) => {
@@ -168,6 +185,10 @@ export class MetadataDocuments {
     try {
       fetched = await get(new URL(clientId), this.settings);
     } catch (err) {
+      this.log?.info('oauth/metadata-document-unreachable', 'A client_id metadata document could not be fetched', {
+        host: new URL(clientId).host,
+        detail: detailOf(err),
+      });
       throw refuse(reasonOf(err));
     }
     if (fetched.status >= 300 && fetched.status < 400) throw refuse('it redirects, and redirects are not followed');
@@ -206,8 +227,7 @@ export class MetadataDocuments {
 
 /** A loopback redirect URI without its port (RFC 8252 §7.3: a native client's port varies), or undefined for any other. */
 export function loopbackWithoutPort(uri: string): string | undefined {
-  const url = URL.parse(uri);
-  if (!url || url.protocol !== 'http:' || !['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname)) return undefined;
-  url.port = '';
-  return url.href;
+  // the raw string with only `:port` cut out: everything else must match exactly (no URL normalising)
+  const m = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(?::\d{1,5})?([/?#][^\s\\]*)?$/.exec(uri);
+  return m ? `http://${m[1]}${m[2] ?? ''}` : undefined;
 }

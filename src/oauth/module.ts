@@ -94,6 +94,7 @@ export const oauthModule = defineModule({
           userAgent: `${ctx.use(productModule).name}-OAuth/${config.version}`,
         },
         () => allowedToRegister,
+        log,
       ),
       counters: { tokenIssued: (grantType) => issued?.inc({ grant_type: grantType }), refused: (reason) => refusals?.inc({ reason }) },
     });

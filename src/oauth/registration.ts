@@ -40,6 +40,8 @@ export function checkRegistration(payload: Record<string, unknown>, errors: Oidc
   const name = payload.client_name;
   if (name !== undefined && (typeof name !== 'string' || name.trim() === '' || [...name].length > MAX_NAME))
     throw refuse(`client_name must be 1 to ${MAX_NAME} characters`);
+  if (typeof name === 'string' && /[\p{Cc}\p{Cf}]/u.test(name))
+    throw refuse('client_name must not hold control or formatting characters (a bidi override, a zero-width character)');
   const uris = Array.isArray(payload.redirect_uris) ? payload.redirect_uris : [];
   if (uris.length > MAX_REDIRECT_URIS) throw new errors.InvalidRedirectUri(`at most ${MAX_REDIRECT_URIS} redirect_uris`);
   for (const uri of uris) {

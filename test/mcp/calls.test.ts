@@ -125,10 +125,17 @@ describe('MCP tool calls: audit entries, metrics, MCP_LIMIT (pglite)', () => {
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.headers.get('retry-after')) > 0);
     assert.match(refused.body.error.message, /MCP_LIMIT/);
-    const own = await entries(await personalOrg(fresh));
-    assert.equal((own.at(-1)!.details as { outcome: string }).outcome, 'rate-limited');
+    // a refused request ran nothing and wrote no audit entry
+    assert.equal((await entries(await personalOrg(fresh))).length, 4);
+    // a batch is counted whole before any call runs: one past the limit runs none
+    const other = await account(t);
+    const batchToken = await mcpToken(t, config, other.token, 'account:read');
+    const batch = Array.from({ length: 5 }, (_, i) => rpc('tools/call', { name: 'get-account', arguments: {} }, i + 1));
+    const batched = await post(t.url, batch, { authorization: `Bearer ${batchToken}`, 'mcp-protocol-version': '2025-06-18' });
+    assert.equal(batched.status, 429);
+    assert.deepEqual(await entries(await personalOrg(other)), [], 'no call of the refused batch ran');
     // the limit is the grant's: the owner's own grant still calls
-    const other = await mcpToken(t, config, owner.token, 'account:read');
-    assert.equal((await post(t.url, rpc('tools/call', { name: 'get-account', arguments: {} }), { authorization: `Bearer ${other}` })).status, 200);
+    const owners = await mcpToken(t, config, owner.token, 'account:read');
+    assert.equal((await post(t.url, rpc('tools/call', { name: 'get-account', arguments: {} }), { authorization: `Bearer ${owners}` })).status, 200);
   });
 });

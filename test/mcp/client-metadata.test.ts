@@ -13,7 +13,7 @@ import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { generate } from 'selfsigned';
-import { MetadataDocuments } from '../../src/oauth/client-metadata.js';
+import { loopbackWithoutPort, MetadataDocuments } from '../../src/oauth/client-metadata.js';
 import { systemResolver } from '../../src/webhooks/address-guard.js';
 import { account, type TestAccount } from '../orgs/support.js';
 import { freePort } from '../support/net.js';
@@ -58,6 +58,8 @@ async function serveDocuments(): Promise<Documents> {
     if (path === '/secret.json') return json(good(path, { token_endpoint_auth_method: 'client_secret_basic' }));
     if (path === '/nameless.json') return json(good(path, { client_name: undefined }));
     if (path === '/scopes.json') return json(good(path, { scope: 'openid admin:everything' }));
+    if (path === '/bidi.json') return json(good(path, { client_name: 'Acme Corp Assistant \u202E' }));
+    if (path === '/') return json({ ...good(''), client_id: documents.base });
     if (path === '/not-json') {
       res.writeHead(200, { 'content-type': 'text/html' });
       return res.end('<html>hello</html>');
@@ -181,6 +183,8 @@ describe('MCP clients the product has not reviewed (pglite)', () => {
       ['/nameless.json', /client_name/],
       ['/scopes.json', /not admin:everything/],
       ['/missing.json', /answered 404/],
+      ['/bidi.json', /control or formatting characters/],
+      ['', /https with a path/],
     ];
     for (const [path, reason] of cases) assert.match(await authorizationRefusal(`${documents.base}${path}`), reason, path);
   });
@@ -189,14 +193,56 @@ describe('MCP clients the product has not reviewed (pglite)', () => {
     assert.match(await authorizationRefusal(`${documents.base}/slow.json`), /did not answer within 5 s/);
   });
 
+  it('tells nothing about the network: a closed port and a host that is not TLS are both "could not be fetched"', async () => {
+    const closed = await authorizationRefusal(`https://127.0.0.1:${await freePort()}/a.json`);
+    const plain = await authorizationRefusal(`https://127.0.0.1:${new URL(t.url).port}/a.json`);
+    for (const text of [closed, plain]) assert.match(text, /it could not be fetched/);
+  });
+
+  it('a refusal for a name that resolves too late opens no connection afterwards', async () => {
+    const { createServer: createTcpServer } = await import('node:net');
+    let connections = 0;
+    const silent = createTcpServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    const slowResolver = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5300));
+      return [{ address: '127.0.0.1', family: 4 as const }];
+    };
+    const documents = new MetadataDocuments({ resolve: slowResolver, allowPrivate: true, userAgent: 'test' }, () => ['account:read']);
+    const { errors } = await import('oidc-provider');
+    await assert.rejects(documents.allowFetch(`https://slow-dns.test:${port}/doc.json`, errors), (err: { error_description?: string }) =>
+      /did not answer within 5 s/.test(String(err.error_description)),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    silent.close();
+    assert.equal(connections, 0, 'the refused fetch connected after its refusal');
+  });
+
   it('a document on a private address is refused unless WEBHOOK_ALLOW_PRIVATE', async () => {
     const strict = new MetadataDocuments({ resolve: systemResolver, allowPrivate: false, userAgent: 'test' }, () => ['account:read']);
     const { errors } = await import('oidc-provider');
     await assert.rejects(strict.allowFetch(`${documents.base}/assistant.json`, errors), (err: Error & { error?: string; error_description?: string }) => {
       assert.equal(err.error, 'invalid_client');
-      assert.match(String(err.error_description), /private/);
+      assert.match(String(err.error_description), /not on a public address/);
       return true;
     });
+  });
+
+  it('a loopback redirect URI takes any port and nothing else', () => {
+    const bare = loopbackWithoutPort('http://127.0.0.1/callback');
+    assert.equal(loopbackWithoutPort('http://127.0.0.1:8766/callback'), bare);
+    for (const other of [
+      'http://127.0.0.1:1/x/../callback',
+      'http://127.0.0.1:1\\callback',
+      'http://127.1:5/callback',
+      'http://0x7f000001:5/callback',
+      'http://localhost.evil.com/callback',
+    ])
+      assert.notEqual(loopbackWithoutPort(other), bare, other);
   });
 
   it('the MCP server still answers 401 without a token, naming its metadata', async () => {
