@@ -38,6 +38,7 @@ import { queryModule } from './query/module.js';
 import { reportsModule } from './reports/module.js';
 import { scimModule } from './scim/module.js';
 import { ssoModule } from './sso/module.js';
+import { storageModule } from './storage/module.js';
 import { webhooksModule } from './webhooks/module.js';
 
 /** The feature modules, in start order: each uses only modules above it; they stop bottom-up. */
@@ -53,6 +54,7 @@ export const MODULES: readonly AnyModule[] = [
   oidcModule,
   orgsModule,
   billingModule,
+  storageModule, // files: avatars, logos, resources' file fields (after billing: its storage limit plugs in)
   auditModule,
   apiKeysModule,
   oauthModule, // the OAuth provider: apps of organizations, grants of accounts

@@ -24,7 +24,7 @@ import type { AuthUser } from '../http/routes.js';
 import type { AccountExport } from './lifecycle-schemas.js';
 import type { PasswordCheckDeps } from './password-check.js';
 import type { AccountSessions } from './sessions.js';
-import type { PlatformAdmins } from './platform-admins.js';
+import type { AccountShaping } from './account-shaping.js';
 import { ACCOUNT_COLUMNS, toUserAccount } from './service.js';
 import { emitWebhookEvent } from '../webhooks/outbox.js';
 
@@ -34,7 +34,7 @@ export interface AccountDataDeps extends PasswordCheckDeps {
   /** told of the organizations the deletion takes along (billing cancels their subscriptions first) */
   beforeOrganizationsDeleted?: BeforeOrganizationsDeleted;
   /** who is a platform admin, for the account shape's `platform-admin` */
-  platformAdmins: PlatformAdmins;
+  shaping: AccountShaping;
 }
 
 export class AccountData {
@@ -51,7 +51,7 @@ export class AccountData {
       .execute();
     return {
       'exported-at': new Date().toISOString(),
-      account: toUserAccount(row, this.deps.platformAdmins),
+      account: toUserAccount(row, this.deps.shaping),
       sessions: await this.deps.sessions.list(user.id, user.sessionId),
       memberships: await exportMemberships(this.deps.db, user.id),
       identities: await accountIdentities(this.deps.db, user.id),
@@ -65,6 +65,23 @@ export class AccountData {
         payload: e.payload,
       })),
       passkeys: await listPasskeys(this.deps.db, user.id),
+      files: (
+        await this.deps.db
+          .selectFrom('stored_file')
+          .select(['id', 'purpose', 'name', 'content_type', 'size', 'organization_id', 'created_at'])
+          .where('status', '=', 'stored')
+          .where((eb) => eb.or([eb('account_id', '=', user.id), eb('uploaded_by', '=', user.id)]))
+          .orderBy('created_at')
+          .execute()
+      ).map((f) => ({
+        id: f.id,
+        purpose: f.purpose,
+        name: f.name,
+        'content-type': f.content_type,
+        size: Number(f.size),
+        'organization-id': f.organization_id,
+        'created-at': f.created_at.toISOString(),
+      })),
     };
   }
 

@@ -6,7 +6,7 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../db/database.js';
 import type { AccountRow, DatabaseSchema } from '../db/schema.js';
 import { createPersonalOrganization } from '../orgs/data.js';
-import type { PlatformAdmins } from './platform-admins.js';
+import type { AccountShaping } from './account-shaping.js';
 import type { UserAccount } from './schemas.js';
 
 export function normalizeEmail(email: string): string {
@@ -27,11 +27,12 @@ export const ACCOUNT_COLUMNS = [
   'subscription_plan',
   'subscription_period_end',
   'two_factor_enabled',
+  'avatar_file_id',
 ] as const;
 export type AccountColumns = Pick<AccountRow, (typeof ACCOUNT_COLUMNS)[number]>;
 
 /** The API's shape of an account; `impersonatedBy`: the platform admin acting, in an impersonated session. */
-export function toUserAccount(row: AccountColumns, admins: PlatformAdmins, impersonatedBy?: { id: string; email: string }): UserAccount {
+export function toUserAccount(row: AccountColumns, shaping: AccountShaping, impersonatedBy?: { id: string; email: string }): UserAccount {
   return {
     id: row.id,
     email: row.email,
@@ -39,7 +40,8 @@ export function toUserAccount(row: AccountColumns, admins: PlatformAdmins, imper
     'created-at': new Date(row.created_at).toISOString(),
     'email-verified': row.email_verified,
     'two-factor-enabled': row.two_factor_enabled,
-    'platform-admin': admins.has({ email: row.email, emailVerified: row.email_verified }),
+    'platform-admin': shaping.has({ email: row.email, emailVerified: row.email_verified }),
+    avatar: shaping.avatarOf(row.avatar_file_id),
     ...(impersonatedBy ? { 'impersonated-by': impersonatedBy } : {}),
     subscription: {
       status: row.subscription_status,

@@ -87,6 +87,21 @@ export const AccountExport = Type.Object(
     }),
     'audit-log-truncated': Type.Boolean({ description: 'true when older entries exist beyond the 1000 given' }),
     passkeys: Type.Array(Passkey, { description: "the account's passkeys (no key material); whether two-factor is on is `account.two-factor-enabled`" }),
+    files: Type.Array(
+      Type.Object(
+        {
+          id: Type.String({ format: 'uuid' }),
+          purpose: Type.String(),
+          name: Type.String(),
+          'content-type': Type.String(),
+          size: Type.Integer(),
+          'organization-id': Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+          'created-at': Type.String({ format: 'date-time' }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'the files the account holds (its avatar) or uploaded (docs/files.md); `GET /api/files/:id` downloads one' },
+    ),
   },
   { $id: 'account-export', additionalProperties: false, description: 'everything the service keeps about the account (GDPR access)' },
 );

@@ -17,7 +17,7 @@ import type { PasswordCheckDeps } from './password-check.js';
 import type { BreachedPasswords } from './breached-passwords.js';
 import type { UserAccount } from './schemas.js';
 import type { VerifiedAccount } from './lifecycle-schemas.js';
-import type { PlatformAdmins } from './platform-admins.js';
+import type { AccountShaping } from './account-shaping.js';
 import { ACCOUNT_COLUMNS, impersonatorOf, normalizeEmail, toUserAccount } from './service.js';
 
 export interface LifecycleDeps extends PasswordCheckDeps {
@@ -28,7 +28,7 @@ export interface LifecycleDeps extends PasswordCheckDeps {
   /** API keys revoked by an address's first proof: forgotten by this instance at once (the others hear the trigger's notification) */
   onApiKeysRevoked?: (keyIds: readonly string[]) => void;
   /** who is a platform admin, for the account shape's `platform-admin` */
-  platformAdmins: PlatformAdmins;
+  shaping: AccountShaping;
   /** refuses a new password found in known breaches (breached-passwords.ts) */
   breaches?: Pick<BreachedPasswords, 'check'>;
   /** every change of address asks these (see {@link EmailChangePolicy}) */
@@ -86,7 +86,7 @@ export class AccountLifecycle {
     });
     this.afterProof(row.id, proof);
     this.deps.log.info('account/email-verified', 'Email verified', { 'account-id': row.id });
-    const account = toUserAccount(row, this.deps.platformAdmins);
+    const account = toUserAccount(row, this.deps.shaping);
     return proof.passwordResetToken ? { ...account, 'password-reset-token': proof.passwordResetToken } : account;
   }
 
@@ -265,7 +265,7 @@ export class AccountLifecycle {
           origin,
         });
         this.deps.log.info('account/email-changed', 'Email changed', { 'account-id': row.id });
-        return toUserAccount(row, this.deps.platformAdmins);
+        return toUserAccount(row, this.deps.shaping);
       });
     } catch (err) {
       // the unique index decides when two confirmations race for one address
@@ -279,6 +279,6 @@ export class AccountLifecycle {
     const name = input.name?.trim() || null;
     const row = await this.deps.db.updateTable('account').set({ name }).where('id', '=', user.id).returning(ACCOUNT_COLUMNS).executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
-    return toUserAccount(row, this.deps.platformAdmins, user.actor && (await impersonatorOf(this.deps.db, user.actor.id)));
+    return toUserAccount(row, this.deps.shaping, user.actor && (await impersonatorOf(this.deps.db, user.actor.id)));
   }
 }

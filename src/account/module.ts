@@ -14,7 +14,7 @@ import { AccountChecks } from './guard.js';
 import { LIFECYCLE_SCHEMAS } from './lifecycle-schemas.js';
 import { lifecycleRoutes } from './lifecycle-routes.js';
 import { AccountLifecycle, type EmailChangePolicy } from './lifecycle-service.js';
-import { PlatformAdmins } from './platform-admins.js';
+import { AccountShaping } from './account-shaping.js';
 import { LifecycleRateLimiter } from './limits.js';
 import { accountQueries } from './queries.js';
 import { accountRoutes, LOG_OUT_COOKIES_KEY, type LogOutCookie } from './routes.js';
@@ -60,8 +60,8 @@ export const accountModule = defineModule({
     const { passwords, accessTokens, refreshTokens, loginLimiter, signUpLimiter } = ctx.use(authModule);
     const { mail } = ctx.use(mailModule);
     const log = ctx.logs.logger('saas.account');
-    // `platform-admin` of the account shape: the admin module plugs in its rule (src/admin/)
-    const platformAdmins = new PlatformAdmins();
+    // what other modules plug into the account shape: the admin rule (src/admin/), the avatar's links (src/files/)
+    const shaping = new AccountShaping();
     const notices = securityNotices(mail);
     const breaches = new BreachedPasswords(
       limits.breachCheck,
@@ -86,7 +86,7 @@ export const accountModule = defineModule({
       signUpLimiter,
       mail,
       log,
-      platformAdmins,
+      shaping,
       breaches,
       notices,
       onLogIn: metrics && ((outcome) => metrics.logIn(outcome)),
@@ -106,7 +106,7 @@ export const accountModule = defineModule({
       mail,
       loginLimiter,
       log,
-      platformAdmins,
+      shaping,
       limits: lifecycleLimits,
       onApiKeysRevoked,
       breaches,
@@ -123,7 +123,7 @@ export const accountModule = defineModule({
       refreshTokens,
       sessions,
       log,
-      platformAdmins,
+      shaping,
       beforeOrganizationsDeleted: async (ids) => {
         for (const hook of beforeDeletion) await hook(ids);
       },
@@ -131,7 +131,7 @@ export const accountModule = defineModule({
     return {
       services: {
         accounts,
-        platformAdmins,
+        shaping,
         emailSignIn,
         /** queues a security notice in a change's transaction (notices.ts) */
         notices,

@@ -19,6 +19,16 @@ export const Subscription = Type.Object(
   { $id: 'subscription', additionalProperties: false },
 );
 
+/** An image's signed links (valid 5 minutes from the answer): the original and its 64 and 256 px WebP renditions. */
+export const ImageLinksSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    url: Type.String(),
+    renditions: Type.Object({ '64': Type.String(), '256': Type.String() }, { additionalProperties: false }),
+  },
+  { $id: 'image-links', additionalProperties: false },
+);
+
 export const UserAccount = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -34,6 +44,7 @@ export const UserAccount = Type.Object(
         { additionalProperties: false, description: 'only in an impersonated session: the platform admin acting as this account' },
       ),
     ),
+    avatar: Type.Union([ImageLinksSchema, Type.Null()], { description: "the account's picture, or null (docs/files.md)" }),
     subscription: Subscription,
   },
   { $id: 'user-account', additionalProperties: false },
@@ -115,4 +126,4 @@ export const Reauthenticate = Type.Object(
   { $id: 'reauthenticate', additionalProperties: false, description: 'the password, or nothing for an account without one' },
 );
 
-export const ACCOUNT_SCHEMAS = [Subscription, UserAccount, CreateAccount, SignUpResponse, LogIn, LogInResponse, MfaRequired, RefreshRequest];
+export const ACCOUNT_SCHEMAS = [Subscription, ImageLinksSchema, UserAccount, CreateAccount, SignUpResponse, LogIn, LogInResponse, MfaRequired, RefreshRequest];

@@ -14,7 +14,7 @@ import type { Mail } from '../mail/index.js';
 import type { LogInOutcome } from '../observability/events.js';
 import type { BreachedPasswords } from './breached-passwords.js';
 import type { SecurityNotices } from './notices.js';
-import type { PlatformAdmins } from './platform-admins.js';
+import type { AccountShaping } from './account-shaping.js';
 import type { LogInResponse, MfaRequired } from './schemas.js';
 
 export interface AccountDeps {
@@ -31,7 +31,7 @@ export interface AccountDeps {
   /** asks an account with two-factor on for its code (src/mfa/) */
   secondFactor?: SecondFactor;
   /** who is a platform admin (`platform-admin`; src/admin/ plugs in the rule); default: nobody */
-  platformAdmins?: PlatformAdmins;
+  shaping?: AccountShaping;
   /** refuses a new password found in known breaches (breached-passwords.ts) */
   breaches?: Pick<BreachedPasswords, 'check'>;
   /** queues a security notice (a sign-in from a new browser) in the session's transaction */

@@ -13,7 +13,7 @@ import { compiledOnce } from '../db/compiled-once.js';
 import type { AuditDetails } from '../db/schema.js';
 import { HttpError, unauthorized } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
-import { PlatformAdmins } from './platform-admins.js';
+import { AccountShaping } from './account-shaping.js';
 import { ACCOUNT_COLUMNS, impersonatorOf, normalizeEmail, toUserAccount, type AccountColumns } from './account-shape.js';
 import type { FirstFactorMethod, FirstFactorPolicy } from './first-factor.js';
 import type { SignInClient } from './devices.js';
@@ -47,11 +47,11 @@ export class AccountService {
   /** a complete sign-in's session: opened, refreshed, logged out */
   private readonly tokens: SessionTokens;
 
-  private readonly admins: PlatformAdmins;
+  private readonly admins: AccountShaping;
   private readonly firstFactorPolicies: FirstFactorPolicy[] = [];
 
   constructor(private readonly deps: AccountDeps) {
-    this.admins = deps.platformAdmins ?? new PlatformAdmins();
+    this.admins = deps.shaping ?? new AccountShaping();
     this.refusedLogIns = new RefusedLogIns(deps.db, deps.log);
     this.tokens = new SessionTokens(deps, this.admins);
     this.accountById = compiledOnce(1, (param) => deps.db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', param(0)));

@@ -10,7 +10,7 @@ import { unauthorized } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
 import { ACCOUNT_COLUMNS, impersonatorOf, toUserAccount, type AccountColumns } from './account-shape.js';
 import { newDeviceId, noteDevice, type SignInClient } from './devices.js';
-import type { PlatformAdmins } from './platform-admins.js';
+import type { AccountShaping } from './account-shaping.js';
 import type { AccountDeps, Session } from './service-types.js';
 
 export type SessionTokensDeps = Pick<AccountDeps, 'db' | 'accessTokens' | 'refreshTokens' | 'log' | 'onLogIn' | 'notices'>;
@@ -18,7 +18,7 @@ export type SessionTokensDeps = Pick<AccountDeps, 'db' | 'accessTokens' | 'refre
 export class SessionTokens {
   constructor(
     private readonly deps: SessionTokensDeps,
-    private readonly admins: PlatformAdmins,
+    private readonly admins: AccountShaping,
   ) {}
 
   /**

@@ -6,7 +6,7 @@ import { appendAudit, type ClientOrigin } from '../audit/log.js';
 import { conflict, requestCoercion } from '../http/errors.js';
 import { insertAccount, normalizeEmail, toUserAccount } from './account-shape.js';
 import { newActionToken, storeActionToken } from './action-tokens.js';
-import type { PlatformAdmins } from './platform-admins.js';
+import type { AccountShaping } from './account-shaping.js';
 import type { CreateAccount, UserAccount } from './schemas.js';
 import type { AccountDeps } from './service-types.js';
 
@@ -19,7 +19,7 @@ const emailTaken = () => conflict('An account with this email already exists', {
  * spending a hash to hide it in the timing would hide nothing, and would only let a flood of
  * sign-ups for one email take the hashing slots log-in waits on (docs/security.md).
  */
-export async function signUp(deps: SignUpDeps, admins: PlatformAdmins, input: CreateAccount, client: ClientOrigin): Promise<UserAccount> {
+export async function signUp(deps: SignUpDeps, admins: AccountShaping, input: CreateAccount, client: ClientOrigin): Promise<UserAccount> {
   await deps.signUpLimiter.attempt(client.ip);
   if (input['confirm-password'] !== undefined && input['confirm-password'] !== input.password) {
     throw requestCoercion('body', [{ path: '/confirm-password', message: 'must equal password' }]);

@@ -33,10 +33,10 @@ export const adminModule = defineModule({
     const { db, secureCookies } = ctx;
     const log = ctx.logs.logger('saas.admin');
     const { refreshTokens } = ctx.use(authModule);
-    const { accounts, platformAdmins } = ctx.use(accountModule);
+    const { accounts, shaping } = ctx.use(accountModule);
     const isPlatformAdmin: IsPlatformAdmin = ({ email, emailVerified }) => emailVerified && settings.adminEmails.has(email.toLowerCase());
     // `platform-admin` of every account shape follows this rule
-    platformAdmins.use(isPlatformAdmin);
+    shaping.use(isPlatformAdmin);
     // the route gate's question, for an admin route only: one lookup, read fresh (the address or its verification may have changed)
     const resolver: PlatformAdminResolver = async (user) => {
       if (settings.adminEmails.size === 0) return false;

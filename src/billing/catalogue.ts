@@ -50,6 +50,8 @@ export interface Catalogue {
 
 /** The meter the project ships: each request made with an organization's API key counts 1. */
 export const API_CALLS_METER: Meter = { id: 'api-calls', name: 'API calls', eventName: 'api_calls' };
+/** The files' meter (src/storage/): the bytes an organization's files hold now; limits, never billed per use. */
+export const STORAGE_BYTES_METER: Meter = { id: 'storage-bytes', name: 'Storage (bytes)', eventName: 'storage_bytes' };
 
 const ID = /^[a-z0-9][a-z0-9-]{0,49}$/;
 const FEATURE = /^[a-z0-9][a-z0-9-]*$/;
@@ -138,6 +140,7 @@ function readMeters(r: Reader, value: unknown): Meter[] {
     }
   }
   // the shipped meter is always there; the file may rename it
+  if (!meters.some((m) => m.id === STORAGE_BYTES_METER.id)) meters.unshift(STORAGE_BYTES_METER);
   if (!meters.some((m) => m.id === API_CALLS_METER.id)) meters.unshift(API_CALLS_METER);
   return meters;
 }

@@ -7,7 +7,7 @@
 import type { RouteGroup } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import { limitOf } from '../http/usage-gate.js';
-import { API_CALLS_METER, type Catalogue, type ConfigProblem, mainPrice, pricesOf, readCatalogue } from './catalogue.js';
+import { API_CALLS_METER, STORAGE_BYTES_METER, type Catalogue, type ConfigProblem, mainPrice, pricesOf, readCatalogue } from './catalogue.js';
 
 export type { ConfigProblem } from './catalogue.js';
 
@@ -152,7 +152,7 @@ export function billingSettings(env: Env, problem: ConfigProblem): BillingSettin
 export function envCatalogue(plans: readonly BillingPlan[]): Catalogue {
   return {
     source: 'env',
-    meters: [API_CALLS_METER],
+    meters: [API_CALLS_METER, STORAGE_BYTES_METER],
     plans: plans.map((p) => ({
       id: p.id,
       name: p.id,

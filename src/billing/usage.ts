@@ -198,6 +198,23 @@ export class UsageService implements UsageGate {
     return queueSyncJobOnce(trx, organizationId, { kind: 'meter', meter });
   }
 
+  private readonly gauges = new Map<string, (organizationId: string) => Promise<number>>();
+
+  /**
+   * A meter that counts what an organization holds now rather than what a period added (the
+   * files' `storage-bytes`): its `used` on the usage page is `read`'s, its hard limit checked by
+   * its module ({@link hardLimitOf}).
+   */
+  useGauge(meter: string, read: (organizationId: string) => Promise<number>): void {
+    this.gauges.set(meter, read);
+  }
+
+  /** The hard limit of `meter` on the organization's plan; null: none. */
+  async hardLimitOf(db: DB, organizationId: string, meter: string): Promise<number | null> {
+    const row = await orgBilling(db, organizationId);
+    return row ? (planOf(this.deps.catalogue(), row)?.limits[meter]?.hard ?? null) : null;
+  }
+
   /** GET /api/orgs/:id/usage: the plan, the period, seats and every meter of the catalogue with its daily usage. */
   async usageOf(organizationId: string, now = new Date()): Promise<OrganizationUsage | undefined> {
     const { db } = this.deps;
@@ -219,6 +236,7 @@ export class UsageService implements UsageGate {
         where organization_id = ${organizationId} and recorded_at >= ${period.start} and recorded_at < ${period.end}
         group by meter, day`.execute(db),
     ]);
+    const gauged = new Map(await Promise.all([...this.gauges].map(async ([meter, read]) => [meter, await read(organizationId)] as const)));
     const days: string[] = [];
     const last = dayOf(now < period.end ? now : new Date(period.end.getTime() - 1));
     for (
@@ -238,7 +256,7 @@ export class UsageService implements UsageGate {
         return {
           meter: m.id,
           name: m.name,
-          used: Number(counters.find((c) => c.meter === m.id)?.used ?? 0),
+          used: gauged.get(m.id) ?? Number(counters.find((c) => c.meter === m.id)?.used ?? 0),
           soft: plan?.limits[m.id]?.soft ?? null,
           hard: plan?.limits[m.id]?.hard ?? null,
           daily: days.map((date) => ({ date, used: byDay.get(date) ?? 0 })),
@@ -248,7 +266,7 @@ export class UsageService implements UsageGate {
   }
 }
 
-function usageLimit(meter: string, limit: number, used: number): HttpError {
+export function usageLimit(meter: string, limit: number, used: number): HttpError {
   return new HttpError(402, {
     type: 'usage-limit',
     message: `The organization reached its plan's limit of ${limit} ${meter} for this billing period`,

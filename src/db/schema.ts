@@ -10,6 +10,8 @@ export interface AccountTable {
   id: Generated<string>;
   email: string;
   name: string | null;
+  /** the account's avatar (migration 0026) */
+  avatar_file_id: Generated<string | null>;
   /** null for an account made by a provider sign-in until its owner sets a password (forgot-password) */
   password_hash: string | null;
   created_at: Generated<Date>;
@@ -133,6 +135,8 @@ export type OrgRole = 'owner' | 'admin' | 'member';
 export interface OrganizationTable {
   id: Generated<string>;
   name: string;
+  /** the organization's logo (migration 0026) */
+  logo_file_id: Generated<string | null>;
   /** unique, `[a-z0-9-]`, for URLs */
   slug: string;
   personal: ColumnType<boolean, boolean | undefined, boolean>;
@@ -598,6 +602,41 @@ export interface DatabaseSchema {
   billing_job: BillingJobTable;
   usage_record: UsageRecordTable;
   usage_counter: UsageCounterTable;
+  stored_file: StoredFileTable;
+  storage_deletion: StorageDeletionTable;
+}
+
+/** An object in the store and what it belongs to (migration 0026; docs/files.md). */
+export interface StoredFileTable {
+  id: Generated<string>;
+  key: string;
+  purpose: string;
+  account_id: string | null;
+  organization_id: string | null;
+  uploaded_by: string | null;
+  name: string;
+  content_type: string;
+  /** bytes: declared while pending, as stored once completed */
+  size: ColumnType<string, number, number>;
+  status: Generated<'pending' | 'stored'>;
+  /** the widths of the WebP renditions kept beside an image (`<key>.<width>.webp`) */
+  renditions: Generated<number[]>;
+  /** the disk driver's upload token was used (single use) */
+  upload_used: Generated<boolean>;
+  created_at: Generated<Date>;
+  completed_at: NullableTimestamp;
+}
+
+/** Objects to delete from the store (a durable queue; migration 0026). */
+export interface StorageDeletionTable {
+  id: Generated<string>;
+  key: string;
+  attempts: Generated<number>;
+  next_attempt_at: Generated<Date>;
+  locked_until: NullableTimestamp;
+  locked_by: string | null;
+  last_error: string | null;
+  created_at: Generated<Date>;
 }
 
 export type AccountRow = Selectable<AccountTable>;

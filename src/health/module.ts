@@ -10,8 +10,14 @@ export const healthModule = defineModule({
   name: 'health',
   start(ctx) {
     const { database } = ctx;
+    let storage: ((timeoutMs: number) => Promise<boolean>) | undefined;
     return {
-      services: {},
+      services: {
+        /** the file store's check (the storage module adds it): told in the readiness probe's `storage` */
+        checkStorage(ping: (timeoutMs: number) => Promise<boolean>) {
+          storage = ping;
+        },
+      },
       schemas: [HealthStatus, HealthLive, HealthReady],
       routeGroups: [
         healthRoutes({
@@ -20,6 +26,9 @@ export const healthModule = defineModule({
           pingDatabase: (ms) => database.ping(ms),
           pendingMigrations: () => pendingMigrations(database.db as unknown as Kysely<unknown>),
           draining: ctx.draining,
+          get pingStorage() {
+            return storage;
+          },
         }),
       ],
     };

@@ -24,6 +24,12 @@ export const HealthReady = Type.Object(
     status: Type.Union([Type.Literal('ok'), Type.Literal('draining'), Type.Literal('degraded')]),
     db: Type.Union([Type.Literal('ok'), Type.Literal('down')]),
     migrations: Type.Union([Type.Literal('applied'), Type.Literal('pending'), Type.Literal('unknown')]),
+    storage: Type.Optional(
+      Type.Union([Type.Literal('ok'), Type.Literal('down')], {
+        description:
+          'the file store (docs/files.md); told, never a reason to leave the load balancer: every instance shares the one store, and the rest of the product works without it',
+      }),
+    ),
   },
   { $id: 'health-ready', additionalProperties: false },
 );
@@ -38,6 +44,8 @@ export interface HealthDeps {
   pendingMigrations(): Promise<string[]>;
   /** true from the moment the process was told to stop */
   draining(): boolean;
+  /** the file store's check, once the storage module added it: true when it answers within `timeoutMs` */
+  pingStorage?(timeoutMs: number): Promise<boolean>;
 }
 
 /** How long the database gets to answer before the service reports itself degraded. */
@@ -83,10 +91,16 @@ export function healthRoutes(deps: HealthDeps): RouteGroup {
       timeoutMs,
     ),
   );
-  const ready = (reply: { code(status: number): unknown }, dbUp: boolean, applied: boolean): HealthReady => {
+  const pingStorage = cachedPing((timeoutMs) => deps.pingStorage?.(timeoutMs) ?? Promise.resolve(true));
+  const ready = (reply: { code(status: number): unknown }, dbUp: boolean, applied: boolean, storageUp: boolean | undefined): HealthReady => {
     const status = deps.draining() ? 'draining' : dbUp && applied ? 'ok' : 'degraded';
     if (status !== 'ok') reply.code(503);
-    return { status, db: dbUp ? 'ok' : 'down', migrations: !dbUp ? 'unknown' : applied ? 'applied' : 'pending' };
+    return {
+      status,
+      db: dbUp ? 'ok' : 'down',
+      migrations: !dbUp ? 'unknown' : applied ? 'applied' : 'pending',
+      ...(deps.pingStorage && storageUp !== undefined ? { storage: storageUp ? 'ok' : 'down' } : {}),
+    };
   };
   return {
     prefix: '/api',
@@ -135,11 +149,14 @@ export function healthRoutes(deps: HealthDeps): RouteGroup {
           '503 `degraded` otherwise. Answers are cached for 500 ms.',
         schemas: { response: { 200: HealthReady, 503: HealthReady } },
         handler({ reply }) {
-          if (deps.draining()) return ready(reply, pingDatabase.known() ?? true, migrationsApplied.known() ?? true);
+          if (deps.draining()) return ready(reply, pingDatabase.known() ?? true, migrationsApplied.known() ?? true, pingStorage.known());
           const dbUp = pingDatabase.known();
           const applied = migrationsApplied.known();
-          if (dbUp !== undefined && applied !== undefined) return ready(reply, dbUp, applied);
-          return Promise.all([pingDatabase(DB_PING_TIMEOUT_MS), migrationsApplied(DB_PING_TIMEOUT_MS)]).then(([up, done]) => ready(reply, up, up && done));
+          const storageUp = pingStorage.known();
+          if (dbUp !== undefined && applied !== undefined && (storageUp !== undefined || !deps.pingStorage)) return ready(reply, dbUp, applied, storageUp);
+          return Promise.all([pingDatabase(DB_PING_TIMEOUT_MS), migrationsApplied(DB_PING_TIMEOUT_MS), pingStorage(DB_PING_TIMEOUT_MS)]).then(
+            ([up, done, stored]) => ready(reply, up, up && done, stored),
+          );
         },
       }),
     ],

@@ -63,7 +63,10 @@ describe('the plan catalogue', () => {
   it('reads meters, plans, prices, seats, limits and features; every price names its plan', () => {
     const billing = load({ BILLING_PLANS_FILE: file(CATALOGUE) });
     assert.equal(billing.catalogue.source, 'file');
-    assert.deepEqual(billing.catalogue.meters, [{ id: 'api-calls', name: 'API calls', eventName: 'api_calls' }]);
+    assert.deepEqual(billing.catalogue.meters, [
+      { id: 'api-calls', name: 'API calls', eventName: 'api_calls' },
+      { id: 'storage-bytes', name: 'Storage (bytes)', eventName: 'storage_bytes' },
+    ]);
     const [free, team] = billing.catalogue.plans;
     assert.deepEqual(free, {
       id: 'free',
@@ -87,8 +90,8 @@ describe('the plan catalogue', () => {
     assert.deepEqual(bare.catalogue.plans[0].seats, { included: 0, max: null });
     assert.deepEqual(
       bare.catalogue.meters.map((m) => m.id),
-      ['api-calls'],
-      'the shipped meter is always there',
+      ['api-calls', 'storage-bytes'],
+      'the shipped meters are always there',
     );
   });
 

@@ -81,6 +81,8 @@ export async function startSystem(db: TestDatabase, env: Record<string, string> 
     JWT_SECRET: TEST_JWT_SECRET,
     LOG_FILE: logFile,
     PUBLIC_DIR: join(dir, 'public'),
+    // the disk store of files, removed with the rest (docs/files.md)
+    STORAGE_DIR: join(dir, 'files'),
     // every test signs up from 127.0.0.1; the sign-up limit has its own tests
     SIGNUP_LIMIT_ADDRESS: '0',
     ...env,
