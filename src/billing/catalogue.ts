@@ -140,8 +140,8 @@ function readMeters(r: Reader, value: unknown): Meter[] {
     }
   }
   // the shipped meter is always there; the file may rename it
-  if (!meters.some((m) => m.id === STORAGE_BYTES_METER.id)) meters.unshift(STORAGE_BYTES_METER);
   if (!meters.some((m) => m.id === API_CALLS_METER.id)) meters.unshift(API_CALLS_METER);
+  if (!meters.some((m) => m.id === STORAGE_BYTES_METER.id)) meters.push(STORAGE_BYTES_METER);
   return meters;
 }
 

@@ -18,7 +18,7 @@ describe('probes', () => {
     assert.deepEqual(live.body, { status: 'ok' });
     const ready = await t.client('GET', '/api/health/ready');
     assert.equal(ready.status, 200);
-    assert.deepEqual(ready.body, { status: 'ok', db: 'ok', migrations: 'applied' });
+    assert.deepEqual(ready.body, { status: 'ok', db: 'ok', migrations: 'applied', storage: 'ok' });
   });
 
   it('ready is 503 degraded while a migration is missing', async () => {
@@ -29,7 +29,7 @@ describe('probes', () => {
       await sleep(600); // past the 500 ms cache
       const ready = await t.client('GET', '/api/health/ready');
       assert.equal(ready.status, 503);
-      assert.deepEqual(ready.body, { status: 'degraded', db: 'ok', migrations: 'pending' });
+      assert.deepEqual(ready.body, { status: 'degraded', db: 'ok', migrations: 'pending', storage: 'ok' });
       assert.equal((await t.client('GET', '/api/health/live')).status, 200, 'liveness does not care');
     } finally {
       await sql`insert into kysely_migration (name, timestamp) values (${last.name}, ${last.timestamp})`.execute(db);
