@@ -9,6 +9,7 @@
  *   bench/report.ts     rows, medians, validity (load average > cores: not valid), targets, results.json
  *   bench/micro.ts      micro-benchmarks of the compiled code (full run)
  *   bench/db-path.ts    the database path alone, on PostgreSQL (full run)
+ *   bench/upload.ts     a 25 MB upload to the disk driver: the server's RSS growth
  *
  * Every server is started once and loaded in turn, round after round (a b c, a b c, ...), so
  * that a slow minute of a shared machine lands on all of them alike; medians are reported.
@@ -36,6 +37,7 @@ import { footprint, FOOTPRINT_PEAK_MAX_MB, type Footprint, type FootprintOptions
 import { CORES, load, procStatusMb, profiledCpuUs, type Load, type LoadOptions } from './measure.js';
 import { cpuRatio, judge, row, summarize, validity, writeResults, type Summary, type Target } from './report.js';
 import { health, logIns, scenariosFor, type Account, type Scenario } from './scenarios.js';
+import { UPLOAD_RSS_GROWTH_MAX_MB, uploadFootprint } from './upload.js';
 import { freePort, isMetricsFrame, serverNode, setups, type Running, type Setup } from './servers.js';
 
 const FULL = process.argv.includes('--full') || process.env.BENCH_FULL === '1';
@@ -305,6 +307,21 @@ if (!ONLY) {
     name: `peak RSS <= ${FOOTPRINT_PEAK_MAX_MB} MB, npm start on PGlite under sign-ups`,
     figure: `${f['peak-rss-mb']} MB (start ${f['start-rss-mb']} MB)`,
     met: f['peak-rss-mb'] === null ? null : f['peak-rss-mb'] <= FOOTPRINT_PEAK_MAX_MB,
+    memory: true,
+  });
+}
+
+// a 25 MB upload to the disk driver: what it adds to the server's resident memory
+if (!ONLY) {
+  const u = await uploadFootprint(dir);
+  results.upload = u;
+  console.log(
+    `a ${u.bytes / 1024 / 1024} MB upload (disk driver): RSS ${u['rss-before-mb']} MB before, peak ${u['peak-rss-during-mb']} MB during (${u['growth-mb']} MB more), ${u.seconds} s`,
+  );
+  targets.push({
+    name: `RSS growth <= ${UPLOAD_RSS_GROWTH_MAX_MB} MB during a 25 MB upload (disk driver)`,
+    figure: `${u['growth-mb']} MB`,
+    met: u['growth-mb'] === null ? null : u['growth-mb'] <= UPLOAD_RSS_GROWTH_MAX_MB,
     memory: true,
   });
 }

@@ -8,6 +8,7 @@
  * organization's deletion taking their objects, the export listing files, a store that is away.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -152,6 +153,20 @@ for (const driver of ['disk', 's3'] as const) {
       );
       const exported = await as(t, owner, 'GET', '/api/account/export');
       assert.ok(exported.body.files.some((f: { id: string }) => f.id === second.completed.body.id));
+    });
+
+    it('keeps a large upload byte for byte (its chunks stream to the store)', async () => {
+      // noise does not compress: a PNG of about 1.5 MB, sent in many socket reads
+      const noise = Buffer.alloc(700 * 700 * 3);
+      for (let i = 0; i < noise.length; i++) noise[i] = (i * 2654435761) >>> 24;
+      const image = await sharp(noise, { raw: { width: 700, height: 700, channels: 3 } })
+        .png({ compressionLevel: 0 })
+        .toBuffer();
+      assert.ok(image.length > 1_000_000 && image.length < 2 * 1024 * 1024, `${image.length} bytes`);
+      const { completed } = await uploadAndComplete(owner, { purpose: 'avatar', name: 'noise.png', 'content-type': 'image/png' }, image);
+      assert.equal(completed.status, 201, completed.text);
+      const served = Buffer.from(await (await fetch(completed.body.url)).arrayBuffer());
+      assert.equal(createHash('sha256').update(served).digest('hex'), createHash('sha256').update(image).digest('hex'));
     });
 
     it('refuses a type the purpose does not allow at once, and bytes that contradict the declared type at completion, deleting them', async () => {

@@ -1,0 +1,112 @@
+/**
+ * A 25 MB upload to the disk driver (docs/files.md): the compiled server on a PGlite directory with
+ * the disk store, a person signed up, a 25 MB upload started (`FILE_IMAGE_MAX_BYTES` raised so the
+ * avatar purpose takes it) and its bytes PUT to the server's signed URL in 64 KB chunks. The
+ * server's resident memory is sampled every 50 ms from before the PUT to its answer: the growth
+ * of its peak over its settled RSS before is the figure. Target: at most 10 MB (the body is
+ * streamed to a file, never held).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { procStatusMb } from './measure.js';
+import { startServer } from './servers.js';
+
+export const UPLOAD_BYTES = Number(process.env.BENCH_UPLOAD_MB ?? 25) * 1024 * 1024;
+/** the RSS an upload may add */
+export const UPLOAD_RSS_GROWTH_MAX_MB = 10;
+
+export interface UploadFootprint {
+  bytes: number;
+  'rss-before-mb': number | null;
+  'peak-rss-during-mb': number | null;
+  'growth-mb': number | null;
+  seconds: number;
+}
+
+async function json(res: Response): Promise<Record<string, unknown>> {
+  const body = (await res.json()) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`bench: upload: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+export async function uploadFootprint(tmp: string, script = 'dist/server.js'): Promise<UploadFootprint> {
+  const dir = await mkdtemp(join(tmp, 'upload-'));
+  const server = await startServer(script, {
+    env: {
+      APP_ENV: 'dev',
+      DATABASE_URL: '',
+      MAIL_URL: '',
+      PGLITE_DIR: join(dir, 'pglite'),
+      STORAGE_DIR: join(dir, 'files'),
+      FILE_IMAGE_MAX_BYTES: String(UPLOAD_BYTES),
+      LOG_CONSOLE: 'off',
+      SIGNUP_LIMIT_ADDRESS: '0',
+    },
+  });
+  try {
+    const signUp = await json(
+      await fetch(`${server.url}/api/account/sign-up`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ email: 'upload@example.com', password: 'upload password 123' }),
+      }),
+    );
+    const logIn = await json(
+      await fetch(`${server.url}/api/account/log-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ email: 'upload@example.com', password: 'upload password 123' }),
+      }),
+    );
+    void signUp;
+    const token = String(logIn['access-token']);
+    const started = await json(
+      await fetch(`${server.url}/api/uploads`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ purpose: 'avatar', name: 'big.png', 'content-type': 'image/png', size: UPLOAD_BYTES }),
+      }),
+    );
+    await sleep(2000);
+    const before = await procStatusMb(server.pid, 'VmRSS');
+    let peak = before ?? 0;
+    const sampler = setInterval(() => {
+      void procStatusMb(server.pid, 'VmRSS').then((mb) => {
+        peak = Math.max(peak, mb ?? 0);
+      });
+    }, 50);
+    const chunk = randomBytes(64 * 1024);
+    const chunks = UPLOAD_BYTES / chunk.length;
+    const body = Readable.from(
+      (function* stream() {
+        for (let i = 0; i < chunks; i++) yield chunk;
+      })(),
+    );
+    const t0 = performance.now();
+    const res = await fetch(String(started.url), {
+      method: 'PUT',
+      body: Readable.toWeb(body) as ReadableStream,
+      headers: { 'content-type': 'image/png', 'content-length': String(UPLOAD_BYTES) },
+      duplex: 'half',
+    } as RequestInit);
+    await res.arrayBuffer();
+    const seconds = (performance.now() - t0) / 1000;
+    clearInterval(sampler);
+    if (res.status !== 204) throw new Error(`bench: the upload's PUT answered ${res.status}`);
+    const last = await procStatusMb(server.pid, 'VmRSS');
+    peak = Math.max(peak, last ?? 0);
+    return {
+      bytes: UPLOAD_BYTES,
+      'rss-before-mb': before,
+      'peak-rss-during-mb': peak,
+      'growth-mb': before === null ? null : Math.round((peak - before) * 10) / 10,
+      seconds: Math.round(seconds * 100) / 100,
+    };
+  } finally {
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
