@@ -58,7 +58,7 @@ export class StorageMount {
     if (req.method !== 'PUT' || !(driver instanceof DiskDriver))
       return this.json(res, 405, { type: 'method-not-allowed', message: 'An upload is a PUT' }, { allow: 'PUT' });
     const token = tokens.verify(text, 'upload');
-    if (!token || token.kind !== 'upload') return this.json(res, 403, { type: 'forbidden', message: 'The upload URL is not valid or has expired' });
+    if (!token) return this.json(res, 403, { type: 'forbidden', message: 'The upload URL is not valid or has expired' });
     // single use: the first request to claim the token is the only one that writes
     const claimed = await db
       .updateTable('stored_file')
@@ -91,7 +91,7 @@ export class StorageMount {
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return this.json(res, 405, { type: 'method-not-allowed', message: 'A link is read with GET' }, { allow: 'GET' });
     const token = this.deps.tokens.verify(text, 'download');
-    if (!token || token.kind !== 'download') return this.json(res, 403, { type: 'forbidden', message: 'The link is not valid or has expired' });
+    if (!token) return this.json(res, 403, { type: 'forbidden', message: 'The link is not valid or has expired' });
     const served = await this.deps.files.served(token.file, token.variant);
     if (!served) return this.json(res, 404, { type: 'not-found', message: 'No such file' });
     const { driver } = this.deps;

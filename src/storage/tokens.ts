@@ -38,7 +38,7 @@ export class StorageTokens {
   }
 
   /** The token, when the signature is this server's and it has not expired. */
-  verify(text: string, kind: StorageToken['kind'], now = Date.now()): StorageToken | undefined {
+  verify<K extends StorageToken['kind']>(text: string, kind: K, now = Date.now()): Extract<StorageToken, { kind: K }> | undefined {
     const dot = text.indexOf('.');
     if (dot < 1) return undefined;
     const payload = text.slice(0, dot);
@@ -47,7 +47,7 @@ export class StorageTokens {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
     try {
       const token = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as StorageToken;
-      return token.kind === kind && typeof token.exp === 'number' && token.exp * 1000 > now ? token : undefined;
+      return token.kind === kind && typeof token.exp === 'number' && token.exp * 1000 > now ? (token as Extract<StorageToken, { kind: K }>) : undefined;
     } catch {
       return undefined;
     }

@@ -6,12 +6,11 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
-import { ConnectedAppName, ScopeList } from '../oauth/consent-pages.js';
+import { ConnectedAppName, RevokeAppButton, ScopeList } from '../oauth/consent-pages.js';
 import { useApp } from '../ui/app.js';
 import { Button } from '../ui/button.js';
 import { Card, Stack } from '../ui/card.js';
 import { dateTime } from '../ui/dates.js';
-import { ConfirmButton } from '../ui/dialog.js';
 import { Alert } from '../ui/feedback.js';
 import { CopyField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
@@ -144,17 +143,12 @@ export function AssistantsPage() {
                 </td>
                 <td data-field="last-used-at">{dateTime(app['last-used-at'], 'never')}</td>
                 <td>
-                  <ConfirmButton
-                    variant="secondary"
+                  <RevokeAppButton
+                    app={app}
                     class="revoke-assistant"
-                    disabled={state.busy}
-                    title={`Revoke ${app.name}?`}
+                    verb="Revoke"
                     message="Its access ends at once: its next call is refused, and it must ask you again to come back."
-                    confirmLabel="Revoke"
-                    onConfirm={() => dispatch(['connected-apps/revoke', app.id])}
-                  >
-                    Revoke
-                  </ConfirmButton>
+                  />
                 </td>
               </tr>
             )}

@@ -53,6 +53,24 @@ export function ConnectedAppName({ app }: { app: ConnectedApp }) {
   );
 }
 
+/** Ends a grant after asking: the connected apps' and the AI assistants' pages. */
+export function RevokeAppButton({ app, verb, message, ...props }: { app: ConnectedApp; verb: string; message: string; class: string }) {
+  const { state, dispatch } = useApp();
+  return (
+    <ConfirmButton
+      variant="secondary"
+      class={props.class}
+      disabled={state.busy}
+      title={`${verb} ${app.name}?`}
+      message={message}
+      confirmLabel={verb}
+      onConfirm={() => dispatch(['connected-apps/revoke', app.id])}
+    >
+      {verb}
+    </ConfirmButton>
+  );
+}
+
 function Consent({ interaction }: { interaction: Interaction }) {
   const { state, dispatch } = useApp();
   const { client } = interaction;
@@ -162,17 +180,12 @@ export function ConnectedAppsPage() {
                 <td>{dateOnly(app['created-at'])}</td>
                 <td>{dateTime(app['last-used-at'], 'never')}</td>
                 <td>
-                  <ConfirmButton
-                    variant="secondary"
+                  <RevokeAppButton
+                    app={app}
                     class="revoke-connected-app"
-                    disabled={state.busy}
-                    title={`Disconnect ${app.name}?`}
+                    verb="Disconnect"
                     message="Its access ends at once; it must ask you again to come back."
-                    confirmLabel="Disconnect"
-                    onConfirm={() => dispatch(['connected-apps/revoke', app.id])}
-                  >
-                    Disconnect
-                  </ConfirmButton>
+                  />
                 </td>
               </tr>
             )}
