@@ -54,6 +54,25 @@ export function names(kebab: string): Names {
   };
 }
 
+/**
+ * English's article before a word, by its sound: `an invoice`, `a time entry`, and the common
+ * spellings whose first letter misleads (`a unit`, `a user`, `an hour`).
+ */
+export function article(word: string): 'a' | 'an' {
+  if (/^(uni|use|usu|uti|ure|eu|one|once)/.test(word)) return 'a';
+  if (/^(hour|honest|honou?r|heir)/.test(word)) return 'an';
+  return /^[aeiou]/.test(word) ? 'an' : 'a';
+}
+
+/** The MCP tools of a resource's five routes (docs/mcp.md): what the routes template names them. */
+export function toolNames(spec: Pick<ResourceSpec, 'name' | 'plural'>): string[] {
+  const { name, plural } = spec;
+  return [`list-${plural.kebab}`, `get-${name.kebab}`, `create-${name.kebab}`, `update-${name.kebab}`, `delete-${name.kebab}`];
+}
+
+/** The longest tool name MCP clients take (and the start-up check allows). */
+const TOOL_NAME_MAX = 64;
+
 /** English's regular plural: `project` -> `projects`, `category` -> `categories`, `box` -> `boxes`. */
 export function regularPlural(word: string): string {
   if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
@@ -123,6 +142,8 @@ export function parseSpec(args: readonly string[]): ResourceSpec {
   const plural = typeof options.plural === 'string' ? options.plural : regularPlural(name);
   checkName('plural', plural);
   if (plural === name) throw new SpecError(`plural "${plural}" must differ from the name`);
+  const tooLong = toolNames({ name: names(name), plural: names(plural) }).find((tool) => tool.length > TOOL_NAME_MAX);
+  if (tooLong) throw new SpecError(`"${name}" is too long: its MCP tool would be ${tooLong} (${tooLong.length} characters; at most ${TOOL_NAME_MAX})`);
   if (fieldArgs.length === 0) throw new SpecError('at least one field is needed, e.g. title:string');
   const fields = fieldArgs.map(parseField);
   const twice = fields.find((f, i) => fields.findIndex((g) => g.name === f.name) !== i);
