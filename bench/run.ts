@@ -218,6 +218,7 @@ const ratios: Record<string, unknown> = {
   'invalid-body-vs-fastify-bare-invalid-body': cpuRatio(summary(ours, 'invalid-body'), summary('fastify-bare', 'invalid-body')),
   'me-json-vs-health': cpuRatio(summary(ours, 'me-json'), healthOf(ours)),
   'query-json-vs-health': cpuRatio(summary(ours, 'query-json'), healthOf(ours)),
+  'mcp-get-account-vs-me-json': cpuRatio(summary(ours, 'mcp-get-account'), summary(ours, 'me-json')),
   'console-json-on-vs-off': cpuRatio(healthOf('console-json'), healthOf(ours)),
 };
 if (FULL) {
@@ -265,6 +266,8 @@ const targets: Target[] = [
   ),
   atMost(`/me <= 2 x own health (>= 0.5 x), ${ours}`, summary(ours, 'me-json'), healthOf(ours), 2),
   atMost(`query account/me <= 2 x own health (>= 0.5 x), ${ours}`, summary(ours, 'query-json'), healthOf(ours), 2),
+  // the same route as a tool: the MCP request's own cost (its server, the JSON-RPC round, the in-process request) on top of /me's
+  atMost(`MCP tools/call get-account <= 1.5 x GET /me, ${ours}`, summary(ours, 'mcp-get-account'), summary(ours, 'me-json'), 1.5),
   atMost('console JSON logging adds <= 15 % to health', healthOf('console-json'), healthOf(ours), 1.15),
 ];
 const peak = byServer.postgres?.['peak-rss-mb'] as number | null | undefined;

@@ -4,10 +4,12 @@
  *  - every server: `GET /api/health` (the peers answer the same body)
  *  - the project, besides: the answers a public server gives most (an unknown path: scanners send
  *    mostly those; a 401 without a token; a 400 from validation) and the account reads
- *    (`GET /api/account/me`, the query endpoint's `account/me`), in JSON; the full run adds
- *    Transit, and log-in (argon2id) with health's latency while log-ins run flat out
+ *    (`GET /api/account/me`, the query endpoint's `account/me`, the MCP server's tool call
+ *    `get-account`, which runs the same route in-process), in JSON; the full run adds Transit,
+ *    and log-in (argon2id) with health's latency while log-ins run flat out
  */
 import type { Format } from '../src/shared/codecs.js';
+import { mcpToken } from './mcp-token.js';
 import type { Kind, Running } from './servers.js';
 
 const compiled = <T>(path: string): Promise<T> => import(new URL(`../dist/${path}`, import.meta.url).href) as Promise<T>;
@@ -74,12 +76,50 @@ function reads(token: string, format: Format): Scenario[] {
   ];
 }
 
+const GET_ACCOUNT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get-account', arguments: {} } });
+
+/**
+ * `tools/call get-account` on `/mcp` with an OAuth token issued for it: one stateless request, as
+ * an assistant sends it (no `initialize` first: any instance answers any call). Its answer is
+ * checked once to be the account, not a tool error, which is a 200 too.
+ */
+async function mcpGetAccount(server: Running, acc: Account): Promise<Scenario> {
+  const token = await mcpToken(server.url, acc.token, 'account:read');
+  const scenario: Scenario = {
+    key: 'mcp-get-account',
+    label: 'MCP tools/call get-account',
+    path: '/mcp',
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: GET_ACCOUNT,
+    status: 200,
+  };
+  const res = await fetch(`${server.url}/mcp`, { method: 'POST', headers: scenario.headers, body: scenario.body });
+  const answer = (await res.json()) as { result?: { isError?: boolean; structuredContent?: { email?: string } } };
+  if (answer.result?.isError || answer.result?.structuredContent?.email !== acc.email)
+    throw new Error(`bench: ${scenario.label} did not answer the account: ${JSON.stringify(answer).slice(0, 200)}`);
+  return scenario;
+}
+
 /** The scenarios of one server (and, for the project, the account they use), each checked once before any load. */
 export async function scenariosFor(server: Running, kind: Kind, full: boolean): Promise<{ scenarios: Scenario[]; account?: Account }> {
   if (kind === 'peer-validating') return { scenarios: await checked(server, [health, invalidBody]) };
   if (kind !== 'project') return { scenarios: await checked(server, [health]) };
   const acc = await account(server);
-  const scenarios = [health, notFound, noToken, invalidBody, ...reads(acc.token, json), ...(full ? reads(acc.token, transitJson) : [])];
+  const scenarios = [
+    health,
+    notFound,
+    noToken,
+    invalidBody,
+    ...reads(acc.token, json),
+    await mcpGetAccount(server, acc),
+    ...(full ? reads(acc.token, transitJson) : []),
+  ];
   return { scenarios: await checked(server, scenarios), account: acc };
 }
 

@@ -8,7 +8,7 @@
 import { existsSync, globSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { columnOf, type FieldSpec } from '../../src/shared/resource-fields.js';
-import { names, SpecError, type Names, type ResourceSpec } from './spec.js';
+import { article, names, SpecError, type Names, type ResourceSpec } from './spec.js';
 
 export const TEMPLATE_DIR = 'templates/resource';
 const SAMPLE = { name: names('sample-item'), plural: names('sample-items') };
@@ -29,6 +29,9 @@ function spellings(spec: Pick<ResourceSpec, 'name' | 'plural'>): Array<[string, 
   ] as const) {
     for (const key of Object.keys(sample) as Array<keyof Names>) pairs.push([sample[key], real[key]]);
   }
+  // the article goes with the name's sound: "a sample item" is "an invoice"
+  const articleWord = article(spec.name.lower);
+  pairs.push([`a ${SAMPLE.name.lower}`, `${articleWord} ${spec.name.lower}`], [`A ${SAMPLE.name.lower}`, `A${articleWord.slice(1)} ${spec.name.lower}`]);
   return pairs.sort((a, b) => b[0].length - a[0].length);
 }
 
@@ -36,7 +39,9 @@ function spellings(spec: Pick<ResourceSpec, 'name' | 'plural'>): Array<[string, 
 export function respell(text: string, spec: Pick<ResourceSpec, 'name' | 'plural'>): string {
   const pairs = spellings(spec);
   const map = new Map(pairs);
-  const pattern = new RegExp(pairs.map(([from]) => from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+  // an article is a word of its own: the "a" that ends "data" is not one
+  const alternative = (from: string) => (/^[aA] /.test(from) ? '(?<![A-Za-z])' : '') + from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(pairs.map(([from]) => alternative(from)).join('|'), 'g');
   return text.replace(pattern, (found) => map.get(found)!);
 }
 

@@ -1,12 +1,13 @@
 /**
  * The names a resource takes beyond its files and table (docs/resources.md, "Refusals"), checked
  * against what the project's running code registered: a system built on a memory database
- * (system-snapshot.ts) gives its named schemas, query kinds, webhook event types and OAuth
- * scopes; the audit log's action names are its label list. A clash would stop the system at
- * start (a schema's `$id` twice) or mix the resource's entries and events with another's.
+ * (system-snapshot.ts) gives its named schemas, query kinds, webhook event types, OAuth scopes
+ * and MCP tools; the audit log's action names are its label list. A clash would stop the system
+ * at start (a schema's `$id` or a tool's name twice) or mix the resource's entries and events
+ * with another's.
  */
 import type { ResourceSpec } from './spec.js';
-import { SpecError } from './spec.js';
+import { SpecError, toolNames } from './spec.js';
 
 export interface Registries {
   /** named schemas (`components.schemas`), by `$id` */
@@ -16,6 +17,8 @@ export interface Registries {
   webhookEventTypes: ReadonlySet<string>;
   auditActions: ReadonlySet<string>;
   oauthScopes: ReadonlySet<string>;
+  /** the MCP server's tools, by name */
+  tools: ReadonlySet<string>;
 }
 
 const VERBS = ['created', 'updated', 'deleted'];
@@ -23,9 +26,10 @@ const VERBS = ['created', 'updated', 'deleted'];
 /** Builds the system, reads its registries, stops it. */
 export async function readRegistries(): Promise<Registries> {
   // imported here: the whole system loads only for a spec that passed every other check
-  const [{ buildSnapshotSystem }, { queryModule }, { AUDIT_ACTION_LABELS }] = await Promise.all([
+  const [{ buildSnapshotSystem }, { queryModule }, { mcpModule }, { AUDIT_ACTION_LABELS }] = await Promise.all([
     import('../system-snapshot.js'),
     import('../../src/query/module.js'),
+    import('../../src/mcp/module.js'),
     import('../../src/shared/audit-actions.js'),
   ]);
   let system: Awaited<ReturnType<typeof buildSnapshotSystem>>;
@@ -43,13 +47,14 @@ export async function readRegistries(): Promise<Registries> {
       webhookEventTypes: new Set((types.json() as { 'event-types': string[] })['event-types']),
       auditActions: new Set(Object.keys(AUDIT_ACTION_LABELS)),
       oauthScopes: new Set(Object.keys(doc.components?.securitySchemes?.oauth?.flows?.authorizationCode?.scopes ?? {})),
+      tools: new Set(system.services(mcpModule).tools().keys()),
     };
   } finally {
     await system.stop();
   }
 }
 
-/** Refuses (a SpecError naming the first clash) a resource whose schemas, events, audit actions, query kind group or scopes exist. */
+/** Refuses (a SpecError naming the first clash) a resource whose schemas, events, audit actions, query kind group, scopes or tools exist. */
 export function checkRegistries(spec: Pick<ResourceSpec, 'name' | 'plural'>, registries: Registries): void {
   const { name, plural } = spec;
   const taken = (what: string) => new SpecError(`"${name.kebab}" is taken: ${what} exists in the running system`);
@@ -64,5 +69,8 @@ export function checkRegistries(spec: Pick<ResourceSpec, 'name' | 'plural'>, reg
   if (kind) throw taken(`the query kind group "${plural.kebab}" (${kind})`);
   for (const scope of [`${plural.kebab}:read`, `${plural.kebab}:write`]) {
     if (registries.oauthScopes.has(scope)) throw taken(`the OAuth scope "${scope}"`);
+  }
+  for (const tool of toolNames(spec)) {
+    if (registries.tools.has(tool)) throw taken(`the MCP tool "${tool}"`);
   }
 }

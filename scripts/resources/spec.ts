@@ -4,6 +4,7 @@
  * {@link SpecError}: one line naming it, exit status 1.
  */
 import type { FieldSpec, FieldType } from '../../src/shared/resource-fields.js';
+import { RESERVED } from './reserved.js';
 
 export class SpecError extends Error {}
 
@@ -35,198 +36,6 @@ export interface Names {
 const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const TYPES: readonly FieldType[] = ['string', 'text', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'enum'];
 
-/** SQL and TypeScript reserved words, and the names the project's own paths and tables use. */
-const RESERVED = new Set([
-  // the project's
-  'api',
-  'admin',
-  'org',
-  'orgs',
-  'organization',
-  'organizations',
-  'account',
-  'accounts',
-  'auth',
-  'oauth',
-  'member',
-  'members',
-  'invitation',
-  'invitations',
-  'webhook',
-  'webhooks',
-  'api-key',
-  'api-keys',
-  'audit',
-  'audit-log',
-  'billing',
-  'usage',
-  'sso',
-  'scim',
-  'query',
-  'health',
-  'openapi',
-  'session',
-  'sessions',
-  'shared',
-  'client',
-  'resources',
-  'resource',
-  'runtime',
-  'http',
-  'db',
-  'config',
-  'logging',
-  'observability',
-  'system',
-  'server',
-  'cluster',
-  'mail',
-  'payments',
-  'reports',
-  'product',
-  'mfa',
-  'passkeys',
-  'oidc',
-  'ui',
-  'shell',
-  'site',
-  // SQL
-  'all',
-  'analyse',
-  'analyze',
-  'and',
-  'any',
-  'array',
-  'as',
-  'asc',
-  'asymmetric',
-  'both',
-  'case',
-  'cast',
-  'check',
-  'collate',
-  'column',
-  'constraint',
-  'create',
-  'current-date',
-  'current-role',
-  'current-time',
-  'current-timestamp',
-  'current-user',
-  'default',
-  'deferrable',
-  'desc',
-  'distinct',
-  'do',
-  'else',
-  'end',
-  'except',
-  'false',
-  'fetch',
-  'for',
-  'foreign',
-  'from',
-  'grant',
-  'group',
-  'having',
-  'in',
-  'initially',
-  'intersect',
-  'into',
-  'lateral',
-  'leading',
-  'limit',
-  'localtime',
-  'localtimestamp',
-  'not',
-  'null',
-  'offset',
-  'on',
-  'only',
-  'or',
-  'order',
-  'placing',
-  'primary',
-  'references',
-  'returning',
-  'select',
-  'session-user',
-  'some',
-  'symmetric',
-  'table',
-  'then',
-  'to',
-  'trailing',
-  'true',
-  'union',
-  'unique',
-  'user',
-  'using',
-  'variadic',
-  'when',
-  'where',
-  'window',
-  'with',
-  'key',
-  'index',
-  'type',
-  'value',
-  'values',
-  // TypeScript and JavaScript
-  'break',
-  'catch',
-  'class',
-  'const',
-  'continue',
-  'debugger',
-  'delete',
-  'enum',
-  'export',
-  'extends',
-  'finally',
-  'function',
-  'if',
-  'import',
-  'instanceof',
-  'new',
-  'return',
-  'super',
-  'switch',
-  'this',
-  'throw',
-  'try',
-  'typeof',
-  'var',
-  'void',
-  'while',
-  'implements',
-  'interface',
-  'let',
-  'package',
-  'private',
-  'protected',
-  'public',
-  'static',
-  'yield',
-  'any',
-  'boolean',
-  'number',
-  'string',
-  'symbol',
-  'object',
-  'never',
-  'unknown',
-  'undefined',
-  'await',
-  'async',
-  'of',
-  'constructor',
-  'prototype',
-  'module',
-  'namespace',
-  'declare',
-]);
-
 /** Field names every item has, or that would clash with its table's columns. */
 const RESERVED_FIELDS = new Set(['id', 'created-at', 'updated-at', 'organization-id']);
 
@@ -244,6 +53,25 @@ export function names(kebab: string): Names {
     lower,
   };
 }
+
+/**
+ * English's article before a word, by its sound: `an invoice`, `a time entry`, and the common
+ * spellings whose first letter misleads (`a unit`, `a user`, `an hour`).
+ */
+export function article(word: string): 'a' | 'an' {
+  if (/^(uni|use|usu|uti|ure|eu|one|once)/.test(word)) return 'a';
+  if (/^(hour|honest|honou?r|heir)/.test(word)) return 'an';
+  return /^[aeiou]/.test(word) ? 'an' : 'a';
+}
+
+/** The MCP tools of a resource's five routes (docs/mcp.md): what the routes template names them. */
+export function toolNames(spec: Pick<ResourceSpec, 'name' | 'plural'>): string[] {
+  const { name, plural } = spec;
+  return [`list-${plural.kebab}`, `get-${name.kebab}`, `create-${name.kebab}`, `update-${name.kebab}`, `delete-${name.kebab}`];
+}
+
+/** The longest tool name MCP clients take (and the start-up check allows). */
+const TOOL_NAME_MAX = 64;
 
 /** English's regular plural: `project` -> `projects`, `category` -> `categories`, `box` -> `boxes`. */
 export function regularPlural(word: string): string {
@@ -314,6 +142,8 @@ export function parseSpec(args: readonly string[]): ResourceSpec {
   const plural = typeof options.plural === 'string' ? options.plural : regularPlural(name);
   checkName('plural', plural);
   if (plural === name) throw new SpecError(`plural "${plural}" must differ from the name`);
+  const tooLong = toolNames({ name: names(name), plural: names(plural) }).find((tool) => tool.length > TOOL_NAME_MAX);
+  if (tooLong) throw new SpecError(`"${name}" is too long: its MCP tool would be ${tooLong} (${tooLong.length} characters; at most ${TOOL_NAME_MAX})`);
   if (fieldArgs.length === 0) throw new SpecError('at least one field is needed, e.g. title:string');
   const fields = fieldArgs.map(parseField);
   const twice = fields.find((f, i) => fields.findIndex((g) => g.name === f.name) !== i);

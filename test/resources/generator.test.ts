@@ -2,8 +2,9 @@
  * `npm run new:resource` and `npm run remove:resource` (docs/resources.md) in a copy of the
  * repository: every refusal leaves the tree as it was; a resource with every field type passes
  * the project's own checks (type-check, module rules, lint) and its generated tests on PGlite and
- * PostgreSQL; its page works in Chromium and is axe-clean; removing it leaves the tree as before
- * but for the migrations.
+ * PostgreSQL, its five MCP tools called through the official SDK client among them; its page
+ * works in Chromium and is axe-clean; removing it leaves the tree as before but for the
+ * migrations.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -141,6 +142,7 @@ describe('the resource generator', () => {
       'src/time-entries/module.ts',
       'src/client/time-entries/feature.ts',
       'test/time-entries/http.test.ts',
+      'test/time-entries/mcp.test.ts',
       'docs/time-entries.md',
       'src/system.ts',
     ])
@@ -153,6 +155,10 @@ describe('the resource generator', () => {
       !written.some((p) => /^src\/(webhooks|audit|api-keys|orgs|http|db\/database|config)/.test(p)),
       `no other feature or base layer changes: ${written.join(', ')}`,
     );
+    // its five routes are five MCP tools (mcp.test.ts lists and calls them)
+    const routes = readFileSync(join(dir, 'src/time-entries/routes.ts'), 'utf8');
+    for (const tool of ['list-time-entries', 'get-time-entry', 'create-time-entry', 'update-time-entry', 'delete-time-entry'])
+      assert.equal(routes.split(`name: '${tool}',`).length - 1, 1, tool);
     // the client's and the scripts' configurations: the latter holds the server's sources and the tests
     must(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.client.json']);
     must(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.scripts.json']);
@@ -160,7 +166,8 @@ describe('the resource generator', () => {
     must('npm', ['run', '-s', 'lint']);
     const tests = must(process.execPath, ['scripts/run-tests.mjs', 'test/time-entries/*.test.ts', 'test/tasks/*.test.ts']);
     assert.match(tests, /fail 0/);
-    assert.match(tests, /4 files/, 'both resources ran their tests');
+    assert.match(tests, /6 files/, 'both resources ran their tests');
+    for (const plural of ['time-entries', 'tasks']) assert.match(tests, new RegExp(`✔ test/${plural}/mcp\\.test\\.ts — 3/3 passed`), `${plural}' MCP tools`);
   });
 
   browser.step('its page lists, creates, edits and deletes in Chromium, axe-clean', async () => {
