@@ -28,6 +28,7 @@ import { healthModule } from './health/module.js';
 import { mailModule, type Mail } from './mail/module.js';
 import { mcpModule } from './mcp/module.js';
 import { mfaModule } from './mfa/module.js';
+import { notificationsModule } from './notifications/module.js';
 import { oauthModule } from './oauth/module.js';
 import { oidcModule } from './oidc/module.js';
 import { orgsModule } from './orgs/module.js';
@@ -48,6 +49,7 @@ export const MODULES: readonly AnyModule[] = [
   authModule,
   mailModule,
   productModule,
+  notificationsModule, // before every module that notifies (their notice emails are its email channel)
   accountModule,
   mfaModule,
   passkeysModule,

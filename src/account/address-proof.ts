@@ -23,7 +23,7 @@ import { sql, type Kysely } from 'kysely';
 import { appendAccountAudit, appendAudit, type RequestOrigin } from '../audit/log.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { DatabaseSchema } from '../db/schema.js';
-import type { Mail } from '../mail/index.js';
+import type { NotificationService } from '../notifications/service.js';
 import { newActionToken, storeActionToken } from './action-tokens.js';
 
 /** How the address was proven: named in the email and the audit entry. */
@@ -31,7 +31,7 @@ export type AddressProof = 'verification' | 'password-reset' | 'email-sign-in' |
 
 export interface AddressProofDeps {
   refreshTokens: Pick<RefreshTokens, 'revokeAllForAccountIn'>;
-  mail: Pick<Mail, 'enqueue'>;
+  notifications: Pick<NotificationService, 'notify'>;
 }
 
 export interface AddressProofInput {
@@ -161,7 +161,14 @@ export async function addressFirstProven(trx: Kysely<DatabaseSchema>, deps: Addr
         sessions: endedSessions.length,
       },
     });
-    await deps.mail.enqueue(trx, { kind: 'credentials-removed-notice', to: account.email, data: { name: account.name, via: input.via, removed } });
+    await deps.notifications.notify(trx, {
+      kind: 'credentials-removed',
+      to: { accounts: [input.accountId] },
+      title: 'Sign-in methods added before your address was proven were removed',
+      body: removed.join(' '),
+      url: '/settings/security',
+      email: () => ({ kind: 'credentials-removed-notice', to: account.email, data: { name: account.name, via: input.via, removed } }),
+    });
   }
   return { firstProof: true, removed, endedSessions, revokedApiKeys: keys.map((k) => k.id), ...(passwordResetToken ? { passwordResetToken } : {}) };
 }

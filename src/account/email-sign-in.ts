@@ -24,6 +24,7 @@ import type { DB } from '../db/database.js';
 import { HttpError, invalidToken, requestCoercion } from '../http/errors.js';
 import type { Logger } from '../logging/logger.js';
 import { LINK_LIFETIME_SECONDS, type Mail } from '../mail/index.js';
+import type { NotificationService } from '../notifications/service.js';
 import { newActionToken } from './action-tokens.js';
 import { addressFirstProven, type AddressProofOutcome } from './address-proof.js';
 import type { LifecycleRateLimiter } from './limits.js';
@@ -38,6 +39,7 @@ const AFTER_ANSWER_MS = 20;
 export interface EmailSignInDeps {
   db: DB;
   mail: Pick<Mail, 'enqueue'>;
+  notifications: Pick<NotificationService, 'notify'>;
   log: Logger;
   refreshTokens: Pick<RefreshTokens, 'revokeAllForAccountIn' | 'sessionsEnded'>;
   limits: LifecycleRateLimiter;

@@ -10,6 +10,7 @@ import type { PasswordHasher } from '../auth/passwords.js';
 import type { AuthUser } from '../http/routes.js';
 import { conflict, invalidToken, requestCoercion, unauthorized } from '../http/errors.js';
 import type { Mail } from '../mail/index.js';
+import type { NotificationService } from '../notifications/service.js';
 import { newActionToken, retireTokens, storeActionToken, findUsableToken, useToken } from './action-tokens.js';
 import { addressFirstProven, type AddressProofOutcome } from './address-proof.js';
 import type { LifecycleRateLimiter } from './limits.js';
@@ -24,6 +25,7 @@ export interface LifecycleDeps extends PasswordCheckDeps {
   passwords: PasswordHasher;
   refreshTokens: RefreshTokens;
   mail: Pick<Mail, 'enqueue'>;
+  notifications: Pick<NotificationService, 'notify'>;
   limits: LifecycleRateLimiter;
   /** API keys revoked by an address's first proof: forgotten by this instance at once (the others hear the trigger's notification) */
   onApiKeysRevoked?: (keyIds: readonly string[]) => void;
@@ -194,7 +196,14 @@ export class AccountLifecycle {
       await trx.updateTable('account').set({ password_hash: passwordHash }).where('id', '=', account.id).execute();
       // a reset link mailed before the change must not undo it
       await retireTokens(trx, account.id, 'reset-password');
-      await this.deps.mail.enqueue(trx, { kind: 'password-changed-notice', to: account.email, data: { name: account.name } });
+      await this.deps.notifications.notify(trx, {
+        kind: 'password-changed',
+        to: { accounts: [account.id] },
+        title: 'Your password was changed',
+        body: 'If it was not you, reset your password now: every session and connected app was signed out.',
+        url: '/settings/security',
+        email: () => ({ kind: 'password-changed-notice', to: account.email, data: { name: account.name } }),
+      });
       await appendAccountAudit(trx, { action: 'account.password-changed', accountId: account.id, origin: client });
     });
     // a new password also disconnects every app: a grant made with a stolen token must not outlive it
@@ -220,7 +229,14 @@ export class AccountLifecycle {
       await retireTokens(trx, account.id, 'email-change');
       await storeActionToken(trx, { purpose: 'email-change', hash, accountId: account.id, email: newEmail });
       await this.deps.mail.enqueue(trx, { kind: 'confirm-email-change', to: newEmail, data: { name: account.name, newEmail, token } });
-      await this.deps.mail.enqueue(trx, { kind: 'email-changed-notice', to: account.email, data: { name: account.name, newEmail } });
+      await this.deps.notifications.notify(trx, {
+        kind: 'email-change-requested',
+        to: { accounts: [account.id] },
+        title: 'A change of your email address was asked for',
+        body: `The new address is ${newEmail}; it changes once that address confirms it.`,
+        url: '/settings/profile',
+        email: () => ({ kind: 'email-changed-notice', to: account.email, data: { name: account.name, newEmail } }),
+      });
       await appendAccountAudit(trx, { action: 'account.email-change-requested', accountId: account.id, details: { 'new-email': newEmail }, origin: client });
     });
     this.deps.log.info('account/email-change-requested', 'Email change requested', { 'account-id': account.id });

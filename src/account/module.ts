@@ -21,7 +21,10 @@ import { accountRoutes, LOG_OUT_COOKIES_KEY, type LogOutCookie } from './routes.
 import { ACCOUNT_SCHEMAS } from './schemas.js';
 import { AccountService } from './service.js';
 import type { FirstFactorPolicy } from './first-factor.js';
-import { securityNotices } from './notices.js';
+import { ACCOUNT_NOTIFICATION_KINDS, securityNotices } from './notices.js';
+import { NOTIFICATION_KINDS_KEY } from '../notifications/kinds.js';
+import { notificationsModule } from '../notifications/module.js';
+import { productModule } from '../product/module.js';
 import { sessionRoutes } from './session-routes.js';
 import { AccountSessions } from './sessions.js';
 
@@ -40,6 +43,7 @@ function httpUrl(env: Env, name: string, fallback: string): string {
 
 export const accountModule = defineModule({
   name: 'account',
+  declares: { [NOTIFICATION_KINDS_KEY]: ACCOUNT_NOTIFICATION_KINDS },
   settings: (env, config) => ({
     resendAccount: rateLimit(env, 'RESEND_LIMIT_ACCOUNT', { count: 5, seconds: 3600 }),
     resendAddress: rateLimit(env, 'RESEND_LIMIT_ADDRESS', { count: 20, seconds: 3600 }),
@@ -62,7 +66,8 @@ export const accountModule = defineModule({
     const log = ctx.logs.logger('saas.account');
     // what other modules plug into the account shape: the admin rule (src/admin/), the avatar's links (src/files/)
     const shaping = new AccountShaping();
-    const notices = securityNotices(mail);
+    const { notifications } = ctx.use(notificationsModule);
+    const notices = securityNotices(notifications, ctx.use(productModule).name);
     const breaches = new BreachedPasswords(
       limits.breachCheck,
       log,
@@ -104,6 +109,7 @@ export const accountModule = defineModule({
       passwords,
       refreshTokens,
       mail,
+      notifications,
       loginLimiter,
       log,
       shaping,
@@ -112,7 +118,17 @@ export const accountModule = defineModule({
       breaches,
       emailChangePolicies,
     });
-    const emailSignIn = new EmailSignIn({ db, mail, log, refreshTokens, limits: lifecycleLimits, accounts, signUp: limits.emailSignUp, onApiKeysRevoked });
+    const emailSignIn = new EmailSignIn({
+      db,
+      mail,
+      notifications,
+      log,
+      refreshTokens,
+      limits: lifecycleLimits,
+      accounts,
+      signUp: limits.emailSignUp,
+      onApiKeysRevoked,
+    });
     const sessions = new AccountSessions(db, refreshTokens, log);
     // an account's deletion takes the organizations it alone owns: what must happen first is plugged in (src/orgs/)
     const beforeDeletion: Array<(organizationIds: readonly string[]) => Promise<void>> = [];

@@ -1,5 +1,6 @@
 /**
- * Security notices by email (the table in docs/sign-in.md, "Security notices"):
+ * Security notices (the table in docs/sign-in.md, "Security notices"), notifications of the
+ * critical `security` category: always shown in the app and emailed at once (docs/notifications.md).
  * a change to how the account signs in, or a sign-in from a browser the account has not used
  * before, is told to its address. Each notice is queued in the transaction of the change it
  * tells of, so it goes out exactly when the change committed. It says what happened, when,
@@ -8,8 +9,10 @@
 import type { Kysely } from 'kysely';
 import type { RequestOrigin } from '../audit/log.js';
 import type { DatabaseSchema } from '../db/schema.js';
-import type { Mail } from '../mail/index.js';
 import type { SecurityEvent } from '../mail/kinds.js';
+import { SECURITY_EVENT_WORDS } from '../mail/templates.js';
+import type { NotificationKind } from '../notifications/kinds.js';
+import type { NotificationService } from '../notifications/service.js';
 
 export type { SecurityEvent };
 
@@ -40,14 +43,31 @@ export function describeBrowser(userAgent: string | null | undefined): string | 
   return browser ?? system ?? userAgent.slice(0, 80);
 }
 
-export function securityNotices(mail: Pick<Mail, 'enqueue'>): SecurityNotices {
+/** The account module's notification kinds: the security notices (critical). */
+export const ACCOUNT_NOTIFICATION_KINDS: NotificationKind[] = [
+  { kind: 'security-notice', category: 'security', description: 'a change to how the account signs in, or a sign-in from a new browser' },
+  { kind: 'password-changed', category: 'security', description: "the account's password was changed" },
+  { kind: 'email-change-requested', category: 'security', description: "a change of the account's address was asked for (told to the old address)" },
+  { kind: 'credentials-removed', category: 'security', description: 'what was added before the address was proven was removed' },
+];
+
+const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+export function securityNotices(notifications: Pick<NotificationService, 'notify'>, product: string): SecurityNotices {
   return async (trx, accountId, event, origin, detail) => {
-    const account = await trx.selectFrom('account').select(['email', 'name']).where('id', '=', accountId).executeTakeFirst();
-    if (!account) return;
-    await mail.enqueue(trx, {
+    const words = SECURITY_EVENT_WORDS[event](detail, product);
+    const browser = describeBrowser(origin.userAgent);
+    await notifications.notify(trx, {
       kind: 'security-notice',
-      to: account.email,
-      data: { name: account.name, event, at: new Date(), browser: describeBrowser(origin.userAgent), ip: origin.ip, ...(detail ? { detail } : {}) },
+      to: { accounts: [accountId] },
+      title: words.subject.replace(new RegExp(` (for|to|from) your ${product.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} account$`), ''),
+      body: `${sentence(words.text)}${browser || origin.ip ? ` (${[browser, origin.ip].filter(Boolean).join(', ')})` : ''}`,
+      url: '/settings/security',
+      email: (account) => ({
+        kind: 'security-notice',
+        to: account.email,
+        data: { name: account.name, event, at: new Date(), browser, ip: origin.ip, ...(detail ? { detail } : {}) },
+      }),
     });
   };
 }

@@ -3,6 +3,8 @@
  * the Customer Portal, and the plan gate's data (`requires` on routes).
  */
 import { mailModule } from '../mail/module.js';
+import { NOTIFICATION_KINDS_KEY } from '../notifications/kinds.js';
+import { notificationsModule } from '../notifications/module.js';
 import { orgsModule } from '../orgs/module.js';
 import { defineModule } from '../runtime/module.js';
 import { ConfigError, int, list } from '../runtime/settings.js';
@@ -20,6 +22,12 @@ export type { UsageRecord, UsageService } from './usage.js';
 
 export const billingModule = defineModule({
   name: 'billing',
+  declares: {
+    [NOTIFICATION_KINDS_KEY]: [
+      { kind: 'usage-threshold', category: 'billing', description: "an organization's usage of a meter reached the plan's warning level (owners and admins)" },
+      { kind: 'usage-limit-reached', category: 'billing', description: "an organization's usage of a meter reached the plan's hard limit (owners and admins)" },
+    ],
+  },
   settings: (env) => ({
     billing: billingSettings(env, (variable, problem) => new ConfigError(variable, problem)),
     webhookSecrets: list(env.STRIPE_WEBHOOK_SECRET),
@@ -40,7 +48,14 @@ export const billingModule = defineModule({
     orgs.onBeforeDeletion((ids) => billing.cancelForDeletion(ids));
     orgs.invitations.useCheck(billing.seatCap);
     const memberships = orgs.memberships;
-    const usage = new UsageService({ db: ctx.db, catalogue: () => billing.catalogue, mail: ctx.use(mailModule).mail, log, appUrl: ctx.config.appUrl });
+    const usage = new UsageService({
+      db: ctx.db,
+      catalogue: () => billing.catalogue,
+      mail: ctx.use(mailModule).mail,
+      notifications: ctx.use(notificationsModule).notifications,
+      log,
+      appUrl: ctx.config.appUrl,
+    });
     // seat quantities and meter events to Stripe, durably (docs/billing.md, "When Stripe is down")
     const sync = new StripeSync({ db: ctx.db, log, gateway, settings: settings.billing, pollMs: settings.syncPollMs, leaseMs: 60_000 });
     // its catch-up is a nudge of a worker that polls by itself: not at every tick while LISTEN is down

@@ -18,7 +18,7 @@ import { HttpError } from '../http/errors.js';
 import { API_CALLS_METER_ID, type UsageGate } from '../http/usage-gate.js';
 import type { Logger } from '../logging/logger.js';
 import type { Mail } from '../mail/index.js';
-import { administratorEmails } from '../orgs/data.js';
+import type { NotificationService } from '../notifications/service.js';
 import { emitWebhookEvent } from '../webhooks/outbox.js';
 import type { Catalogue, CataloguePlan } from './catalogue.js';
 import { type OrgBillingRow, orgBilling, type Period, periodOf, planOf } from './org-plan.js';
@@ -37,6 +37,7 @@ export interface UsageDeps {
   db: DB;
   catalogue: () => Catalogue;
   mail: Pick<Mail, 'enqueue'>;
+  notifications: Pick<NotificationService, 'notify'>;
   log: Logger;
   appUrl: string;
 }
@@ -97,6 +98,9 @@ export class UsageService implements UsageGate {
     if (soft !== null && used >= soft && used - quantity < soft && !counter.soft_notified) {
       await this.thresholdReached(trx, row, plan!, meter, used, soft, period);
     }
+    const hard = plan?.limits[meter]?.hard ?? null;
+    // the recording that takes the period to the hard limit tells the owners and admins, once a period
+    if (hard !== null && used >= hard && used - quantity < hard) await this.limitReached(trx, organizationId, meter, hard);
     if (billable) await this.queueMeterEvent(trx, organizationId, meter);
     return { recorded: true, used };
   }
@@ -174,14 +178,18 @@ export class UsageService implements UsageGate {
     const hard = plan.limits[meter]?.hard ?? null;
     const name = this.deps.catalogue().meters.find((m) => m.id === meter)?.name ?? meter;
     const org = await trx.selectFrom('organization').select('name').where('id', '=', row.id).executeTakeFirstOrThrow();
-    const admins = await administratorEmails(trx, row.id);
-    for (const to of admins) {
-      await this.deps.mail.enqueue(trx, {
+    await this.deps.notifications.notify(trx, {
+      kind: 'usage-threshold',
+      to: { organization: row.id, roles: ['owner', 'admin'] },
+      title: `${org.name} reached its plan's warning level of ${name}`,
+      body: `${used} ${name} used this billing period; the plan warns at ${soft}${hard === null ? '' : ` and stops at ${hard}`}.`,
+      url: `/orgs/${row.id}/usage`,
+      email: (account) => ({
         kind: 'usage-threshold',
-        to,
+        to: account.email,
         data: { organization: org.name, organizationId: row.id, meter: name, used, soft, hard, periodEnd: period.end },
-      });
-    }
+      }),
+    });
     await emitWebhookEvent(trx, row.id, 'usage.threshold-reached', {
       usage: { meter, used, soft, hard, period: { start: period.start.toISOString(), end: period.end.toISOString() } },
     });
@@ -190,6 +198,18 @@ export class UsageService implements UsageGate {
       meter,
       used,
       soft,
+    });
+  }
+
+  private async limitReached(trx: DB, organizationId: string, meter: string, hard: number): Promise<void> {
+    const name = this.deps.catalogue().meters.find((m) => m.id === meter)?.name ?? meter;
+    const org = await trx.selectFrom('organization').select('name').where('id', '=', organizationId).executeTakeFirstOrThrow();
+    await this.deps.notifications.notify(trx, {
+      kind: 'usage-limit-reached',
+      to: { organization: organizationId, roles: ['owner', 'admin'] },
+      title: `${org.name} reached its plan's limit of ${name}`,
+      body: `It used ${hard} ${name} this billing period: what counts toward it is refused until the next period or an upgrade.`,
+      url: `/orgs/${organizationId}/usage`,
     });
   }
 

@@ -28,6 +28,7 @@ import * as m0023 from './migrations/0023_subscription_order.js';
 import * as m0024 from './migrations/0024_oauth_sessions.js';
 import * as m0025 from './migrations/0025_mcp.js';
 import * as m0026 from './migrations/0026_files.js';
+import * as m0027 from './migrations/0027_notifications.js';
 import type { Logger } from '../logging/logger.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -56,6 +57,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0024_oauth_sessions': m0024,
   '0025_mcp': m0025,
   '0026_files': m0026,
+  '0027_notifications': m0027,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -127,6 +127,8 @@ export interface MailOutboxTable {
   last_error: string | null;
   created_at: Generated<Date>;
   sent_at: NullableTimestamp;
+  /** headers of the message: List-Unsubscribe (migration 0027) */
+  headers: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
 }
 
 export type OrgRole = 'owner' | 'admin' | 'member';
@@ -604,6 +606,56 @@ export interface DatabaseSchema {
   usage_counter: UsageCounterTable;
   stored_file: StoredFileTable;
   storage_deletion: StorageDeletionTable;
+  notification: NotificationTable;
+  notification_preference: NotificationPreferenceTable;
+  organization_notification_default: OrganizationNotificationDefaultTable;
+  notification_digest_run: NotificationDigestRunTable;
+  notification_stream: NotificationStreamTable;
+}
+
+export type EmailChoice = 'immediately' | 'daily' | 'off';
+
+/** One account's notification (migration 0027; docs/notifications.md). */
+export interface NotificationTable {
+  id: Generated<string>;
+  /** the stream's cursor */
+  seq: ColumnType<string, never, never>;
+  account_id: string;
+  organization_id: string | null;
+  kind: string;
+  category: string;
+  title: string;
+  body: string;
+  url: string | null;
+  in_app: Generated<boolean>;
+  digest: Generated<boolean>;
+  created_at: Generated<Date>;
+  read_at: NullableTimestamp;
+}
+
+export interface NotificationPreferenceTable {
+  account_id: string;
+  category: string;
+  in_app: boolean | null;
+  email: EmailChoice | null;
+}
+
+export interface OrganizationNotificationDefaultTable {
+  organization_id: string;
+  category: string;
+  in_app: boolean | null;
+  email: EmailChoice | null;
+}
+
+export interface NotificationDigestRunTable {
+  day: string;
+  ran_at: Generated<Date>;
+}
+
+export interface NotificationStreamTable {
+  id: string;
+  account_id: string;
+  expires_at: Date;
 }
 
 /** An object in the store and what it belongs to (migration 0026; docs/files.md). */

@@ -43,6 +43,10 @@ export interface MailTemplates {
   'usage-threshold': { organization: string; organizationId: string; meter: string; used: number; soft: number; hard: number | null; periodEnd: Date };
   /** an app was connected to the account, or given more scopes, by an Allow on the consent page (src/oauth/interactions.ts) */
   'app-connected-notice': { name: string | null; app: string; scopes: string[]; at: Date; ip: string };
+  /** a notification of a kind that has no message of its own, when its category is emailed at once (src/notifications/) */
+  notification: { title: string; body: string; url: string | null; unsubscribeUrl: string | null };
+  /** the day's notifications of every category an account has emailed daily, in one message (src/notifications/digest.ts) */
+  'notification-digest': { name: string | null; items: Array<{ title: string; body: string; url: string | null; at: Date }>; unsubscribeUrl: string };
   /** to each owner when the organization's SAML identity provider certificate expires within 30 days (src/sso/expiry.ts) */
   'sso-certificate-expiring': { organization: string; organizationId: string; expiresAt: Date };
 }
@@ -65,6 +69,8 @@ export const MAIL_KINDS = [
   'security-notice',
   'email-sign-in',
   'app-connected-notice',
+  'notification',
+  'notification-digest',
 ] as const satisfies readonly MailKind[];
 
 /**

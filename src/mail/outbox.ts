@@ -15,7 +15,18 @@ import { renderMail, type TemplateContext } from './templates.js';
 export type MailExecutor = Kysely<DatabaseSchema>;
 
 /** What a caller queues: the kind, one recipient and the kind's template data. */
-export type MailMessage = { [K in MailKind]: { kind: K; to: string; data: MailTemplates[K] } }[MailKind];
+export type MailMessage = {
+  [K in MailKind]: {
+    kind: K;
+    to: string;
+    data: MailTemplates[K];
+    /** headers of the message beyond the transport's own (List-Unsubscribe: src/notifications/) */
+    headers?: Record<string, string>;
+  };
+}[MailKind];
+
+/** header names a message may set: none that would change where or from whom it goes */
+const SETTABLE_HEADER = /^(List-Unsubscribe|List-Unsubscribe-Post|List-Id)$/;
 
 /** A message as the mailbox shows it. */
 export interface MailboxMessage {
@@ -24,6 +35,8 @@ export interface MailboxMessage {
   to: string;
   from: string;
   subject: string;
+  /** headers the message set (List-Unsubscribe) */
+  headers: Record<string, string>;
   /** null once delivered over SMTP (bodies carry live tokens and are dropped after delivery) */
   html: string | null;
   text: string | null;
@@ -44,6 +57,7 @@ export interface ClaimedMail {
   html: string;
   text: string;
   attempts: number;
+  headers: Record<string, string>;
 }
 
 export interface RetryPolicy {
@@ -84,6 +98,8 @@ export class Outbox {
       throw new TypeError(`mail ${message.kind}: "to" must be one plain email address`);
     }
     const rendered = renderMail(message.kind, message.data as never, this.templates);
+    for (const [name, value] of Object.entries(message.headers ?? {}))
+      if (!SETTABLE_HEADER.test(name) || /[\r\n]/.test(value)) throw new TypeError(`mail ${message.kind}: the header ${name} may not be set so`);
     const row = await executor
       .insertInto('mail_outbox')
       .values({
@@ -93,6 +109,7 @@ export class Outbox {
         subject: rendered.subject,
         html_body: rendered.html,
         text_body: rendered.text,
+        headers: message.headers && Object.keys(message.headers).length > 0 ? JSON.stringify(message.headers) : null,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -138,7 +155,7 @@ export class Outbox {
           .forUpdate()
           .skipLocked(),
       )
-      .returning(['id', 'kind', 'to_address', 'from_address', 'subject', 'html_body', 'text_body', 'attempts'])
+      .returning(['id', 'kind', 'to_address', 'from_address', 'subject', 'html_body', 'text_body', 'attempts', 'headers'])
       .execute();
     return rows.map((r) => ({
       id: r.id,
@@ -149,6 +166,7 @@ export class Outbox {
       html: r.html_body ?? '',
       text: r.text_body ?? '',
       attempts: r.attempts,
+      headers: r.headers ?? {},
     }));
   }
 
@@ -227,8 +245,10 @@ function toMailboxMessage(r: {
   last_error: string | null;
   created_at: Date;
   sent_at: Date | null;
+  headers: Record<string, string> | null;
 }): MailboxMessage {
   return {
+    headers: r.headers ?? {},
     id: r.id,
     kind: r.kind,
     to: r.to_address,

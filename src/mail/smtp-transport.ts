@@ -45,7 +45,7 @@ export function smtpTransport(options: SmtpOptions): MailTransport {
           text: mail.text,
           // stable across retries, so a receiver can drop the duplicate of a resend after a crash
           messageId: `<${mail.id}@${addressOf(mail.from).split('@')[1] ?? 'localhost'}>`,
-          headers: { 'Auto-Submitted': 'auto-generated', 'X-Mail-Kind': mail.kind },
+          headers: { ...mail.headers, 'Auto-Submitted': 'auto-generated', 'X-Mail-Kind': mail.kind },
         }),
       );
     },

@@ -44,7 +44,8 @@ const PROOF_WORDS: Record<MailTemplates['credentials-removed-notice']['via'], st
   'single-sign-on': "by your organization's single sign-on",
 };
 
-const SECURITY_EVENT_WORDS: Record<SecurityEvent, (detail: string | undefined, product: string) => { subject: string; text: string }> = {
+/** What a security notice says of its event: its subject and its sentence (also the notification's words: src/account/notices.ts). */
+export const SECURITY_EVENT_WORDS: Record<SecurityEvent, (detail: string | undefined, product: string) => { subject: string; text: string }> = {
   'two-factor-enabled': (_d, p) => ({
     subject: `Two-factor authentication was turned on for your ${p} account`,
     text: 'two-factor authentication was turned on: signing in now also asks for a code from an authenticator app.',
@@ -236,6 +237,25 @@ export const TEMPLATES: Templates = {
           (d.hard === null ? '.' : ` and stops at ${d.hard}: past that, requests are refused until the next period or an upgrade.`),
       },
       { action: 'See the usage', href: `${ctx.appUrl}/orgs/${encodeURIComponent(d.organizationId)}/usage` },
+    ]),
+
+  notification: (d, ctx) =>
+    compose(ctx, d.title, d.body, [
+      { text: 'Hello,' },
+      { text: d.body },
+      ...(d.url ? [{ action: 'Open it', href: d.url.startsWith('/') ? `${ctx.appUrl}${d.url}` : d.url }] : []),
+      ...(d.unsubscribeUrl ? [{ text: `You get these emails by your notification settings; to stop this kind: ${d.unsubscribeUrl}` }] : []),
+    ]),
+
+  'notification-digest': (d, ctx) =>
+    compose(ctx, `Your ${ctx.product} notifications: ${d.items.length === 1 ? '1 new' : `${d.items.length} new`}`, 'What happened since the last digest.', [
+      { text: d.name ? `Hello ${d.name},` : 'Hello,' },
+      { text: `Here is what happened in ${ctx.product} since your last digest:` },
+      ...d.items.map((item) => ({
+        text: `${item.title} (${longDate.format(item.at)}): ${item.body}${item.url ? ` ${item.url.startsWith('/') ? `${ctx.appUrl}${item.url}` : item.url}` : ''}`,
+      })),
+      { action: 'Open your notifications', href: `${ctx.appUrl}/notifications` },
+      { text: `You get this digest by your notification settings; to stop it: ${d.unsubscribeUrl}` },
     ]),
 
   'sso-certificate-expiring': (d, ctx) =>

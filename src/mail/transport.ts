@@ -13,6 +13,8 @@ export interface OutgoingMail {
   subject: string;
   html: string;
   text: string;
+  /** headers the message set (List-Unsubscribe) */
+  headers?: Record<string, string>;
 }
 
 export interface MailTransport {

@@ -17,7 +17,7 @@ import { appendAccountAudit, type ClientOrigin } from '../audit/log.js';
 import type { DB } from '../db/database.js';
 import { HttpError, notFound, unauthorized } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
-import type { Mail } from '../mail/index.js';
+import type { NotificationService } from '../notifications/service.js';
 import { OIDC_SCOPES } from '../shared/oauth-scopes.js';
 import { SESSION_ENDED } from '../auth/access-tokens.js';
 import { metadataDocumentHost } from './client-metadata.js';
@@ -51,7 +51,7 @@ export interface InteractionDeps {
   db: DB;
   provider: OAuthProvider;
   grants: Grants;
-  mail: Mail;
+  notifications: Pick<NotificationService, 'notify'>;
   cookies: ProviderCookies;
   /** the resources tokens may be for (RFC 8707), the API's first: the one granted when the request names none */
   resources: readonly string[];
@@ -208,11 +208,15 @@ export class Interactions {
         origin,
       });
       if (added.length === 0) return;
-      const account = await trx.selectFrom('account').select(['email', 'name']).where('id', '=', user.id).executeTakeFirstOrThrow();
-      await this.deps.mail.enqueue(trx, {
-        kind: 'app-connected-notice',
-        to: account.email,
-        data: { name: account.name, app: client?.clientName ?? clientId, scopes, at: new Date(), ip: origin.ip },
+      const app = client?.clientName ?? clientId;
+      const host = metadataDocumentHost(clientId);
+      await this.deps.notifications.notify(trx, {
+        kind: 'app-connected',
+        to: { accounts: [user.id] },
+        title: `${app}${host ? ` (${host})` : ''} was connected to your account`,
+        body: `It may now: ${scopes.join(', ')}. Disconnect it in your connected apps if it was not you.`,
+        url: '/settings/connected-apps',
+        email: (account) => ({ kind: 'app-connected-notice', to: account.email, data: { name: account.name, app, scopes, at: new Date(), ip: origin.ip } }),
       });
     });
     if (!reuse) this.deps.granted();

@@ -6,7 +6,8 @@
  */
 import { LOG_OUT_COOKIES_KEY } from '../account/routes.js';
 import { authModule } from '../auth/module.js';
-import { mailModule } from '../mail/module.js';
+import { NOTIFICATION_KINDS_KEY } from '../notifications/kinds.js';
+import { notificationsModule } from '../notifications/module.js';
 import { orgsModule } from '../orgs/module.js';
 import { productModule } from '../product/module.js';
 import { defineModule } from '../runtime/module.js';
@@ -30,7 +31,12 @@ const PURGE_EVERY_MS = 3_600_000;
 
 export const oauthModule = defineModule({
   name: 'oauth',
-  declares: { [LOG_OUT_COOKIES_KEY]: LOG_OUT_COOKIES },
+  declares: {
+    [LOG_OUT_COOKIES_KEY]: LOG_OUT_COOKIES,
+    [NOTIFICATION_KINDS_KEY]: [
+      { kind: 'app-connected', category: 'security', description: 'an app or AI assistant was connected to the account, or given more scopes' },
+    ],
+  },
   settings: (env, config) => {
     const auth = authModule.settings!(env, config);
     return {
@@ -101,7 +107,7 @@ export const oauthModule = defineModule({
     const interactions = new Interactions({
       db,
       provider,
-      mail: ctx.use(mailModule).mail,
+      notifications: ctx.use(notificationsModule).notifications,
       cookies: providerCookies(config),
       grants,
       resources: resourcesOf(config),

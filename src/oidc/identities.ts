@@ -20,7 +20,7 @@ import { HttpError, notFound } from '../http/errors.js';
 import type { AuthUser } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import type { SecurityNotices } from '../account/notices.js';
-import type { Mail } from '../mail/index.js';
+import type { NotificationService } from '../notifications/service.js';
 import { assertAnotherWayToSignIn, signInMethods } from '../account/sign-in-methods.js';
 import { insertAccount } from '../account/service.js';
 import type { ProviderProfile } from './providers.js';
@@ -50,8 +50,8 @@ export interface SignInResult {
 export interface IdentityDeps {
   db: DB;
   log: Logger;
-  /** the notice of a link (src/mail) */
-  mail: Pick<Mail, 'enqueue'>;
+  /** the notice of a link (src/notifications) */
+  notifications: Pick<NotificationService, 'notify'>;
   /** new accounts count against the sign-up limit per client address, as password sign-ups do */
   signUpLimiter: SignUpRateLimiter;
   /** queues a security notice in the change's transaction (src/account/notices.ts) */
@@ -213,11 +213,13 @@ export class IdentityService {
     });
     // a new way into an existing account: its owner hears of it (a sign-up's own identity is no news)
     if (via !== 'sign-up') {
-      const owner = await trx.selectFrom('account').select(['email', 'name']).where('id', '=', accountId).executeTakeFirstOrThrow();
-      await this.deps.mail.enqueue(trx, {
-        kind: 'identity-linked-notice',
-        to: owner.email,
-        data: { name: owner.name, provider, providerEmail: email, at: new Date() },
+      await this.deps.notifications.notify(trx, {
+        kind: 'identity-linked',
+        to: { accounts: [accountId] },
+        title: `${provider} can now sign in to your account`,
+        body: `A ${provider} identity${email ? ` (${email})` : ''} was linked: it signs in to the account from now on. Unlink it in your security settings if it was not you.`,
+        url: '/settings/security',
+        email: (owner) => ({ kind: 'identity-linked-notice', to: owner.email, data: { name: owner.name, provider, providerEmail: email, at: new Date() } }),
       });
     }
     this.deps.log.info('oidc/identity-linked', 'Provider identity linked', { 'account-id': accountId, provider, via });

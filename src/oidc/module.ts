@@ -4,7 +4,8 @@
  */
 import { accountModule } from '../account/module.js';
 import { authModule } from '../auth/module.js';
-import { mailModule } from '../mail/module.js';
+import { NOTIFICATION_KINDS_KEY } from '../notifications/kinds.js';
+import { notificationsModule } from '../notifications/module.js';
 import { defineModule } from '../runtime/module.js';
 import { parseOidcProviders } from './config.js';
 import { FlowCookies } from './flow-cookie.js';
@@ -16,6 +17,7 @@ import { AUTH_PROVIDERS_FIELD, OIDC_SCHEMAS } from './schemas.js';
 
 export const oidcModule = defineModule({
   name: 'oidc',
+  declares: { [NOTIFICATION_KINDS_KEY]: [{ kind: 'identity-linked', category: 'security', description: "a provider's identity was linked to the account" }] },
   settings: (env) => parseOidcProviders(env),
   start(ctx, settings) {
     const { config, secureCookies } = ctx;
@@ -25,7 +27,7 @@ export const oidcModule = defineModule({
       db: ctx.db,
       log,
       signUpLimiter: ctx.use(authModule).signUpLimiter,
-      mail: ctx.use(mailModule).mail,
+      notifications: ctx.use(notificationsModule).notifications,
       notices: ctx.use(accountModule).notices,
     });
     return {

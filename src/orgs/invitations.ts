@@ -14,6 +14,7 @@ import { conflict, forbidden, invalidToken, notFound, unauthorized } from '../ht
 import { hasRole, type AuthUser, type Membership } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import { LINK_LIFETIME_SECONDS, type Mail } from '../mail/index.js';
+import type { NotificationService } from '../notifications/service.js';
 import { emitWebhookEvent } from '../webhooks/outbox.js';
 import { ORGANIZATION_COLUMNS, roleNeededToInvite, toOrganization } from './data.js';
 import type { CreateInvitation, Invitation, Organization, PendingInvitation } from './schemas.js';
@@ -25,6 +26,7 @@ const alreadyInvited = () => conflict('This address has a pending invitation; re
 export interface InvitationDeps {
   db: DB;
   mail: Pick<Mail, 'enqueue'>;
+  notifications: Pick<NotificationService, 'notify'>;
   log: Logger;
 }
 
@@ -114,6 +116,18 @@ export class InvitationService {
           to: email,
           data: { inviter: context.inviterName ?? context.inviterEmail, organization: context.organization, role, token },
         });
+        // an account with that address sees it in the app too; the email above (with its link) is always sent
+        const invitee = await trx.selectFrom('account').select('id').where('email', '=', email).executeTakeFirst();
+        if (invitee)
+          await this.deps.notifications.notify(trx, {
+            kind: 'invitation-received',
+            to: { accounts: [invitee.id] },
+            organizationId: caller.organizationId,
+            title: `${context.inviterName ?? context.inviterEmail} invited you to ${context.organization}`,
+            body: `As ${role}: the invitation email has the link to accept it.`,
+            url: null,
+            email: () => undefined,
+          });
         await appendAudit(trx, {
           action: 'org.invitation-sent',
           organizationId: caller.organizationId,
@@ -267,6 +281,14 @@ export class InvitationService {
       await trx.updateTable('invitation').set({ accepted_at: sql`now()`, accepted_by: user.id }).where('id', '=', invitation.id).execute();
       await emitWebhookEvent(trx, invitation.organization_id, 'invitation.accepted', { invitation: toInvitation(invitation) });
       if (joined) {
+        const orgName = await trx.selectFrom('organization').select('name').where('id', '=', invitation.organization_id).executeTakeFirstOrThrow();
+        await this.deps.notifications.notify(trx, {
+          kind: 'member-joined',
+          to: { organization: invitation.organization_id, roles: ['owner', 'admin'], except: user.id },
+          title: `${account.name ?? account.email} joined ${orgName.name}`,
+          body: `${account.email} accepted the invitation and joined as ${joined.role}.`,
+          url: `/orgs/${invitation.organization_id}/members`,
+        });
         await emitWebhookEvent(trx, invitation.organization_id, 'member.added', {
           member: { 'account-id': user.id, email: account.email, name: account.name, role: joined.role, 'joined-at': new Date(joined.joined_at).toISOString() },
         });

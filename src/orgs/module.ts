@@ -5,6 +5,8 @@
 import { defineModule } from '../runtime/module.js';
 import { accountModule } from '../account/module.js';
 import { mailModule } from '../mail/module.js';
+import { NOTIFICATION_KINDS_KEY } from '../notifications/kinds.js';
+import { notificationsModule } from '../notifications/module.js';
 import { membershipResolver } from './data.js';
 import { InvitationService } from './invitations.js';
 import { MemberService } from './members-service.js';
@@ -21,6 +23,12 @@ export type BeforeDeletion = (organizationIds: readonly string[]) => Promise<voi
 
 export const orgsModule = defineModule({
   name: 'orgs',
+  declares: {
+    [NOTIFICATION_KINDS_KEY]: [
+      { kind: 'invitation-received', category: 'organizations', description: 'an invitation to an organization (in the app; its email is always sent)' },
+      { kind: 'member-joined', category: 'organizations', description: 'someone joined the organization (to its owners and admins)' },
+    ],
+  },
   start(ctx) {
     const log = ctx.logs.logger('saas.orgs');
     const hooks: BeforeDeletion[] = [];
@@ -31,7 +39,7 @@ export const orgsModule = defineModule({
     const members = new MemberService(ctx.db, log);
     // an account's deletion deletes the organizations it alone owns: the same hooks run first
     ctx.use(accountModule).onBeforeOrganizationsDeleted(beforeDeletion);
-    const invitations = new InvitationService({ db: ctx.db, mail: ctx.use(mailModule).mail, log });
+    const invitations = new InvitationService({ db: ctx.db, mail: ctx.use(mailModule).mail, notifications: ctx.use(notificationsModule).notifications, log });
     const memberships = membershipResolver(ctx.db);
     return {
       services: {

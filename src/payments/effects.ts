@@ -25,7 +25,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DatabaseSchema, SubscriptionStatus } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
-import type { Mail } from '../mail/index.js';
+import type { NotificationService } from '../notifications/service.js';
 import type { PaymentEffect, PaymentEvent, PaymentProvider } from './provider.js';
 import { auditBilling, BILLING_COLUMNS, type BillingRow, sendTrialEndingNotice, writeSubscriptionChange } from './subscription-change.js';
 
@@ -51,7 +51,7 @@ const ADOPT_LIMIT = 100;
 const targetOf = (org: Pick<BillingRow, 'id' | 'personal_account_id'>): EventTarget => ({ organizationId: org.id, accountId: org.personal_account_id });
 
 export interface BillingEffectsDeps {
-  mail: Pick<Mail, 'enqueue'>;
+  notifications: Pick<NotificationService, 'notify'>;
   log: Logger;
   /** a price id's plan name (BILLING_PLANS); null keeps the price id itself as the plan */
   planOf(priceId: string): string | null;
@@ -240,7 +240,7 @@ export class BillingEffects {
       items: effect.items ?? [],
     });
     if (effect.trialEnding && status === 'trialing') {
-      await sendTrialEndingNotice(trx, this.deps.mail, org, effect.trialEnding.endsAt, effect.priceId ? this.deps.planOf(effect.priceId) : null);
+      await sendTrialEndingNotice(trx, this.deps.notifications, org, effect.trialEnding.endsAt, effect.priceId ? this.deps.planOf(effect.priceId) : null);
     }
     return targetOf(org);
   }

@@ -3,7 +3,8 @@
  * stored once, applied to organizations' subscriptions in the same transaction.
  */
 import { billingModule } from '../billing/module.js';
-import { mailModule } from '../mail/module.js';
+import { NOTIFICATION_KINDS_KEY } from '../notifications/kinds.js';
+import { notificationsModule } from '../notifications/module.js';
 import { defineModule } from '../runtime/module.js';
 import { list } from '../runtime/settings.js';
 import { BillingEffects } from './effects.js';
@@ -14,13 +15,16 @@ import { currentSubscriptionEvent, stripeProvider } from './stripe.js';
 
 export const paymentsModule = defineModule({
   name: 'payments',
+  declares: {
+    [NOTIFICATION_KINDS_KEY]: [{ kind: 'trial-ending', category: 'billing', description: "an organization's trial ends in three days (to its owners)" }],
+  },
   settings: (env) => ({ stripeWebhookSecrets: list(env.STRIPE_WEBHOOK_SECRET) }),
   start(ctx, settings) {
     const { metrics } = ctx;
     const log = ctx.logs.logger('saas.payments');
     const { billing, subscriptionReads } = ctx.use(billingModule);
     const effects = new BillingEffects({
-      mail: ctx.use(mailModule).mail,
+      notifications: ctx.use(notificationsModule).notifications,
       log,
       planOf: (priceId) => billing.planName(priceId),
       queueSubscriptionRead: subscriptionReads.queue,

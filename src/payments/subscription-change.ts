@@ -8,7 +8,7 @@ import type { Transaction } from 'kysely';
 import { appendAudit, originOf, type AuditEntryInput } from '../audit/log.js';
 import type { DatabaseSchema, SubscriptionStatus } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
-import type { Mail } from '../mail/index.js';
+import type { NotificationService } from '../notifications/service.js';
 import { emitWebhookEvent } from '../webhooks/outbox.js';
 import type { PaymentEvent } from './provider.js';
 
@@ -106,22 +106,21 @@ export async function writeSubscriptionChange(trx: Trx, log: Logger, org: Billin
 }
 
 /** Queues the trial-will-end email to each owner of the organization. */
-export async function sendTrialEndingNotice(trx: Trx, mail: Pick<Mail, 'enqueue'>, org: BillingRow, endsAt: Date, plan: string | null): Promise<void> {
-  const owners = await trx
-    .selectFrom('membership')
-    .innerJoin('account', 'account.id', 'membership.account_id')
-    .select(['account.email'])
-    .where('membership.organization_id', '=', org.id)
-    .where('membership.role', '=', 'owner')
-    .orderBy('account.email')
-    .execute();
-  for (const owner of owners) {
-    await mail.enqueue(trx, {
-      kind: 'trial-will-end',
-      to: owner.email,
-      data: { organization: org.name, organizationId: org.id, plan, trialEndsAt: endsAt },
-    });
-  }
+export async function sendTrialEndingNotice(
+  trx: Trx,
+  notifications: Pick<NotificationService, 'notify'>,
+  org: BillingRow,
+  endsAt: Date,
+  plan: string | null,
+): Promise<void> {
+  await notifications.notify(trx, {
+    kind: 'trial-ending',
+    to: { organization: org.id, roles: ['owner'] },
+    title: `The trial of ${org.name} ends on ${endsAt.toISOString().slice(0, 10)}`,
+    body: `Add a payment method to keep ${plan ?? 'the plan'} after the trial.`,
+    url: `/orgs/${org.id}/billing`,
+    email: (account) => ({ kind: 'trial-will-end', to: account.email, data: { organization: org.name, organizationId: org.id, plan, trialEndsAt: endsAt } }),
+  });
 }
 
 /** The webhook acts for no one: the entry has no actor and no request origin. */

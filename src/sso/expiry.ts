@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import type { DB } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
-import type { Mail } from '../mail/index.js';
+import type { NotificationService } from '../notifications/service.js';
 
 export const WARN_BEFORE_DAYS = 30;
 
@@ -18,7 +18,9 @@ export class CertificateExpiryCheck {
   private stopped = false;
   private running: Promise<unknown> | undefined;
 
-  constructor(private readonly deps: { db: DB; mail: Pick<Mail, 'enqueue'>; log: Logger; intervalMs: number; purge: () => Promise<void> }) {}
+  constructor(
+    private readonly deps: { db: DB; notifications: Pick<NotificationService, 'notify'>; log: Logger; intervalMs: number; purge: () => Promise<void> },
+  ) {}
 
   start(): void {
     const tick = () => {
@@ -43,7 +45,7 @@ export class CertificateExpiryCheck {
 
   /** Warns the owners of every connection whose certificate expires within 30 days and was not warned about. */
   async runOnce(): Promise<number> {
-    const { db, mail, log } = this.deps;
+    const { db, notifications, log } = this.deps;
     const warned = await db.transaction().execute(async (trx) => {
       const due = await trx
         .updateTable('saml_connection')
@@ -53,25 +55,23 @@ export class CertificateExpiryCheck {
         .returning(['organization_id', 'certificate_expires_at'])
         .execute();
       for (const connection of due) {
-        const owners = await trx
-          .selectFrom('membership')
-          .innerJoin('account', 'account.id', 'membership.account_id')
-          .innerJoin('organization', 'organization.id', 'membership.organization_id')
-          .select(['account.email', 'organization.name'])
-          .where('membership.organization_id', '=', connection.organization_id)
-          .where('membership.role', '=', 'owner')
-          .execute();
-        for (const owner of owners) {
-          await mail.enqueue(trx, {
+        const org = await trx.selectFrom('organization').select('name').where('id', '=', connection.organization_id).executeTakeFirstOrThrow();
+        const expiresAt = new Date(connection.certificate_expires_at);
+        await notifications.notify(trx, {
+          kind: 'sso-certificate-expiring',
+          to: { organization: connection.organization_id, roles: ['owner'] },
+          title: `The single sign-on certificate of ${org.name} expires on ${expiresAt.toISOString().slice(0, 10)}`,
+          body: 'Nobody can sign in through it once it expires: paste the identity provider’s new metadata on the Single sign-on page.',
+          url: `/orgs/${connection.organization_id}/sso`,
+          email: (account) => ({
             kind: 'sso-certificate-expiring',
-            to: owner.email,
-            data: { organization: owner.name, organizationId: connection.organization_id, expiresAt: new Date(connection.certificate_expires_at) },
-          });
-        }
-        log.warn('sso/certificate-expiring', 'The SAML identity provider certificate expires soon; the owners were emailed', {
+            to: account.email,
+            data: { organization: org.name, organizationId: connection.organization_id, expiresAt },
+          }),
+        });
+        log.warn('sso/certificate-expiring', 'The SAML identity provider certificate expires soon; the owners were told', {
           'organization-id': connection.organization_id,
           'expires-at': new Date(connection.certificate_expires_at).toISOString(),
-          owners: owners.length,
         });
       }
       return due.length;

@@ -6,7 +6,8 @@
 import { accountModule } from '../account/module.js';
 import { authModule } from '../auth/module.js';
 import { counter } from '../auth/rate-limit.js';
-import { mailModule } from '../mail/module.js';
+import { NOTIFICATION_KINDS_KEY } from '../notifications/kinds.js';
+import { notificationsModule } from '../notifications/module.js';
 import { orgsModule } from '../orgs/module.js';
 import { defineModule } from '../runtime/module.js';
 import { ConnectionService, ServiceProviderUrls } from './connections.js';
@@ -22,12 +23,16 @@ export { domainOf } from './domains.js';
 
 export const ssoModule = defineModule({
   name: 'sso',
+  declares: {
+    [NOTIFICATION_KINDS_KEY]: [
+      { kind: 'sso-certificate-expiring', category: 'security', description: "the organization's SAML certificate expires within 30 days (owners)" },
+    ],
+  },
   settings: (env) => ssoSettings(env),
   start(ctx, settings) {
     const log = ctx.logs.logger('saas.sso');
     const { db } = ctx;
     const { refreshTokens } = ctx.use(authModule);
-    const { mail } = ctx.use(mailModule);
     const { accounts, useEmailChangePolicy } = ctx.use(accountModule);
     const { memberships, invitations } = ctx.use(orgsModule);
     const urls = new ServiceProviderUrls(ctx.config.appUrl);
@@ -39,13 +44,19 @@ export const ssoModule = defineModule({
       connections,
       domains,
       refreshTokens,
-      mail,
+      notifications: ctx.use(notificationsModule).notifications,
       requestTtlMs: settings.requestTtlMs,
       checkNewSeat: (trx, organizationId) => invitations.checkNewSeat(trx, organizationId),
     });
     accounts.useFirstFactorPolicy(enforcementPolicy(db, log));
     useEmailChangePolicy(emailChangeEnforcement(db, log));
-    const expiry = new CertificateExpiryCheck({ db, mail, log, intervalMs: settings.expiryCheckMs, purge: () => signOn.purge() });
+    const expiry = new CertificateExpiryCheck({
+      db,
+      notifications: ctx.use(notificationsModule).notifications,
+      log,
+      intervalMs: settings.expiryCheckMs,
+      purge: () => signOn.purge(),
+    });
     expiry.start();
     return {
       services: { domains, connections, signOn, expiry },

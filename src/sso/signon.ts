@@ -13,7 +13,7 @@ import { appendAudit, type RequestOrigin } from '../audit/log.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { DB } from '../db/database.js';
 import { HttpError, notFound } from '../http/errors.js';
-import type { Mail } from '../mail/index.js';
+import type { NotificationService } from '../notifications/service.js';
 import { emitWebhookEvent } from '../webhooks/outbox.js';
 import { samlFor, SsoRefused, validateResponse, type ValidatedAssertion } from './assertion.js';
 import type { ConnectionRow, ConnectionService, ServiceProviderUrls } from './connections.js';
@@ -36,7 +36,7 @@ export interface SignOnDeps {
   connections: ConnectionService;
   domains: DomainService;
   refreshTokens: Pick<RefreshTokens, 'revokeAllForAccountIn' | 'sessionsEnded'>;
-  mail: Pick<Mail, 'enqueue'>;
+  notifications: Pick<NotificationService, 'notify'>;
   requestTtlMs: number;
   /** the rules a new member must pass (billing's seat cap), asked in the join's transaction; throws to refuse */
   checkNewSeat(trx: DB, organizationId: string): Promise<void>;
@@ -85,7 +85,7 @@ export class SignOnService {
     origin: RequestOrigin,
   ): Promise<SsoIdentity> {
     const organizationId = connection.organization_id;
-    const { db, refreshTokens, mail } = this.deps;
+    const { db, refreshTokens, notifications } = this.deps;
     const identity = await db.transaction().execute(async (trx) => {
       // the request is used up by its first validated answer: the delete decides, also between two posts racing
       const request = await trx
@@ -123,7 +123,11 @@ export class SignOnService {
       } else if (!account.email_verified) {
         // the assertion is the first proof of the address: what was added before it goes, the password too;
         // it signs the person in, and sets no password (the account's security page sets one with this sign-in)
-        const proof = await addressFirstProven(trx, { refreshTokens, mail }, { accountId: account.id, via: 'single-sign-on', origin, resetToken: false });
+        const proof = await addressFirstProven(
+          trx,
+          { refreshTokens, notifications },
+          { accountId: account.id, via: 'single-sign-on', origin, resetToken: false },
+        );
         endedSessions = proof.endedSessions;
       }
       const member = await trx

@@ -6,6 +6,8 @@
 import { SecretBox } from '../auth/secret-box.js';
 import { counter } from '../http/rate-limit.js';
 import { mailModule } from '../mail/module.js';
+import { NOTIFICATION_KINDS_KEY } from '../notifications/kinds.js';
+import { notificationsModule } from '../notifications/module.js';
 import { orgsModule } from '../orgs/module.js';
 import { defineModule } from '../runtime/module.js';
 import { dnsResolver, systemResolver } from './address-guard.js';
@@ -23,12 +25,17 @@ export { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENT_TYPES_KEY, type DeclaredWebhookEvent
 
 export const webhooksModule = defineModule({
   name: 'webhooks',
+  declares: {
+    [NOTIFICATION_KINDS_KEY]: [
+      { kind: 'webhook-disabled', category: 'developers', description: 'a failing webhook endpoint was disabled (owners and admins)' },
+    ],
+  },
   settings: (env, config) => webhookSettings(env, config.env === 'prod'),
   start(ctx, settings) {
     const log = ctx.logs.logger('saas.webhooks');
     // the built-in types, then those the modules of the system declare
     const eventTypes = [...WEBHOOK_EVENT_TYPES, ...ctx.declared<DeclaredWebhookEventType>(WEBHOOK_EVENT_TYPES_KEY).map((d) => d.type)];
-    const { mail, productName } = ctx.use(mailModule);
+    const { productName } = ctx.use(mailModule);
     const resolve = settings.dnsServers.length > 0 ? dnsResolver(settings.dnsServers) : systemResolver;
     const box = new SecretBox(ctx.config.encryptionKey, 'webhook-secret');
     const webhooks = new WebhookService({
@@ -88,7 +95,7 @@ export const webhooksModule = defineModule({
       );
     }
 
-    const worker = new WebhookWorker({ db, log, sender, box, mail, settings, onAttempt });
+    const worker = new WebhookWorker({ db, log, sender, box, notifications: ctx.use(notificationsModule).notifications, settings, onAttempt });
     // every commit that wrote a delivery wakes the worker of every instance
     ctx.listener.subscribe({
       channel: WEBHOOK_DUE_CHANNEL,

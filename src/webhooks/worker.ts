@@ -24,8 +24,7 @@ import type { SecretBox } from '../auth/secret-box.js';
 import type { DB } from '../db/database.js';
 import type { WebhookDeliveryStatus } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
-import type { Mail } from '../mail/index.js';
-import { administratorEmails } from '../orgs/data.js';
+import type { NotificationService } from '../notifications/service.js';
 import { JobWorker, scheduledDelayMs } from '../runtime/jobs.js';
 import type { AttemptResult, WebhookSender } from './sender.js';
 import type { WebhookSettings } from './settings.js';
@@ -41,7 +40,7 @@ export interface WebhookWorkerOptions {
   log: Logger;
   sender: Pick<WebhookSender, 'send'>;
   box: SecretBox;
-  mail: Pick<Mail, 'enqueue'>;
+  notifications: Pick<NotificationService, 'notify'>;
   settings: Pick<WebhookSettings, 'pollMs' | 'leaseMs' | 'concurrency' | 'orgConcurrency' | 'retryScheduleMs' | 'disableAfterMs'>;
   /** told how each attempt ended and how long it took (metrics) */
   onAttempt?: (outcome: AttemptOutcome, seconds: number) => void;
@@ -231,16 +230,21 @@ export class WebhookWorker extends JobWorker<ClaimedDelivery> {
     if (!disabled?.was_enabled || disabled.enabled) return;
     const failingSince = new Date(disabled.failing_since);
     const org = await trx.selectFrom('organization').select(['name']).where('id', '=', delivery.organization_id).executeTakeFirstOrThrow();
-    const admins = await administratorEmails(trx, delivery.organization_id);
     const url = new URL(disabled.url);
     const days = Math.max(1, Math.round(disableAfterMs / 86_400_000));
-    for (const to of admins) {
-      await this.options.mail.enqueue(trx, {
+    const endpoint = `${url.origin}${url.pathname}`;
+    await this.options.notifications.notify(trx, {
+      kind: 'webhook-disabled',
+      to: { organization: delivery.organization_id, roles: ['owner', 'admin'] },
+      title: `A webhook endpoint of ${org.name} was disabled`,
+      body: `Every delivery to ${endpoint} failed for ${days === 1 ? '1 day' : `${days} days`}; fix the receiver, then turn it on again.`,
+      url: `/orgs/${delivery.organization_id}/webhooks`,
+      email: (account) => ({
         kind: 'webhook-disabled',
-        to,
-        data: { organization: org.name, organizationId: delivery.organization_id, endpoint: `${url.origin}${url.pathname}`, failingSince, days },
-      });
-    }
+        to: account.email,
+        data: { organization: org.name, organizationId: delivery.organization_id, endpoint, failingSince, days },
+      }),
+    });
     await appendAudit(trx, {
       action: 'webhook.updated',
       organizationId: delivery.organization_id,

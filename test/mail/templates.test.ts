@@ -39,6 +39,12 @@ const samples: { [K in keyof MailTemplates]: MailTemplates[K] } = {
   'security-notice': { name: evil, event: 'passkey-added', at: new Date('2026-11-22T10:00:00Z'), browser: evil, ip: '203.0.113.9', detail: evil },
   'email-sign-in': { name: evil, token, code: '123456' },
   'app-connected-notice': { name: evil, app: evil, scopes: ['openid', evil], at: new Date('2026-11-22T10:00:00Z'), ip: '203.0.113.9' },
+  notification: { title: evil, body: evil, url: `/orgs/x?${evil}`, unsubscribeUrl: 'https://app.example.com/api/notifications/unsubscribe?token=t' },
+  'notification-digest': {
+    name: evil,
+    items: [{ title: evil, body: evil, url: '/orgs/x', at: new Date('2026-11-22T10:00:00Z') }],
+    unsubscribeUrl: 'https://app.example.com/api/notifications/unsubscribe?token=t',
+  },
 };
 
 const linkPaths: Partial<Record<keyof MailTemplates, string>> = {
