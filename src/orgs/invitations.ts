@@ -16,6 +16,7 @@ import type { Logger } from '../logging/logger.js';
 import { LINK_LIFETIME_SECONDS, type Mail } from '../mail/index.js';
 import { emitWebhookEvent } from '../webhooks/outbox.js';
 import { ORGANIZATION_COLUMNS, roleNeededToInvite, toOrganization } from './data.js';
+import type { OrganizationShaping } from './organization-shaping.js';
 import type { CreateInvitation, Invitation, Organization, PendingInvitation } from './schemas.js';
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
@@ -26,6 +27,8 @@ export interface InvitationDeps {
   db: DB;
   mail: Pick<Mail, 'enqueue'>;
   log: Logger;
+  /** the logo's links in the organization an acceptance answers */
+  shaping: OrganizationShaping;
 }
 
 /**
@@ -283,7 +286,7 @@ export class InvitationService {
         'invitation-id': invitation.id,
         'account-id': user.id,
       });
-      return toOrganization(org, org.role);
+      return toOrganization(org, org.role, this.deps.shaping);
     });
   }
 }

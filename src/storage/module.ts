@@ -2,8 +2,8 @@
  * Files (docs/files.md): one store for every instance, on disk by default (STORAGE_DIR, beside the
  * embedded database: `npm start` needs nothing new) or any S3-compatible bucket (STORAGE=s3).
  * Purposes are declared by modules (`declares: {[STORAGE_PURPOSES_KEY]: [...]}`); this module
- * declares the avatar and the organization logo, plugs the avatar's links into the account's
- * shape, and deletes the store's objects of every file row that goes, by a durable job.
+ * declares the avatar and the organization logo, plugs their links into the account's and the
+ * organizations' shapes, and deletes the store's objects of every file row that goes, by a durable job.
  */
 import { sql } from 'kysely';
 import { accountModule } from '../account/module.js';
@@ -93,6 +93,7 @@ export const storageModule = defineModule({
     });
     deletions.start();
     ctx.use(accountModule).shaping.useImageLinks((fileId) => links.image(fileId));
+    ctx.use(orgsModule).shaping.useImageLinks((fileId) => links.image(fileId));
     ctx.use(healthModule).checkStorage((timeoutMs) =>
       Promise.race([
         driver.ping().then(

@@ -17,7 +17,7 @@ import sharp from 'sharp';
 import { storageModule } from '../../src/storage/module.js';
 import { catalogueFile, usageEnv } from '../billing/usage-support.js';
 import { startFakeStripe, type FakeStripe } from '../billing/stripe-server.js';
-import { account, as, createOrg, type TestAccount } from '../orgs/support.js';
+import { account, addMember, as, createOrg, type TestAccount } from '../orgs/support.js';
 import { PASSWORD } from '../support/auth.js';
 import { freePort } from '../support/net.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
@@ -205,6 +205,46 @@ for (const driver of ['disk', 's3'] as const) {
       const removed = await as(t, owner, 'DELETE', `/api/orgs/${orgId}/logo`);
       assert.equal(removed.status, 204);
       assert.equal((await as(t, owner, 'GET', `/api/orgs/${orgId}/usage`)).body.meters.find((m: { meter: string }) => m.meter === 'storage-bytes').used, 0);
+    });
+
+    it("an organization answers its logo, and its members list each member's avatar, as signed links", async () => {
+      const team = await createOrg(t, owner, 'Shapes');
+      const member = await account(t);
+      await addMember(t, team, owner, member, 'member');
+      const orgOf = async (who: TestAccount) => (await as(t, who, 'GET', `/api/orgs/${team}`)).body;
+      assert.equal((await orgOf(member)).logo, null, 'no logo yet');
+      const avatar = await uploadAndComplete(member, { purpose: 'avatar', name: 'me.png', 'content-type': 'image/png' }, await png(90));
+      assert.equal(avatar.completed.status, 201, avatar.completed.text);
+      const logo = await uploadAndComplete(
+        owner,
+        { purpose: 'organization-logo', name: 'logo.png', 'content-type': 'image/png', 'organization-id': team },
+        await png(120),
+      );
+      assert.equal(logo.completed.status, 201, logo.completed.text);
+
+      const seen = await orgOf(member);
+      assert.equal(seen.logo.id, logo.completed.body.id, 'a member sees the logo');
+      const small = await fetch(seen.logo.renditions['64']);
+      assert.equal(small.status, 200);
+      assert.equal((await sharp(Buffer.from(await small.arrayBuffer())).metadata()).width, 64);
+      const listed = (await as(t, member, 'GET', '/api/orgs')).body.organizations.find((o: { id: string }) => o.id === team);
+      assert.equal(listed.logo.id, logo.completed.body.id, 'the list answers it too');
+
+      const members = (await as(t, owner, 'GET', `/api/orgs/${team}/members`)).body.members as Array<{
+        'account-id': string;
+        avatar: { id: string; renditions: Record<string, string> } | null;
+      }>;
+      const memberRow = members.find((m) => m['account-id'] === member.id)!;
+      assert.equal(memberRow.avatar?.id, avatar.completed.body.id, "the owner sees the member's avatar");
+      assert.equal((await fetch(memberRow.avatar!.renditions['256'])).status, 200);
+      const ownerRow = members.find((m) => m['account-id'] === owner.id)!;
+      assert.equal(ownerRow.avatar?.id ?? null, (await as(t, owner, 'GET', '/api/account/me')).body.avatar?.id ?? null);
+
+      assert.equal((await as(t, owner, 'DELETE', `/api/orgs/${team}/logo`)).status, 204);
+      assert.equal((await orgOf(owner)).logo, null, 'removed');
+      assert.equal((await as(t, member, 'DELETE', '/api/account/avatar')).status, 204);
+      const after = (await as(t, owner, 'GET', `/api/orgs/${team}/members`)).body.members.find((m: { 'account-id': string }) => m['account-id'] === member.id);
+      assert.equal(after.avatar, null);
     });
 
     it("an account's deletion and an organization's take their files' objects with them", async () => {
