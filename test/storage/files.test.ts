@@ -263,6 +263,33 @@ for (const driver of ['disk', 's3'] as const) {
       await eventually('both objects deleted', async () => (await stored(avatarKey)) === undefined && (await stored(logoKey)) === undefined);
     });
 
+    it(
+      driver === 's3' ? "the client page's CSP lets the browser post to the bucket and load images from it" : "the client page's CSP names no other origin",
+      async () => {
+        const page = await t.client('GET', '/', { headers: { accept: 'text/html' } });
+        const policy = new Map(
+          String(page.headers['content-security-policy'])
+            .split(';')
+            .map((d) => d.trim().split(/\s+/))
+            .map(([name, ...sources]) => [name, sources]),
+        );
+        const started = await upload(owner, { purpose: 'avatar', name: 'x.png', 'content-type': 'image/png', size: 100 });
+        assert.equal(started.status, 201, started.text);
+        const target = new URL(started.body.url).origin;
+        if (driver === 's3') {
+          assert.notEqual(target, new URL(t.url).origin);
+          assert.deepEqual(policy.get('connect-src'), ["'self'", target], 'the upload goes there');
+          assert.deepEqual(policy.get('img-src'), ["'self'", 'data:', target], 'signed links redirect there');
+        } else {
+          assert.equal(target, new URL(t.url).origin, 'the disk driver uploads to the server itself');
+          assert.equal(policy.get('connect-src'), undefined, "default-src 'self' covers it");
+          assert.deepEqual(policy.get('img-src'), ["'self'", 'data:']);
+        }
+        // the API's own answers keep their short policy
+        assert.equal(started.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'");
+      },
+    );
+
     it('a completion before any bytes, or of another account’s upload, is refused', async () => {
       const started = await upload(owner, { purpose: 'avatar', name: 'x.png', 'content-type': 'image/png', size: 100 });
       const early = await as(t, owner, 'POST', `/api/uploads/${started.body['upload-id']}/complete`);
