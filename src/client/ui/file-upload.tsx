@@ -71,7 +71,7 @@ export function FileUpload({
         <div class="mt-2 flex items-center gap-3">
           <progress
             id={`${id}-progress`}
-            class="h-2 min-w-0 flex-1 accent-primary"
+            class="h-2 min-w-0 flex-1 appearance-none overflow-hidden rounded-full bg-raised [&::-moz-progress-bar]:bg-primary [&::-webkit-progress-bar]:bg-raised [&::-webkit-progress-value]:bg-primary"
             max={upload.total || 1}
             value={upload.loaded}
             aria-label={`Upload of ${upload.name}`}
