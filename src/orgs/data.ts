@@ -46,6 +46,7 @@ export function toOrganization(row: OrganizationColumns, role: OrgRole, shaping:
   };
 }
 
+/** The organization's subscription as its API shape and its webhook events carry it. */
 export function organizationSubscription(row: OrganizationColumns): Organization['subscription'] {
   return {
     status: row.subscription_status,
