@@ -156,6 +156,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       observability: appObservability(metrics, tracing),
       pageFields: modules.pageFields,
       mounts: modules.mounts,
+      pageOrigins: modules.pageOrigins,
       oauthScopes: apiScopeWords(MODULES),
       routeGroups: [...modules.routeGroups, ...(options.extraRouteGroups ?? [])],
     });

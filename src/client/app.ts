@@ -10,13 +10,12 @@ import { assistants } from './assistants/feature.js';
 import { audit } from './audit/feature.js';
 import { billing } from './billing/feature.js';
 import type { EventCore } from './core.js';
-import type { HttpLayerConfig } from './http.js';
 import { oauth } from './oauth/feature.js';
 import { oidc } from './oidc/feature.js';
 import { orgs } from './orgs/feature.js';
 import { site } from './site/feature.js';
 import { sso } from './sso/feature.js';
-import { registerShell, type ShellOptions } from './shell/events.js';
+import { registerShell, type ShellHttp, type ShellOptions } from './shell/events.js';
 import { createRouter, type BrowserIo, type Feature } from './shell/features.js';
 import type { AppState } from './shell/state.js';
 import { usage } from './usage/feature.js';
@@ -46,7 +45,7 @@ export const SHELL: ShellOptions = {
 };
 
 /** Registers the shell's events on a core (the features' own: {@link registerFeatures}); `navigate` changes the browser's location. */
-export function registerApp(core: EventCore<AppState>, http: Omit<HttpLayerConfig, 'getToken' | 'setToken'>, navigate: (path: string) => void): void {
+export function registerApp(core: EventCore<AppState>, http: ShellHttp, navigate: (path: string) => void): void {
   registerShell(core, http, navigate, SHELL);
 }
 

@@ -17,7 +17,7 @@ import type { Redactor } from '../logging/redact.js';
 import type { RequestWrapper, ResponseObserver } from '../observability/http.js';
 import { ErrorBody, expectedError } from './errors.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
-import { apiSecurityHeaders, computeSecurityHeaders, securityHeaderOptions } from './security-headers.js';
+import { apiSecurityHeaders, computeSecurityHeaders, type PageOrigins, securityHeaderOptions } from './security-headers.js';
 import { clientErrorHandler, frameworkErrorHandler, markErrorBody } from './error-answers.js';
 import { documentHeadersFirst, isApiOrDocsTarget, installPipeline } from './pipeline.js';
 import { contextServerFactory, pathOf, requestIdOf, startClockIfUntracked } from './request-context.js';
@@ -77,6 +77,8 @@ export interface AppDeps {
   pageFields?: Record<string, string>;
   /** foreign applications mounted at their paths (the OAuth provider) */
   mounts?: Mount[];
+  /** other origins the client's page loads images from and sends requests to (a bucket's), for its CSP */
+  pageOrigins?: PageOrigins;
   /** the OAuth API scopes and their words, for the OpenAPI document's security scheme */
   oauthScopes?: Readonly<Record<string, string>>;
 }
@@ -146,7 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // --- defaults layer ---
   // cookies are parsed by the first request step below, not by a hook of the plugin's own
   await app.register(fastifyCookie, { secret: config.sessionSecret, hook: false });
-  const securityHeaders = computeSecurityHeaders(securityHeaderOptions(config.secureCookies));
+  const securityHeaders = computeSecurityHeaders(securityHeaderOptions(config.secureCookies, deps.pageOrigins));
   // a body under 1 KiB goes as it is: compressing it costs more than the bytes it saves (error bodies, health, /me)
   await app.register(fastifyCompress, { global: true, encodings: ['br', 'gzip', 'deflate'], threshold: 1024 });
   await registerOpenApi(app, { version: config.version, scopes: deps.oauthScopes ?? {} });

@@ -47,22 +47,39 @@ export function apiSecurityHeaders(https: boolean): Record<string, string> {
   };
 }
 
-/** `https`: APP_URL is https (prod on http serves one's own machine: no HSTS, no upgraded requests there). */
-export function securityHeaderOptions(https: boolean): HelmetOptions {
+/**
+ * Other origins the client's page reaches, contributed by modules (src/runtime/module.ts
+ * `pageOrigins`): `connect` for its requests (an upload posted straight to a bucket), `img` for
+ * its images (a signed link that redirects to a bucket). Each is an origin, `scheme://host[:port]`.
+ */
+export interface PageOrigins {
+  img: string[];
+  connect: string[];
+}
+
+/**
+ * `https`: APP_URL is https (prod on http serves one's own machine: no HSTS, no upgraded requests
+ * there); `origins`: what the modules add to the page's `img-src` and `connect-src`.
+ */
+export function securityHeaderOptions(https: boolean, origins: PageOrigins = { img: [], connect: [] }): HelmetOptions {
   return {
     // HSTS only makes sense behind TLS
     strictTransportSecurity: https,
     // documents (the client's page): scripts and styles from this server only, no 'unsafe-inline'
     // (the client sets no style attribute in markup; the theme is classes and CSS variables);
-    // images from here and data: URLs (the two-factor QR code). Pages with their own policy
-    // (the dev mailbox, Swagger UI) set it themselves.
+    // images from here and data: URLs (the two-factor QR code), requests to here (default-src);
+    // plus the origins modules name (a bucket's). Pages with their own policy (the dev mailbox,
+    // Swagger UI) set it themselves.
     contentSecurityPolicy: {
       directives: {
         'script-src': ["'self'"],
         'style-src': ["'self'"],
-        'img-src': ["'self'", 'data:'],
+        'img-src': ["'self'", 'data:', ...unique(origins.img)],
+        ...(origins.connect.length > 0 ? { 'connect-src': ["'self'", ...unique(origins.connect)] } : {}),
         'upgrade-insecure-requests': https ? [] : null,
       },
     },
   };
 }
+
+const unique = (list: string[]) => [...new Set(list)];

@@ -9,7 +9,8 @@ import type { DatabaseSchema, OrganizationTable } from '../db/schema.js';
 import { conflict, type HttpError } from '../http/errors.js';
 import type { MembershipResolver, OrgRole } from '../http/routes.js';
 import type { Selectable } from 'kysely';
-import type { ExportedMembership, Organization } from './schemas.js';
+import type { OrganizationShaping } from './organization-shaping.js';
+import type { ExportedMembership, Member, Organization } from './schemas.js';
 
 type Executor = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
 
@@ -25,12 +26,14 @@ export const ORGANIZATION_ROW_COLUMNS = [
   'subscription_period_end',
   'subscription_cancel_at_period_end',
   'billing_customer_id',
+  'logo_file_id',
 ] as const;
 /** The same, qualified, for statements that join memberships. */
 export const ORGANIZATION_COLUMNS = ORGANIZATION_ROW_COLUMNS.map((c) => `organization.${c}` as const);
 export type OrganizationColumns = Pick<Selectable<OrganizationTable>, (typeof ORGANIZATION_ROW_COLUMNS)[number]>;
 
-export function toOrganization(row: OrganizationColumns, role: OrgRole): Organization {
+/** The API's shape of an organization, for a caller of `role`; `shaping` makes the logo's links. */
+export function toOrganization(row: OrganizationColumns, role: OrgRole, shaping: OrganizationShaping): Organization {
   return {
     id: row.id,
     name: row.name,
@@ -38,14 +41,52 @@ export function toOrganization(row: OrganizationColumns, role: OrgRole): Organiz
     personal: row.personal,
     'created-at': new Date(row.created_at).toISOString(),
     role,
-    subscription: {
-      status: row.subscription_status,
-      plan: row.subscription_plan,
-      'current-period-end': row.subscription_period_end ? new Date(row.subscription_period_end).toISOString() : null,
-      'cancel-at-period-end': row.subscription_cancel_at_period_end,
-      'has-customer': row.billing_customer_id !== null,
-    },
+    logo: shaping.imageOf(row.logo_file_id),
+    subscription: organizationSubscription(row),
   };
+}
+
+/** The organization's subscription as its API shape and its webhook events carry it. */
+export function organizationSubscription(row: OrganizationColumns): Organization['subscription'] {
+  return {
+    status: row.subscription_status,
+    plan: row.subscription_plan,
+    'current-period-end': row.subscription_period_end ? new Date(row.subscription_period_end).toISOString() : null,
+    'cancel-at-period-end': row.subscription_cancel_at_period_end,
+    'has-customer': row.billing_customer_id !== null,
+  };
+}
+
+/** The columns of a member's shape, on a statement joining `membership` and `account`. */
+export const MEMBER_COLUMNS = ['account.id', 'account.email', 'account.name', 'account.avatar_file_id', 'membership.role', 'membership.joined_at'] as const;
+export interface MemberColumns {
+  id: string;
+  email: string;
+  name: string | null;
+  avatar_file_id: string | null;
+  role: OrgRole;
+  joined_at: Date;
+}
+
+/** The API's shape of a member; `shaping` makes the avatar's links. */
+export function toMember(r: MemberColumns, shaping: OrganizationShaping): Member {
+  return {
+    'account-id': r.id,
+    email: r.email,
+    name: r.name,
+    role: r.role,
+    'joined-at': new Date(r.joined_at).toISOString(),
+    avatar: shaping.imageOf(r.avatar_file_id),
+  };
+}
+
+/**
+ * A member as `member.*` webhook events carry it (docs/webhooks.md): without the avatar, whose
+ * signed links would expire long before a retried delivery is read.
+ */
+export function webhookMember(member: Member): Omit<Member, 'avatar'> {
+  const { avatar: _avatar, ...rest } = member;
+  return rest;
 }
 
 /** The personal organization's slug: the account id's hex, so it is unique and the migration makes the same. */

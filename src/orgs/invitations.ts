@@ -17,6 +17,7 @@ import { LINK_LIFETIME_SECONDS, type Mail } from '../mail/index.js';
 import type { NotificationService } from '../notifications/service.js';
 import { emitWebhookEvent } from '../webhooks/outbox.js';
 import { ORGANIZATION_COLUMNS, roleNeededToInvite, toOrganization } from './data.js';
+import type { OrganizationShaping } from './organization-shaping.js';
 import type { CreateInvitation, Invitation, Organization, PendingInvitation } from './schemas.js';
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
@@ -28,6 +29,8 @@ export interface InvitationDeps {
   mail: Pick<Mail, 'enqueue'>;
   notifications: Pick<NotificationService, 'notify'>;
   log: Logger;
+  /** the logo's links in the organization an acceptance answers */
+  shaping: OrganizationShaping;
 }
 
 /**
@@ -305,7 +308,7 @@ export class InvitationService {
         'invitation-id': invitation.id,
         'account-id': user.id,
       });
-      return toOrganization(org, org.role);
+      return toOrganization(org, org.role, this.deps.shaping);
     });
   }
 }

@@ -15,7 +15,8 @@ import { hasRole, type Membership, type OrgRole } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import { emitWebhookEvent } from '../webhooks/outbox.js';
 import { orgEntry } from './audit-entry.js';
-import { invitationRolesBeyond, isOwnerRuleViolation, revokeInvitationsSentBy } from './data.js';
+import { invitationRolesBeyond, isOwnerRuleViolation, MEMBER_COLUMNS, revokeInvitationsSentBy, toMember, webhookMember } from './data.js';
+import type { OrganizationShaping } from './organization-shaping.js';
 import type { Member, Members } from './schemas.js';
 
 type Trx = Transaction<DatabaseSchema>;
@@ -26,18 +27,19 @@ export class MemberService {
   constructor(
     private readonly db: DB,
     private readonly log: Logger,
+    private readonly shaping: OrganizationShaping,
   ) {}
 
   async list(organizationId: string): Promise<Members> {
     const rows = await this.db
       .selectFrom('membership')
       .innerJoin('account', 'account.id', 'membership.account_id')
-      .select(['account.id', 'account.email', 'account.name', 'membership.role', 'membership.joined_at', 'membership.suspended_at'])
+      .select([...MEMBER_COLUMNS, 'membership.suspended_at'])
       .where('membership.organization_id', '=', organizationId)
       .orderBy('membership.joined_at')
       .orderBy('account.id')
       .execute();
-    return { members: rows.map((r) => ({ ...toMember(r), suspended: r.suspended_at !== null })) };
+    return { members: rows.map((r) => ({ ...toMember(r, this.shaping), suspended: r.suspended_at !== null })) };
   }
 
   /**
@@ -67,7 +69,7 @@ export class MemberService {
           await this.revokeInvitationsOf(trx, caller, accountId, invitationRolesBeyond(role), 'inviter-demoted', origin);
         }
         const [member] = await this.memberRows(trx, caller.organizationId, accountId);
-        if (state.target.role !== role) await emitWebhookEvent(trx, caller.organizationId, 'member.updated', { member });
+        if (state.target.role !== role) await emitWebhookEvent(trx, caller.organizationId, 'member.updated', { member: webhookMember(member) });
         this.log.info('orgs/role-changed', 'Member role changed', {
           'organization-id': caller.organizationId,
           'account-id': accountId,
@@ -129,9 +131,10 @@ export class MemberService {
           .whereRef('account.id', '=', 'membership.account_id')
           .where('membership.organization_id', '=', caller.organizationId)
           .where('membership.account_id', '=', accountId)
-          .returning(['account.id', 'account.email', 'account.name', 'membership.role', 'membership.joined_at'])
+          .returning(MEMBER_COLUMNS)
           .execute();
-        for (const member of removed) await emitWebhookEvent(trx, caller.organizationId, 'member.removed', { member: toMember(member) });
+        for (const member of removed)
+          await emitWebhookEvent(trx, caller.organizationId, 'member.removed', { member: webhookMember(toMember(member, this.shaping)) });
         await appendAudit(
           trx,
           orgEntry(caller.organizationId, caller, {
@@ -194,14 +197,10 @@ export class MemberService {
     return trx
       .selectFrom('membership')
       .innerJoin('account', 'account.id', 'membership.account_id')
-      .select(['account.id', 'account.email', 'account.name', 'membership.role', 'membership.joined_at'])
+      .select(MEMBER_COLUMNS)
       .where('membership.organization_id', '=', organizationId)
       .where('membership.account_id', '=', accountId)
       .execute()
-      .then((rows) => rows.map(toMember));
+      .then((rows) => rows.map((r) => toMember(r, this.shaping)));
   }
-}
-
-function toMember(r: { id: string; email: string; name: string | null; role: OrgRole; joined_at: Date }): Member {
-  return { 'account-id': r.id, email: r.email, name: r.name, role: r.role, 'joined-at': new Date(r.joined_at).toISOString() };
 }

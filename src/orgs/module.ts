@@ -10,6 +10,7 @@ import { notificationsModule } from '../notifications/module.js';
 import { membershipResolver } from './data.js';
 import { InvitationService } from './invitations.js';
 import { MemberService } from './members-service.js';
+import { OrganizationShaping } from './organization-shaping.js';
 import { orgQueries } from './queries.js';
 import { orgRoutes } from './routes.js';
 import { ORG_SCHEMAS } from './schemas.js';
@@ -35,11 +36,19 @@ export const orgsModule = defineModule({
     const beforeDeletion: BeforeDeletion = async (ids) => {
       for (const hook of hooks) await hook(ids);
     };
-    const organizations = new OrganizationService(ctx.db, log, beforeDeletion);
-    const members = new MemberService(ctx.db, log);
+    // the logo's and the members' avatars' links: plugged by the files module, which starts later
+    const shaping = new OrganizationShaping();
+    const organizations = new OrganizationService(ctx.db, log, shaping, beforeDeletion);
+    const members = new MemberService(ctx.db, log, shaping);
     // an account's deletion deletes the organizations it alone owns: the same hooks run first
     ctx.use(accountModule).onBeforeOrganizationsDeleted(beforeDeletion);
-    const invitations = new InvitationService({ db: ctx.db, mail: ctx.use(mailModule).mail, notifications: ctx.use(notificationsModule).notifications, log });
+    const invitations = new InvitationService({
+      db: ctx.db,
+      mail: ctx.use(mailModule).mail,
+      notifications: ctx.use(notificationsModule).notifications,
+      log,
+      shaping,
+    });
     const memberships = membershipResolver(ctx.db);
     return {
       services: {
@@ -47,6 +56,7 @@ export const orgsModule = defineModule({
         members,
         invitations,
         memberships,
+        shaping,
         onBeforeDeletion(hook: BeforeDeletion): void {
           hooks.push(hook);
         },

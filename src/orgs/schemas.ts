@@ -1,6 +1,6 @@
 /** Named schemas of the organization routes (docs/api.md, "Organizations"). */
 import { Type, type Static } from 'typebox';
-import { Email, Subscription } from '../account/schemas.js';
+import { Email, ImageLinksSchema, Subscription } from '../account/schemas.js';
 import { NOT_BLANK } from '../http/errors.js';
 
 export const OrgRoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')], {
@@ -38,6 +38,7 @@ export const Organization = Type.Object(
     personal: Type.Boolean({ description: "the account's own organization, made at sign-up; it cannot be deleted" }),
     'created-at': Type.String({ format: 'date-time' }),
     role: OrgRoleSchema,
+    logo: Type.Union([ImageLinksSchema, Type.Null()], { description: "the organization's logo, or null (docs/files.md)" }),
     subscription: OrganizationSubscription,
   },
   { $id: 'organization', additionalProperties: false, description: "`role` is the caller's" },
@@ -69,6 +70,7 @@ export const Member = Type.Object(
     name: Type.Union([Type.String(), Type.Null()]),
     role: OrgRoleSchema,
     'joined-at': Type.String({ format: 'date-time' }),
+    avatar: Type.Union([ImageLinksSchema, Type.Null()], { description: "the member's picture, or null (docs/files.md)" }),
     suspended: Type.Optional(Type.Boolean({ description: 'a directory (SCIM `active: false`) suspended the membership: it grants nothing' })),
   },
   { $id: 'member', additionalProperties: false },

@@ -15,12 +15,14 @@ import { orgEntry } from './audit-entry.js';
 import {
   ORGANIZATION_COLUMNS,
   ORGANIZATION_ROW_COLUMNS,
+  organizationSubscription,
   slugify,
   suffixedSlug,
   toOrganization,
   type BeforeOrganizationsDeleted,
   type OrganizationColumns,
 } from './data.js';
+import type { OrganizationShaping } from './organization-shaping.js';
 import type { CreateOrganization, Organization, Organizations, UpdateOrganization } from './schemas.js';
 
 type Trx = Transaction<DatabaseSchema>;
@@ -32,6 +34,7 @@ export class OrganizationService {
   constructor(
     private readonly db: DB,
     private readonly log: Logger,
+    private readonly shaping: OrganizationShaping,
     private readonly beforeDelete?: BeforeOrganizationsDeleted,
   ) {}
 
@@ -47,7 +50,7 @@ export class OrganizationService {
       .orderBy('organization.name')
       .orderBy('organization.id')
       .execute();
-    return { organizations: rows.map((r) => toOrganization(r, r.role)) };
+    return { organizations: rows.map((r) => toOrganization(r, r.role, this.shaping)) };
   }
 
   /** A shared organization with the caller as owner; without a slug, one is made from the name. */
@@ -68,7 +71,7 @@ export class OrganizationService {
         return inserted;
       });
       this.log.info('orgs/created', 'Organization created', { 'organization-id': row.id, 'account-id': user.id });
-      return toOrganization(row, 'owner');
+      return toOrganization(row, 'owner', this.shaping);
     } catch (err) {
       if (isUniqueViolation(err)) throw slugTaken();
       throw err;
@@ -93,7 +96,7 @@ export class OrganizationService {
   async get(membership: Membership): Promise<Organization> {
     const row = await this.db.selectFrom('organization').select(ORGANIZATION_COLUMNS).where('id', '=', membership.organizationId).executeTakeFirst();
     if (!row) throw notFound('No such organization');
-    return toOrganization(row, membership.role);
+    return toOrganization(row, membership.role, this.shaping);
   }
 
   /** Renames; recorded (`org.renamed`) when the name or the slug changed. */
@@ -122,7 +125,7 @@ export class OrganizationService {
         }
         return after;
       });
-      return toOrganization(row, membership.role);
+      return toOrganization(row, membership.role, this.shaping);
     } catch (err) {
       if (isUniqueViolation(err)) throw slugTaken();
       throw err;
@@ -162,8 +165,17 @@ export class OrganizationService {
   }
 }
 
-/** The organization as webhook events carry it: the API's shape without `role` (which is a caller's). */
-function webhookOrganization(row: OrganizationColumns): Omit<Organization, 'role'> {
-  const { role: _role, ...organization } = toOrganization(row, 'member');
-  return organization;
+/**
+ * The organization as webhook events carry it: the API's shape without `role` (which is a
+ * caller's) and without `logo` (its signed links would expire before a retried delivery is read).
+ */
+function webhookOrganization(row: OrganizationColumns): Omit<Organization, 'role' | 'logo'> {
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    personal: row.personal,
+    'created-at': new Date(row.created_at).toISOString(),
+    subscription: organizationSubscription(row),
+  };
 }

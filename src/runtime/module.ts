@@ -20,6 +20,7 @@ import type { Authenticator, Mount } from '../http/app.js';
 import type { CsrfService } from '../http/csrf.js';
 import type { QueryKind } from '../http/queries.js';
 import type { LimiterStore } from '../http/rate-limit.js';
+import type { PageOrigins } from '../http/security-headers.js';
 import type { AccountGuard, RouteGroup, UsageGate } from '../http/routes.js';
 import type { LogBackend } from '../logging/logger.js';
 import type { Metrics, Tracing } from '../observability/index.js';
@@ -71,6 +72,8 @@ export interface Contributions {
   pageFields: Record<string, string>;
   /** foreign HTTP applications at their own paths (the OAuth provider at `/oauth`) */
   mounts: Mount[];
+  /** origins the client's page may reach beyond its own, for its Content-Security-Policy (the files' bucket) */
+  pageOrigins: PageOrigins;
 }
 
 export interface Started<Services> extends Partial<Contributions> {

@@ -40,7 +40,7 @@ export async function startModules(
   /** filled with each module's services, by module */
   services = new Map<unknown, unknown>(),
 ): Promise<StartedModules> {
-  const contributed: Contributions = { schemas: [], routeGroups: [], queries: [], pageFields: {}, mounts: [] };
+  const contributed: Contributions = { schemas: [], routeGroups: [], queries: [], pageFields: {}, mounts: [], pageOrigins: { img: [], connect: [] } };
   const started: Array<Started<unknown>> = [];
   let authenticator: Authenticator | undefined;
   let accountGuard: AccountGuard | undefined;
@@ -64,6 +64,8 @@ export async function startModules(
     contributed.routeGroups.push(...(result.routeGroups ?? []));
     contributed.queries.push(...(result.queries ?? []));
     contributed.mounts.push(...(result.mounts ?? []));
+    contributed.pageOrigins.img.push(...(result.pageOrigins?.img ?? []));
+    contributed.pageOrigins.connect.push(...(result.pageOrigins?.connect ?? []));
     Object.assign(contributed.pageFields, result.pageFields);
     authenticator = theOne('an authenticator', authenticator, result.authenticator, module.name);
     accountGuard = theOne('an account guard', accountGuard, result.accountGuard, module.name);

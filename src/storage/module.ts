@@ -2,8 +2,8 @@
  * Files (docs/files.md): one store for every instance, on disk by default (STORAGE_DIR, beside the
  * embedded database: `npm start` needs nothing new) or any S3-compatible bucket (STORAGE=s3).
  * Purposes are declared by modules (`declares: {[STORAGE_PURPOSES_KEY]: [...]}`); this module
- * declares the avatar and the organization logo, plugs the avatar's links into the account's
- * shape, and deletes the store's objects of every file row that goes, by a durable job.
+ * declares the avatar and the organization logo, plugs their links into the account's and the
+ * organizations' shapes, and deletes the store's objects of every file row that goes, by a durable job.
  */
 import { sql } from 'kysely';
 import { accountModule } from '../account/module.js';
@@ -15,6 +15,7 @@ import { HttpError } from '../http/errors.js';
 import { apiSecurityHeaders } from '../http/security-headers.js';
 import { orgsModule } from '../orgs/module.js';
 import { defineModule } from '../runtime/module.js';
+import { bucketOrigin } from './bucket-origin.js';
 import { StorageDeletions } from './deletions.js';
 import { DiskDriver } from './disk.js';
 import type { StorageDriver } from './driver.js';
@@ -32,8 +33,11 @@ export const storageModule = defineModule({
   name: 'storage',
   declares: { [STORAGE_PURPOSES_KEY]: [AVATAR_PURPOSE, LOGO_PURPOSE] },
   settings: (env) => storageSettings(env),
-  start(ctx, settings) {
+  async start(ctx, settings) {
     const { config, db } = ctx;
+    // the browser posts uploads to the bucket and follows signed links there: the page's CSP names it
+    // (first: nothing is started yet that a failure here would leave running)
+    const bucket = settings.s3 ? await bucketOrigin(settings.s3) : undefined;
     const log = ctx.logs.logger('saas.storage');
     const tokens = new StorageTokens(config.encryptionKey);
     const s3 = settings.s3 ? new S3Driver(settings.s3) : undefined;
@@ -93,6 +97,7 @@ export const storageModule = defineModule({
     });
     deletions.start();
     ctx.use(accountModule).shaping.useImageLinks((fileId) => links.image(fileId));
+    ctx.use(orgsModule).shaping.useImageLinks((fileId) => links.image(fileId));
     ctx.use(healthModule).checkStorage((timeoutMs) =>
       Promise.race([
         driver.ping().then(
@@ -112,6 +117,7 @@ export const storageModule = defineModule({
       downloadTtlMs: settings.downloadTtlMs,
     });
     return {
+      pageOrigins: bucket ? { connect: [bucket], img: [bucket] } : undefined,
       services: {
         files,
         links,

@@ -18,7 +18,7 @@ import sharp from 'sharp';
 import { storageModule } from '../../src/storage/module.js';
 import { catalogueFile, usageEnv } from '../billing/usage-support.js';
 import { startFakeStripe, type FakeStripe } from '../billing/stripe-server.js';
-import { account, as, createOrg, type TestAccount } from '../orgs/support.js';
+import { account, addMember, as, createOrg, type TestAccount } from '../orgs/support.js';
 import { PASSWORD } from '../support/auth.js';
 import { freePort } from '../support/net.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
@@ -222,6 +222,46 @@ for (const driver of ['disk', 's3'] as const) {
       assert.equal((await as(t, owner, 'GET', `/api/orgs/${orgId}/usage`)).body.meters.find((m: { meter: string }) => m.meter === 'storage-bytes').used, 0);
     });
 
+    it("an organization answers its logo, and its members list each member's avatar, as signed links", async () => {
+      const team = await createOrg(t, owner, 'Shapes');
+      const member = await account(t);
+      await addMember(t, team, owner, member, 'member');
+      const orgOf = async (who: TestAccount) => (await as(t, who, 'GET', `/api/orgs/${team}`)).body;
+      assert.equal((await orgOf(member)).logo, null, 'no logo yet');
+      const avatar = await uploadAndComplete(member, { purpose: 'avatar', name: 'me.png', 'content-type': 'image/png' }, await png(90));
+      assert.equal(avatar.completed.status, 201, avatar.completed.text);
+      const logo = await uploadAndComplete(
+        owner,
+        { purpose: 'organization-logo', name: 'logo.png', 'content-type': 'image/png', 'organization-id': team },
+        await png(120),
+      );
+      assert.equal(logo.completed.status, 201, logo.completed.text);
+
+      const seen = await orgOf(member);
+      assert.equal(seen.logo.id, logo.completed.body.id, 'a member sees the logo');
+      const small = await fetch(seen.logo.renditions['64']);
+      assert.equal(small.status, 200);
+      assert.equal((await sharp(Buffer.from(await small.arrayBuffer())).metadata()).width, 64);
+      const listed = (await as(t, member, 'GET', '/api/orgs')).body.organizations.find((o: { id: string }) => o.id === team);
+      assert.equal(listed.logo.id, logo.completed.body.id, 'the list answers it too');
+
+      const members = (await as(t, owner, 'GET', `/api/orgs/${team}/members`)).body.members as Array<{
+        'account-id': string;
+        avatar: { id: string; renditions: Record<string, string> } | null;
+      }>;
+      const memberRow = members.find((m) => m['account-id'] === member.id)!;
+      assert.equal(memberRow.avatar?.id, avatar.completed.body.id, "the owner sees the member's avatar");
+      assert.equal((await fetch(memberRow.avatar!.renditions['256'])).status, 200);
+      const ownerRow = members.find((m) => m['account-id'] === owner.id)!;
+      assert.equal(ownerRow.avatar?.id ?? null, (await as(t, owner, 'GET', '/api/account/me')).body.avatar?.id ?? null);
+
+      assert.equal((await as(t, owner, 'DELETE', `/api/orgs/${team}/logo`)).status, 204);
+      assert.equal((await orgOf(owner)).logo, null, 'removed');
+      assert.equal((await as(t, member, 'DELETE', '/api/account/avatar')).status, 204);
+      const after = (await as(t, owner, 'GET', `/api/orgs/${team}/members`)).body.members.find((m: { 'account-id': string }) => m['account-id'] === member.id);
+      assert.equal(after.avatar, null);
+    });
+
     it("an account's deletion and an organization's take their files' objects with them", async () => {
       const leaving = await account(t);
       const { completed } = await uploadAndComplete(leaving, { purpose: 'avatar', name: 'me.png', 'content-type': 'image/png' }, await png(80));
@@ -237,6 +277,33 @@ for (const driver of ['disk', 's3'] as const) {
       assert.equal((await as(t, owner, 'DELETE', `/api/orgs/${team}`)).status, 204);
       await eventually('both objects deleted', async () => (await stored(avatarKey)) === undefined && (await stored(logoKey)) === undefined);
     });
+
+    it(
+      driver === 's3' ? "the client page's CSP lets the browser post to the bucket and load images from it" : "the client page's CSP names no other origin",
+      async () => {
+        const page = await t.client('GET', '/', { headers: { accept: 'text/html' } });
+        const policy = new Map(
+          String(page.headers['content-security-policy'])
+            .split(';')
+            .map((d) => d.trim().split(/\s+/))
+            .map(([name, ...sources]) => [name, sources]),
+        );
+        const started = await upload(owner, { purpose: 'avatar', name: 'x.png', 'content-type': 'image/png', size: 100 });
+        assert.equal(started.status, 201, started.text);
+        const target = new URL(started.body.url).origin;
+        if (driver === 's3') {
+          assert.notEqual(target, new URL(t.url).origin);
+          assert.deepEqual(policy.get('connect-src'), ["'self'", target], 'the upload goes there');
+          assert.deepEqual(policy.get('img-src'), ["'self'", 'data:', target], 'signed links redirect there');
+        } else {
+          assert.equal(target, new URL(t.url).origin, 'the disk driver uploads to the server itself');
+          assert.equal(policy.get('connect-src'), undefined, "default-src 'self' covers it");
+          assert.deepEqual(policy.get('img-src'), ["'self'", 'data:']);
+        }
+        // the API's own answers keep their short policy
+        assert.equal(started.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'");
+      },
+    );
 
     it('a completion before any bytes, or of another account’s upload, is refused', async () => {
       const started = await upload(owner, { purpose: 'avatar', name: 'x.png', 'content-type': 'image/png', size: 100 });

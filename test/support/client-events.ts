@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { registerApp, type Account, type AppState, type Route } from '../../src/client/app.js';
 import { EventCore, type EventVector } from '../../src/client/core.js';
 import type { TransportRequest, TransportResponse } from '../../src/client/http.js';
+import type { UploadSender } from '../../src/client/upload.js';
 import { transitJson } from '../../src/shared/codecs.js';
 
 export const ACCOUNT: Account = {
@@ -31,6 +32,8 @@ export interface FakeClientOptions {
    */
   session?: 'account' | 'token' | 'none';
   account?: Account;
+  /** sends an upload's bytes (`upload/send`); none: no test sends any */
+  uploadSender?: UploadSender;
 }
 
 /**
@@ -52,6 +55,7 @@ export function fakeClient(route: Route, respond: (req: TransportRequest) => Tra
         return respond(req) ?? answer({ type: 'not-found', message: 'no such route' }, 404);
       },
       csrfToken: () => 'csrf-1',
+      uploadSender: options.uploadSender,
     },
     (path) => navigated.push(path),
   );

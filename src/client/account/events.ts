@@ -204,6 +204,18 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
       dispatch: ['toast/info', { message: 'Password changed; your other sessions were ended' }],
     }))
 
+    // the picture: uploaded by the profile's upload control (shell/uploads.ts), which reloads the account; removed here
+    .regEvent('avatar/remove', ({ state }) => ({
+      db: { ...state, busy: true },
+      'http/auth-api': {
+        url: 'account/avatar',
+        method: 'delete',
+        onSuccessN: [['app/idle'], ['account/load'], ['toast/info', { message: 'Picture removed' }]],
+        // none to remove (another tab did): the account shows what is there
+        onFailureN: [['request/failed'], ['app/idle'], ['account/load']],
+      },
+    }))
+
     // export: the JSON the server gives, offered as a file
     .regEvent('account/export', ({ state }) => ({
       db: { ...state, busy: true },

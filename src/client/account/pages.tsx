@@ -7,8 +7,10 @@
 import { Link, useApp } from '../ui/app.js';
 import { Button, ButtonLink, Submit } from '../ui/button.js';
 import { Actions, Card, Narrow, Stack } from '../ui/card.js';
+import { Avatar } from '../ui/avatar.js';
 import { Alert } from '../ui/feedback.js';
 import { Field, Form } from '../ui/field.js';
+import { FileUpload, IMAGE_TYPES } from '../ui/file-upload.js';
 import { PageHeader } from '../ui/page-header.js';
 import { SignInMethods } from '../oidc/pages.js';
 import type { TokenRoute } from './events.js';
@@ -102,7 +104,35 @@ export function ResetPasswordPage() {
   );
 }
 
-/** The profile: name, email, the account's data, deletion. */
+/** The profile's picture: the current one (or the initials), a new one uploaded at once, removal. */
+function PictureCard() {
+  const { state, dispatch } = useApp();
+  const a = state.account!;
+  const going = ['starting', 'sending', 'completing'].includes(state.uploads?.['avatar-upload']?.phase ?? '');
+  return (
+    <Card title="Picture" id="avatar-card" titleId="avatar-title" description="Shown in the header and to the members of your organizations.">
+      <div class="flex flex-wrap items-start gap-4">
+        <Avatar id="avatar-current" image={a.avatar} name={a.name || a.email} size="lg" alt={a.avatar ? 'Your picture' : 'No picture yet: your initials'} />
+        <div class="min-w-0 flex-1 space-y-3">
+          <FileUpload
+            id="avatar-upload"
+            label={a.avatar ? 'Upload a new picture' : 'Upload a picture'}
+            accept={IMAGE_TYPES}
+            hint="PNG, JPEG or WebP. It is cropped to a square."
+            request={{ purpose: 'avatar', onDone: ['account/load'] }}
+          />
+          {a.avatar && (
+            <Button id="remove-avatar" variant="secondary" disabled={state.busy || going} onClick={() => dispatch(['avatar/remove'])}>
+              Remove picture
+            </Button>
+          )}
+        </div>
+      </div>
+    </Card>
+  );
+}
+
+/** The profile: picture, name, email, the account's data, deletion. */
 export function SettingsPage() {
   const { state, dispatch } = useApp();
   const a = state.account;
@@ -115,8 +145,9 @@ export function SettingsPage() {
     );
   return (
     <>
-      <PageHeader title="Profile" description="Your name, your email address and your data." />
+      <PageHeader title="Profile" description="Your picture, your name, your email address and your data." />
       <Stack>
+        <PictureCard />
         <Card title="Name" id="settings-name-card" titleId="settings-name-title">
           <Form id="settings-name" onSubmit={(f) => dispatch(['settings/save-name', f])}>
             <Field form="settings-name" name="name" label="Name" required maxLength={100} autoComplete="name" defaultValue={a.name ?? ''} />

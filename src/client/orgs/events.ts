@@ -5,7 +5,7 @@
  * without a session is remembered (localStorage, so the verification link may open in another
  * tab) and accepted once the visitor has logged in or signed up and comes to the account page.
  */
-import type { AppState, Route } from '../shell/state.js';
+import type { AppState, ImageLinks, Route } from '../shell/state.js';
 import type { EventCore } from '../core.js';
 
 export type OrgRole = 'owner' | 'admin' | 'member';
@@ -17,6 +17,8 @@ export interface Organization {
   personal: boolean;
   'created-at': string;
   role: OrgRole;
+  /** the organization's logo; absent from servers without files */
+  logo?: ImageLinks | null;
   subscription: {
     status: 'none' | 'trialing' | 'active' | 'past-due' | 'canceled';
     plan: string | null;

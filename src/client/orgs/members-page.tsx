@@ -4,6 +4,7 @@
  * invitations.
  */
 import { useApp } from '../ui/app.js';
+import { Avatar } from '../ui/avatar.js';
 import { Submit } from '../ui/button.js';
 import { Card, Stack } from '../ui/card.js';
 import { ConfirmButton } from '../ui/dialog.js';
@@ -27,15 +28,20 @@ function MemberRow({ member, me, myRole, owners }: { member: Member; me: string 
   return (
     <tr data-member={member['account-id']} data-email={member.email} data-role={member.role}>
       <td>
-        {member.name ?? '—'}
-        <br />
-        <span class="text-muted">{member.email}</span>
-        {self && (
-          <>
-            {' '}
-            <Badge>you</Badge>
-          </>
-        )}
+        <div class="flex items-center gap-3">
+          <Avatar image={member.avatar} name={member.name || member.email} size="md" />
+          <div class="min-w-0">
+            {member.name ?? '—'}
+            <br />
+            <span class="text-muted">{member.email}</span>
+            {self && (
+              <>
+                {' '}
+                <Badge>you</Badge>
+              </>
+            )}
+          </div>
+        </div>
       </td>
       <td>
         {canManage && !lastOwner ? (

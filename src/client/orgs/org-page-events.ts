@@ -5,7 +5,7 @@
  * docs/client.md.
  */
 import type { EventCore } from '../core.js';
-import type { AppState } from '../shell/state.js';
+import type { AppState, ImageLinks } from '../shell/state.js';
 import { CURRENT_ORG_KEY, type Failure, type Organization, type OrgRole, resetForm } from './events.js';
 
 export interface Member {
@@ -14,6 +14,8 @@ export interface Member {
   name: string | null;
   role: OrgRole;
   'joined-at': string;
+  /** the member's picture; absent from servers without files */
+  avatar?: ImageLinks | null;
 }
 
 export interface PendingInvitation {
@@ -138,6 +140,25 @@ export function registerOrgPage(core: EventCore<AppState>): void {
       db: { ...state, busy: false, orgs: state.orgs?.filter((o) => o.id !== state.orgPage?.id), currentOrg: undefined, orgPage: undefined },
       dispatchN: [['toast/info', { message: 'You left the organization' }], ['orgs/load'], ['router/navigate', { route: 'orgs' }]],
     }))
+    // the logo: uploaded by the overview's upload control (shell/uploads.ts), removed here; either way the
+    // organization is asked for again (new signed links), and the switcher's list too
+    .regEvent('org/remove-logo', ({ state }) => ({
+      db: { ...state, busy: true },
+      'http/auth-api': {
+        url: `orgs/${state.orgPage?.id}/logo`,
+        method: 'delete',
+        onSuccessN: [['app/idle'], ['org/logo-changed', state.orgPage?.id], ['toast/info', { message: 'Logo removed' }]],
+        onFailureN: [['request/failed'], ['app/idle'], ['org/logo-changed', state.orgPage?.id]],
+      },
+    }))
+    .regEvent('org/logo-changed', (_ctx, [, id]) => ({
+      'http/auth-api': { url: `orgs/${id}`, onSuccess: ['org/reloaded', id], onFailure: ['request/failed'] },
+      dispatch: ['orgs/load'],
+    }))
+    .regEvent('org/reloaded', ({ state }, [, id, org]) => {
+      if (state.orgPage?.id !== id) return;
+      return { db: { ...state, orgPage: { ...state.orgPage, org: org as Organization } } };
+    })
     .regEvent('org/delete', ({ state }) => ({
       db: { ...state, busy: true },
       'http/auth-api': { url: `orgs/${state.orgPage?.id}`, method: 'delete', onSuccess: ['org/left'], onFailureN: [['request/failed'], ['app/idle']] },

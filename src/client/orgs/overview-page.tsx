@@ -6,15 +6,44 @@ import { apiKeysPath } from '../api-keys/events.js';
 import { auditPath } from '../audit/events.js';
 import { billingPath } from '../billing/events.js';
 import { useApp } from '../ui/app.js';
-import { ButtonLink } from '../ui/button.js';
+import { Avatar } from '../ui/avatar.js';
+import { Button, ButtonLink } from '../ui/button.js';
 import { Actions, Card, Stack } from '../ui/card.js';
 import { ConfirmButton } from '../ui/dialog.js';
+import { FileUpload, IMAGE_TYPES } from '../ui/file-upload.js';
 import { PageHeader } from '../ui/page-header.js';
 import { webhooksPath } from '../webhooks/events.js';
-import { membersPath } from './events.js';
+import { membersPath, type Organization } from './events.js';
 import { OrgPageGate } from './org-page.js';
 import { loadingOrg, useOrgPage } from './path-org.js';
 import { rank } from './roles.js';
+
+/** The logo (admins): the current one (or the initials), a new one uploaded at once, removal. */
+function LogoCard({ org }: { org: Organization }) {
+  const { state, dispatch } = useApp();
+  const going = ['starting', 'sending', 'completing'].includes(state.uploads?.['logo-upload']?.phase ?? '');
+  return (
+    <Card title="Logo" id="org-logo-card" description="Shown to every member, in the organization switcher.">
+      <div class="flex flex-wrap items-start gap-4">
+        <Avatar id="logo-current" image={org.logo} name={org.name} size="lg" square alt={org.logo ? `The logo of ${org.name}` : 'No logo yet: the initials'} />
+        <div class="min-w-0 flex-1 space-y-3">
+          <FileUpload
+            id="logo-upload"
+            label={org.logo ? 'Upload a new logo' : 'Upload a logo'}
+            accept={IMAGE_TYPES}
+            hint="PNG, JPEG or WebP. It is cropped to a square."
+            request={{ purpose: 'organization-logo', organizationId: org.id, onDone: ['org/logo-changed', org.id] }}
+          />
+          {org.logo && (
+            <Button id="remove-logo" variant="secondary" disabled={state.busy || going} onClick={() => dispatch(['org/remove-logo'])}>
+              Remove logo
+            </Button>
+          )}
+        </div>
+      </div>
+    </Card>
+  );
+}
 
 /** An organization's overview: who you are in it, its plan, where to go. */
 export function OrgPage() {
@@ -63,6 +92,7 @@ export function OrgPage() {
             </Actions>
           </Card>
         </Stack>
+        {admin && <LogoCard org={org} />}
         {admin && (
           <Card title="Administration" id="org-admin-card">
             <Actions>

@@ -5,6 +5,7 @@
  * events of orgs/events.ts.
  */
 import { useApp } from '../ui/app.js';
+import { Avatar } from '../ui/avatar.js';
 import { Button, ButtonLink, Submit } from '../ui/button.js';
 import { Actions, Card, Narrow, Stack } from '../ui/card.js';
 import { Alert } from '../ui/feedback.js';
@@ -13,21 +14,29 @@ import { PageHeader } from '../ui/page-header.js';
 import { currentOrgIdOf } from './current-org.js';
 import { orgPath } from './events.js';
 
-/** The organization switcher: the current organization (the page's, else the one kept across visits). */
+/**
+ * The organization switcher: the current organization (the page's, else the one kept across
+ * visits), with its logo when it has one. A native select, for its keyboard and screen reader
+ * behaviour everywhere; its options cannot hold images, so the logo is the chosen one's.
+ */
 export function OrgSwitcher() {
   const { state, dispatch } = useApp();
   if (!state.orgs?.length) return null;
   const current = currentOrgIdOf(state, typeof location === 'undefined' ? '' : location.pathname);
+  const org = state.orgs.find((o) => o.id === current);
   return (
-    <div class="w-full md:w-56">
-      <SelectField
-        id="org-switcher"
-        label="Organization"
-        srOnlyLabel
-        value={current}
-        options={state.orgs.map((o) => ({ value: o.id, label: `${o.name}${o.personal ? ' (personal)' : ''}` }))}
-        onChange={(id) => dispatch(['orgs/select', id])}
-      />
+    <div class="flex w-full items-center gap-2 md:w-64">
+      {org?.logo && <Avatar id="org-switcher-logo" image={org.logo} name={org.name} square />}
+      <div class="min-w-0 flex-1">
+        <SelectField
+          id="org-switcher"
+          label="Organization"
+          srOnlyLabel
+          value={current}
+          options={state.orgs.map((o) => ({ value: o.id, label: `${o.name}${o.personal ? ' (personal)' : ''}` }))}
+          onChange={(id) => dispatch(['orgs/select', id])}
+        />
+      </div>
     </div>
   );
 }
@@ -46,7 +55,8 @@ export function OrgsPage() {
           ) : (
             <ul id="org-list" class="divide-y divide-line">
               {state.orgs.map((o) => (
-                <li key={o.id} data-org-role={o.role} class="flex flex-wrap items-center justify-between gap-2 py-2">
+                <li key={o.id} data-org-role={o.role} class="flex flex-wrap items-center gap-2 py-2">
+                  <Avatar image={o.logo} name={o.name} size="md" square />
                   <a
                     href={orgPath(o.id)}
                     data-org={o.id}
@@ -58,7 +68,7 @@ export function OrgsPage() {
                   >
                     {o.name}
                   </a>
-                  <span class="text-muted">
+                  <span class="ml-auto text-muted">
                     {o.personal ? 'personal · ' : ''}
                     {o.role}
                   </span>

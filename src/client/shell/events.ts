@@ -7,7 +7,9 @@ import type { EventCore, EventVector } from '../core.js';
 import { installHttp, type HttpFailure, type HttpLayerConfig, type HttpOptions } from '../http.js';
 import type { Router } from './features.js';
 import { errorsByField, type FailureBody, withFormErrors } from './form-errors.js';
+import type { UploadSender } from '../upload.js';
 import type { Account, AppState, Route } from './state.js';
+import { registerUploads, unfinishedUploads } from './uploads.js';
 
 interface LogInResponse {
   'access-token': string;
@@ -39,23 +41,23 @@ export interface ShellOptions {
 
 let toastIds = 0;
 
+/** The request layer's settings the shell takes, and the uploads' sender (tests give their own). */
+export type ShellHttp = Omit<HttpLayerConfig, 'getToken' | 'setToken'> & { uploadSender?: UploadSender };
+
 /** Registers the shell's events on a core; `navigate` changes the browser's location. */
-export function registerShell(
-  core: EventCore<AppState>,
-  http: Omit<HttpLayerConfig, 'getToken' | 'setToken'>,
-  navigate: (path: string) => void,
-  options: ShellOptions,
-): void {
+export function registerShell(core: EventCore<AppState>, http: ShellHttp, navigate: (path: string) => void, options: ShellOptions): void {
   const { router } = options;
   const entry = (route: Route) => router.def(route)?.access === 'entry';
+  const { uploadSender, ...layer } = http;
   installHttp(core, {
-    ...http,
+    ...layer,
     loginRoute: options.logIn,
     reauthEvent: 'reauth/required',
     getToken: () => core.state.token,
     // synchronous, so a request retried after a refresh sees the new token at once
     setToken: (token) => core.dispatchSync(['auth/token', token]),
   });
+  registerUploads(core, uploadSender);
   core.regFx('navigate', (path: string) => navigate(path));
   core.regFx('later', ({ ms, event }: { ms: number; event: EventVector }) => {
     setTimeout(() => core.dispatch(event), ms);
@@ -157,9 +159,11 @@ export function registerShell(
     .regEvent('router/navigate', ({ state }, [, arg]) => {
       // `path` for a route with a parameter (`/orgs/<id>`)
       const { route, path } = arg as { route: Route; path?: string };
-      return { db: { ...state, route, busy: false }, navigate: path ?? router.pathOf(route) };
+      return { db: { ...state, route, busy: false, uploads: unfinishedUploads(state.uploads) }, navigate: path ?? router.pathOf(route) };
     })
-    .regEvent('router/changed', ({ state }, [, path]) => ({ db: { ...state, route: router.routeOf(path as string) } }))
+    .regEvent('router/changed', ({ state }, [, path]) => ({
+      db: { ...state, route: router.routeOf(path as string), uploads: unfinishedUploads(state.uploads) },
+    }))
     .regEvent('request/failed', (_ctx, [, failure]) => {
       const f = failure as Partial<HttpFailure> & { type?: string; errors?: Array<{ path: string; message: string }> };
       const detail = f.errors?.length ? `: ${f.errors.map((e) => `${e.path.replace(/^\//, '')} ${e.message}`).join(', ')}` : '';

@@ -5,6 +5,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { LogOut, Moon, Sun } from 'lucide';
 import { Link, useApp } from '../ui/app.js';
+import { Avatar } from '../ui/avatar.js';
 import { Button } from '../ui/button.js';
 import { Icon } from '../ui/icon.js';
 import { chooseTheme, currentTheme } from './theme.js';
@@ -39,7 +40,7 @@ export function Brand() {
   );
 }
 
-/** The account menu (a disclosure): who is signed in, the settings, log-out. Escape closes it. */
+/** The account menu (a disclosure, its button the account's picture or initials): who is signed in, the settings, log-out. Escape closes it. */
 export function AccountMenu() {
   const { state, dispatch } = useApp();
   const [open, setOpen] = useState(false);
@@ -66,9 +67,7 @@ export function AccountMenu() {
       }}
     >
       <Button variant="ghost" id="account-menu-button" aria-expanded={open} aria-controls="account-menu" onClick={() => setOpen(!open)}>
-        <span aria-hidden="true" class="grid size-7 place-items-center rounded-full bg-primary-soft text-xs font-semibold uppercase">
-          {email.slice(0, 1)}
-        </span>
+        <Avatar image={state.account?.avatar} name={state.account?.name || email || '?'} />
         <span class="sr-only">Account menu</span>
       </Button>
       {/* biome-ignore lint/a11y/noStaticElementInteractions lint/a11y/useKeyWithClickEvents: following a link inside closes the menu; the link itself is the keyboard's target (Enter clicks it) */}

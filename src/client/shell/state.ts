@@ -15,6 +15,13 @@ export type Route = string;
 
 import type { HttpOptions } from '../http.js';
 
+/** An image's signed links (valid 5 minutes from the answer): the original and its 64 and 256 px WebP renditions. */
+export interface ImageLinks {
+  id: string;
+  url: string;
+  renditions: Record<'64' | '256', string>;
+}
+
 export interface Account {
   id: string;
   email: string;
@@ -29,6 +36,8 @@ export interface Account {
   'platform-admin'?: boolean;
   /** in a session a platform admin opened as this account: who acts (the banner says so) */
   'impersonated-by'?: { id: string; email: string };
+  /** the account's picture; absent from servers without files */
+  avatar?: ImageLinks | null;
 }
 
 /** The product as the server's configuration names it (PRODUCT_NAME, PRODUCT_PITCH), written into the page. */
@@ -40,6 +49,19 @@ export interface Product {
 /** The page's hidden fields with the product's name and pitch (src/http/static.ts writes them). */
 export const PRODUCT_NAME_FIELD = '__product-name';
 export const PRODUCT_PITCH_FIELD = '__product-pitch';
+
+/** A file upload of one control (shell/uploads.ts), by the control's id in `uploads`. */
+export interface UploadState {
+  /** starting: asked the server where to send; sending: the bytes go; completing: the server checks them */
+  phase: 'starting' | 'sending' | 'completing' | 'done' | 'failed';
+  /** the chosen file's name */
+  name: string;
+  /** bytes sent so far, of `total` */
+  loaded: number;
+  total: number;
+  /** failed: why (the server's or the store's refusal) */
+  message?: string;
+}
 
 export interface Toast {
   id: number;
@@ -66,6 +88,8 @@ export interface ShellState {
   reauth?: { method: 'password' | 'recent-sign-in'; field: string; request: HttpOptions; refusal: unknown };
   /** per form, how many times it succeeded: the form is keyed by it, so a success clears it */
   formResets?: Record<string, number>;
+  /** per upload control, its upload under way or its outcome */
+  uploads?: Record<string, UploadState>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type

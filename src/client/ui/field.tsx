@@ -41,14 +41,14 @@ export function Form({
 }
 
 const INPUT = 'mt-1 block w-full rounded-lg border border-line bg-surface px-3 py-2 text-sm placeholder:text-muted aria-[invalid=true]:border-danger';
-const LABEL = 'block text-sm font-medium';
+export const LABEL = 'block text-sm font-medium';
 
 /** What describes a field to assistive technology: its hint and its error, when it has them. */
-const describedByOf = (id: string, hint: string | undefined, error: string | undefined) =>
+export const describedByOf = (id: string, hint: string | undefined, error: string | undefined) =>
   [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
 
 /** A field's hint below its label, named by the field's aria-describedby. */
-function FieldHint({ id, hint }: { id: string; hint: string | undefined }) {
+export function FieldHint({ id, hint }: { id: string; hint: string | undefined }) {
   return hint ? (
     <small id={`${id}-hint`} class="mt-1 block text-sm text-muted">
       {hint}
