@@ -50,8 +50,6 @@ interface OpenStream {
   /** the access token's expiry, ms */
   expiresAt: number;
   ticks: number;
-  reading: boolean;
-  again: boolean;
   ended: boolean;
 }
 
@@ -140,8 +138,6 @@ export class NotificationStreams {
       cursor,
       expiresAt,
       ticks: 0,
-      reading: false,
-      again: false,
       ended: false,
     };
     const set = this.byAccount.get(user.id) ?? new Set();
@@ -151,37 +147,54 @@ export class NotificationStreams {
     req.on('close', close);
     res.on('close', close);
     res.write(': connected\n\n');
-    await this.read(stream);
+    await this.readAccount(user.id);
   }
 
-  /** Sends what came after the stream's cursor, then the unread count; concurrent wake-ups coalesce. */
-  private async read(stream: OpenStream): Promise<void> {
-    if (stream.reading) {
-      stream.again = true;
+  /** accounts whose streams are being read, and those asked again meanwhile */
+  private readonly reading = new Set<string>();
+  private readonly again = new Set<string>();
+
+  /**
+   * Sends each of the account's streams what came after its cursor, then the unread count: one
+   * read for all of them (a person's tabs share their cursor), concurrent wake-ups coalesced.
+   */
+  private async readAccount(accountId: string): Promise<void> {
+    if (this.reading.has(accountId)) {
+      this.again.add(accountId);
       return;
     }
-    stream.reading = true;
+    this.reading.add(accountId);
     try {
       do {
-        stream.again = false;
-        const found: Notification[] = await this.deps.notifications.after(stream.accountId, stream.cursor);
-        if (stream.ended) return;
-        for (const n of found) {
-          stream.res.write(event('notification', n, n.cursor));
-          stream.cursor = n.cursor;
+        this.again.delete(accountId);
+        const streams = [...(this.byAccount.get(accountId) ?? [])];
+        if (streams.length === 0) return;
+        const from = streams.reduce((min, st) => (BigInt(st.cursor) < BigInt(min) ? st.cursor : min), streams[0]!.cursor);
+        const [found, unread]: [Notification[], number] = await Promise.all([
+          this.deps.notifications.after(accountId, from),
+          this.deps.notifications.unreadCount(accountId),
+        ]);
+        const count = event('unread-count', { 'unread-count': unread });
+        for (const stream of streams) {
+          if (stream.ended) continue;
+          for (const n of found)
+            if (BigInt(n.cursor) > BigInt(stream.cursor)) {
+              stream.res.write(event('notification', n, n.cursor));
+              stream.cursor = n.cursor;
+            }
+          stream.res.write(count);
         }
-        stream.res.write(event('unread-count', { 'unread-count': await this.deps.notifications.unreadCount(stream.accountId) }));
-      } while (stream.again && !stream.ended);
+      } while (this.again.has(accountId));
     } catch (err) {
       this.deps.log.warn('notifications/stream-read-failed', `A notification stream could not read: ${(err as Error).message}`);
     } finally {
-      stream.reading = false;
+      this.reading.delete(accountId);
     }
   }
 
   /** A notification of the account was written (on this instance or another). */
   wake(accountId: string): void {
-    for (const stream of this.byAccount.get(accountId) ?? []) void this.read(stream);
+    if (this.byAccount.has(accountId)) void this.readAccount(accountId);
   }
 
   /** Every stream reads (a reconnect of the listener: what was missed while it was away). */

@@ -13,6 +13,7 @@ import type { DatabaseSchema } from '../db/schema.js';
 import { conflict, forbidden, notFound } from '../http/errors.js';
 import { hasRole, type Membership, type OrgRole } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
+import type { NotificationService } from '../notifications/service.js';
 import { emitWebhookEvent } from '../webhooks/outbox.js';
 import { orgEntry } from './audit-entry.js';
 import { invitationRolesBeyond, isOwnerRuleViolation, MEMBER_COLUMNS, revokeInvitationsSentBy, toMember, webhookMember } from './data.js';
@@ -28,7 +29,26 @@ export class MemberService {
     private readonly db: DB,
     private readonly log: Logger,
     private readonly shaping: OrganizationShaping,
+    private readonly notifications: Pick<NotificationService, 'notify'>,
   ) {}
+
+  /** Tells the organization's owners and admins (but the one who acted) of a change of its members. */
+  private async tellAdmins(
+    trx: DB,
+    organizationId: string,
+    actorId: string,
+    kind: 'member-left' | 'member-role-changed',
+    title: string,
+    body: string,
+  ): Promise<void> {
+    await this.notifications.notify(trx, {
+      kind,
+      to: { organization: organizationId, roles: ['owner', 'admin'], except: actorId },
+      title,
+      body,
+      url: `/orgs/${organizationId}/members`,
+    });
+  }
 
   async list(organizationId: string): Promise<Members> {
     const rows = await this.db
@@ -69,6 +89,15 @@ export class MemberService {
           await this.revokeInvitationsOf(trx, caller, accountId, invitationRolesBeyond(role), 'inviter-demoted', origin);
         }
         const [member] = await this.memberRows(trx, caller.organizationId, accountId);
+        if (member && state.target.role !== role)
+          await this.tellAdmins(
+            trx,
+            caller.organizationId,
+            caller.accountId,
+            'member-role-changed',
+            `${member.name ?? member.email} is now ${role}`,
+            `${member.email} was ${state.target.role}.`,
+          );
         if (state.target.role !== role) await emitWebhookEvent(trx, caller.organizationId, 'member.updated', { member: webhookMember(member) });
         this.log.info('orgs/role-changed', 'Member role changed', {
           'organization-id': caller.organizationId,
@@ -133,8 +162,17 @@ export class MemberService {
           .where('membership.account_id', '=', accountId)
           .returning(MEMBER_COLUMNS)
           .execute();
-        for (const member of removed)
+        for (const member of removed) {
           await emitWebhookEvent(trx, caller.organizationId, 'member.removed', { member: webhookMember(toMember(member, this.shaping)) });
+          await this.tellAdmins(
+            trx,
+            caller.organizationId,
+            caller.accountId,
+            'member-left',
+            leaving ? `${member.name ?? member.email} left` : `${member.name ?? member.email} was removed`,
+            `${member.email} is no longer a member (was ${state.target.role}).`,
+          );
+        }
         await appendAudit(
           trx,
           orgEntry(caller.organizationId, caller, {

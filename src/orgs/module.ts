@@ -28,6 +28,8 @@ export const orgsModule = defineModule({
     [NOTIFICATION_KINDS_KEY]: [
       { kind: 'invitation-received', category: 'organizations', description: 'an invitation to an organization (in the app; its email is always sent)' },
       { kind: 'member-joined', category: 'organizations', description: 'someone joined the organization (to its owners and admins)' },
+      { kind: 'member-left', category: 'organizations', description: 'a member left or was removed (to its owners and admins)' },
+      { kind: 'member-role-changed', category: 'organizations', description: "a member's role changed (to its owners and admins)" },
     ],
   },
   start(ctx) {
@@ -39,7 +41,7 @@ export const orgsModule = defineModule({
     // the logo's and the members' avatars' links: plugged by the files module, which starts later
     const shaping = new OrganizationShaping();
     const organizations = new OrganizationService(ctx.db, log, shaping, beforeDeletion);
-    const members = new MemberService(ctx.db, log, shaping);
+    const members = new MemberService(ctx.db, log, shaping, ctx.use(notificationsModule).notifications);
     // an account's deletion deletes the organizations it alone owns: the same hooks run first
     ctx.use(accountModule).onBeforeOrganizationsDeleted(beforeDeletion);
     const invitations = new InvitationService({

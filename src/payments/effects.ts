@@ -257,6 +257,14 @@ export class BillingEffects {
     if (org.billing_subscription_id && effect.subscriptionId && org.billing_subscription_id !== effect.subscriptionId) return targetOf(org);
     if (org.subscription_status === 'canceled') return targetOf(org);
     if (effect.outcome === 'paid' && (effect.amountPaid <= 0 || !effect.subscriptionId)) return targetOf(org);
+    if (effect.outcome !== 'paid' && org.subscription_status !== 'past-due')
+      await this.deps.notifications.notify(trx, {
+        kind: 'payment-failed',
+        to: { organization: org.id, roles: ['owner', 'admin'] },
+        title: `A payment of ${org.name} failed`,
+        body: 'The subscription is past due: update the payment method on the Billing page before Stripe gives up retrying.',
+        url: `/orgs/${org.id}/billing`,
+      });
     await writeSubscriptionChange(trx, this.deps.log, org, event, {
       status: effect.outcome === 'paid' ? 'active' : 'past-due',
       plan: org.subscription_plan,

@@ -16,7 +16,10 @@ import { currentSubscriptionEvent, stripeProvider } from './stripe.js';
 export const paymentsModule = defineModule({
   name: 'payments',
   declares: {
-    [NOTIFICATION_KINDS_KEY]: [{ kind: 'trial-ending', category: 'billing', description: "an organization's trial ends in three days (to its owners)" }],
+    [NOTIFICATION_KINDS_KEY]: [
+      { kind: 'trial-ending', category: 'billing', description: "an organization's trial ends in three days (to its owners)" },
+      { kind: 'payment-failed', category: 'billing', description: "an organization's payment failed: its subscription is past due (owners and admins)" },
+    ],
   },
   settings: (env) => ({ stripeWebhookSecrets: list(env.STRIPE_WEBHOOK_SECRET) }),
   start(ctx, settings) {
