@@ -10,6 +10,7 @@
  *   bench/micro.ts      micro-benchmarks of the compiled code (full run)
  *   bench/db-path.ts    the database path alone, on PostgreSQL (full run)
  *   bench/upload.ts     a 25 MB upload to the disk driver: the server's RSS growth
+ *   bench/streams.ts    1,000 open notification streams: RSS per stream, one notification's fan-out
  *
  * Every server is started once and loaded in turn, round after round (a b c, a b c, ...), so
  * that a slow minute of a shared machine lands on all of them alike; medians are reported.
@@ -37,6 +38,7 @@ import { footprint, FOOTPRINT_PEAK_MAX_MB, type Footprint, type FootprintOptions
 import { CORES, load, procStatusMb, profiledCpuUs, type Load, type LoadOptions } from './measure.js';
 import { cpuRatio, judge, row, summarize, validity, writeResults, type Summary, type Target } from './report.js';
 import { health, logIns, scenariosFor, type Account, type Scenario } from './scenarios.js';
+import { STREAM_FANOUT_MAX_MS, STREAM_RSS_MAX_KB, streamsFootprint } from './streams.js';
 import { UPLOAD_RSS_GROWTH_MAX_MB, uploadFootprint } from './upload.js';
 import { freePort, isMetricsFrame, serverNode, setups, type Running, type Setup } from './servers.js';
 
@@ -325,6 +327,27 @@ if (!ONLY) {
     name: `RSS growth <= ${UPLOAD_RSS_GROWTH_MAX_MB} MB during a 25 MB upload (disk driver)`,
     figure: `${u['growth-mb']} MB`,
     met: u['growth-mb'] === null ? null : u['growth-mb'] <= UPLOAD_RSS_GROWTH_MAX_MB,
+    memory: true,
+  });
+}
+
+// 1,000 open notification streams on one instance: their memory, and one notification's fan-out
+if (!ONLY) {
+  const st = await streamsFootprint(dir);
+  results.streams = st;
+  console.log(
+    `${st.streams} notification streams: RSS ${st['rss-before-mb']} MB before, ${st['rss-open-mb']} MB open (${st['kb-per-stream']} KB each); one notification reached ${st.reached} in ${st['fanout-ms']} ms`,
+  );
+  targets.push({
+    name: `RSS <= ${STREAM_RSS_MAX_KB} KB per open notification stream (${st.streams} open)`,
+    figure: `${st['kb-per-stream']} KB`,
+    met: st['kb-per-stream'] === null ? null : st['kb-per-stream'] <= STREAM_RSS_MAX_KB,
+    memory: true,
+  });
+  targets.push({
+    name: `one notification reaches all ${st.streams} streams within ${STREAM_FANOUT_MAX_MS} ms`,
+    figure: `${st.reached} in ${st['fanout-ms']} ms`,
+    met: st.reached === st.streams && st['fanout-ms'] <= STREAM_FANOUT_MAX_MS,
     memory: true,
   });
 }

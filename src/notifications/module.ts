@@ -40,7 +40,7 @@ export const notificationsModule = defineModule({
     [OAUTH_SCOPES_KEY]: [{ scope: STREAM_SCOPE, words: 'Read your notifications' }],
   },
   settings: (env) => ({
-    streamsPerAccount: int(env, 'NOTIFICATION_STREAMS_PER_ACCOUNT', 5, 1, 100),
+    streamsPerAccount: int(env, 'NOTIFICATION_STREAMS_PER_ACCOUNT', 5, 1, 100_000),
     digestAtMinute: digestAt(env),
   }),
   start(ctx, settings) {
