@@ -1,10 +1,11 @@
 /**
  * `npm run new:resource` and `npm run remove:resource` (docs/resources.md) in a copy of the
- * repository: every refusal leaves the tree as it was; a resource with every field type passes
- * the project's own checks (type-check, module rules, lint) and its generated tests on PGlite and
- * PostgreSQL, its five MCP tools called through the official SDK client among them; its page
- * works in Chromium and is axe-clean; removing it leaves the tree as before but for the
- * migrations.
+ * repository: every refusal leaves the tree as it was; a resource with every field type (a file
+ * and an optional image among them) passes the project's own checks (type-check, module rules,
+ * lint) and its generated tests on PGlite and PostgreSQL, its five MCP tools called through the
+ * official SDK client and its files on the disk store and on S3 (`s3rver`) among them; its page
+ * works in Chromium, uploads included, and is axe-clean; removing it leaves the tree as before but
+ * for the migrations.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -15,9 +16,11 @@ import { dirname, join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
+import sharp from 'sharp';
 import { transitJson } from '../../src/shared/codecs.js';
 import { axeViolations, browserHarness } from '../support/browser.js';
 import { startChildServer, type ChildServer } from '../support/child-server.js';
+import { withoutLinks } from '../support/resources.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const SPEC = [
@@ -30,6 +33,8 @@ const SPEC = [
   'day:date',
   'starts-at:datetime?',
   'status:enum:draft|submitted|approved',
+  'attachment:file',
+  'receipt:image?',
 ];
 /** no decimal (nor any type but two), every field but one optional, members write: a narrower resource's code passes the same checks */
 const NARROW = ['task', 'title:string', 'done:boolean?', '--write-role', 'member'];
@@ -57,6 +62,7 @@ describe('the resource generator', () => {
   let original: Map<string, string>;
   const browser = browserHarness('generator');
   let server: ChildServer | undefined;
+  let filesDir: string | undefined;
 
   /** runs an npm script of the copy; its exit status and output */
   const npm = (script: string, args: string[] = []) => {
@@ -89,6 +95,7 @@ describe('the resource generator', () => {
     await browser.close();
     await server?.dispose();
     if (dir) rmSync(dir, { recursive: true, force: true });
+    if (filesDir) rmSync(filesDir, { recursive: true, force: true });
   });
 
   it('refuses a bad name, a bad field, a name in use or a file it would overwrite, in one line, writing nothing', () => {
@@ -166,13 +173,20 @@ describe('the resource generator', () => {
     must('npm', ['run', '-s', 'lint']);
     const tests = must(process.execPath, ['scripts/run-tests.mjs', 'test/time-entries/*.test.ts', 'test/tasks/*.test.ts']);
     assert.match(tests, /fail 0/);
-    assert.match(tests, /6 files/, 'both resources ran their tests');
+    assert.match(tests, /7 files/, 'both resources ran their tests');
     for (const plural of ['time-entries', 'tasks']) assert.match(tests, new RegExp(`✔ test/${plural}/mcp\\.test\\.ts — 3/3 passed`), `${plural}' MCP tools`);
+    // its file fields on both stores; a resource without one has no such test, nor its docs' section
+    assert.match(tests, /✔ test\/time-entries\/files\.test\.ts — 10\/10 passed/);
+    assert.equal(existsSync(join(dir, 'test/tasks/files.test.ts')), false);
+    assert.match(readFileSync(join(dir, 'docs/time-entries.md'), 'utf8'), /^## Its files$/m);
+    assert.doesNotMatch(readFileSync(join(dir, 'docs/tasks.md'), 'utf8'), /Its files|file fields -->/);
   });
 
-  browser.step('its page lists, creates, edits and deletes in Chromium, axe-clean', async () => {
+  browser.step('its page lists, creates (its files uploaded), edits and deletes in Chromium, axe-clean', async () => {
     must(process.execPath, ['scripts/build-client.mjs']);
-    server = await startChildServer({ cwd: dir, env: { PUBLIC_DIR: join(dir, 'public') } });
+    // its files outside the copy, whose tree the removal compares
+    filesDir = mkdtempSync(join(tmpdir(), 'saas-generator-files-'));
+    server = await startChildServer({ cwd: dir, env: { PUBLIC_DIR: join(dir, 'public'), STORAGE_DIR: filesDir } });
     const base = `http://127.0.0.1:${server.port}`;
     const email = `owner-${Date.now()}@example.test`;
     const password = 'correct horse battery staple';
@@ -214,11 +228,33 @@ describe('the resource generator', () => {
     await page.getByLabel('Day', { exact: true }).fill('2026-02-28');
     await page.getByLabel('Starts at', { exact: true }).fill('2026-02-28T09:30');
     await page.getByLabel('Status', { exact: true }).selectOption('submitted');
+    // a file uploads once chosen; the server's refusal stands beside its field (bytes that are not the PNG declared)
+    const agenda = Buffer.from('Agenda of the design review\n');
+    await page.getByLabel('Attachment', { exact: true }).setInputFiles({ name: 'agenda.txt', mimeType: 'text/plain', buffer: agenda });
+    await page.locator('#time-entry-form-attachment-status a', { hasText: 'agenda.txt' }).waitFor();
+    await page
+      .getByLabel('Receipt', { exact: true })
+      .setInputFiles({ name: 'receipt.png', mimeType: 'image/png', buffer: Buffer.from('<html>no image</html>'.padEnd(300)) });
+    await page.locator('[data-error-for="receipt"]').waitFor();
+    assert.match((await page.locator('[data-error-for="receipt"]').textContent()) ?? '', /not the image\/png declared/);
+    assert.equal(await page.getByLabel('Receipt', { exact: true }).getAttribute('aria-invalid'), 'true');
+    const receipt = await sharp({ create: { width: 120, height: 90, channels: 3, background: '#36f' } })
+      .png()
+      .toBuffer();
+    await page.getByLabel('Receipt', { exact: true }).setInputFiles({ name: 'receipt.png', mimeType: 'image/png', buffer: receipt });
+    await page.locator('#time-entry-form-receipt-status a', { hasText: 'receipt.png' }).waitFor();
+    assert.equal(await page.locator('[data-error-for="receipt"]').count(), 0, 'the refusal is gone');
     assert.deepEqual(await axeViolations(page), [], 'axe-core on the form');
     await page.getByRole('button', { name: 'Create time entry' }).click();
     const row = page.locator('#time-entries tr[data-item]');
     await row.waitFor();
-    assert.match((await row.textContent()) ?? '', /Design review.*3.*120\.50.*Yes.*2026-02-28.*submitted/s);
+    assert.match((await row.textContent()) ?? '', /Design review.*3.*120\.50.*Yes.*2026-02-28.*submitted.*agenda\.txt.*receipt\.png/s);
+    // the file's link serves its bytes; the image's thumbnail is its 64 px rendition
+    const link = (await row.locator('td[data-field="attachment"] a').getAttribute('href')) ?? '';
+    assert.deepEqual(Buffer.from(await (await fetch(link)).arrayBuffer()), agenda);
+    const thumbnail = row.locator('td[data-field="receipt"] img');
+    await page.waitForFunction((img) => (img as HTMLImageElement).complete, await thumbnail.elementHandle());
+    assert.equal(await thumbnail.evaluate((img) => (img as HTMLImageElement).naturalWidth), 64);
 
     // the edit form starts at the item's values, every input type; a save sends only what changed
     await row.locator('.edit-item').click();
@@ -236,6 +272,8 @@ describe('the resource generator', () => {
       const input = page.getByLabel(label, { exact: true });
       assert.equal(typeof value === 'boolean' ? await input.isChecked() : await input.inputValue(), value, label);
     }
+    // a file field shows the file it holds
+    assert.match((await page.locator('#time-entry-form-attachment-status').textContent()) ?? '', /agenda\.txt/);
     const stored = async () => {
       const res = await fetch(`${base}/api/orgs/${orgId}/time-entries`, { headers: { authorization: `Bearer ${token}` } });
       const [item] = ((await res.json()) as { 'time-entries': Array<Record<string, unknown>> })['time-entries'];
@@ -247,10 +285,11 @@ describe('the resource generator', () => {
     assert.deepEqual(Object.keys(transitJson.decode(patch.postData() ?? '') as Record<string, unknown>), ['title'], 'only the changed field');
     await page.locator('#time-entries td[data-field="title"]', { hasText: 'Design review, part 1' }).waitFor();
     const after = await stored();
+    // (a file's links are signed when answered)
     assert.deepEqual(
-      { ...after, title: undefined, 'updated-at': undefined },
-      { ...before, title: undefined, 'updated-at': undefined },
-      'every other field kept',
+      { ...withoutLinks(after), title: undefined, 'updated-at': undefined },
+      { ...withoutLinks(before), title: undefined, 'updated-at': undefined },
+      'every other field kept, its files too',
     );
 
     // the server's field error beside its field (what the browser's own checks let through)
@@ -277,6 +316,9 @@ describe('the resource generator', () => {
   }, [
     /response: PATCH \/api\/orgs\/[0-9a-f-]+\/time-entries\/[0-9a-f-]+ 400$/,
     /console: Failed to load resource: the server responded with a status of 400 .*\/time-entries\//,
+    // the receipt that is not a PNG, refused at its completion
+    /response: POST \/api\/uploads\/[0-9a-f-]+\/complete 400$/,
+    /console: Failed to load resource: the server responded with a status of 400 .*\/api\/uploads\/[0-9a-f-]+\/complete/,
   ]);
 
   it('removes it all but its migration; with --drop-table, a migration drops the table', () => {
