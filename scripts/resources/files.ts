@@ -7,7 +7,7 @@
  */
 import { existsSync, globSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { columnOf, type FieldSpec } from '../../src/shared/resource-fields.js';
+import { columnOf, isFileType, type FieldSpec } from '../../src/shared/resource-fields.js';
 import { article, names, SpecError, type Names, type ResourceSpec } from './spec.js';
 
 export const TEMPLATE_DIR = 'templates/resource';
@@ -72,6 +72,8 @@ const COLUMN_TYPES: Record<FieldSpec['type'], string> = {
   date: `'date'`,
   datetime: `'timestamptz'`,
   enum: `'text'`,
+  file: `'uuid'`,
+  image: `'uuid'`,
 };
 
 function columnLine(name: string, spec: FieldSpec): string {
@@ -80,7 +82,9 @@ function columnLine(name: string, spec: FieldSpec): string {
   if (spec.type === 'string') checks.push(`length(${column}) between 1 and 255`);
   if (spec.type === 'text') checks.push(`length(${column}) <= 65535`);
   if (spec.type === 'enum') checks.push(`${column} in (${spec.values!.map((v) => `''${v}''`).join(', ')})`);
-  const constraints = [spec.optional ? '' : '.notNull()', ...checks.map((c) => `.check(sql\`${c.replaceAll("''", "'")}\`)`)].join('');
+  // a file field holds a stored file's id, one item's only; the file's deletion (its organization's) clears it
+  const references = spec.type === 'file' || spec.type === 'image' ? ".unique().references('stored_file.id').onDelete('set null')" : '';
+  const constraints = [spec.optional ? '' : '.notNull()', references, ...checks.map((c) => `.check(sql\`${c.replaceAll("''", "'")}\`)`)].join('');
   return constraints
     ? `    .addColumn('${column}', ${COLUMN_TYPES[spec.type]}, (c) => c${constraints})`
     : `    .addColumn('${column}', ${COLUMN_TYPES[spec.type]})`;
@@ -102,6 +106,8 @@ const TS_TYPES: Record<FieldSpec['type'], string> = {
   date: 'string',
   datetime: 'Date',
   enum: 'string',
+  file: 'string',
+  image: 'string',
 };
 
 /** The Kysely table type of the resource, for src/db/schema.ts. */
@@ -131,6 +137,11 @@ function withWriteRouteData(routes: string, spec: ResourceSpec): string {
   if (!routes.includes(scope)) throw new Error('the routes template has no write scope');
   return routes.replaceAll(scope, scope + extra.map((line) => `        ${line}\n`).join(''));
 }
+
+/** The template's files of file fields: written only for a resource with a `file` or `image` field. */
+const FILE_FIELDS_ONLY = ['test/sample-items/files.test.ts'];
+/** A passage of a template for a resource with file fields only: `<!-- file fields -->` ... `<!-- /file fields -->`, each on a line of its own. */
+const FILE_FIELDS_PASSAGE = /^<!-- file fields -->\n([\s\S]*?)^<!-- \/file fields -->\n/gm;
 
 /** The next migration's number, four digits. */
 function nextMigration(root: string): string {
@@ -219,12 +230,14 @@ export function planResource(root: string, spec: ResourceSpec): FileChange[] {
   checkUnused(root, spec);
   const migrationId = `${nextMigration(root)}_${spec.plural.snake}`;
   const changes: FileChange[] = [];
+  const hasFiles = spec.fields.some((f) => isFileType(f.spec.type));
   for (const file of templateFiles(root)) {
-    if (file.includes('0000_drop_')) continue;
+    if (file.includes('0000_drop_') || (!hasFiles && FILE_FIELDS_ONLY.includes(file))) continue;
     const path = respell(file, spec).replace(`0000_${spec.plural.snake}`, migrationId);
     let content = read(root, join(TEMPLATE_DIR, file));
     if (file.endsWith('/fields.ts')) content = withFields(content, spec, file);
     if (file.includes('/migrations/')) content = withColumns(content, spec);
+    content = content.replace(FILE_FIELDS_PASSAGE, (_passage, kept: string) => (hasFiles ? kept : ''));
     content = respell(content, spec);
     // the write role: the server's route data, and the client's (which shows write controls)
     content = content

@@ -34,7 +34,7 @@ export interface Names {
 }
 
 const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
-const TYPES: readonly FieldType[] = ['string', 'text', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'enum'];
+const TYPES: readonly FieldType[] = ['string', 'text', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'enum', 'file', 'image'];
 
 /** Field names every item has, or that would clash with its table's columns. */
 const RESERVED_FIELDS = new Set(['id', 'created-at', 'updated-at', 'organization-id']);

@@ -124,7 +124,8 @@ export class DatabaseListener {
   }
 
   private deliver(subscriber: ChannelSubscriber, payload: string): void {
-    if (!this.stopped && payload) subscriber.onNotification(payload);
+    // an empty payload is a wake-up too (the job queues notify '' : look now)
+    if (!this.stopped) subscriber.onNotification(payload);
   }
 
   private tick(): void {
@@ -201,7 +202,7 @@ export class DatabaseListener {
     client.on('end', () => lost('connection ended'));
     client.on('notification', (message) => {
       const subscriber = this.subscribers.get(message.channel);
-      if (subscriber && message.payload) this.deliver(subscriber, message.payload);
+      if (subscriber) this.deliver(subscriber, message.payload ?? '');
     });
     try {
       await client.connect();

@@ -2,17 +2,24 @@
  * The named schemas of a resource from its fields (src/shared/resource-fields.ts): the item
  * `<name>`, the page `<plural>`, the bodies `create-<name>` and `update-<name>`, and the list's
  * query. What each type accepts (docs/resources.md, "Usage"): a decimal as a number or a
- * string, a date a real calendar day, a date-time ISO 8601 with an offset.
+ * string, a date a real calendar day, a date-time ISO 8601 with an offset, a file the id of a
+ * completed upload (answered as the file, with a signed link).
  */
 import { Type, type TSchema, type TUnsafe } from 'typebox';
 import { NOT_BLANK } from '../http/errors.js';
 import { DECIMAL_PATTERN, humanize, INTEGER_MAX, INTEGER_MIN, STRING_MAX, TEXT_MAX, type FieldSpec, type FieldSpecs } from '../shared/resource-fields.js';
 import type { ResourceInput, ResourceItem } from './table.js';
 
-/** What a request may send for a field (a decimal as a number too). */
-function inputSchema(name: string, field: FieldSpec): TSchema {
+/** What a request may send for a field (a decimal as a number too, a file its id); `plural` names a file's purpose. */
+function inputSchema(plural: string, name: string, field: FieldSpec): TSchema {
   const description = humanize(name);
   switch (field.type) {
+    case 'file':
+    case 'image':
+      return Type.String({
+        format: 'uuid',
+        description: `${description}: the id of a completed upload of purpose \`${plural}.${name}\` (POST /api/uploads)${field.type === 'image' ? ', a PNG, JPEG or WebP image' : ''}`,
+      });
     case 'string':
       return Type.String({ minLength: 1, maxLength: STRING_MAX, pattern: NOT_BLANK, description });
     case 'text':
@@ -35,14 +42,32 @@ function inputSchema(name: string, field: FieldSpec): TSchema {
   }
 }
 
-/** What the API answers for a field: a decimal as its exact string, a date-time in UTC. */
-function outputSchema(name: string, field: FieldSpec): TSchema {
+/** A file field's answer: the stored file, a signed link, an image's renditions. */
+function fileSchema(name: string, field: FieldSpec): TSchema {
+  const link = (description: string) => Type.String({ description: `${description}, a signed link valid 5 minutes` });
+  return Type.Object(
+    {
+      id: Type.String({ format: 'uuid' }),
+      name: Type.String(),
+      'content-type': Type.String(),
+      size: Type.Integer({ description: 'bytes' }),
+      url: link('the file'),
+      ...(field.type === 'image' ? { renditions: Type.Object({ '64': link('64 px WebP'), '256': link('256 px WebP') }, { additionalProperties: false }) } : {}),
+    },
+    { additionalProperties: false, description: humanize(name) },
+  );
+}
+
+/** What the API answers for a field: a decimal as its exact string, a date-time in UTC, a file as itself. */
+function outputSchema(plural: string, name: string, field: FieldSpec): TSchema {
   const schema =
     field.type === 'decimal'
       ? Type.String({ description: `${humanize(name)}: an exact decimal` })
       : field.type === 'datetime'
         ? Type.String({ format: 'date-time', description: `${humanize(name)}, in UTC` })
-        : inputSchema(name, field);
+        : field.type === 'file' || field.type === 'image'
+          ? fileSchema(name, field)
+          : inputSchema(plural, name, field);
   return field.optional ? Type.Union([schema, Type.Null()]) : schema;
 }
 
@@ -71,7 +96,7 @@ export function resourceSchemas<Plural extends string>({ name, plural }: Resourc
   const item = Type.Object(
     {
       id: Type.String({ format: 'uuid' }),
-      ...Object.fromEntries(entries.map(([field, spec]) => [field, outputSchema(field, spec)])),
+      ...Object.fromEntries(entries.map(([field, spec]) => [field, outputSchema(plural, field, spec)])),
       'created-at': Type.String({ format: 'date-time' }),
       'updated-at': Type.String({ format: 'date-time' }),
     },
@@ -86,11 +111,14 @@ export function resourceSchemas<Plural extends string>({ name, plural }: Resourc
   );
   const create = Type.Object(
     Object.fromEntries(
-      entries.map(([field, spec]) => [field, spec.optional ? Type.Optional(nullable(inputSchema(field, spec), spec)) : inputSchema(field, spec)]),
+      entries.map(([field, spec]) => {
+        const schema = inputSchema(plural, field, spec);
+        return [field, spec.optional ? Type.Optional(nullable(schema, spec)) : schema];
+      }),
     ),
     { $id: `create-${name}`, additionalProperties: false },
   );
-  const update = Type.Object(Object.fromEntries(entries.map(([field, spec]) => [field, Type.Optional(nullable(inputSchema(field, spec), spec))])), {
+  const update = Type.Object(Object.fromEntries(entries.map(([field, spec]) => [field, Type.Optional(nullable(inputSchema(plural, field, spec), spec))])), {
     $id: `update-${name}`,
     additionalProperties: false,
     minProperties: 1,

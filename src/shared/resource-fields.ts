@@ -5,7 +5,11 @@
  * what an enum takes.
  */
 
-export type FieldType = 'string' | 'text' | 'integer' | 'decimal' | 'boolean' | 'date' | 'datetime' | 'enum';
+export type FieldType = 'string' | 'text' | 'integer' | 'decimal' | 'boolean' | 'date' | 'datetime' | 'enum' | 'file' | 'image';
+
+/** A file field's types: its column holds a stored file's id (docs/files.md), its purpose is `<plural>.<field>`. */
+export const FILE_TYPES: readonly FieldType[] = ['file', 'image'];
+export const isFileType = (type: FieldType) => FILE_TYPES.includes(type);
 
 export interface FieldSpec {
   readonly type: FieldType;
@@ -18,8 +22,21 @@ export interface FieldSpec {
 /** A resource's fields by their API name (kebab-case), in the order forms and tables show them. */
 export type FieldSpecs = Readonly<Record<string, FieldSpec>>;
 
-/** The value of a field as the API answers it: decimals as strings, dates as `YYYY-MM-DD`, date-times as ISO 8601 in UTC. */
-export type FieldValue = string | number | boolean | null;
+/** A file field's value as the API answers it: the stored file, its signed link (5 minutes), an image's 64 and 256 px renditions. */
+export interface FileValue {
+  id: string;
+  name: string;
+  'content-type': string;
+  size: number;
+  url: string;
+  renditions?: { '64': string; '256': string };
+}
+
+/**
+ * The value of a field as the API answers it: decimals as strings, dates as `YYYY-MM-DD`,
+ * date-times as ISO 8601 in UTC, a file as a {@link FileValue} (a request sends its id).
+ */
+export type FieldValue = string | number | boolean | null | FileValue;
 
 export const STRING_MAX = 255;
 export const TEXT_MAX = 65_535;

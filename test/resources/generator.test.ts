@@ -1,10 +1,11 @@
 /**
  * `npm run new:resource` and `npm run remove:resource` (docs/resources.md) in a copy of the
- * repository: every refusal leaves the tree as it was; a resource with every field type passes
- * the project's own checks (type-check, module rules, lint) and its generated tests on PGlite and
- * PostgreSQL, its five MCP tools called through the official SDK client among them; its page
- * works in Chromium and is axe-clean; removing it leaves the tree as before but for the
- * migrations.
+ * repository: every refusal leaves the tree as it was; a resource with every field type (a file
+ * and an optional image among them) passes the project's own checks (type-check, module rules,
+ * lint) and its generated tests on PGlite and PostgreSQL, its five MCP tools called through the
+ * official SDK client and its files on the disk store and on S3 (`s3rver`) among them; its page
+ * works in Chromium, uploads included, and is axe-clean; removing it leaves the tree as before but
+ * for the migrations.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -15,9 +16,9 @@ import { dirname, join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { transitJson } from '../../src/shared/codecs.js';
-import { axeViolations, browserHarness } from '../support/browser.js';
+import { browserHarness } from '../support/browser.js';
 import { startChildServer, type ChildServer } from '../support/child-server.js';
+import { TIME_ENTRIES_PAGE_PROVOKES, useTimeEntriesPage } from './time-entries-page.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const SPEC = [
@@ -30,6 +31,8 @@ const SPEC = [
   'day:date',
   'starts-at:datetime?',
   'status:enum:draft|submitted|approved',
+  'attachment:file',
+  'receipt:image?',
 ];
 /** no decimal (nor any type but two), every field but one optional, members write: a narrower resource's code passes the same checks */
 const NARROW = ['task', 'title:string', 'done:boolean?', '--write-role', 'member'];
@@ -57,6 +60,7 @@ describe('the resource generator', () => {
   let original: Map<string, string>;
   const browser = browserHarness('generator');
   let server: ChildServer | undefined;
+  let filesDir: string | undefined;
 
   /** runs an npm script of the copy; its exit status and output */
   const npm = (script: string, args: string[] = []) => {
@@ -89,6 +93,7 @@ describe('the resource generator', () => {
     await browser.close();
     await server?.dispose();
     if (dir) rmSync(dir, { recursive: true, force: true });
+    if (filesDir) rmSync(filesDir, { recursive: true, force: true });
   });
 
   it('refuses a bad name, a bad field, a name in use or a file it would overwrite, in one line, writing nothing', () => {
@@ -166,118 +171,52 @@ describe('the resource generator', () => {
     must('npm', ['run', '-s', 'lint']);
     const tests = must(process.execPath, ['scripts/run-tests.mjs', 'test/time-entries/*.test.ts', 'test/tasks/*.test.ts']);
     assert.match(tests, /fail 0/);
-    assert.match(tests, /6 files/, 'both resources ran their tests');
+    assert.match(tests, /7 files/, 'both resources ran their tests');
     for (const plural of ['time-entries', 'tasks']) assert.match(tests, new RegExp(`✔ test/${plural}/mcp\\.test\\.ts — 3/3 passed`), `${plural}' MCP tools`);
+    // its file fields on both stores; a resource without one has no such test, nor its docs' section
+    assert.match(tests, /✔ test\/time-entries\/files\.test\.ts — 10\/10 passed/);
+    assert.equal(existsSync(join(dir, 'test/tasks/files.test.ts')), false);
+    assert.match(readFileSync(join(dir, 'docs/time-entries.md'), 'utf8'), /^## Its files$/m);
+    assert.doesNotMatch(readFileSync(join(dir, 'docs/tasks.md'), 'utf8'), /Its files|file fields -->/);
   });
 
-  browser.step('its page lists, creates, edits and deletes in Chromium, axe-clean', async () => {
-    must(process.execPath, ['scripts/build-client.mjs']);
-    server = await startChildServer({ cwd: dir, env: { PUBLIC_DIR: join(dir, 'public') } });
-    const base = `http://127.0.0.1:${server.port}`;
-    const email = `owner-${Date.now()}@example.test`;
-    const password = 'correct horse battery staple';
-    const signUp = await fetch(`${base}/api/account/sign-up`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email, password }),
-    });
-    assert.equal(signUp.status, 201);
-    const logIn = await fetch(`${base}/api/account/log-in`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email, password }),
-    });
-    const token = ((await logIn.json()) as { 'access-token': string })['access-token'];
-    await browser.launch();
-    const page: Page = await browser.openPage('owner');
-    await page.goto(`${base}/log-in`);
-    await page.getByLabel('Email', { exact: true }).fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL(`${base}/account`);
-    await page.locator('#nav-orgs').click();
-    await page.locator('#org-list a').first().click();
-    await page.waitForURL(/\/orgs\/[0-9a-f-]{36}$/);
-    const orgId = new URL(page.url()).pathname.split('/')[2];
-    await page.locator('#nav-org-time-entries').click();
-    await page.waitForURL(`${base}/orgs/${orgId}/time-entries`);
-    await page.locator('#no-time-entries').waitFor();
-    assert.match((await page.title()) ?? '', /Time entries/);
-    assert.deepEqual(await axeViolations(page), [], 'axe-core on the empty list');
-
-    await page.locator('#new-time-entry').click();
-    await page.getByLabel('Title', { exact: true }).fill('Design review');
-    await page.getByLabel('Notes', { exact: true }).fill('Agenda\nand minutes');
-    await page.getByLabel('Hours', { exact: true }).fill('3');
-    await page.getByLabel('Rate', { exact: true }).fill('120.50');
-    await page.getByLabel('Billable', { exact: true }).check();
-    await page.getByLabel('Day', { exact: true }).fill('2026-02-28');
-    await page.getByLabel('Starts at', { exact: true }).fill('2026-02-28T09:30');
-    await page.getByLabel('Status', { exact: true }).selectOption('submitted');
-    assert.deepEqual(await axeViolations(page), [], 'axe-core on the form');
-    await page.getByRole('button', { name: 'Create time entry' }).click();
-    const row = page.locator('#time-entries tr[data-item]');
-    await row.waitFor();
-    assert.match((await row.textContent()) ?? '', /Design review.*3.*120\.50.*Yes.*2026-02-28.*submitted/s);
-
-    // the edit form starts at the item's values, every input type; a save sends only what changed
-    await row.locator('.edit-item').click();
-    const starts: Record<string, string | boolean> = {
-      Title: 'Design review',
-      Notes: 'Agenda\nand minutes',
-      Hours: '3',
-      Rate: '120.50',
-      Billable: true,
-      Day: '2026-02-28',
-      'Starts at': '2026-02-28T09:30',
-      Status: 'submitted',
-    };
-    for (const [label, value] of Object.entries(starts)) {
-      const input = page.getByLabel(label, { exact: true });
-      assert.equal(typeof value === 'boolean' ? await input.isChecked() : await input.inputValue(), value, label);
-    }
-    const stored = async () => {
-      const res = await fetch(`${base}/api/orgs/${orgId}/time-entries`, { headers: { authorization: `Bearer ${token}` } });
-      const [item] = ((await res.json()) as { 'time-entries': Array<Record<string, unknown>> })['time-entries'];
-      return item;
-    };
-    const before = await stored();
-    await page.getByLabel('Title', { exact: true }).fill('Design review, part 1');
-    const [patch] = await Promise.all([page.waitForRequest((r) => r.method() === 'PATCH'), page.getByRole('button', { name: 'Save' }).click()]);
-    assert.deepEqual(Object.keys(transitJson.decode(patch.postData() ?? '') as Record<string, unknown>), ['title'], 'only the changed field');
-    await page.locator('#time-entries td[data-field="title"]', { hasText: 'Design review, part 1' }).waitFor();
-    const after = await stored();
-    assert.deepEqual(
-      { ...after, title: undefined, 'updated-at': undefined },
-      { ...before, title: undefined, 'updated-at': undefined },
-      'every other field kept',
-    );
-
-    // the server's field error beside its field (what the browser's own checks let through)
-    await row.locator('.edit-item').click();
-    await page.getByLabel('Rate', { exact: true }).fill('twelve');
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.locator('[data-error-for="rate"]').waitFor();
-    assert.equal(await page.getByLabel('Rate', { exact: true }).getAttribute('aria-invalid'), 'true');
-    await page.getByLabel('Rate', { exact: true }).fill('99.90');
-    await page.getByLabel('Title', { exact: true }).fill('Design review, part 2');
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.locator('#time-entries td[data-field="title"]', { hasText: 'Design review, part 2' }).waitFor();
-    assert.deepEqual(await axeViolations(page), [], 'axe-core on the list');
-
-    await row.locator('.delete-item').click();
-    await page.locator('dialog[open] .confirm-ok').click();
-    await page.locator('#no-time-entries').waitFor();
-
-    // its OAuth scopes are offered to the organization's apps, in their words
-    await page.goto(`${base}/orgs/${orgId}/oauth-apps`);
-    const scopes = page.locator('#oauth-app-scopes');
-    await scopes.waitFor();
-    assert.match((await scopes.textContent()) ?? '', /time-entries:write: Create, change and delete your organizations' time entries/);
-  }, [
-    /response: PATCH \/api\/orgs\/[0-9a-f-]+\/time-entries\/[0-9a-f-]+ 400$/,
-    /console: Failed to load resource: the server responded with a status of 400 .*\/time-entries\//,
-  ]);
+  browser.step(
+    'its page lists, creates (its files uploaded), edits and deletes in Chromium, axe-clean',
+    async () => {
+      must(process.execPath, ['scripts/build-client.mjs']);
+      // its files outside the copy, whose tree the removal compares
+      filesDir = mkdtempSync(join(tmpdir(), 'saas-generator-files-'));
+      server = await startChildServer({ cwd: dir, env: { PUBLIC_DIR: join(dir, 'public'), STORAGE_DIR: filesDir } });
+      const base = `http://127.0.0.1:${server.port}`;
+      const email = `owner-${Date.now()}@example.test`;
+      const password = 'correct horse battery staple';
+      const signUp = await fetch(`${base}/api/account/sign-up`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password }),
+      });
+      assert.equal(signUp.status, 201);
+      const logIn = await fetch(`${base}/api/account/log-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password }),
+      });
+      const token = ((await logIn.json()) as { 'access-token': string })['access-token'];
+      await browser.launch();
+      const page: Page = await browser.openPage('owner');
+      await page.goto(`${base}/log-in`);
+      await page.getByLabel('Email', { exact: true }).fill(email);
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.waitForURL(`${base}/account`);
+      await page.locator('#nav-orgs').click();
+      await page.locator('#org-list a').first().click();
+      await page.waitForURL(/\/orgs\/[0-9a-f-]{36}$/);
+      const orgId = new URL(page.url()).pathname.split('/')[2];
+      await useTimeEntriesPage(page, { base, orgId, token });
+    },
+    TIME_ENTRIES_PAGE_PROVOKES,
+  );
 
   it('removes it all but its migration; with --drop-table, a migration drops the table', () => {
     // what a build compiled of it goes too

@@ -10,6 +10,7 @@ import { errorsByField, type FailureBody, withFormErrors } from '../shell/form-e
 import type { AppState } from '../shell/state.js';
 import type { FieldSpecs, FieldValue } from '../../shared/resource-fields.js';
 import { bodyOf } from './form-values.js';
+import { registerUploads, stillSending, type UploadPage } from './uploads.js';
 
 export type OrgRole = 'owner' | 'admin' | 'member';
 
@@ -28,13 +29,13 @@ export interface ResourceConfig {
 
 export type ResourceItem = { id: string; 'created-at': string; 'updated-at': string } & Record<string, FieldValue>;
 
-export interface ResourcePageState {
+export interface ResourcePageState extends UploadPage {
   orgId: string;
   status: 'loading' | 'ready' | 'missing';
   org?: Organization;
   items?: ResourceItem[];
   nextCursor: string | null;
-  /** the form shown: a new item's, or an item's being edited */
+  /** the form shown: a new item's, or an item's being edited (its file fields' uploads: `uploads`) */
   editing?: { id: string | null };
 }
 
@@ -66,6 +67,7 @@ export function registerResource(core: EventCore<AppState>, config: ResourceConf
     resourcePages: { ...state.resourcePages, [plural]: page },
   });
   const withoutErrors = (state: AppState): AppState => withFormErrors(state, form, undefined);
+  registerUploads(core, { plural, form, page: (state) => state.resourcePages?.[plural], withPage: (state, page) => withPage(state, page) });
 
   core
     .regEvent(`${plural}/open`, ({ state }, [, orgId]) => ({
@@ -108,15 +110,17 @@ export function registerResource(core: EventCore<AppState>, config: ResourceConf
     .regEvent(`${plural}/edit`, ({ state }, [, id]) => {
       const page = state.resourcePages?.[plural];
       if (!page) return;
-      return { db: withoutErrors(withPage(state, { ...page, editing: id === undefined ? undefined : { id: id as string | null } })) };
+      return { db: withoutErrors(withPage(state, { ...page, editing: id === undefined ? undefined : { id: id as string | null }, uploads: undefined })) };
     })
     .regEvent(`${plural}/save`, ({ state }, [, fields]) => {
       const page = state.resourcePages?.[plural];
       if (!page?.editing) return;
       const id = page.editing.id;
+      const sending = stillSending(page.uploads);
+      if (sending) return { db: { ...state, fieldErrors: { ...state.fieldErrors, [form]: { [sending]: 'is still being uploaded: save once it is done' } } } };
       // an edit sends what changed from the item as its form showed it, so a field left alone keeps its value
       const body = bodyOf(config.fields, fields as Record<string, string>, id !== null, id ? page.items?.find((i) => i.id === id) : undefined);
-      if (id && Object.keys(body).length === 0) return { db: withoutErrors(withPage(state, { ...page, editing: undefined })) };
+      if (id && Object.keys(body).length === 0) return { db: withoutErrors(withPage(state, { ...page, editing: undefined, uploads: undefined })) };
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
@@ -134,7 +138,7 @@ export function registerResource(core: EventCore<AppState>, config: ResourceConf
     .regEvent(`${plural}/saved`, ({ state }, [, orgId]) => {
       const page = pageOf(state, orgId);
       if (!page) return;
-      return { db: withoutErrors(withPage(state, { ...page, editing: undefined })), dispatch: [`${plural}/load`, orgId] };
+      return { db: withoutErrors(withPage(state, { ...page, editing: undefined, uploads: undefined })), dispatch: [`${plural}/load`, orgId] };
     })
     .regEvent(`${plural}/save-failed`, ({ state }, [, orgId, failure]) => {
       const page = pageOf(state, orgId);

@@ -1,7 +1,7 @@
 /**
  * A resource form's text fields as the API's body (docs/resources.md): numbers as numbers, a
- * checkbox as a boolean, a `datetime-local` value with the browser's offset, an empty optional
- * field as `null` when editing (absent when creating). An edit sends only the fields whose input
+ * checkbox as a boolean, a `datetime-local` value with the browser's offset, a file field as its
+ * file's id (uploads.ts), an empty optional field as `null` when editing (absent when creating). An edit sends only the fields whose input
  * differs from the text it started with ({@link inputTextOf}): a field left alone keeps what is
  * stored, even where its input cannot show it exactly (a date-time's seconds). What the server
  * refuses comes back as field errors; nothing is checked twice here.
@@ -28,6 +28,7 @@ export function toLocalInput(iso: string): string {
 export function inputTextOf(spec: FieldSpec, value: FieldValue | undefined): string {
   if (spec.type === 'boolean') return value === true ? 'on' : '';
   if (value === null || value === undefined) return spec.type === 'enum' && !spec.optional ? (spec.values?.[0] ?? '') : '';
+  if (typeof value === 'object') return value.id;
   return spec.type === 'datetime' ? toLocalInput(String(value)) : String(value);
 }
 

@@ -1,7 +1,8 @@
 /**
  * The page of a resource made by `npm run new:resource` (`/orgs/<id>/<plural>`): its items in a
  * table, newest first, with more on demand; "New" and "Edit" open its form, one input per field
- * suited to its type; delete is confirmed in a dialog. Write controls only for the write role.
+ * suited to its type (a file field's uploads at once: file-input.tsx); delete is confirmed in a
+ * dialog. Write controls only for the write role.
  */
 import { useEffect } from 'preact/hooks';
 import { useApp } from '../ui/app.js';
@@ -13,12 +14,13 @@ import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import { humanize, STRING_MAX, TEXT_MAX, type FieldSpec, type FieldValue } from '../../shared/resource-fields.js';
 import { formIdOf, mayWrite, resourceOrgIdOf, type ResourceConfig, type ResourceItem } from './events.js';
+import { FileCell, FileInput } from './file-input.js';
 import { inputTextOf } from './form-values.js';
 import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
 
-/** A value as a table cell shows it. */
+/** A value as a table cell shows it (a file: file-input.tsx). */
 function shown(spec: FieldSpec, value: FieldValue): string {
-  if (value === null || value === undefined) return '—';
+  if (value === null || value === undefined || typeof value === 'object') return '—';
   if (spec.type === 'boolean') return value ? 'Yes' : 'No';
   if (spec.type === 'datetime') return new Date(value as string).toLocaleString();
   if (spec.type === 'text') return String(value).length > 80 ? `${String(value).slice(0, 80)}…` : String(value);
@@ -26,11 +28,14 @@ function shown(spec: FieldSpec, value: FieldValue): string {
 }
 
 /** The input of one field, holding `value` when editing (the text bodyOf compares with: form-values.ts). */
-function Input({ form, name, spec, value }: { form: string; name: string; spec: FieldSpec; value: FieldValue | undefined }) {
+function Input({ plural, form, name, spec, value }: { plural: string; form: string; name: string; spec: FieldSpec; value: FieldValue | undefined }) {
   const label = humanize(name);
   const text = inputTextOf(spec, value) || undefined;
   const required = !spec.optional;
   switch (spec.type) {
+    case 'file':
+    case 'image':
+      return <FileInput plural={plural} form={form} name={name} spec={spec} value={value} />;
     case 'text':
       return <TextAreaField form={form} name={name} label={label} rows={4} maxLength={TEXT_MAX} defaultValue={text} mono={false} />;
     case 'boolean':
@@ -67,7 +72,7 @@ function ItemForm({ config, item }: { config: ResourceConfig; item: ResourceItem
     <Card title={title} id={`${form}-card`}>
       <Form id={form} onSubmit={(fields) => dispatch([`${config.plural}/save`, fields])}>
         {Object.entries(config.fields).map(([name, spec]) => (
-          <Input key={`${item?.id ?? 'new'}-${name}`} form={form} name={name} spec={spec} value={item?.[name]} />
+          <Input key={`${item?.id ?? 'new'}-${name}`} plural={config.plural} form={form} name={name} spec={spec} value={item?.[name]} />
         ))}
         <Actions>
           <Submit>{item ? 'Save' : `Create ${config.title.one.toLowerCase()}`}</Submit>
@@ -83,12 +88,14 @@ function ItemForm({ config, item }: { config: ResourceConfig; item: ResourceItem
 function Row({ config, item, writable }: { config: ResourceConfig; item: ResourceItem; writable: boolean }) {
   const { state, dispatch } = useApp();
   const fields = Object.entries(config.fields);
-  const label = String(item[fields[0][0]] ?? item.id);
+  const first = item[fields[0][0]];
+  // (a file field first: its file's name)
+  const label = typeof first === 'object' && first !== null ? first.name : String(first ?? item.id);
   return (
     <tr data-item={item.id}>
       {fields.map(([name, spec]) => (
         <td key={name} data-field={name}>
-          {shown(spec, item[name])}
+          {spec.type === 'file' || spec.type === 'image' ? <FileCell value={item[name]} /> : shown(spec, item[name])}
         </td>
       ))}
       <td>{new Date(item['created-at']).toLocaleDateString()}</td>

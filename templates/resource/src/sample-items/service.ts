@@ -5,6 +5,8 @@
  *
  * The business rules of sample items belong here: check an input against the organization's
  * other items before writing, refuse with `requestCoercion` (a field's fault) or `conflict`.
+ * A file field's file goes with the item (src/resources/table.ts): replaced, cleared or its item
+ * deleted, the stored file is deleted in the change's transaction.
  */
 import { appendAudit, type RequestOrigin } from '../audit/log.js';
 import type { DB } from '../db/database.js';
@@ -12,6 +14,7 @@ import { notFound } from '../http/errors.js';
 import type { Actor } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import { ResourceTable, type ResourceInput, type ResourceItem } from '../resources/table.js';
+import type { FileLinks } from '../storage/links.js';
 import { emitWebhookEvent } from '../webhooks/module.js';
 import { SAMPLE_ITEM_FIELDS } from './fields.js';
 
@@ -28,9 +31,12 @@ export interface SampleItemPage {
 }
 
 export class SampleItemService {
-  private readonly table = new ResourceTable('sample_item', SAMPLE_ITEM_FIELDS);
+  private readonly table: ResourceTable;
 
-  constructor(private readonly deps: { db: DB; log: Logger }) {}
+  /** `links`: the storage module's, for the signed links of file fields */
+  constructor(private readonly deps: { db: DB; log: Logger; links: FileLinks }) {
+    this.table = new ResourceTable('sample_item', SAMPLE_ITEM_FIELDS, { plural: 'sample-items', links: deps.links });
+  }
 
   /** A page of the organization's sample items, newest first. */
   async list(organizationId: string, query: { limit: number; cursor?: string }): Promise<SampleItemPage> {
