@@ -98,7 +98,7 @@ export function NotificationBell() {
           <h2 id="notifications-panel-title" class="text-sm font-semibold">
             Notifications
           </h2>
-          <Button variant="link" id="notifications-mark-all" disabled={!unread || state.busy} onClick={() => dispatch(['notifications/mark-all-read'])}>
+          <Button variant="link" id="notifications-mark-all" aria-disabled={!unread} onClick={() => unread && dispatch(['notifications/mark-all-read'])}>
             Mark all read
           </Button>
         </div>

@@ -243,15 +243,8 @@ export function registerNotifications(core: EventCore<AppState>): void {
       db: readIn(state, new Set(ids as string[]), new Date().toISOString()),
       dispatch: ['notifications/load-latest'],
     }))
-    .regEvent('notifications/mark-all-read', ({ state }) => ({
-      db: { ...state, busy: true },
-      'http/auth-api': {
-        url: 'notifications/read',
-        method: 'post',
-        body: { all: true },
-        onSuccessN: [['notifications/all-read'], ['app/idle']],
-        onFailureN: [['request/failed'], ['app/idle']],
-      },
+    .regEvent('notifications/mark-all-read', () => ({
+      'http/auth-api': { url: 'notifications/read', method: 'post', body: { all: true }, onSuccess: ['notifications/all-read'], onFailure: ['request/failed'] },
     }))
     .regEvent('notifications/all-read', ({ state }) => ({
       db: readIn(state, 'all', new Date().toISOString()),

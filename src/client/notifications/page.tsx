@@ -41,7 +41,7 @@ function Item({ n }: { n: Notification }) {
   const { dispatch } = useApp();
   const unread = n['read-at'] === null;
   return (
-    <li data-notification={n.id} data-read={unread ? 'false' : 'true'} data-kind={n.kind} class="flex flex-wrap items-start gap-3 py-3 sm:flex-nowrap">
+    <li data-notification={n.id} data-read={unread ? 'false' : 'true'} data-kind={n.kind} class="flex flex-col gap-2 py-3 sm:flex-row sm:items-start sm:gap-3">
       <div class="flex min-w-0 flex-1 items-start gap-2">
         <UnreadMark n={n} />
         <div class="min-w-0 flex-1 space-y-1">
@@ -89,7 +89,7 @@ export function NotificationsPage() {
           </>
         }
         actions={
-          <Button id="mark-all-read" variant="secondary" disabled={unread === 0 || state.busy} onClick={() => dispatch(['notifications/mark-all-read'])}>
+          <Button id="mark-all-read" variant="secondary" aria-disabled={unread === 0} onClick={() => unread > 0 && dispatch(['notifications/mark-all-read'])}>
             Mark all read
           </Button>
         }
