@@ -13,7 +13,6 @@ import { Alert } from '../ui/feedback.js';
 import { Form, SelectField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Switch } from '../ui/switch.js';
-import { Table } from '../ui/table.js';
 import {
   ACCOUNT_OWNER,
   type CategoryPreference,
@@ -34,8 +33,8 @@ type Prefs = NonNullable<NotificationPreferencesState['notificationPreferences']
 function Row({ c }: { c: CategoryPreference }) {
   const fixed = c.critical ? `pref-fixed-${c.category}` : undefined;
   return (
-    <tr data-category={c.category} data-critical={c.critical ? 'true' : 'false'}>
-      <th scope="row" class="px-4 py-3 text-left align-top font-medium sm:px-3">
+    <tr data-category={c.category} data-critical={c.critical ? 'true' : 'false'} class="border-b border-line">
+      <th scope="row" class="py-3 pr-3 text-left align-middle font-medium">
         {c.name}
         {fixed && (
           <small id={fixed} class="block text-xs font-normal text-muted">
@@ -43,7 +42,7 @@ function Row({ c }: { c: CategoryPreference }) {
           </small>
         )}
       </th>
-      <td>
+      <td class="px-3 py-3 align-middle">
         <Switch
           id={`pref-in-app-${c.category}`}
           name={inAppField(c.category)}
@@ -53,7 +52,7 @@ function Row({ c }: { c: CategoryPreference }) {
           describedBy={fixed}
         />
       </td>
-      <td class="min-w-40">
+      <td class="py-3 pl-3 align-middle">
         <SelectField
           id={`pref-email-${c.category}`}
           name={emailField(c.category)}
@@ -65,6 +64,33 @@ function Row({ c }: { c: CategoryPreference }) {
         />
       </td>
     </tr>
+  );
+}
+
+/** Categories × channels: three narrow columns, so it fits a phone without scrolling (the shared Table is for wider ones). */
+function Grid({ categories, caption }: { categories: CategoryPreference[]; caption: string }) {
+  return (
+    <table id="preference-grid" class="w-full border-collapse text-left text-sm">
+      <caption class="sr-only">{caption}</caption>
+      <thead>
+        <tr class="border-b border-line text-muted">
+          <th scope="col" class="py-2 pr-3 font-medium">
+            Category
+          </th>
+          <th scope="col" class="px-3 py-2 font-medium">
+            In the app
+          </th>
+          <th scope="col" class="py-2 pl-3 font-medium">
+            Email
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {categories.map((c) => (
+          <Row key={c.category} c={c} />
+        ))}
+      </tbody>
+    </table>
   );
 }
 
@@ -81,15 +107,13 @@ function PreferencesGrid({ prefs, caption }: { prefs: Prefs; caption: string }) 
         </Alert>
       )}
       <Form id="notification-preferences" resetKey={prefs.loads} onSubmit={(fields) => dispatch(['notification-preferences/save', prefs.owner, fields])}>
-        <Table
-          id="preference-grid"
-          caption={caption}
-          headers={['Category', 'In the app', 'Email']}
-          rows={prefs.categories}
-          loadingText="Loading preferences…"
-          empty="There are no notification categories."
-          render={(c) => <Row key={c.category} c={c} />}
-        />
+        {prefs.categories ? (
+          <Grid categories={prefs.categories} caption={caption} />
+        ) : (
+          <p class="text-sm text-muted" role="status">
+            Loading preferences…
+          </p>
+        )}
         {critical.length > 0 && (
           <p id="critical-note" class="text-sm text-muted">
             {critical.join(', ')} {critical.length === 1 ? 'is' : 'are'} critical: always shown and emailed immediately, so{' '}
