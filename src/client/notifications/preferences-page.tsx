@@ -34,7 +34,7 @@ function Row({ c }: { c: CategoryPreference }) {
   const fixed = c.critical ? `pref-fixed-${c.category}` : undefined;
   return (
     <tr data-category={c.category} data-critical={c.critical ? 'true' : 'false'} class="border-b border-line">
-      <th scope="row" class="py-3 pr-3 text-left align-middle font-medium">
+      <th scope="row" class="py-3 pr-2 text-left align-middle font-medium">
         {c.name}
         {fixed && (
           <small id={fixed} class="block text-xs font-normal text-muted">
@@ -42,7 +42,7 @@ function Row({ c }: { c: CategoryPreference }) {
           </small>
         )}
       </th>
-      <td class="px-3 py-3 align-middle">
+      <td class="px-2 py-3 align-middle">
         <Switch
           id={`pref-in-app-${c.category}`}
           name={inAppField(c.category)}
@@ -52,16 +52,19 @@ function Row({ c }: { c: CategoryPreference }) {
           describedBy={fixed}
         />
       </td>
-      <td class="py-3 pl-3 align-middle">
-        <SelectField
-          id={`pref-email-${c.category}`}
-          name={emailField(c.category)}
-          label={`${c.name} by email`}
-          srOnlyLabel
-          options={EMAIL_CHOICES}
-          defaultValue={c.email}
-          disabled={c.critical}
-        />
+      <td class="py-3 pl-2 align-middle">
+        {/* wide enough for "Daily digest" on a phone: the category's name wraps first */}
+        <div class="min-w-38">
+          <SelectField
+            id={`pref-email-${c.category}`}
+            name={emailField(c.category)}
+            label={`${c.name} by email`}
+            srOnlyLabel
+            options={EMAIL_CHOICES}
+            defaultValue={c.email}
+            disabled={c.critical}
+          />
+        </div>
       </td>
     </tr>
   );
@@ -74,13 +77,13 @@ function Grid({ categories, caption }: { categories: CategoryPreference[]; capti
       <caption class="sr-only">{caption}</caption>
       <thead>
         <tr class="border-b border-line text-muted">
-          <th scope="col" class="py-2 pr-3 font-medium">
+          <th scope="col" class="py-2 pr-2 font-medium">
             Category
           </th>
-          <th scope="col" class="px-3 py-2 font-medium">
+          <th scope="col" class="px-2 py-2 font-medium">
             In the app
           </th>
-          <th scope="col" class="py-2 pl-3 font-medium">
+          <th scope="col" class="py-2 pl-2 font-medium">
             Email
           </th>
         </tr>
