@@ -406,6 +406,11 @@ describe('the live stream', () => {
     await c.run(['notifications/reconnect']);
     assert.equal(c.net.calls.length, 1, 'no stream without a session');
     assert.deepEqual(c.retries, []);
+    // signed in again as the same account (the bell was not forgotten): live again
+    await c.run(['auth/token', 'access-3']);
+    await c.run(['notifications/page-enter', 'account']);
+    assert.equal(c.net.calls.length, 2);
+    assert.equal(c.net.calls[1]!.headers.authorization, 'Bearer access-3');
 
     const d = liveClient();
     await d.run(['notifications/page-enter', 'account']);

@@ -126,10 +126,11 @@ function readIn(state: AppState, ids: ReadonlySet<string> | 'all', at: string): 
 
 export function registerNotifications(core: EventCore<AppState>): void {
   core
-    // every page entry: a signed-in account's bell starts once (its list, then the stream)
+    // every page entry: a signed-in account's bell starts once (its list, then the stream), and again
+    // after it stopped (a refused refresh forgot the token, not the bell: the next log-in restarts it)
     .regEvent('notifications/page-enter', ({ state }) => {
       const account = state.account;
-      if (!state.token || !account || state.bell?.for === account.id) return;
+      if (!state.token || !account || (state.bell?.for === account.id && state.bell.stream.status !== 'stopped')) return;
       return { dispatch: ['notifications/start', account.id] };
     })
     .regEvent('notifications/start', ({ state }, [, accountId]) => ({
