@@ -256,9 +256,16 @@ export function planResource(root: string, spec: ResourceSpec): FileChange[] {
 
   let app = read(root, 'src/client/app.ts');
   app = insertAfterLast(app, 'import ', `import { ${spec.plural.camel} } from './${spec.plural.kebab}/feature.js';`, 'src/client/app.ts');
-  const features = /^export const FEATURES: readonly Feature\[\] = \[(.*)\];$/m;
-  if (!features.test(app)) throw new Error('src/client/app.ts: no FEATURES list on one line');
-  app = app.replace(features, (_line, list: string) => `export const FEATURES: readonly Feature[] = [${list}, ${spec.plural.camel}];`);
+  // on one line or laid out on several (the formatter's, once the list is longer than a line); written back on one
+  const features = /^export const FEATURES: readonly Feature\[\] = \[([^\]]*)\];$/m;
+  if (!features.test(app)) throw new Error('src/client/app.ts: no FEATURES list');
+  app = app.replace(features, (_line, list: string) => {
+    const items = list
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    return `export const FEATURES: readonly Feature[] = [${[...items, spec.plural.camel].join(', ')}];`;
+  });
   changes.push({ path: 'src/client/app.ts', content: app, changed: true });
 
   changes.push(registerMigration(root, migrationId));

@@ -8,6 +8,9 @@
  *                  the token once (concurrent 401s share one refresh), retries the request with
  *                  the new token, and on refresh failure dispatches `router/navigate` to log-in
  *   http/request   any URL, as given: no base path, token or CSRF token
+ *   http/refresh-token  `{onSuccess?, onFailure?}`: a new access token through the refresh-token
+ *                  cookie, the same refresh concurrent 401s share (a long-lived request that
+ *                  carries the token itself, the notification stream, renews it this way)
  *
  * A status >= 400, a network error, a time-out or an abort goes to the failure handlers.
  */
@@ -253,6 +256,13 @@ export function installHttp<S>(core: EventCore<S>, config: HttpLayerConfig): voi
 
   core.regFx('http/api', (opts: HttpOptions) => {
     void send(opts, apiUrl(opts.url, apiBase), { csrf: true }).then((o) => finish(opts, o));
+  });
+
+  core.regFx('http/refresh-token', (opts: { onSuccess?: EventVector; onFailure?: EventVector }) => {
+    void refreshToken().then((stored) => {
+      const next = stored ? opts.onSuccess : opts.onFailure;
+      if (next) core.dispatch(next);
+    });
   });
 
   core.regFx('http/auth-api', (opts: HttpOptions) => {

@@ -91,7 +91,7 @@ describe('the admin console and impersonation in the browser', { skip: browser.s
     await banner.waitFor();
     assert.match((await banner.textContent()) ?? '', new RegExp(`Viewing as ${user.email.replace(/[.+]/g, '\\$&')}`));
     assert.equal(await page.locator('#nav-admin').count(), 0, 'no admin pages inside an impersonation');
-    await page.waitForLoadState('networkidle');
+    await browser.networkQuiet(page);
     assert.deepEqual(await axeViolations(page), [], 'axe-core with the banner');
     await page.locator('#nav-orgs').click();
     await page.locator('#org-list').waitFor();

@@ -1,6 +1,7 @@
 /**
  * End to end in a real browser: sign-up -> account page -> access token expiry -> transparent
- * refresh -> log-out -> redirect to log-in. Debian's Chromium through playwright-core; a
+ * refresh (the request layer's; then the notification stream's own, when the server ends it for
+ * the token's expiry) -> log-out -> redirect to log-in. Debian's Chromium through playwright-core; a
  * screenshot is kept in test-artifacts/ when a step fails. Over the whole run the page shows no
  * console error and no failing request (status >= 400, or no answer), except those a step
  * provokes on purpose and names.
@@ -10,7 +11,7 @@ import { after, before, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { uniqueEmail } from '../support/auth.js';
-import { browserHarness, PUBLIC_DIR } from '../support/browser.js';
+import { browserHarness, NOTIFICATION_STREAM_PATH, PUBLIC_DIR } from '../support/browser.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 
 const TTL = 2;
@@ -30,6 +31,10 @@ describe('browser client', { skip: browser.skip }, () => {
         if (r.url().includes('/api/')) seen.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`);
       },
     });
+    // the live notification stream is held (never answered) but in its own step: ended by the server
+    // at each token's expiry, it would refresh the token itself, and the request layer's own refresh
+    // (the 401, the refresh, the retry) is what these steps watch
+    await holdStream();
   });
   after(async () => {
     await browser.close();
@@ -37,6 +42,9 @@ describe('browser client', { skip: browser.skip }, () => {
   });
 
   const step = browser.step;
+  /** while true, a stream request is never answered; one held dies with its page (a reload) */
+  let holding = true;
+  const holdStream = () => page.route(`**${NOTIFICATION_STREAM_PATH}`, (route) => (holding ? undefined : route.continue()));
 
   const email = uniqueEmail('browser');
   const password = 'a long browser password';
@@ -83,6 +91,23 @@ describe('browser client', { skip: browser.skip }, () => {
     assert.deepEqual(seen, ['GET /api/account/me 401', 'POST /api/account/refresh 200', 'GET /api/account/me 200']);
     assert.equal(await page.locator('.toast').count(), 0);
   }, [/^page response: GET \/api\/account\/me 401$/, /^page console: Failed to load resource: .*401.*\/api\/account\/me\)$/]);
+
+  step('the live notification stream renews the token itself when the server ends it for expiry, and comes back', async () => {
+    holding = false;
+    await page.reload();
+    await page.locator('[data-field=email]').waitFor();
+    seen.length = 0;
+    await sleep((TTL + 2.5) * 1000);
+    const streams = seen.filter((s) => s === `GET ${NOTIFICATION_STREAM_PATH} 200`).length;
+    assert.ok(streams >= 2, `the stream opened again after its end (${seen.join(', ')})`);
+    assert.ok(seen.includes('POST /api/account/refresh 200'), 'the token refreshed for it');
+    assert.deepEqual(
+      seen.filter((s) => !/ 200$/.test(s)),
+      [],
+      'no refusal on the way',
+    );
+    holding = true;
+  });
 
   step('keeps the session across a page reload through the refresh cookie', async () => {
     await page.reload();

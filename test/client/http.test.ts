@@ -172,6 +172,31 @@ describe('client request layer', () => {
     assert.deepEqual(events, [['fail', { type: 'unauthorized', message: 'no' }]]);
   });
 
+  it('http/refresh-token renews the token through the refresh shared with concurrent 401s, or says it could not', async () => {
+    let refreshes = 0;
+    let refusing = false;
+    const { events, core } = setup(async (req) => {
+      if (req.url === '/api/account/refresh') {
+        refreshes++;
+        await sleep(20);
+        return refusing ? transitOk({ type: 'unauthorized', message: 'session ended' }, 401) : transitOk({ 'access-token': 'new-token' });
+      }
+      return req.headers.authorization === 'Bearer new-token' ? transitOk({ ok: true }) : transitOk({ type: 'unauthorized', message: 'expired' }, 401);
+    });
+    core.dispatch(['run', 'http/auth-api', { url: 'account/me', onSuccess: ['ok', 'request'] }]);
+    core.dispatch(['run', 'http/refresh-token', { onSuccess: ['ok2', 'renewed'], onFailure: ['fail'] }]);
+    await sleep(100);
+    assert.equal(refreshes, 1, 'one refresh for the 401 and the effect');
+    assert.equal(core.state.token, 'new-token');
+    assert.deepEqual(events.map((e) => e[1]).sort(), ['renewed', 'request']);
+    refusing = true;
+    events.length = 0;
+    core.dispatch(['run', 'http/refresh-token', { onSuccess: ['ok2'], onFailure: ['fail', 'gone'] }]);
+    await sleep(60);
+    assert.deepEqual(events, [['fail', 'gone']]);
+    assert.equal(core.state.token, undefined, 'the refused refresh forgets the token');
+  });
+
   it('sends the user to log in when the refresh fails', async () => {
     const { events, run, core } = setup(() => transitOk({ type: 'unauthorized', message: 'no' }, 401));
     await run('http/auth-api', { url: 'account/me', onFailure: ['fail'] }, 60);

@@ -75,7 +75,7 @@ describe('provider sign-in in the browser', { skip: browser.skip }, () => {
     assert.equal(await page.locator('#identities tr[data-provider=acme] [data-field=email]').textContent(), zoe);
     assert.equal(await page.locator('#password-method').getAttribute('data-has-password'), 'false');
     assert.ok(await page.locator('#identities button.unlink').isDisabled(), 'the only way to sign in cannot be unlinked');
-    await page.waitForLoadState('networkidle');
+    await browser.networkQuiet(page);
     await page.locator('#account-menu-button').click();
     await page.locator('#log-out').click();
     await page.waitForURL(`${w.appUrl}/log-in`);
@@ -106,13 +106,13 @@ describe('provider sign-in in the browser', { skip: browser.skip }, () => {
     await page.locator('#nav-security').click();
     await page.locator('#password-method[data-has-password=true]').waitFor();
     // leaving the page aborts what it still loads (the organizations): a failed request, though a harmless one
-    await page.waitForLoadState('networkidle');
+    await browser.networkQuiet(page);
     // a provider is linked only to a verified address: the link from the email, opened in this browser (its session stays)
     await page.goto((await mailedLink(w.t.system, email, 'verify-email')).url.href);
     await page.getByText('Your email address is verified.').waitFor();
     await page.goto(`${w.appUrl}/settings/security`);
     await page.locator('#password-method[data-has-password=true]').waitFor();
-    await page.waitForLoadState('networkidle');
+    await browser.networkQuiet(page);
     w.op.accounts.set('yan-at-acme', { email: uniqueEmail('yan-elsewhere'), emailVerified: true });
     // linking adds a way in: the password confirms it
     await page.getByLabel('Your password (to link a provider)').fill(password);

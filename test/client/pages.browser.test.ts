@@ -2,7 +2,8 @@
  * Every page of the client in Chromium (issue 31; docs/client.md): the public pages signed out, the
  * signed-in pages of an owner whose organization has members, an invitation, an API key, a webhook
  * endpoint with a delivery (its log open), an audit log and two AI assistants connected to the MCP
- * server (the organization's and one that registered itself), against a local Stripe with monthly and
+ * server (the organization's and one that registered itself), notifications (the bell's panel
+ * open, the Notifications page, the preferences grid and the organization's defaults), against a local Stripe with monthly and
  * yearly prices. Each page, light at 1280 px and dark at 390 px: axe-core (WCAG 2.0, 2.1 and 2.2 A
  * and AA) finds no violation, no console error or warning (a CSP violation is one), no request
  * answers 4xx/5xx or fails, nothing is wider than the screen. Also: the landing page's product and
@@ -71,6 +72,18 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
   /** The signed-in pages: [name, path, what shows it is there, what to open on it before the checks]. */
   const signedIn = (): Array<[string, string, string, ((page: Page) => Promise<void>)?]> => [
     ['dashboard', '/account', '#account [data-field=email]'],
+    // the bell's panel open over the dashboard: the member who joined, the sign-in from this browser
+    [
+      'notifications-panel',
+      '/account',
+      '#notifications-button[aria-label$=" unread"]',
+      async (page) => {
+        await page.locator('#notifications-button').click();
+        await page.locator('#notifications-latest li[data-notification]').first().waitFor();
+      },
+    ],
+    ['notifications', '/notifications', '#notification-list li[data-notification]'],
+    ['notification-preferences', '/settings/notifications', '#preference-grid tr[data-category]'],
     ['profile', '/settings', 'form#settings-name'],
     ['security', '/settings/security', '#no-passkeys'],
     ['sessions', '/settings/sessions', 'table#sessions tr[data-current=true]'],
@@ -98,6 +111,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
       },
     ],
     ['audit-log', `/orgs/${orgId}/audit-log`, '#audit-log tr[data-entry]'],
+    ['notification-defaults', `/orgs/${orgId}/notifications`, '#preference-grid tr[data-category]'],
     ['oauth-apps', `/orgs/${orgId}/oauth-apps`, '#oauth-apps tr[data-oauth-app]'],
     ['connected-apps', '/settings/connected-apps', '#connected-apps tr[data-connected-app]'],
     ['ai-assistants', '/settings/ai-assistants', '#connected-assistants tr[data-assistant]', (page) => page.locator('#mcp-server-url').waitFor()],

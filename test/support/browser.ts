@@ -37,6 +37,10 @@ const FLAGS = [
   '--no-first-run',
 ];
 
+/** the notification stream a signed-in page keeps open while the app is (docs/client.md): never "in flight" for a quiet network */
+export const NOTIFICATION_STREAM_PATH = '/api/notifications/stream';
+const isLiveStream = (r: Request) => r.method() === 'GET' && new URL(r.url()).pathname === NOTIFICATION_STREAM_PATH;
+
 if (process.env.CI === 'true' && !existsSync(CHROMIUM)) throw new Error(`CI=true requires Chromium at ${CHROMIUM}`);
 
 export interface PageOptions {
@@ -65,7 +69,8 @@ export interface BrowserHarness {
   /**
    * Resolves once no request of the page (opened here) has been in flight for `quietMs`: what
    * Playwright's `networkidle` checks, with a shorter quiet spell than its 500 ms (that wait was
-   * most of a page check's time); fails after 30 s, as `networkidle` does.
+   * most of a page check's time); fails after 30 s, as `networkidle` does. The notification stream,
+   * open as long as a signed-in page is, does not count (`networkidle` would never come for it).
    */
   networkQuiet(page: Page, quietMs?: number): Promise<void>;
   /** a test step: fails on a problem no `provokes` pattern matches */
@@ -95,12 +100,14 @@ export function browserHarness(name: string): BrowserHarness {
       const page = await context.newPage();
       const flow = { inFlight: 0, since: Date.now() };
       traffic.set(page, flow);
-      page.on('request', () => {
+      page.on('request', (r) => {
+        if (isLiveStream(r)) return;
         flow.inFlight++;
         flow.since = Date.now();
       });
       // a redirect finishes its request and starts another
-      const ended = () => {
+      const ended = (r: Request) => {
+        if (isLiveStream(r)) return;
         flow.inFlight--;
         flow.since = Date.now();
       };

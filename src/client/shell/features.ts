@@ -82,6 +82,8 @@ export interface Feature {
   nav?: NavItem[];
   /** parts the feature adds to the shell's header (the organization switcher) */
   header?: ComponentType;
+  /** a control the feature adds beside the theme toggle and the account menu (the notifications bell) */
+  headerTools?: ComponentType;
   /** a banner above every page of a session, rendering nothing when it has nothing to say (an impersonation's) */
   banner?: ComponentType;
   /** state fields (of the feature's slice) a log-out forgets */

@@ -1,12 +1,14 @@
 /**
  * The header's own parts: the product's name (home), the theme toggle, and the signed-in
- * account menu. Both shells (layout.tsx) use them.
+ * account menu. Both shells (layout.tsx) use them; features add theirs (the organization
+ * switcher, the notifications bell) through `header` and `headerTools` (features.ts).
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { LogOut, Moon, Sun } from 'lucide';
 import { Link, useApp } from '../ui/app.js';
 import { Avatar } from '../ui/avatar.js';
 import { Button } from '../ui/button.js';
+import { useDisclosure } from '../ui/disclosure.js';
 import { Icon } from '../ui/icon.js';
 import { chooseTheme, currentTheme } from './theme.js';
 
@@ -43,29 +45,11 @@ export function Brand() {
 /** The account menu (a disclosure, its button the account's picture or initials): who is signed in, the settings, log-out. Escape closes it. */
 export function AccountMenu() {
   const { state, dispatch } = useApp();
-  const [open, setOpen] = useState(false);
-  const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const outside = (e: Event) => {
-      if (!box.current?.contains(e.target as Node)) setOpen(false);
-    };
-    document.addEventListener('click', outside);
-    return () => document.removeEventListener('click', outside);
-  }, [open]);
+  const { open, setOpen, box, onKeyDown, onPanelClick } = useDisclosure();
   const email = state.account?.email ?? '';
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: Escape anywhere in the open menu closes it (the keys reach the focused button or link first)
-    <div
-      class="relative"
-      ref={box}
-      onKeyDown={(e) => {
-        if (e.key === 'Escape' && open) {
-          setOpen(false);
-          box.current?.querySelector('button')?.focus();
-        }
-      }}
-    >
+    <div class="relative" ref={box} onKeyDown={onKeyDown}>
       <Button variant="ghost" id="account-menu-button" aria-expanded={open} aria-controls="account-menu" onClick={() => setOpen(!open)}>
         <Avatar image={state.account?.avatar} name={state.account?.name || email || '?'} />
         <span class="sr-only">Account menu</span>
@@ -75,9 +59,7 @@ export function AccountMenu() {
         id="account-menu"
         hidden={!open}
         class="absolute right-0 z-40 mt-2 w-64 rounded-xl border border-line bg-surface p-2 shadow-lg"
-        onClick={(e) => {
-          if ((e.target as HTMLElement).closest('a')) setOpen(false);
-        }}
+        onClick={onPanelClick}
       >
         <p class="truncate px-3 py-2 text-sm text-muted" title={email}>
           {email}

@@ -1,6 +1,6 @@
 /**
  * The shells around the pages. Signed in: a header (product, the features' header parts such as
- * the organization switcher, theme, account menu), a side navigation (a menu button opens it
+ * the organization switcher, their tools such as the notifications bell, theme, account menu), a side navigation (a menu button opens it
  * below 768 px), the features' banners and the page. Public pages get a slim header and a footer.
  */
 import type { ComponentChildren } from 'preact';
@@ -62,6 +62,7 @@ export function AppShell({ features, children }: { features: readonly Feature[];
           <Brand />
           <div class="order-last flex w-full min-w-0 gap-2 md:order-none md:ml-4 md:w-auto">{features.map((f) => f.header && <f.header key={f.id} />)}</div>
           <div class="ml-auto flex items-center gap-1">
+            {features.map((f) => f.headerTools && <f.headerTools key={f.id} />)}
             <ThemeToggle />
             <AccountMenu />
           </div>

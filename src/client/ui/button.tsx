@@ -5,7 +5,7 @@ import { plainClick, useApp } from './app.js';
 export type Variant = 'primary' | 'secondary' | 'danger' | 'ghost' | 'link';
 
 const BASE =
-  'inline-flex items-center justify-center gap-2 rounded-lg text-sm font-medium no-underline transition-colors disabled:cursor-progress disabled:opacity-60';
+  'inline-flex items-center justify-center gap-2 rounded-lg text-sm font-medium no-underline transition-colors disabled:cursor-progress disabled:opacity-60 aria-disabled:cursor-not-allowed aria-disabled:text-muted aria-disabled:no-underline';
 const VARIANTS: Record<Variant, string> = {
   primary: 'min-h-10 px-4 py-2 bg-primary text-primary-fg hover:no-underline hover:brightness-110',
   secondary: 'min-h-10 px-4 py-2 border border-line bg-surface text-fg hover:bg-raised hover:no-underline',
@@ -25,6 +25,8 @@ export interface ButtonProps {
   /** more classes (test hooks such as `end-session`) */
   class?: string;
   disabled?: boolean;
+  /** unavailable but still focusable: for a button that turns unavailable as it is used (the focus stays on it); its onClick checks */
+  'aria-disabled'?: boolean;
   title?: string;
   onClick?: (e: MouseEvent) => void;
   'aria-label'?: string;
