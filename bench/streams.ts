@@ -6,13 +6,11 @@
  * connected to the account: `mcpToken` allows one) and the time until every stream has it is the
  * fan-out figure. Targets: at most 20 KB of RSS a stream, all reached within a second.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type ClientRequest, request } from 'node:http';
 import { procStatusMb } from './measure.js';
 import { mcpToken } from './mcp-token.js';
-import { startServer } from './servers.js';
+import { signedInServer } from './signed-in-server.js';
 
 export const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 export const STREAM_RSS_MAX_KB = 20;
@@ -27,36 +25,12 @@ export interface StreamsFootprint {
   reached: number;
 }
 
-async function json(res: Response): Promise<Record<string, unknown>> {
-  const body = (await res.json()) as Record<string, unknown>;
-  if (!res.ok) throw new Error(`bench: streams: ${res.status} ${JSON.stringify(body)}`);
-  return body;
-}
-
 export async function streamsFootprint(tmp: string, script = 'dist/server.js'): Promise<StreamsFootprint> {
-  const dir = await mkdtemp(join(tmp, 'streams-'));
-  const server = await startServer(script, {
-    env: {
-      APP_ENV: 'dev',
-      DATABASE_URL: '',
-      MAIL_URL: '',
-      PGLITE_DIR: join(dir, 'pglite'),
-      STORAGE_DIR: join(dir, 'files'),
-      NOTIFICATION_STREAMS_PER_ACCOUNT: String(STREAMS),
-      LOG_CONSOLE: 'off',
-      SIGNUP_LIMIT_ADDRESS: '0',
-    },
-  });
+  const { server, token, stop } = await signedInServer(tmp, 'streams', { NOTIFICATION_STREAMS_PER_ACCOUNT: String(STREAMS) }, script);
   // one connection per stream, as 1,000 browsers would hold
   const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
   const requests: ClientRequest[] = [];
   try {
-    const credentials = { email: 'streams@example.com', password: 'streams password 123' };
-    const headers = { 'content-type': 'application/json', accept: 'application/json' };
-    await json(await fetch(`${server.url}/api/account/sign-up`, { method: 'POST', headers, body: JSON.stringify(credentials) }));
-    const token = String(
-      (await json(await fetch(`${server.url}/api/account/log-in`, { method: 'POST', headers, body: JSON.stringify(credentials) })))['access-token'],
-    );
     await sleep(2000);
     const before = await procStatusMb(server.pid, 'VmRSS');
     let reached = 0;
@@ -109,7 +83,6 @@ export async function streamsFootprint(tmp: string, script = 'dist/server.js'): 
   } finally {
     for (const req of requests) req.destroy();
     agent.destroy();
-    await server.stop();
-    await rm(dir, { recursive: true, force: true });
+    await stop();
   }
 }

@@ -7,12 +7,10 @@
  * streamed to a file, never held).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { procStatusMb } from './measure.js';
-import { startServer } from './servers.js';
+import { json, signedInServer } from './signed-in-server.js';
 
 export const UPLOAD_BYTES = Number(process.env.BENCH_UPLOAD_MB ?? 25) * 1024 * 1024;
 /** the RSS an upload may add */
@@ -26,43 +24,9 @@ export interface UploadFootprint {
   seconds: number;
 }
 
-async function json(res: Response): Promise<Record<string, unknown>> {
-  const body = (await res.json()) as Record<string, unknown>;
-  if (!res.ok) throw new Error(`bench: upload: ${res.status} ${JSON.stringify(body)}`);
-  return body;
-}
-
 export async function uploadFootprint(tmp: string, script = 'dist/server.js'): Promise<UploadFootprint> {
-  const dir = await mkdtemp(join(tmp, 'upload-'));
-  const server = await startServer(script, {
-    env: {
-      APP_ENV: 'dev',
-      DATABASE_URL: '',
-      MAIL_URL: '',
-      PGLITE_DIR: join(dir, 'pglite'),
-      STORAGE_DIR: join(dir, 'files'),
-      FILE_IMAGE_MAX_BYTES: String(UPLOAD_BYTES),
-      LOG_CONSOLE: 'off',
-      SIGNUP_LIMIT_ADDRESS: '0',
-    },
-  });
+  const { server, token, stop } = await signedInServer(tmp, 'upload', { FILE_IMAGE_MAX_BYTES: String(UPLOAD_BYTES) }, script);
   try {
-    const signUp = await json(
-      await fetch(`${server.url}/api/account/sign-up`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ email: 'upload@example.com', password: 'upload password 123' }),
-      }),
-    );
-    const logIn = await json(
-      await fetch(`${server.url}/api/account/log-in`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ email: 'upload@example.com', password: 'upload password 123' }),
-      }),
-    );
-    void signUp;
-    const token = String(logIn['access-token']);
     const started = await json(
       await fetch(`${server.url}/api/uploads`, {
         method: 'POST',
@@ -106,7 +70,6 @@ export async function uploadFootprint(tmp: string, script = 'dist/server.js'): P
       seconds: Math.round(seconds * 100) / 100,
     };
   } finally {
-    await server.stop();
-    await rm(dir, { recursive: true, force: true });
+    await stop();
   }
 }
