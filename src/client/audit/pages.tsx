@@ -138,8 +138,9 @@ export function AuditLogPage() {
       back={back}
       description="Security-relevant changes, newest first."
       actions={
-        id && (
-          <ButtonLink to="org-audit-streams" path={streamsPath(id)} id="audit-streams-link" variant="secondary">
+        org &&
+        org.role !== 'member' && (
+          <ButtonLink to="org-audit-streams" path={streamsPath(org.id)} id="audit-streams-link" variant="secondary">
             Streams
           </ButtonLink>
         )
