@@ -1,9 +1,10 @@
 /**
  * The customer's audit trail in a real browser (Debian's Chromium through playwright-core), in
  * Berlin's time zone: the owner filters the audit log by action (the boxes ticked, the URL keeps
- * them over a reload) and by period (the datetime-local inputs read in the reader's zone and sent
- * in UTC: `from` inclusive, `to` exclusive), sees a refused period beside its field, and exports the
- * selection as CSV, whose rows are the entries shown. On the streams page, linked from the log, a
+ * them over a reload, the focus stays on Apply) and by period (the datetime-local inputs read in the
+ * reader's zone and sent in UTC: `from` inclusive, `to` exclusive; Back and Forward refill the form),
+ * sees a refused period beside its field, and exports the selection as CSV, whose rows are the
+ * entries shown. On the streams page, linked from the log, a
  * link-local URL is refused beside its field; an https stream to a receiver started here is added,
  * its secret shown once (copied, then gone), and the receiver verifies the batch that carries the
  * stream's own creation with it; the stream shows its status, lag and last delivery; a test is
@@ -119,6 +120,7 @@ describe('the audit trail in the browser: filters, export, streams', { skip: bro
     await page.getByRole('checkbox', { name: 'Invitation accepted', exact: true }).check();
     await page.locator('#audit-apply').click();
     await page.waitForURL(/\?action=org\.invitation-sent&action=org\.invitation-accepted$/);
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'audit-apply', 'the focus stays on the button');
     const filtered = page.locator('#audit-log tbody tr');
     await waitFor('the filtered entries', async () => (await filtered.count()) === 2);
     assert.deepEqual(await filtered.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action'))), ['org.invitation-accepted', 'org.invitation-sent']);
@@ -173,6 +175,15 @@ describe('the audit trail in the browser: filters, export, streams', { skip: bro
     );
     await page.getByText('Export downloaded').waitFor();
     assert.equal(await page.locator('#audit-export-csv').isDisabled(), false);
+
+    // Back and Forward: the form follows the address
+    await page.goBack();
+    await page.waitForURL(url(`/orgs/${orgId}/audit-log`));
+    await waitFor('the form emptied', async () => (await page.locator('#audit-filters-from').inputValue()) === '');
+    await page.goForward();
+    await waitFor('the form refilled', async () => (await page.locator('#audit-filters-from').inputValue()) === '2025-06-01T00:00');
+    assert.equal(await page.locator('#audit-filters-action').inputValue(), 'test.imported');
+    await waitFor('the period again', async () => JSON.stringify(await rowIds()) === JSON.stringify(june));
   });
 
   step('a period that ends before it starts is refused beside its field', async () => {

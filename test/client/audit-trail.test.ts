@@ -105,15 +105,28 @@ describe('client audit log with filters', () => {
 
   it('applies filters by navigating to their query; the same filters again reload in place', async () => {
     const s = setup(() => answer({ entries: [], 'next-cursor': null }));
+    const formKey = () => s.core.state.auditPage?.formKey;
     await s.run(['audit/open', ORG, '']);
-    await s.run(['audit/filter', 'action=org.created&to=2026-02-01T00%3A00%3A00.000Z']);
+    const first = formKey();
+    await s.run(['audit/filter', 'action=org.created&to=2026-02-01T00%3A00%3A00.000Z', true]);
     assert.deepEqual(s.navigated, [auditPath(ORG, 'action=org.created&to=2026-02-01T00%3A00%3A00.000Z')]);
     assert.equal(routeOf(s.navigated[0].split('?')[0]), 'org-audit');
     await s.run(['audit/open', ORG, '?action=org.created&to=2026-02-01T00%3A00%3A00.000Z']);
+    assert.equal(formKey(), first, "the form's own filters keep the form (and its focus)");
     const before = s.requests.length;
-    await s.run(['audit/filter', 'action=org.created&to=2026-02-01T00%3A00%3A00.000Z']);
+    await s.run(['audit/filter', 'action=org.created&to=2026-02-01T00%3A00%3A00.000Z', true]);
     assert.equal(s.navigated.length, 1, 'no second history entry');
     assert.equal(s.requests.length, before + 1, 'the first page again');
+    assert.equal(formKey(), first);
+    // Back to no filters, or Clear: the form is made again from the query
+    await s.run(['audit/open', ORG, '']);
+    assert.notEqual(formKey(), first);
+    const back = formKey();
+    await s.run(['audit/filter', 'action=org.created', true]);
+    await s.run(['audit/open', ORG, '?action=org.created']);
+    await s.run(['audit/filter', '']);
+    await s.run(['audit/open', ORG, '']);
+    assert.notEqual(formKey(), back, 'Clear empties the form');
   });
 
   it('shows a refused filter beside its field, not as a toast, and clears it on the next open', async () => {

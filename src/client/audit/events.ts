@@ -28,6 +28,13 @@ export interface AuditPageState {
   status: 'loading' | 'ready' | 'forbidden' | 'missing' | 'failed' | 'invalid';
   /** the filters, as the query string of the page and the API (`action=…&from=…`; `''`: none) */
   query: string;
+  /**
+   * keys the filter form: the same after the form's own filters are applied (the focus stays on
+   * its button), another for a query from elsewhere (Back, Clear, a link), which refills it
+   */
+  formKey: number;
+  /** the query the form just applied, until the page opens with it */
+  applied?: string;
   entries: AuditEntry[];
   nextCursor: string | null;
   loadingMore: boolean;
@@ -64,11 +71,13 @@ export function registerAudit(core: EventCore<AppState>): void {
     // `search`: the location's; the first page of what its filters select
     .regEvent('audit/open', ({ state }, [, orgId, search]) => {
       const query = filterQuery((search as string | undefined) ?? '');
+      const prev = state.auditPage;
+      const formKey = prev && prev.orgId === orgId && prev.applied === query ? prev.formKey : (prev?.formKey ?? 0) + 1;
       return {
         db: withFormErrors(
           {
             ...state,
-            auditPage: { orgId: orgId as string, status: 'loading', query, entries: [], nextCursor: null, loadingMore: false },
+            auditPage: { orgId: orgId as string, status: 'loading', query, formKey, entries: [], nextCursor: null, loadingMore: false },
             // an export's failure was about the filters before
             auditExport: state.auditExport?.error ? undefined : state.auditExport,
           },
@@ -83,14 +92,16 @@ export function registerAudit(core: EventCore<AppState>): void {
         },
       };
     })
-    // the filter form applied: the page goes to its query (a history entry) and opens with it there
-    .regEvent('audit/filter', ({ state }, [, query]) => {
+    // filters applied (`fromForm`: by the form, else cleared): the page goes to their query (a
+    // history entry) and opens with it there
+    .regEvent('audit/filter', ({ state }, [, query, fromForm]) => {
       const page = state.auditPage;
       if (!page) return;
       const q = filterQuery(query as string);
+      const db = { ...state, auditPage: { ...page, applied: fromForm ? q : undefined } };
       // the same filters again: the address stays, the first page comes afresh
-      if (q === page.query) return { dispatch: ['audit/open', page.orgId, q] };
-      return { dispatch: ['router/navigate', { route: 'org-audit', path: auditPath(page.orgId, q) }] };
+      if (q === page.query) return { db, dispatch: ['audit/open', page.orgId, q] };
+      return { db, dispatch: ['router/navigate', { route: 'org-audit', path: auditPath(page.orgId, q) }] };
     })
     .regEvent('audit/more', ({ state }) => {
       const page = state.auditPage;

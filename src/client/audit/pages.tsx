@@ -42,7 +42,7 @@ const detailsOf = (e: AuditEntry) =>
     .map(([k, v]) => `${k}: ${v === null ? '—' : String(v)}`)
     .join(' · ');
 
-/** The filter form, filled from the query shown (`query`): keyed by it, so Back and Forward refill it. */
+/** The filter form, filled from the query shown (`query`); the page keys it (`formKey`). */
 function Filters({ query }: { query: string }) {
   const { dispatch } = useApp();
   const q = new URLSearchParams(query);
@@ -56,7 +56,7 @@ function Filters({ query }: { query: string }) {
   );
   return (
     <Card title="Filters" id="audit-filters-card">
-      <Form id={FILTER_FORM} onSubmit={(_fields, data) => dispatch(['audit/filter', queryOfForm(data)])}>
+      <Form id={FILTER_FORM} onSubmit={(_fields, data) => dispatch(['audit/filter', queryOfForm(data), true])}>
         <details open={chosen.some((a) => known.includes(a))}>
           <summary class="cursor-pointer text-sm font-medium">Actions</summary>
           <div class="mt-2 max-h-64 overflow-y-auto rounded-lg border border-line p-3">
@@ -179,7 +179,7 @@ export function AuditLogPage() {
     <>
       {header}
       <Stack>
-        <Filters key={page?.query} query={page?.query ?? ''} />
+        <Filters key={page?.formKey} query={page?.query ?? ''} />
         <Card title="Entries" id="audit-entries" description={page?.query ? 'Those the filters select.' : undefined} actions={<Export orgId={id} />}>
           {page?.status === 'invalid' ? (
             <Alert id="audit-invalid" tone="error">
