@@ -22,6 +22,7 @@ import { accountModule } from './account/module.js';
 import { adminModule } from './admin/module.js';
 import { apiKeysModule } from './api-keys/module.js';
 import { auditModule } from './audit/module.js';
+import { auditStreamsModule } from './audit-streams/module.js';
 import { authModule } from './auth/module.js';
 import { billingModule } from './billing/module.js';
 import { healthModule } from './health/module.js';
@@ -63,6 +64,7 @@ export const MODULES: readonly AnyModule[] = [
   paymentsModule,
   reportsModule,
   webhooksModule,
+  auditStreamsModule, // the audit log to customers' SIEMs (uses the webhooks' guarded sender)
   adminModule,
   ssoModule,
   scimModule, // enterprise sign-on, then directory sync (it uses sso's verified domains)

@@ -17,7 +17,7 @@ export const auditModule = defineModule({
     return {
       services: { auditLog },
       schemas: AUDIT_SCHEMAS,
-      routeGroups: [auditRoutes(auditLog, memberships)],
+      routeGroups: [auditRoutes(auditLog, memberships, ctx.db)],
       queries: auditQueries(auditLog, memberships),
     };
   },

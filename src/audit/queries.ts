@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { forbidden, notFound, unauthorized } from '../http/errors.js';
 import { hasRole, type MembershipResolver } from '../http/routes.js';
 import { queryKind } from '../http/queries.js';
+import { auditLogFilters } from './filters.js';
 import { AUDIT_PAGE_DEFAULT } from './routes.js';
 import { AuditLogPage, AuditLogQuery } from './schemas.js';
 import type { AuditLog } from './service.js';
@@ -25,7 +26,7 @@ export function auditQueries(log: AuditLog, memberships: MembershipResolver) {
             role: membership.role,
           });
         }
-        return log.page(membership.organizationId, params.limit ?? AUDIT_PAGE_DEFAULT, params.cursor, 'body');
+        return log.page(membership.organizationId, params.limit ?? AUDIT_PAGE_DEFAULT, params.cursor, 'body', auditLogFilters(params, 'body'));
       },
     }),
   ];

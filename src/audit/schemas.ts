@@ -1,5 +1,6 @@
 /** Named schemas of the audit log (docs/audit.md). */
 import { Type, type Static } from 'typebox';
+import { AuditLogFilterProperties } from './filters.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const Uuid = Type.String({ format: 'uuid' });
@@ -65,10 +66,25 @@ export type AuditLogPage = Static<typeof AuditLogPage>;
 export const AuditLogQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: '`next-cursor` of the previous page' })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: '`next-cursor` of the previous page (with the same filters)' })),
+    ...AuditLogFilterProperties,
   },
   { additionalProperties: false },
 );
+
+export const AuditLogExportQuery = Type.Object(
+  {
+    format: Type.Union([Type.Literal('csv'), Type.Literal('ndjson')], { description: '`csv` (RFC 4180, a header row) or `ndjson` (one entry per line)' }),
+    ...AuditLogFilterProperties,
+  },
+  { additionalProperties: false },
+);
+
+/** The export's body: not JSON, streamed. */
+export const AuditLogExportBody = Type.Unsafe<import('node:stream').Readable>({
+  type: 'string',
+  description: 'the selection, newest first: CSV (`text/csv`) or NDJSON (`application/x-ndjson`), streamed; gzip when the client accepts it',
+});
 
 /** An entry in the account's export: the same fields, with the organization whose log shows it. */
 export const ExportedAuditEntry = Type.Object(

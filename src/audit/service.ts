@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import type { DB } from '../db/database.js';
 import type { AuditDetails } from '../db/schema.js';
 import { requestCoercion } from '../http/errors.js';
+import type { AuditLogFilters } from './filters.js';
 import type { AuditEntry, AuditLogPage, ExportedAuditEntry } from './schemas.js';
 
 /** The newest entries an export carries; `audit-log-truncated` says when there are older ones. */
@@ -27,7 +28,8 @@ export function decodeAuditCursor(cursor: string, place: 'query' | 'body'): stri
   return m[1];
 }
 
-function entries(db: DB) {
+/** An entry's columns with the emails of current members: what every reader of the log starts from. */
+export function auditEntries(db: DB) {
   return db
     .selectFrom('audit_entry as e')
     .leftJoin('membership as am', (j) => j.onRef('am.organization_id', '=', 'e.organization_id').onRef('am.account_id', '=', 'e.actor_account_id'))
@@ -58,7 +60,7 @@ function entries(db: DB) {
 }
 
 /** An entry's columns with the emails its reader may show (each reader resolves them by its own rule). */
-export type AuditEntryRow = Awaited<ReturnType<ReturnType<typeof entries>['execute']>>[number];
+export type AuditEntryRow = Awaited<ReturnType<ReturnType<typeof auditEntries>['execute']>>[number];
 
 export function toAuditEntry(r: AuditEntryRow): AuditEntry {
   return {
@@ -80,6 +82,41 @@ export function toAuditEntry(r: AuditEntryRow): AuditEntry {
   };
 }
 
+type EntryQuery = ReturnType<typeof auditEntries>;
+
+/** An organization's entries narrowed by the filters (docs/audit.md, "Reading"). */
+export function filteredEntries(db: DB, organizationId: string, filters: AuditLogFilters): EntryQuery {
+  let query = auditEntries(db).where('e.organization_id', '=', organizationId);
+  if (filters.actions) query = query.where('e.action', 'in', filters.actions);
+  if (filters.actorId) {
+    const actor = filters.actorId;
+    query = query.where((eb) => eb.or([eb('e.actor_account_id', '=', actor), eb('e.actor_api_key_id', '=', actor)]));
+  }
+  if (filters.targetType) query = query.where('e.target_type', '=', filters.targetType);
+  if (filters.targetId) query = query.where('e.target_id', '=', filters.targetId);
+  if (filters.from) query = query.where('e.created_at', '>=', filters.from);
+  if (filters.to) query = query.where('e.created_at', '<', filters.to);
+  return query;
+}
+
+/**
+ * Every entry the filters select, newest first, `batch` rows a query: a keyset walk on the id,
+ * so memory holds one batch whatever the selection's size, and entries appended meanwhile (newer
+ * ids) neither repeat nor shift what follows.
+ */
+export async function* walkEntries(db: DB, organizationId: string, filters: AuditLogFilters, batch = 1000): AsyncGenerator<AuditEntryRow[]> {
+  let before: string | undefined;
+  for (;;) {
+    let query = filteredEntries(db, organizationId, filters);
+    if (before !== undefined) query = query.where('e.id', '<', sql<string>`${before}::bigint`);
+    const rows = await query.orderBy('e.id', 'desc').limit(batch).execute();
+    if (rows.length === 0) return;
+    yield rows;
+    if (rows.length < batch) return;
+    before = String(rows[rows.length - 1].id);
+  }
+}
+
 export class AuditLog {
   constructor(private readonly db: DB) {}
 
@@ -87,8 +124,14 @@ export class AuditLog {
    * One page of an organization's log, newest first. `cursorIn` names where a bad cursor came
    * from in the 400 (`query` for the route, `body` for the query kind).
    */
-  async page(organizationId: string, limit: number, cursor: string | undefined, cursorIn: 'query' | 'body'): Promise<AuditLogPage> {
-    let query = entries(this.db).where('e.organization_id', '=', organizationId);
+  async page(
+    organizationId: string,
+    limit: number,
+    cursor: string | undefined,
+    cursorIn: 'query' | 'body',
+    filters: AuditLogFilters = {},
+  ): Promise<AuditLogPage> {
+    let query = filteredEntries(this.db, organizationId, filters);
     if (cursor !== undefined) query = query.where('e.id', '<', sql<string>`${decodeAuditCursor(cursor, cursorIn)}::bigint`);
     const rows = await query
       .orderBy('e.id', 'desc')
@@ -109,7 +152,7 @@ export class AuditLog {
  * the address its former co-members use today.
  */
 export async function exportAuditLog(db: DB, accountId: string): Promise<{ 'audit-log': ExportedAuditEntry[]; 'audit-log-truncated': boolean }> {
-  const rows = await entries(db)
+  const rows = await auditEntries(db)
     .where('e.account_id', '=', accountId)
     .orderBy('e.id', 'desc')
     .limit(EXPORT_AUDIT_LIMIT + 1)

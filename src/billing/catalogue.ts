@@ -39,7 +39,12 @@ export interface CataloguePlan {
   seats: { included: number; max: number | null };
   limits: Record<string, PlanLimit>;
   features: string[];
+  /** how long the organization's audit log entries are kept (`audit-log-retention-days`, default 365; src/audit-streams/retention.ts) */
+  auditLogRetentionDays: number;
 }
+
+/** An organization's audit log is kept this many days when its plan says nothing (or it has none). */
+export const DEFAULT_AUDIT_LOG_RETENTION_DAYS = 365;
 
 export interface Catalogue {
   /** `file`: BILLING_PLANS_FILE; `env`: BILLING_PLANS, each plan one flat price */
@@ -146,7 +151,7 @@ function readMeters(r: Reader, value: unknown): Meter[] {
 }
 
 function readPlan(r: Reader, field: string, value: unknown, meters: Meter[], seenPrices: Set<string>): CataloguePlan {
-  const p = r.object(field, value, ['id', 'name', 'default', 'prices', 'seats', 'limits', 'features']);
+  const p = r.object(field, value, ['id', 'name', 'default', 'prices', 'seats', 'limits', 'features', 'audit-log-retention-days']);
   const id = r.text(`${field}.id`, p.id, ID, 'a plan id (lower-case letters, digits and hyphens, at most 50)');
   const name = r.text(`${field}.name`, p.name, /^.{1,60}$/su, '1..60 characters');
   if (p.default !== undefined && typeof p.default !== 'boolean') r.fail(`${field}.default`, 'must be true or false', p.default);
@@ -184,7 +189,11 @@ function readPlan(r: Reader, field: string, value: unknown, meters: Meter[], see
     if (!Array.isArray(p.features)) r.fail(`${field}.features`, 'must be an array of feature ids', p.features);
     features = p.features.map((f, i) => r.text(`${field}.features[${i}]`, f, FEATURE, 'a feature id (^[a-z0-9][a-z0-9-]*$)'));
   }
-  return { id, name, default: isDefault, prices, seats: { included, max }, limits, features };
+  const auditLogRetentionDays =
+    p['audit-log-retention-days'] === undefined
+      ? DEFAULT_AUDIT_LOG_RETENTION_DAYS
+      : r.int(`${field}.audit-log-retention-days`, p['audit-log-retention-days'], 1);
+  return { id, name, default: isDefault, prices, seats: { included, max }, limits, features, auditLogRetentionDays };
 }
 
 function readPrices(r: Reader, field: string, value: unknown, meters: Meter[], seen: Set<string>): PlanPrices {

@@ -7,7 +7,16 @@
 import type { RouteGroup } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import { limitOf } from '../http/usage-gate.js';
-import { API_CALLS_METER, STORAGE_BYTES_METER, type Catalogue, type ConfigProblem, mainPrice, pricesOf, readCatalogue } from './catalogue.js';
+import {
+  API_CALLS_METER,
+  DEFAULT_AUDIT_LOG_RETENTION_DAYS,
+  STORAGE_BYTES_METER,
+  type Catalogue,
+  type ConfigProblem,
+  mainPrice,
+  pricesOf,
+  readCatalogue,
+} from './catalogue.js';
 
 export type { ConfigProblem } from './catalogue.js';
 
@@ -161,6 +170,7 @@ export function envCatalogue(plans: readonly BillingPlan[]): Catalogue {
       seats: { included: 0, max: null },
       limits: {},
       features: [],
+      auditLogRetentionDays: DEFAULT_AUDIT_LOG_RETENTION_DAYS,
     })),
   };
 }

@@ -29,6 +29,7 @@ import * as m0024 from './migrations/0024_oauth_sessions.js';
 import * as m0025 from './migrations/0025_mcp.js';
 import * as m0026 from './migrations/0026_files.js';
 import * as m0027 from './migrations/0027_notifications.js';
+import * as m0028 from './migrations/0028_audit_streams.js';
 import type { Logger } from '../logging/logger.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -58,6 +59,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0025_mcp': m0025,
   '0026_files': m0026,
   '0027_notifications': m0027,
+  '0028_audit_streams': m0028,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

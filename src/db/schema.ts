@@ -261,6 +261,41 @@ export interface AuditEntryTable {
   admin_log: ColumnType<boolean, boolean | undefined, never>;
 }
 
+export type AuditStreamKind = 'https' | 'splunk' | 'datadog' | 's3';
+
+/** A destination of an organization's audit log (migration 0028; src/audit-streams/). */
+export interface AuditStreamTable {
+  id: Generated<string>;
+  organization_id: string;
+  kind: AuditStreamKind;
+  /** the kind's settings that are not secret (url, site, bucket, region, endpoint, force-path-style, prefix) */
+  settings: ColumnType<Record<string, string | boolean>, string, string>;
+  /** the kind's credentials as sealed JSON (SecretBox, bound to the stream's id) */
+  credentials_sealed: string;
+  status: ColumnType<'active' | 'paused', 'active' | 'paused' | undefined, 'active' | 'paused'>;
+  paused_reason: 'manual' | 'failing' | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  last_delivered_at: Date | null;
+  delivered_count: ColumnType<string, never, string>;
+  last_error: string | null;
+  last_error_at: Date | null;
+  failing_since: Date | null;
+  /** the batch in flight: its entries carry this id until it is accepted */
+  batch_id: string | null;
+  attempt_count: Generated<number>;
+  next_attempt_at: Generated<Date>;
+  locked_until: Date | null;
+  locked_by: string | null;
+}
+
+/** An entry a stream still owes (written by the audit_entry trigger; deleted once delivered). */
+export interface AuditStreamEntryTable {
+  stream_id: string;
+  entry_id: string;
+  batch_id: string | null;
+}
+
 /** An account's TOTP secret: pending until `enabled_at`; one per account. */
 export interface TotpCredentialTable {
   account_id: string;
@@ -570,6 +605,8 @@ export type AuditDetails = Record<string, string | number | boolean | null>;
 export interface DatabaseSchema {
   account_identity: AccountIdentityTable;
   audit_entry: AuditEntryTable;
+  audit_stream: AuditStreamTable;
+  audit_stream_entry: AuditStreamEntryTable;
   api_key: ApiKeyTable;
   organization: OrganizationTable;
   membership: MembershipTable;

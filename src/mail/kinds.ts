@@ -47,6 +47,8 @@ export interface MailTemplates {
   notification: { title: string; body: string; url: string | null; unsubscribeUrl: string | null };
   /** the day's notifications of every category an account has emailed daily, in one message (src/notifications/digest.ts) */
   'notification-digest': { name: string | null; items: Array<{ title: string; body: string; url: string | null; at: Date }>; unsubscribeUrl: string };
+  /** to each owner and admin when an audit log stream paused itself after failing for AUDIT_STREAM_PAUSE_AFTER (src/audit-streams/worker.ts) */
+  'audit-stream-paused': { organization: string; organizationId: string; kind: string; failingSince: Date; error: string };
   /** to each owner when the organization's SAML identity provider certificate expires within 30 days (src/sso/expiry.ts) */
   'sso-certificate-expiring': { organization: string; organizationId: string; expiresAt: Date };
 }
@@ -65,6 +67,7 @@ export const MAIL_KINDS = [
   'identity-linked-notice',
   'webhook-disabled',
   'sso-certificate-expiring',
+  'audit-stream-paused',
   'usage-threshold',
   'security-notice',
   'email-sign-in',

@@ -258,6 +258,18 @@ export const TEMPLATES: Templates = {
       { text: `You get this digest by your notification settings; to stop it: ${d.unsubscribeUrl}` },
     ]),
 
+  'audit-stream-paused': (d, ctx) =>
+    compose(ctx, `An audit log stream of ${d.organization} was paused`, 'Its batches kept failing.', [
+      { text: 'Hello,' },
+      {
+        text: `Every batch of audit log entries sent to the ${d.kind} stream of ${d.organization} has failed since ${longDate.format(d.failingSince)}, so ${ctx.product} paused it. The last error: ${d.error}`,
+      },
+      {
+        text: 'Nothing is lost: the entries wait for the stream. Fix the destination, then resume the stream on the Audit log streams page; it picks up where it stopped.',
+      },
+      { action: 'Open the audit log streams', href: `${ctx.appUrl}/orgs/${encodeURIComponent(d.organizationId)}/audit-log/streams` },
+    ]),
+
   'sso-certificate-expiring': (d, ctx) =>
     compose(ctx, `The single sign-on certificate of ${d.organization} expires on ${longDate.format(d.expiresAt)}`, 'Sign-on stops working when it expires.', [
       { text: 'Hello,' },

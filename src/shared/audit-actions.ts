@@ -71,6 +71,12 @@ export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
   'scim.user-suspended': 'User suspended by the directory',
   'scim.user-reactivated': 'User reactivated by the directory',
   'scim.user-removed': 'User removed by the directory',
+  'audit-log.exported': 'Audit log exported',
+  'audit-stream.created': 'Audit log stream added',
+  'audit-stream.updated': 'Audit log stream changed',
+  'audit-stream.paused': 'Audit log stream paused',
+  'audit-stream.resumed': 'Audit log stream resumed',
+  'audit-stream.deleted': 'Audit log stream removed',
 };
 
 /** The readable name of an action; the action itself when it has none. */

@@ -21,12 +21,12 @@ const REFUSALS: Record<AddressRefusal, string> = {
 };
 
 /**
- * The URL, normalized; a 400 naming `/url` otherwise: not an absolute
+ * The URL, normalized; a 400 naming `field` (default `/url`) otherwise: not an absolute
  * http(s) URL, http in prod, credentials or a fragment in it, a host that does not resolve,
  * or one that is or resolves to an address the SSRF rules refuse (address-guard.ts).
  */
-export async function checkEndpointUrl(raw: string, rules: EndpointUrlRules): Promise<string> {
-  const refuse = (message: string) => requestCoercion('body', [{ path: '/url', message }]);
+export async function checkEndpointUrl(raw: string, rules: EndpointUrlRules, field = '/url'): Promise<string> {
+  const refuse = (message: string) => requestCoercion('body', [{ path: field, message }]);
   let url: URL;
   try {
     url = new URL(raw.trim());

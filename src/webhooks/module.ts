@@ -106,7 +106,13 @@ export const webhooksModule = defineModule({
     });
     worker.start();
     return {
-      services: { webhooks, worker },
+      // the guarded sender and the URL rules, for what else sends to a customer's URL (the audit log's streams)
+      services: {
+        webhooks,
+        worker,
+        sender,
+        urlRules: { resolve, allowPrivate: settings.allowPrivate, requireHttps: settings.requireHttps, resolveTimeoutMs: settings.timeoutMs },
+      },
       schemas: webhookSchemas(eventTypes),
       routeGroups: [webhookRoutes(webhooks, ctx.use(orgsModule).memberships), webhookEventTypeRoutes(eventTypes)],
       stop: () => worker.stop(ctx.config.shutdownTimeoutMs),

@@ -29,6 +29,13 @@ export interface AttemptRequest {
   secrets: readonly string[];
 }
 
+/** A guarded POST's request: its URL, headers (content-length and user-agent are added) and body. */
+export interface GuardedPost {
+  url: string;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
 export interface AttemptResult {
   ok: boolean;
   /** null when no response came */
@@ -80,11 +87,30 @@ export class WebhookSender {
 
   /** Makes one attempt; never throws: every way it can end is a result. */
   send(attempt: AttemptRequest): Promise<AttemptResult> {
-    const url = new URL(attempt.url);
-    return withSpan('webhook send', { 'server.address': url.hostname, 'http.request.method': 'POST' }, () => this.run(url, attempt));
+    const timestamp = Math.floor(Date.now() / 1000);
+    return this.post({
+      url: attempt.url,
+      body: Buffer.from(attempt.body, 'utf8'),
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': attempt.messageId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(attempt.secrets, attempt.messageId, timestamp, attempt.body),
+      },
+    });
   }
 
-  private async run(url: URL, attempt: AttemptRequest): Promise<AttemptResult> {
+  /**
+   * One POST of `body` with `headers` (plus its length and the user agent) under the same rules:
+   * the address guard, one budget, no redirects. What the audit log's streams send (Splunk,
+   * Datadog, an HTTPS receiver) goes through here too. Never throws.
+   */
+  post(request: GuardedPost): Promise<AttemptResult> {
+    const url = new URL(request.url);
+    return withSpan('webhook send', { 'server.address': url.hostname, 'http.request.method': 'POST' }, () => this.run(url, request));
+  }
+
+  private async run(url: URL, request: GuardedPost): Promise<AttemptResult> {
     const started = performance.now();
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Timeout()), this.options.timeoutMs);
@@ -102,17 +128,12 @@ export class WebhookSender {
       });
       aborted.catch(() => undefined);
       const addresses = await Promise.race([allowedAddresses(bareHost(url), this.options.resolve, this.options.allowPrivate), aborted]);
-      const timestamp = Math.floor(Date.now() / 1000);
-      const body = Buffer.from(attempt.body, 'utf8');
       const headers = {
-        'content-type': 'application/json',
-        'content-length': String(body.length),
+        ...request.headers,
+        'content-length': String(request.body.length),
         'user-agent': this.options.userAgent,
-        'webhook-id': attempt.messageId,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatureHeader(attempt.secrets, attempt.messageId, timestamp, attempt.body),
       };
-      const { response, statusCode } = await this.exchange(url, addresses, headers, body, controller.signal);
+      const { response, statusCode } = await this.exchange(url, addresses, headers, request.body, controller.signal);
       const { chunks, ended } = await this.readSome(response, controller.signal);
       // a status without its body is no answer: the receiver may not have taken the message
       if (ended !== 'complete') return fail(ended === 'timeout' ? new Timeout() : new Error('connection-failed'), statusCode, text(chunks));

@@ -42,11 +42,12 @@ function seconds(name: string, raw: string): number {
   return Math.round(n * 1000);
 }
 
-export function parseRetrySchedule(raw: string | undefined): number[] {
-  const value = raw === undefined || raw.trim() === '' ? DEFAULT_RETRY_SCHEDULE : raw;
+/** A retry schedule setting (seconds, comma-separated) in ms; `name` and `fallback` for other schedules than the webhooks' (the audit log's streams). */
+export function parseRetrySchedule(raw: string | undefined, name = 'WEBHOOK_RETRY_SCHEDULE', fallback = DEFAULT_RETRY_SCHEDULE): number[] {
+  const value = raw === undefined || raw.trim() === '' ? fallback : raw;
   const items = value.split(',').map((s) => s.trim());
-  if (items.length > 30) throw new ConfigError('WEBHOOK_RETRY_SCHEDULE', `must list at most 30 delays, got ${items.length}`);
-  return items.map((item) => seconds('WEBHOOK_RETRY_SCHEDULE', item));
+  if (items.length > 30) throw new ConfigError(name, `must list at most 30 delays, got ${items.length}`);
+  return items.map((item) => seconds(name, item));
 }
 
 function bool(env: Env, name: string): boolean {

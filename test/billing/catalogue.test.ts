@@ -76,6 +76,7 @@ describe('the plan catalogue', () => {
       seats: { included: 3, max: 3 },
       limits: { 'api-calls': { soft: 800, hard: 1000 } },
       features: [],
+      auditLogRetentionDays: 365,
     });
     assert.deepEqual(team.prices, {
       flat: 'price_team_flat',
@@ -113,6 +114,8 @@ describe('the plan catalogue', () => {
     assert.match(refusal(withPlan(1, { limits: { storage: { hard: 5 } } })), /plans\[1\]\.limits\.storage names a meter that is not in meters/);
     assert.match(refusal(withPlan(1, { features: ['Usage Report'] })), /plans\[1\]\.features\[0\] must be a feature id/);
     assert.match(refusal(withPlan(1, { colour: 'red' })), /plans\[1\]\.colour is not a known key/);
+    assert.match(refusal(withPlan(0, { 'audit-log-retention-days': 0 })), /plans\[0\]\.audit-log-retention-days must be an integer >= 1, got 0/);
+    assert.match(refusal(withPlan(1, { 'audit-log-retention-days': 'forever' })), /plans\[1\]\.audit-log-retention-days must be an integer >= 1/);
     assert.match(refusal({ ...CATALOGUE, meters: { 'api-calls': { unit: 'x' } } }), /meters\.api-calls\.unit is not a known key/);
     assert.throws(() => load({ BILLING_PLANS_FILE: join(dir, 'missing.json') }), /BILLING_PLANS_FILE names a file that cannot be read \(ENOENT\)/);
   });
@@ -128,6 +131,7 @@ describe('the plan catalogue', () => {
       seats: { included: 0, max: null },
       limits: {},
       features: [],
+      auditLogRetentionDays: 365,
     });
     assert.throws(() => load({ BILLING_PLANS: 'pro=price_pro', BILLING_PLANS_FILE: file(CATALOGUE) }), /BILLING_PLANS_FILE and BILLING_PLANS are both set/);
     assert.throws(() => load({ BILLING_PRORATION: 'sometimes' }), /BILLING_PRORATION must be/);

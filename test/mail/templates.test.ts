@@ -20,6 +20,13 @@ const samples: { [K in keyof MailTemplates]: MailTemplates[K] } = {
   'credentials-removed-notice': { name: evil, via: 'verification', removed: ['2 passkeys', `sign-in through ${evil}`] },
   'identity-linked-notice': { name: evil, provider: evil, providerEmail: 'x@example.com', at: new Date('2026-11-22T10:00:00Z') },
   'sso-certificate-expiring': { organization: evil, organizationId: '0b6c1c5e-8f1a-4c55-9c33-2d0a3f1e9b10', expiresAt: new Date('2026-12-17T10:00:00Z') },
+  'audit-stream-paused': {
+    organization: evil,
+    organizationId: '0b6c1c5e-8f1a-4c55-9c33-2d0a3f1e9b10',
+    kind: 'splunk',
+    failingSince: new Date('2026-11-17T10:00:00Z'),
+    error: `unexpected-status (HTTP 403): ${evil}`,
+  },
   'webhook-disabled': {
     organization: evil,
     organizationId: '0b6c1c5e-8f1a-4c55-9c33-2d0a3f1e9b10',
