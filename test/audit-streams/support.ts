@@ -52,6 +52,9 @@ export interface StreamReceiver {
   datadogKey: string;
   /** answer 503 to everything while true */
   down: boolean;
+  /** take requests and never answer while true; their `webhook-id`s are kept in `hung` */
+  hang: boolean;
+  hung: string[];
   /** the entries accepted at a path, oldest first as sent */
   entries(path: string): StreamedEntry[];
   close(): Promise<void>;
@@ -77,6 +80,8 @@ export async function streamReceiver(): Promise<StreamReceiver> {
     splunkToken: SPLUNK_TOKEN,
     datadogKey: DATADOG_KEY,
     down: false,
+    hang: false,
+    hung: [],
     entries: (path) => self.batches.filter((b) => b.path === path).flatMap((b) => b.entries),
     async close() {
       server.closeAllConnections();
@@ -125,6 +130,10 @@ export async function streamReceiver(): Promise<StreamReceiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      if (self.hang) {
+        self.hung.push(String(req.headers['webhook-id']));
+        return;
+      }
       const { status, body } = answer(req, Buffer.concat(chunks).toString('utf8'));
       if (status >= 300) self.refused++;
       res.writeHead(status, { 'content-type': 'application/json' }).end(body);
