@@ -11,6 +11,7 @@
  *   bench/db-path.ts    the database path alone, on PostgreSQL (full run)
  *   bench/upload.ts     a 25 MB upload to the disk driver: the server's RSS growth
  *   bench/streams.ts    1,000 open notification streams: RSS per stream, one notification's fan-out
+ *   bench/audit-export.ts  the audit log's export of 1,000,000 entries (rate, RSS) and a stream under 200 changes/s (PostgreSQL only)
  *
  * Every server is started once and loaded in turn, round after round (a b c, a b c, ...), so
  * that a slow minute of a shared machine lands on all of them alike; medians are reported.
@@ -38,6 +39,7 @@ import { footprint, FOOTPRINT_PEAK_MAX_MB, type Footprint, type FootprintOptions
 import { CORES, load, procStatusMb, profiledCpuUs, type Load, type LoadOptions } from './measure.js';
 import { cpuRatio, judge, row, summarize, validity, writeResults, type Summary, type Target } from './report.js';
 import { health, logIns, scenariosFor, type Account, type Scenario } from './scenarios.js';
+import { auditExportFigures, EXPORT_RATE_MIN, EXPORT_RSS_GROWTH_MAX_MB, STREAM_CATCH_UP_MAX_S, STREAM_RATE } from './audit-export.js';
 import { STREAM_FANOUT_MAX_MS, STREAM_RSS_MAX_KB, streamsFootprint } from './streams.js';
 import { UPLOAD_RSS_GROWTH_MAX_MB, uploadFootprint } from './upload.js';
 import { freePort, isMetricsFrame, serverNode, setups, type Running, type Setup } from './servers.js';
@@ -349,6 +351,31 @@ if (!ONLY) {
     figure: `${st.reached} in ${st['fanout-ms']} ms`,
     met: st.reached === st.streams && st['fanout-ms'] <= STREAM_FANOUT_MAX_MS,
     memory: true,
+  });
+}
+
+// the audit log's export of 1,000,000 entries and a stream under 200 changes a second (PostgreSQL only)
+if (!ONLY && pgUrl) {
+  const a = await auditExportFigures(dir, pgUrl);
+  results['audit-export'] = a;
+  console.log(
+    `audit log export of ${a.entries} entries: ${a.seconds} s (${a['entries-per-second']}/s), RSS ${a['rss-before-mb']} MB before, peak ${a['peak-rss-during-mb']} MB (${a['growth-mb']} MB more); a stream under ${STREAM_RATE} changes/s delivered ${a['stream-delivered']} of ${a['stream-changes']}, caught up ${a['stream-catch-up-s']} s after the last`,
+  );
+  targets.push({
+    name: `the audit log export runs at >= ${EXPORT_RATE_MIN} entries/s (${a.entries} entries, PostgreSQL)`,
+    figure: `${a['entries-per-second']}/s`,
+    met: a['entries-per-second'] >= EXPORT_RATE_MIN,
+  });
+  targets.push({
+    name: `RSS growth <= ${EXPORT_RSS_GROWTH_MAX_MB} MB during the audit log export of ${a.entries} entries`,
+    figure: `${a['growth-mb']} MB`,
+    met: a['growth-mb'] === null ? null : a['growth-mb'] <= EXPORT_RSS_GROWTH_MAX_MB,
+    memory: true,
+  });
+  targets.push({
+    name: `an audit log stream keeps up with ${STREAM_RATE} audited changes/s (everything within ${STREAM_CATCH_UP_MAX_S} s of the last)`,
+    figure: `${a['stream-delivered']} of ${a['stream-changes']}, ${a['stream-catch-up-s']} s`,
+    met: a['stream-delivered'] === a['stream-changes'] && a['stream-catch-up-s'] !== null && a['stream-catch-up-s'] <= STREAM_CATCH_UP_MAX_S,
   });
 }
 
