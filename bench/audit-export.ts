@@ -10,7 +10,6 @@
  *   a few seconds of the last change.
  * Alone: `BENCH_DATABASE_URL=postgres://… node --import tsx bench/audit-export.ts` (after `npm run build:server`).
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { freshDatabase } from './fresh-database.js';
 import { procStatusMb } from './measure.js';
 import { json, signedInServer } from './signed-in-server.js';
 
@@ -39,31 +39,12 @@ export interface AuditExportFigures {
   'stream-catch-up-s': number | null;
 }
 
-async function freshDatabase(base: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `bench_audit_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
-}
-
 export async function auditExportFigures(
   tmp: string,
   base: string,
   entries = Number(process.env.BENCH_AUDIT_ENTRIES ?? 1_000_000),
 ): Promise<AuditExportFigures> {
-  const database = await freshDatabase(base);
+  const database = await freshDatabase(base, 'bench_audit');
   const { server, token, stop } = await signedInServer(tmp, 'audit', {
     DATABASE_URL: database.url,
     WEBHOOK_ALLOW_PRIVATE: 'true',

@@ -25,7 +25,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
+import { freshDatabase } from './fresh-database.js';
 
 const compiled = <T>(path: string): Promise<T> => import(new URL(`../dist/${path}`, import.meta.url).href) as Promise<T>;
 const { loadConfig } = await compiled<typeof import('../src/config.js')>('config.js');
@@ -48,23 +48,7 @@ const cpuUs = () => {
 /** A fresh PostgreSQL database from BENCH_DATABASE_URL, or an in-memory PGlite. */
 async function database(): Promise<{ url: string; drop(): Promise<void> }> {
   const base = process.env.BENCH_DATABASE_URL;
-  if (!base) return { url: 'memory://', drop: async () => undefined };
-  const name = `bench_webhooks_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
+  return base ? freshDatabase(base, 'bench_webhooks') : { url: 'memory://', drop: async () => undefined };
 }
 
 /** A receiver in its own process answering 204 to everything; resolves to its URL. */

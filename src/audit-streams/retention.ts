@@ -12,7 +12,7 @@ import type { DB } from '../db/database.js';
 
 const DAY_MS = 86_400_000;
 
-/** The retention of each plan, the shortest first: what the hourly pass looks at first. */
+/** How many days an organization's entries are kept: its plan's, else the default. */
 export function retentionDays(catalogue: Catalogue | undefined, row: Parameters<typeof planOf>[1]): number {
   return (catalogue && planOf(catalogue, row)?.auditLogRetentionDays) ?? DEFAULT_AUDIT_LOG_RETENTION_DAYS;
 }

@@ -142,7 +142,6 @@ export class AuditStreamWorker extends JobWorker<ClaimedStream> {
     }
     if (entries.length === 0) return { id: '', entries };
     const id = randomUUID();
-    const last = entries[entries.length - 1].id;
     const fixed = await db.transaction().execute(async (trx) => {
       const owner = await trx
         .updateTable('audit_stream')
@@ -163,7 +162,6 @@ export class AuditStreamWorker extends JobWorker<ClaimedStream> {
           'in',
           entries.map((e) => e.id),
         )
-        .where('entry_id', '<=', last)
         .execute();
       return true;
     });
