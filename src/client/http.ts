@@ -268,8 +268,14 @@ export function installHttp<S>(core: EventCore<S>, config: HttpLayerConfig): voi
   core.regFx('http/auth-api', (opts: HttpOptions) => {
     const url = apiUrl(opts.url, apiBase);
     void (async () => {
-      let outcome = await send(opts, url, { csrf: true, token: config.getToken() });
-      if (!outcome.ok && outcome.failure.status === 401) {
+      const sent = config.getToken();
+      let outcome = await send(opts, url, { csrf: true, token: sent });
+      const now = config.getToken();
+      if (!outcome.ok && outcome.failure.status === 401 && sent !== undefined && now !== sent) {
+        // the token changed meanwhile: a log-out forgot it (the failure stands), or another
+        // request's refresh replaced it (the request goes again with the new one)
+        if (now !== undefined) outcome = await send(opts, url, { csrf: true, token: now });
+      } else if (!outcome.ok && outcome.failure.status === 401) {
         if (await refreshToken()) {
           // retried once: a second 401 is a failure, not another refresh
           outcome = await send(opts, url, { csrf: true, token: config.getToken() });

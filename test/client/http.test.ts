@@ -161,6 +161,20 @@ describe('client request layer', () => {
     assert.equal(refresh.headers['x-csrf-token'], 'csrf-123');
   });
 
+  it('a 401 to a request whose token a log-out forgot meanwhile neither refreshes nor sends to log in', async () => {
+    const { requests, events, run, core } = setup(async () => {
+      // the log-out happens while this request is on its way; the server has ended the session
+      core.state.token = undefined;
+      return transitOk({ type: 'unauthorized', message: 'session ended' }, 401);
+    });
+    await run('http/auth-api', { url: 'account/me', onFailure: ['fail'] }, 60);
+    assert.deepEqual(
+      requests.map((r) => r.url),
+      ['/api/account/me'],
+    );
+    assert.deepEqual(events, [['fail', { type: 'unauthorized', message: 'session ended' }]]);
+  });
+
   it('does not loop when the retried request fails again', async () => {
     let calls = 0;
     const { events, run } = setup((req) => {

@@ -249,6 +249,17 @@ describe('the bell', () => {
     assert.equal(c.requests.filter((r) => callOf(r) === 'POST /api/notifications/read').length, 1);
   });
 
+  it('a log-out ends the stream without a refresh: the server closes it before the log-out answers', async () => {
+    const c = bellClient();
+    await c.run(['notifications/page-enter', 'account']);
+    c.core.dispatchSync(['log-out']);
+    assert.equal(c.core.state.token, undefined, 'the access token is forgotten when the log-out starts');
+    c.core.dispatchSync(['notifications/stream-closed', { reason: 'session-ended' }]);
+    assert.equal(c.core.state.bell?.stream.status, 'stopped');
+    await c.run(['app/idle']);
+    assert.equal(c.requests.filter((r) => callOf(r) === 'POST /api/account/refresh').length, 0);
+  });
+
   it('is forgotten at log-out, and closes the stream', async () => {
     const c = bellClient();
     await c.run(['notifications/page-enter', 'account']);

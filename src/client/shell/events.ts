@@ -118,8 +118,10 @@ export function registerShell(core: EventCore<AppState>, http: ShellHttp, naviga
       'http/auth-api': { url: 'account/me', onSuccess: ['account/loaded'], onFailure: ['request/failed'] },
     }))
     .regEvent('account/loaded', ({ state }, [, account]) => ({ db: { ...state, account: account as Account } }))
+    // the access token is forgotten at once: the server ends the session before it answers, and a
+    // stream or request it closes meanwhile must not try to refresh a session being logged out
     .regEvent('log-out', ({ state }) => ({
-      db: { ...state, busy: true },
+      db: { ...state, token: undefined, busy: true },
       'http/api': { url: 'account/log-out', method: 'post', body: {}, onSuccess: ['auth/logged-out'], onFailureN: [['auth/logged-out']] },
     }))
     .regEvent('auth/logged-out', ({ state }) => {
