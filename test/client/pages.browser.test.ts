@@ -1,7 +1,7 @@
 /**
  * Every page of the client in Chromium (issue 31; docs/client.md): the public pages signed out, the
  * signed-in pages of an owner whose organization has members, an invitation, an API key, a webhook
- * endpoint with a delivery (its log open), an audit log and two AI assistants connected to the MCP
+ * endpoint with a delivery (its log open), an audit log and its streams page with a stream, and two AI assistants connected to the MCP
  * server (the organization's and one that registered itself), notifications (the bell's panel
  * open, the Notifications page, the preferences grid and the organization's defaults), against a local Stripe with monthly and
  * yearly prices. Each page, light at 1280 px and dark at 390 px: axe-core (WCAG 2.0, 2.1 and 2.2 A
@@ -111,6 +111,7 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
       },
     ],
     ['audit-log', `/orgs/${orgId}/audit-log`, '#audit-log tr[data-entry]'],
+    ['audit-log-streams', `/orgs/${orgId}/audit-log/streams`, '#streams li.stream'],
     ['notification-defaults', `/orgs/${orgId}/notifications`, '#preference-grid tr[data-category]'],
     ['oauth-apps', `/orgs/${orgId}/oauth-apps`, '#oauth-apps tr[data-oauth-app]'],
     ['connected-apps', '/settings/connected-apps', '#connected-apps tr[data-connected-app]'],
@@ -168,6 +169,9 @@ describe('every page: accessible, quiet, and no wider than the screen', { skip: 
     });
     assert.equal(endpoint.status, 201, endpoint.text);
     assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/webhooks/${endpoint.body.id as string}/test`)).status, 202);
+    // the audit log's streams page with a stream
+    const stream = await as(t, owner, 'POST', `/api/orgs/${orgId}/audit-log/streams`, { kind: 'https', url: `${hook.url}/audit-log` });
+    assert.equal(stream.status, 201, stream.text);
     // the Single sign-on page with a domain waiting for its TXT record, a SAML connection and a SCIM token
     assert.equal((await as(t, owner, 'POST', `/api/orgs/${orgId}/domains`, { domain: uniqueDomain() })).status, 201);
     assert.equal((await as(t, owner, 'PUT', `/api/orgs/${orgId}/sso/saml`, { 'metadata-xml': (await makeIdp()).metadata })).status, 200);

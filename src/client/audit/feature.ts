@@ -1,13 +1,22 @@
-/** The audit log feature: an organization's audit log page (admins and owners). */
+/**
+ * The audit log feature: an organization's audit log page with its filters and export, and its
+ * streams page (admins and owners).
+ */
 import { ScrollText } from 'lucide';
 import { currentOrgNavPath } from '../orgs/current-org.js';
 import type { Feature } from '../shell/features.js';
 import { auditPath, registerAudit } from './events.js';
+import { registerAuditExport } from './export.js';
 import { AuditLogPage } from './pages.js';
+import { registerAuditStreams } from './streams-events.js';
+import { AuditStreamsPage } from './streams-page.js';
 
 export const audit: Feature = {
   id: 'audit',
-  routes: [{ name: 'org-audit', path: '/orgs/:id/audit-log', page: AuditLogPage, access: 'signed-in', title: 'Audit log' }],
+  routes: [
+    { name: 'org-audit', path: '/orgs/:id/audit-log', page: AuditLogPage, access: 'signed-in', title: 'Audit log' },
+    { name: 'org-audit-streams', path: '/orgs/:id/audit-log/streams', page: AuditStreamsPage, access: 'signed-in', title: 'Audit log streams' },
+  ],
   nav: [
     {
       section: 'org',
@@ -19,5 +28,11 @@ export const audit: Feature = {
       path: currentOrgNavPath(auditPath, 'admins'),
     },
   ],
-  register: (core) => registerAudit(core),
+  register(core, io) {
+    registerAudit(core);
+    registerAuditExport(core, io);
+    registerAuditStreams(core);
+  },
+  // a stream's secret shown on the page leaves memory with the session, and so does what the log showed
+  forgetOnLogOut: ['auditPage', 'auditExport', 'auditStreams'],
 };

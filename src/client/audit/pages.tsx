@@ -1,18 +1,24 @@
 /**
  * The audit log page of an organization (admins and owners): who did what, on what, from
- * where and when, newest first, with "load more". Actions get readable names
+ * where and when, newest first, with "load more". Filters (actions, actor, target, period) are
+ * the page's query string, so a reload or a shared link keeps them; a filter the server refuses
+ * has its message beside its field. The selection exports as CSV or NDJSON (export.ts); the
+ * streams page is linked from the header. Actions get readable names
  * (src/shared/audit-actions.ts); one without a name is shown as it is.
  */
 import { useEffect } from 'preact/hooks';
-import { auditActionLabel } from '../../shared/audit-actions.js';
+import { AUDIT_ACTION_LABELS, auditActionLabel } from '../../shared/audit-actions.js';
 import { orgPath } from '../orgs/events.js';
 import { Link, useApp } from '../ui/app.js';
-import { Button } from '../ui/button.js';
-import { Actions, Card } from '../ui/card.js';
+import { Button, ButtonLink, Submit } from '../ui/button.js';
+import { Actions, Card, Stack } from '../ui/card.js';
 import { Alert } from '../ui/feedback.js';
+import { CheckboxGroup, Field, Form } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
-import { auditOrgIdOf, type AuditEntry } from './events.js';
+import { auditOrgIdOf, FILTER_FORM, type AuditEntry } from './events.js';
+import { localInput, queryOfForm } from './filters.js';
+import { streamsPath } from './streams-events.js';
 import { dateTime } from '../ui/dates.js';
 
 const short = (id: string) => id.slice(0, 8);
@@ -36,14 +42,89 @@ const detailsOf = (e: AuditEntry) =>
     .map(([k, v]) => `${k}: ${v === null ? '—' : String(v)}`)
     .join(' · ');
 
+/** The filter form, filled from the query shown (`query`); the page keys it (`formKey`). */
+function Filters({ query }: { query: string }) {
+  const { dispatch } = useApp();
+  const q = new URLSearchParams(query);
+  const chosen = q.getAll('action');
+  const known = Object.keys(AUDIT_ACTION_LABELS);
+  const field = (name: string, label: string, hint?: string) => (
+    <Field form={FILTER_FORM} name={name} label={label} hint={hint} defaultValue={q.get(name) ?? ''} spellcheck={false} />
+  );
+  const period = (name: string, label: string, hint: string) => (
+    <Field form={FILTER_FORM} name={name} label={label} hint={hint} type="datetime-local" defaultValue={localInput(q.get(name))} />
+  );
+  return (
+    <Card title="Filters" id="audit-filters-card">
+      <Form id={FILTER_FORM} onSubmit={(_fields, data) => dispatch(['audit/filter', queryOfForm(data), true])}>
+        <details open={chosen.some((a) => known.includes(a))}>
+          <summary class="cursor-pointer text-sm font-medium">Actions</summary>
+          <div class="mt-2 max-h-64 overflow-y-auto rounded-lg border border-line p-3">
+            {/* its errors show under the other actions' field, which has the same name */}
+            <CheckboxGroup
+              form="audit-actions"
+              id="audit-actions"
+              name="action"
+              legend="Only these actions"
+              options={known.map((a) => ({ value: a, label: auditActionLabel(a), checked: chosen.includes(a) }))}
+            />
+          </div>
+        </details>
+        <div class="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+          <Field
+            form={FILTER_FORM}
+            name="action"
+            label="Other actions"
+            hint="Separated by spaces"
+            defaultValue={chosen.filter((a) => !known.includes(a)).join(' ')}
+            spellcheck={false}
+          />
+          {field('actor-id', 'Actor', 'An account or API key id')}
+          {field('target-type', 'Target type', 'account, api-key, webhook, …')}
+          {field('target-id', 'Target id')}
+          {period('from', 'From', 'Inclusive')}
+          {period('to', 'To', 'Exclusive')}
+        </div>
+        <Actions>
+          <Submit id="audit-apply">Apply filters</Submit>
+          {query && (
+            <Button id="audit-clear" variant="secondary" onClick={() => dispatch(['audit/filter', ''])}>
+              Clear
+            </Button>
+          )}
+        </Actions>
+      </Form>
+    </Card>
+  );
+}
+
+/** The export buttons, and a line saying it is under way or why it failed. */
+function Export({ orgId }: { orgId: string }) {
+  const { state, dispatch } = useApp();
+  const ex = state.auditExport?.orgId === orgId ? state.auditExport : undefined;
+  return (
+    <>
+      {['csv', 'ndjson'].map((format) => (
+        <Button key={format} id={`audit-export-${format}`} variant="secondary" disabled={ex && !ex.error} onClick={() => dispatch(['audit/export', format])}>
+          Export {format.toUpperCase()}
+        </Button>
+      ))}
+      <p id="audit-export-status" class={`basis-full text-sm ${ex?.error ? 'text-danger' : 'text-muted'}`} role="status">
+        {ex && (ex.error ? `The export failed: ${ex.error}` : 'Exporting…')}
+      </p>
+    </>
+  );
+}
+
 export function AuditLogPage() {
   const { state, dispatch } = useApp();
   const id = auditOrgIdOf(location.pathname);
   const page = state.auditPage?.orgId === id ? state.auditPage : undefined;
-  // a fresh first page on every visit: the log grows while one looks elsewhere
+  const search = location.search;
+  // a fresh first page on every visit (the log grows while one looks elsewhere) and for every query (filters applied, Back, Forward)
   useEffect(() => {
-    if (id) dispatch(['audit/open', id]);
-  }, [id]);
+    if (id) dispatch(['audit/open', id, search]);
+  }, [id, search]);
   const org = state.orgs?.find((o) => o.id === id);
   const back = id && (
     <Link to="org" path={orgPath(id)} id="audit-back">
@@ -51,7 +132,20 @@ export function AuditLogPage() {
     </Link>
   );
   const header = (
-    <PageHeader title={<>Audit log{org ? <> · {org.name}</> : null}</>} id="audit-title" back={back} description="Security-relevant changes, newest first." />
+    <PageHeader
+      title={<>Audit log{org ? <> · {org.name}</> : null}</>}
+      id="audit-title"
+      back={back}
+      description="Security-relevant changes, newest first."
+      actions={
+        org &&
+        org.role !== 'member' && (
+          <ButtonLink to="org-audit-streams" path={streamsPath(org.id)} id="audit-streams-link" variant="secondary">
+            Streams
+          </ButtonLink>
+        )
+      }
+    />
   );
   if (!id || page?.status === 'missing') {
     return (
@@ -84,47 +178,56 @@ export function AuditLogPage() {
   return (
     <>
       {header}
-      <Card>
-        <Table
-          id="audit-log"
-          caption="Audit log entries"
-          headers={['When', 'Action', 'By', 'On', 'From']}
-          rows={loading ? undefined : page.entries}
-          loadingText="Loading the audit log…"
-          empty="Nothing recorded yet."
-          emptyId="audit-empty"
-          render={(e) => (
-            <tr key={e.id} data-entry={e.id} data-action={e.action}>
-              <td data-field="created-at">{dateTime(e['created-at'])}</td>
-              <td data-field="action">
-                {auditActionLabel(e.action)}
-                {Object.keys(e.details).length > 0 && (
-                  <>
-                    <br />
-                    <span class="text-muted">{detailsOf(e)}</span>
-                  </>
-                )}
-              </td>
-              <td data-field="actor" class="min-w-40 break-all">
-                {actorOf(e)}
-              </td>
-              <td data-field="target" class="min-w-40 break-all">
-                {targetOf(e)}
-              </td>
-              <td data-field="ip" title={e['user-agent'] ?? undefined}>
-                {e.ip ?? '—'}
-              </td>
-            </tr>
+      <Stack>
+        <Filters key={page?.formKey} query={page?.query ?? ''} />
+        <Card title="Entries" id="audit-entries" description={page?.query ? 'Those the filters select.' : undefined} actions={<Export orgId={id} />}>
+          {page?.status === 'invalid' ? (
+            <Alert id="audit-invalid" tone="error">
+              A filter is not valid: see the message beside it.
+            </Alert>
+          ) : (
+            <Table
+              id="audit-log"
+              caption="Audit log entries"
+              headers={['When', 'Action', 'By', 'On', 'From']}
+              rows={loading ? undefined : page.entries}
+              loadingText="Loading the audit log…"
+              empty={page?.query ? 'No entry matches the filters.' : 'Nothing recorded yet.'}
+              emptyId="audit-empty"
+              render={(e) => (
+                <tr key={e.id} data-entry={e.id} data-action={e.action}>
+                  <td data-field="created-at">{dateTime(e['created-at'])}</td>
+                  <td data-field="action">
+                    {auditActionLabel(e.action)}
+                    {Object.keys(e.details).length > 0 && (
+                      <>
+                        <br />
+                        <span class="text-muted">{detailsOf(e)}</span>
+                      </>
+                    )}
+                  </td>
+                  <td data-field="actor" class="min-w-40 break-all">
+                    {actorOf(e)}
+                  </td>
+                  <td data-field="target" class="min-w-40 break-all">
+                    {targetOf(e)}
+                  </td>
+                  <td data-field="ip" title={e['user-agent'] ?? undefined}>
+                    {e.ip ?? '—'}
+                  </td>
+                </tr>
+              )}
+            />
           )}
-        />
-        {page?.nextCursor && (
-          <Actions>
-            <Button id="audit-more" variant="secondary" disabled={page.loadingMore} onClick={() => dispatch(['audit/more'])}>
-              {page.loadingMore ? 'Loading…' : 'Load more'}
-            </Button>
-          </Actions>
-        )}
-      </Card>
+          {page?.nextCursor && (
+            <Actions>
+              <Button id="audit-more" variant="secondary" disabled={page.loadingMore} onClick={() => dispatch(['audit/more'])}>
+                {page.loadingMore ? 'Loading…' : 'Load more'}
+              </Button>
+            </Actions>
+          )}
+        </Card>
+      </Stack>
     </>
   );
 }

@@ -56,8 +56,8 @@ export interface BrowserIo {
   replaceUrl(path: string): void;
   /** leaves the app for another page (Stripe, a sign-in provider) */
   assign(url: string): void;
-  /** offers a file to the user */
-  download(file: { filename: string; type: string; text: string }): void;
+  /** offers a file to the user (`text`: its content, or a Blob of it) */
+  download(file: { filename: string; type: string; text: string | Blob }): void;
   /** localStorage, or nothing kept when storage is off */
   storage: Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
   /** writes to the clipboard */

@@ -261,7 +261,8 @@ export function CheckboxGroup({
   legend: string;
   id?: string;
   hint?: string;
-  options: Array<{ value: string; label: ComponentChildren }>;
+  /** `checked`: ticked at first (a form showing what was chosen before) */
+  options: Array<{ value: string; label: ComponentChildren; checked?: boolean }>;
 }) {
   const { state } = useApp();
   const id = given ?? `${form}-${name}`;
@@ -274,7 +275,7 @@ export function CheckboxGroup({
       <div class="mt-2 space-y-2">
         {options.map((o, i) => (
           <label key={o.value} for={`${id}-${i}`} class="flex items-start gap-2 text-sm">
-            <input id={`${id}-${i}`} type="checkbox" name={name} value={o.value} class="mt-0.5 h-4 w-4 shrink-0 accent-primary" />
+            <input id={`${id}-${i}`} type="checkbox" name={name} value={o.value} defaultChecked={o.checked} class="mt-0.5 h-4 w-4 shrink-0 accent-primary" />
             <span class="min-w-0 break-words">{o.label}</span>
           </label>
         ))}
