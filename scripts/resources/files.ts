@@ -239,6 +239,10 @@ export function planResource(root: string, spec: ResourceSpec): FileChange[] {
     if (file.includes('/migrations/')) content = withColumns(content, spec);
     content = content.replace(FILE_FIELDS_PASSAGE, (_passage, kept: string) => (hasFiles ? kept : ''));
     content = respell(content, spec);
+    // `body['sample-items']` needs its quotes; a name that is a plain word (`tasks`, `task`) reads, and lints, as `body.tasks`
+    // (a member access only: an array literal `['tasks']` stays)
+    for (const key of [spec.name.kebab, spec.plural.kebab].filter((k) => /^[a-z]\w*$/.test(k)))
+      content = content.replace(new RegExp(`(?<=[\\w)\\]])(\\?\\.)?\\['${key}'\\]`, 'g'), (_m, optional?: string) => `${optional ?? '.'}${key}`);
     // the write role: the server's route data, and the client's (which shows write controls)
     content = content
       .replace("_WRITE_ROLE: OrgRole = 'admin';", `_WRITE_ROLE: OrgRole = '${spec.writeRole}';`)

@@ -12,6 +12,7 @@ export const TwoFactorSetup = Type.Object(
   {
     secret: Type.String({ description: 'base32; shown once, for typing into an authenticator app' }),
     'otpauth-url': Type.String({ description: 'the `otpauth://totp/…` URI (what the QR code holds)' }),
+    'otpauth-qr': Type.String({ description: 'the same URI as a QR code: a `data:image/png;base64,…` URL for an `<img>`' }),
   },
   { $id: 'two-factor-setup', additionalProperties: false },
 );

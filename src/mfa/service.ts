@@ -15,7 +15,7 @@ import { newBackupCodes, normalizeBackupCode } from './backup-codes.js';
 import type { SecondFactorRateLimiter } from './limits.js';
 import type { RegenerateBackupCodes, TwoFactorDisable, TwoFactorEnable, TwoFactorSetup } from './schemas.js';
 import { consumeSecondFactor, oneFactor, wrongCode, type SecondFactorKeys, type SecondFactorMethod } from './second-factor.js';
-import { newTotpSecret, otpauthUrl, totpStep } from './totp.js';
+import { newTotpSecret, otpauthQrCode, otpauthUrl, totpStep } from './totp.js';
 
 export interface TwoFactorDeps extends PasswordCheckDeps, SecondFactorKeys {
   limiter: SecondFactorRateLimiter;
@@ -54,7 +54,8 @@ export class TwoFactorService {
     // turned on between the check and the write (another tab)
     if (!stored) throw conflict('Two-factor authentication is already on; turn it off first to set up a new app');
     this.deps.log.info('account/2fa-setup', 'Two-factor setup started', { 'account-id': user.id });
-    return { secret, 'otpauth-url': otpauthUrl(secret, this.deps.issuer, account.email) };
+    const url = otpauthUrl(secret, this.deps.issuer, account.email);
+    return { secret, 'otpauth-url': url, 'otpauth-qr': otpauthQrCode(url) };
   }
 
   /**

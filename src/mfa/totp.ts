@@ -4,6 +4,8 @@
  * Verification answers the time step the code belongs to, so the caller can refuse a code whose
  * step was already used (a replayed code, within its window).
  */
+import { generate } from 'lean-qr';
+import { toPngDataURL } from 'lean-qr/extras/node_export';
 import { Secret, TOTP } from 'otpauth';
 
 export const TOTP_PERIOD = 30;
@@ -23,6 +25,14 @@ function totp(secret: string, issuer = '', label = 'OTPAuth'): TOTP {
 /** The `otpauth://totp/...` URI authenticator apps read (usually from a QR code). */
 export function otpauthUrl(secret: string, issuer: string, accountName: string): string {
   return totp(secret, issuer, accountName).toString();
+}
+
+/**
+ * The URI as a QR code, a PNG data URL (5 pixels a module, the quiet zone around it): drawn
+ * here rather than in the browser, which saves the client the encoder (about 3 KB gzipped).
+ */
+export function otpauthQrCode(url: string): string {
+  return toPngDataURL(generate(url), { scale: 5, pad: 4 });
 }
 
 /** The time step of `code` when it is right within the window around `now`; undefined otherwise. */

@@ -108,7 +108,12 @@ describe('client sign-in security events', () => {
     const t = setup(
       'account',
       (req, body) => {
-        if (req.url === '/api/account/2fa/setup') return answer({ secret: 'JBSWY3DPEHPK3PXP', 'otpauth-url': 'otpauth://totp/x?secret=JBSWY3DPEHPK3PXP' });
+        if (req.url === '/api/account/2fa/setup')
+          return answer({
+            secret: 'JBSWY3DPEHPK3PXP',
+            'otpauth-url': 'otpauth://totp/x?secret=JBSWY3DPEHPK3PXP',
+            'otpauth-qr': 'data:image/png;base64,iVBORw0KGgo=',
+          });
         // the server asks for the password first: the dialog's answer goes with the request again
         if (req.url === '/api/account/2fa/enable') {
           return body.password === 'pw'
@@ -125,7 +130,11 @@ describe('client sign-in security events', () => {
       true,
     );
     await t.run(['two-factor/setup']);
-    assert.deepEqual(t.core.state.twoFactorSetup, { secret: 'JBSWY3DPEHPK3PXP', url: 'otpauth://totp/x?secret=JBSWY3DPEHPK3PXP' });
+    assert.deepEqual(t.core.state.twoFactorSetup, {
+      secret: 'JBSWY3DPEHPK3PXP',
+      url: 'otpauth://totp/x?secret=JBSWY3DPEHPK3PXP',
+      qr: 'data:image/png;base64,iVBORw0KGgo=',
+    });
     await t.run(['two-factor/enable', { code: '123 456' }]);
     assert.deepEqual(t.requests.at(-1), { call: 'POST /api/account/2fa/enable', body: { code: '123456' } });
     assert.deepEqual([t.core.state.reauth?.method, t.core.state.reauth?.field], ['password', 'password'], 'the dialog asks for the password');

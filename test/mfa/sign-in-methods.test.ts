@@ -6,6 +6,7 @@
  * of a two-factor account asks for no code.
  */
 import assert from 'node:assert/strict';
+import { generate } from 'lean-qr';
 import { after, before, describe, it } from 'node:test';
 import { cookiesOf, logIn, PASSWORD, signUpVerified } from '../support/auth.js';
 import { FORMAT_BY_NAME, type TestResponse } from '../support/http.js';
@@ -82,6 +83,10 @@ for (const db of testDatabases()) {
       assert.equal(url.searchParams.get('digits'), '6');
       assert.equal(url.searchParams.get('period'), '30');
       assert.ok(decodeURIComponent(url.pathname).includes(account.email));
+      // the QR code is a PNG of that URI: its modules (lean-qr's own encoding of it) at 5 pixels, 4 of quiet zone each side
+      const png = Buffer.from(String(setup.body['otpauth-qr']).replace(/^data:image\/png;base64,/, ''), 'base64');
+      assert.equal(png.subarray(1, 4).toString(), 'PNG');
+      assert.equal(png.readUInt32BE(16), (generate(setup.body['otpauth-url']).size + 8) * 5, 'its width in pixels');
       const stored = await t.system.database.db.selectFrom('totp_credential').selectAll().where('account_id', '=', account.id).executeTakeFirstOrThrow();
       assert.ok(!stored.secret_sealed.includes(secret), 'the secret is stored sealed');
       assert.equal(stored.enabled_at, null, 'pending');

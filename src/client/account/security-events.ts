@@ -21,7 +21,8 @@ export interface SecurityState {
   /** a log-in waiting for its second factor: the mfa-token, and whether a backup code is typed instead */
   mfa?: { token: string; backup: boolean };
   /** a pending two-factor setup: the secret and the otpauth:// URI, shown until it is turned on */
-  twoFactorSetup?: { secret: string; url: string };
+  /** the pending secret, and its otpauth:// URI as a QR code (a PNG data URL the server draws) */
+  twoFactorSetup?: { secret: string; url: string; qr: string };
   /** the backup codes, shown once after two-factor was turned on */
   backupCodes?: string[];
   /** undefined until loaded */
@@ -141,8 +142,8 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
       },
     }))
     .regEvent('two-factor/pending', ({ state }, [, setup]) => {
-      const s = setup as { secret: string; 'otpauth-url': string };
-      return { db: { ...state, busy: false, twoFactorSetup: { secret: s.secret, url: s['otpauth-url'] } } };
+      const s = setup as { secret: string; 'otpauth-url': string; 'otpauth-qr': string };
+      return { db: { ...state, busy: false, twoFactorSetup: { secret: s.secret, url: s['otpauth-url'], qr: s['otpauth-qr'] } } };
     })
     .regEvent('two-factor/enable', ({ state }, [, form]) => ({
       db: { ...state, busy: true },

@@ -3,7 +3,6 @@
  * page), and the security page's two-factor and passkey cards. They read the state and
  * dispatch the events of account/security-events.ts.
  */
-import { generate } from 'lean-qr';
 import { useEffect, useState } from 'preact/hooks';
 import { Link, useApp } from '../ui/app.js';
 import { Button, Submit } from '../ui/button.js';
@@ -87,17 +86,6 @@ export function PasskeySignIn() {
   );
 }
 
-/** The otpauth:// URI as a QR code (lean-qr, about 4 KB), with the secret as text beside it. */
-function QrCode({ url }: { url: string }) {
-  const [src, setSrc] = useState<string>();
-  useEffect(() => {
-    setSrc(generate(url).toDataURL({ scale: 5 }));
-  }, [url]);
-  return src ? (
-    <img id="two-factor-qr" src={src} alt="QR code to scan with an authenticator app" width={200} height={200} class="pixelated rounded-lg bg-white p-2" />
-  ) : null;
-}
-
 export function TwoFactorSection() {
   const { state, dispatch } = useApp();
   const enabled = state.account?.['two-factor-enabled'] === true;
@@ -155,7 +143,14 @@ export function TwoFactorSection() {
       ) : setup ? (
         <>
           <p>Scan the QR code with an authenticator app, or type the key into it. Then enter the code it shows.</p>
-          <QrCode url={setup.url} />
+          <img
+            id="two-factor-qr"
+            src={setup.qr}
+            alt="QR code to scan with an authenticator app"
+            width={200}
+            height={200}
+            class="pixelated rounded-lg bg-white"
+          />
           <p>
             Key:{' '}
             <code id="two-factor-secret" class="break-all">
