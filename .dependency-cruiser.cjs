@@ -4,8 +4,8 @@
  * - the base layers import no feature;
  * - the browser client imports only src/client/ and src/shared/; src/shared/ imports neither side.
  */
-const BASE = '^src/(config\\.ts|logging|db|http|observability|runtime)(/|$)';
-const FEATURE_FOLDERS = '^src/(?!(config\\.ts|logging|db|http|observability|runtime|client|shared|system\\.ts|server\\.ts|cluster\\.ts)(/|$))[^/]+/';
+const BASE = '^src/(config\\.ts|logging|i18n|db|http|observability|runtime)(/|$)';
+const FEATURE_FOLDERS = '^src/(?!(config\\.ts|logging|i18n|db|http|observability|runtime|client|shared|system\\.ts|server\\.ts|cluster\\.ts)(/|$))[^/]+/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -20,7 +20,7 @@ module.exports = {
     {
       name: 'base-imports-no-feature',
       severity: 'error',
-      comment: 'config, logging, db, http, observability and runtime know no feature: features plug into them through the module contract (src/runtime/module.ts).',
+      comment: 'config, logging, i18n, db, http, observability and runtime know no feature: features plug into them through the module contract (src/runtime/module.ts).',
       from: { path: BASE },
       to: { path: FEATURE_FOLDERS },
     },

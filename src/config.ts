@@ -13,6 +13,7 @@ import { parseTrustProxy } from './http/trust-proxy.js';
 import { metricsSettings, tracingSettings, type MetricsSettings, type TracingSettings } from './observability/settings.js';
 import { ConfigError, int, list, oneOf, str, type Env } from './runtime/settings.js';
 import { isLoopbackHost } from './shared/loopback.js';
+import { LOCALES, type Locale } from './shared/locales.js';
 
 export { ConfigError, type Env, type RateLimitSetting } from './runtime/settings.js';
 export type { MetricsSettings, TracingSettings } from './observability/settings.js';
@@ -67,6 +68,8 @@ export interface Config {
   bodyLimit: number;
   /** the app's public origin (`https://app.example.com`): links, and the Origin unsafe API requests may come from */
   appUrl: string;
+  /** DEFAULT_LOCALE: the language of a reader who names none the product has, and of emails to an account without one */
+  defaultLocale: Locale;
   /** every cookie of the product and of the OAuth provider is `Secure`: APP_URL is https */
   secureCookies: boolean;
   /** more origins (besides `appUrl`) whose unsafe API requests are accepted */
@@ -205,6 +208,7 @@ export function loadConfig(env: Env = { ...process.env }): Config {
     logRedactKeys: list(env.LOG_REDACT_KEYS),
     bodyLimit: int(env, 'BODY_LIMIT', 1_048_576, 1),
     appUrl,
+    defaultLocale: oneOf(env, 'DEFAULT_LOCALE', LOCALES, 'en'),
     secureCookies: appUrl.startsWith('https:'),
     allowedOrigins,
     publicDir: str(env, 'PUBLIC_DIR', 'public'),

@@ -8,6 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import { MESSAGES_KEY, Translator, type Catalogs } from './i18n/messages.js';
+import { HTTP_MESSAGES } from './http/messages/index.js';
 import { buildApp } from './http/app.js';
 import { closeApp, ConnectionDrain } from './http/drain.js';
 import type { RouteGroup } from './http/routes.js';
@@ -160,6 +162,7 @@ export async function buildSystem(config: Config, options: SystemOptions = {}): 
       mounts: modules.mounts,
       pageOrigins: modules.pageOrigins,
       oauthScopes: apiScopeWords(MODULES),
+      translator: new Translator([HTTP_MESSAGES, ...MODULES.flatMap((m) => (m.declares?.[MESSAGES_KEY] ?? []) as Catalogs[])]),
       routeGroups: [...modules.routeGroups, ...(options.extraRouteGroups ?? [])],
     });
     // SHUTDOWN_DELAY: serving on, readiness 503, before the listener closes (docs/deployment.md)

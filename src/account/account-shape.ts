@@ -7,6 +7,7 @@ import type { DB } from '../db/database.js';
 import type { AccountRow, DatabaseSchema } from '../db/schema.js';
 import { createPersonalOrganization } from '../orgs/data.js';
 import type { AccountShaping } from './account-shaping.js';
+import { isLocale, type Locale } from '../shared/locales.js';
 import type { UserAccount } from './schemas.js';
 
 export function normalizeEmail(email: string): string {
@@ -28,6 +29,7 @@ export const ACCOUNT_COLUMNS = [
   'subscription_period_end',
   'two_factor_enabled',
   'avatar_file_id',
+  'locale',
 ] as const;
 export type AccountColumns = Pick<AccountRow, (typeof ACCOUNT_COLUMNS)[number]>;
 
@@ -42,6 +44,7 @@ export function toUserAccount(row: AccountColumns, shaping: AccountShaping, impe
     'two-factor-enabled': row.two_factor_enabled,
     'platform-admin': shaping.has({ email: row.email, emailVerified: row.email_verified }),
     avatar: shaping.avatarOf(row.avatar_file_id),
+    locale: isLocale(row.locale) ? row.locale : null,
     ...(impersonatedBy ? { 'impersonated-by': impersonatedBy } : {}),
     subscription: {
       status: row.subscription_status,
@@ -64,6 +67,8 @@ export interface NewAccountInput {
   /** null: no password (an account made by a provider sign-in) */
   passwordHash: string | null;
   emailVerified: boolean;
+  /** the language the sign-up's browser named, if the product has it (docs/i18n.md) */
+  locale?: Locale | null;
 }
 
 /**
@@ -74,7 +79,7 @@ export interface NewAccountInput {
 export async function insertAccount(trx: Transaction<DatabaseSchema>, input: NewAccountInput): Promise<AccountColumns & { organizationId: string }> {
   const inserted = await trx
     .insertInto('account')
-    .values({ email: input.email, name: input.name, password_hash: input.passwordHash, email_verified: input.emailVerified })
+    .values({ email: input.email, name: input.name, password_hash: input.passwordHash, email_verified: input.emailVerified, locale: input.locale ?? null })
     .returning(ACCOUNT_COLUMNS)
     .executeTakeFirstOrThrow();
   const organizationId = await createPersonalOrganization(trx, inserted);

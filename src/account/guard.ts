@@ -10,6 +10,7 @@
  *   sign-in within the last 10 minutes (the access token's `auth_time`), so a stolen access
  *   token alone changes nothing that outlives it.
  */
+import { phrase } from '../i18n/messages.js';
 import { HttpError, unauthorized } from '../http/errors.js';
 import { REAUTH_MAX_AGE_SECONDS, type AccountGuard, type AuthUser } from '../http/routes.js';
 import { confirmPassword, type PasswordCheckDeps } from './password-check.js';
@@ -35,7 +36,7 @@ export function reauthenticationRequired(field: string, hasPassword: boolean): H
         }
       : {
           type: 'reauthentication-required',
-          message: `Sign in again to do this: it needs a sign-in within the last ${REAUTH_MAX_AGE_SECONDS / 60} minutes`,
+          message: phrase('Sign in again to do this: it needs a sign-in within the last {minutes} minutes', { minutes: REAUTH_MAX_AGE_SECONDS / 60 }),
           method: 'recent-sign-in',
           'max-age': REAUTH_MAX_AGE_SECONDS,
         },

@@ -134,9 +134,11 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         method: 'PATCH',
         path: '/me',
         summary: 'Update the current account',
-        description: 'Sets the name (`null` clears it). The email changes through `change-email`, the password through `change-password`.',
+        description:
+          'Sets what the body names: the name (`null` clears it) and the language (`locale`: a supported one, a regional tag kept as its language, `null` to follow the browser; ' +
+          'another is 400 naming the supported ones). The email changes through `change-email`, the password through `change-password`.',
         auth: 'required',
-        schemas: { body: ref(UpdateAccount), response: { 200: ref(UserAccount) } },
+        schemas: { body: ref(UpdateAccount), response: { 200: ref(UserAccount), 400: error } },
         handler: ({ parameters, user }) => lifecycle.updateProfile(requireUser(user), parameters.body),
       }),
     ],

@@ -1,4 +1,5 @@
 /** Named schemas of the account lifecycle routes (docs/api.md, "Account lifecycle"). */
+import { LOCALES } from '../shared/locales.js';
 import { Type, type Static } from 'typebox';
 import { ExportedAuditEntry } from '../audit/schemas.js';
 import { Passkey } from '../passkeys/schemas.js';
@@ -33,8 +34,17 @@ export const ChangePassword = Type.Object(
 export const ChangeEmail = Type.Object({ password: CurrentPassword, 'new-email': Email }, { $id: 'change-email', additionalProperties: false });
 
 export const UpdateAccount = Type.Object(
-  { name: Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'trimmed; null, an empty string or spaces alone clear the name' }) },
-  { $id: 'update-account', additionalProperties: false },
+  {
+    name: Type.Optional(
+      Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'trimmed; null, an empty string or spaces alone clear the name' }),
+    ),
+    locale: Type.Optional(
+      Type.Union([Type.String({ maxLength: 35 }), Type.Null()], {
+        description: `the account's language: one of ${LOCALES.join(', ')} (a regional tag such as \`de-AT\` is kept as its language); null: follow the browser`,
+      }),
+    ),
+  },
+  { $id: 'update-account', additionalProperties: false, minProperties: 1 },
 );
 
 export const DeleteAccount = Type.Object({ password: CurrentPassword }, { $id: 'delete-account', additionalProperties: false });

@@ -9,6 +9,8 @@ import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { AuthUser } from '../http/routes.js';
 import { conflict, invalidToken, requestCoercion, unauthorized } from '../http/errors.js';
+import { phrase } from '../i18n/messages.js';
+import { LOCALES, type Locale, supportedLocale } from '../shared/locales.js';
 import type { Mail } from '../mail/index.js';
 import type { NotificationService } from '../notifications/service.js';
 import { newActionToken, retireTokens, storeActionToken, findUsableToken, useToken } from './action-tokens.js';
@@ -290,11 +292,23 @@ export class AccountLifecycle {
     }
   }
 
-  /** Sets the name, trimmed; an empty one (or null) clears it. */
-  async updateProfile(user: AuthUser, input: { name: string | null }): Promise<UserAccount> {
-    const name = input.name?.trim() || null;
-    const row = await this.deps.db.updateTable('account').set({ name }).where('id', '=', user.id).returning(ACCOUNT_COLUMNS).executeTakeFirst();
+  /**
+   * Sets what the body names: the name, trimmed (an empty one or null clears it), and the
+   * language (a supported locale, a regional tag kept as its language, null to follow the browser).
+   */
+  async updateProfile(user: AuthUser, input: { name?: string | null; locale?: string | null }): Promise<UserAccount> {
+    const changes: { name?: string | null; locale?: string | null } = {};
+    if (input.name !== undefined) changes.name = input.name?.trim() || null;
+    if (input.locale !== undefined) changes.locale = input.locale === null ? null : accountLocale(input.locale);
+    const row = await this.deps.db.updateTable('account').set(changes).where('id', '=', user.id).returning(ACCOUNT_COLUMNS).executeTakeFirst();
     if (!row) throw unauthorized('Account no longer exists');
     return toUserAccount(row, this.deps.shaping, user.actor && (await impersonatorOf(this.deps.db, user.actor.id)));
   }
+}
+
+/** A locale an account may keep: a supported one, or the language of a regional tag; else 400 naming the supported ones. */
+function accountLocale(tag: string): Locale {
+  const locale = supportedLocale(tag);
+  if (!locale) throw requestCoercion('body', [{ path: '/locale', message: phrase('must be one of {locales}', { locales: LOCALES.join(', ') }) }]);
+  return locale;
 }

@@ -2,6 +2,8 @@
  * Accounts (docs/account-lifecycle.md): sign-up, log-in, refresh and log-out; the account's
  * whole life by email (verification, password reset, email change); sessions, export, deletion.
  */
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { ACCOUNT_MESSAGES } from './messages/index.js';
 import { authModule } from '../auth/module.js';
 import { mailModule } from '../mail/module.js';
 import { defineModule } from '../runtime/module.js';
@@ -43,7 +45,7 @@ function httpUrl(env: Env, name: string, fallback: string): string {
 
 export const accountModule = defineModule({
   name: 'account',
-  declares: { [NOTIFICATION_KINDS_KEY]: ACCOUNT_NOTIFICATION_KINDS },
+  declares: { [NOTIFICATION_KINDS_KEY]: ACCOUNT_NOTIFICATION_KINDS, [MESSAGES_KEY]: [ACCOUNT_MESSAGES] },
   settings: (env, config) => ({
     resendAccount: rateLimit(env, 'RESEND_LIMIT_ACCOUNT', { count: 5, seconds: 3600 }),
     resendAddress: rateLimit(env, 'RESEND_LIMIT_ADDRESS', { count: 20, seconds: 3600 }),

@@ -2,6 +2,8 @@
 import { finished } from 'node:stream/promises';
 import type { FastifyReply } from 'fastify';
 import { originOf } from '../audit/log.js';
+import { localeSources } from '../http/error-language.js';
+import { namedLocale } from '../i18n/negotiate.js';
 import { IMPERSONATION_COOKIE, REFRESH_COOKIE } from '../auth/refresh-tokens.js';
 import { ErrorBody, HttpError, unauthorized } from '../http/errors.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
@@ -107,7 +109,8 @@ export function accountRoutes(accounts: AccountService, options: AccountRouteOpt
         description: 'Creates an account. The email is stored lower-cased; 409 when it is taken. ' + 'Sign-ups are rate-limited per client address (429).',
         schemas: { body: ref(CreateAccount), response: { 201: ref(SignUpResponse), 409: ref(ErrorBody), 429: ref(ErrorBody) } },
         async handler({ parameters, request }) {
-          return { account: await accounts.signUp(parameters.body, originOf(request)) };
+          // the language the browser names, if the product has it: the account's (its emails speak it)
+          return { account: await accounts.signUp(parameters.body, originOf(request), namedLocale(localeSources(request)) ?? null) };
         },
       }),
       route({

@@ -1,5 +1,6 @@
 /** The named schemas for accounts; one source for validation, OpenAPI and types. */
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TLiteral, type TNull } from 'typebox';
+import { LOCALES, type Locale } from '../shared/locales.js';
 
 /**
  * The address rule, as the validator applies it (ajv-formats' `email`, case-insensitive): the
@@ -45,6 +46,9 @@ export const UserAccount = Type.Object(
       ),
     ),
     avatar: Type.Union([ImageLinksSchema, Type.Null()], { description: "the account's picture, or null (docs/files.md)" }),
+    locale: Type.Union([...LOCALES.map((l) => Type.Literal(l)), Type.Null()] as [TLiteral<Locale>, TNull], {
+      description: "the account's language (docs/i18n.md): its emails and error answers use it; null: it follows the browser",
+    }),
     subscription: Subscription,
   },
   { $id: 'user-account', additionalProperties: false },

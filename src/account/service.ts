@@ -5,6 +5,7 @@
  * tokens (session-tokens.ts), the audit entries of refused log-ins (refused-log-ins.ts), the
  * account's shapes (account-shape.ts); re-exported here.
  */
+import type { Locale } from '../shared/locales.js';
 import { appendAccountAudit, type ClientOrigin, type RequestOrigin } from '../audit/log.js';
 import type { LoginAttempt } from '../auth/rate-limit.js';
 import { AccountLockedError, type ActedSession, type SessionClient, type SessionRecorder } from '../auth/refresh-tokens.js';
@@ -58,8 +59,8 @@ export class AccountService {
   }
 
   /** A new account with a password (sign-up.ts). */
-  signUp(input: CreateAccount, client: ClientOrigin): Promise<UserAccount> {
-    return signUp(this.deps, this.admins, input, client);
+  signUp(input: CreateAccount, client: ClientOrigin, locale: Locale | null = null): Promise<UserAccount> {
+    return signUp(this.deps, this.admins, input, client, locale);
   }
 
   /**

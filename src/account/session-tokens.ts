@@ -119,6 +119,7 @@ export class SessionTokens {
       sessionId: refresh.familyId,
       authTime: refresh.authTime,
       ...(actorId === undefined ? {} : { actor: { id: actorId } }),
+      ...(account.locale ? { locale: account.locale } : {}),
     };
     return {
       body: {

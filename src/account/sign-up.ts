@@ -2,6 +2,7 @@
  * Sign-up with an email and a password: the account, its personal organization, the audit entry
  * and the verification email commit together.
  */
+import type { Locale } from '../shared/locales.js';
 import { appendAudit, type ClientOrigin } from '../audit/log.js';
 import { conflict, requestCoercion } from '../http/errors.js';
 import { insertAccount, normalizeEmail, toUserAccount } from './account-shape.js';
@@ -19,7 +20,13 @@ const emailTaken = () => conflict('An account with this email already exists', {
  * spending a hash to hide it in the timing would hide nothing, and would only let a flood of
  * sign-ups for one email take the hashing slots log-in waits on (docs/security.md).
  */
-export async function signUp(deps: SignUpDeps, admins: AccountShaping, input: CreateAccount, client: ClientOrigin): Promise<UserAccount> {
+export async function signUp(
+  deps: SignUpDeps,
+  admins: AccountShaping,
+  input: CreateAccount,
+  client: ClientOrigin,
+  locale: Locale | null,
+): Promise<UserAccount> {
   await deps.signUpLimiter.attempt(client.ip);
   if (input['confirm-password'] !== undefined && input['confirm-password'] !== input.password) {
     throw requestCoercion('body', [{ path: '/confirm-password', message: 'must equal password' }]);
@@ -32,7 +39,7 @@ export async function signUp(deps: SignUpDeps, admins: AccountShaping, input: Cr
   try {
     const { token, hash } = newActionToken();
     const row = await deps.db.transaction().execute(async (trx) => {
-      const inserted = await insertAccount(trx, { email, name: input.name ?? null, passwordHash, emailVerified: false });
+      const inserted = await insertAccount(trx, { email, name: input.name ?? null, passwordHash, emailVerified: false, locale });
       await appendAudit(trx, {
         action: 'account.signed-up',
         organizationId: inserted.organizationId,

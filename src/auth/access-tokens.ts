@@ -100,6 +100,8 @@ export class AccessTokens {
       sid: user.sessionId,
       ...(user.authTime !== undefined ? { auth_time: user.authTime } : {}),
       ...(user.actor ? { act: { sub: user.actor.id } } : {}),
+      // the account's language, so that its error answers speak it without a read (docs/i18n.md)
+      ...(user.locale ? { locale: user.locale } : {}),
     })
       .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid })
       .setSubject(user.id)
@@ -194,6 +196,7 @@ export class AccessTokens {
     const user: AuthUser = { id: payload.sub, email: payload.email, sessionId: payload.sid, ...(act ? { actor: { id: act.sub as string } } : {}) };
     // OpenID Connect's claim: when the session's sign-in happened (re-authentication reads it)
     if (typeof payload.auth_time === 'number' && Number.isSafeInteger(payload.auth_time)) user.authTime = payload.auth_time;
+    if (typeof payload.locale === 'string') user.locale = payload.locale;
     return user;
   }
 }

@@ -30,6 +30,7 @@ import * as m0025 from './migrations/0025_mcp.js';
 import * as m0026 from './migrations/0026_files.js';
 import * as m0027 from './migrations/0027_notifications.js';
 import * as m0028 from './migrations/0028_audit_streams.js';
+import * as m0029 from './migrations/0029_account_locale.js';
 import type { Logger } from '../logging/logger.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -60,6 +61,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0026_files': m0026,
   '0027_notifications': m0027,
   '0028_audit_streams': m0028,
+  '0029_account_locale': m0029,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

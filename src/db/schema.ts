@@ -28,6 +28,8 @@ export interface AccountTable {
   locked_reason: string | null;
   /** the admin who locked it */
   locked_by: string | null;
+  /** the account's language, a supported locale, or null: it follows the browser (migration 0029) */
+  locale: Generated<string | null>;
 }
 
 /** A later word of an account's name and the rest of the name from it, lower-cased; kept by triggers (migration 0019): never written here. */

@@ -19,6 +19,8 @@ import { ErrorBody, expectedError } from './errors.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, type PageOrigins, securityHeaderOptions } from './security-headers.js';
 import { clientErrorHandler, frameworkErrorHandler, markErrorBody } from './error-answers.js';
+import { Translator } from '../i18n/messages.js';
+import { HTTP_MESSAGES } from './messages/index.js';
 import { documentHeadersFirst, isApiOrDocsTarget, installPipeline } from './pipeline.js';
 import { contextServerFactory, pathOf, requestIdOf, startClockIfUntracked } from './request-context.js';
 import {
@@ -81,6 +83,8 @@ export interface AppDeps {
   pageOrigins?: PageOrigins;
   /** the OAuth API scopes and their words, for the OpenAPI document's security scheme */
   oauthScopes?: Readonly<Record<string, string>>;
+  /** every locale's messages (the features' catalogs): error answers in the reader's language */
+  translator?: Translator;
 }
 
 /**
@@ -162,6 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     responseHeaders: securityHeaders,
     apiResponseHeaders: apiHeaders,
     observeResponse: deps.observability?.observeResponse,
+    language: { translator: deps.translator ?? new Translator([HTTP_MESSAGES]), defaultLocale: config.defaultLocale },
     bearerChallenge: {
       missing: `Bearer resource_metadata="${config.appUrl}/.well-known/oauth-protected-resource/api"`,
       invalid: `Bearer error="invalid_token", resource_metadata="${config.appUrl}/.well-known/oauth-protected-resource/api"`,

@@ -9,6 +9,7 @@ import type { Socket } from 'node:net';
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/database.js';
+import { msg } from '../i18n/messages.js';
 import type { Logger } from '../logging/logger.js';
 import { redactApiKeys } from '../logging/redact-links.js';
 import { UNMATCHED_ROUTE, type ResponseObserver } from '../observability/http.js';
@@ -38,6 +39,8 @@ export function isErrorBody(reply: FastifyReply): boolean {
 }
 
 const COERCION_PLACE: Record<string, CoercionPlace> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
+/** Where Fastify's `validationContext` says a refused input was. */
+export const coercionPlace = (context: string | undefined): CoercionPlace => COERCION_PLACE[context ?? 'body'] ?? 'body';
 const SUPPORTED_REQUEST_TYPES = [...FORMATS.map((f) => f.mime), FORM_MIME];
 
 export interface ErrorResponse {
@@ -47,14 +50,14 @@ export interface ErrorResponse {
 }
 
 export const CLIENT_ERROR_MESSAGES: Record<number, string> = {
-  400: 'Bad request',
-  404: 'Not found',
-  405: 'Method not allowed',
-  408: 'Request timeout',
-  413: 'The request body is larger than allowed',
-  414: 'The request URI is too long',
-  415: 'Unsupported media type',
-  431: 'The request headers are too large',
+  400: msg('Bad request'),
+  404: msg('Not found'),
+  405: msg('Method not allowed'),
+  408: msg('Request timeout'),
+  413: msg('The request body is larger than allowed'),
+  414: msg('The request URI is too long'),
+  415: msg('Unsupported media type'),
+  431: msg('The request headers are too large'),
 };
 
 /** Maps anything thrown during a request to the one error body shape. */
@@ -67,7 +70,7 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   const fe = err as Partial<FastifyError> & { validation?: ErrorObject[]; validationContext?: string };
   if (fe && Array.isArray(fe.validation)) {
     // the body alone: an HttpError would only be made to be taken apart here
-    return { status: 400, body: requestCoercionBody(COERCION_PLACE[fe.validationContext ?? 'body'] ?? 'body', ajvErrors(fe.validation)), headers: {} };
+    return { status: 400, body: requestCoercionBody(coercionPlace(fe.validationContext), ajvErrors(fe.validation)), headers: {} };
   }
   switch (fe?.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

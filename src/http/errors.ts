@@ -6,7 +6,11 @@
  */
 import type { ErrorObject } from 'ajv';
 import { Type, type Static } from 'typebox';
+import { english, msg, type Phrase, phrase } from '../i18n/messages.js';
 import { DECIMAL_PATTERN } from '../shared/resource-fields.js';
+
+/** A message: its English text, or a {@link Phrase} when it has values (src/i18n/messages.ts). */
+export type Words = string | Phrase;
 
 export const ErrorBody = Type.Object(
   {
@@ -23,20 +27,42 @@ export type ErrorBody = Static<typeof ErrorBody> & Record<string, unknown>;
  * rest of such a request and is never shown (only 5xx answers are logged with their stack).
  */
 export class HttpError extends Error {
+  readonly body: ErrorBody;
+  /** the phrases behind the body's English texts (`message`, each field's), for translating them */
+  readonly phrases: ReadonlyMap<string, Phrase> | undefined;
+
   constructor(
     readonly status: number,
-    readonly body: ErrorBody,
+    body: ErrorInput,
     readonly headers: Record<string, string> = {},
   ) {
+    const phrases = new Map<string, Phrase>();
+    const text = (words: Words) => {
+      if (typeof words === 'string') return words;
+      const said = english(words);
+      phrases.set(said, words);
+      return said;
+    };
+    const answered: ErrorBody = { ...body, message: text(body.message) };
+    if (Array.isArray(body.errors)) answered.errors = (body.errors as FieldInput[]).map((e) => ({ ...e, message: text(e.message) }));
     const limit = Error.stackTraceLimit;
     if (status < 500) Error.stackTraceLimit = 0;
     try {
-      super(body.message);
+      super(answered.message);
     } finally {
       Error.stackTraceLimit = limit;
     }
     this.name = 'HttpError';
+    this.body = answered;
+    this.phrases = phrases.size > 0 ? phrases : undefined;
   }
+}
+
+/** An error body as the code writes it: messages as {@link Words}. */
+export type ErrorInput = { type: string; message: Words; errors?: FieldInput[] } & Record<string, unknown>;
+export interface FieldInput {
+  path: string;
+  message: Words;
 }
 
 /**
@@ -55,24 +81,24 @@ export function expectedError(message: string): Error {
 }
 
 /** Early exit with 400 and the given body (`{type, message, ...}`). */
-export function badRequest(body: ErrorBody): HttpError {
+export function badRequest(body: ErrorInput): HttpError {
   return new HttpError(400, body);
 }
 /** 400 `invalid-token`: an emailed link's token that is unknown, already used or expired (one answer for all three). */
-export function invalidToken(message = 'This link is invalid, was already used or has expired'): HttpError {
+export function invalidToken(message: Words = 'This link is invalid, was already used or has expired'): HttpError {
   return new HttpError(400, { type: 'invalid-token', message });
 }
-export function unauthorized(message = 'Authentication required', extra: Record<string, unknown> = {}): HttpError {
+export function unauthorized(message: Words = 'Authentication required', extra: Record<string, unknown> = {}): HttpError {
   return new HttpError(401, { type: 'unauthorized', message, ...extra }, { 'www-authenticate': 'Bearer' });
 }
 /** 402 `payment-required`: the organization's subscription is not active (or trialing) on one of `plans`. */
-export function paymentRequired(message: string, plans: readonly string[], extra: Record<string, unknown> = {}): HttpError {
+export function paymentRequired(message: Words, plans: readonly string[], extra: Record<string, unknown> = {}): HttpError {
   return new HttpError(402, { type: 'payment-required', message, plans: [...plans], ...extra });
 }
-export function forbidden(message = 'Forbidden', extra: Record<string, unknown> = {}): HttpError {
+export function forbidden(message: Words = 'Forbidden', extra: Record<string, unknown> = {}): HttpError {
   return new HttpError(403, { type: 'forbidden', message, ...extra });
 }
-export function notFound(message = 'Not found', extra: Record<string, unknown> = {}): HttpError {
+export function notFound(message: Words = 'Not found', extra: Record<string, unknown> = {}): HttpError {
   return new HttpError(404, { type: 'not-found', message, ...extra });
 }
 /** 405 `method-not-allowed`: the path is a route's, under other methods (`Allow` lists them). */
@@ -81,30 +107,30 @@ export function methodNotAllowed(method: string, allow: readonly string[]): Http
     405,
     {
       type: 'method-not-allowed',
-      message: `${method} is not allowed here; use ${allow.join(', ')}`,
+      message: phrase('{method} is not allowed here; use {allowed}', { method, allowed: allow.join(', ') }),
       allow: [...allow],
     },
     { allow: allow.join(', ') },
   );
 }
-export function conflict(message: string, extra: Record<string, unknown> = {}): HttpError {
+export function conflict(message: Words, extra: Record<string, unknown> = {}): HttpError {
   return new HttpError(409, { type: 'conflict', message, ...extra });
 }
-export function tooManyRequests(retryAfterSeconds: number, message = 'Too many attempts; try again later'): HttpError {
+export function tooManyRequests(retryAfterSeconds: number, message: Words = 'Too many attempts; try again later'): HttpError {
   const retry = Math.max(1, Math.ceil(retryAfterSeconds));
   return new HttpError(429, { type: 'rate-limited', message, 'retry-after': retry }, { 'retry-after': String(retry) });
 }
-export function serviceUnavailable(message = 'The service is temporarily unavailable'): HttpError {
+export function serviceUnavailable(message: Words = 'The service is temporarily unavailable'): HttpError {
   return new HttpError(503, { type: 'service-unavailable', message }, { 'retry-after': '1' });
 }
-export function malformedBody(message: string): HttpError {
+export function malformedBody(message: Words): HttpError {
   return new HttpError(400, { type: 'malformed-body', message });
 }
 /** The request's Content-Type has no decoder here; the answer names those there are, not the one sent (request input is never quoted). */
 export function unsupportedMediaType(supported: readonly string[]): HttpError {
   return new HttpError(415, {
     type: 'unsupported-media-type',
-    message: `The request's Content-Type is not supported; use one of ${supported.join(', ')}`,
+    message: phrase("The request's Content-Type is not supported; use one of {supported}", { supported: supported.join(', ') }),
     supported: [...supported],
   });
 }
@@ -114,8 +140,16 @@ export interface FieldError {
   message: string;
 }
 
-/** Ajv's errors as `{path, message}` with JSON-pointer paths naming the field (`/email`). */
-export function ajvErrors(errors: readonly ErrorObject[] | null | undefined): FieldError[] {
+/**
+ * Ajv's errors as `{path, message}` with JSON-pointer paths naming the field (`/email`). Ajv's
+ * own messages are as Ajv wrote them (`ajv-i18n` translates them first: src/http/error-language.ts);
+ * ours go through `say`, English by default.
+ */
+export function ajvErrors(errors: readonly ErrorObject[] | null | undefined, say: (words: Words) => string = english): FieldError[] {
+  const messageOf = (e: ErrorObject) => {
+    const words = e.keyword === 'pattern' ? PATTERN_WORDS.get(String((e.params as { pattern?: string }).pattern)) : undefined;
+    return words ? say(words) : (e.message ?? say('is invalid'));
+  };
   const list = errors ?? [];
   // a union's branches each say why a value failed them, then the union says none matched: one
   // entry for the place says it (the allowed values of a choice, else the one branch that is not null)
@@ -128,12 +162,12 @@ export function ajvErrors(errors: readonly ErrorObject[] | null | undefined): Fi
     if (e.keyword === 'pattern' && formats.has(e.instancePath)) continue;
     const { missingProperty, additionalProperty } = e.params as { missingProperty?: string; additionalProperty?: string };
     const at = e.instancePath.split('/').map(namedSegment).join('/');
-    if (e.keyword === 'anyOf') answers.push({ path: at || '/', message: unionMessage(list, e.instancePath) });
+    if (e.keyword === 'anyOf') answers.push({ path: at || '/', message: unionMessage(list, e.instancePath, messageOf, say) });
     else if (additionalProperty !== undefined && !FIELD_NAME.test(additionalProperty))
-      answers.push({ path: at || '/', message: 'has a field that is not allowed' });
+      answers.push({ path: at || '/', message: say('has a field that is not allowed') });
     else {
       const field = missingProperty ?? additionalProperty;
-      answers.push({ path: field ? `${at}/${field}` : at || '/', message: additionalProperty ? 'is not allowed' : messageOf(e) });
+      answers.push({ path: field ? `${at}/${field}` : at || '/', message: additionalProperty ? say('is not allowed') : messageOf(e) });
     }
   }
   return answers;
@@ -144,24 +178,20 @@ export const NOT_BLANK = '\\S';
 
 /** Patterns whose errors read as words, not as the regular expression. */
 const PATTERN_WORDS = new Map([
-  [NOT_BLANK, 'must not be blank'],
-  [DECIMAL_PATTERN, 'must be a decimal number, with at most 30 digits before the point and 10 after'],
+  [NOT_BLANK, msg('must not be blank')],
+  [DECIMAL_PATTERN, msg('must be a decimal number, with at most 30 digits before the point and 10 after')],
 ]);
 
-/** Ajv's message, but a pattern of ours in words. */
-const messageOf = (e: ErrorObject) =>
-  (e.keyword === 'pattern' ? PATTERN_WORDS.get(String((e.params as { pattern?: string }).pattern)) : undefined) ?? e.message ?? 'is invalid';
-
 /** Why a value matched no branch of the union at `place`, in one message. */
-function unionMessage(list: readonly ErrorObject[], place: string): string {
+function unionMessage(list: readonly ErrorObject[], place: string, messageOf: (e: ErrorObject) => string, say: (words: Words) => string): string {
   const branches = list.filter((e) => e.instancePath === place && e.keyword !== 'anyOf');
   const allowed = branches.filter((e) => e.keyword === 'const').map((e) => JSON.stringify((e.params as { allowedValue?: unknown }).allowedValue));
-  if (allowed.length > 0 && allowed.length === branches.length) return `must be one of ${allowed.join(', ')}`;
+  if (allowed.length > 0 && allowed.length === branches.length) return say(phrase('must be one of {allowed}', { allowed: allowed.join(', ') }));
   // a branch of another type says nothing of this value; one that took the type says what is wrong with it
   const reasons = branches.filter((e) => e.keyword !== 'type');
   if (reasons.length === 1) return messageOf(reasons[0]);
   const notNull = branches.filter((e) => !(e.keyword === 'type' && (e.params as { type?: string }).type === 'null'));
-  return notNull.length === 1 ? messageOf(notNull[0]) : 'matches none of the allowed forms';
+  return notNull.length === 1 ? messageOf(notNull[0]) : say('matches none of the allowed forms');
 }
 
 /**
@@ -175,13 +205,20 @@ const namedSegment = (segment: string) => (segment === '' || FIELD_NAME.test(seg
 export type CoercionPlace = 'body' | 'query' | 'path' | 'headers';
 
 /** The body of a 400 `request-coercion` (for the error handler, which answers without making an HttpError). */
-export function requestCoercionBody(where: CoercionPlace, errors: FieldError[], message = `Invalid request ${where}`): ErrorBody {
+export const INVALID_REQUEST: Record<CoercionPlace, string> = {
+  body: msg('Invalid request body'),
+  query: msg('Invalid request query'),
+  path: msg('Invalid request path'),
+  headers: msg('Invalid request headers'),
+};
+
+export function requestCoercionBody(where: CoercionPlace, errors: FieldError[], message = INVALID_REQUEST[where]): ErrorBody {
   return { type: 'request-coercion', message, in: where, errors };
 }
 
 /** 400 `request-coercion`: the input at `where` failed its schema. */
-export function requestCoercion(where: CoercionPlace, errors: FieldError[], message = `Invalid request ${where}`): HttpError {
-  return new HttpError(400, requestCoercionBody(where, errors, message));
+export function requestCoercion(where: CoercionPlace, errors: FieldInput[], message: Words = INVALID_REQUEST[where]): HttpError {
+  return new HttpError(400, { type: 'request-coercion', message, in: where, errors });
 }
 
 /** Thrown by response validation: the body is logged, never sent. */

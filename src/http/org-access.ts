@@ -24,6 +24,8 @@ export interface AuthUser {
    * one of them take it) and the resource the token is for (its `aud`: `APP_URL/api` or `APP_URL/mcp`)
    */
   oauth?: { clientId: string; scopes: string[]; resource: string };
+  /** the account's language when it chose one (the access token's `locale` claim): its error answers speak it */
+  locale?: string;
 }
 
 /** An organization role; each includes the ones below it (owner > admin > member). */

@@ -13,7 +13,7 @@
  *  8. compression (@fastify/compress, app.ts);
  *  9. one `api-call/response` entry per response (response-log.ts).
  */
-import type { ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { currentContext, type LogContext } from '../logging/context.js';
@@ -21,8 +21,10 @@ import type { Logger } from '../logging/logger.js';
 import type { Redactor } from '../logging/redact.js';
 import type { ResponseObserver } from '../observability/http.js';
 import { FORBIDDEN_KEYS } from '../shared/forbidden-keys.js';
-import { isErrorBody, markErrorBody, toErrorResponse } from './error-answers.js';
+import { coercionPlace, isErrorBody, markErrorBody, toErrorResponse, type ErrorResponse } from './error-answers.js';
+import { type ErrorLanguage, localeOf, translatedAnswer, validationBody } from './error-language.js';
 import { ajvErrors, HttpError, methodNotAllowed, requestCoercion, ResponseCoercionError } from './errors.js';
+import { phrase } from '../i18n/messages.js';
 import { FORMATS, isFormBody, json, negotiateResponseFormat, type Format } from './formats.js';
 import { installBodyDecoders, nulRefused } from './body-decoding.js';
 import { contextOf, pathOf } from './request-context.js';
@@ -135,6 +137,8 @@ export interface PipelineDeps {
    * another audience), which MCP and OAuth clients read to refresh or sign in again.
    */
   bearerChallenge?: { missing: string; invalid: string };
+  /** error answers in the reader's language (docs/i18n.md); absent: English */
+  language?: ErrorLanguage;
 }
 
 /**
@@ -192,7 +196,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): Reque
     if (!api) (reply as unknown as Record<symbol, boolean>)[DOCUMENT_HEADERS_FIRST] = true;
     if (request.url.length > MAX_URL_LENGTH) {
       if (!api) reply.headers(apiHeaders);
-      return new HttpError(414, { type: 'uri-too-long', message: `The request URI is longer than ${MAX_URL_LENGTH} characters` });
+      return new HttpError(414, { type: 'uri-too-long', message: phrase('The request URI is longer than {max} characters', { max: MAX_URL_LENGTH }) });
     }
     if (!api && (request.is404 || routeDataOf(request).url === STATIC_FILES_ROUTE)) {
       const path = decodedPath(request.url);
@@ -270,7 +274,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): Reque
   // --- errors, in the negotiated format --------------------------------------------------
   // synchronous: an async handler costs a promise per error answer (most are expected 4xx)
   app.setErrorHandler((err, request, reply) => {
-    const { status, body, headers } = toErrorResponse(err);
+    const { status, body, headers } = inReadersLanguage(request, err, toErrorResponse(err), deps.language);
     if (err instanceof ResponseCoercionError) {
       log.error('http/response-coercion', `Response for ${request.method} ${pathOf(request.url)} broke its schema`, {
         status: err.status,
@@ -309,4 +313,14 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): Reque
   });
 
   return contextAndNegotiation;
+}
+
+/** The answer's words in the request's locale: a refused input's reasons made again from Ajv's errors, anything else translated. */
+function inReadersLanguage(request: FastifyRequest, err: unknown, answer: ErrorResponse, language: ErrorLanguage | undefined): ErrorResponse {
+  if (!language || answer.status >= 500) return answer;
+  const locale = localeOf(request, language.defaultLocale);
+  if (locale === 'en') return answer;
+  const fe = err as { validation?: ErrorObject[]; validationContext?: string };
+  if (Array.isArray(fe.validation)) return { ...answer, body: validationBody(fe.validation, coercionPlace(fe.validationContext), locale, language.translator) };
+  return translatedAnswer(answer, err, locale, language.translator);
 }

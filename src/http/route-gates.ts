@@ -21,6 +21,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './errors.js';
+import { phrase } from '../i18n/messages.js';
 import type { AuthUser } from './org-access.js';
 import { routeDataOf } from './route-data.js';
 import { ANSWERED, type RequestStep, type StepResult } from './request-steps.js';
@@ -44,7 +45,7 @@ export function insufficientScope(scopes: readonly string[]): HttpError {
     {
       type: 'insufficient-scope',
       message: scopes.length
-        ? `This route needs an OAuth token with the scope ${scopes.join(' or ')}`
+        ? phrase('This route needs an OAuth token with the scope {scopes}', { scopes: scopes.join(' or ') })
         : "This route does not take OAuth tokens; use the account's own session",
       scopes: [...scopes],
     },
@@ -65,8 +66,7 @@ export function impersonationForbidden(): HttpError {
   return new HttpError(403, {
     type: 'impersonation-forbidden',
     message:
-      'Not in an impersonated session: what signs in as the account or acts for it or its organizations afterwards ' +
-      "(credentials, sign-in methods, API keys, SAML, SCIM tokens, webhook endpoints, admin invitations, deletion) is its owner's alone",
+      "Not in an impersonated session: what signs in as the account or acts for it or its organizations afterwards (credentials, sign-in methods, API keys, SAML, SCIM tokens, webhook endpoints, admin invitations, deletion) is its owner's alone",
   });
 }
 

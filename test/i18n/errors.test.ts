@@ -1,0 +1,122 @@
+/**
+ * Error answers in the reader's language (docs/i18n.md), one system per database: a 400 of a
+ * Spanish request is in Spanish with its `type`, `in` and paths as in English; the locale comes
+ * from the account (its access token), then the `locale` cookie, then `Accept-Language` (RFC 4647
+ * lookup: `de-AT` is German), and a header that matches nothing, or garbage, is the default,
+ * never an error. The account's `locale`: set at sign-up from what the browser names, changed by
+ * `PATCH /api/account/me` (a regional tag kept as its language, null clearing it, an unknown one
+ * 400 naming the supported ones).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { logIn, PASSWORD, uniqueEmail } from '../support/auth.js';
+import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+for (const database of testDatabases()) {
+  describe(`error answers in the reader's language (${database.name})`, () => {
+    let t: TestSystem;
+    before(async () => {
+      t = await startSystem(database);
+    });
+    after(async () => {
+      await t?.stop();
+    });
+
+    const badSignUp = (headers: Record<string, string>) =>
+      t.client('POST', '/api/account/sign-up', { headers, body: { email: uniqueEmail(), password: 'short', extra: 1 } });
+
+    it('answers a Spanish 400 in Spanish, its type, place and paths as in English', async () => {
+      const english = await badSignUp({});
+      const spanish = await badSignUp({ 'accept-language': 'es-MX,es;q=0.9,en;q=0.5' });
+      assert.equal(english.status, 400);
+      assert.equal(spanish.status, 400);
+      assert.equal(english.body.message, 'Invalid request body');
+      assert.equal(spanish.body.message, 'Cuerpo de la solicitud no válido');
+      assert.equal(spanish.body.type, english.body.type);
+      assert.equal(spanish.body.in, english.body.in);
+      const paths = (body: { errors: Array<{ path: string }> }) => body.errors.map((e) => e.path).sort();
+      assert.deepEqual(paths(spanish.body), paths(english.body));
+      const reason = (body: { errors: Array<{ path: string; message: string }> }, path: string) => body.errors.find((e) => e.path === path)?.message;
+      assert.equal(reason(english.body, '/extra'), 'is not allowed');
+      assert.equal(reason(spanish.body, '/extra'), 'no está permitido');
+      // Ajv's own reason, through ajv-i18n: the limit in it as in English
+      assert.match(reason(english.body, '/password') ?? '', /8/);
+      assert.match(reason(spanish.body, '/password') ?? '', /8/);
+      assert.notEqual(reason(spanish.body, '/password'), reason(english.body, '/password'));
+    });
+
+    it('takes the best supported language of Accept-Language; one that matches nothing, or garbage, is the default', async () => {
+      assert.equal((await badSignUp({ 'accept-language': 'de-AT' })).body.message, 'Ungültiger Anfragetext');
+      assert.equal((await badSignUp({ 'accept-language': 'fr-CA, fr;q=0.9, ar;q=0.2' })).body.message, 'نص الطلب غير صالح');
+      for (const header of ['fr, ja;q=0.5', '*', ';;;q=zz,,', 'x'.repeat(2000), 'de;q=0']) {
+        const res = await badSignUp({ 'accept-language': header });
+        assert.equal(res.status, 400, header);
+        assert.equal(res.body.message, 'Invalid request body', header);
+      }
+    });
+
+    it("a message with values, an error of the code's own and the locale cookie over Accept-Language", async () => {
+      const res = await t.client('DELETE', '/api/account/log-in', { headers: { 'accept-language': 'en', cookie: 'locale=de' } });
+      assert.equal(res.status, 405);
+      assert.equal(res.body.type, 'method-not-allowed');
+      assert.equal(res.body.message, 'DELETE ist hier nicht erlaubt; verwenden Sie POST');
+      const unknownCookie = await t.client('DELETE', '/api/account/log-in', { headers: { 'accept-language': 'es', cookie: 'locale=klingon' } });
+      assert.equal(unknownCookie.body.message, 'DELETE no está permitido aquí; usa POST', 'an unknown cookie value names nothing');
+    });
+
+    it("sets the account's locale at sign-up from the browser's language, if the product has it", async () => {
+      const spanish = await t.client('POST', '/api/account/sign-up', {
+        headers: { 'accept-language': 'es-419,es;q=0.8' },
+        body: { email: uniqueEmail(), password: PASSWORD },
+      });
+      assert.equal(spanish.status, 201, spanish.text);
+      assert.equal(spanish.body.account.locale, 'es');
+      const unknown = await t.client('POST', '/api/account/sign-up', {
+        headers: { 'accept-language': 'fr' },
+        body: { email: uniqueEmail(), password: PASSWORD },
+      });
+      assert.equal(unknown.body.account.locale, null);
+      const cookie = await t.client('POST', '/api/account/sign-up', {
+        headers: { 'accept-language': 'es', cookie: 'locale=ar' },
+        body: { email: uniqueEmail(), password: PASSWORD },
+      });
+      assert.equal(cookie.body.account.locale, 'ar');
+    });
+
+    it("changes it with PATCH /api/account/me; the account's errors then speak it whatever the header", async () => {
+      const email = uniqueEmail();
+      assert.equal((await t.client('POST', '/api/account/sign-up', { body: { email, password: PASSWORD } })).status, 201);
+      let token = (await logIn(t.client, email)).body['access-token'] as string;
+      const set = await t.client('PATCH', '/api/account/me', { headers: bearer(token), body: { locale: 'de-AT' } });
+      assert.equal(set.status, 200, set.text);
+      assert.equal(set.body.locale, 'de', 'a regional tag is kept as its language');
+      assert.equal(set.body.name, null, 'a body of the locale alone leaves the name');
+
+      const refused = await t.client('PATCH', '/api/account/me', { headers: bearer(token), body: { locale: 'tlh' } });
+      assert.equal(refused.status, 400);
+      assert.equal(refused.body.type, 'request-coercion');
+      assert.deepEqual(
+        refused.body.errors.map((e: { path: string }) => e.path),
+        ['/locale'],
+      );
+      assert.match(refused.body.errors[0].message, /en, de, es, ar/, 'names the supported ones');
+      assert.equal((await t.client('PATCH', '/api/account/me', { headers: bearer(token), body: {} })).status, 400, 'an empty body changes nothing');
+
+      // the next access token carries the account's language
+      token = (await logIn(t.client, email)).body['access-token'] as string;
+      const missing = await t.client('DELETE', `/api/account/sessions/${crypto.randomUUID()}`, { headers: { ...bearer(token), 'accept-language': 'es' } });
+      assert.equal(missing.status, 404, missing.text);
+      assert.equal(missing.body.message, 'Diese Sitzung gibt es nicht');
+
+      const cleared = await t.client('PATCH', '/api/account/me', { headers: bearer(token), body: { locale: null } });
+      assert.equal(cleared.body.locale, null);
+      token = (await logIn(t.client, email)).body['access-token'] as string;
+      const followsBrowser = await t.client('DELETE', `/api/account/sessions/${crypto.randomUUID()}`, {
+        headers: { ...bearer(token), 'accept-language': 'es' },
+      });
+      assert.equal(followsBrowser.body.message, 'No existe esa sesión');
+    });
+  });
+}
