@@ -217,6 +217,7 @@ const ratios: Record<string, unknown> = {
   'not-found-vs-health': cpuRatio(summary(ours, 'not-found'), healthOf(ours)),
   'no-token-vs-health': cpuRatio(summary(ours, 'no-token'), healthOf(ours)),
   'invalid-body-vs-health': cpuRatio(summary(ours, 'invalid-body'), healthOf(ours)),
+  'invalid-body-es-vs-invalid-body': cpuRatio(summary(ours, 'invalid-body-es'), summary(ours, 'invalid-body')),
   // the framework's own: what reading and refusing the same body costs bare Fastify against its health
   'fastify-bare-invalid-body-vs-health': cpuRatio(summary('fastify-bare', 'invalid-body'), healthOf('fastify-bare')),
   'invalid-body-vs-fastify-bare-invalid-body': cpuRatio(summary(ours, 'invalid-body'), summary('fastify-bare', 'invalid-body')),
@@ -268,6 +269,7 @@ const targets: Target[] = [
     "bare Fastify's own 400 against its health",
     cpuRatio(summary('fastify-bare', 'invalid-body'), healthOf('fastify-bare')),
   ),
+  atMost('a translated 400 <= 1.1 x the English one', summary(ours, 'invalid-body-es'), summary(ours, 'invalid-body'), 1.1),
   atMost(`/me <= 2 x own health (>= 0.5 x), ${ours}`, summary(ours, 'me-json'), healthOf(ours), 2),
   atMost(`query account/me <= 2 x own health (>= 0.5 x), ${ours}`, summary(ours, 'query-json'), healthOf(ours), 2),
   // the same route as a tool: the MCP request's own cost (its server, the JSON-RPC round, the in-process request) on top of /me's

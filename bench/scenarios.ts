@@ -40,6 +40,13 @@ export const invalidBody: Scenario = {
   body: JSON.stringify({ email: 'not an address' }),
   status: 400,
 };
+/** the same 400 for a Spanish reader: its message and each field's reason translated (docs/i18n.md) */
+export const invalidBodySpanish: Scenario = {
+  ...invalidBody,
+  key: 'invalid-body-es',
+  label: 'POST /log-in, invalid body, in Spanish (400)',
+  headers: { ...invalidBody.headers, 'accept-language': 'es-ES,es;q=0.9' },
+};
 
 export interface Account {
   email: string;
@@ -116,6 +123,7 @@ export async function scenariosFor(server: Running, kind: Kind, full: boolean): 
     notFound,
     noToken,
     invalidBody,
+    invalidBodySpanish,
     ...reads(acc.token, json),
     await mcpGetAccount(server, acc),
     ...(full ? reads(acc.token, transitJson) : []),
