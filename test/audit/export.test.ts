@@ -10,38 +10,9 @@ import { gunzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { account, addMember, as, createOrg, type TestAccount } from '../orgs/support.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
+import { parseCsv } from '../support/csv.js';
 
 const N = 10_000;
-
-/** RFC 4180: fields separated by commas, records by CRLF, quoted fields with doubled quotes. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      i++;
-    } else cell += c;
-  }
-  assert.equal(cell, '', 'the last record ends with CRLF');
-  return rows;
-}
 
 for (const db of testDatabases()) {
   describe(`audit log filters and export on ${db.name}`, () => {

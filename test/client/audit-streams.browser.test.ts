@@ -22,38 +22,9 @@ import { axeViolations, browserHarness, logInThroughPage, PUBLIC_DIR } from '../
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { account, addMember, createOrg, type TestAccount } from '../orgs/support.js';
 import { receiver, waitFor, type Receiver } from '../webhooks/support.js';
+import { parseCsv } from '../support/csv.js';
 
 const browser = browserHarness('audit-streams');
-
-/** RFC 4180: rows of cells, quoted cells with doubled quotes and line breaks inside */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      i++;
-    } else cell += c;
-  }
-  if (cell !== '' || row.length) rows.push([...row, cell]);
-  return rows;
-}
 
 describe('the audit trail in the browser: filters, export, streams', { skip: browser.skip }, () => {
   let t: TestSystem;
