@@ -8,13 +8,11 @@
  * WEBHOOK_ALLOW_PRIVATE is not refused in prod: it is how a receiver on loopback is reached.
  */
 import assert from 'node:assert/strict';
-import { request as httpsRequest } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
-import { gunzipSync } from 'node:zlib';
 import { CSV_COLUMNS } from '../../src/audit/export.js';
 import { account, as, createOrg, type TestAccount } from '../orgs/support.js';
-import { decodeBody, type TestClient } from '../support/http.js';
+import { makeClient } from '../support/http.js';
 import { freePort } from '../support/net.js';
 import { startSystem, testDatabases, TEST_JWT_SECRET, type TestSystem } from '../support/system.js';
 import { startTlsProxy, type TlsProxy } from '../support/tls-proxy.js';
@@ -32,38 +30,6 @@ const PROD = {
   AUDIT_STREAM_POLL_MS: '20',
   AUDIT_STREAM_RETRY_SCHEDULE: '0.05',
 };
-
-/** The test client's shape over https, trusting `ca`; no automatic decompression but gzip, as the http one. */
-function httpsClient(base: string, ca: string): TestClient {
-  return (method, path, options = {}) =>
-    new Promise((resolve, reject) => {
-      const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
-      const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
-      if (payload) {
-        headers['content-type'] = 'application/json';
-        headers['content-length'] = String(payload.length);
-      }
-      const req = httpsRequest(new URL(path, base), { method, headers, ca, agent: false }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const raw = Buffer.concat(chunks);
-          const text = (res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
-          let body: unknown;
-          try {
-            body = decodeBody(text, res.headers['content-type']);
-          } catch {
-            body = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, raw, text, body });
-        });
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.setTimeout(options.timeoutMs ?? 20_000, () => req.destroy(new Error(`no answer to ${method} ${path}`)));
-      req.end(payload);
-    });
-}
 
 const MODES = [
   { name: 'http on loopback', tls: false },
@@ -93,7 +59,7 @@ for (const mode of MODES) {
         const proxyPort = await freePort();
         t = await startSystem(testDatabases()[0], { ...PROD, PORT: String(port), APP_URL: `https://127.0.0.1:${proxyPort}`, TRUST_PROXY: '1' });
         proxy = await startTlsProxy(t.url, proxyPort);
-        app = { ...t, client: httpsClient(`https://127.0.0.1:${proxy.port}`, proxy.ca) };
+        app = { ...t, client: makeClient(`https://127.0.0.1:${proxy.port}`, proxy.ca) };
       } else {
         t = await startSystem(testDatabases()[0], { ...PROD, PORT: String(port), APP_URL: `http://127.0.0.1:${port}` });
         app = t;

@@ -1,5 +1,6 @@
 /** A small HTTP client for tests: real requests over the loopback, no automatic decompression. */
 import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { gunzipSync, brotliDecompressSync, inflateSync } from 'node:zlib';
 import { edn, json, transitJson, type Format } from '../../src/http/formats.js';
 
@@ -52,7 +53,8 @@ export function decodeBody(text: string, contentType: string | undefined): any {
   return format.decode(text);
 }
 
-export function makeClient(baseUrl: string): TestClient {
+/** A client of `baseUrl`; an https one trusts `ca` (a test's own certificate authority, as a TLS proxy's). */
+export function makeClient(baseUrl: string, ca?: string): TestClient {
   return (method, path, options = {}) =>
     new Promise((resolve, reject) => {
       const format = options.format ?? json;
@@ -67,7 +69,9 @@ export function makeClient(baseUrl: string): TestClient {
           headers['content-length'] = String(payload.length);
         }
       }
-      const req = httpRequest(new URL(path, baseUrl), { method, headers, ...(options.freshConnection ? { agent: false } : {}) }, (res) => {
+      const url = new URL(path, baseUrl);
+      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      const req = send(url, { method, headers, ...(ca ? { ca } : {}), ...(options.freshConnection ? { agent: false } : {}) }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
