@@ -5,6 +5,7 @@
  * declares the avatar and the organization logo, plugs their links into the account's and the
  * organizations' shapes, and deletes the store's objects of every file row that goes, by a durable job.
  */
+import { phrase } from '../i18n/messages.js';
 import { sql } from 'kysely';
 import { accountModule } from '../account/module.js';
 import { STORAGE_BYTES_METER } from '../billing/catalogue.js';
@@ -69,7 +70,7 @@ export const storageModule = defineModule({
       if (used + adding > hard)
         throw new HttpError(402, {
           type: 'usage-limit',
-          message: `The organization's files would hold more than its plan's ${hard} bytes (${used} used)`,
+          message: phrase("The organization's files would hold more than its plan's {hard} bytes ({used} used)", { hard, used }),
           meter: STORAGE_BYTES_METER.id,
           limit: hard,
           used,
