@@ -5,6 +5,7 @@
  * tokens (session-tokens.ts), the audit entries of refused log-ins (refused-log-ins.ts), the
  * account's shapes (account-shape.ts); re-exported here.
  */
+import { msg } from '../i18n/messages.js';
 import type { Locale } from '../shared/locales.js';
 import { appendAccountAudit, type ClientOrigin, type RequestOrigin } from '../audit/log.js';
 import type { LoginAttempt } from '../auth/rate-limit.js';
@@ -37,7 +38,7 @@ export {
   type Session,
 } from './service-types.js';
 
-const BAD_CREDENTIALS = 'Invalid email or password';
+const BAD_CREDENTIALS = msg('Invalid email or password');
 
 export class AccountService {
   /** the hot lookup of `GET /me` and `account/me`, compiled once (always read fresh) */

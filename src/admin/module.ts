@@ -12,6 +12,8 @@ import { Impersonation } from './impersonation.js';
 import { adminRoutes } from './routes.js';
 import { ADMIN_SCHEMAS } from './schemas.js';
 import { AdminService, type IsPlatformAdmin } from './service.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { ADMIN_MESSAGES } from './messages/index.js';
 
 export interface AdminSettings {
   /** lower-cased */
@@ -28,6 +30,7 @@ export function adminSettings(env: Env): AdminSettings {
 
 export const adminModule = defineModule({
   name: 'admin',
+  declares: { [MESSAGES_KEY]: [ADMIN_MESSAGES] },
   settings: adminSettings,
   start(ctx, settings) {
     const { db, secureCookies } = ctx;

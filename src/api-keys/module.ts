@@ -11,9 +11,12 @@ import { apiKeyRoutes } from './routes.js';
 import { API_KEY_SCHEMAS } from './schemas.js';
 import { ApiKeyService } from './service.js';
 import { ApiKeyVerifier } from './verifier.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { API_KEYS_MESSAGES } from './messages/index.js';
 
 export const apiKeysModule = defineModule({
   name: 'api-keys',
+  declares: { [MESSAGES_KEY]: [API_KEYS_MESSAGES] },
   settings: (env) => ({ lookupsPerAddress: rateLimit(env, 'API_KEY_LIMIT_ADDRESS', { count: 20, seconds: 60 }) }),
   start(ctx, settings) {
     const log = ctx.logs.logger('saas.api-keys');

@@ -23,6 +23,7 @@
  * skips a row written less than a minute ago by another instance), after the answer: never a
  * write per request.
  */
+import { msg } from '../i18n/messages.js';
 import { sql } from 'kysely';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimitSetting } from '../config.js';
@@ -43,8 +44,8 @@ const CACHE_MAX = 10_000;
 const REFUSED_MAX = 10_000;
 const RECHECK_CHUNK = 500;
 
-export const MALFORMED_KEY = 'Malformed API key';
-export const INVALID_KEY = 'Invalid or revoked API key';
+export const MALFORMED_KEY = msg('Malformed API key');
+export const INVALID_KEY = msg('Invalid or revoked API key');
 
 interface CachedKey {
   caller: ApiKeyCaller;

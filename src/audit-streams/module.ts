@@ -20,10 +20,13 @@ import { StreamSender } from './sending.js';
 import { AuditStreamService } from './service.js';
 import { auditStreamSettings } from './settings.js';
 import { AUDIT_STREAM_DUE_CHANNEL, AuditStreamWorker } from './worker.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { AUDIT_STREAMS_MESSAGES } from './messages/index.js';
 
 export const auditStreamsModule = defineModule({
   name: 'audit-streams',
   declares: {
+    [MESSAGES_KEY]: [AUDIT_STREAMS_MESSAGES],
     [NOTIFICATION_KINDS_KEY]: [
       { kind: 'audit-stream-paused', category: 'security', description: 'an audit log stream paused itself after failing for too long (owners and admins)' },
     ],

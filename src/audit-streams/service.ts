@@ -4,6 +4,7 @@
  * the entry of a stream's creation is its first); credentials sealed with ENCRYPTION_KEY and
  * never answered back. Delivery is the worker's (worker.ts); a test event is sent at once.
  */
+import { phrase } from '../i18n/messages.js';
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -124,7 +125,8 @@ export class AuditStreamService {
         .select((eb) => eb.fn.countAll<string>().as('n'))
         .where('organization_id', '=', caller.organizationId)
         .executeTakeFirstOrThrow();
-      if (Number(n) >= MAX_STREAMS) throw conflict(`An organization has at most ${MAX_STREAMS} audit log streams`, { reason: 'too-many-streams' });
+      if (Number(n) >= MAX_STREAMS)
+        throw conflict(phrase('An organization has at most {max} audit log streams', { max: MAX_STREAMS }), { reason: 'too-many-streams' });
       await trx
         .insertInto('audit_stream')
         .values({

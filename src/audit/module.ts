@@ -8,9 +8,12 @@ import { auditQueries } from './queries.js';
 import { auditRoutes } from './routes.js';
 import { AUDIT_SCHEMAS } from './schemas.js';
 import { AuditLog } from './service.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { AUDIT_MESSAGES } from './messages/index.js';
 
 export const auditModule = defineModule({
   name: 'audit',
+  declares: { [MESSAGES_KEY]: [AUDIT_MESSAGES] },
   start(ctx) {
     const auditLog = new AuditLog(ctx.db);
     const { memberships } = ctx.use(orgsModule);

@@ -1,4 +1,5 @@
 /** The query kind of the audit log: `orgs/audit-log`, with the route's rule (404 for a non-member, 403 below admin). */
+import { phrase } from '../i18n/messages.js';
 import { Type } from 'typebox';
 import { forbidden, notFound, unauthorized } from '../http/errors.js';
 import { hasRole, type MembershipResolver } from '../http/routes.js';
@@ -21,7 +22,7 @@ export function auditQueries(log: AuditLog, memberships: MembershipResolver) {
         const membership = await memberships(params['org-id'], user.id);
         if (!membership) throw notFound('No such organization');
         if (!hasRole(membership.role, 'admin')) {
-          throw forbidden(`This needs the role admin or above in the organization; yours is ${membership.role}`, {
+          throw forbidden(phrase('This needs the role admin or above in the organization; yours is {role}', { role: membership.role }), {
             'required-role': 'admin',
             role: membership.role,
           });

@@ -17,6 +17,7 @@
  * is refused, cached or not: the check is one lookup in the in-memory set of ended sessions
  * (see revoked-sessions.ts), so it costs no database query.
  */
+import { msg } from '../i18n/messages.js';
 import { randomUUID } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
@@ -57,7 +58,7 @@ export interface SessionRevocationCheck {
   isRevoked(sessionId: string): boolean;
 }
 
-export const SESSION_ENDED = 'Access token revoked: its session has ended';
+export const SESSION_ENDED = msg('Access token revoked: its session has ended');
 
 const CACHE_MAX = 10_000;
 /** marks the claims of a verified OAuth access token */
@@ -118,12 +119,12 @@ export class AccessTokens {
    * expired) or one too large to parse. Undefined means: call {@link verify}.
    */
   verifyKnown(token: string): VerifyResult | undefined {
-    if (token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'Access token is too large' };
+    if (token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: msg('Access token is too large') };
     const known = this.verified.get(token);
     if (!known) return undefined;
     if (known.exp * 1000 <= Date.now()) {
       this.verified.delete(token);
-      return { ok: false, reason: 'Access token expired' };
+      return { ok: false, reason: msg('Access token expired') };
     }
     // kept in the cache when revoked: presenting it again stays as cheap as this lookup
     return this.sessions.isRevoked(known.user.sessionId) ? { ok: false, reason: SESSION_ENDED } : { ok: true, user: known.user };
@@ -135,15 +136,15 @@ export class AccessTokens {
     try {
       const payload = await this.verifySignature(token);
       const user = payload && this.userOf(payload);
-      if (!user) return { ok: false, reason: payload ? 'Access token is missing claims' : 'Invalid access token' };
+      if (!user) return { ok: false, reason: payload ? msg('Access token is missing claims') : msg('Invalid access token') };
       if (this.verified.size >= CACHE_MAX) this.verified.delete(this.verified.keys().next().value as string);
       // a JWT_SECRET token is remembered no longer than such tokens are accepted
       const legacyUntil = (payload as { [LEGACY]?: number })[LEGACY];
       this.verified.set(token, { user, exp: legacyUntil === undefined ? payload.exp! : Math.min(payload.exp!, Math.floor(legacyUntil / 1000)) });
       return this.sessions.isRevoked(user.sessionId) ? { ok: false, reason: SESSION_ENDED } : { ok: true, user };
     } catch (err) {
-      if (err instanceof joseErrors.JWTExpired) return { ok: false, reason: 'Access token expired' };
-      return { ok: false, reason: 'Invalid access token' };
+      if (err instanceof joseErrors.JWTExpired) return { ok: false, reason: msg('Access token expired') };
+      return { ok: false, reason: msg('Invalid access token') };
     }
   }
 

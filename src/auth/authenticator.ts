@@ -3,6 +3,7 @@
  * token is an access token (JWT), or an organization's API key (`sk_…`, src/api-keys/): one
  * `startsWith` tells them apart, so the access token's fast path stays as it was.
  */
+import { msg } from '../i18n/messages.js';
 import type { FastifyRequest } from 'fastify';
 import type { Authenticator, AuthResult } from '../http/app.js';
 import { HttpError, unauthorized } from '../http/errors.js';
@@ -18,11 +19,12 @@ export interface ApiKeyCheck {
   verify(key: string, address: string): ApiKeyCaller | HttpError | Promise<ApiKeyCaller | HttpError>;
 }
 
-export const API_KEYS_ONLY_ON_ORG_ROUTES =
-  "API keys only work on organization routes (/api/orgs/:id/…) and the query endpoint; this route needs an account's access token";
-export const API_KEYS_NOT_ON_THIS_ROUTE = "This organization route acts as a person and does not take API keys; use an account's access token";
+export const API_KEYS_ONLY_ON_ORG_ROUTES = msg(
+  "API keys only work on organization routes (/api/orgs/:id/…) and the query endpoint; this route needs an account's access token",
+);
+export const API_KEYS_NOT_ON_THIS_ROUTE = msg("This organization route acts as a person and does not take API keys; use an account's access token");
 
-export const OTHER_RESOURCE = 'Access token is for another resource';
+export const OTHER_RESOURCE = msg('Access token is for another resource');
 
 /** A valid OAuth token for another resource (the MCP server's) is a failing one here: 401 `invalid_token` (RFC 8707). */
 const toAuthResult =
@@ -55,7 +57,7 @@ export function bearerAuthenticator(
       const header = request.headers.authorization;
       if (!header) return {};
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      if (!m) return { failure: 'Unsupported Authorization header; use "Bearer <token>"' };
+      if (!m) return { failure: msg('Unsupported Authorization header; use "Bearer <token>"') };
       if (apiKeys && m[1].startsWith(API_KEY_MARK)) {
         if (!acceptsApiKeys(request)) {
           // a public route ignores credentials (health, sign-up: a client that sends its key
@@ -69,7 +71,7 @@ export function bearerAuthenticator(
       }
       if (m[1].startsWith(IN_PROCESS_MARK)) {
         const user = inProcess.find(m[1], request.method, request.url);
-        return user ? { user } : { failure: 'Invalid access token' };
+        return user ? { user } : { failure: msg('Invalid access token') };
       }
       const known = tokens.verifyKnown(m[1]);
       return known ? toResult(known) : tokens.verify(m[1]).then(toResult);

@@ -17,6 +17,8 @@ import { RevokedSessions } from './revoked-sessions.js';
 import { SecretBox } from './secret-box.js';
 import { startSessionPurge } from './session-purge.js';
 import { SigningKeys } from './signing-keys.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { AUTH_MESSAGES } from './messages/index.js';
 
 /** The command `npm run keys:rotate` asks a running server holding the PGlite directory to run. */
 export const ROTATE_KEYS_COMMAND = 'keys:rotate';
@@ -50,6 +52,7 @@ export interface AuthServices {
 
 export const authModule = defineModule({
   name: 'auth',
+  declares: { [MESSAGES_KEY]: [AUTH_MESSAGES] },
   settings: (env) => ({
     jwtIssuer: str(env, 'JWT_ISSUER', 'saas-app'),
     jwtAudience: str(env, 'JWT_AUDIENCE', 'saas-app'),

@@ -16,6 +16,8 @@ import { stripeGateway } from './stripe-gateway.js';
 import { BILLING_DUE_CHANNEL, StripeSync, type SubscriptionReader } from './stripe-sync.js';
 import { queueSubscriptionRead } from './subscription-read.js';
 import { UsageService } from './usage.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { BILLING_MESSAGES } from './messages/index.js';
 
 export { BillingService } from './service.js';
 export type { UsageRecord, UsageService } from './usage.js';
@@ -23,6 +25,7 @@ export type { UsageRecord, UsageService } from './usage.js';
 export const billingModule = defineModule({
   name: 'billing',
   declares: {
+    [MESSAGES_KEY]: [BILLING_MESSAGES],
     [NOTIFICATION_KINDS_KEY]: [
       { kind: 'usage-threshold', category: 'billing', description: "an organization's usage of a meter reached the plan's warning level (owners and admins)" },
       { kind: 'usage-limit-reached', category: 'billing', description: "an organization's usage of a meter reached the plan's hard limit (owners and admins)" },

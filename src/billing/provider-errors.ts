@@ -3,6 +3,7 @@
  * STRIPE_SECRET_KEY, 502 for a failed Stripe call.
  */
 import { HttpError } from '../http/errors.js';
+import { msg } from '../i18n/messages.js';
 import type { StripeGatewayError } from './stripe-gateway.js';
 
 /** 503 `billing-not-configured`: no STRIPE_SECRET_KEY, so checkout and the portal cannot be offered. */
@@ -15,14 +16,14 @@ export const notConfigured = () =>
 /** A failed Stripe call as 502 `payment-provider-error`: what went wrong in general, Stripe's code and request id, no secret. */
 export function providerError(err: StripeGatewayError): HttpError {
   const messages: Record<StripeGatewayError['failure'], string> = {
-    authentication: "The payment provider refused this server's credentials; billing needs its operator's attention",
-    permission: "The payment provider does not allow this server to do this; billing needs its operator's attention",
-    connection: 'The payment provider could not be reached; try again in a moment',
-    'rate-limit': 'The payment provider is busy; try again in a moment',
-    'invalid-request': 'The payment provider refused the request',
-    idempotency: 'The payment provider saw this request with other details a moment ago; try again in a moment',
-    api: 'The payment provider failed; try again in a moment',
-    'no-url': 'The payment provider answered without a page to go to',
+    authentication: msg("The payment provider refused this server's credentials; billing needs its operator's attention"),
+    permission: msg("The payment provider does not allow this server to do this; billing needs its operator's attention"),
+    connection: msg('The payment provider could not be reached; try again in a moment'),
+    'rate-limit': msg('The payment provider is busy; try again in a moment'),
+    'invalid-request': msg('The payment provider refused the request'),
+    idempotency: msg('The payment provider saw this request with other details a moment ago; try again in a moment'),
+    api: msg('The payment provider failed; try again in a moment'),
+    'no-url': msg('The payment provider answered without a page to go to'),
   };
   return new HttpError(502, {
     type: 'payment-provider-error',

@@ -2,6 +2,7 @@
  * Seats at checkout and at invitation (docs/billing.md, "Seats"): one line item
  * per price of the plan, and the seat cap. The quantity sync is stripe-sync.ts.
  */
+import { phrase } from '../i18n/messages.js';
 import type { DB } from '../db/database.js';
 import { HttpError } from '../http/errors.js';
 import type { Catalogue } from './catalogue.js';
@@ -38,7 +39,7 @@ export async function seatCap(trx: DB, catalogue: Catalogue, appUrl: string, org
   if (used + 1 <= max) return;
   throw new HttpError(402, {
     type: 'seat-limit',
-    message: `The organization's plan has ${max} seats and ${used} are taken (members and pending invitations): upgrade to invite more`,
+    message: phrase("The organization's plan has {max} seats and {used} are taken (members and pending invitations): upgrade to invite more", { max, used }),
     limit: max,
     used,
     'upgrade-url': `${appUrl}/billing?org=${organizationId}`,

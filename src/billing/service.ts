@@ -5,6 +5,7 @@
  * gate reads come from plan-offer.ts. What Stripe then reports arrives through the webhook
  * (src/payments/), which is what changes an organization's subscription.
  */
+import { phrase } from '../i18n/messages.js';
 import { appendAudit, type RequestOrigin } from '../audit/log.js';
 import type { DB } from '../db/database.js';
 import type { SubscriptionStatus } from '../db/schema.js';
@@ -83,7 +84,7 @@ export class BillingService {
     const { settings, gateway, db } = this.deps;
     const plan = settings.plans.find((p) => p.id === planId);
     if (!plan) {
-      throw badRequest({ type: 'unknown-plan', message: `There is no plan "${planId}"`, plans: settings.plans.map((p) => p.id) });
+      throw badRequest({ type: 'unknown-plan', message: phrase('There is no plan "{plan}"', { plan: planId }), plans: settings.plans.map((p) => p.id) });
     }
     if (!gateway) throw notConfigured();
     const org = await db
@@ -100,10 +101,13 @@ export class BillingService {
       .executeTakeFirst();
     if (!org) throw notFound('No such organization');
     if (RUNNING.has(org.subscription_status)) {
-      throw conflict(`The organization's subscription is ${org.subscription_status}: change the plan or cancel in the billing portal`, {
-        reason: 'already-subscribed',
-        status: org.subscription_status,
-      });
+      throw conflict(
+        phrase("The organization's subscription is {status}: change the plan or cancel in the billing portal", { status: org.subscription_status }),
+        {
+          reason: 'already-subscribed',
+          status: org.subscription_status,
+        },
+      );
     }
     const base = `${this.deps.appUrl}/billing?org=${org.id}`;
     // a trial for the organization's first subscription only: canceling and subscribing again does not start another

@@ -11,6 +11,7 @@
  *   limit; a request with an organization's API key counts one `api-calls`, checked and counted
  *   under the counter's lock, so concurrent requests at the limit never pass it.
  */
+import { phrase } from '../i18n/messages.js';
 import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { DB } from '../db/database.js';
@@ -289,7 +290,7 @@ export class UsageService implements UsageGate {
 export function usageLimit(meter: string, limit: number, used: number): HttpError {
   return new HttpError(402, {
     type: 'usage-limit',
-    message: `The organization reached its plan's limit of ${limit} ${meter} for this billing period`,
+    message: phrase("The organization reached its plan's limit of {limit} {meter} for this billing period", { limit, meter }),
     meter,
     limit,
     used,

@@ -19,7 +19,8 @@ import { ErrorBody, expectedError } from './errors.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, type PageOrigins, securityHeaderOptions } from './security-headers.js';
 import { clientErrorHandler, frameworkErrorHandler, markErrorBody } from './error-answers.js';
-import { Translator } from '../i18n/messages.js';
+import { localeOf } from './error-language.js';
+import { phrase, Translator } from '../i18n/messages.js';
 import { HTTP_MESSAGES } from './messages/index.js';
 import { documentHeadersFirst, isApiOrDocsTarget, installPipeline } from './pipeline.js';
 import { contextServerFactory, pathOf, requestIdOf, startClockIfUntracked } from './request-context.js';
@@ -159,6 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   for (const schema of [ErrorBody, ...deps.schemas]) app.addSchema(schema);
 
   // --- pipeline ---
+  const language = { translator: deps.translator ?? new Translator([HTTP_MESSAGES]), defaultLocale: config.defaultLocale };
   const pipelineStep = installPipeline(app, {
     log: logs.logger('saas.http'),
     redact: deps.redact,
@@ -166,7 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     responseHeaders: securityHeaders,
     apiResponseHeaders: apiHeaders,
     observeResponse: deps.observability?.observeResponse,
-    language: { translator: deps.translator ?? new Translator([HTTP_MESSAGES]), defaultLocale: config.defaultLocale },
+    language,
     bearerChallenge: {
       missing: `Bearer resource_metadata="${config.appUrl}/.well-known/oauth-protected-resource/api"`,
       invalid: `Bearer error="invalid_token", resource_metadata="${config.appUrl}/.well-known/oauth-protected-resource/api"`,
@@ -208,9 +210,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   const unmatched = (request: FastifyRequest, reply: FastifyReply) => {
     unmatchedHeaders(reply);
-    // notFound()'s body, sent as it is: an expected answer makes no Error
+    // notFound()'s body, sent as it is (in the reader's language): an expected answer makes no Error
     markErrorBody(reply);
-    reply.code(404).send({ type: 'not-found', message: `No route for ${request.method} ${pathOf(request.url)}` });
+    const words = phrase('No route for {method} {path}', { method: request.method, path: pathOf(request.url) });
+    reply.code(404).send({ type: 'not-found', message: language.translator.text(localeOf(request, language.defaultLocale), words) });
   };
   // the first step: an in-process request (an MCP tool call's route) starts its clock here
   const cookieStep: RequestStep = (request) => {

@@ -5,6 +5,7 @@
  * {@link authorizeOrg} as a {@link Membership}, with the same answers: 404 for a non-member or a
  * missing organization (a key of another organization is a non-member), 403 below the role.
  */
+import { phrase } from '../i18n/messages.js';
 import { forbidden, notFound, unauthorized } from './errors.js';
 
 export interface AuthUser {
@@ -111,8 +112,11 @@ export async function authorizeOrg(
   }
   if (!membership) throw notFound('No such organization');
   if (!hasRole(membership.role, required)) {
-    const whose = membership.apiKeyId ? "the API key's" : 'yours';
-    throw forbidden(`This needs the role ${required}${required === 'owner' ? '' : ' or above'} in the organization; ${whose} is ${membership.role}`, {
+    const words = phrase(
+      "This needs the role {required}{required, select, owner {} other { or above}} in the organization; {holder, select, key {the API key's} other {yours}} is {role}",
+      { required, holder: membership.apiKeyId ? 'key' : 'account', role: membership.role },
+    );
+    throw forbidden(words, {
       'required-role': required,
       role: membership.role,
     });

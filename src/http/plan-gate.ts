@@ -4,6 +4,7 @@
  * or `trialing` on one of the plans, else 402 `payment-required`. routes.ts wires it in.
  */
 import type { FastifyRequest } from 'fastify';
+import { phrase } from '../i18n/messages.js';
 import { notFound, paymentRequired } from './errors.js';
 
 /** The subscription of an organization as the plan gate reads it: `plan` is the plan's name (BILLING_PLANS). */
@@ -52,13 +53,23 @@ export function featureCheck(resolve: FeatureResolver, feature: string, param: s
     const found = await resolve(organizationId, feature);
     if (!found) throw notFound('No such organization');
     if (found.has) return;
-    throw paymentRequired(`This needs a plan with the feature ${feature}: ${found.plans.join(' or ') || 'no plan has it'}`, found.plans, {
+    const words = phrase('This needs a plan with the feature {feature}: {count, plural, =0 {no plan has it} one {{last}} other {{others} or {last}}}', {
+      feature,
+      ...planValues(found.plans),
+    });
+    throw paymentRequired(words, found.plans, {
       feature,
       status: found.subscription.status,
       plan: found.subscription.plan,
     });
   };
 }
+
+/**
+ * Plans as a phrase's values, for `{count, plural, =0 {…} one {{last}} other {{others} or {last}}}`: the
+ * last two are joined by the message's own word (a list of three or more joins the others with " or ").
+ */
+const planValues = (plans: readonly string[]) => ({ count: plans.length, others: plans.slice(0, -1).join(' or '), last: plans.at(-1) ?? '' });
 
 export const planList = (plans: readonly string[]) => plans.map((p) => `\`${p}\``).join(' or ');
 
@@ -77,11 +88,10 @@ export function planCheck(resolve: SubscriptionResolver, plans: readonly string[
     const subscription = await resolve(organizationId);
     if (!subscription) throw notFound('No such organization');
     if (PAID_STATUSES.has(subscription.status) && subscription.plan !== null && plans.includes(subscription.plan)) return;
-    throw paymentRequired(
-      `This needs an active subscription on the plan ${plans.join(' or ')}; the organization's subscription is ` +
-        `${subscription.status}${subscription.plan ? ` (${subscription.plan})` : ''}`,
-      plans,
-      { status: subscription.status, plan: subscription.plan },
+    const words = phrase(
+      "This needs an active subscription on the plan {count, plural, =0 {} one {{last}} other {{others} or {last}}}; the organization's subscription is {status}{hasPlan, select, yes { ({plan})} other {}}",
+      { ...planValues(plans), status: subscription.status, hasPlan: subscription.plan ? 'yes' : 'no', plan: subscription.plan ?? '' },
     );
+    throw paymentRequired(words, plans, { status: subscription.status, plan: subscription.plan });
   };
 }

@@ -11,7 +11,7 @@ import { Type, type Static, type TObject, type TSchema } from 'typebox';
 import { isFormBody } from './formats.js';
 import { validatorsFor } from './validators.js';
 import { ajvErrors, badRequest, requestCoercion, ResponseCoercionError, unauthorized } from './errors.js';
-import { phrase } from '../i18n/messages.js';
+import { msg, phrase } from '../i18n/messages.js';
 import { actorOf, authorizeOrg, type Actor, type Caller } from './org-access.js';
 import { insufficientScope } from './route-gates.js';
 import type { ApiKeyCaller, AuthUser, Membership, MembershipResolver, OrgRole } from './routes.js';
@@ -78,7 +78,7 @@ export function normalizeKind(value: unknown): string | undefined {
   return typeof value === 'string' ? value.replace(/^:/, '') : undefined;
 }
 
-export const API_KEYS_ONLY_ON_ORG_KINDS = 'API keys only work with the query kinds of an organization (those that take an `org-id`)';
+export const API_KEYS_ONLY_ON_ORG_KINDS = msg('API keys only work with the query kinds of an organization (those that take an `org-id`)');
 
 export interface QueryRegistryOptions {
   /** looks up memberships for the kinds with `orgRole` (required when one has it) */
@@ -120,7 +120,7 @@ export class QueryRegistry {
     if (!entry) {
       throw badRequest({
         type: 'unknown-query-kind',
-        message: `Unknown query kind ${JSON.stringify(body['query/kind'] ?? null)}`,
+        message: phrase('Unknown query kind {kind}', { kind: JSON.stringify(body['query/kind'] ?? null) }),
         kind: kind ?? null,
         known: this.names,
       });

@@ -8,6 +8,8 @@ import { createMail, type Mail } from './index.js';
 import { mailboxHosts, mailboxRoutes } from './routes.js';
 import { mailSettings } from './settings.js';
 import { displayNameOf } from './transport.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { MAIL_MESSAGES } from './messages/index.js';
 
 export type { Mail, MailExecutor, MailMessage } from './index.js';
 
@@ -19,6 +21,7 @@ export interface MailServices {
 
 export const mailModule = defineModule({
   name: 'mail',
+  declares: { [MESSAGES_KEY]: [MAIL_MESSAGES] },
   settings: (env, config) => mailSettings(env, config.env === 'prod'),
   async start(ctx, settings) {
     const { config, metrics } = ctx;

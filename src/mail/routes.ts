@@ -3,6 +3,7 @@
  * only (system.ts): the bodies carry live tokens. A browser (Accept: text/html) gets pages with
  * clickable links; anything else the data in the negotiated format (JSON, EDN, Transit).
  */
+import { phrase } from '../i18n/messages.js';
 import Negotiator from 'negotiator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
@@ -97,7 +98,7 @@ export function mailboxRoutes(mailbox: Mailbox, transport: 'smtp' | 'mailbox', h
   };
   const find = async (id: string) => {
     const message = await mailbox.get(id);
-    if (!message) throw notFound(`No message ${id}`);
+    if (!message) throw notFound(phrase('No message {id}', { id }));
     return message;
   };
   return {

@@ -15,9 +15,12 @@ import { mcpResourceOf } from '../shared/oauth-scopes.js';
 import { McpEndpoint } from './endpoint.js';
 import { ToolRunner } from './server.js';
 import { toolsOf, type Tool } from './tools.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { MCP_MESSAGES } from './messages/index.js';
 
 export const mcpModule = defineModule({
   name: 'mcp',
+  declares: { [MESSAGES_KEY]: [MCP_MESSAGES] },
   settings: (env) => ({
     // an agent in a loop is stopped here; a person's assistant makes a few calls a minute
     limit: rateLimit(env, 'MCP_LIMIT', { count: 300, seconds: 60 }),

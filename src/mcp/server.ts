@@ -6,6 +6,7 @@
  * scopes: src/auth/in-process-callers.ts), so every gate of the route runs once, in the order it
  * runs over HTTP, and its audit entries, webhook events and log entry are the route's own.
  */
+import { phrase, english } from '../i18n/messages.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -165,7 +166,7 @@ export class ToolRunner {
           ended: 'ok',
         };
       }
-      const error = (answer ?? { type: 'error', message: `The route answered ${res.statusCode}` }) as ErrorBody;
+      const error = (answer ?? { type: 'error', message: english(phrase('The route answered {status}', { status: res.statusCode })) }) as ErrorBody;
       if (res.statusCode === 403 && error.type === 'insufficient-scope' && caller.kind === 'account')
         outcome.missingScope = (error.scopes as string[] | undefined)?.[0] ?? tool.scopes[0];
       return { result: errorResult(asArguments(tool, error)), ended: typeof error.type === 'string' ? error.type : 'error' };

@@ -13,9 +13,12 @@ import { twoFactorRoutes } from './routes.js';
 import { MFA_SCHEMAS } from './schemas.js';
 import { MfaLogInService } from './log-in.js';
 import { TwoFactorService, type TwoFactorDeps } from './service.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { MFA_MESSAGES } from './messages/index.js';
 
 export const mfaModule = defineModule({
   name: 'mfa',
+  declares: { [MESSAGES_KEY]: [MFA_MESSAGES] },
   settings: (env) => ({
     account: rateLimit(env, 'MFA_LIMIT_ACCOUNT', { count: 10, seconds: 900 }),
     address: rateLimit(env, 'MFA_LIMIT_ADDRESS', { count: 100, seconds: 900 }),

@@ -22,6 +22,8 @@ import { NotificationService } from './service.js';
 import { NotificationStreams, STREAM_PATH, STREAM_SCOPE } from './stream.js';
 import { UNSUBSCRIBE_PATH, UnsubscribePage } from './unsubscribe-page.js';
 import { UnsubscribeTokens } from './unsubscribe.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { NOTIFICATIONS_MESSAGES } from './messages/index.js';
 
 const PURGE_EVERY_MS = 3_600_000;
 
@@ -36,6 +38,7 @@ function digestAt(env: Env): number {
 export const notificationsModule = defineModule({
   name: 'notifications',
   declares: {
+    [MESSAGES_KEY]: [NOTIFICATIONS_MESSAGES],
     [NOTIFICATION_CATEGORIES_KEY]: BUILT_IN_CATEGORIES,
     [OAUTH_SCOPES_KEY]: [{ scope: STREAM_SCOPE, words: 'Read your notifications' }],
   },

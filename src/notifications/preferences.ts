@@ -4,6 +4,7 @@
  * wins; else, for an organization's notification, the organization's default its admins set; else
  * shown and emailed immediately. A critical category is always shown and emailed immediately.
  */
+import { phrase } from '../i18n/messages.js';
 import type { DB } from '../db/database.js';
 import type { EmailChoice } from '../db/schema.js';
 import { requestCoercion } from '../http/errors.js';
@@ -62,10 +63,10 @@ export class Preferences {
   private check(changes: readonly PreferenceChange[]): void {
     const errors = changes.flatMap((change, i) => {
       const category = this.categories.get(change.category);
-      if (!category) return [{ path: `/categories/${i}/category`, message: `there is no category ${change.category}` }];
+      if (!category) return [{ path: `/categories/${i}/category`, message: phrase('there is no category {category}', { category: change.category }) }];
       const muted = change['in-app'] === false || (change.email !== undefined && change.email !== null && change.email !== 'immediately');
       return category.critical && muted
-        ? [{ path: `/categories/${i}`, message: `${change.category} is critical: it is always shown and emailed immediately` }]
+        ? [{ path: `/categories/${i}`, message: phrase('{category} is critical: it is always shown and emailed immediately', { category: change.category }) }]
         : [];
     });
     if (errors.length > 0) throw requestCoercion('body', errors);

@@ -12,6 +12,7 @@
  * and when the process starts draining, so a shutdown never waits for it. At most
  * NOTIFICATION_STREAMS_PER_ACCOUNT at once across instances (leased rows), the next 429.
  */
+import { phrase, english } from '../i18n/messages.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeJwt } from 'jose';
@@ -96,7 +97,11 @@ export class NotificationStreams {
     if (!verified.ok) return this.refuse(res, 401, { type: 'unauthorized', message: verified.reason }, { 'www-authenticate': 'Bearer error="invalid_token"' });
     const { user } = verified;
     if (user.oauth && (user.oauth.resource !== this.deps.apiResource || !user.oauth.scopes.includes(STREAM_SCOPE)))
-      return this.refuse(res, 403, { type: 'insufficient-scope', message: `The stream needs the scope ${STREAM_SCOPE}`, scopes: [STREAM_SCOPE] });
+      return this.refuse(res, 403, {
+        type: 'insufficient-scope',
+        message: english(phrase('The stream needs the scope {scope}', { scope: STREAM_SCOPE })),
+        scopes: [STREAM_SCOPE],
+      });
     const expiresAt = (decodeJwt(m[1]!).exp ?? 0) * 1000;
     const id = randomUUID();
     // the cap holds across instances: the count and the new lease under the account's lock
@@ -119,7 +124,7 @@ export class NotificationStreams {
       return this.refuse(
         res,
         429,
-        { type: 'too-many-requests', message: `At most ${this.deps.perAccount} notification streams at once` },
+        { type: 'too-many-requests', message: english(phrase('At most {max} notification streams at once', { max: this.deps.perAccount })) },
         { 'retry-after': '30' },
       );
     const lastEventId = String(req.headers['last-event-id'] ?? '');

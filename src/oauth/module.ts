@@ -26,12 +26,15 @@ import { OAuthProvider, resourcesOf } from './provider.js';
 import { connectedAppRoutes, interactionRoutes, oauthAppRoutes, protectedResourceRoutes } from './routes.js';
 import { oauthSchemas } from './schemas.js';
 import { API_SCOPES, mcpResourceOf, OAUTH_SCOPES_KEY, OIDC_SCOPES, type DeclaredScope } from '../shared/oauth-scopes.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { OAUTH_MESSAGES } from './messages/index.js';
 
 const PURGE_EVERY_MS = 3_600_000;
 
 export const oauthModule = defineModule({
   name: 'oauth',
   declares: {
+    [MESSAGES_KEY]: [OAUTH_MESSAGES],
     [LOG_OUT_COOKIES_KEY]: LOG_OUT_COOKIES,
     [NOTIFICATION_KINDS_KEY]: [
       { kind: 'app-connected', category: 'security', description: 'an app or AI assistant was connected to the account, or given more scopes' },

@@ -14,10 +14,15 @@ import { identityRoutes } from './identity-routes.js';
 import { ProviderClients } from './providers.js';
 import { oidcRoutes } from './routes.js';
 import { AUTH_PROVIDERS_FIELD, OIDC_SCHEMAS } from './schemas.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { OIDC_MESSAGES } from './messages/index.js';
 
 export const oidcModule = defineModule({
   name: 'oidc',
-  declares: { [NOTIFICATION_KINDS_KEY]: [{ kind: 'identity-linked', category: 'security', description: "a provider's identity was linked to the account" }] },
+  declares: {
+    [NOTIFICATION_KINDS_KEY]: [{ kind: 'identity-linked', category: 'security', description: "a provider's identity was linked to the account" }],
+    [MESSAGES_KEY]: [OIDC_MESSAGES],
+  },
   settings: (env) => parseOidcProviders(env),
   start(ctx, settings) {
     const { config, secureCookies } = ctx;

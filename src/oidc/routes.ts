@@ -10,6 +10,7 @@
  * The start and the callback are browser navigations: they answer with redirects, never with a
  * token in a URL (the session travels in the refresh cookie, as a password log-in's does).
  */
+import { phrase } from '../i18n/messages.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
 import { FirstFactorRefusedError, type AccountService } from '../account/service.js';
@@ -89,7 +90,7 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteGroup {
   const redirectUri = (id: string) => `${appUrl}${callbackPath(id)}`;
   const providerOf = (id: string): ProviderClient => {
     const provider = providers.get(id);
-    if (!provider) throw notFound(`No sign-in provider named ${id}`, { known: providers.list().map((p) => p.id) });
+    if (!provider) throw notFound(phrase('No sign-in provider named {id}', { id }), { known: providers.list().map((p) => p.id) });
     return provider;
   };
 
@@ -176,7 +177,7 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteGroup {
             if (!(err instanceof ProviderUnavailableError)) throw err;
             if (wantsHtml(request)) return redirect(reply, `${appUrl}${LOG_IN_PAGE}?error=provider-unavailable&provider=${provider.id}`);
             reply.header('retry-after', '30');
-            throw serviceUnavailable(`The sign-in provider ${provider.id} cannot be reached; try again shortly`);
+            throw serviceUnavailable(phrase('The sign-in provider {provider} cannot be reached; try again shortly', { provider: provider.id }));
           }
         },
       }),
@@ -245,7 +246,7 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteGroup {
           } catch (err) {
             if (!(err instanceof ProviderUnavailableError)) throw err;
             reply.header('retry-after', '30');
-            throw serviceUnavailable(`The sign-in provider ${provider.id} cannot be reached; try again shortly`);
+            throw serviceUnavailable(phrase('The sign-in provider {provider} cannot be reached; try again shortly', { provider: provider.id }));
           }
         },
       }),

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DatabaseSchema, OrganizationTable } from '../db/schema.js';
-import { conflict, type HttpError } from '../http/errors.js';
+import { conflict, type HttpError, type Words } from '../http/errors.js';
 import type { MembershipResolver, OrgRole } from '../http/routes.js';
 import type { Selectable } from 'kysely';
 import type { OrganizationShaping } from './organization-shaping.js';
@@ -127,15 +127,18 @@ export async function createPersonalOrganization(trx: Executor, account: { id: s
   return org.id;
 }
 
-/** 409 `reason: personal`: a personal organization has only its owner (no invitations, domains, SAML connection or SCIM tokens). */
-export function personalOrganization(instead: string): HttpError {
-  return conflict(`A personal organization has only its owner: ${instead}`, { reason: 'personal' });
+/**
+ * 409 `reason: personal`: a personal organization has only its owner (no invitations, domains, SAML connection or SCIM tokens).
+ * `message` is the whole message, "A personal organization has only its owner: <what to do instead>", marked where it is written.
+ */
+export function personalOrganization(message: Words): HttpError {
+  return conflict(message, { reason: 'personal' });
 }
 
 /** Throws {@link personalOrganization} when the organization is an account's personal one. */
-export async function refusePersonal(db: Executor, organizationId: string, instead: string): Promise<void> {
+export async function refusePersonal(db: Executor, organizationId: string, message: Words): Promise<void> {
   const org = await db.selectFrom('organization').select('personal').where('id', '=', organizationId).executeTakeFirst();
-  if (org?.personal) throw personalOrganization(instead);
+  if (org?.personal) throw personalOrganization(message);
 }
 
 /** One query per request of an `orgRole` route. */

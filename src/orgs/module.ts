@@ -15,6 +15,8 @@ import { orgQueries } from './queries.js';
 import { orgRoutes } from './routes.js';
 import { ORG_SCHEMAS } from './schemas.js';
 import { OrganizationService } from './service.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { ORGS_MESSAGES } from './messages/index.js';
 
 export { OrgId } from './schemas.js';
 export { personalOrganization, refusePersonal } from './data.js';
@@ -25,6 +27,7 @@ export type BeforeDeletion = (organizationIds: readonly string[]) => Promise<voi
 export const orgsModule = defineModule({
   name: 'orgs',
   declares: {
+    [MESSAGES_KEY]: [ORGS_MESSAGES],
     [NOTIFICATION_KINDS_KEY]: [
       { kind: 'invitation-received', category: 'organizations', description: 'an invitation to an organization (in the app; its email is always sent)' },
       { kind: 'member-joined', category: 'organizations', description: 'someone joined the organization (to its owners and admins)' },

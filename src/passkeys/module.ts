@@ -12,9 +12,12 @@ import { passkeyRoutes, passkeySignInRoutes } from './routes.js';
 import { PASSKEY_SCHEMAS } from './schemas.js';
 import { PasskeyService, type PasskeyDeps } from './service.js';
 import { PasskeySignInService } from './sign-in.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { PASSKEYS_MESSAGES } from './messages/index.js';
 
 export const passkeysModule = defineModule({
   name: 'passkeys',
+  declares: { [MESSAGES_KEY]: [PASSKEYS_MESSAGES] },
   settings: (env) => ({ signInAddress: rateLimit(env, 'PASSKEY_LIMIT_ADDRESS', { count: 60, seconds: 900 }) }),
   start(ctx, settings) {
     const { passwords, loginLimiter } = ctx.use(authModule);

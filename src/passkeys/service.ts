@@ -12,6 +12,7 @@
  * - @simplewebauthn/server (with its ASN.1 and CBOR stack, about 15–20 MB resident) loads at the
  *   first ceremony, not at start (docs/performance.md, "The embedded default's footprint").
  */
+import { phrase } from '../i18n/messages.js';
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { DB } from '../db/database.js';
@@ -99,7 +100,7 @@ export class PasskeyService {
     const account = await this.deps.db.selectFrom('account').select(['email', 'name']).where('id', '=', user.id).executeTakeFirst();
     if (!account) throw unauthorized('Account no longer exists');
     const existing = await this.deps.db.selectFrom('passkey').select(['credential_id', 'transports']).where('account_id', '=', user.id).execute();
-    if (existing.length >= MAX_PASSKEYS) throw conflict(`An account can have at most ${MAX_PASSKEYS} passkeys; remove one first`);
+    if (existing.length >= MAX_PASSKEYS) throw conflict(phrase('An account can have at most {max} passkeys; remove one first', { max: MAX_PASSKEYS }));
     const { generateRegistrationOptions } = await webAuthn();
     const options = await generateRegistrationOptions({
       rpName: this.deps.rpName,
@@ -141,7 +142,7 @@ export class PasskeyService {
         supportedAlgorithmIDs: ALGORITHMS,
       });
     } catch (err) {
-      throw badRequest({ type: 'invalid-passkey-response', message: `The passkey could not be verified: ${message(err)}` });
+      throw badRequest({ type: 'invalid-passkey-response', message: phrase('The passkey could not be verified: {reason}', { reason: message(err) }) });
     }
     if (!verification.verified) throw badRequest({ type: 'invalid-passkey-response', message: 'The passkey could not be verified' });
     const info = verification.registrationInfo;

@@ -5,6 +5,7 @@
  * - The signature counter must grow when the authenticator keeps one (a cloned key shows up as
  *   a counter that did not); synced passkeys report 0 throughout.
  */
+import { msg } from '../i18n/messages.js';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { sql } from 'kysely';
 import { addressKey, take } from '../auth/rate-limit.js';
@@ -16,7 +17,7 @@ import type { PasskeySignIn } from './schemas.js';
 import type { PasskeyDeps } from './service.js';
 
 /** The one answer of a passkey sign-in that fails after its challenge (unknown, mismatched or unverifiable passkey). */
-export const PASSKEY_REFUSED = 'This passkey cannot sign in here';
+export const PASSKEY_REFUSED = msg('This passkey cannot sign in here');
 
 export type PasskeySignInDeps = Pick<PasskeyDeps, 'db' | 'log' | 'appUrl' | 'signInLimiter'>;
 

@@ -12,10 +12,13 @@ import { paymentQueries, PaymentEventsPage } from './queries.js';
 import { paymentRoutes, WebhookReceipt } from './routes.js';
 import { PaymentService } from './service.js';
 import { currentSubscriptionEvent, stripeProvider } from './stripe.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { PAYMENTS_MESSAGES } from './messages/index.js';
 
 export const paymentsModule = defineModule({
   name: 'payments',
   declares: {
+    [MESSAGES_KEY]: [PAYMENTS_MESSAGES],
     [NOTIFICATION_KINDS_KEY]: [
       { kind: 'trial-ending', category: 'billing', description: "an organization's trial ends in three days (to its owners)" },
       { kind: 'payment-failed', category: 'billing', description: "an organization's payment failed: its subscription is past due (owners and admins)" },

@@ -6,6 +6,8 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SubscriptionStatus } from '../db/schema.js';
+import type { Words } from '../http/errors.js';
+import { english } from '../i18n/messages.js';
 
 /**
  * The effects an event may have on an organization's billing (src/payments/effects.ts applies
@@ -49,9 +51,10 @@ export class InvalidSignatureError extends Error {
   }
 }
 
+/** `words`: what is wrong with the event, the message of the 400 `invalid-event` answer. */
 export class InvalidEventError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(readonly words: Words) {
+    super(english(words));
     this.name = 'InvalidEventError';
   }
 }

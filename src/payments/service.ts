@@ -4,6 +4,7 @@
  * redelivery (or twenty concurrent ones) finds the stored row (the primary key decides) and
  * changes nothing.
  */
+import { phrase } from '../i18n/messages.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { sql } from 'kysely';
 import type { DB } from '../db/database.js';
@@ -70,7 +71,7 @@ export class PaymentService {
 
   async receive(providerName: string, rawBody: Buffer, headers: IncomingHttpHeaders): Promise<ReceiveResult> {
     const provider = this.providers.get(providerName);
-    if (!provider) throw notFound(`No payment provider "${providerName}"`, { known: this.providerNames });
+    if (!provider) throw notFound(phrase('No payment provider "{provider}"', { provider: providerName }), { known: this.providerNames });
     let event: PaymentEvent;
     try {
       provider.verify(rawBody, headers, this.clock());
@@ -83,7 +84,7 @@ export class PaymentService {
       }
       if (err instanceof InvalidEventError) {
         this.onWebhook?.(provider.name, 'unknown', 'invalid-event');
-        throw badRequest({ type: 'invalid-event', message: err.message });
+        throw badRequest({ type: 'invalid-event', message: err.words });
       }
       throw err;
     }

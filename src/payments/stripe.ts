@@ -6,6 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SubscriptionStatus } from '../db/schema.js';
+import { msg, phrase } from '../i18n/messages.js';
 import { InvalidEventError, InvalidSignatureError, type PaymentEffect, type PaymentEvent, type PaymentProvider } from './provider.js';
 
 export const STRIPE_TOLERANCE_SECONDS = 300;
@@ -80,7 +81,7 @@ export const LATEST_UNIX_TIME = 253_402_300_799;
 /** A Stripe timestamp (whole seconds since 1970, up to {@link LATEST_UNIX_TIME}) as a Date. */
 function unixTime(value: unknown, field: string): Date {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > LATEST_UNIX_TIME) {
-    throw new InvalidEventError(`The event's ${field} is not a Unix time between 1970 and 9999`);
+    throw new InvalidEventError(phrase("The event's {field} is not a Unix time between 1970 and 9999", { field }));
   }
   return new Date(value * 1000);
 }
@@ -186,12 +187,12 @@ export function stripeProvider(secrets: readonly string[]): PaymentProvider {
       try {
         json = JSON.parse(rawBody.toString('utf8'));
       } catch {
-        throw new InvalidEventError('The body is not JSON');
+        throw new InvalidEventError(msg('The body is not JSON'));
       }
-      if (!isObj(json) || !str(json.id) || !str(json.type)) throw new InvalidEventError('The body is not an event: it needs an id and a type');
+      if (!isObj(json) || !str(json.id) || !str(json.type)) throw new InvalidEventError(msg('The body is not an event: it needs an id and a type'));
       const id = String(json.id);
       const type = String(json.type);
-      if (id.length > 255 || type.length > 255) throw new InvalidEventError('Event id or type is too long');
+      if (id.length > 255 || type.length > 255) throw new InvalidEventError(msg('Event id or type is too long'));
       const object = isObj(json.data) && isObj(json.data.object) ? json.data.object : {};
       const created = typeof json.created === 'number' ? unixTime(json.created, 'created') : new Date();
       return { id, type, createdAt: created, effect: stripeEffect(type, object) };

@@ -7,9 +7,10 @@
  * update replaces or clears, and what a deleted item held, is deleted in that transaction (the
  * storage module's trigger queues its objects' deletion).
  */
+import { phrase } from '../i18n/messages.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DatabaseSchema } from '../db/schema.js';
-import { requestCoercion, type FieldError } from '../http/errors.js';
+import { requestCoercion, type FieldInput } from '../http/errors.js';
 import type { OrgRole } from '../http/routes.js';
 import { columnOf, isFileType, type FieldSpecs, type FileValue } from '../shared/resource-fields.js';
 import type { FileLinks } from '../storage/links.js';
@@ -82,7 +83,7 @@ export class ResourceFiles {
    * given one file at once are told apart (the column is unique too).
    */
   async check(trx: Executor, organizationId: string, input: Readonly<Record<string, unknown>>, itemId?: string): Promise<void> {
-    const errors: FieldError[] = [];
+    const errors: FieldInput[] = [];
     for (const name of this.names) {
       const id = input[name];
       if (typeof id !== 'string') continue;
@@ -97,7 +98,7 @@ export class ResourceFiles {
         .forUpdate()
         .executeTakeFirst();
       if (!file) {
-        errors.push({ path: `/${name}`, message: `is not a completed upload of purpose ${purpose} in this organization` });
+        errors.push({ path: `/${name}`, message: phrase('is not a completed upload of purpose {purpose} in this organization', { purpose }) });
         continue;
       }
       const { rows } = await sql`select 1 from ${sql.table(this.table)} where ${sql.ref(columnOf(name))} = ${id}

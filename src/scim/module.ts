@@ -12,9 +12,12 @@ import { SCIM_PREFIX, scimRoutes, scimTokenRoutes } from './routes.js';
 import { SCIM_SCHEMAS } from './schemas.js';
 import { ScimTokenService } from './tokens.js';
 import { ScimUserService } from './users.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { SCIM_MESSAGES } from './messages/index.js';
 
 export const scimModule = defineModule({
   name: 'scim',
+  declares: { [MESSAGES_KEY]: [SCIM_MESSAGES] },
   // SCIM_LIMIT_TOKEN: requests per token (a directory backs off on 429 with Retry-After)
   settings: (env) => ({ tokenLimit: rateLimit(env, 'SCIM_LIMIT_TOKEN', { count: 300, seconds: 60 }) }),
   start(ctx, settings) {

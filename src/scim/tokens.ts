@@ -3,6 +3,7 @@
  * owner, shown once, stored as a SHA-256 hash; the organization a directory's request acts on
  * follows from its token.
  */
+import { phrase, msg } from '../i18n/messages.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { appendAudit } from '../audit/log.js';
 import type { DB } from '../db/database.js';
@@ -32,13 +33,14 @@ export class ScimTokenService {
   async create(caller: DomainCaller, input: CreateScimToken): Promise<CreatedScimToken> {
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
     const row = await this.db.transaction().execute(async (trx) => {
-      await refusePersonal(trx, caller.organizationId, 'connect a directory to a shared organization');
+      await refusePersonal(trx, caller.organizationId, msg('A personal organization has only its owner: connect a directory to a shared organization'));
       const count = await trx
         .selectFrom('scim_token')
         .select((eb) => eb.fn.countAll<string>().as('n'))
         .where('organization_id', '=', caller.organizationId)
         .executeTakeFirstOrThrow();
-      if (Number(count.n) >= MAX_TOKENS) throw conflict(`An organization has at most ${MAX_TOKENS} SCIM tokens`, { type: 'too-many-tokens' });
+      if (Number(count.n) >= MAX_TOKENS)
+        throw conflict(phrase('An organization has at most {max} SCIM tokens', { max: MAX_TOKENS }), { type: 'too-many-tokens' });
       const inserted = await trx
         .insertInto('scim_token')
         .values({

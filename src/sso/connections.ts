@@ -3,6 +3,7 @@
  * from the identity provider's pasted metadata by an owner, read, deleted; our side's values
  * (entity id, ACS URL, metadata URL) for the owner to enter at the identity provider.
  */
+import { msg } from '../i18n/messages.js';
 import { appendAudit } from '../audit/log.js';
 import type { DB } from '../db/database.js';
 import type { SamlConnectionTable } from '../db/schema.js';
@@ -70,7 +71,7 @@ export class ConnectionService {
     }
     const orgId = caller.organizationId;
     const row = await this.db.transaction().execute(async (trx) => {
-      await refusePersonal(trx, orgId, 'connect single sign-on to a shared organization');
+      await refusePersonal(trx, orgId, msg('A personal organization has only its owner: connect single sign-on to a shared organization'));
       const before = await trx
         .selectFrom('saml_connection')
         .select(['idp_certificates', 'default_role', 'enforced', 'expiry_warned_at'])

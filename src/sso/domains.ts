@@ -4,6 +4,7 @@
  * A verified domain belongs to one organization: the partial unique index (migration 0018)
  * decides, so two organizations verifying at once cannot both win.
  */
+import { phrase, msg } from '../i18n/messages.js';
 import { randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { appendAudit, type RequestOrigin } from '../audit/log.js';
@@ -68,7 +69,8 @@ const toDomain = (row: DomainRow): OrgDomain => ({
 });
 
 const COLUMNS = ['id', 'domain', 'txt_value', 'verified_at', 'created_at'] as const;
-const takenElsewhere = (domain: string) => conflict(`${domain} is verified by another organization`, { type: 'domain-taken', field: 'domain' });
+const takenElsewhere = (domain: string) =>
+  conflict(phrase('{domain} is verified by another organization', { domain }), { type: 'domain-taken', field: 'domain' });
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
 export interface DomainCaller {
@@ -102,7 +104,7 @@ export class DomainService {
     try {
       return await this.db.transaction().execute(async (trx) => {
         // a verified domain would make its accounts members (SAML, SCIM): a personal organization has only its owner
-        await refusePersonal(trx, caller.organizationId, 'claim domains for a shared organization');
+        await refusePersonal(trx, caller.organizationId, msg('A personal organization has only its owner: claim domains for a shared organization'));
         const taken = await trx
           .selectFrom('org_domain')
           .select('organization_id')
@@ -115,7 +117,8 @@ export class DomainService {
           .select((eb) => eb.fn.countAll<string>().as('n'))
           .where('organization_id', '=', caller.organizationId)
           .executeTakeFirstOrThrow();
-        if (Number(count.n) >= MAX_DOMAINS) throw conflict(`An organization has at most ${MAX_DOMAINS} domains`, { type: 'too-many-domains' });
+        if (Number(count.n) >= MAX_DOMAINS)
+          throw conflict(phrase('An organization has at most {max} domains', { max: MAX_DOMAINS }), { type: 'too-many-domains' });
         const row = await trx
           .insertInto('org_domain')
           .values({
@@ -136,7 +139,8 @@ export class DomainService {
         return toDomain(row);
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw conflict(`${domain} is already a domain of this organization`, { type: 'domain-exists', field: 'domain' });
+      if (isUniqueViolation(err))
+        throw conflict(phrase('{domain} is already a domain of this organization', { domain }), { type: 'domain-exists', field: 'domain' });
       throw err;
     }
   }
@@ -175,7 +179,7 @@ export class DomainService {
     if (!row) throw notFound('No such domain in this organization');
     if (row.verified_at) return toDomain(row);
     // one claimed before the rule is never verified
-    await refusePersonal(this.db, caller.organizationId, 'claim domains for a shared organization');
+    await refusePersonal(this.db, caller.organizationId, msg('A personal organization has only its owner: claim domains for a shared organization'));
     const name = `${TXT_PREFIX}.${row.domain}`;
     const found = await this.resolveTxt(name);
     if (!found.some((value) => value.trim() === row.txt_value)) {
@@ -184,7 +188,7 @@ export class DomainService {
         'organization-id': caller.organizationId,
         records: found.length,
       });
-      throw conflict(`No TXT record ${name} holds the verification value yet (DNS changes can take a while to show)`, {
+      throw conflict(phrase('No TXT record {name} holds the verification value yet (DNS changes can take a while to show)', { name }), {
         type: 'domain-not-verified',
         'txt-name': name,
         'txt-value': row.txt_value,

@@ -18,12 +18,15 @@ import { ssoAdminRoutes, ssoSignOnRoutes } from './routes.js';
 import { SSO_SCHEMAS } from './schemas.js';
 import { ssoSettings } from './settings.js';
 import { SignOnService } from './signon.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { SSO_MESSAGES } from './messages/index.js';
 
 export { domainOf } from './domains.js';
 
 export const ssoModule = defineModule({
   name: 'sso',
   declares: {
+    [MESSAGES_KEY]: [SSO_MESSAGES],
     [NOTIFICATION_KINDS_KEY]: [
       { kind: 'sso-certificate-expiring', category: 'security', description: "the organization's SAML certificate expires within 30 days (owners)" },
     ],

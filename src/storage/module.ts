@@ -5,6 +5,7 @@
  * declares the avatar and the organization logo, plugs their links into the account's and the
  * organizations' shapes, and deletes the store's objects of every file row that goes, by a durable job.
  */
+import { MESSAGES_KEY, phrase } from '../i18n/messages.js';
 import { sql } from 'kysely';
 import { accountModule } from '../account/module.js';
 import { STORAGE_BYTES_METER } from '../billing/catalogue.js';
@@ -28,10 +29,12 @@ import { STORAGE_SCHEMAS } from './schemas.js';
 import { FileService, type StorageQuota } from './service.js';
 import { storageSettings } from './settings.js';
 import { StorageTokens } from './tokens.js';
+import { STORAGE_MESSAGES } from './messages/index.js';
+import { RESOURCES_MESSAGES } from '../resources/messages/index.js';
 
 export const storageModule = defineModule({
   name: 'storage',
-  declares: { [STORAGE_PURPOSES_KEY]: [AVATAR_PURPOSE, LOGO_PURPOSE] },
+  declares: { [STORAGE_PURPOSES_KEY]: [AVATAR_PURPOSE, LOGO_PURPOSE], [MESSAGES_KEY]: [STORAGE_MESSAGES, RESOURCES_MESSAGES] },
   settings: (env) => storageSettings(env),
   async start(ctx, settings) {
     const { config, db } = ctx;
@@ -69,7 +72,7 @@ export const storageModule = defineModule({
       if (used + adding > hard)
         throw new HttpError(402, {
           type: 'usage-limit',
-          message: `The organization's files would hold more than its plan's ${hard} bytes (${used} used)`,
+          message: phrase("The organization's files would hold more than its plan's {hard} bytes ({used} used)", { hard, used }),
           meter: STORAGE_BYTES_METER.id,
           limit: hard,
           used,

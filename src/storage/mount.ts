@@ -8,6 +8,7 @@
  *   `sandbox` CSP; S3's, a 302 to a presigned GET (5 minutes).
  * Errors are the API's JSON shape; the store away is 503 with Retry-After.
  */
+import { phrase, english } from '../i18n/messages.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import type { DB } from '../db/database.js';
@@ -72,14 +73,14 @@ export class StorageMount {
     const declared = Number(req.headers['content-length']);
     if (declared > token.max) {
       req.resume();
-      return this.json(res, 413, { type: 'payload-too-large', message: `The upload holds at most ${token.max} bytes` });
+      return this.json(res, 413, { type: 'payload-too-large', message: english(phrase('The upload holds at most {max} bytes', { max: token.max })) });
     }
     try {
       await driver.receive(token.key, req, token.max);
     } catch (err) {
       if (err instanceof UploadTooLarge) {
         req.resume();
-        return this.json(res, 413, { type: 'payload-too-large', message: `The upload holds at most ${token.max} bytes` });
+        return this.json(res, 413, { type: 'payload-too-large', message: english(phrase('The upload holds at most {max} bytes', { max: token.max })) });
       }
       throw err;
     }

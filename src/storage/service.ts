@@ -18,7 +18,8 @@ import { randomUUID } from 'node:crypto';
 import { fileTypeFromBuffer } from 'file-type';
 import { appendAudit, type ClientOrigin } from '../audit/log.js';
 import type { DB } from '../db/database.js';
-import { forbidden, HttpError, notFound } from '../http/errors.js';
+import { forbidden, HttpError, notFound, type Words } from '../http/errors.js';
+import { english, msg, phrase } from '../i18n/messages.js';
 import { hasRole, type MembershipResolver } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import { type StorageDriver, StoreUnavailable } from './driver.js';
@@ -30,9 +31,16 @@ import type { StorageSettings } from './settings.js';
 /** bytes `file-type` reads to know a type */
 const SNIFF_BYTES = 4100;
 
-/** 400 `file-rejected` with the reason. */
-export const fileRejected = (reason: string, extra: Record<string, unknown> = {}) =>
-  new HttpError(400, { type: 'file-rejected', message: `The file cannot be kept: ${reason}`, reason, ...extra });
+const REJECTED = 'The file cannot be kept: ';
+
+/**
+ * 400 `file-rejected`: `message` is the whole message, "The file cannot be kept: <the reason>" (so that
+ * each reason is one message to translate); the body's `reason` is its English reason.
+ */
+export const fileRejected = (message: Words, extra: Record<string, unknown> = {}) => {
+  const text = english(message);
+  return new HttpError(400, { type: 'file-rejected', message, reason: text.startsWith(REJECTED) ? text.slice(REJECTED.length) : text, ...extra });
+};
 
 /** An organization's storage limit, in the transaction that adds the file: resolves, or throws 402 `usage-limit`. */
 export type StorageQuota = (trx: DB, organizationId: string, adding: number) => Promise<void>;
@@ -78,17 +86,19 @@ export class FileService {
 
   private purpose(id: string): FilePurpose {
     const purpose = this.deps.purposes().get(id);
-    if (!purpose) throw fileRejected(`there is no purpose ${id}`, { purpose: id });
+    if (!purpose) throw fileRejected(phrase('The file cannot be kept: there is no purpose {purpose}', { purpose: id }), { purpose: id });
     return purpose;
   }
 
   /** The organization the caller may put a file of `purpose` in, or none for the account's own. */
   private async ownerOf(purpose: FilePurpose, caller: Caller, organizationId: string | undefined): Promise<string | null> {
     if (purpose.owner === 'account') return null;
-    if (!organizationId) throw fileRejected(`a ${purpose.id} file belongs to an organization: name its organization-id`);
+    if (!organizationId)
+      throw fileRejected(phrase('The file cannot be kept: a {purpose} file belongs to an organization: name its organization-id', { purpose: purpose.id }));
     const membership = await this.deps.memberships(organizationId, caller.accountId);
     if (!membership) throw notFound('No such organization', { id: organizationId });
-    if (purpose.role && !hasRole(membership.role, purpose.role)) throw forbidden(`A ${purpose.id} file needs the ${purpose.role} role`);
+    if (purpose.role && !hasRole(membership.role, purpose.role))
+      throw forbidden(phrase('A {purpose} file needs the {role} role', { purpose: purpose.id, role: purpose.role }));
     return organizationId;
   }
 
@@ -99,9 +109,11 @@ export class FileService {
   async createUpload(caller: Caller, input: CreateUpload): Promise<Upload> {
     const purpose = this.purpose(input.purpose);
     const type = input['content-type'].toLowerCase();
-    if (purpose.kind === 'image' && !IMAGE_TYPES.includes(type)) throw fileRejected(`a ${purpose.id} is a PNG, JPEG or WebP image, not ${type}`);
+    if (purpose.kind === 'image' && !IMAGE_TYPES.includes(type))
+      throw fileRejected(phrase('The file cannot be kept: a {purpose} is a PNG, JPEG or WebP image, not {type}', { purpose: purpose.id, type }));
     const limit = this.limitOf(purpose);
-    if (input.size > limit) throw fileRejected(`a ${purpose.id} file holds at most ${limit} bytes`, { limit });
+    if (input.size > limit)
+      throw fileRejected(phrase('The file cannot be kept: a {purpose} file holds at most {limit} bytes', { purpose: purpose.id, limit }), { limit });
     const organizationId = await this.ownerOf(purpose, caller, input['organization-id']);
     const id = randomUUID();
     const key = `files/${id}`;
@@ -143,28 +155,36 @@ export class FileService {
   }
 
   /** Refuses the upload: its row (and, by the trigger, its object) goes. */
-  private async reject(id: string, reason: string): Promise<never> {
+  private async reject(id: string, message: Words): Promise<never> {
     await this.deps.db.deleteFrom('stored_file').where('id', '=', id).execute();
     this.deps.deletionsQueued();
-    throw fileRejected(reason);
+    throw fileRejected(message);
   }
 
   async complete(caller: Caller, uploadId: string): Promise<StoredFile> {
     const row = await this.pending(caller, uploadId);
     const purpose = this.purpose(row.purpose);
     const size = await store(() => this.deps.driver.size(row.key));
-    if (size === undefined) throw fileRejected('nothing was uploaded yet: send the bytes to the upload’s url first');
+    if (size === undefined) throw fileRejected(msg('The file cannot be kept: nothing was uploaded yet: send the bytes to the upload’s url first'));
     const declared = Number(row.size);
-    if (size > declared) return this.reject(row.id, `it holds ${size} bytes, more than the ${declared} declared`);
+    if (size > declared)
+      return this.reject(row.id, phrase('The file cannot be kept: it holds {size} bytes, more than the {declared} declared', { size, declared }));
     const sniffed = await fileTypeFromBuffer(await store(() => this.deps.driver.head(row.key, SNIFF_BYTES)));
     const actual = sniffed?.mime;
     // a type file-type knows must be the declared one; one it cannot tell (text, CSV) is taken as declared only for a file, never an image
     if (purpose.kind === 'image' ? actual !== row.content_type : actual !== undefined && actual !== row.content_type)
-      return this.reject(row.id, `its bytes are ${actual ?? 'not a known type'}, not the ${row.content_type} declared`);
+      return this.reject(
+        row.id,
+        phrase('The file cannot be kept: its bytes are {known, select, yes {{actual}} other {not a known type}}, not the {declared} declared', {
+          known: actual ? 'yes' : 'no',
+          actual: actual ?? '',
+          declared: row.content_type,
+        }),
+      );
     if (actual === undefined && /^(text\/html|image\/svg|application\/xhtml)/.test(row.content_type))
-      return this.reject(row.id, `${row.content_type} is never kept`);
+      return this.reject(row.id, phrase('The file cannot be kept: {type} is never kept', { type: row.content_type }));
     const renditions = purpose.kind === 'image' ? await this.renditions(row.key) : [];
-    if (renditions === undefined) return this.reject(row.id, 'the image cannot be read');
+    if (renditions === undefined) return this.reject(row.id, msg('The file cannot be kept: the image cannot be read'));
     const { file, replaced } = await this.deps.db.transaction().execute(async (trx) => {
       const done = await trx
         .updateTable('stored_file')

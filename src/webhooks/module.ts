@@ -19,6 +19,8 @@ import { WebhookSender } from './sender.js';
 import { WebhookService } from './service.js';
 import { webhookSettings } from './settings.js';
 import { WebhookWorker, type AttemptOutcome } from './worker.js';
+import { MESSAGES_KEY } from '../i18n/messages.js';
+import { WEBHOOKS_MESSAGES } from './messages/index.js';
 
 export { emitWebhookEvent } from './outbox.js';
 export { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENT_TYPES_KEY, type DeclaredWebhookEventType, type WebhookEventType } from './event-types.js';
@@ -26,6 +28,7 @@ export { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENT_TYPES_KEY, type DeclaredWebhookEvent
 export const webhooksModule = defineModule({
   name: 'webhooks',
   declares: {
+    [MESSAGES_KEY]: [WEBHOOKS_MESSAGES],
     [NOTIFICATION_KINDS_KEY]: [
       { kind: 'webhook-disabled', category: 'developers', description: 'a failing webhook endpoint was disabled (owners and admins)' },
     ],

@@ -4,6 +4,7 @@
  * only by admins. The routes' one service: the URL rules are endpoint-url.ts's, the delivery log
  * and the manual sends (a test event, a retry) deliveries.ts's.
  */
+import { phrase } from '../i18n/messages.js';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { appendAudit, type RequestOrigin } from '../audit/log.js';
@@ -80,7 +81,8 @@ export class WebhookService {
         .select((eb) => eb.fn.countAll<string>().as('n'))
         .where('organization_id', '=', organizationId)
         .executeTakeFirstOrThrow();
-      if (Number(n) >= MAX_ENDPOINTS) throw conflict(`An organization has at most ${MAX_ENDPOINTS} webhook endpoints`, { reason: 'too-many-webhooks' });
+      if (Number(n) >= MAX_ENDPOINTS)
+        throw conflict(phrase('An organization has at most {max} webhook endpoints', { max: MAX_ENDPOINTS }), { reason: 'too-many-webhooks' });
       const inserted = await trx
         .insertInto('webhook_endpoint')
         .values({
