@@ -55,7 +55,9 @@ const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 export function securityNotices(notifications: Pick<NotificationService, 'notify'>, product: string): SecurityNotices {
   return async (trx, accountId, event, origin, detail) => {
-    const words = SECURITY_EVENT_WORDS[event](detail, product);
+    // the in-app words are in English: only the account's id is at hand here (the email, rendered
+    // by the outbox, is in the account's own language)
+    const words = SECURITY_EVENT_WORDS[event](detail, product, 'en');
     const browser = describeBrowser(origin.userAgent);
     await notifications.notify(trx, {
       kind: 'security-notice',

@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/schema.js';
 import type { LogBackend } from '../logging/logger.js';
+import type { Locale } from '../shared/locales.js';
 import type { MailDeliveryOutcome } from '../observability/events.js';
 import { Outbox, type MailboxMessage, type MailExecutor, type MailMessage } from './outbox.js';
 import type { MailKind } from './kinds.js';
@@ -26,7 +27,8 @@ export interface Mailbox {
 
 export interface Mail {
   /**
-   * Renders `message` from its template and writes it to the outbox through `executor`, the
+   * Renders `message` from its template, in its recipient's language (the account's locale,
+   * else `message.locale`, else DEFAULT_LOCALE), and writes it to the outbox through `executor`, the
    * transaction of the change that causes it (or the database, for a message on its own). It
    * is delivered if and only if that transaction commits. Resolves to the message id.
    *
@@ -46,6 +48,8 @@ export interface Mail {
 export interface MailOptions {
   /** told how each delivery attempt ended (metrics) */
   onDelivery?: (outcome: MailDeliveryOutcome) => void;
+  /** DEFAULT_LOCALE: the language of a recipient with none of their own (`en` when not given) */
+  defaultLocale?: Locale;
 }
 
 export async function createMail(
@@ -57,7 +61,7 @@ export async function createMail(
 ): Promise<Mail> {
   // nodemailer is loaded only when there is an SMTP server to send to
   const transport = settings.url ? (await import('./smtp-transport.js')).smtpTransport({ url: settings.url }) : mailboxTransport();
-  const outbox = new Outbox(db, settings.from, { appUrl, product: displayNameOf(settings.from) ?? 'SaaS' });
+  const outbox = new Outbox(db, settings.from, { appUrl, product: displayNameOf(settings.from) ?? 'SaaS' }, options.defaultLocale);
   const worker = new MailWorker({
     outbox,
     transport,

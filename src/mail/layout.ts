@@ -1,3 +1,7 @@
+import { msg, phrase } from '../i18n/messages.js';
+import { type Locale, textDirection } from '../shared/locales.js';
+import { mailWords } from './words.js';
+
 /**
  * The building blocks every message template shares: escaping, the HTML frame (inline styles
  * only: mail clients drop <style> blocks and external sheets), a button, and the matching
@@ -35,9 +39,10 @@ export function paragraph(text: string | Html): Html {
 }
 
 /** A call-to-action link styled as a button, with the address written out below for clients that hide buttons. */
-export function button(label: string, href: string): Html {
+export function button(label: string, href: string, locale: Locale = 'en'): Html {
+  const hint = mailWords(locale).t(msg('If the button does not work, copy this address into your browser:'));
   return html`<p style="margin:24px 0"><a href="${href}" style="display:inline-block;padding:12px 20px;border-radius:6px;background:#2563eb;color:#ffffff;font-weight:600;text-decoration:none">${label}</a></p>
-<p style="margin:0 0 16px;font-size:13px;line-height:1.5;color:#52606d">If the button does not work, copy this address into your browser:<br><a href="${href}" style="color:#2563eb;word-break:break-all">${href}</a></p>`;
+<p style="margin:0 0 16px;font-size:13px;line-height:1.5;color:#52606d">${hint}<br><a href="${href}" style="color:#2563eb;word-break:break-all">${href}</a></p>`;
 }
 
 export interface Frame {
@@ -46,12 +51,15 @@ export interface Frame {
   /** one short line shown before the message in inbox previews */
   preheader: string;
   body: Html[];
+  /** the recipient's: the document's `lang` and `dir`, and the footer's words */
+  locale?: Locale;
 }
 
 /** The whole HTML document of a message. */
-export function frame({ product, preheader, body }: Frame): string {
+export function frame({ product, preheader, body, locale = 'en' }: Frame): string {
+  const footer = mailWords(locale).t(phrase('This message was sent by {product} because of an action on your account.', { product }));
   return html`<!doctype html>
-<html lang="en">
+<html lang="${locale}" dir="${textDirection(locale)}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${product}</title></head>
 <body style="margin:0;padding:0;background:#f5f7fa;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif">
 <div style="display:none;max-height:0;overflow:hidden">${preheader}</div>
@@ -60,7 +68,7 @@ export function frame({ product, preheader, body }: Frame): string {
 <p style="margin:0 0 24px;font-size:18px;font-weight:700;color:#1f2933">${product}</p>
 ${body}
 </td></tr></table>
-<p style="margin:16px 0 0;font-size:12px;color:#7b8794">This message was sent by ${product} because of an action on your account.</p>
+<p style="margin:16px 0 0;font-size:12px;color:#7b8794">${footer}</p>
 </td></tr></table>
 </body>
 </html>

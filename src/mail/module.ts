@@ -3,13 +3,13 @@
  * that delivers it, and in dev the mailbox pages.
  */
 import { sql } from 'kysely';
+import { MESSAGES_KEY } from '../i18n/messages.js';
 import { defineModule } from '../runtime/module.js';
 import { createMail, type Mail } from './index.js';
+import { MAIL_MESSAGES } from './messages/index.js';
 import { mailboxHosts, mailboxRoutes } from './routes.js';
 import { mailSettings } from './settings.js';
 import { displayNameOf } from './transport.js';
-import { MESSAGES_KEY } from '../i18n/messages.js';
-import { MAIL_MESSAGES } from './messages/index.js';
 
 export type { Mail, MailExecutor, MailMessage } from './index.js';
 
@@ -21,11 +21,15 @@ export interface MailServices {
 
 export const mailModule = defineModule({
   name: 'mail',
-  declares: { [MESSAGES_KEY]: [MAIL_MESSAGES] },
   settings: (env, config) => mailSettings(env, config.env === 'prod'),
+  // the emails' words (templates.ts through words.ts) and the mail routes' error messages
+  declares: { [MESSAGES_KEY]: [MAIL_MESSAGES] },
   async start(ctx, settings) {
     const { config, metrics } = ctx;
-    const mail = await createMail(settings, config.appUrl, ctx.db, ctx.logs, { onDelivery: metrics && ((outcome) => metrics.mailDelivery(outcome)) });
+    const mail = await createMail(settings, config.appUrl, ctx.db, ctx.logs, {
+      onDelivery: metrics && ((outcome) => metrics.mailDelivery(outcome)),
+      defaultLocale: config.defaultLocale,
+    });
     mail.worker.start();
     // the partial index on pending rows answers it
     metrics?.gauge('saas_mail_outbox_pending', 'Messages waiting in the outbox to be sent (read at scrape time)', async () => {

@@ -9,6 +9,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DatabaseSchema, MailStatus } from '../db/schema.js';
 import { exponentialDelayMs } from '../runtime/jobs.js';
 import type { MailKind, MailTemplates } from './kinds.js';
+import { isLocale, type Locale } from '../shared/locales.js';
 import { renderMail, type TemplateContext } from './templates.js';
 
 /** A Kysely transaction (the usual case) or the database itself, for a message on its own. */
@@ -22,6 +23,11 @@ export type MailMessage = {
     data: MailTemplates[K];
     /** headers of the message beyond the transport's own (List-Unsubscribe: src/notifications/) */
     headers?: Record<string, string>;
+    /**
+     * the language for a recipient without an account of their own (an invitation: the
+     * inviter's); an account's own locale comes first, DEFAULT_LOCALE when neither is set
+     */
+    locale?: Locale | null;
   };
 }[MailKind];
 
@@ -86,10 +92,24 @@ export class Outbox {
     private readonly db: Kysely<DatabaseSchema>,
     private readonly from: string,
     private readonly templates: TemplateContext,
+    /** DEFAULT_LOCALE: the language of a recipient with none of their own */
+    private readonly defaultLocale: Locale = 'en',
   ) {}
 
   /**
-   * Renders `message` and inserts it through `executor`: pass the transaction of the change
+   * The recipient's language (docs/email.md, "Languages"), read through `executor`: the locale of
+   * the account with the address `to`, else the message's `locale`, else DEFAULT_LOCALE. Never
+   * the language of the request that caused the message: its sender may be someone else.
+   */
+  async recipientLocale(executor: MailExecutor, to: string, fallback?: Locale | null): Promise<Locale> {
+    // addresses are stored lower-cased (normalizeEmail), so the unique index answers
+    const account = await executor.selectFrom('account').select('locale').where('email', '=', to.toLowerCase()).executeTakeFirst();
+    if (isLocale(account?.locale)) return account.locale;
+    return isLocale(fallback) ? fallback : this.defaultLocale;
+  }
+
+  /**
+   * Renders `message` in its recipient's language and inserts it through `executor`: pass the transaction of the change
    * that causes the message, and it is sent if and only if that transaction commits.
    * Returns the message id. Throws a TypeError for a `to` that is not one plain address.
    */
@@ -97,7 +117,8 @@ export class Outbox {
     if (typeof message.to !== 'string' || message.to.length > 254 || !ADDRESS.test(message.to)) {
       throw new TypeError(`mail ${message.kind}: "to" must be one plain email address`);
     }
-    const rendered = renderMail(message.kind, message.data as never, this.templates);
+    const locale = await this.recipientLocale(executor, message.to, message.locale);
+    const rendered = renderMail(message.kind, message.data as never, this.templates, locale);
     for (const [name, value] of Object.entries(message.headers ?? {}))
       if (!SETTABLE_HEADER.test(name) || /[\r\n]/.test(value)) throw new TypeError(`mail ${message.kind}: the header ${name} may not be set so`);
     const row = await executor

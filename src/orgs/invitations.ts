@@ -15,6 +15,7 @@ import { hasRole, type AuthUser, type Membership } from '../http/routes.js';
 import type { Logger } from '../logging/logger.js';
 import { LINK_LIFETIME_SECONDS, type Mail } from '../mail/index.js';
 import type { NotificationService } from '../notifications/service.js';
+import { isLocale } from '../shared/locales.js';
 import { emitWebhookEvent } from '../webhooks/outbox.js';
 import { ORGANIZATION_COLUMNS, roleNeededToInvite, toOrganization } from './data.js';
 import type { OrganizationShaping } from './organization-shaping.js';
@@ -81,7 +82,13 @@ export class InvitationService {
         const context = await trx
           .selectFrom('organization')
           .innerJoin('account', (j) => j.on('account.id', '=', caller.accountId))
-          .select(['organization.name as organization', 'organization.personal', 'account.name as inviterName', 'account.email as inviterEmail'])
+          .select([
+            'organization.name as organization',
+            'organization.personal',
+            'account.name as inviterName',
+            'account.email as inviterEmail',
+            'account.locale as inviterLocale',
+          ])
           .where('organization.id', '=', caller.organizationId)
           .executeTakeFirst();
         if (!context) throw notFound('No such organization');
@@ -118,6 +125,8 @@ export class InvitationService {
           kind: 'invitation',
           to: email,
           data: { inviter: context.inviterName ?? context.inviterEmail, organization: context.organization, role, token },
+          // an address without an account reads it in the inviter's language (docs/email.md, "Languages")
+          locale: isLocale(context.inviterLocale) ? context.inviterLocale : null,
         });
         // an account with that address sees it in the app too; the email above (with its link) is always sent
         const invitee = await trx.selectFrom('account').select('id').where('email', '=', email).executeTakeFirst();
