@@ -317,7 +317,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): Reque
 
 /** The answer's words in the request's locale: a refused input's reasons made again from Ajv's errors, anything else translated. */
 function inReadersLanguage(request: FastifyRequest, err: unknown, answer: ErrorResponse, language: ErrorLanguage | undefined): ErrorResponse {
-  if (!language || answer.status >= 500) return answer;
+  if (!language) return answer;
   const locale = localeOf(request, language.defaultLocale);
   if (locale === 'en') return answer;
   const fe = err as { validation?: ErrorObject[]; validationContext?: string };
