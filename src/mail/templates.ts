@@ -362,7 +362,7 @@ export const TEMPLATES: Templates = {
         {
           text: w.t(
             phrase(
-              '{inviter} invited you to join the organization {organization} on {product} as {role, select, owner {a owner} admin {an admin} other {a member}}.',
+              '{inviter} invited you to join the organization {organization} on {product} as {role, select, owner {an owner} admin {an admin} other {a member}}.',
               {
                 ...names,
                 role: d.role,
