@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import tailwindcss from '@tailwindcss/vite';
 import { defineConfig } from 'vite';
+import { clientWords } from './scripts/i18n/vite-plugin.js';
 
 // The browser client: sources in src/client, built into public/ which the server serves;
 // src/client/public (favicon, robots.txt) is copied as it is. Tailwind CSS 4 through its Vite
@@ -8,7 +9,7 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   root: fileURLToPath(new URL('./src/client', import.meta.url)),
   publicDir: fileURLToPath(new URL('./src/client/public', import.meta.url)),
-  plugins: [tailwindcss()],
+  plugins: [tailwindcss(), clientWords(fileURLToPath(new URL('.', import.meta.url)))],
   // JSX/TSX through Vite's own transform (Oxc), with Preact's automatic runtime: no plugin needed
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {

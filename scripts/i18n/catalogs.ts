@@ -1,13 +1,15 @@
 /**
- * The server's catalogs against its code (docs/i18n.md): for each feature, the ids its code
- * uses (server-messages.ts) and what each of its catalogs (`src/<feature>/messages/<locale>.json`)
- * holds. Read by the catalog check in `npm test` and by `npm run i18n:status`.
+ * The catalogs against the code (docs/i18n.md): for each feature, the ids its code uses
+ * (server-messages.ts, client-messages.ts) and what each of its catalogs holds: the server's in
+ * `src/<feature>/messages/<locale>.json`, the client's in `src/client/<feature>/messages/<locale>.json`.
+ * Read by the catalog check in `npm test`, by `npm run i18n:status` and by the client's build.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, type Token } from '@messageformat/parser';
 import { LOCALES, type Locale } from '../../src/shared/locales.js';
-import { serverMessages } from './server-messages.js';
+import { clientMessages } from './client-messages.js';
+import { serverMessages, type MessageUse } from './server-messages.js';
 
 export const TRANSLATED_LOCALES = LOCALES.filter((l): l is Exclude<Locale, 'en'> => l !== 'en');
 
@@ -53,17 +55,20 @@ const sameArguments = (id: string, message: string) => {
   }
 };
 
-export function catalogReports(root: string): FeatureReport[] {
-  const { uses, problems } = serverMessages(root);
-  const features = new Set([...uses.map((u) => u.feature), ...readdirSync(join(root, 'src')).filter((f) => existsSync(join(root, 'src', f, 'messages')))]);
+/** A catalog file's messages (none when it does not exist). */
+export function readCatalog(file: string): Record<string, string> {
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+}
+
+function reportsOf(base: string, uses: MessageUse[], problemsOf: (feature: string) => string[]): FeatureReport[] {
+  const features = new Set([...uses.map((u) => u.feature), ...readdirSync(base).filter((f) => f !== 'client' && existsSync(join(base, f, 'messages')))]);
   return [...features].sort().map((feature) => {
     const used = [...new Set(uses.filter((u) => u.feature === feature).map((u) => u.id))].sort();
-    const dir = join(root, 'src', feature, 'messages');
+    const dir = join(base, feature, 'messages');
     const hasCatalogs = existsSync(dir);
     const locales = Object.fromEntries(
       TRANSLATED_LOCALES.map((locale) => {
-        const file = join(dir, `${locale}.json`);
-        const catalog: Record<string, string> = hasCatalogs && existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+        const catalog = hasCatalogs ? readCatalog(join(dir, `${locale}.json`)) : {};
         const ids = Object.keys(catalog);
         return [
           locale,
@@ -76,6 +81,18 @@ export function catalogReports(root: string): FeatureReport[] {
         ];
       }),
     ) as FeatureReport['locales'];
-    return { feature, used, hasCatalogs, locales, problems: problems.filter((p) => p.startsWith(`src/${feature}/`) || p.startsWith(`src/${feature}.ts`)) };
+    return { feature, used, hasCatalogs, locales, problems: problemsOf(feature) };
   });
+}
+
+/** The server's features. */
+export function catalogReports(root: string): FeatureReport[] {
+  const { uses, problems } = serverMessages(root);
+  return reportsOf(join(root, 'src'), uses, (feature) => problems.filter((p) => p.startsWith(`src/${feature}/`) || p.startsWith(`src/${feature}.ts`)));
+}
+
+/** The browser client's features (folders of src/client; the files beside app.ts are the shell's). */
+export function clientCatalogReports(root: string): FeatureReport[] {
+  const { uses, problems } = clientMessages(root);
+  return reportsOf(join(root, 'src/client'), uses, (feature) => problems.filter((p) => p.feature === feature).map((p) => p.text));
 }

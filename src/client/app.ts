@@ -10,6 +10,7 @@ import { assistants } from './assistants/feature.js';
 import { audit } from './audit/feature.js';
 import { billing } from './billing/feature.js';
 import type { EventCore } from './core.js';
+import { languages } from './languages/feature.js';
 import { notifications } from './notifications/feature.js';
 import { oauth } from './oauth/feature.js';
 import { oidc } from './oidc/feature.js';
@@ -24,7 +25,23 @@ import { webhooks } from './webhooks/feature.js';
 
 export type { Account, AppState, Route } from './shell/state.js';
 
-export const FEATURES: readonly Feature[] = [site, account, orgs, apiKeys, webhooks, audit, billing, usage, oidc, sso, admin, oauth, assistants, notifications];
+export const FEATURES: readonly Feature[] = [
+  site,
+  account,
+  orgs,
+  apiKeys,
+  webhooks,
+  audit,
+  billing,
+  usage,
+  oidc,
+  sso,
+  admin,
+  oauth,
+  assistants,
+  notifications,
+  languages,
+];
 
 /** the route of a path no feature knows: the site's 404 page */
 const FALLBACK = 'not-found';

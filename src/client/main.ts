@@ -1,6 +1,5 @@
 /** Browser entry: one core, the shell's and the features' events on it, the browser's effects, the Preact root, history routing. */
 import { h, render } from 'preact';
-import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
 import { FEATURES, registerApp, registerFeatures, router, SHELL } from './app.js';
 import { EventCore } from './core.js';
 import { hasSessionHint } from './shell/events.js';
@@ -9,8 +8,15 @@ import { PRODUCT_NAME_FIELD, PRODUCT_PITCH_FIELD, type AppState } from './shell/
 import { applyStoredTheme } from './shell/theme.js';
 import { Root } from './shell/view.js';
 import './style.css';
+import { isLocale, LOCALE_COOKIE, lookupLocale, PAGE_LOCALE_FIELD, textDirection } from '../shared/locales.js';
+import { loadLocale } from './i18n/load.js';
 
 applyStoredTheme();
+// the words of the page's language before the first render (the server negotiated it: the
+// cookie, Accept-Language, its default)
+const pageLocale = (document.getElementById(PAGE_LOCALE_FIELD) as HTMLInputElement | null)?.value;
+const locale = isLocale(pageLocale) ? pageLocale : (lookupLocale(navigator.languages) ?? 'en');
+await loadLocale(locale, textDirection(locale));
 const root = document.getElementById('app')!;
 const field = (id: string) => (document.getElementById(id) as HTMLInputElement | null)?.value;
 const core = new EventCore<AppState>({
@@ -18,6 +24,7 @@ const core = new EventCore<AppState>({
   toasts: [],
   busy: false,
   ready: false,
+  locale,
   // the server writes the product's name and pitch into the page (PRODUCT_NAME, PRODUCT_PITCH)
   product: { name: field(PRODUCT_NAME_FIELD) || 'SaaS', pitch: field(PRODUCT_PITCH_FIELD) ?? '' },
 });
@@ -62,10 +69,25 @@ const io: BrowserIo = {
     },
   },
   copy: (text) => navigator.clipboard.writeText(text),
+  loadLocale: (l) => loadLocale(l, textDirection(l)),
+  rememberLocale: (l) => {
+    const secure = location.protocol === 'https:' ? '; secure' : '';
+    // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is not in every browser the app supports
+    document.cookie = l
+      ? `${LOCALE_COOKIE}=${l}; path=/; max-age=31536000; samesite=lax${secure}`
+      : `${LOCALE_COOKIE}=; path=/; max-age=0; samesite=lax${secure}`;
+  },
   pageField: field,
+  // the WebAuthn library is fetched the first time a passkey is used (most page loads use none)
   webauthn: {
-    register: (options) => startRegistration({ optionsJSON: options as Parameters<typeof startRegistration>[0]['optionsJSON'] }),
-    authenticate: (options) => startAuthentication({ optionsJSON: options as Parameters<typeof startAuthentication>[0]['optionsJSON'] }),
+    register: async (options) => {
+      const { startRegistration } = await import('@simplewebauthn/browser');
+      return startRegistration({ optionsJSON: options as Parameters<typeof startRegistration>[0]['optionsJSON'] });
+    },
+    authenticate: async (options) => {
+      const { startAuthentication } = await import('@simplewebauthn/browser');
+      return startAuthentication({ optionsJSON: options as Parameters<typeof startAuthentication>[0]['optionsJSON'] });
+    },
   },
 };
 

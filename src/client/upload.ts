@@ -7,6 +7,7 @@
  * with it: the URL is signed, and the bucket is another origin.
  */
 import type { EventCore, EventVector } from './core.js';
+import { t } from './i18n/words.js';
 
 /** Where and how the bytes go: the server's answer to `POST /api/uploads`. */
 export interface UploadTarget {
@@ -72,7 +73,7 @@ export function installUploads<S>(core: EventCore<S>, send: UploadSender = xhrSe
 
 /** What a store's refusal says: the disk driver's JSON `message`, S3's XML `<Message>`, or its status. */
 export function refusalOf(answer: SentAnswer): string {
-  if (answer.status === 0) return 'The file could not be sent: the connection failed. Try again.';
+  if (answer.status === 0) return t('The file could not be sent: the connection failed. Try again.');
   try {
     const message = (JSON.parse(answer.text) as { message?: unknown }).message;
     if (typeof message === 'string' && message) return message;
@@ -80,5 +81,5 @@ export function refusalOf(answer: SentAnswer): string {
     /* not JSON: S3 answers XML */
   }
   const xml = /<Message>([^<]{1,300})<\/Message>/.exec(answer.text)?.[1];
-  return xml ? `The store refused the file: ${xml}` : `The store refused the file (HTTP ${answer.status}).`;
+  return xml ? t('The store refused the file: {reason}', { reason: xml }) : t('The store refused the file (HTTP {status}).', { status: answer.status });
 }

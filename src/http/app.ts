@@ -267,6 +267,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     secureCookies: config.secureCookies,
     pageFields: deps.pageFields,
     watch: config.env === 'dev',
+    localeOf: (request) => localeOf(request, language.defaultLocale),
   });
 
   // synchronous for the unmatched answer (an async handler costs a promise per 404); the page's

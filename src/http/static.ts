@@ -16,6 +16,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { extname, join, posix, relative, resolve, sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PAGE_LOCALE_FIELD, textDirection, type Locale } from '../shared/locales.js';
 import { ensureSession, type CsrfService } from './csrf.js';
 import { callNotFound } from './route-data.js';
 
@@ -55,6 +56,15 @@ export interface StaticOptions {
   pageFields?: Record<string, string>;
   /** take the listing and the page again when the directory changes (dev) */
   watch?: boolean;
+  /** the page's language for a request (cookie, Accept-Language, the default): its `lang`, `dir` and the client's first words */
+  localeOf?: (request: FastifyRequest) => Locale;
+}
+
+/** The page in `locale`: `<html lang dir>` and the field the client reads. */
+function inLocale(html: string, locale: Locale): string {
+  return html
+    .replace(/<html[^>]*>/i, `<html lang="${locale}" dir="${textDirection(locale)}">`)
+    .replace(/<body([^>]*)>/i, `<body$1>\n<input type="hidden" id="${PAGE_LOCALE_FIELD}" value="${locale}">`);
 }
 
 /** Every file under `root` (dotfiles included, as @fastify/static served them), as URL paths: `/assets/app.js`. */
@@ -138,7 +148,8 @@ export async function registerStatic(app: FastifyInstance, options: StaticOption
 
   async function sendIndex(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const sessionId = ensureSession(request, reply, options.secureCookies);
-    const html = page(options.csrf.tokenFor(sessionId));
+    const token = page(options.csrf.tokenFor(sessionId));
+    const html = options.localeOf ? inLocale(token, options.localeOf(request)) : token;
     // the page embeds a per-session token: never cache it
     return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
   }

@@ -5,9 +5,9 @@
  * else DEFAULT_LOCALE.
  */
 import Negotiator from 'negotiator';
-import { isLocale, type Locale, lookupLocale } from '../shared/locales.js';
+import { isLocale, LOCALE_COOKIE, type Locale, lookupLocale } from '../shared/locales.js';
 
-export const LOCALE_COOKIE = 'locale';
+export { LOCALE_COOKIE };
 
 export interface LocaleSources {
   /** the account's setting (a supported locale, or null: it follows the browser) */

@@ -9,6 +9,12 @@ export type Locale = (typeof LOCALES)[number];
 /** Each locale's name in itself, for a language menu (a reader looks for their own language). */
 export const LOCALE_NAMES: Record<Locale, string> = { en: 'English', de: 'Deutsch', es: 'Español', ar: 'العربية' };
 
+/** The hidden field of the served page naming its locale (negotiated by the server), whose words the client loads before its first render. */
+export const PAGE_LOCALE_FIELD = '__locale';
+
+/** The cookie the language menu sets (a visitor's choice; the server reads it too). */
+export const LOCALE_COOKIE = 'locale';
+
 const RIGHT_TO_LEFT: ReadonlySet<Locale> = new Set(['ar']);
 
 export function isLocale(value: unknown): value is Locale {

@@ -39,7 +39,7 @@ const row = (id: string, email: string) => ({
 function setup(handler: (req: TransportRequest) => TransportResponse, account: Account = me({ 'platform-admin': true })) {
   const requests: TransportRequest[] = [];
   const navigations: string[] = [];
-  const core = new EventCore<AppState>({ route: 'admin-accounts', toasts: [], busy: false, ready: true, token: 'admin-token', account });
+  const core = new EventCore<AppState>({ route: 'admin-accounts', toasts: [], busy: false, ready: true, locale: 'en', token: 'admin-token', account });
   registerApp(
     core,
     {
@@ -74,7 +74,7 @@ describe('client admin console events', () => {
     assert.equal(routeOf('/admin/orgs'), 'admin-orgs');
     assert.equal(routeOf('/admin/audit-log'), 'admin-audit');
     assert.equal(adminAccountIdOf(adminAccountPath(ID)), ID);
-    const base = { route: 'account', toasts: [], busy: false, ready: true } as AppState;
+    const base = { route: 'account', toasts: [], busy: false, ready: true, locale: 'en' } as AppState;
     assert.deepEqual(adminLinks({ ...base, account: me() }), []);
     assert.deepEqual(adminLinks({ ...base, account: me({ 'platform-admin': true }) }), ['/admin', '/admin/accounts', '/admin/orgs', '/admin/audit-log']);
     const impersonating = { ...base, account: me({ 'platform-admin': true, 'impersonated-by': { id: ID, email: 'ops@example.com' } }) };

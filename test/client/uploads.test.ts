@@ -219,7 +219,7 @@ describe('client uploads', () => {
   });
 
   it('reports one progress event per whole percent, however often the browser reports', async () => {
-    const core = new EventCore<AppState>({ route: 'settings', toasts: [], busy: false, ready: true });
+    const core = new EventCore<AppState>({ route: 'settings', toasts: [], busy: false, ready: true, locale: 'en' });
     const seen: number[] = [];
     let done = false;
     core.regEvent('progress', (_ctx, [, loaded]) => {

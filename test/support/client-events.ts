@@ -46,7 +46,7 @@ export function fakeClient(route: Route, respond: (req: TransportRequest) => Tra
   const requests: TransportRequest[] = [];
   const navigated: string[] = [];
   const signedIn = session === 'account' ? { token: 'access-1', account } : session === 'token' ? { token: 'access-1' } : {};
-  const core = new EventCore<AppState>({ route, toasts: [], busy: false, ready: true, ...signedIn });
+  const core = new EventCore<AppState>({ route, toasts: [], busy: false, ready: true, locale: 'en', ...signedIn });
   registerApp(
     core,
     {

@@ -14,6 +14,7 @@ import { SsoSignIn } from '../sso/pages.js';
 import { MfaStep, PasskeySignIn } from './security-pages.js';
 import { EmailSignInCard } from './email-sign-in-pages.js';
 import { dateOnly } from '../ui/dates.js';
+import { t } from '../i18n/words.js';
 
 export function LogInPage() {
   const { state, dispatch } = useApp();
@@ -21,26 +22,26 @@ export function LogInPage() {
   if (state.mfa) return <MfaStep />;
   return (
     <Narrow>
-      <PageHeader title="Log in" description={`Welcome back to ${state.product?.name ?? 'your account'}.`} />
+      <PageHeader title={t('Log in')} description={t('Welcome back to {name}.', { name: state.product?.name ?? 'your account' })} />
       <OauthNotice route="log-in" />
       <Card>
         <Form id="log-in" onSubmit={(f) => dispatch(['log-in/submit', f])}>
-          <Field form="log-in" name="email" label="Email" type="email" required autoComplete="username" />
-          <Field form="log-in" name="password" label="Password" type="password" required autoComplete="current-password" />
-          <Submit>Log in</Submit>
+          <Field form="log-in" name="email" label={t('Email')} type="email" required autoComplete="username" />
+          <Field form="log-in" name="password" label={t('Password')} type="password" required autoComplete="current-password" />
+          <Submit>{t('Log in')}</Submit>
         </Form>
         <PasskeySignIn />
         <EmailSignInCard />
-        <ProviderButtons verb="Log in" />
+        <ProviderButtons verb={t('Log in')} />
         <SsoSignIn />
       </Card>
       <p class="text-sm">
         <Link to="forgot-password" id="forgot-password-link">
-          Forgot password?
+          {t('Forgot password?')}
         </Link>
       </p>
       <p class="text-sm">
-        No account? <Link to="sign-up">Sign up</Link>
+        {t('No account?')} <Link to="sign-up">{t('Sign up')}</Link>
       </p>
     </Narrow>
   );
@@ -50,28 +51,28 @@ export function SignUpPage() {
   const { state, dispatch } = useApp();
   return (
     <Narrow>
-      <PageHeader title="Sign up" description={`Create your ${state.product?.name ?? ''} account: it takes a minute.`} />
+      <PageHeader title={t('Sign up')} description={t('Create your {name} account: it takes a minute.', { name: state.product?.name ?? '' })} />
       <Card>
         <Form id="sign-up" onSubmit={(f) => dispatch(['sign-up/submit', f])}>
-          <Field form="sign-up" name="name" label="Name" maxLength={100} autoComplete="name" />
-          <Field form="sign-up" name="email" label="Email" type="email" required autoComplete="username" />
+          <Field form="sign-up" name="name" label={t('Name')} maxLength={100} autoComplete="name" />
+          <Field form="sign-up" name="email" label={t('Email')} type="email" required autoComplete="username" />
           <Field
             form="sign-up"
             name="password"
-            label="Password (8+ characters)"
+            label={t('Password (8+ characters)')}
             type="password"
             required
             minLength={8}
             maxLength={128}
             autoComplete="new-password"
           />
-          <Field form="sign-up" name="confirm-password" label="Confirm password" type="password" required autoComplete="new-password" />
-          <Submit>Create account</Submit>
+          <Field form="sign-up" name="confirm-password" label={t('Confirm password')} type="password" required autoComplete="new-password" />
+          <Submit>{t('Create account')}</Submit>
         </Form>
-        <ProviderButtons verb="Sign up" />
+        <ProviderButtons verb={t('Sign up')} />
       </Card>
       <p class="text-sm">
-        Have an account? <Link to="log-in">Log in</Link>
+        {t('Have an account?')} <Link to="log-in">{t('Log in')}</Link>
       </p>
     </Narrow>
   );
@@ -84,19 +85,19 @@ export function AccountPage() {
   if (!a)
     return (
       <>
-        <PageHeader title="Dashboard" />
-        <p class="text-sm text-muted">Loading account…</p>
+        <PageHeader title={t('Dashboard')} />
+        <p class="text-sm text-muted">{t('Loading account…')}</p>
       </>
     );
   const s = a.subscription;
   return (
     <>
       <PageHeader
-        title="Dashboard"
-        description={`Signed in as ${a.email}`}
+        title={t('Dashboard')}
+        description={t('Signed in as {email}', { email: a.email })}
         actions={
           <Button id="reload" variant="secondary" onClick={() => dispatch(['account/load'])}>
-            Reload
+            {t('Reload')}
           </Button>
         }
       />
@@ -104,55 +105,59 @@ export function AccountPage() {
         <OauthNotice route="account" />
         <Stack columns={2}>
           <Card
-            title="Your account"
+            title={t('Your account')}
             id="account-card"
             actions={
               <ButtonLink to="settings" variant="secondary">
-                Edit profile
+                {t('Edit profile')}
               </ButtonLink>
             }
           >
             <DataList
               id="account"
               items={[
-                ['Email', a.email, 'email'],
-                a['email-verified'] !== undefined && ['Verified', a['email-verified'] ? 'yes' : 'no', 'email-verified'],
-                ['Name', a.name ?? '—', 'name'],
-                ['Member since', dateOnly(a['created-at'], '')],
+                [t('Email'), a.email, 'email'],
+                a['email-verified'] !== undefined && [t('Verified'), a['email-verified'] ? 'yes' : 'no', 'email-verified'],
+                [t('Name'), a.name ?? '—', 'name'],
+                [t('Member since'), dateOnly(a['created-at'], '')],
                 [
-                  'Subscription',
-                  `${s.status}${s.plan ? ` (${s.plan})` : ''}${s['current-period-end'] ? `, renews ${dateOnly(s['current-period-end'], '')}` : ''}`,
+                  t('Subscription'),
+                  s['current-period-end']
+                    ? t('{status} ({plan}), renews {date}', { status: s.status, plan: s.plan ?? '—', date: dateOnly(s['current-period-end'], '') })
+                    : s.plan
+                      ? t('{status} ({plan})', { status: s.status, plan: s.plan })
+                      : s.status,
                   'subscription',
                 ],
               ]}
             />
           </Card>
           <Card
-            title="Security"
+            title={t('Security')}
             id="security-card"
             actions={
               <ButtonLink to="security" variant="secondary">
-                Open security
+                {t('Open security')}
               </ButtonLink>
             }
           >
             <p>
-              Two-factor authentication: <Badge tone={a['two-factor-enabled'] ? 'success' : 'warning'}>{a['two-factor-enabled'] ? 'on' : 'off'}</Badge>
+              {t('Two-factor authentication:')} <Badge tone={a['two-factor-enabled'] ? 'success' : 'warning'}>{a['two-factor-enabled'] ? 'on' : 'off'}</Badge>
             </p>
-            <p class="text-muted">Passwords, two-factor, passkeys and the providers you sign in with.</p>
+            <p class="text-muted">{t('Passwords, two-factor, passkeys and the providers you sign in with.')}</p>
           </Card>
         </Stack>
         <Card
-          title="Organizations"
+          title={t('Organizations')}
           id="dashboard-orgs"
           actions={
             <ButtonLink to="orgs" variant="secondary">
-              All organizations
+              {t('All organizations')}
             </ButtonLink>
           }
         >
           {!state.orgs ? (
-            <p class="text-muted">Loading organizations…</p>
+            <p class="text-muted">{t('Loading organizations…')}</p>
           ) : (
             <ul class="divide-y divide-line">
               {state.orgs.map((o) => (
@@ -161,7 +166,7 @@ export function AccountPage() {
                     {o.name}
                   </Link>
                   <span class="text-muted">
-                    {o.personal ? 'personal · ' : ''}
+                    {o.personal ? t('personal · ') : ''}
                     {o.role}
                   </span>
                 </li>
@@ -170,7 +175,7 @@ export function AccountPage() {
           )}
           <Actions>
             <ButtonLink to="orgs" id="dashboard-create-org" variant="primary">
-              Create an organization
+              {t('Create an organization')}
             </ButtonLink>
           </Actions>
         </Card>

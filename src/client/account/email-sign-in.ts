@@ -6,6 +6,7 @@
 import type { EventCore } from '../core.js';
 import type { AppState } from '../shell/state.js';
 import { PASSWORD_REMOVED } from './events.js';
+import { t } from '../i18n/words.js';
 
 /** This part of the app state: absent until the visitor asks for an email sign-in or opens a link. */
 export interface EmailSignInState {
@@ -67,7 +68,7 @@ export function registerEmailSignIn(core: EventCore<AppState>): void {
         db: { ...state, emailSignIn: undefined, resetToken },
         dispatchN: [
           ['log-in/answered', response],
-          ['toast/info', { message: PASSWORD_REMOVED }],
+          ['toast/info', { message: t(PASSWORD_REMOVED) }],
           ['router/navigate', { route: 'reset-password' }],
         ],
       };

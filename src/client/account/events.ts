@@ -9,6 +9,7 @@ import type { Account, AppState, Route } from '../shell/state.js';
 import type { EventCore } from '../core.js';
 import type { FailureBody } from '../shell/form-errors.js';
 import { type FormId, fieldErrorsOf, formDone, submitting, withFieldErrors } from './forms.js';
+import { msg, t } from '../i18n/words.js';
 
 export type TokenRoute = 'verify-email' | 'confirm-email';
 
@@ -41,11 +42,11 @@ export function tokenOf(search: string): string | undefined {
 }
 
 /** Said when a first proof of the address removed the password set before it (docs/security.md, pre-hijacking). */
-export const PASSWORD_REMOVED = 'Your address is confirmed. A password set on this account before was removed: choose a new one.';
+export const PASSWORD_REMOVED = msg('Your address is confirmed. A password set on this account before was removed: choose a new one.');
 
 const TOKEN_MESSAGES: Record<TokenRoute, string> = {
-  'verify-email': 'This verification link has no token. Open the link from the email again.',
-  'confirm-email': 'This confirmation link has no token. Open the link from the email again.',
+  'verify-email': msg('This verification link has no token. Open the link from the email again.'),
+  'confirm-email': msg('This confirmation link has no token. Open the link from the email again.'),
 };
 
 export function registerAccount(core: EventCore<AppState>, io: AccountIo): void {
@@ -79,7 +80,7 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
       if (!token) {
         // the page re-entered after the token left the URL keeps its outcome
         if (state.tokenPage?.route === r) return;
-        return { db: { ...state, tokenPage: { route: r, status: 'failed', message: TOKEN_MESSAGES[r] } } };
+        return { db: { ...state, tokenPage: { route: r, status: 'failed', message: t(TOKEN_MESSAGES[r]) } } };
       }
       return {
         db: { ...state, tokenPage: { route: r, status: 'checking' } },
@@ -100,7 +101,7 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
         return {
           db: { ...db, resetToken },
           dispatchN: [
-            ['toast/info', { message: PASSWORD_REMOVED }],
+            ['toast/info', { message: t(PASSWORD_REMOVED) }],
             ['router/navigate', { route: 'reset-password' }],
           ],
         };
@@ -148,7 +149,7 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
       db: { ...formDone(state, 'reset-password'), resetToken: undefined },
       // a reset ends every session, this browser's too (a first proof's landing page may be signed in)
       dispatchN: [
-        ['toast/info', { message: 'Your password was changed. Log in with the new one.' }],
+        ['toast/info', { message: t('Your password was changed. Log in with the new one.') }],
         state.account ? ['auth/logged-out'] : ['router/navigate', { route: 'log-in' }],
       ],
     }))
@@ -166,7 +167,7 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
     }))
     .regEvent('settings/name-saved', ({ state }, [, account]) => ({
       db: { ...formDone(state, 'settings-name'), account: account as Account },
-      dispatch: ['toast/info', { message: 'Name saved' }],
+      dispatch: ['toast/info', { message: t('Name saved') }],
     }))
     .regEvent('settings/change-email', ({ state }, [, form]) => {
       const f = form as { password?: string; 'new-email'?: string };
@@ -183,7 +184,7 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
     })
     .regEvent('settings/email-requested', ({ state }, [, newEmail]) => ({
       db: { ...formDone(state, 'change-email'), emailChangeSentTo: newEmail as string },
-      dispatch: ['toast/info', { message: 'Check your new inbox for a confirmation link' }],
+      dispatch: ['toast/info', { message: t('Check your new inbox for a confirmation link') }],
     }))
     .regEvent('settings/change-password', ({ state }, [, form]) => {
       const f = form as { 'current-password'?: string; password?: string; 'confirm-password'?: string };
@@ -201,7 +202,7 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
     })
     .regEvent('settings/password-changed', ({ state }) => ({
       db: formDone(state, 'change-password'),
-      dispatch: ['toast/info', { message: 'Password changed; your other sessions were ended' }],
+      dispatch: ['toast/info', { message: t('Password changed; your other sessions were ended') }],
     }))
 
     // the picture: uploaded by the profile's upload control (shell/uploads.ts), which reloads the account; removed here
@@ -210,7 +211,7 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
       'http/auth-api': {
         url: 'account/avatar',
         method: 'delete',
-        onSuccessN: [['app/idle'], ['account/load'], ['toast/info', { message: 'Picture removed' }]],
+        onSuccessN: [['app/idle'], ['account/load'], ['toast/info', { message: t('Picture removed') }]],
         // none to remove (another tab did): the account shows what is there
         onFailureN: [['request/failed'], ['app/idle'], ['account/load']],
       },
@@ -247,7 +248,7 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
     .regEvent('account/deleted', ({ state }) => ({
       db: { ...formDone(state, 'delete-account'), token: undefined, account: undefined, sessions: undefined },
       dispatchN: [
-        ['toast/info', { message: 'Your account was deleted' }],
+        ['toast/info', { message: t('Your account was deleted') }],
         ['router/navigate', { route: 'log-in' }],
       ],
     }))
@@ -265,7 +266,7 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
     }))
     .regEvent('verification/resent', ({ state }) => ({
       db: { ...state, busy: false },
-      dispatch: ['toast/info', { message: `A new verification link is on its way to ${state.account?.email ?? 'your inbox'}` }],
+      dispatch: ['toast/info', { message: t('A new verification link is on its way to {email}', { email: state.account?.email ?? 'your inbox' }) }],
     }))
 
     // a form's request failed: the server's field errors beside the fields, the message as a toast

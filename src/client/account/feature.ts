@@ -10,29 +10,30 @@ import { SessionsPage } from './sessions-pages.js';
 import { TwoFactorLogInPage } from './security-pages.js';
 import { registerEmailSignIn } from './email-sign-in.js';
 import { EmailSignInPage } from './email-sign-in-pages.js';
+import { msg } from '../i18n/words.js';
 
 export const account: Feature = {
   id: 'account',
   routes: [
-    { name: 'log-in', path: '/log-in', page: LogInPage, access: 'entry', title: 'Log in' },
-    { name: 'log-in-two-factor', path: '/log-in/two-factor', page: TwoFactorLogInPage, access: 'entry', title: 'Two-factor authentication' },
-    { name: 'email-sign-in', path: '/auth/email', page: EmailSignInPage, access: 'entry', title: 'Sign in by email' },
-    { name: 'sign-up', path: '/sign-up', page: SignUpPage, access: 'entry', title: 'Sign up' },
-    { name: 'account', path: '/account', page: AccountPage, access: 'signed-in', title: 'Dashboard' },
-    { name: 'forgot-password', path: '/forgot-password', page: ForgotPasswordPage, access: 'public', title: 'Forgot password' },
-    { name: 'reset-password', path: '/reset-password', page: ResetPasswordPage, access: 'public', title: 'Set a new password' },
-    { name: 'verify-email', path: '/verify-email', page: VerifyEmailPage, access: 'public', title: 'Verify your email' },
-    { name: 'confirm-email', path: '/confirm-email', page: ConfirmEmailPage, access: 'public', title: 'Confirm your new email' },
-    { name: 'settings', path: '/settings', page: SettingsPage, access: 'signed-in', title: 'Profile' },
-    { name: 'security', path: '/settings/security', page: SecurityPage, access: 'signed-in', title: 'Security' },
-    { name: 'sessions', path: '/settings/sessions', page: SessionsPage, access: 'signed-in', title: 'Sessions' },
-    { name: 'delete-account', path: '/settings/delete', page: DeleteAccountPage, access: 'signed-in', title: 'Delete account' },
+    { name: 'log-in', path: '/log-in', page: LogInPage, access: 'entry', title: msg('Log in') },
+    { name: 'log-in-two-factor', path: '/log-in/two-factor', page: TwoFactorLogInPage, access: 'entry', title: msg('Two-factor authentication') },
+    { name: 'email-sign-in', path: '/auth/email', page: EmailSignInPage, access: 'entry', title: msg('Sign in by email') },
+    { name: 'sign-up', path: '/sign-up', page: SignUpPage, access: 'entry', title: msg('Sign up') },
+    { name: 'account', path: '/account', page: AccountPage, access: 'signed-in', title: msg('Dashboard') },
+    { name: 'forgot-password', path: '/forgot-password', page: ForgotPasswordPage, access: 'public', title: msg('Forgot password') },
+    { name: 'reset-password', path: '/reset-password', page: ResetPasswordPage, access: 'public', title: msg('Set a new password') },
+    { name: 'verify-email', path: '/verify-email', page: VerifyEmailPage, access: 'public', title: msg('Verify your email') },
+    { name: 'confirm-email', path: '/confirm-email', page: ConfirmEmailPage, access: 'public', title: msg('Confirm your new email') },
+    { name: 'settings', path: '/settings', page: SettingsPage, access: 'signed-in', title: msg('Profile') },
+    { name: 'security', path: '/settings/security', page: SecurityPage, access: 'signed-in', title: msg('Security') },
+    { name: 'sessions', path: '/settings/sessions', page: SessionsPage, access: 'signed-in', title: msg('Sessions') },
+    { name: 'delete-account', path: '/settings/delete', page: DeleteAccountPage, access: 'signed-in', title: msg('Delete account') },
   ],
   nav: [
-    { section: 'main', route: 'account', label: 'Dashboard', id: 'nav-account', icon: LayoutDashboard, order: 0 },
-    { section: 'settings', route: 'settings', label: 'Profile', id: 'nav-settings', icon: User, order: 0 },
-    { section: 'settings', route: 'security', label: 'Security', id: 'nav-security', icon: Shield, order: 1 },
-    { section: 'settings', route: 'sessions', label: 'Sessions', id: 'nav-sessions', icon: MonitorSmartphone, order: 2 },
+    { section: 'main', route: 'account', label: msg('Dashboard'), id: 'nav-account', icon: LayoutDashboard, order: 0 },
+    { section: 'settings', route: 'settings', label: msg('Profile'), id: 'nav-settings', icon: User, order: 0 },
+    { section: 'settings', route: 'security', label: msg('Security'), id: 'nav-security', icon: Shield, order: 1 },
+    { section: 'settings', route: 'sessions', label: msg('Sessions'), id: 'nav-sessions', icon: MonitorSmartphone, order: 2 },
   ],
   register(core, io) {
     registerAccount(core, io);

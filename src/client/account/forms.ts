@@ -5,6 +5,7 @@
  */
 import { errorsByField, type FailureBody } from '../shell/form-errors.js';
 import type { AppState } from '../shell/state.js';
+import { t } from '../i18n/words.js';
 
 /** The forms whose fields can carry inline errors from the server or from a client check. */
 export type FormId =
@@ -22,7 +23,7 @@ export type FormId =
 /** The server's field errors as `{field: message}`; the 409 of a taken email belongs to `new-email`. */
 export function fieldErrorsOf(form: FormId, failure: FailureBody): Record<string, string> {
   const fields = errorsByField(failure.errors);
-  if (form === 'change-email' && failure.type === 'conflict') fields['new-email'] ??= failure.message ?? 'That email is taken';
+  if (form === 'change-email' && failure.type === 'conflict') fields['new-email'] ??= failure.message ?? t('That email is taken');
   return fields;
 }
 

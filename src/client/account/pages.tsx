@@ -15,6 +15,8 @@ import { PageHeader } from '../ui/page-header.js';
 import { SignInMethods } from '../oidc/pages.js';
 import type { TokenRoute } from './events.js';
 import { PasskeysSection, TwoFactorSection } from './security-pages.js';
+import { t } from '../i18n/words.js';
+import { rich } from '../i18n/rich.js';
 
 /** What a link page shows while its token is checked, and after. */
 function TokenOutcome({ route, done }: { route: TokenRoute; done: string }) {
@@ -24,9 +26,9 @@ function TokenOutcome({ route, done }: { route: TokenRoute; done: string }) {
   return (
     <>
       <Alert id="token-status" data-status={status} tone={status === 'failed' ? 'error' : status === 'done' ? 'success' : 'info'}>
-        {status === 'checking' ? 'Checking the link…' : status === 'done' ? done : page?.message}
+        {status === 'checking' ? t('Checking the link…') : status === 'done' ? done : page?.message}
       </Alert>
-      <p class="text-sm">{state.token ? <Link to="account">Go to your account</Link> : <Link to="log-in">Log in</Link>}</p>
+      <p class="text-sm">{state.token ? <Link to="account">{t('Go to your account')}</Link> : <Link to="log-in">{t('Log in')}</Link>}</p>
     </>
   );
 }
@@ -34,8 +36,8 @@ function TokenOutcome({ route, done }: { route: TokenRoute; done: string }) {
 export function VerifyEmailPage() {
   return (
     <Narrow>
-      <PageHeader title="Verify your email" />
-      <TokenOutcome route="verify-email" done="Your email address is verified." />
+      <PageHeader title={t('Verify your email')} />
+      <TokenOutcome route="verify-email" done={t('Your email address is verified.')} />
     </Narrow>
   );
 }
@@ -43,8 +45,8 @@ export function VerifyEmailPage() {
 export function ConfirmEmailPage() {
   return (
     <Narrow>
-      <PageHeader title="Confirm your new email" />
-      <TokenOutcome route="confirm-email" done="Your new email address is confirmed; use it to log in from now on." />
+      <PageHeader title={t('Confirm your new email')} />
+      <TokenOutcome route="confirm-email" done={t('Your new email address is confirmed; use it to log in from now on.')} />
     </Narrow>
   );
 }
@@ -53,21 +55,21 @@ export function ForgotPasswordPage() {
   const { state, dispatch } = useApp();
   return (
     <Narrow>
-      <PageHeader title="Forgot password" description="Enter your account's email and we'll send you a link to set a new password." />
+      <PageHeader title={t('Forgot password')} description={t("Enter your account's email and we'll send you a link to set a new password.")} />
       {state.forgotSent ? (
         <Alert id="forgot-password-sent" tone="success">
-          If an account exists for that address, a link to reset its password is on its way. It works for one hour.
+          {t('If an account exists for that address, a link to reset its password is on its way. It works for one hour.')}
         </Alert>
       ) : (
         <Card>
           <Form id="forgot-password" onSubmit={(f) => dispatch(['forgot-password/submit', f])}>
-            <Field form="forgot-password" name="email" label="Email" type="email" required autoComplete="username" />
-            <Submit>Send reset link</Submit>
+            <Field form="forgot-password" name="email" label={t('Email')} type="email" required autoComplete="username" />
+            <Submit>{t('Send reset link')}</Submit>
           </Form>
         </Card>
       )}
       <p class="text-sm">
-        <Link to="log-in">Back to log in</Link>
+        <Link to="log-in">{t('Back to log in')}</Link>
       </p>
     </Narrow>
   );
@@ -77,27 +79,29 @@ export function ResetPasswordPage() {
   const { state, dispatch } = useApp();
   return (
     <Narrow>
-      <PageHeader title="Set a new password" />
+      <PageHeader title={t('Set a new password')} />
       {state.resetToken ? (
         <Card>
           <Form id="reset-password" onSubmit={(f) => dispatch(['reset-password/submit', f])}>
             <Field
               form="reset-password"
               name="password"
-              label="New password (8+ characters)"
+              label={t('New password (8+ characters)')}
               type="password"
               required
               minLength={8}
               maxLength={128}
               autoComplete="new-password"
             />
-            <Field form="reset-password" name="confirm-password" label="Confirm new password" type="password" required autoComplete="new-password" />
-            <Submit>Set new password</Submit>
+            <Field form="reset-password" name="confirm-password" label={t('Confirm new password')} type="password" required autoComplete="new-password" />
+            <Submit>{t('Set new password')}</Submit>
           </Form>
         </Card>
       ) : (
         <Alert id="reset-password-missing" tone="error">
-          This link has no token. Open the link from the email again, or <Link to="forgot-password">ask for a new one</Link>.
+          {rich('This link has no token. Open the link from the email again, or <0>ask for a new one</0>.', [
+            (text) => <Link to="forgot-password">{text}</Link>,
+          ])}
         </Alert>
       )}
     </Narrow>
@@ -110,20 +114,26 @@ function PictureCard() {
   const a = state.account!;
   const going = ['starting', 'sending', 'completing'].includes(state.uploads?.['avatar-upload']?.phase ?? '');
   return (
-    <Card title="Picture" id="avatar-card" titleId="avatar-title" description="Shown in the header and to the members of your organizations.">
+    <Card title={t('Picture')} id="avatar-card" titleId="avatar-title" description={t('Shown in the header and to the members of your organizations.')}>
       <div class="flex flex-wrap items-start gap-4">
-        <Avatar id="avatar-current" image={a.avatar} name={a.name || a.email} size="lg" alt={a.avatar ? 'Your picture' : 'No picture yet: your initials'} />
+        <Avatar
+          id="avatar-current"
+          image={a.avatar}
+          name={a.name || a.email}
+          size="lg"
+          alt={a.avatar ? t('Your picture') : t('No picture yet: your initials')}
+        />
         <div class="min-w-0 flex-1 space-y-3">
           <FileUpload
             id="avatar-upload"
-            label={a.avatar ? 'Upload a new picture' : 'Upload a picture'}
+            label={a.avatar ? t('Upload a new picture') : t('Upload a picture')}
             accept={IMAGE_TYPES}
-            hint="PNG, JPEG or WebP. It is cropped to a square."
+            hint={t('PNG, JPEG or WebP. It is cropped to a square.')}
             request={{ purpose: 'avatar', onDone: ['account/load'] }}
           />
           {a.avatar && (
             <Button id="remove-avatar" variant="secondary" disabled={state.busy || going} onClick={() => dispatch(['avatar/remove'])}>
-              Remove picture
+              {t('Remove picture')}
             </Button>
           )}
         </div>
@@ -139,56 +149,54 @@ export function SettingsPage() {
   if (!a)
     return (
       <>
-        <PageHeader title="Profile" />
-        <p class="text-sm text-muted">Loading account…</p>
+        <PageHeader title={t('Profile')} />
+        <p class="text-sm text-muted">{t('Loading account…')}</p>
       </>
     );
   return (
     <>
-      <PageHeader title="Profile" description="Your picture, your name, your email address and your data." />
+      <PageHeader title={t('Profile')} description={t('Your picture, your name, your email address and your data.')} />
       <Stack>
         <PictureCard />
-        <Card title="Name" id="settings-name-card" titleId="settings-name-title">
+        <Card title={t('Name')} id="settings-name-card" titleId="settings-name-title">
           <Form id="settings-name" onSubmit={(f) => dispatch(['settings/save-name', f])}>
-            <Field form="settings-name" name="name" label="Name" required maxLength={100} autoComplete="name" defaultValue={a.name ?? ''} />
-            <Submit>Save name</Submit>
+            <Field form="settings-name" name="name" label={t('Name')} required maxLength={100} autoComplete="name" defaultValue={a.name ?? ''} />
+            <Submit>{t('Save name')}</Submit>
           </Form>
         </Card>
         <Card
-          title="Email"
+          title={t('Email')}
           id="change-email-card"
           titleId="change-email-title"
-          description={
-            <>
-              Your email is <strong data-field="email">{a.email}</strong>.
-            </>
-          }
+          description={rich('Your email is <0/>.', [<strong data-field="email">{a.email}</strong>])}
         >
           {state.emailChangeSentTo && (
             <Alert id="change-email-sent" tone="success">
-              Check your new inbox: we sent a confirmation link to <strong>{state.emailChangeSentTo}</strong>. Your email changes when you open it.
+              {rich('Check your new inbox: we sent a confirmation link to <0/>. Your email changes when you open it.', [
+                <strong>{state.emailChangeSentTo}</strong>,
+              ])}
             </Alert>
           )}
           <Form id="change-email" onSubmit={(f) => dispatch(['settings/change-email', f])}>
-            <Field form="change-email" name="new-email" label="New email" type="email" required autoComplete="email" />
+            <Field form="change-email" name="new-email" label={t('New email')} type="email" required autoComplete="email" />
             <Field
               form="change-email"
               name="password"
-              label="Your password (to confirm)"
+              label={t('Your password (to confirm)')}
               type="password"
               autoComplete="current-password"
-              hint="Leave it empty if your account has none: you may be asked to sign in again."
+              hint={t('Leave it empty if your account has none: you may be asked to sign in again.')}
             />
-            <Submit>Change email</Submit>
+            <Submit>{t('Change email')}</Submit>
           </Form>
         </Card>
-        <Card title="Your data" id="data-card" titleId="data-title">
+        <Card title={t('Your data')} id="data-card" titleId="data-title">
           <Actions>
             <Button id="export" variant="secondary" disabled={state.busy} onClick={() => dispatch(['account/export'])}>
-              Download my data (JSON)
+              {t('Download my data (JSON)')}
             </Button>
             <ButtonLink to="delete-account" id="delete-account-link" variant="secondary">
-              Delete account…
+              {t('Delete account…')}
             </ButtonLink>
           </Actions>
         </Card>
@@ -202,30 +210,35 @@ export function SecurityPage() {
   const { dispatch } = useApp();
   return (
     <>
-      <PageHeader title="Security" description="How you sign in, and what protects your account." />
+      <PageHeader title={t('Security')} description={t('How you sign in, and what protects your account.')} />
       <Stack>
-        <Card title="Password" id="change-password-card" titleId="change-password-title" description="Changing it ends your sessions on other devices.">
+        <Card
+          title={t('Password')}
+          id="change-password-card"
+          titleId="change-password-title"
+          description={t('Changing it ends your sessions on other devices.')}
+        >
           <Form id="change-password" onSubmit={(f) => dispatch(['settings/change-password', f])}>
             <Field
               form="change-password"
               name="current-password"
-              label="Current password"
+              label={t('Current password')}
               type="password"
               autoComplete="current-password"
-              hint="Leave it empty if your account has none yet."
+              hint={t('Leave it empty if your account has none yet.')}
             />
             <Field
               form="change-password"
               name="password"
-              label="New password (8+ characters)"
+              label={t('New password (8+ characters)')}
               type="password"
               required
               minLength={8}
               maxLength={128}
               autoComplete="new-password"
             />
-            <Field form="change-password" name="confirm-password" label="Confirm new password" type="password" required autoComplete="new-password" />
-            <Submit>Change password</Submit>
+            <Field form="change-password" name="confirm-password" label={t('Confirm new password')} type="password" required autoComplete="new-password" />
+            <Submit>{t('Change password')}</Submit>
           </Form>
         </Card>
         <TwoFactorSection />
@@ -241,17 +254,19 @@ export function DeleteAccountPage() {
   const email = state.account?.email ?? '';
   return (
     <>
-      <PageHeader title="Delete account" back={<Link to="settings">← Profile</Link>} />
+      <PageHeader title={t('Delete account')} back={<Link to="settings">{t('← Profile')}</Link>} />
       <Card tone="danger">
         <p>
-          This deletes your account, its sessions and memberships, and organizations only you own. It cannot be undone;{' '}
-          <Link to="settings">download your data</Link> first if you want a copy.
+          {rich(
+            'This deletes your account, its sessions and memberships, and organizations only you own. It cannot be undone; <0>download your data</0> first if you want a copy.',
+            [(text) => <Link to="settings">{text}</Link>],
+          )}
         </p>
         <Form id="delete-account" onSubmit={(f) => dispatch(['account/delete', f])}>
           <Field
             form="delete-account"
             name="confirm-email"
-            label={`Type your email (${email}) to confirm`}
+            label={t('Type your email ({email}) to confirm', { email })}
             type="text"
             required
             autoComplete="off"
@@ -260,12 +275,12 @@ export function DeleteAccountPage() {
           <Field
             form="delete-account"
             name="password"
-            label="Password"
+            label={t('Password')}
             type="password"
             autoComplete="current-password"
-            hint="Leave it empty if your account has none: you may be asked to sign in again."
+            hint={t('Leave it empty if your account has none: you may be asked to sign in again.')}
           />
-          <Submit danger>Delete my account</Submit>
+          <Submit danger>{t('Delete my account')}</Submit>
         </Form>
       </Card>
     </>

@@ -8,6 +8,7 @@
 import type { FailureBody } from '../shell/form-errors.js';
 import type { AppState } from '../shell/state.js';
 import type { EventCore, EventVector } from '../core.js';
+import { t } from '../i18n/words.js';
 
 export interface Passkey {
   id: string;
@@ -126,7 +127,11 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
       db: { ...state, busy: false },
       dispatch: [
         'toast/error',
-        { message: `No passkey was used${(error as { message?: string })?.message ? `: ${(error as { message: string }).message}` : ''}` },
+        {
+          message: (error as { message?: string })?.message
+            ? t('No passkey was used: {reason}', { reason: (error as { message: string }).message })
+            : t('No passkey was used'),
+        },
       ],
     }))
 
@@ -177,7 +182,7 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
     }))
     .regEvent('backup-codes/regenerated', ({ state }, [, answer]) => ({
       db: { ...state, busy: false, backupCodes: (answer as { 'backup-codes': string[] })['backup-codes'] },
-      dispatch: ['toast/info', { message: 'New backup codes: the old ones no longer work' }],
+      dispatch: ['toast/info', { message: t('New backup codes: the old ones no longer work') }],
     }))
     .regEvent('backup-codes/dismiss', ({ state }) => ({ db: { ...state, backupCodes: undefined } }))
     .regEvent('two-factor/disable', ({ state }, [, form]) => {
@@ -196,7 +201,7 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
     })
     .regEvent('two-factor/disabled', ({ state }) => ({
       db: { ...state, busy: false, backupCodes: undefined, account: state.account && { ...state.account, 'two-factor-enabled': false } },
-      dispatch: ['toast/info', { message: 'Two-factor authentication is off' }],
+      dispatch: ['toast/info', { message: t('Two-factor authentication is off') }],
     }))
 
     // passkeys on the account page
@@ -228,7 +233,7 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
     }))
     .regEvent('passkeys/added', ({ state }, [, passkey]) => ({
       db: { ...state, busy: false, passkeys: [...(state.passkeys ?? []), passkey as Passkey] },
-      dispatch: ['toast/info', { message: 'Passkey added' }],
+      dispatch: ['toast/info', { message: t('Passkey added') }],
     }))
     .regEvent('passkeys/rename', ({ state }, [, id, name]) => ({
       db: { ...state, busy: true },

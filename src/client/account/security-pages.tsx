@@ -14,6 +14,8 @@ import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import type { Passkey } from './security-events.js';
 import { dateTime } from '../ui/dates.js';
+import { t } from '../i18n/words.js';
+import { rich } from '../i18n/rich.js';
 
 /** The code form after a first factor (a password, an email link, a provider); a backup code instead when the app is not at hand. */
 export function MfaStep() {
@@ -21,22 +23,22 @@ export function MfaStep() {
   const backup = state.mfa?.backup ?? false;
   return (
     <Narrow>
-      <PageHeader title="Two-factor authentication" />
+      <PageHeader title={t('Two-factor authentication')} />
       <Card>
         <Form id="mfa" onSubmit={(f) => dispatch(['mfa/submit', f])}>
           {backup ? (
-            <Field form="mfa" name="backup-code" label="Backup code" required autoComplete="off" spellcheck={false} key="backup" />
+            <Field form="mfa" name="backup-code" label={t('Backup code')} required autoComplete="off" spellcheck={false} key="backup" />
           ) : (
-            <Field form="mfa" name="code" label="Code from your authenticator app" required autoComplete="one-time-code" maxLength={16} key="code" />
+            <Field form="mfa" name="code" label={t('Code from your authenticator app')} required autoComplete="one-time-code" maxLength={16} key="code" />
           )}
-          <Submit>Verify</Submit>
+          <Submit>{t('Verify')}</Submit>
         </Form>
         <Actions>
           <Button id="mfa-toggle" variant="link" onClick={() => dispatch(['mfa/use-backup-code', !backup])}>
-            {backup ? 'Use a code from the app instead' : 'Use a backup code instead'}
+            {backup ? t('Use a code from the app instead') : t('Use a backup code instead')}
           </Button>
           <Button id="mfa-cancel" variant="link" onClick={() => dispatch(['mfa/cancel'])}>
-            Back to log in
+            {t('Back to log in')}
           </Button>
         </Actions>
       </Card>
@@ -66,10 +68,10 @@ export function TwoFactorLogInPage() {
   if (state.mfa) return <MfaStep />;
   return (
     <Narrow>
-      <PageHeader title="Two-factor authentication" />
+      <PageHeader title={t('Two-factor authentication')} />
       {read && (
         <Alert id="two-factor-missing" tone="error">
-          This sign-in expired or was already completed. <Link to="log-in">Log in again</Link>.
+          {rich('This sign-in expired or was already completed. <0>Log in again</0>.', [(text) => <Link to="log-in">{text}</Link>])}
         </Alert>
       )}
     </Narrow>
@@ -81,7 +83,7 @@ export function PasskeySignIn() {
   if (typeof window !== 'undefined' && !window.PublicKeyCredential) return null;
   return (
     <Button id="passkey-sign-in" variant="secondary" class="w-full" disabled={state.busy} onClick={() => dispatch(['passkey/sign-in'])}>
-      Sign in with a passkey
+      {t('Sign in with a passkey')}
     </Button>
   );
 }
@@ -97,7 +99,7 @@ export function TwoFactorSection() {
       data-enabled={enabled ? 'true' : 'false'}
       title={
         <>
-          Two-factor authentication <Badge tone={enabled ? 'success' : 'warning'}>{enabled ? 'on' : 'off'}</Badge>
+          {t('Two-factor authentication')} <Badge tone={enabled ? 'success' : 'warning'}>{enabled ? 'on' : 'off'}</Badge>
         </>
       }
     >
@@ -105,7 +107,8 @@ export function TwoFactorSection() {
         <div id="backup-codes">
           <Alert tone="warning">
             <p>
-              <strong>Save these backup codes</strong> somewhere safe. Each signs you in once if you lose your authenticator app; they are not shown again.
+              <strong>{t('Save these backup codes')}</strong>{' '}
+              {t('somewhere safe. Each signs you in once if you lose your authenticator app; they are not shown again.')}
             </p>
             <ul class="my-3 grid grid-cols-2 gap-1 font-mono">
               {state.backupCodes.map((c) => (
@@ -115,65 +118,65 @@ export function TwoFactorSection() {
               ))}
             </ul>
             <Button id="backup-codes-done" onClick={() => dispatch(['backup-codes/dismiss'])}>
-              I saved them
+              {t('I saved them')}
             </Button>
           </Alert>
         </div>
       )}
       {enabled ? (
         <>
-          <p>On: log-in asks for a code from your authenticator app.</p>
+          <p>{t('On: log-in asks for a code from your authenticator app.')}</p>
           <Form id="two-factor-disable" onSubmit={(f) => dispatch(['two-factor/disable', f])}>
-            <Field form="two-factor-disable" name="code" label="Code from the app" required autoComplete="one-time-code" maxLength={16} />
-            <Submit danger>Turn off two-factor</Submit>
+            <Field form="two-factor-disable" name="code" label={t('Code from the app')} required autoComplete="one-time-code" maxLength={16} />
+            <Submit danger>{t('Turn off two-factor')}</Submit>
           </Form>
           <Form id="backup-codes-regenerate" onSubmit={(f) => dispatch(['backup-codes/regenerate', f])}>
-            <p class="text-sm text-muted">Lost your backup codes, or used most of them? New ones replace them all.</p>
+            <p class="text-sm text-muted">{t('Lost your backup codes, or used most of them? New ones replace them all.')}</p>
             <Field
               form="backup-codes-regenerate"
               name="code"
-              label="Code from the app (for new backup codes)"
+              label={t('Code from the app (for new backup codes)')}
               required
               autoComplete="one-time-code"
               maxLength={16}
             />
-            <Submit id="backup-codes-regenerate-submit">Regenerate backup codes</Submit>
+            <Submit id="backup-codes-regenerate-submit">{t('Regenerate backup codes')}</Submit>
           </Form>
         </>
       ) : setup ? (
         <>
-          <p>Scan the QR code with an authenticator app, or type the key into it. Then enter the code it shows.</p>
+          <p>{t('Scan the QR code with an authenticator app, or type the key into it. Then enter the code it shows.')}</p>
           <img
             id="two-factor-qr"
             src={setup.qr}
-            alt="QR code to scan with an authenticator app"
+            alt={t('QR code to scan with an authenticator app')}
             width={200}
             height={200}
             class="pixelated rounded-lg bg-white"
           />
           <p>
-            Key:{' '}
+            {t('Key:')}{' '}
             <code id="two-factor-secret" class="break-all">
               {setup.secret}
             </code>
           </p>
           <p class="text-muted">
-            Link:{' '}
+            {t('Link:')}{' '}
             <code id="two-factor-url" class="break-all">
               {setup.url}
             </code>
           </p>
           <Form id="two-factor-enable" onSubmit={(f) => dispatch(['two-factor/enable', f])}>
-            <Field form="two-factor-enable" name="code" label="Code from the app" required autoComplete="one-time-code" maxLength={16} />
-            <Submit>Turn on two-factor</Submit>
+            <Field form="two-factor-enable" name="code" label={t('Code from the app')} required autoComplete="one-time-code" maxLength={16} />
+            <Submit>{t('Turn on two-factor')}</Submit>
           </Form>
         </>
       ) : (
         <>
-          <p>Off. With it on, log-in also asks for a code from an authenticator app.</p>
+          <p>{t('Off. With it on, log-in also asks for a code from an authenticator app.')}</p>
           <Actions>
             <Button id="two-factor-setup" disabled={state.busy} onClick={() => dispatch(['two-factor/setup'])}>
-              Set up two-factor
+              {t('Set up two-factor')}
             </Button>
           </Actions>
         </>
@@ -188,9 +191,9 @@ function RenamePasskeyDialog({ passkey, onClose }: { passkey: Passkey; onClose: 
   return (
     <FormDialog
       id="rename-passkey-dialog"
-      title="Rename passkey"
-      submitLabel="Save name"
-      message="A name that tells your devices and keys apart."
+      title={t('Rename passkey')}
+      submitLabel={t('Save name')}
+      message={t('A name that tells your devices and keys apart.')}
       onCancel={onClose}
       onSubmit={(fields) => {
         onClose();
@@ -198,7 +201,7 @@ function RenamePasskeyDialog({ passkey, onClose }: { passkey: Passkey; onClose: 
         if (name && name !== passkey.name) dispatch(['passkeys/rename', passkey.id, name]);
       }}
     >
-      <Field form="rename-passkey" id="passkey-name" name="name" label="Name" required maxLength={100} autoComplete="off" defaultValue={passkey.name} />
+      <Field form="rename-passkey" id="passkey-name" name="name" label={t('Name')} required maxLength={100} autoComplete="off" defaultValue={passkey.name} />
     </FormDialog>
   );
 }
@@ -214,19 +217,19 @@ function PasskeyRow({ passkey }: { passkey: Passkey }) {
       <td>
         <Actions>
           <Button variant="secondary" class="rename-passkey" disabled={state.busy} aria-haspopup="dialog" onClick={() => setRenaming(true)}>
-            Rename
+            {t('Rename')}
           </Button>
           {renaming && <RenamePasskeyDialog passkey={passkey} onClose={() => setRenaming(false)} />}
           <ConfirmButton
             variant="secondary"
             class="remove-passkey"
             disabled={state.busy}
-            title={`Remove the passkey ${passkey.name}?`}
-            message="It will no longer sign you in."
-            confirmLabel="Remove"
+            title={t('Remove the passkey {name}?', { name: passkey.name })}
+            message={t('It will no longer sign you in.')}
+            confirmLabel={t('Remove')}
             onConfirm={() => dispatch(['passkeys/remove', passkey.id])}
           >
-            Remove
+            {t('Remove')}
           </ConfirmButton>
         </Actions>
       </td>
@@ -243,22 +246,22 @@ export function PasskeysSection() {
     <Card
       id="passkeys-card"
       titleId="passkeys-title"
-      title="Passkeys"
-      description="Sign in with your device's screen lock or a security key instead of a password and code."
+      title={t('Passkeys')}
+      description={t("Sign in with your device's screen lock or a security key instead of a password and code.")}
     >
       <Table
         id="passkeys"
-        caption="Your passkeys"
-        headers={['Name', 'Added', 'Last used', '']}
+        caption={t('Your passkeys')}
+        headers={[t('Name'), t('Added'), t('Last used'), '']}
         rows={state.passkeys}
-        loadingText="Loading passkeys…"
-        empty="No passkeys yet."
+        loadingText={t('Loading passkeys…')}
+        empty={t('No passkeys yet.')}
         emptyId="no-passkeys"
         render={(p) => <PasskeyRow key={p.id} passkey={p} />}
       />
       <Form id="passkey-add" onSubmit={(f) => dispatch(['passkeys/add', f])}>
-        <Field form="passkey-add" name="name" label="Name for a new passkey" maxLength={100} autoComplete="off" />
-        <Submit>Add a passkey</Submit>
+        <Field form="passkey-add" name="name" label={t('Name for a new passkey')} maxLength={100} autoComplete="off" />
+        <Submit>{t('Add a passkey')}</Submit>
       </Form>
     </Card>
   );

@@ -10,6 +10,7 @@ import { Badge } from '../ui/feedback.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import { dateTime } from '../ui/dates.js';
+import { t } from '../i18n/words.js';
 
 export function SessionsPage() {
   const { state, dispatch } = useApp();
@@ -19,20 +20,20 @@ export function SessionsPage() {
   return (
     <>
       <PageHeader
-        title="Sessions"
-        description="Each log-in is a session. End the ones you don't recognise."
+        title={t('Sessions')}
+        description={t("Each log-in is a session. End the ones you don't recognise.")}
         actions={
           sessions && (
             <ConfirmButton
               id="end-other-sessions"
               variant="secondary"
               disabled={others.length === 0 || others.every((s) => ending.has(s.id))}
-              title="End all other sessions?"
-              message="Every other device signed in to your account is signed out."
-              confirmLabel="End them"
+              title={t('End all other sessions?')}
+              message={t('Every other device signed in to your account is signed out.')}
+              confirmLabel={t('End them')}
               onConfirm={() => dispatch(['sessions/end-others'])}
             >
-              End all other sessions
+              {t('End all other sessions')}
             </ConfirmButton>
           )
         }
@@ -40,25 +41,25 @@ export function SessionsPage() {
       <Card>
         <Table
           id="sessions"
-          caption="Your sessions"
-          headers={['Device', 'Address', 'Started', 'Last used', '']}
+          caption={t('Your sessions')}
+          headers={[t('Device'), t('Address'), t('Started'), t('Last used'), '']}
           rows={sessions}
-          loadingText="Loading sessions…"
-          empty="No sessions."
+          loadingText={t('Loading sessions…')}
+          empty={t('No sessions.')}
           render={(s) => (
             <tr key={s.id} data-session={s.id} data-current={s.current ? 'true' : undefined}>
               <td data-field="user-agent" class="max-w-56 break-words">
-                {s['user-agent'] ?? 'Unknown device'}
+                {s['user-agent'] ?? t('Unknown device')}
               </td>
               <td data-field="ip">{s.ip ?? '—'}</td>
               <td data-field="created-at">{dateTime(s['created-at'])}</td>
               <td data-field="last-used-at">{dateTime(s['last-used-at'])}</td>
               <td>
                 {s.current ? (
-                  <Badge tone="success">This session</Badge>
+                  <Badge tone="success">{t('This session')}</Badge>
                 ) : (
                   <Button variant="secondary" class="end-session" disabled={ending.has(s.id)} onClick={() => dispatch(['sessions/end', s.id])}>
-                    End
+                    {t('End')}
                   </Button>
                 )}
               </td>

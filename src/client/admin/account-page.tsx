@@ -14,6 +14,7 @@ import { Table } from '../ui/table.js';
 import { adminAccountIdOf, type AdminAccountDetail } from './events.js';
 import { NotFound, OrgNameCell, subscriptionText } from './pages.js';
 import { dateTime } from '../ui/dates.js';
+import { t } from '../i18n/words.js';
 
 /** A form with one required reason, its submit and what it is for. */
 function ReasonForm({
@@ -45,28 +46,28 @@ function Actions({ account }: { account: AdminAccountDetail }) {
   const { state, dispatch } = useApp();
   if (account['platform-admin'])
     return (
-      <Card title="Actions">
-        <Muted>Another platform admin cannot be locked or impersonated. To remove one, take the address out of ADMIN_EMAILS.</Muted>
+      <Card title={t('Actions')}>
+        <Muted>{t('Another platform admin cannot be locked or impersonated. To remove one, take the address out of ADMIN_EMAILS.')}</Muted>
       </Card>
     );
   if (account.id === state.account?.id) return null;
   return (
-    <Card title="Actions">
+    <Card title={t('Actions')}>
       <div class="space-y-6">
         {account.locked ? (
           <ReasonForm
             id="admin-unlock"
-            label="Why unlock it? (optional)"
-            hint="Sign-in works again; the sessions that locking ended stay ended."
-            submit="Unlock the account"
+            label={t('Why unlock it? (optional)')}
+            hint={t('Sign-in works again; the sessions that locking ended stay ended.')}
+            submit={t('Unlock the account')}
             onSubmit={(reason) => dispatch(['admin/account-action', 'unlock', { reason }])}
           />
         ) : (
           <ReasonForm
             id="admin-lock"
-            label="Why lock it?"
-            hint="Every session ends at once and no sign-in works until it is unlocked."
-            submit="Lock the account"
+            label={t('Why lock it?')}
+            hint={t('Every session ends at once and no sign-in works until it is unlocked.')}
+            submit={t('Lock the account')}
             danger
             onSubmit={(reason) => dispatch(['admin/account-action', 'lock', { reason }])}
           />
@@ -74,9 +75,11 @@ function Actions({ account }: { account: AdminAccountDetail }) {
         {!account.locked && (
           <ReasonForm
             id="admin-impersonate"
-            label="Why view as this account?"
-            hint="For at most an hour you see what it sees; password, email, two-factor, passkeys, providers, deletion and API keys stay out of reach. Recorded with your name."
-            submit="Impersonate"
+            label={t('Why view as this account?')}
+            hint={t(
+              'For at most an hour you see what it sees; password, email, two-factor, passkeys, providers, deletion and API keys stay out of reach. Recorded with your name.',
+            )}
+            submit={t('Impersonate')}
             onSubmit={(reason) => dispatch(['admin/impersonate', { reason }])}
           />
         )}
@@ -92,26 +95,26 @@ export function AdminAccountPage() {
     if (id) dispatch(['admin/account-open', id]);
   }, [id]);
   const page = state.adminAccount?.id === id ? state.adminAccount : undefined;
-  if (!id || page?.status === 'missing') return <NotFound title="Account" />;
+  if (!id || page?.status === 'missing') return <NotFound title={t('Account')} />;
   const back = (
     <Link to="admin-accounts" id="admin-account-back">
-      ← Accounts
+      {t('← Accounts')}
     </Link>
   );
   if (page?.status === 'failed')
     return (
       <>
-        <PageHeader title="Account" id="admin-title" back={back} />
-        <Alert tone="error">The account could not be loaded.</Alert>
+        <PageHeader title={t('Account')} id="admin-title" back={back} />
+        <Alert tone="error">{t('The account could not be loaded.')}</Alert>
       </>
     );
   const a = page?.account;
   if (!a)
     return (
       <>
-        <PageHeader title="Account" id="admin-title" back={back} />
+        <PageHeader title={t('Account')} id="admin-title" back={back} />
         <p class="text-sm text-muted" role="status">
-          Loading…
+          {t('Loading…')}
         </p>
       </>
     );
@@ -121,38 +124,38 @@ export function AdminAccountPage() {
       <div class="space-y-6">
         {a.locked && (
           <Alert id="admin-locked" tone="warning">
-            Locked {dateTime(a['locked-at'])}
+            {t('Locked')} {dateTime(a['locked-at'])}
             {a['locked-reason'] ? `: ${a['locked-reason']}` : ''}
           </Alert>
         )}
-        <Card title="Account">
+        <Card title={t('Account')}>
           <DataList
             id="admin-account"
             data-status={a.locked ? 'locked' : 'active'}
             items={[
               [
-                'Email',
+                t('Email'),
                 <>
-                  {a.email} {a['email-verified'] ? <Badge tone="success">Verified</Badge> : <Badge tone="warning">Unverified</Badge>}
+                  {a.email} {a['email-verified'] ? <Badge tone="success">{t('Verified')}</Badge> : <Badge tone="warning">{t('Unverified')}</Badge>}
                 </>,
                 'email',
               ],
-              ['Created', dateTime(a['created-at']), 'created-at'],
-              ['Last seen', dateTime(a['last-seen-at']), 'last-seen-at'],
-              ['Two-factor', a['two-factor-enabled'] ? 'On' : 'Off', 'two-factor'],
-              ['Live sessions', a['session-count'], 'session-count'],
-              ['Subscription', a.subscription.status === 'none' ? 'None' : `${a.subscription.plan ?? ''} (${a.subscription.status})`, 'subscription'],
-              a['platform-admin'] && ['Platform admin', 'Yes', 'platform-admin'],
+              [t('Created'), dateTime(a['created-at']), 'created-at'],
+              [t('Last seen'), dateTime(a['last-seen-at']), 'last-seen-at'],
+              ['Two-factor', a['two-factor-enabled'] ? t('On') : t('Off'), 'two-factor'],
+              [t('Live sessions'), a['session-count'], 'session-count'],
+              [t('Subscription'), a.subscription.status === 'none' ? t('None') : `${a.subscription.plan ?? ''} (${a.subscription.status})`, 'subscription'],
+              a['platform-admin'] && [t('Platform admin'), t('Yes'), 'platform-admin'],
             ]}
           />
         </Card>
-        <Card title="Organizations">
+        <Card title={t('Organizations')}>
           <Table
             id="admin-account-orgs"
-            caption="The account's organizations"
-            headers={['Name', 'Role', 'Subscription']}
+            caption={t("The account's organizations")}
+            headers={[t('Name'), t('Role'), t('Subscription')]}
             rows={a.organizations}
-            empty="No organization."
+            empty={t('No organization.')}
             render={(o) => (
               <tr key={o.id} data-org={o.id}>
                 <OrgNameCell org={o} />
@@ -163,13 +166,13 @@ export function AdminAccountPage() {
           />
         </Card>
         {a.identities.length > 0 && (
-          <Card title="Sign-in providers">
+          <Card title={t('Sign-in providers')}>
             <Table
               id="admin-account-identities"
-              caption="Linked providers"
-              headers={['Provider', 'Email', 'Linked', 'Last used']}
+              caption={t('Linked providers')}
+              headers={[t('Provider'), t('Email'), t('Linked'), t('Last used')]}
               rows={a.identities}
-              empty="None."
+              empty={t('None.')}
               render={(i) => (
                 <tr key={`${i.provider}-${i['created-at']}`}>
                   <td>{i.provider}</td>

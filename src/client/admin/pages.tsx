@@ -16,6 +16,7 @@ import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import { adminAccountPath, type AdminAccountRow, type AdminAuditEntry, type AdminList, type AdminOrgRow, type PagedList } from './events.js';
 import { dateTime } from '../ui/dates.js';
+import { t } from '../i18n/words.js';
 
 /** An organization's plan and status, or a dash without a subscription. */
 export const subscriptionText = (s: { status: string; plan: string | null }) => (s.status === 'none' ? '—' : `${s.plan ?? ''} (${s.status})`);
@@ -28,7 +29,7 @@ export function OrgNameCell({ org }: { org: { name: string; personal: boolean } 
       {org.personal && (
         <>
           {' '}
-          <Badge>Personal</Badge>
+          <Badge>{t('Personal')}</Badge>
         </>
       )}
     </td>
@@ -41,7 +42,7 @@ export function NotFound({ title }: { title: string }) {
     <>
       <PageHeader title={title} id="admin-title" />
       <Alert id="admin-missing" tone="error">
-        This page does not exist. <Link to="account">Back to your account</Link>
+        {t('This page does not exist.')} <Link to="account">{t('Back to your account')}</Link>
       </Alert>
     </>
   );
@@ -68,18 +69,18 @@ function SearchList<T extends { id: string }>({
           <div class="min-w-0 flex-1">
             <Field form={form} name="q" label={label} defaultValue={page?.q ?? ''} spellcheck={false} />
           </div>
-          <Submit id={`${form}-submit`}>Search</Submit>
+          <Submit id={`${form}-submit`}>{t('Search')}</Submit>
         </div>
       </Form>
       {page?.status === 'failed' ? (
-        <Alert tone="error">The list could not be loaded.</Alert>
+        <Alert tone="error">{t('The list could not be loaded.')}</Alert>
       ) : (
         children(page && page.status !== 'loading' ? page.items : undefined)
       )}
       {page?.nextCursor && (
         <Actions>
           <Button id={`admin-${list}-more`} variant="secondary" disabled={page.loadingMore} onClick={() => dispatch(['admin/list-more', list])}>
-            {page.loadingMore ? 'Loading…' : 'Load more'}
+            {page.loadingMore ? t('Loading…') : t('Load more')}
           </Button>
         </Actions>
       )}
@@ -101,41 +102,41 @@ export function AdminStatsPage() {
     dispatch(['admin/stats-open']);
   }, []);
   const page = state.adminStats;
-  if (page?.status === 'missing') return <NotFound title="Platform" />;
+  if (page?.status === 'missing') return <NotFound title={t('Platform')} />;
   const s = page?.stats;
   const plans = s ? Object.entries(s.subscriptions) : [];
   return (
     <>
       <PageHeader
-        title="Platform"
+        title={t('Platform')}
         id="admin-title"
-        description="The whole platform's numbers. Find an account or an organization in the pages beside this one."
+        description={t("The whole platform's numbers. Find an account or an organization in the pages beside this one.")}
       />
-      {page?.status === 'failed' && <Alert tone="error">The numbers could not be loaded.</Alert>}
+      {page?.status === 'failed' && <Alert tone="error">{t('The numbers could not be loaded.')}</Alert>}
       {!s ? (
         <p class="text-sm text-muted" role="status">
-          Loading…
+          {t('Loading…')}
         </p>
       ) : (
         <Stack columns={2}>
-          <Card title="Accounts">
+          <Card title={t('Accounts')}>
             <DataList
               id="admin-stats"
               items={[
-                ['Accounts', s.accounts, 'accounts'],
-                ['Verified', s['verified-accounts'], 'verified-accounts'],
-                ['Sign-ups, last 7 days', s['sign-ups-7d'], 'sign-ups-7d'],
-                ['Sign-ups, last 30 days', s['sign-ups-30d'], 'sign-ups-30d'],
+                [t('Accounts'), s.accounts, 'accounts'],
+                [t('Verified'), s['verified-accounts'], 'verified-accounts'],
+                [t('Sign-ups, last 7 days'), s['sign-ups-7d'], 'sign-ups-7d'],
+                [t('Sign-ups, last 30 days'), s['sign-ups-30d'], 'sign-ups-30d'],
               ]}
             />
           </Card>
-          <Card title="Organizations">
+          <Card title={t('Organizations')}>
             <DataList
               id="admin-stats-orgs"
               items={[
-                ['Organizations', s.organizations, 'organizations'],
-                ...plans.map(([plan, n]): [string, number, string] => [`Subscribed: ${plan}`, n, `plan-${plan}`]),
-                plans.length === 0 && ['Subscriptions', 'none yet', 'subscriptions'],
+                [t('Organizations'), s.organizations, 'organizations'],
+                ...plans.map(([plan, n]): [string, number, string] => [t('Subscribed: {plan}', { plan }), n, `plan-${plan}`]),
+                plans.length === 0 && [t('Subscriptions'), t('none yet'), 'subscriptions'],
               ]}
             />
           </Card>
@@ -149,22 +150,22 @@ export function AdminAccountsPage() {
   const { state } = useApp();
   useList('accounts');
   const page = state.adminAccounts;
-  if (page?.status === 'missing') return <NotFound title="Accounts" />;
+  if (page?.status === 'missing') return <NotFound title={t('Accounts')} />;
   return (
     <>
       <PageHeader
-        title="Accounts"
+        title={t('Accounts')}
         id="admin-title"
-        description="Every account of the platform. Search by the start of an email address, a name or any word of the name."
+        description={t('Every account of the platform. Search by the start of an email address, a name or any word of the name.')}
       />
-      <SearchList<AdminAccountRow> list="accounts" page={page} label="Email or name starts with">
+      <SearchList<AdminAccountRow> list="accounts" page={page} label={t('Email or name starts with')}>
         {(rows) => (
           <Table
             id="admin-accounts"
-            caption="Accounts"
-            headers={['Email', 'Name', 'Status', 'Created', 'Last seen']}
+            caption={t('Accounts')}
+            headers={[t('Email'), t('Name'), t('Status'), t('Created'), t('Last seen')]}
             rows={rows}
-            empty="No account matches."
+            empty={t('No account matches.')}
             emptyId="admin-accounts-empty"
             render={(a) => (
               <tr key={a.id} data-account={a.id}>
@@ -175,9 +176,9 @@ export function AdminAccountsPage() {
                 </td>
                 <td>{a.name ?? '—'}</td>
                 <td class="space-x-1">
-                  {a.locked && <Badge tone="error">Locked</Badge>}
-                  {!a['email-verified'] && <Badge tone="warning">Unverified</Badge>}
-                  {a['two-factor-enabled'] && <Badge tone="success">2FA</Badge>}
+                  {a.locked && <Badge tone="error">{t('Locked')}</Badge>}
+                  {!a['email-verified'] && <Badge tone="warning">{t('Unverified')}</Badge>}
+                  {a['two-factor-enabled'] && <Badge tone="success">{t('2FA')}</Badge>}
                 </td>
                 <td>{dateTime(a['created-at'])}</td>
                 <td>{dateTime(a['last-seen-at'])}</td>
@@ -194,18 +195,18 @@ export function AdminOrgsPage() {
   const { state } = useApp();
   useList('orgs');
   const page = state.adminOrgs;
-  if (page?.status === 'missing') return <NotFound title="Organizations" />;
+  if (page?.status === 'missing') return <NotFound title={t('Organizations')} />;
   return (
     <>
-      <PageHeader title="Organizations" id="admin-title" description="Every organization of the platform, with its members and subscription." />
-      <SearchList<AdminOrgRow> list="orgs" page={page} label="Name or slug starts with">
+      <PageHeader title={t('Organizations')} id="admin-title" description={t('Every organization of the platform, with its members and subscription.')} />
+      <SearchList<AdminOrgRow> list="orgs" page={page} label={t('Name or slug starts with')}>
         {(rows) => (
           <Table
             id="admin-orgs"
-            caption="Organizations"
-            headers={['Name', 'Slug', 'Members', 'Subscription', 'Created']}
+            caption={t('Organizations')}
+            headers={[t('Name'), t('Slug'), t('Members'), t('Subscription'), t('Created')]}
             rows={rows}
-            empty="No organization matches."
+            empty={t('No organization matches.')}
             emptyId="admin-orgs-empty"
             render={(o) => (
               <tr key={o.id} data-org={o.id}>
@@ -224,26 +225,30 @@ export function AdminOrgsPage() {
 }
 
 const who = (p: { 'account-id': string | null; email?: string } | null | undefined) =>
-  p?.email ?? (p?.['account-id'] ? `Account ${p['account-id'].slice(0, 8)}` : '—');
+  p?.email ?? (p?.['account-id'] ? t('Account {id}', { id: p['account-id'].slice(0, 8) }) : '—');
 
 export function AdminAuditPage() {
   const { state, dispatch } = useApp();
   useList('audit');
   const page = state.adminAudit;
-  if (page?.status === 'missing') return <NotFound title="Admin audit log" />;
+  if (page?.status === 'missing') return <NotFound title={t('Admin audit log')} />;
   return (
     <>
-      <PageHeader title="Admin audit log" id="admin-title" description="Every admin action, and every change made while impersonating, newest first." />
+      <PageHeader
+        title={t('Admin audit log')}
+        id="admin-title"
+        description={t('Every admin action, and every change made while impersonating, newest first.')}
+      />
       <Card>
         {page?.status === 'failed' ? (
-          <Alert tone="error">The audit log could not be loaded.</Alert>
+          <Alert tone="error">{t('The audit log could not be loaded.')}</Alert>
         ) : (
           <Table<AdminAuditEntry>
             id="admin-audit"
-            caption="Admin audit log entries"
-            headers={['When', 'Action', 'By', 'As', 'On']}
+            caption={t('Admin audit log entries')}
+            headers={[t('When'), t('Action'), t('By'), t('As'), t('On')]}
             rows={page && page.status !== 'loading' ? page.items : undefined}
-            empty="Nothing recorded yet."
+            empty={t('Nothing recorded yet.')}
             emptyId="admin-audit-empty"
             render={(e) => (
               <tr key={e.id} data-action={e.action}>
@@ -267,7 +272,7 @@ export function AdminAuditPage() {
         {page?.nextCursor && (
           <Actions>
             <Button id="admin-audit-more" variant="secondary" disabled={page.loadingMore} onClick={() => dispatch(['admin/list-more', 'audit'])}>
-              {page.loadingMore ? 'Loading…' : 'Load more'}
+              {page.loadingMore ? t('Loading…') : t('Load more')}
             </Button>
           </Actions>
         )}

@@ -6,6 +6,7 @@
 import type { AppState } from '../shell/state.js';
 import type { EventCore } from '../core.js';
 import type { Organization } from '../orgs/events.js';
+import { t } from '../i18n/words.js';
 
 export interface ApiKey {
   id: string;
@@ -122,10 +123,10 @@ export function registerApiKeys(core: EventCore<AppState>, io: ApiKeysIo): void 
     .regEvent('api-keys/copy', ({ state }) => {
       const created = state.apiKeysPage?.created;
       if (!created) return;
-      return { 'clipboard/copy': { text: created.key, onSuccess: ['toast/info', { message: 'Key copied' }], onFailure: ['api-keys/copy-failed'] } };
+      return { 'clipboard/copy': { text: created.key, onSuccess: ['toast/info', { message: t('Key copied') }], onFailure: ['api-keys/copy-failed'] } };
     })
     .regEvent('api-keys/copy-failed', () => ({
-      dispatch: ['toast/error', { message: 'Copying failed: select the key and copy it yourself' }],
+      dispatch: ['toast/error', { message: t('Copying failed: select the key and copy it yourself') }],
     }))
     .regEvent('api-keys/close-created', ({ state }) => {
       const page = state.apiKeysPage;
@@ -143,7 +144,7 @@ export function registerApiKeys(core: EventCore<AppState>, io: ApiKeysIo): void 
           url: `orgs/${page.orgId}/api-keys/${keyId}`,
           method: 'delete',
           onSuccessN: [
-            ['toast/info', { message: `${name} was revoked` }],
+            ['toast/info', { message: t('{name} was revoked', { name }) }],
             ['api-keys/load', page.orgId],
           ],
           onFailureN: [['request/failed'], ['app/idle']],

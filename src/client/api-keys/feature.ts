@@ -4,15 +4,16 @@ import { currentOrgNavPath } from '../orgs/current-org.js';
 import type { Feature } from '../shell/features.js';
 import { apiKeysPath, registerApiKeys } from './events.js';
 import { ApiKeysPage } from './pages.js';
+import { msg } from '../i18n/words.js';
 
 export const apiKeys: Feature = {
   id: 'api-keys',
-  routes: [{ name: 'org-api-keys', path: '/orgs/:id/api-keys', page: ApiKeysPage, access: 'signed-in', title: 'API keys' }],
+  routes: [{ name: 'org-api-keys', path: '/orgs/:id/api-keys', page: ApiKeysPage, access: 'signed-in', title: msg('API keys') }],
   nav: [
     {
       section: 'org',
       route: 'org-api-keys',
-      label: 'API keys',
+      label: msg('API keys'),
       id: 'nav-org-api-keys',
       icon: KeyRound,
       order: 2,

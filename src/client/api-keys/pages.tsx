@@ -14,7 +14,9 @@ import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import { apiKeysOrgIdOf, type ApiKey, type CreatedApiKey } from './events.js';
 import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
-import { dateTime } from '../ui/dates.js';
+import { dateOnly, dateTime } from '../ui/dates.js';
+import { t } from '../i18n/words.js';
+import { rich } from '../i18n/rich.js';
 
 /** The new key, once: a warning, the key, a copy button. */
 function CreatedKey({ created }: { created: CreatedApiKey }) {
@@ -25,18 +27,20 @@ function CreatedKey({ created }: { created: CreatedApiKey }) {
       titleId="created-api-key-title"
       tone="highlight"
       role="alert"
-      title={`Copy the key ${created.name} now`}
-      description="It will not be shown again: only a hash of it is kept. Store it where your program reads its secrets; if it is lost, revoke it and make another."
+      title={t('Copy the key {name} now', { name: created.name })}
+      description={t(
+        'It will not be shown again: only a hash of it is kept. Store it where your program reads its secrets; if it is lost, revoke it and make another.',
+      )}
     >
       <div class="flex flex-wrap gap-2 sm:flex-nowrap">
-        <CopyField id="new-api-key" label="The new API key" value={created.key} />
+        <CopyField id="new-api-key" label={t('The new API key')} value={created.key} />
         <Button id="copy-api-key" onClick={() => dispatch(['api-keys/copy'])}>
-          Copy
+          {t('Copy')}
         </Button>
       </div>
       <Actions>
         <Button id="close-api-key" variant="secondary" onClick={() => dispatch(['api-keys/close-created'])}>
-          I have stored it
+          {t('I have stored it')}
         </Button>
       </Actions>
     </Card>
@@ -53,19 +57,19 @@ function KeyRow({ apiKey }: { apiKey: ApiKey }) {
         <code class="text-muted">sk_{apiKey.prefix}_…</code>
       </td>
       <td>{apiKey.role}</td>
-      <td>{new Date(apiKey['created-at']).toLocaleDateString()}</td>
+      <td>{dateOnly(apiKey['created-at'])}</td>
       <td data-field="last-used-at">{dateTime(apiKey['last-used-at'], 'never')}</td>
       <td>
         <ConfirmButton
           variant="secondary"
           class="revoke-api-key"
           disabled={state.busy}
-          title={`Revoke the key ${apiKey.name}?`}
-          message="Programs using it are refused from this moment."
-          confirmLabel="Revoke"
+          title={t('Revoke the key {name}?', { name: apiKey.name })}
+          message={t('Programs using it are refused from this moment.')}
+          confirmLabel={t('Revoke')}
           onConfirm={() => dispatch(['api-keys/revoke', apiKey.id])}
         >
-          Revoke
+          {t('Revoke')}
         </ConfirmButton>
       </td>
     </tr>
@@ -80,16 +84,16 @@ export function ApiKeysPage() {
   useEffect(() => {
     if (id) dispatch(['api-keys/open', id]);
   }, [id]);
-  if (!id || page?.status === 'missing') return <OrgPageGate title="API keys" missing />;
-  if (!page?.org) return <OrgPageGate title="API keys" />;
+  if (!id || page?.status === 'missing') return <OrgPageGate title={t('API keys')} missing />;
+  if (!page?.org) return <OrgPageGate title={t('API keys')} />;
   const org = page.org;
   const back = <BackToOrg org={org} />;
   if (org.role === 'member') {
     return (
       <>
-        <PageHeader title="API keys" back={back} />
+        <PageHeader title={t('API keys')} back={back} />
         <Alert id="api-keys-forbidden" tone="error">
-          Only admins and owners manage the API keys of {org.name}.
+          {t('Only admins and owners manage the API keys of {name}.', { name: org.name })}
         </Alert>
       </>
     );
@@ -97,43 +101,39 @@ export function ApiKeysPage() {
   return (
     <>
       <PageHeader
-        title={`API keys of ${org.name}`}
+        title={t('API keys of {name}', { name: org.name })}
         id="api-keys-title"
         back={back}
-        description={
-          <>
-            A key lets a program act in this organization with the key's role: send it as <code>Authorization: Bearer sk_…</code>.
-          </>
-        }
+        description={rich("A key lets a program act in this organization with the key's role: send it as <0/>.", [<code>Authorization: Bearer sk_…</code>])}
       />
       <Stack>
         {page.created && <CreatedKey created={page.created} />}
-        <Card title="Keys" id="api-keys-card">
+        <Card title={t('Keys')} id="api-keys-card">
           <Table
             id="api-keys"
-            caption={`API keys of ${org.name}`}
-            headers={['Key', 'Role', 'Created', 'Last used', '']}
+            caption={t('API keys of {name}', { name: org.name })}
+            headers={[t('Key'), t('Role'), t('Created'), t('Last used'), '']}
             rows={page.keys}
-            loadingText="Loading keys…"
-            empty="No keys yet."
+            loadingText={t('Loading keys…')}
+            empty={t('No keys yet.')}
             emptyId="no-api-keys"
             render={(k) => <KeyRow key={k.id} apiKey={k} />}
           />
         </Card>
-        <Card title="Create a key" id="create-api-key-card">
+        <Card title={t('Create a key')} id="create-api-key-card">
           <Form id="create-api-key" resetKey={page.formResets} onSubmit={(f) => dispatch(['api-keys/create', f])}>
-            <Field form="create-api-key" id="api-key-name" name="name" label="Name" required maxLength={100} hint="What it is for, e.g. CI deploys" />
+            <Field form="create-api-key" id="api-key-name" name="name" label={t('Name')} required maxLength={100} hint={t('What it is for, e.g. CI deploys')} />
             <SelectField
               id="api-key-role"
               name="role"
               form="create-api-key"
-              label="Role"
+              label={t('Role')}
               options={[
-                { value: 'member', label: 'member' },
-                { value: 'admin', label: 'admin' },
+                { value: 'member', label: t('member') },
+                { value: 'admin', label: t('admin') },
               ]}
             />
-            <Submit>Create key</Submit>
+            <Submit>{t('Create key')}</Submit>
           </Form>
         </Card>
       </Stack>

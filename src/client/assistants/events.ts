@@ -7,6 +7,7 @@
  */
 import type { EventCore } from '../core.js';
 import type { AppState } from '../shell/state.js';
+import { t } from '../i18n/words.js';
 
 /** Where the MCP server's protected resource metadata is served (RFC 9728). */
 export const MCP_RESOURCE_METADATA = '/.well-known/oauth-protected-resource/mcp';
@@ -50,8 +51,8 @@ export function registerAssistants(core: EventCore<AppState>): void {
     .regEvent('assistants/copy', (_ctx, [, text, what]) => ({
       'clipboard/copy': {
         text: text as string,
-        onSuccess: ['toast/info', { message: `${what as string} copied` }],
-        onFailure: ['toast/error', { message: 'Copying failed: select the text and copy it yourself' }],
+        onSuccess: ['toast/info', { message: t('{what} copied', { what: what as string }) }],
+        onFailure: ['toast/error', { message: t('Copying failed: select the text and copy it yourself') }],
       },
     }));
 }

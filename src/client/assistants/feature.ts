@@ -3,11 +3,12 @@ import { Bot } from 'lucide';
 import type { Feature } from '../shell/features.js';
 import { registerAssistants } from './events.js';
 import { AssistantsPage } from './page.js';
+import { msg } from '../i18n/words.js';
 
 export const assistants: Feature = {
   id: 'assistants',
-  routes: [{ name: 'ai-assistants', path: '/settings/ai-assistants', page: AssistantsPage, access: 'signed-in', title: 'AI assistants' }],
+  routes: [{ name: 'ai-assistants', path: '/settings/ai-assistants', page: AssistantsPage, access: 'signed-in', title: msg('AI assistants') }],
   // beside Connected apps: an assistant is a connected app too
-  nav: [{ section: 'settings', route: 'ai-assistants', label: 'AI assistants', id: 'nav-ai-assistants', icon: Bot, order: 2.6 }],
+  nav: [{ section: 'settings', route: 'ai-assistants', label: msg('AI assistants'), id: 'nav-ai-assistants', icon: Bot, order: 2.6 }],
   register: (core) => registerAssistants(core),
 };

@@ -16,6 +16,8 @@ import { CopyField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import { serverKeyOf } from './events.js';
+import { t } from '../i18n/words.js';
+import { rich } from '../i18n/rich.js';
 
 /** A configuration file's content with a copy button, named by `what` ("Cursor's configuration"). */
 function Snippet({ id, what, text }: { id: string; what: string; text: string }) {
@@ -25,8 +27,8 @@ function Snippet({ id, what, text }: { id: string; what: string; text: string })
       <pre id={id} class="whitespace-pre-wrap wrap-anywhere rounded-lg border border-line bg-raised p-3 font-mono text-xs">
         {text}
       </pre>
-      <Button variant="secondary" class="copy-snippet" aria-label={`Copy ${what}`} onClick={() => dispatch(['assistants/copy', text, what])}>
-        Copy
+      <Button variant="secondary" class="copy-snippet" aria-label={t('Copy {what}', { what })} onClick={() => dispatch(['assistants/copy', text, what])}>
+        {t('Copy')}
       </Button>
     </div>
   );
@@ -51,33 +53,47 @@ function Instructions({ url }: { url: string }) {
   return (
     <Card
       id="connect-assistant"
-      title="Connect an assistant"
-      description={`Add the URL as a remote MCP server. The assistant then opens a sign-in window: sign in to ${product} and allow what it asks. Allowing changes, or access that lasts, asks for your password again.`}
+      title={t('Connect an assistant')}
+      description={t(
+        'Add the URL as a remote MCP server. The assistant then opens a sign-in window: sign in to {product} and allow what it asks. Allowing changes, or access that lasts, asks for your password again.',
+        { product },
+      )}
     >
       <HowTo id="connect-claude" name="Claude">
         <p>
-          In Settings → Connectors, choose <strong>Add custom connector</strong>, name it {product}, paste the URL and add it. Then choose{' '}
-          <strong>Connect</strong>.
+          {rich(
+            'In Settings → Connectors, choose <0>Add custom connector</0>, name it {product}, paste the URL and add it. Then choose <1>Connect</1>.',
+            [(text) => <strong>{text}</strong>, (text) => <strong>{text}</strong>],
+            { product },
+          )}
         </p>
       </HowTo>
       <HowTo id="connect-chatgpt" name="ChatGPT">
         <p>
-          In Settings → Apps &amp; Connectors, turn on <strong>Developer mode</strong> (Advanced settings), then create a connector named {product} with the URL
-          and OAuth authentication.
+          {rich(
+            'In Settings → Apps & Connectors, turn on <0>Developer mode</0> (Advanced settings), then create a connector named {product} with the URL and OAuth authentication.',
+            [(text) => <strong>{text}</strong>],
+            { product },
+          )}
         </p>
       </HowTo>
       <HowTo id="connect-cursor" name="Cursor">
         <p>
-          Add the server to <code>~/.cursor/mcp.json</code> (or a project's <code>.cursor/mcp.json</code>), then connect it in Cursor's MCP settings:
+          {rich("Add the server to <0/> (or a project's <1/>), then connect it in Cursor's MCP settings:", [
+            <code>~/.cursor/mcp.json</code>,
+            <code>.cursor/mcp.json</code>,
+          ])}
         </p>
-        <Snippet id="cursor-config" what="Cursor's configuration" text={json({ mcpServers: { [key]: { url } } })} />
+        <Snippet id="cursor-config" what={t("Cursor's configuration")} text={json({ mcpServers: { [key]: { url } } })} />
       </HowTo>
       <HowTo id="connect-vscode" name="VS Code">
         <p>
-          Run <strong>MCP: Add Server</strong> from the Command Palette, choose HTTP and paste the URL; or add it to a workspace's <code>.vscode/mcp.json</code>
-          :
+          {rich("Run <0>MCP: Add Server</0> from the Command Palette, choose HTTP and paste the URL; or add it to a workspace's <1/>:", [
+            (text) => <strong>{text}</strong>,
+            <code>.vscode/mcp.json</code>,
+          ])}
         </p>
-        <Snippet id="vscode-config" what="VS Code's configuration" text={json({ servers: { [key]: { type: 'http', url } } })} />
+        <Snippet id="vscode-config" what={t("VS Code's configuration")} text={json({ servers: { [key]: { type: 'http', url } } })} />
       </HowTo>
     </Card>
   );
@@ -87,21 +103,21 @@ function ServerUrl() {
   const { state, dispatch } = useApp();
   const server = state.mcpServer;
   return (
-    <Card id="mcp-server" title="MCP server URL" description="The one thing an assistant needs to reach your account.">
+    <Card id="mcp-server" title={t('MCP server URL')} description={t('The one thing an assistant needs to reach your account.')}>
       {server?.url ? (
         <div class="flex flex-wrap gap-2 sm:flex-nowrap">
-          <CopyField id="mcp-server-url" label="MCP server URL" value={server.url} />
-          <Button id="copy-mcp-server-url" onClick={() => dispatch(['assistants/copy', server.url, 'The server URL'])}>
-            Copy
+          <CopyField id="mcp-server-url" label={t('MCP server URL')} value={server.url} />
+          <Button id="copy-mcp-server-url" onClick={() => dispatch(['assistants/copy', server.url, t('The server URL')])}>
+            {t('Copy')}
           </Button>
         </div>
       ) : server?.status === 'failed' ? (
         <Alert id="mcp-server-missing" tone="error">
-          The server's URL could not be loaded. Reload the page to try again.
+          {t("The server's URL could not be loaded. Reload the page to try again.")}
         </Alert>
       ) : (
         <p class="text-muted" role="status">
-          Loading…
+          {t('Loading…')}
         </p>
       )}
     </Card>
@@ -118,20 +134,22 @@ export function AssistantsPage() {
   return (
     <>
       <PageHeader
-        title="AI assistants"
-        description="Let an assistant such as Claude, ChatGPT, Cursor or VS Code work with your account. It acts as you: it sees what you allow and does what your role permits."
+        title={t('AI assistants')}
+        description={t(
+          'Let an assistant such as Claude, ChatGPT, Cursor or VS Code work with your account. It acts as you: it sees what you allow and does what your role permits.',
+        )}
       />
       <Stack>
         <ServerUrl />
         {url && <Instructions url={url} />}
-        <Card id="connected-assistants-card" title="Connected assistants" description="Revoke one and its next call is refused.">
+        <Card id="connected-assistants-card" title={t('Connected assistants')} description={t('Revoke one and its next call is refused.')}>
           <Table
             id="connected-assistants"
-            caption="Your connected AI assistants"
-            headers={['Assistant', 'Access', 'Last used', '']}
+            caption={t('Your connected AI assistants')}
+            headers={[t('Assistant'), t('Access'), t('Last used'), '']}
             rows={state.connectedApps?.filter((app) => app.assistant)}
-            loadingText="Loading assistants…"
-            empty="No assistant is connected. Add the URL to one: it appears here once you allow it."
+            loadingText={t('Loading assistants…')}
+            empty={t('No assistant is connected. Add the URL to one: it appears here once you allow it.')}
             emptyId="no-assistants"
             render={(app) => (
               <tr key={app.id} data-assistant={app.id} data-reviewed={String(app.reviewed)}>
@@ -146,8 +164,8 @@ export function AssistantsPage() {
                   <RevokeAppButton
                     app={app}
                     class="revoke-assistant"
-                    verb="Revoke"
-                    message="Its access ends at once: its next call is refused, and it must ask you again to come back."
+                    verb={t('Revoke')}
+                    message={t('Its access ends at once: its next call is refused, and it must ask you again to come back.')}
                   />
                 </td>
               </tr>

@@ -10,6 +10,7 @@ import type { EventCore } from '../core.js';
 import type { BrowserIo } from '../shell/features.js';
 import type { AppState } from '../shell/state.js';
 import { auditApiUrl } from './events.js';
+import { t } from '../i18n/words.js';
 
 export interface AuditExportState {
   /** the export under way, or the one that failed (`error`), for the organization of the page */
@@ -67,6 +68,6 @@ export function registerAuditExport(core: EventCore<AppState>, io: Pick<BrowserI
     // `error`: why it failed
     .regEvent('audit/exported', ({ state }, [, orgId, error]) => ({
       db: { ...state, auditExport: error ? { orgId: orgId as string, error: error as string } : undefined },
-      dispatch: error ? undefined : ['toast/info', { message: 'Export downloaded' }],
+      dispatch: error ? undefined : ['toast/info', { message: t('Export downloaded') }],
     }));
 }

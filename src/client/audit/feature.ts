@@ -10,18 +10,19 @@ import { registerAuditExport } from './export.js';
 import { AuditLogPage } from './pages.js';
 import { registerAuditStreams } from './streams-events.js';
 import { AuditStreamsPage } from './streams-page.js';
+import { msg } from '../i18n/words.js';
 
 export const audit: Feature = {
   id: 'audit',
   routes: [
-    { name: 'org-audit', path: '/orgs/:id/audit-log', page: AuditLogPage, access: 'signed-in', title: 'Audit log' },
-    { name: 'org-audit-streams', path: '/orgs/:id/audit-log/streams', page: AuditStreamsPage, access: 'signed-in', title: 'Audit log streams' },
+    { name: 'org-audit', path: '/orgs/:id/audit-log', page: AuditLogPage, access: 'signed-in', title: msg('Audit log') },
+    { name: 'org-audit-streams', path: '/orgs/:id/audit-log/streams', page: AuditStreamsPage, access: 'signed-in', title: msg('Audit log streams') },
   ],
   nav: [
     {
       section: 'org',
       route: 'org-audit',
-      label: 'Audit log',
+      label: msg('Audit log'),
       id: 'nav-org-audit',
       icon: ScrollText,
       order: 3,

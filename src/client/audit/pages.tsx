@@ -20,20 +20,21 @@ import { auditOrgIdOf, FILTER_FORM, type AuditEntry } from './events.js';
 import { localInput, queryOfForm } from './filters.js';
 import { streamsPath } from './streams-events.js';
 import { dateTime } from '../ui/dates.js';
+import { t } from '../i18n/words.js';
 
 const short = (id: string) => id.slice(0, 8);
 
 function actorOf(e: AuditEntry): string {
   if (e.actor.email) return e.actor.email;
-  if (e.actor['api-key-id']) return `API key ${short(e.actor['api-key-id'])}`;
-  if (e.actor['account-id']) return `Account ${short(e.actor['account-id'])}`;
+  if (e.actor['api-key-id']) return t('API key {id}', { id: short(e.actor['api-key-id']) });
+  if (e.actor['account-id']) return t('Account {id}', { id: short(e.actor['account-id']) });
   return '—';
 }
 
 function targetOf(e: AuditEntry): string {
   if (!e.target) return '—';
   if (e.target.email) return e.target.email;
-  if (e.target.type === 'invitation' && typeof e.details.email === 'string') return `Invitation to ${e.details.email}`;
+  if (e.target.type === 'invitation' && typeof e.details.email === 'string') return t('Invitation to {email}', { email: e.details.email });
   return `${e.target.type} ${short(e.target.id)}`;
 }
 
@@ -55,17 +56,17 @@ function Filters({ query }: { query: string }) {
     <Field form={FILTER_FORM} name={name} label={label} hint={hint} type="datetime-local" defaultValue={localInput(q.get(name))} />
   );
   return (
-    <Card title="Filters" id="audit-filters-card">
+    <Card title={t('Filters')} id="audit-filters-card">
       <Form id={FILTER_FORM} onSubmit={(_fields, data) => dispatch(['audit/filter', queryOfForm(data), true])}>
         <details open={chosen.some((a) => known.includes(a))}>
-          <summary class="cursor-pointer text-sm font-medium">Actions</summary>
+          <summary class="cursor-pointer text-sm font-medium">{t('Actions')}</summary>
           <div class="mt-2 max-h-64 overflow-y-auto rounded-lg border border-line p-3">
             {/* its errors show under the other actions' field, which has the same name */}
             <CheckboxGroup
               form="audit-actions"
               id="audit-actions"
               name="action"
-              legend="Only these actions"
+              legend={t('Only these actions')}
               options={known.map((a) => ({ value: a, label: auditActionLabel(a), checked: chosen.includes(a) }))}
             />
           </div>
@@ -74,22 +75,22 @@ function Filters({ query }: { query: string }) {
           <Field
             form={FILTER_FORM}
             name="action"
-            label="Other actions"
-            hint="Separated by spaces"
+            label={t('Other actions')}
+            hint={t('Separated by spaces')}
             defaultValue={chosen.filter((a) => !known.includes(a)).join(' ')}
             spellcheck={false}
           />
-          {field('actor-id', 'Actor', 'An account or API key id')}
-          {field('target-type', 'Target type', 'account, api-key, webhook, …')}
-          {field('target-id', 'Target id')}
-          {period('from', 'From', 'Inclusive')}
-          {period('to', 'To', 'Exclusive')}
+          {field('actor-id', t('Actor'), t('An account or API key id'))}
+          {field('target-type', t('Target type'), t('account, api-key, webhook, …'))}
+          {field('target-id', t('Target id'))}
+          {period('from', t('From'), t('Inclusive'))}
+          {period('to', t('To'), t('Exclusive'))}
         </div>
         <Actions>
-          <Submit id="audit-apply">Apply filters</Submit>
+          <Submit id="audit-apply">{t('Apply filters')}</Submit>
           {query && (
             <Button id="audit-clear" variant="secondary" onClick={() => dispatch(['audit/filter', ''])}>
-              Clear
+              {t('Clear')}
             </Button>
           )}
         </Actions>
@@ -106,11 +107,11 @@ function Export({ orgId }: { orgId: string }) {
     <>
       {['csv', 'ndjson'].map((format) => (
         <Button key={format} id={`audit-export-${format}`} variant="secondary" disabled={ex && !ex.error} onClick={() => dispatch(['audit/export', format])}>
-          Export {format.toUpperCase()}
+          {t('Export')} {format.toUpperCase()}
         </Button>
       ))}
       <p id="audit-export-status" class={`basis-full text-sm ${ex?.error ? 'text-danger' : 'text-muted'}`} role="status">
-        {ex && (ex.error ? `The export failed: ${ex.error}` : 'Exporting…')}
+        {ex && (ex.error ? t('The export failed: {reason}', { reason: ex.error }) : t('Exporting…'))}
       </p>
     </>
   );
@@ -128,20 +129,25 @@ export function AuditLogPage() {
   const org = state.orgs?.find((o) => o.id === id);
   const back = id && (
     <Link to="org" path={orgPath(id)} id="audit-back">
-      {org?.name ? `← ${org.name}` : '← Back to the organization'}
+      {org?.name ? `← ${org.name}` : t('← Back to the organization')}
     </Link>
   );
   const header = (
     <PageHeader
-      title={<>Audit log{org ? <> · {org.name}</> : null}</>}
+      title={
+        <>
+          {t('Audit log')}
+          {org ? <> · {org.name}</> : null}
+        </>
+      }
       id="audit-title"
       back={back}
-      description="Security-relevant changes, newest first."
+      description={t('Security-relevant changes, newest first.')}
       actions={
         org &&
         org.role !== 'member' && (
           <ButtonLink to="org-audit-streams" path={streamsPath(org.id)} id="audit-streams-link" variant="secondary">
-            Streams
+            {t('Streams')}
           </ButtonLink>
         )
       }
@@ -152,7 +158,7 @@ export function AuditLogPage() {
       <>
         {header}
         <Alert id="audit-missing" tone="error">
-          This organization does not exist, or you are not a member. <Link to="orgs">Your organizations</Link>
+          {t('This organization does not exist, or you are not a member.')} <Link to="orgs">{t('Your organizations')}</Link>
         </Alert>
       </>
     );
@@ -162,7 +168,7 @@ export function AuditLogPage() {
       <>
         {header}
         <Alert id="audit-forbidden" tone="error">
-          Only the organization's admins and owners can see its audit log.
+          {t("Only the organization's admins and owners can see its audit log.")}
         </Alert>
       </>
     );
@@ -171,7 +177,7 @@ export function AuditLogPage() {
     return (
       <>
         {header}
-        <Alert tone="error">The audit log could not be loaded.</Alert>
+        <Alert tone="error">{t('The audit log could not be loaded.')}</Alert>
       </>
     );
   const loading = !page || page.status === 'loading';
@@ -180,19 +186,19 @@ export function AuditLogPage() {
       {header}
       <Stack>
         <Filters key={page?.formKey} query={page?.query ?? ''} />
-        <Card title="Entries" id="audit-entries" description={page?.query ? 'Those the filters select.' : undefined} actions={<Export orgId={id} />}>
+        <Card title={t('Entries')} id="audit-entries" description={page?.query ? t('Those the filters select.') : undefined} actions={<Export orgId={id} />}>
           {page?.status === 'invalid' ? (
             <Alert id="audit-invalid" tone="error">
-              A filter is not valid: see the message beside it.
+              {t('A filter is not valid: see the message beside it.')}
             </Alert>
           ) : (
             <Table
               id="audit-log"
-              caption="Audit log entries"
-              headers={['When', 'Action', 'By', 'On', 'From']}
+              caption={t('Audit log entries')}
+              headers={[t('When'), t('Action'), t('By'), t('On'), t('From')]}
               rows={loading ? undefined : page.entries}
-              loadingText="Loading the audit log…"
-              empty={page?.query ? 'No entry matches the filters.' : 'Nothing recorded yet.'}
+              loadingText={t('Loading the audit log…')}
+              empty={page?.query ? t('No entry matches the filters.') : t('Nothing recorded yet.')}
               emptyId="audit-empty"
               render={(e) => (
                 <tr key={e.id} data-entry={e.id} data-action={e.action}>
@@ -222,7 +228,7 @@ export function AuditLogPage() {
           {page?.nextCursor && (
             <Actions>
               <Button id="audit-more" variant="secondary" disabled={page.loadingMore} onClick={() => dispatch(['audit/more'])}>
-                {page.loadingMore ? 'Loading…' : 'Load more'}
+                {page.loadingMore ? t('Loading…') : t('Load more')}
               </Button>
             </Actions>
           )}

@@ -8,6 +8,7 @@
 import type { EventCore } from '../core.js';
 import { errorsByField, type FailureBody, withFormErrors } from '../shell/form-errors.js';
 import type { AppState } from '../shell/state.js';
+import { msg, t } from '../i18n/words.js';
 
 export type StreamKind = 'https' | 'splunk' | 'datadog' | 's3';
 
@@ -72,9 +73,9 @@ const withPage = (state: AppState, page: Page, extra: Partial<AppState> = {}): A
 /** What test, pause, resume and delete send, and say when done (a test: its outcome, on the stream). */
 const ACTS: Record<string, [method: 'post' | 'delete', path: string, done?: string]> = {
   test: ['post', '/test'],
-  pause: ['post', '/pause', 'Stream paused'],
-  resume: ['post', '/resume', 'Stream resumed'],
-  delete: ['delete', '', 'Stream deleted'],
+  pause: ['post', '/pause', msg('Stream paused')],
+  resume: ['post', '/resume', msg('Stream resumed')],
+  delete: ['delete', '', msg('Stream deleted')],
 };
 
 export function registerAuditStreams(core: EventCore<AppState>): void {
@@ -134,7 +135,7 @@ export function registerAuditStreams(core: EventCore<AppState>): void {
       return {
         db: withPage(state, { ...page, secret: c.secret ? { id: c.id, value: c.secret } : undefined, formResets: page.formResets + 1 }),
         dispatchN: [
-          ['toast/info', { message: 'Stream added' }],
+          ['toast/info', { message: t('Stream added') }],
           ['streams/load', orgId],
         ],
       };
@@ -145,8 +146,8 @@ export function registerAuditStreams(core: EventCore<AppState>): void {
       return {
         'clipboard/copy': {
           text: secret.value,
-          onSuccess: ['toast/info', { message: 'Secret copied' }],
-          onFailure: ['toast/error', { message: 'Copying failed: select it and copy it yourself' }],
+          onSuccess: ['toast/info', { message: t('Secret copied') }],
+          onFailure: ['toast/error', { message: t('Copying failed: select it and copy it yourself') }],
         },
       };
     })
@@ -168,7 +169,7 @@ export function registerAuditStreams(core: EventCore<AppState>): void {
           method,
           onSuccessN: done
             ? [
-                ['toast/info', { message: done }],
+                ['toast/info', { message: t(done) }],
                 ['streams/load', orgId],
               ]
             : [['streams/tested', orgId, streamId]],

@@ -17,33 +17,34 @@ import { CheckboxField, CopyField, Field, Form, SelectField } from '../ui/field.
 import { PageHeader } from '../ui/page-header.js';
 import { auditPath } from './events.js';
 import { STREAM_FORM, streamsOrgIdOf, type AuditStream, type StreamKind } from './streams-events.js';
+import { msg, t } from '../i18n/words.js';
 
 const KINDS: Array<{ value: StreamKind; label: string }> = [
-  { value: 'https', label: 'HTTPS endpoint' },
-  { value: 'splunk', label: 'Splunk HTTP Event Collector' },
-  { value: 'datadog', label: 'Datadog' },
-  { value: 's3', label: 'Amazon S3 or compatible' },
+  { value: 'https', label: msg('HTTPS endpoint') },
+  { value: 'splunk', label: msg('Splunk HTTP Event Collector') },
+  { value: 'datadog', label: msg('Datadog') },
+  { value: 's3', label: msg('Amazon S3 or compatible') },
 ];
 
 /** A kind's fields: name, label, input type, hint; `optional` ones may stay empty. */
 type Spec = [name: string, label: string, type?: 'url' | 'password', hint?: string, optional?: boolean];
 const FIELDS: Record<StreamKind, Spec[]> = {
-  https: [['url', 'URL', 'url', 'Batches are POSTed there, signed per Standard Webhooks']],
+  https: [['url', msg('URL'), 'url', msg('Batches are POSTed there, signed per Standard Webhooks')]],
   splunk: [
-    ['url', 'URL', 'url', 'e.g. https://splunk.example.com:8088'],
-    ['token', 'HEC token', 'password'],
+    ['url', msg('URL'), 'url', msg('e.g. https://splunk.example.com:8088')],
+    ['token', msg('HEC token'), 'password'],
   ],
   datadog: [
-    ['site', 'Site', undefined, 'datadoghq.com, datadoghq.eu, us3.datadoghq.com, …, or an intake URL'],
-    ['api-key', 'API key', 'password'],
+    ['site', msg('Site'), undefined, msg('datadoghq.com, datadoghq.eu, us3.datadoghq.com, …, or an intake URL')],
+    ['api-key', msg('API key'), 'password'],
   ],
   s3: [
-    ['bucket', 'Bucket'],
-    ['region', 'Region'],
-    ['endpoint', 'Endpoint', 'url', 'R2, MinIO; empty for AWS', true],
-    ['prefix', 'Key prefix', undefined, undefined, true],
-    ['access-key-id', 'Access key ID'],
-    ['secret-access-key', 'Secret access key', 'password'],
+    ['bucket', msg('Bucket')],
+    ['region', msg('Region')],
+    ['endpoint', msg('Endpoint'), 'url', msg('R2, MinIO; empty for AWS'), true],
+    ['prefix', msg('Key prefix'), undefined, undefined, true],
+    ['access-key-id', msg('Access key ID')],
+    ['secret-access-key', msg('Secret access key'), 'password'],
   ],
 };
 
@@ -56,49 +57,59 @@ function Stream({ stream: s }: { stream: AuditStream }) {
   const dest = destinationOf(s);
   const paused = s.status === 'paused';
   const failing = s['paused-reason'] === 'failing';
-  const t = state.auditStreams!.tests[s.id];
-  const how = t && `${t['status-code'] ?? 'no answer'} in ${t['duration-ms']} ms`;
+  const test = state.auditStreams!.tests[s.id];
+  const how =
+    test &&
+    (test['status-code'] === null
+      ? t('no answer in {ms} ms', { ms: test['duration-ms'] })
+      : t('{status} in {ms} ms', { status: test['status-code'], ms: test['duration-ms'] }));
   return (
     <li class="stream min-w-0" data-stream={s.id} data-status={s.status}>
-      <Card id={`stream-${s.id}`} title={<code class="break-all">{dest}</code>} description={KINDS.find((k) => k.value === s.kind)?.label}>
+      <Card id={`stream-${s.id}`} title={<code class="break-all">{dest}</code>} description={t(KINDS.find((k) => k.value === s.kind)?.label ?? s.kind)}>
         <DataList
           items={[
-            ['Status', <Badge tone={paused ? (failing ? 'error' : 'warning') : 'success'}>{failing ? 'paused after failing' : s.status}</Badge>, 'status'],
-            ['Waiting', `${s.lag} ${s.lag === 1 ? 'entry' : 'entries'}`, 'lag'],
-            ['Last delivered', dateTime(s['last-delivered-at'], 'never'), 'last-delivered-at'],
+            [
+              t('Status'),
+              <Badge tone={paused ? (failing ? 'error' : 'warning') : 'success'}>{failing ? t('paused after failing') : s.status}</Badge>,
+              'status',
+            ],
+            [t('Waiting'), `${s.lag} ${s.lag === 1 ? 'entry' : 'entries'}`, 'lag'],
+            [t('Last delivered'), dateTime(s['last-delivered-at'], 'never'), 'last-delivered-at'],
             !!s['last-error'] && [
-              'Last error',
-              `${s['last-error']}${s['failing-since'] ? `, failing since ${dateTime(s['failing-since'])}` : ''}`,
+              t('Last error'),
+              s['failing-since'] ? t('{error}, failing since {since}', { error: s['last-error'] ?? '', since: dateTime(s['failing-since']) }) : s['last-error'],
               'last-error',
             ],
-            ['Created', dateTime(s['created-at']), 'created-at'],
+            [t('Created'), dateTime(s['created-at']), 'created-at'],
           ]}
         />
-        {t === null ? (
-          <Muted>Sending a test event…</Muted>
+        {test === null ? (
+          <Muted>{t('Sending a test event…')}</Muted>
         ) : (
-          t && (
-            <Alert tone={t.delivered ? 'success' : 'error'} data-status={t.delivered ? 'delivered' : 'failed'}>
-              {t.delivered ? `Test event delivered: ${how}` : `Test event not delivered: ${t.error} (${how})`}
+          test && (
+            <Alert tone={test.delivered ? 'success' : 'error'} data-status={test.delivered ? 'delivered' : 'failed'}>
+              {test.delivered
+                ? t('Test event delivered: {how}', { how: how || '' })
+                : t('Test event not delivered: {error} ({how})', { error: test.error ?? '', how: how || '' })}
             </Alert>
           )
         )}
         <Actions>
-          <Button variant="secondary" class="test-stream" disabled={t === null} onClick={() => dispatch(['streams/act', s.id, 'test'])}>
-            Send test
+          <Button variant="secondary" class="test-stream" disabled={test === null} onClick={() => dispatch(['streams/act', s.id, 'test'])}>
+            {t('Send test')}
           </Button>
           <Button variant="secondary" class="toggle-stream" disabled={state.busy} onClick={() => dispatch(['streams/act', s.id, paused ? 'resume' : 'pause'])}>
-            {paused ? 'Resume' : 'Pause'}
+            {paused ? t('Resume') : t('Pause')}
           </Button>
           <ConfirmButton
             class="delete-stream"
             disabled={state.busy}
-            title={`Delete the stream to ${dest}?`}
-            message="Nothing more is sent there. The entries stay in the log."
-            confirmLabel="Delete stream"
+            title={t('Delete the stream to {dest}?', { dest })}
+            message={t('Nothing more is sent there. The entries stay in the log.')}
+            confirmLabel={t('Delete stream')}
             onConfirm={() => dispatch(['streams/act', s.id, 'delete'])}
           >
-            Delete
+            {t('Delete')}
           </ConfirmButton>
         </Actions>
       </Card>
@@ -110,13 +121,13 @@ function CreateForm() {
   const { state, dispatch } = useApp();
   const [kind, setKind] = useState<StreamKind>('https');
   return (
-    <Card title="Add a stream" id="create-stream-card">
+    <Card title={t('Add a stream')} id="create-stream-card">
       <Form id={STREAM_FORM} resetKey={state.auditStreams!.formResets} onSubmit={(fields) => dispatch(['streams/create', fields])}>
         <SelectField
           id="stream-kind"
           form={STREAM_FORM}
           name="kind"
-          label="Destination"
+          label={t('Destination')}
           value={kind}
           options={KINDS}
           onChange={(k) => setKind(k as StreamKind)}
@@ -128,17 +139,17 @@ function CreateForm() {
               key={name}
               form={STREAM_FORM}
               name={name}
-              label={optional ? `${label} (optional)` : label}
+              label={optional ? t('{label} (optional)', { label: t(label) }) : t(label)}
               type={type}
-              hint={hint}
+              hint={hint && t(hint)}
               required={!optional}
               spellcheck={false}
               autoComplete="off"
             />
           ))}
-          {kind === 's3' && <CheckboxField form={STREAM_FORM} name="force-path-style" label="Path-style addressing (MinIO)" />}
+          {kind === 's3' && <CheckboxField form={STREAM_FORM} name="force-path-style" label={t('Path-style addressing (MinIO)')} />}
         </div>
-        <Submit>Add stream</Submit>
+        <Submit>{t('Add stream')}</Submit>
       </Form>
     </Card>
   );
@@ -152,22 +163,27 @@ export function AuditStreamsPage() {
   useEffect(() => {
     if (id) dispatch(['streams/open', id]);
   }, [id]);
-  if (!id || page?.status === 'missing') return <OrgPageGate title="Audit log streams" missing />;
+  if (!id || page?.status === 'missing') return <OrgPageGate title={t('Audit log streams')} missing />;
   const org = state.orgs?.find((o) => o.id === id);
   const header = (
     <PageHeader
-      title={<>Audit log streams{org ? <> · {org.name}</> : null}</>}
+      title={
+        <>
+          {t('Audit log streams')}
+          {org ? <> · {org.name}</> : null}
+        </>
+      }
       id="streams-title"
       back={
         <Link to="org-audit" path={auditPath(id)} id="streams-back">
-          ← Audit log
+          {t('← Audit log')}
         </Link>
       }
-      description="Every entry, delivered in order to your SIEM or bucket as it is written."
+      description={t('Every entry, delivered in order to your SIEM or bucket as it is written.')}
       actions={
         page?.streams && (
           <Button id="streams-refresh" variant="secondary" onClick={() => dispatch(['streams/load', id])}>
-            Refresh
+            {t('Refresh')}
           </Button>
         )
       }
@@ -178,7 +194,7 @@ export function AuditStreamsPage() {
       <>
         {header}
         <Alert id="streams-unavailable" tone="error">
-          {page.status === 'forbidden' ? "Only the organization's admins and owners manage its audit log streams." : 'The streams could not be loaded.'}
+          {page.status === 'forbidden' ? t("Only the organization's admins and owners manage its audit log streams.") : t('The streams could not be loaded.')}
         </Alert>
       </>
     );
@@ -190,28 +206,28 @@ export function AuditStreamsPage() {
         {page?.secret && (
           // the new https stream's signing secret, once
           <Alert id="stream-secret" tone="warning">
-            <p class="mb-2 font-medium">Copy the signing secret now: it is not shown again.</p>
+            <p class="mb-2 font-medium">{t('Copy the signing secret now: it is not shown again.')}</p>
             <div class="flex flex-wrap gap-2 sm:flex-nowrap">
-              <CopyField id="stream-secret-value" label="The stream's signing secret" value={page.secret.value} />
+              <CopyField id="stream-secret-value" label={t("The stream's signing secret")} value={page.secret.value} />
               <Button id="copy-stream-secret" onClick={() => dispatch(['streams/copy-secret'])}>
-                Copy
+                {t('Copy')}
               </Button>
               <Button id="close-stream-secret" variant="secondary" onClick={() => dispatch(['streams/hide-secret'])}>
-                Done
+                {t('Done')}
               </Button>
             </div>
           </Alert>
         )}
         {!page?.streams ? (
           <p class="text-sm text-muted" role="status">
-            Loading streams…
+            {t('Loading streams…')}
           </p>
         ) : page.streams.length === 0 ? (
-          <Card title="Streams" id="streams-card">
-            <Muted id="no-streams">No streams yet.</Muted>
+          <Card title={t('Streams')} id="streams-card">
+            <Muted id="no-streams">{t('No streams yet.')}</Muted>
           </Card>
         ) : (
-          <ul id="streams" aria-label="Streams" class="grid min-w-0 gap-4 sm:gap-6">
+          <ul id="streams" aria-label={t('Streams')} class="grid min-w-0 gap-4 sm:gap-6">
             {page.streams.map((s) => (
               <Stream key={s.id} stream={s} />
             ))}

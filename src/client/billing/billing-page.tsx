@@ -14,15 +14,16 @@ import { orgPath } from '../orgs/events.js';
 import type { BillingPageState } from './events.js';
 import { PlanCards } from './plan-cards.js';
 import { planName } from './prices.js';
+import { currentLocale, msg, t } from '../i18n/words.js';
 
-const date = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString(undefined, { dateStyle: 'long' }) : '');
+const date = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString(currentLocale(), { dateStyle: 'long' }) : '');
 
 const STATUS_TEXT: Record<string, string> = {
-  none: 'No subscription',
-  trialing: 'Trial',
-  active: 'Active',
-  'past-due': 'Payment due',
-  canceled: 'Canceled',
+  none: msg('No subscription'),
+  trialing: msg('Trial'),
+  active: msg('Active'),
+  'past-due': msg('Payment due'),
+  canceled: msg('Canceled'),
 };
 
 function Notice({ page }: { page: BillingPageState }) {
@@ -31,17 +32,17 @@ function Notice({ page }: { page: BillingPageState }) {
   const s = page.org?.subscription.status;
   const text =
     page.notice === 'canceled'
-      ? 'Checkout was canceled: nothing was charged.'
+      ? t('Checkout was canceled: nothing was charged.')
       : s === 'active' || s === 'trialing'
-        ? 'Thank you: your subscription is in place.'
+        ? t('Thank you: your subscription is in place.')
         : page.polls
-          ? 'Payment received: your subscription will show here in a moment…'
-          : 'Payment received. Stripe has not told us about the subscription yet; reload in a minute.';
+          ? t('Payment received: your subscription will show here in a moment…')
+          : t('Payment received. Stripe has not told us about the subscription yet; reload in a minute.');
   return (
     <Alert id="checkout-notice" data-notice={page.notice} tone={page.notice === 'canceled' ? 'info' : 'success'}>
       {text}{' '}
       <Button variant="link" onClick={() => dispatch(['billing/dismiss-notice'])}>
-        Dismiss
+        {t('Dismiss')}
       </Button>
     </Alert>
   );
@@ -52,13 +53,13 @@ function Usage({ page }: { page: BillingPageState }) {
   if (!usage || usage.status === 'loading')
     return (
       <p class="text-muted" role="status">
-        Loading the usage report…
+        {t('Loading the usage report…')}
       </p>
     );
   if (usage.status === 'locked') {
     return (
       <p id="usage-locked" class="text-muted">
-        The usage report comes with the {usage.plans?.length ? usage.plans.join(' or ') : 'paid'} plan.
+        {t('The usage report comes with the')} {usage.plans?.length ? usage.plans.join(' or ') : 'paid'} {t('plan.')}
       </p>
     );
   }
@@ -67,10 +68,22 @@ function Usage({ page }: { page: BillingPageState }) {
     <DataList
       id="usage"
       items={[
-        ['Members', `${r.members.total} (${r.members.owners} owners, ${r.members.admins} admins, ${r.members.members} members)`, 'members'],
-        [`Joined, last ${r['window-days']} days`, r.members['joined-recently']],
-        ['Pending invitations', r.invitations.pending],
-        [`Payment events, last ${r['window-days']} days`, r['payment-events-recently']],
+        [
+          t('Members'),
+          t(
+            '{total, number} ({owners, plural, one {# owner} other {# owners}}, {admins, plural, one {# admin} other {# admins}}, {members, plural, one {# member} other {# members}})',
+            {
+              total: r.members.total,
+              owners: r.members.owners,
+              admins: r.members.admins,
+              members: r.members.members,
+            },
+          ),
+          'members',
+        ],
+        [t('Joined, last {days, plural, one {# day} other {# days}}', { days: r['window-days'] }), r.members['joined-recently']],
+        [t('Pending invitations'), r.invitations.pending],
+        [t('Payment events, last {days, plural, one {# day} other {# days}}', { days: r['window-days'] }), r['payment-events-recently']],
       ]}
     />
   );
@@ -85,9 +98,9 @@ export function BillingPage() {
   if (page?.status === 'missing') {
     return (
       <>
-        <PageHeader title="Billing" />
+        <PageHeader title={t('Billing')} />
         <Alert id="billing-missing" tone="error">
-          This organization does not exist, or you are not a member. <Link to="orgs">Your organizations</Link>
+          {t('This organization does not exist, or you are not a member.')} <Link to="orgs">{t('Your organizations')}</Link>
         </Alert>
       </>
     );
@@ -95,9 +108,9 @@ export function BillingPage() {
   if (!page?.org)
     return (
       <>
-        <PageHeader title="Billing" />
+        <PageHeader title={t('Billing')} />
         <p class="text-sm text-muted" role="status">
-          Loading billing…
+          {t('Loading billing…')}
         </p>
       </>
     );
@@ -108,10 +121,10 @@ export function BillingPage() {
   return (
     <>
       <PageHeader
-        title="Billing"
+        title={t('Billing')}
         description={
           <>
-            for{' '}
+            {t('for')}{' '}
             <Link to="org" path={orgPath(org.id)} id="billing-org">
               {org.name}
             </Link>
@@ -121,46 +134,48 @@ export function BillingPage() {
           manager &&
           s['has-customer'] && (
             <Button id="manage-billing" variant="secondary" disabled={state.busy || !page.checkoutEnabled} onClick={() => dispatch(['billing/portal'])}>
-              Manage billing
+              {t('Manage billing')}
             </Button>
           )
         }
       />
       <Stack>
         <Notice page={page} />
-        <Card title="Subscription" id="subscription-card">
+        <Card title={t('Subscription')} id="subscription-card">
           <DataList
             id="subscription"
             data-status={s.status}
             items={[
-              ['Plan', s.plan ?? '—', 'plan'],
-              ['Status', STATUS_TEXT[s.status] ?? s.status, 'status'],
+              [t('Plan'), s.plan ?? '—', 'plan'],
+              [t('Status'), t(STATUS_TEXT[s.status] ?? s.status), 'status'],
               Boolean(s['current-period-end']) && [
-                s['cancel-at-period-end'] || s.status === 'canceled' ? 'Ends' : s.status === 'trialing' ? 'Trial ends' : 'Renews',
-                `${date(s['current-period-end'])}${s['cancel-at-period-end'] ? ' (canceled, no renewal)' : ''}`,
+                s['cancel-at-period-end'] || s.status === 'canceled' ? t('Ends') : s.status === 'trialing' ? t('Trial ends') : t('Renews'),
+                s['cancel-at-period-end'] ? t('{date} (canceled, no renewal)', { date: date(s['current-period-end']) }) : date(s['current-period-end']),
                 'period-end',
               ],
             ]}
           />
-          {manager && s['has-customer'] && <p class="text-muted">Payment methods, invoices, plan changes and cancellation are on Stripe: "Manage billing".</p>}
-          {!manager && <p class="text-muted">Admins and owners of the organization manage its billing.</p>}
+          {manager && s['has-customer'] && (
+            <p class="text-muted">{t('Payment methods, invoices, plan changes and cancellation are on Stripe: "Manage billing".')}</p>
+          )}
+          {!manager && <p class="text-muted">{t('Admins and owners of the organization manage its billing.')}</p>}
         </Card>
         {manager && !running && (
           <Card
-            title="Choose a plan"
+            title={t('Choose a plan')}
             id="plans-card"
             titleId="plans-title"
             description={
               page.checkoutEnabled === false
-                ? 'Billing is not set up on this server.'
+                ? t('Billing is not set up on this server.')
                 : page.trialDays && s.status === 'none'
-                  ? `Your first ${page.trialDays} days are free.`
+                  ? t('{days, plural, one {Your first day is free.} other {Your first # days are free.}}', { days: page.trialDays })
                   : undefined
             }
           >
             {!page.plans ? (
               <p class="text-muted" role="status">
-                Loading plans…
+                {t('Loading plans…')}
               </p>
             ) : (
               <div id="plans">
@@ -175,7 +190,7 @@ export function BillingPage() {
                         disabled={state.busy || !page.checkoutEnabled}
                         onClick={() => dispatch(['billing/checkout', p.id])}
                       >
-                        Subscribe to {planName(p)}
+                        {t('Subscribe to')} {planName(p)}
                       </Button>
                     )
                   }
@@ -184,7 +199,7 @@ export function BillingPage() {
             )}
           </Card>
         )}
-        <Card title="Usage" id="usage-card">
+        <Card title={t('Usage')} id="usage-card">
           <Usage page={page} />
         </Card>
       </Stack>

@@ -8,13 +8,14 @@ import { useState } from 'preact/hooks';
 import { Badge } from '../ui/feedback.js';
 import { USAGE_REPORT, type Meter, type Plan } from './events.js';
 import { amountText, intervalsOf, intervalText, planName, plansFor, type Interval } from './prices.js';
+import { t } from '../i18n/words.js';
 
 /** Monthly or yearly, when the plans come in both; a group of two pressed buttons. */
 function IntervalToggle({ intervals, value, onChange }: { intervals: Interval[]; value: Interval; onChange: (i: Interval) => void }) {
-  const label: Record<Interval, string> = { day: 'Daily', week: 'Weekly', month: 'Monthly', year: 'Yearly' };
+  const label: Record<Interval, string> = { day: t('Daily'), week: t('Weekly'), month: t('Monthly'), year: t('Yearly') };
   return (
     // biome-ignore lint/a11y/useSemanticElements: a row of toggle buttons; a fieldset would bring a legend and its own box
-    <div role="group" aria-label="Billing interval" id="interval-toggle" class="inline-flex rounded-lg border border-line bg-surface p-1">
+    <div role="group" aria-label={t('Billing interval')} id="interval-toggle" class="inline-flex rounded-lg border border-line bg-surface p-1">
       {intervals.map((i) => (
         <button
           key={i}
@@ -63,7 +64,7 @@ export function PlanCards({
           >
             <div class="flex items-center justify-between gap-2">
               <h3 class="text-lg font-semibold">{planName(p)}</h3>
-              {current === p.id && <Badge tone="success">Current plan</Badge>}
+              {current === p.id && <Badge tone="success">{t('Current plan')}</Badge>}
             </div>
             {p.amount !== undefined && p.currency ? (
               <p>
@@ -77,25 +78,25 @@ export function PlanCards({
                 )}
               </p>
             ) : (
-              <p class="text-sm text-muted">Price shown at checkout</p>
+              <p class="text-sm text-muted">{t('Price shown at checkout')}</p>
             )}
             <ul class="space-y-1 text-sm text-muted">
-              <li>Organizations, members and roles</li>
-              <li>API keys and an audit log</li>
+              <li>{t('Organizations, members and roles')}</li>
+              <li>{t('API keys and an audit log')}</li>
               {p.seats && (
                 <li data-field="seats">
-                  {p.seats.max === null ? 'Any number of seats' : `Up to ${p.seats.max} seats`}
-                  {p.seats.included > 0 ? `, ${p.seats.included} included` : ''}
+                  {p.seats.max === null ? t('Any number of seats') : t('{max, plural, one {Up to # seat} other {Up to # seats}}', { max: p.seats.max })}
+                  {p.seats.included > 0 ? t(', {included} included', { included: p.seats.included }) : ''}
                 </li>
               )}
               {Object.entries(p.limits ?? {}).map(([meter, l]) =>
                 l.hard !== null ? (
                   <li key={meter} data-limit={meter}>
-                    {`Up to ${l.hard.toLocaleString()} ${meters?.find((m) => m.id === meter)?.name ?? meter} per billing period`}
+                    {t('Up to {limit, number} {meter} per billing period', { limit: l.hard, meter: meters?.find((m) => m.id === meter)?.name ?? meter })}
                   </li>
                 ) : null,
               )}
-              {p.features?.includes(USAGE_REPORT) && <li>The usage report</li>}
+              {p.features?.includes(USAGE_REPORT) && <li>{t('The usage report')}</li>}
               {p.features
                 ?.filter((f) => f !== USAGE_REPORT)
                 .map((f) => (
@@ -103,7 +104,11 @@ export function PlanCards({
                     {f.replace(/-/g, ' ')}
                   </li>
                 ))}
-              {trialDays ? <li>{trialDays} days free</li> : null}
+              {trialDays ? (
+                <li>
+                  {trialDays} {t('days free')}
+                </li>
+              ) : null}
             </ul>
             <div class="mt-auto pt-2">{action(p)}</div>
           </li>

@@ -1,5 +1,6 @@
 /** How a plan's price reads: `$12 per month`, `€99 every 3 months`; nothing when Stripe's details are absent. */
 import type { Plan } from './events.js';
+import { currentLocale, t } from '../i18n/words.js';
 
 export type Interval = NonNullable<Plan['interval']>;
 
@@ -8,13 +9,18 @@ const ZERO_DECIMAL = new Set(['bif', 'clp', 'djf', 'gnf', 'jpy', 'kmf', 'krw', '
 
 export function amountText(amount: number, currency: string): string {
   const value = ZERO_DECIMAL.has(currency.toLowerCase()) ? amount : amount / 100;
-  return new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase(), maximumFractionDigits: value % 1 === 0 ? 0 : 2 }).format(
+  return new Intl.NumberFormat(currentLocale(), { style: 'currency', currency: currency.toUpperCase(), maximumFractionDigits: value % 1 === 0 ? 0 : 2 }).format(
     value,
   );
 }
 
 export function intervalText(interval: Interval, count = 1): string {
-  return count === 1 ? `per ${interval}` : `every ${count} ${interval}s`;
+  return count === 1
+    ? t('{interval, select, day {per day} week {per week} month {per month} other {per year}}', { interval })
+    : t(
+        '{interval, select, day {every {count, plural, one {# day} other {# days}}} week {every {count, plural, one {# week} other {# weeks}}} month {every {count, plural, one {# month} other {# months}}} other {every {count, plural, one {# year} other {# years}}}}',
+        { interval, count },
+      );
 }
 
 /** The plan's readable name: Stripe's product name, else its id. */

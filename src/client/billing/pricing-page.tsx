@@ -9,6 +9,7 @@ import { PageHeader } from '../ui/page-header.js';
 import { billingPath } from './events.js';
 import { PlanCards } from './plan-cards.js';
 import { planName } from './prices.js';
+import { t } from '../i18n/words.js';
 
 /** The plans on offer, for the pricing page and the landing page: a call to sign up, or to the organization's billing. */
 export function PricingPlans() {
@@ -20,11 +21,11 @@ export function PricingPlans() {
   if (!pricing || pricing.status === 'loading')
     return (
       <p class="text-sm text-muted" role="status">
-        Loading plans…
+        {t('Loading plans…')}
       </p>
     );
-  if (pricing.status === 'failed' || !pricing.plans) return <p class="text-sm text-muted">The plans could not be loaded.</p>;
-  if (pricing.plans.length === 0) return <p class="text-sm text-muted">No plans are on offer yet.</p>;
+  if (pricing.status === 'failed' || !pricing.plans) return <p class="text-sm text-muted">{t('The plans could not be loaded.')}</p>;
+  if (pricing.plans.length === 0) return <p class="text-sm text-muted">{t('No plans are on offer yet.')}</p>;
   const org = state.currentOrg;
   return (
     <PlanCards
@@ -34,11 +35,11 @@ export function PricingPlans() {
       action={(p) =>
         state.token && org ? (
           <ButtonLink to="org-billing" path={billingPath(org)} class="w-full">
-            Choose {planName(p)}
+            {t('Choose')} {planName(p)}
           </ButtonLink>
         ) : (
           <ButtonLink to="sign-up" class="w-full">
-            Start with {planName(p)}
+            {t('Start with')} {planName(p)}
           </ButtonLink>
         )
       }
@@ -49,7 +50,7 @@ export function PricingPlans() {
 export function PricingPage() {
   return (
     <div class="mx-auto max-w-5xl space-y-8">
-      <PageHeader title="Pricing" description="One price per organization. Change or cancel at any time from the billing page." />
+      <PageHeader title={t('Pricing')} description={t('One price per organization. Change or cancel at any time from the billing page.')} />
       <PricingPlans />
     </div>
   );

@@ -11,28 +11,29 @@ import { useDisclosure } from '../ui/disclosure.js';
 import { Icon } from '../ui/icon.js';
 import type { BellState } from './events.js';
 import { NotificationLink, NotificationTime, UnreadMark } from './item.js';
+import { t } from '../i18n/words.js';
 
 /** The bell's accessible name: "Notifications, 3 unread" (just "Notifications" until the count is known). */
-export const bellLabel = (unread: number | undefined) => (unread === undefined ? 'Notifications' : `Notifications, ${unread} unread`);
+export const bellLabel = (unread: number | undefined) => (unread === undefined ? t('Notifications') : t('Notifications, {unread, number} unread', { unread }));
 
 function Latest({ bell }: { bell: BellState | undefined }) {
   const { router } = useApp();
   if (bell?.failed)
     return (
       <p id="notifications-failed" class="px-3 py-4 text-sm text-muted">
-        Notifications could not be loaded.
+        {t('Notifications could not be loaded.')}
       </p>
     );
   if (!bell?.latest)
     return (
       <p class="px-3 py-4 text-sm text-muted" role="status">
-        Loading…
+        {t('Loading…')}
       </p>
     );
   if (bell.latest.length === 0)
     return (
       <p id="notifications-empty" class="px-3 py-4 text-sm text-muted">
-        No notifications yet.
+        {t('No notifications yet.')}
       </p>
     );
   const all = router.pathOf('notifications');
@@ -96,16 +97,16 @@ export function NotificationBell() {
       >
         <div class="flex items-center justify-between gap-2 border-b border-line px-3 py-2">
           <h2 id="notifications-panel-title" class="text-sm font-semibold">
-            Notifications
+            {t('Notifications')}
           </h2>
           <Button variant="link" id="notifications-mark-all" aria-disabled={!unread} onClick={() => unread && dispatch(['notifications/mark-all-read'])}>
-            Mark all read
+            {t('Mark all read')}
           </Button>
         </div>
         <Latest bell={bell} />
         <div class="border-t border-line px-3 py-2 text-sm">
           <Link to="notifications" id="notifications-see-all">
-            All notifications
+            {t('All notifications')}
           </Link>
         </div>
       </section>

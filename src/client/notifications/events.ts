@@ -6,6 +6,7 @@
  */
 import type { EventCore, EventVector } from '../core.js';
 import type { AppState, Route } from '../shell/state.js';
+import { t } from '../i18n/words.js';
 
 export interface Notification {
   id: string;
@@ -249,7 +250,7 @@ export function registerNotifications(core: EventCore<AppState>): void {
     }))
     .regEvent('notifications/all-read', ({ state }) => ({
       db: readIn(state, 'all', new Date().toISOString()),
-      dispatchN: [['notifications/load-latest'], ['toast/info', { message: 'All notifications are marked read' }]],
+      dispatchN: [['notifications/load-latest'], ['toast/info', { message: t('All notifications are marked read') }]],
     }))
     .regEvent('notifications/delete', (_ctx, [, id]) => ({
       'http/auth-api': {

@@ -12,26 +12,27 @@ import { NotificationsPage } from './page.js';
 import { registerNotificationPreferences, orgNotificationsPath } from './preferences-events.js';
 import { NotificationPreferencesPage, OrgNotificationDefaultsPage } from './preferences-page.js';
 import { registerNotificationStream } from './stream.js';
+import { msg } from '../i18n/words.js';
 
 export const notifications: Feature = {
   id: 'notifications',
   routes: [
-    { name: 'notifications', path: '/notifications', page: NotificationsPage, access: 'signed-in', title: 'Notifications' },
+    { name: 'notifications', path: '/notifications', page: NotificationsPage, access: 'signed-in', title: msg('Notifications') },
     {
       name: 'notification-preferences',
       path: '/settings/notifications',
       page: NotificationPreferencesPage,
       access: 'signed-in',
-      title: 'Notification preferences',
+      title: msg('Notification preferences'),
     },
-    { name: 'org-notifications', path: '/orgs/:id/notifications', page: OrgNotificationDefaultsPage, access: 'signed-in', title: 'Notification defaults' },
+    { name: 'org-notifications', path: '/orgs/:id/notifications', page: OrgNotificationDefaultsPage, access: 'signed-in', title: msg('Notification defaults') },
   ],
   nav: [
-    { section: 'main', route: 'notifications', label: 'Notifications', id: 'nav-notifications', icon: Bell, order: 0.5 },
+    { section: 'main', route: 'notifications', label: msg('Notifications'), id: 'nav-notifications', icon: Bell, order: 0.5 },
     {
       section: 'settings',
       route: 'notification-preferences',
-      label: 'Notification preferences',
+      label: msg('Notification preferences'),
       id: 'nav-notification-preferences',
       icon: BellRing,
       order: 2.1,
@@ -39,7 +40,7 @@ export const notifications: Feature = {
     {
       section: 'org',
       route: 'org-notifications',
-      label: 'Notification defaults',
+      label: msg('Notification defaults'),
       id: 'nav-org-notifications',
       icon: Settings2,
       order: 3.5,

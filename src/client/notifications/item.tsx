@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { plainClick, useApp } from '../ui/app.js';
 import { dateTime } from '../ui/dates.js';
 import { appPathOf, type Notification } from './events.js';
+import { t } from '../i18n/words.js';
 
 /**
  * A link to where the notification leads (its `url`, a path in the app; without one, `fallback`'s
@@ -57,7 +58,7 @@ export function UnreadMark({ n }: { n: Notification }) {
   return (
     <>
       <span aria-hidden="true" class={`mt-1.5 size-2 shrink-0 rounded-full ${unread ? 'bg-primary' : 'bg-transparent'}`} />
-      {unread && <span class="sr-only">Unread: </span>}
+      {unread && <span class="sr-only">{t('Unread:')} </span>}
     </>
   );
 }

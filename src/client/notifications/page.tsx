@@ -10,17 +10,19 @@ import { Card } from '../ui/card.js';
 import { PageHeader } from '../ui/page-header.js';
 import type { Notification } from './events.js';
 import { NotificationLink, NotificationTime, UnreadMark } from './item.js';
+import { t } from '../i18n/words.js';
+import { rich } from '../i18n/rich.js';
 
 /** All or only the unread ones: a group of two pressed buttons (as the pricing page's interval). */
 function Filter({ unreadOnly }: { unreadOnly: boolean }) {
   const { dispatch } = useApp();
   const choices: Array<[boolean, string, string]> = [
-    [false, 'all', 'All'],
-    [true, 'unread', 'Unread'],
+    [false, 'all', t('All')],
+    [true, 'unread', t('Unread')],
   ];
   return (
     // biome-ignore lint/a11y/useSemanticElements: a row of toggle buttons; a fieldset would bring a legend and its own box
-    <div role="group" aria-label="Show" id="notifications-filter" class="inline-flex rounded-lg border border-line bg-surface p-1">
+    <div role="group" aria-label={t('Show')} id="notifications-filter" class="inline-flex rounded-lg border border-line bg-surface p-1">
       {choices.map(([only, id, label]) => (
         <button
           key={id}
@@ -54,12 +56,22 @@ function Item({ n }: { n: Notification }) {
       </div>
       <div class="flex shrink-0 gap-2 pl-4 sm:pl-0">
         {unread && (
-          <Button variant="secondary" class="mark-read" aria-label={`Mark read: ${n.title}`} onClick={() => dispatch(['notifications/mark-read', [n.id]])}>
-            Mark read
+          <Button
+            variant="secondary"
+            class="mark-read"
+            aria-label={t('Mark read: {title}', { title: n.title })}
+            onClick={() => dispatch(['notifications/mark-read', [n.id]])}
+          >
+            {t('Mark read')}
           </Button>
         )}
-        <Button variant="secondary" class="delete-notification" aria-label={`Delete: ${n.title}`} onClick={() => dispatch(['notifications/delete', n.id])}>
-          Delete
+        <Button
+          variant="secondary"
+          class="delete-notification"
+          aria-label={t('Delete: {title}', { title: n.title })}
+          onClick={() => dispatch(['notifications/delete', n.id])}
+        >
+          {t('Delete')}
         </Button>
       </div>
     </li>
@@ -78,19 +90,17 @@ export function NotificationsPage() {
   return (
     <>
       <PageHeader
-        title="Notifications"
-        description={
-          <>
-            What happened in your account and your organizations. Choose what reaches you, and how, in{' '}
+        title={t('Notifications')}
+        description={rich('What happened in your account and your organizations. Choose what reaches you, and how, in <0>notification preferences</0>.', [
+          (text) => (
             <Link to="notification-preferences" id="notifications-preferences-link">
-              notification preferences
+              {text}
             </Link>
-            .
-          </>
-        }
+          ),
+        ])}
         actions={
           <Button id="mark-all-read" variant="secondary" aria-disabled={unread === 0} onClick={() => unread > 0 && dispatch(['notifications/mark-all-read'])}>
-            Mark all read
+            {t('Mark all read')}
           </Button>
         }
       />
@@ -98,14 +108,14 @@ export function NotificationsPage() {
         <Filter unreadOnly={page?.unreadOnly ?? false} />
         {!items ? (
           <p class="text-sm text-muted" role="status">
-            Loading notifications…
+            {t('Loading notifications…')}
           </p>
         ) : items.length === 0 ? (
           <p id="no-notifications" class="rounded-lg border border-dashed border-line p-4 text-center text-sm text-muted">
-            {page?.unreadOnly ? 'No unread notifications: you are all caught up.' : 'No notifications yet.'}
+            {page?.unreadOnly ? t('No unread notifications: you are all caught up.') : t('No notifications yet.')}
           </p>
         ) : (
-          <ul id="notification-list" aria-label={page?.unreadOnly ? 'Unread notifications' : 'Notifications'} class="divide-y divide-line">
+          <ul id="notification-list" aria-label={page?.unreadOnly ? t('Unread notifications') : t('Notifications')} class="divide-y divide-line">
             {items.map((n) => (
               <Item key={n.id} n={n} />
             ))}
@@ -113,7 +123,7 @@ export function NotificationsPage() {
         )}
         {page?.nextCursor && (
           <Button id="notifications-more" variant="secondary" disabled={page.loadingMore} onClick={() => dispatch(['notifications/page-more'])}>
-            {page.loadingMore ? 'Loading…' : 'Load more'}
+            {page.loadingMore ? t('Loading…') : t('Load more')}
           </Button>
         )}
       </Card>

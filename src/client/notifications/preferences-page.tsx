@@ -13,6 +13,7 @@ import { Alert } from '../ui/feedback.js';
 import { Form, SelectField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Switch } from '../ui/switch.js';
+import { msg, t } from '../i18n/words.js';
 import {
   ACCOUNT_OWNER,
   type CategoryPreference,
@@ -23,9 +24,9 @@ import {
 } from './preferences-events.js';
 
 const EMAIL_CHOICES = [
-  { value: 'immediately', label: 'Immediately' },
-  { value: 'daily', label: 'Daily digest' },
-  { value: 'off', label: 'Off' },
+  { value: 'immediately', label: msg('Immediately') },
+  { value: 'daily', label: msg('Daily digest') },
+  { value: 'off', label: msg('Off') },
 ];
 
 type Prefs = NonNullable<NotificationPreferencesState['notificationPreferences']>;
@@ -38,7 +39,7 @@ function Row({ c }: { c: CategoryPreference }) {
         {c.name}
         {fixed && (
           <small id={fixed} class="block text-xs font-normal text-muted">
-            Always shown and emailed immediately
+            {t('Always shown and emailed immediately')}
           </small>
         )}
       </th>
@@ -46,7 +47,7 @@ function Row({ c }: { c: CategoryPreference }) {
         <Switch
           id={`pref-in-app-${c.category}`}
           name={inAppField(c.category)}
-          label={`${c.name} in the app`}
+          label={t('{name} in the app', { name: c.name })}
           defaultChecked={c['in-app']}
           disabled={c.critical}
           describedBy={fixed}
@@ -58,7 +59,7 @@ function Row({ c }: { c: CategoryPreference }) {
           <SelectField
             id={`pref-email-${c.category}`}
             name={emailField(c.category)}
-            label={`${c.name} by email`}
+            label={t('{name} by email', { name: c.name })}
             srOnlyLabel
             options={EMAIL_CHOICES}
             defaultValue={c.email}
@@ -78,13 +79,13 @@ function Grid({ categories, caption }: { categories: CategoryPreference[]; capti
       <thead>
         <tr class="border-b border-line text-muted">
           <th scope="col" class="py-2 pr-2 font-medium">
-            Category
+            {t('Category')}
           </th>
           <th scope="col" class="px-2 py-2 font-medium">
-            In the app
+            {t('In the app')}
           </th>
           <th scope="col" class="py-2 pl-2 font-medium">
-            Email
+            {t('Email')}
           </th>
         </tr>
       </thead>
@@ -114,20 +115,20 @@ function PreferencesGrid({ prefs, caption }: { prefs: Prefs; caption: string }) 
           <Grid categories={prefs.categories} caption={caption} />
         ) : (
           <p class="text-sm text-muted" role="status">
-            Loading preferences…
+            {t('Loading preferences…')}
           </p>
         )}
         {critical.length > 0 && (
           <p id="critical-note" class="text-sm text-muted">
-            {critical.join(', ')} {critical.length === 1 ? 'is' : 'are'} critical: always shown and emailed immediately, so{' '}
-            {critical.length === 1 ? 'it' : 'they'} cannot be turned off.
+            {critical.join(', ')} {critical.length === 1 ? 'is' : 'are'} {t('critical: always shown and emailed immediately, so')}{' '}
+            {critical.length === 1 ? 'it' : 'they'} {t('cannot be turned off.')}
           </p>
         )}
         {prefs.categories && (
           <Actions>
-            <Submit id="save-preferences">Save</Submit>
+            <Submit id="save-preferences">{t('Save')}</Submit>
             <Button id="reset-preferences" variant="secondary" disabled={state.busy} onClick={() => dispatch(['notification-preferences/reset', prefs.owner])}>
-              Use the defaults
+              {t('Use the defaults')}
             </Button>
           </Actions>
         )}
@@ -146,19 +147,21 @@ export function NotificationPreferencesPage() {
   return (
     <>
       <PageHeader
-        title="Notification preferences"
-        description="For each kind of notification: whether it shows here in the app, and whether it is emailed at once, gathered into one email a day, or not at all."
+        title={t('Notification preferences')}
+        description={t(
+          'For each kind of notification: whether it shows here in the app, and whether it is emailed at once, gathered into one email a day, or not at all.',
+        )}
       />
       <Card
-        title="Channels"
+        title={t('Channels')}
         id="notification-preferences-card"
-        description="For an organization's notifications, a kind you have not chosen follows the defaults its admins set."
+        description={t("For an organization's notifications, a kind you have not chosen follows the defaults its admins set.")}
       >
         {prefs ? (
-          <PreferencesGrid prefs={prefs} caption="Your notification preferences" />
+          <PreferencesGrid prefs={prefs} caption={t('Your notification preferences')} />
         ) : (
           <p class="text-sm text-muted" role="status">
-            Loading preferences…
+            {t('Loading preferences…')}
           </p>
         )}
       </Card>
@@ -174,7 +177,7 @@ export function OrgNotificationDefaultsPage() {
     if (id) dispatch(['notification-preferences/open', id]);
   }, [id]);
   const prefs = id && state.notificationPreferences?.owner === id ? state.notificationPreferences : undefined;
-  const title = 'Notification defaults';
+  const title = t('Notification defaults');
   if (!id || prefs?.status === 'missing') return <OrgPageGate title={title} missing />;
   if (!prefs?.org) return <OrgPageGate title={title} />;
   const org = prefs.org;
@@ -184,20 +187,20 @@ export function OrgNotificationDefaultsPage() {
       <>
         <PageHeader title={title} back={back} />
         <Alert id="notification-defaults-forbidden" tone="error">
-          Only admins and owners set the notification defaults of {org.name}.
+          {t('Only admins and owners set the notification defaults of {name}.', { name: org.name })}
         </Alert>
       </>
     );
   return (
     <>
       <PageHeader
-        title={`${title} of ${org.name}`}
+        title={t('{title} of {name}', { title, name: org.name })}
         id="notification-defaults-title"
         back={back}
-        description={`What members get for ${org.name}'s notifications until they choose for themselves in their own preferences.`}
+        description={t("What members get for {name}'s notifications until they choose for themselves in their own preferences.", { name: org.name })}
       />
-      <Card title="Members' defaults" id="notification-defaults-card">
-        <PreferencesGrid prefs={prefs} caption={`Notification defaults of ${org.name}`} />
+      <Card title={t("Members' defaults")} id="notification-defaults-card">
+        <PreferencesGrid prefs={prefs} caption={t('Notification defaults of {name}', { name: org.name })} />
       </Card>
     </>
   );

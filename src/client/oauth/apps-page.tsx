@@ -15,6 +15,7 @@ import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import { oauthAppsOrgIdOf, type OAuthApp } from './events.js';
 import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
+import { t } from '../i18n/words.js';
 
 function Secret({ secret }: { secret: { name: string; 'client-id': string; value: string } }) {
   const { dispatch } = useApp();
@@ -24,21 +25,21 @@ function Secret({ secret }: { secret: { name: string; 'client-id': string; value
       titleId="oauth-app-secret-title"
       tone="highlight"
       role="alert"
-      title={`Copy the secret of ${secret.name} now`}
-      description="It will not be shown again: only a hash of it is kept. Give it to the app's server with its client id."
+      title={t('Copy the secret of {name} now', { name: secret.name })}
+      description={t("It will not be shown again: only a hash of it is kept. Give it to the app's server with its client id.")}
     >
       <p class="text-sm">
-        Client id: <code id="oauth-app-secret-client-id">{secret['client-id']}</code>
+        {t('Client id:')} <code id="oauth-app-secret-client-id">{secret['client-id']}</code>
       </p>
       <div class="flex flex-wrap gap-2 sm:flex-nowrap">
-        <CopyField id="new-client-secret" label="The client secret" value={secret.value} />
+        <CopyField id="new-client-secret" label={t('The client secret')} value={secret.value} />
         <Button id="copy-client-secret" onClick={() => dispatch(['oauth-apps/copy'])}>
-          Copy
+          {t('Copy')}
         </Button>
       </div>
       <Actions>
         <Button id="close-client-secret" variant="secondary" onClick={() => dispatch(['oauth-apps/close-secret'])}>
-          I have stored it
+          {t('I have stored it')}
         </Button>
       </Actions>
     </Card>
@@ -54,7 +55,7 @@ function AppRow({ app }: { app: OAuthApp }) {
         <br />
         <code class="text-sm text-muted">{app['client-id']}</code>
       </td>
-      <td>{app.confidential ? 'Confidential' : 'Public (PKCE)'}</td>
+      <td>{app.confidential ? t('Confidential') : t('Public (PKCE)')}</td>
       <td class="max-w-56 break-words text-sm">{app['redirect-uris'].join(' ')}</td>
       <td class="text-sm">{app.scopes.join(' ')}</td>
       <td class="space-y-2">
@@ -63,24 +64,24 @@ function AppRow({ app }: { app: OAuthApp }) {
             variant="secondary"
             class="rotate-client-secret"
             disabled={state.busy}
-            title={`Rotate the secret of ${app.name}?`}
-            message="The current secret stops working at once."
-            confirmLabel="Rotate"
+            title={t('Rotate the secret of {name}?', { name: app.name })}
+            message={t('The current secret stops working at once.')}
+            confirmLabel={t('Rotate')}
             onConfirm={() => dispatch(['oauth-apps/rotate', app.id])}
           >
-            Rotate secret
+            {t('Rotate secret')}
           </ConfirmButton>
         )}
         <ConfirmButton
           variant="secondary"
           class="delete-oauth-app"
           disabled={state.busy}
-          title={`Delete ${app.name}?`}
-          message="Everyone who connected it loses it at once."
-          confirmLabel="Delete"
+          title={t('Delete {name}?', { name: app.name })}
+          message={t('Everyone who connected it loses it at once.')}
+          confirmLabel={t('Delete')}
           onConfirm={() => dispatch(['oauth-apps/delete', app.id])}
         >
-          Delete
+          {t('Delete')}
         </ConfirmButton>
       </td>
     </tr>
@@ -91,27 +92,35 @@ function CreateApp({ resetKey }: { resetKey: number }) {
   const { state, dispatch } = useApp();
   const words: Readonly<Record<string, string>> = { ...SCOPE_WORDS, ...state.declaredScopes };
   return (
-    <Card title="Register an app" id="create-oauth-app-card">
+    <Card title={t('Register an app')} id="create-oauth-app-card">
       <Form id="create-oauth-app" resetKey={resetKey} onSubmit={(f, data) => dispatch(['oauth-apps/create', f, data])}>
-        <Field form="create-oauth-app" id="oauth-app-name" name="name" label="Name" required maxLength={100} hint="People see it on the consent screen" />
+        <Field
+          form="create-oauth-app"
+          id="oauth-app-name"
+          name="name"
+          label={t('Name')}
+          required
+          maxLength={100}
+          hint={t('People see it on the consent screen')}
+        />
         <TextAreaField
           form="create-oauth-app"
           id="oauth-app-redirect-uris"
           name="redirect-uris"
-          label="Redirect URIs"
+          label={t('Redirect URIs')}
           rows={3}
           required
-          hint="One per line: https, or http on localhost / 127.0.0.1; a request must name one exactly"
+          hint={t('One per line: https, or http on localhost / 127.0.0.1; a request must name one exactly')}
         />
         <div class="flex items-start gap-2 text-sm">
           <input id="oauth-app-confidential" type="checkbox" name="confidential" class="mt-0.5 h-4 w-4 accent-primary" />
-          <label for="oauth-app-confidential">Confidential: the app runs on a server that keeps a secret</label>
+          <label for="oauth-app-confidential">{t('Confidential: the app runs on a server that keeps a secret')}</label>
         </div>
         <CheckboxGroup
           form="create-oauth-app"
           id="oauth-app-scopes"
           name="scopes"
-          legend="Scopes it may ask"
+          legend={t('Scopes it may ask')}
           options={[...ALL_SCOPES, ...Object.keys(state.declaredScopes ?? {})].map((s) => ({
             value: s,
             label: (
@@ -121,7 +130,7 @@ function CreateApp({ resetKey }: { resetKey: number }) {
             ),
           }))}
         />
-        <Submit>Register app</Submit>
+        <Submit>{t('Register app')}</Submit>
       </Form>
     </Card>
   );
@@ -134,37 +143,37 @@ export function OAuthAppsPage() {
   useEffect(() => {
     if (id) dispatch(['oauth-apps/open', id]);
   }, [id]);
-  if (!id || page?.status === 'missing') return <OrgPageGate title="OAuth apps" missing />;
-  if (!page?.org) return <OrgPageGate title="OAuth apps" />;
+  if (!id || page?.status === 'missing') return <OrgPageGate title={t('OAuth apps')} missing />;
+  if (!page?.org) return <OrgPageGate title={t('OAuth apps')} />;
   const org = page.org;
   const back = <BackToOrg org={org} />;
   if (org.role === 'member')
     return (
       <>
-        <PageHeader title="OAuth apps" back={back} />
+        <PageHeader title={t('OAuth apps')} back={back} />
         <Alert id="oauth-apps-forbidden" tone="error">
-          Only admins and owners manage the OAuth apps of {org.name}.
+          {t('Only admins and owners manage the OAuth apps of {name}.', { name: org.name })}
         </Alert>
       </>
     );
   return (
     <>
       <PageHeader
-        title={`OAuth apps of ${org.name}`}
+        title={t('OAuth apps of {name}', { name: org.name })}
         id="oauth-apps-title"
         back={back}
-        description="Apps that offer “Sign in with” this product and use its API on a person's behalf, with their consent."
+        description={t("Apps that offer “Sign in with” this product and use its API on a person's behalf, with their consent.")}
       />
       <Stack>
         {page.secret && <Secret secret={page.secret} />}
-        <Card title="Apps" id="oauth-apps-card">
+        <Card title={t('Apps')} id="oauth-apps-card">
           <Table
             id="oauth-apps"
-            caption={`OAuth apps of ${org.name}`}
-            headers={['App', 'Type', 'Redirect URIs', 'Scopes', '']}
+            caption={t('OAuth apps of {name}', { name: org.name })}
+            headers={[t('App'), t('Type'), t('Redirect URIs'), t('Scopes'), '']}
             rows={page.apps}
-            loadingText="Loading apps…"
-            empty="No apps yet."
+            loadingText={t('Loading apps…')}
+            empty={t('No apps yet.')}
             emptyId="no-oauth-apps"
             render={(a) => <AppRow key={a.id} app={a} />}
           />

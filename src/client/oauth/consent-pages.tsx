@@ -17,6 +17,7 @@ import { PageHeader } from '../ui/page-header.js';
 import { Table } from '../ui/table.js';
 import { authorizeUidOf, type ConnectedApp, type Interaction } from './events.js';
 import { dateOnly, dateTime } from '../ui/dates.js';
+import { t } from '../i18n/words.js';
 
 /** The scopes in the consent screen's words (a feature's declared scope in its own; an unknown one as it is). */
 export function ScopeList({ scopes, id }: { scopes: string[]; id: string }) {
@@ -42,11 +43,11 @@ export function ConnectedAppName({ app }: { app: ConnectedApp }) {
       {app.name}
       <br />
       {app.reviewed ? (
-        <span class="text-sm text-muted">{app.organization ? app.organization.name : 'No organization'}</span>
+        <span class="text-sm text-muted">{app.organization ? app.organization.name : t('No organization')}</span>
       ) : (
         <span class="text-sm text-muted" data-field="unreviewed">
           {app.host ? `${app.host} · ` : ''}
-          <Badge tone="warning">Not reviewed</Badge>
+          <Badge tone="warning">{t('Not reviewed')}</Badge>
         </span>
       )}
     </>
@@ -74,40 +75,42 @@ export function RevokeAppButton({ app, verb, message, ...props }: { app: Connect
 function Consent({ interaction }: { interaction: Interaction }) {
   const { state, dispatch } = useApp();
   const { client } = interaction;
-  const product = state.product?.name ?? 'This product';
+  const product = state.product?.name ?? t('This product');
   // an unreviewed client's name is its own word: its host comes with it wherever it is named
   const named = !client.reviewed && client.host ? `${client.name} (${client.host})` : client.name;
   return (
     <Narrow>
-      <PageHeader title={`Allow ${named} to use your account?`} id="consent-title" />
+      <PageHeader title={t('Allow {named} to use your account?', { named })} id="consent-title" />
       <Card id="consent-card" titleId="consent-app" title={client.name}>
         <p class="text-sm" id="consent-organization">
           {client.organization
-            ? `An app of the organization ${client.organization.name}.`
+            ? t('An app of the organization {name}.', { name: client.organization.name })
             : client.host
-              ? `It describes itself at ${client.host}, and belongs to no organization here.`
-              : 'It registered itself, and belongs to no organization here.'}
+              ? t('It describes itself at {host}, and belongs to no organization here.', { host: client.host })
+              : t('It registered itself, and belongs to no organization here.')}
         </p>
         {!client.reviewed && (
           <Alert id="consent-unreviewed" tone="warning">
-            <strong>{product} has not reviewed this app:</strong> anyone can publish an app under any name. Allow it only if you trust it and you started this
-            connection yourself.
+            <strong>
+              {product} {t('has not reviewed this app:')}
+            </strong>{' '}
+            {t('anyone can publish an app under any name. Allow it only if you trust it and you started this connection yourself.')}
           </Alert>
         )}
-        <p class="text-sm">It asks to:</p>
+        <p class="text-sm">{t('It asks to:')}</p>
         <ScopeList scopes={interaction.scopes} id="consent-scopes" />
         {interaction['login-required'] && (
           <p class="text-sm" id="consent-login-required">
-            {client.name} asks you to confirm that it is you: Allow asks for your password again.
+            {client.name} {t('asks you to confirm that it is you: Allow asks for your password again.')}
           </p>
         )}
-        <p class="text-sm text-muted">You can disconnect it at any time from Settings, Connected apps.</p>
+        <p class="text-sm text-muted">{t('You can disconnect it at any time from Settings, Connected apps.')}</p>
         <Actions>
           <Button id="consent-deny" variant="secondary" disabled={state.busy} onClick={() => dispatch(['authorize/answer', false])}>
-            Deny
+            {t('Deny')}
           </Button>
           <Button id="consent-allow" disabled={state.busy} onClick={() => dispatch(['authorize/answer', true])}>
-            Allow
+            {t('Allow')}
           </Button>
         </Actions>
       </Card>
@@ -126,7 +129,7 @@ export function AuthorizePage() {
   if (!state.ready)
     return (
       <p class="text-sm text-muted" role="status">
-        Loading…
+        {t('Loading…')}
       </p>
     );
   // the product's own sign-in (two-factor, SSO, locked accounts: every rule holds); the page stays
@@ -134,18 +137,18 @@ export function AuthorizePage() {
   if (!uid || page?.status === 'missing')
     return (
       <Narrow>
-        <PageHeader title="Sign-in request" />
+        <PageHeader title={t('Sign-in request')} />
         <Alert id="authorize-missing" tone="error">
-          This sign-in request is unknown, finished or expired. Go back to the app and start again.
+          {t('This sign-in request is unknown, finished or expired. Go back to the app and start again.')}
         </Alert>
       </Narrow>
     );
   if (page?.status === 'ready' && page.interaction?.['consent-required']) return <Consent interaction={page.interaction} />;
   return (
     <Narrow>
-      <PageHeader title="Sign-in request" />
+      <PageHeader title={t('Sign-in request')} />
       <p class="text-sm text-muted" role="status" id="authorize-status">
-        {page?.status === 'leaving' || page?.interaction ? 'Taking you back to the app…' : 'Loading…'}
+        {page?.status === 'leaving' || page?.interaction ? t('Taking you back to the app…') : t('Loading…')}
       </p>
     </Narrow>
   );
@@ -158,16 +161,16 @@ export function ConnectedAppsPage() {
   }, []);
   return (
     <>
-      <PageHeader title="Connected apps" description="Apps you allowed to use your account. Disconnect one and it loses access at once." />
+      <PageHeader title={t('Connected apps')} description={t('Apps you allowed to use your account. Disconnect one and it loses access at once.')} />
       <Stack>
         <Card>
           <Table
             id="connected-apps"
-            caption="Your connected apps"
-            headers={['App', 'Access', 'Connected', 'Last used', '']}
+            caption={t('Your connected apps')}
+            headers={[t('App'), t('Access'), t('Connected'), t('Last used'), '']}
             rows={state.connectedApps}
-            loadingText="Loading connected apps…"
-            empty="No app is connected to your account."
+            loadingText={t('Loading connected apps…')}
+            empty={t('No app is connected to your account.')}
             emptyId="no-connected-apps"
             render={(app) => (
               <tr key={app.id} data-connected-app={app.id}>
@@ -183,8 +186,8 @@ export function ConnectedAppsPage() {
                   <RevokeAppButton
                     app={app}
                     class="revoke-connected-app"
-                    verb="Disconnect"
-                    message="Its access ends at once; it must ask you again to come back."
+                    verb={t('Disconnect')}
+                    message={t('Its access ends at once; it must ask you again to come back.')}
                   />
                 </td>
               </tr>

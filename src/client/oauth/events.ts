@@ -8,6 +8,7 @@ import type { EventCore } from '../core.js';
 import type { Organization } from '../orgs/events.js';
 import type { BrowserIo } from '../shell/features.js';
 import type { AppState } from '../shell/state.js';
+import { t } from '../i18n/words.js';
 
 export interface OAuthApp {
   id: string;
@@ -139,7 +140,7 @@ function registerAppsPage(core: EventCore<AppState>): void {
       return {
         db: { ...state, busy: false, oauthAppsPage: { ...page, secret, formResets: page.formResets + 1 } },
         dispatchN: [
-          ['toast/info', { message: `${app.name} is registered: its client id is ${app['client-id']}` }],
+          ['toast/info', { message: t('{name} is registered: its client id is {clientId}', { name: app.name, clientId: app['client-id'] }) }],
           ['oauth-apps/load', orgId],
         ],
       };
@@ -171,7 +172,7 @@ function registerAppsPage(core: EventCore<AppState>): void {
     .regEvent('oauth-apps/copy', ({ state }) => {
       const secret = state.oauthAppsPage?.secret;
       if (!secret) return;
-      return { 'clipboard/copy': { text: secret.value, onSuccess: ['toast/info', { message: 'Secret copied' }], onFailure: ['api-keys/copy-failed'] } };
+      return { 'clipboard/copy': { text: secret.value, onSuccess: ['toast/info', { message: t('Secret copied') }], onFailure: ['api-keys/copy-failed'] } };
     })
     .regEvent('oauth-apps/delete', ({ state }, [, appId]) => {
       const page = state.oauthAppsPage;
@@ -183,7 +184,7 @@ function registerAppsPage(core: EventCore<AppState>): void {
           url: `orgs/${page.orgId}/oauth-apps/${appId}`,
           method: 'delete',
           onSuccessN: [
-            ['toast/info', { message: `${name} was deleted` }],
+            ['toast/info', { message: t('{name} was deleted', { name }) }],
             ['oauth-apps/load', page.orgId],
           ],
           onFailureN: [['request/failed'], ['app/idle']],
@@ -240,7 +241,7 @@ function registerConnectedApps(core: EventCore<AppState>): void {
         'http/auth-api': {
           url: `account/connected-apps/${id}`,
           method: 'delete',
-          onSuccessN: [['toast/info', { message: `${name} is disconnected` }], ['connected-apps/load']],
+          onSuccessN: [['toast/info', { message: t('{name} is disconnected', { name }) }], ['connected-apps/load']],
           onFailureN: [['request/failed'], ['app/idle']],
         },
       };

@@ -5,26 +5,27 @@ import type { Feature } from '../shell/features.js';
 import { AuthorizePage, ConnectedAppsPage } from './consent-pages.js';
 import { OAuthAppsPage } from './apps-page.js';
 import { oauthAppsPath, registerOAuth } from './events.js';
+import { msg } from '../i18n/words.js';
 
 export const oauth: Feature = {
   id: 'oauth',
   routes: [
-    { name: 'org-oauth-apps', path: '/orgs/:id/oauth-apps', page: OAuthAppsPage, access: 'signed-in', title: 'OAuth apps' },
+    { name: 'org-oauth-apps', path: '/orgs/:id/oauth-apps', page: OAuthAppsPage, access: 'signed-in', title: msg('OAuth apps') },
     // public: the page signs the visitor in itself, and stays (docs/oauth.md)
-    { name: 'authorize', path: '/authorize/:uid', page: AuthorizePage, access: 'public', title: 'Sign-in request', logInInPlace: true },
-    { name: 'connected-apps', path: '/settings/connected-apps', page: ConnectedAppsPage, access: 'signed-in', title: 'Connected apps' },
+    { name: 'authorize', path: '/authorize/:uid', page: AuthorizePage, access: 'public', title: msg('Sign-in request'), logInInPlace: true },
+    { name: 'connected-apps', path: '/settings/connected-apps', page: ConnectedAppsPage, access: 'signed-in', title: msg('Connected apps') },
   ],
   nav: [
     {
       section: 'org',
       route: 'org-oauth-apps',
-      label: 'OAuth apps',
+      label: msg('OAuth apps'),
       id: 'nav-org-oauth-apps',
       icon: AppWindow,
       order: 2.7,
       path: currentOrgNavPath(oauthAppsPath, 'admins'),
     },
-    { section: 'settings', route: 'connected-apps', label: 'Connected apps', id: 'nav-connected-apps', icon: PlugZap, order: 2.5 },
+    { section: 'settings', route: 'connected-apps', label: msg('Connected apps'), id: 'nav-connected-apps', icon: PlugZap, order: 2.5 },
   ],
   register: (core, io) => registerOAuth(core, io),
   // a secret shown on the page leaves memory with the session

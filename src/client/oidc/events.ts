@@ -7,6 +7,7 @@
  */
 import type { AppState, Route } from '../shell/state.js';
 import type { EventCore } from '../core.js';
+import { t } from '../i18n/words.js';
 
 export interface AuthProvider {
   id: string;
@@ -64,27 +65,33 @@ const LANDING_PATHS: Record<string, string> = { 'log-in': '/log-in', account: '/
 export const startPath = (providerId: string) => `/api/auth/oauth/${encodeURIComponent(providerId)}/start`;
 
 const MESSAGES: Record<string, (provider: string) => string> = {
-  'access-denied': (p) => `You cancelled signing in with ${p}.`,
-  'provider-error': (p) => `${p} refused the sign-in. Please try again.`,
-  'invalid-state': () => 'The sign-in took too long or was started in another tab. Please try again.',
-  'sign-in-failed': (p) => `Signing in with ${p} failed. Please try again.`,
-  'second-factor-required': () => 'This account uses two-factor authentication: sign in with your password and code, or with a passkey.',
-  'account-locked': () => 'This account is locked. Contact support.',
-  'provider-unavailable': (p) => `${p} cannot be reached right now. Please try again in a moment.`,
-  'email-not-verified': (p) => `${p} did not confirm that your email address is verified. Verify it at ${p}, or sign up with a password.`,
+  'access-denied': (p) => t('You cancelled signing in with {provider}.', { provider: p }),
+  'provider-error': (p) => t('{provider} refused the sign-in. Please try again.', { provider: p }),
+  'invalid-state': () => t('The sign-in took too long or was started in another tab. Please try again.'),
+  'sign-in-failed': (p) => t('Signing in with {provider} failed. Please try again.', { provider: p }),
+  'second-factor-required': () => t('This account uses two-factor authentication: sign in with your password and code, or with a passkey.'),
+  'account-locked': () => t('This account is locked. Contact support.'),
+  'provider-unavailable': (p) => t('{provider} cannot be reached right now. Please try again in a moment.', { provider: p }),
+  'email-not-verified': (p) =>
+    t('{provider} did not confirm that your email address is verified. Verify it at {provider}, or sign up with a password.', { provider: p }),
   'email-in-use': (p) =>
-    `An account with this email exists but its address is not verified yet. Log in with your password, verify the address (the link we emailed), then link ${p} from your account page.`,
-  'account-not-verified': (p) => `Verify your email address first (the link we emailed), then link ${p}.`,
-  'identity-in-use': (p) => `This ${p} account is already linked to another account.`,
-  'session-ended': (p) => `Your session ended before ${p} answered. Log in and try again.`,
-  'rate-limited': () => 'Too many sign-ups from your network. Please try again later.',
-  'server-error': () => 'Something went wrong while signing you in. Please try again.',
+    t(
+      'An account with this email exists but its address is not verified yet. Log in with your password, verify the address (the link we emailed), then link {provider} from your account page.',
+      { provider: p },
+    ),
+  'account-not-verified': (p) => t('Verify your email address first (the link we emailed), then link {provider}.', { provider: p }),
+  'identity-in-use': (p) => t('This {provider} account is already linked to another account.', { provider: p }),
+  'session-ended': (p) => t('Your session ended before {provider} answered. Log in and try again.', { provider: p }),
+  'rate-limited': () => t('Too many sign-ups from your network. Please try again later.'),
+  'server-error': () => t('Something went wrong while signing you in. Please try again.'),
   // the SAML sign-on's answers (src/sso/): the reason is in the server's log, not the URL
   'sso-failed': () =>
-    "Single sign-on failed: your identity provider's answer could not be accepted. Try again, or ask your administrator (the reason is in the log).",
+    t("Single sign-on failed: your identity provider's answer could not be accepted. Try again, or ask your administrator (the reason is in the log)."),
   'seat-limit': () =>
-    "Your organization's plan has no free seat for a new member, so single sign-on could not add you. Ask an administrator to upgrade the plan or free a seat.",
-  'sso-required': () => 'Your organization requires single sign-on: use "Sign in with SSO" with your work email.',
+    t(
+      "Your organization's plan has no free seat for a new member, so single sign-on could not add you. Ask an administrator to upgrade the plan or free a seat.",
+    ),
+  'sso-required': () => t('Your organization requires single sign-on: use "Sign in with SSO" with your work email.'),
 };
 
 /** The sentence for a callback's error code. */
@@ -156,7 +163,7 @@ export function registerOidc(core: EventCore<AppState>, io: OidcIo): void {
         unlinking: state.unlinking?.filter((u) => u !== id),
         signInMethods: state.signInMethods && { ...state.signInMethods, identities: state.signInMethods.identities.filter((i) => i.id !== id) },
       },
-      dispatch: ['toast/info', { message: 'Unlinked' }],
+      dispatch: ['toast/info', { message: t('Unlinked') }],
     }))
     .regEvent('identities/unlink-failed', ({ state }, [, id]) => ({ db: { ...state, unlinking: state.unlinking?.filter((u) => u !== id) } }))
     // the server keeps the flow's secrets in a cookie and answers the provider's URL

@@ -12,6 +12,8 @@ import { Table } from '../ui/table.js';
 import type { Route } from '../shell/state.js';
 import { oauthErrorMessage, providerName, startPath } from './events.js';
 import { dateOnly } from '../ui/dates.js';
+import { t } from '../i18n/words.js';
+import { rich } from '../i18n/rich.js';
 
 /** One link per configured provider; nothing while none is configured. */
 export function ProviderButtons({ verb }: { verb: string }) {
@@ -20,10 +22,10 @@ export function ProviderButtons({ verb }: { verb: string }) {
   if (providers.length === 0) return null;
   return (
     <div id="providers" class="space-y-2">
-      <p class="text-center text-sm text-muted">or</p>
+      <p class="text-center text-sm text-muted">{t('or')}</p>
       {providers.map((p) => (
         <a key={p.id} class={buttonClass('secondary', 'provider w-full')} data-provider={p.id} href={startPath(p.id)}>
-          {verb} with {p.name}
+          {verb} {t('with')} {p.name}
         </a>
       ))}
     </div>
@@ -43,11 +45,11 @@ export function OauthNotice({ route }: { route: Route }) {
         oauthErrorMessage(notice.code, name)
       ) : (
         <>
-          {name} is linked: you can sign in with it from now on. <Link to="security">Your sign-in methods</Link>.
+          {name} {rich('is linked: you can sign in with it from now on. <0>Your sign-in methods</0>.', [(text) => <Link to="security">{text}</Link>])}
         </>
       )}{' '}
       <Button variant="link" onClick={() => dispatch(['oidc/dismiss-notice'])}>
-        Dismiss
+        {t('Dismiss')}
       </Button>
     </Alert>
   );
@@ -62,31 +64,34 @@ export function SignInMethods() {
   // the last way to sign in cannot go (the server answers 409 too)
   const lastWay = Boolean(methods && !methods.hasPassword && methods.identities.length === 1);
   return (
-    <Card id="sign-in-methods" titleId="sign-in-methods-title" title="Sign-in methods" description="Your password and the providers linked to your account.">
+    <Card
+      id="sign-in-methods"
+      titleId="sign-in-methods-title"
+      title={t('Sign-in methods')}
+      description={t('Your password and the providers linked to your account.')}
+    >
       {!methods ? (
-        <p class="text-muted">Loading sign-in methods…</p>
+        <p class="text-muted">{t('Loading sign-in methods…')}</p>
       ) : (
         <>
           <p id="password-method" data-has-password={String(methods.hasPassword)}>
-            Password:{' '}
-            {methods.hasPassword ? (
-              'set'
-            ) : (
-              <>
-                none yet. To set one, use{' '}
-                <Link to="forgot-password" id="set-password-link">
-                  Forgot password
-                </Link>
-                : we email you a link.
-              </>
-            )}
+            {t('Password:')}{' '}
+            {methods.hasPassword
+              ? 'set'
+              : rich('none yet. To set one, use <0>Forgot password</0>: we email you a link.', [
+                  (text) => (
+                    <Link to="forgot-password" id="set-password-link">
+                      {text}
+                    </Link>
+                  ),
+                ])}
           </p>
           <Table
             id="identities"
-            caption="Linked providers"
-            headers={['Provider', 'Email there', 'Linked', '']}
+            caption={t('Linked providers')}
+            headers={[t('Provider'), t('Email there'), t('Linked'), '']}
             rows={methods.identities}
-            empty="No provider is linked."
+            empty={t('No provider is linked.')}
             render={(i) => (
               <tr key={i.id} data-identity={i.id} data-provider={i.provider}>
                 <td>{providerName(state, i.provider)}</td>
@@ -97,14 +102,14 @@ export function SignInMethods() {
                     variant="secondary"
                     class="unlink"
                     disabled={unlinking.has(i.id) || lastWay}
-                    title={`Unlink ${providerName(state, i.provider)}?`}
-                    message="You will no longer sign in with it."
-                    confirmLabel="Unlink"
+                    title={t('Unlink {state}?', { state: providerName(state, i.provider) })}
+                    message={t('You will no longer sign in with it.')}
+                    confirmLabel={t('Unlink')}
                     onConfirm={() => dispatch(['identities/unlink', i.id])}
                   >
-                    Unlink
+                    {t('Unlink')}
                   </ConfirmButton>
-                  {lastWay && <span class="sr-only"> (your only way to sign in: set a password or link another provider first)</span>}
+                  {lastWay && <span class="sr-only"> {t('(your only way to sign in: set a password or link another provider first)')}</span>}
                 </td>
               </tr>
             )}
@@ -124,12 +129,12 @@ export function SignInMethods() {
           }}
         >
           {methods?.hasPassword && (
-            <Field form="link-provider" name="password" label="Your password (to link a provider)" type="password" autoComplete="current-password" />
+            <Field form="link-provider" name="password" label={t('Your password (to link a provider)')} type="password" autoComplete="current-password" />
           )}
           <Actions>
             {providers.map((p) => (
               <Button key={p.id} type="submit" name="provider" value={p.id} variant="secondary" data-link-provider={p.id} disabled={state.busy}>
-                Link {p.name}
+                {t('Link')} {p.name}
               </Button>
             ))}
           </Actions>

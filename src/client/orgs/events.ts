@@ -7,6 +7,7 @@
  */
 import type { AppState, ImageLinks, Route } from '../shell/state.js';
 import type { EventCore } from '../core.js';
+import { t } from '../i18n/words.js';
 
 export type OrgRole = 'owner' | 'admin' | 'member';
 
@@ -85,15 +86,15 @@ export const resetForm = (state: AppState, form: 'create-org' | 'invite'): AppSt
 /** The invitation page's state after a failed acceptance; a token that cannot work any more is forgotten. */
 export function invitationFailure(failure: Failure): { status: InvitationStatus; message: string; forget: boolean } {
   if (failure.reason === 'email-unverified') {
-    return { status: 'unverified', message: 'Verify your email address first: open the link we sent you, then come back here.', forget: false };
+    return { status: 'unverified', message: t('Verify your email address first: open the link we sent you, then come back here.'), forget: false };
   }
   if (failure.reason === 'email-mismatch') {
-    return { status: 'mismatch', message: failure.message ?? 'This invitation was sent to another email address.', forget: false };
+    return { status: 'mismatch', message: failure.message ?? t('This invitation was sent to another email address.'), forget: false };
   }
   if (failure.type === 'invalid-token') {
-    return { status: 'failed', message: 'This invitation is invalid, was already used, was revoked or has expired.', forget: true };
+    return { status: 'failed', message: t('This invitation is invalid, was already used, was revoked or has expired.'), forget: true };
   }
-  return { status: 'failed', message: failure.message ?? 'The invitation could not be accepted.', forget: false };
+  return { status: 'failed', message: failure.message ?? t('The invitation could not be accepted.'), forget: false };
 }
 
 export function registerOrgs(core: EventCore<AppState>, io: OrgsIo): void {
@@ -152,7 +153,7 @@ export function registerOrgs(core: EventCore<AppState>, io: OrgsIo): void {
       return {
         db: { ...resetForm(state, 'create-org'), orgs: [...(state.orgs ?? []), o] },
         dispatchN: [
-          ['toast/info', { message: `Organization ${o.name} created` }],
+          ['toast/info', { message: t('Organization {name} created', { name: o.name }) }],
           ['orgs/select', o.id],
         ],
       };
@@ -162,7 +163,7 @@ export function registerOrgs(core: EventCore<AppState>, io: OrgsIo): void {
     .regEvent('invitation/open', ({ state }, [, search]) => {
       const token = new URLSearchParams(String(search ?? '')).get('token') ?? state.pendingInvitation;
       if (!token)
-        return { db: { ...state, invitationPage: { status: 'failed', message: 'This invitation link has no token. Open the link from the email again.' } } };
+        return { db: { ...state, invitationPage: { status: 'failed', message: t('This invitation link has no token. Open the link from the email again.') } } };
       const db: AppState = { ...state, pendingInvitation: token };
       const effects = { 'storage/set': { key: PENDING_INVITATION_KEY, value: token }, 'url/replace': '/invitations/accept' };
       if (!state.token) return { db: { ...db, invitationPage: { status: 'needs-session' } }, ...effects };
@@ -186,7 +187,7 @@ export function registerOrgs(core: EventCore<AppState>, io: OrgsIo): void {
       return {
         db: { ...state, busy: false, pendingInvitation: undefined, invitationPage: undefined, orgsFor: undefined },
         'storage/set': { key: PENDING_INVITATION_KEY, value: undefined },
-        dispatchN: [['toast/info', { message: `You joined ${o.name}` }], ['orgs/load'], ['orgs/select', o.id]],
+        dispatchN: [['toast/info', { message: t('You joined {name}', { name: o.name }) }], ['orgs/load'], ['orgs/select', o.id]],
       };
     })
     .regEvent('invitation/failed', ({ state }, [, failure]) => {

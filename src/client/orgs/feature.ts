@@ -7,22 +7,23 @@ import { OrgMembersPage } from './members-page.js';
 import { registerOrgPage } from './org-page-events.js';
 import { OrgPage } from './overview-page.js';
 import { AcceptInvitationPage, OrgSwitcher, OrgsPage } from './pages.js';
+import { msg } from '../i18n/words.js';
 
 export const orgs: Feature = {
   id: 'orgs',
   routes: [
-    { name: 'orgs', path: '/orgs', page: OrgsPage, access: 'signed-in', title: 'Organizations' },
-    { name: 'org', path: '/orgs/:id', page: OrgPage, access: 'signed-in', title: 'Organization' },
-    { name: 'org-members', path: '/orgs/:id/members', page: OrgMembersPage, access: 'signed-in', title: 'Members' },
-    { name: 'accept-invitation', path: '/invitations/accept', page: AcceptInvitationPage, access: 'public', title: 'Invitation' },
+    { name: 'orgs', path: '/orgs', page: OrgsPage, access: 'signed-in', title: msg('Organizations') },
+    { name: 'org', path: '/orgs/:id', page: OrgPage, access: 'signed-in', title: msg('Organization') },
+    { name: 'org-members', path: '/orgs/:id/members', page: OrgMembersPage, access: 'signed-in', title: msg('Members') },
+    { name: 'accept-invitation', path: '/invitations/accept', page: AcceptInvitationPage, access: 'public', title: msg('Invitation') },
   ],
   nav: [
-    { section: 'main', route: 'orgs', label: 'Organizations', id: 'nav-orgs', icon: Building2, order: 1 },
-    { section: 'org', route: 'org', label: 'Overview', id: 'nav-org', icon: House, order: 0, path: currentOrgNavPath(orgPath) },
+    { section: 'main', route: 'orgs', label: msg('Organizations'), id: 'nav-orgs', icon: Building2, order: 1 },
+    { section: 'org', route: 'org', label: msg('Overview'), id: 'nav-org', icon: House, order: 0, path: currentOrgNavPath(orgPath) },
     {
       section: 'org',
       route: 'org-members',
-      label: 'Members',
+      label: msg('Members'),
       id: 'nav-org-members',
       icon: Users,
       order: 1,

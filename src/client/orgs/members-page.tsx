@@ -17,6 +17,8 @@ import type { Member } from './org-page-events.js';
 import { BackToOrg, OrgPageGate } from './org-page.js';
 import { loadingOrg, useOrgPage } from './path-org.js';
 import { ROLES, rank, roleOptions } from './roles.js';
+import { t } from '../i18n/words.js';
+import { dateOnly } from '../ui/dates.js';
 
 function MemberRow({ member, me, myRole, owners }: { member: Member; me: string | undefined; myRole: OrgRole; owners: number }) {
   const { state, dispatch } = useApp();
@@ -37,7 +39,7 @@ function MemberRow({ member, me, myRole, owners }: { member: Member; me: string 
             {self && (
               <>
                 {' '}
-                <Badge>you</Badge>
+                <Badge>{t('you')}</Badge>
               </>
             )}
           </div>
@@ -48,7 +50,7 @@ function MemberRow({ member, me, myRole, owners }: { member: Member; me: string 
           <div class="member-role-field max-w-36">
             <SelectField
               id={`role-${member['account-id']}`}
-              label={`Role of ${member.email}`}
+              label={t('Role of {email}', { email: member.email })}
               srOnlyLabel
               value={member.role}
               disabled={state.busy}
@@ -66,12 +68,12 @@ function MemberRow({ member, me, myRole, owners }: { member: Member; me: string 
             variant="secondary"
             class="remove-member"
             disabled={state.busy || lastOwner}
-            title={`Remove ${member.email}?`}
-            message="They lose access to the organization at once."
-            confirmLabel="Remove"
+            title={t('Remove {email}?', { email: member.email })}
+            message={t('They lose access to the organization at once.')}
+            confirmLabel={t('Remove')}
             onConfirm={() => dispatch(['org/remove', member['account-id']])}
           >
-            Remove
+            {t('Remove')}
           </ConfirmButton>
         )}
       </td>
@@ -84,43 +86,48 @@ function Invitations({ org }: { org: Organization }) {
   const page = state.orgPage!;
   return (
     <>
-      <Card title="Invite someone" id="invite-card" titleId="invite-title" description="They get an email with a link; it works for one address, once.">
+      <Card
+        title={t('Invite someone')}
+        id="invite-card"
+        titleId="invite-title"
+        description={t('They get an email with a link; it works for one address, once.')}
+      >
         <Form id="invite" resetKey={state.orgFormResets?.invite ?? 0} onSubmit={(f) => dispatch(['org/invite', f])}>
-          <Field form="invite" name="email" label="Email" type="email" required maxLength={254} />
+          <Field form="invite" name="email" label={t('Email')} type="email" required maxLength={254} />
           <SelectField
             id="invite-role"
             name="role"
             form="invite"
-            label="Role"
+            label={t('Role')}
             options={roleOptions(ROLES.filter((r) => r !== 'owner' || org.role === 'owner'))}
           />
-          <Submit>Send invitation</Submit>
+          <Submit>{t('Send invitation')}</Submit>
         </Form>
       </Card>
-      <Card title="Pending invitations" id="invitations-card">
+      <Card title={t('Pending invitations')} id="invitations-card">
         <Table
           id="invitations"
-          caption="Pending invitations"
-          headers={['Email', 'Role', 'Expires', '']}
+          caption={t('Pending invitations')}
+          headers={[t('Email'), t('Role'), t('Expires'), '']}
           rows={page.invitations}
-          empty="None."
+          empty={t('None.')}
           emptyId="no-invitations"
           render={(i) => (
             <tr key={i.id} data-invitation={i.id} data-email={i.email}>
               <td>{i.email}</td>
               <td>{i.role}</td>
-              <td>{new Date(i['expires-at']).toLocaleDateString()}</td>
+              <td>{dateOnly(i['expires-at'])}</td>
               <td>
                 <ConfirmButton
                   variant="secondary"
                   class="revoke-invitation"
                   disabled={state.busy}
-                  title={`Revoke the invitation to ${i.email}?`}
-                  message="Its link stops working."
-                  confirmLabel="Revoke"
+                  title={t('Revoke the invitation to {email}?', { email: i.email })}
+                  message={t('Its link stops working.')}
+                  confirmLabel={t('Revoke')}
                   onConfirm={() => dispatch(['org/revoke', i.id])}
                 >
-                  Revoke
+                  {t('Revoke')}
                 </ConfirmButton>
               </td>
             </tr>
@@ -135,30 +142,30 @@ function Invitations({ org }: { org: Organization }) {
 export function OrgMembersPage() {
   const { state } = useApp();
   const { id, page } = useOrgPage();
-  if (!id || page?.status === 'missing') return <OrgPageGate title="Members" missing />;
-  if (!page?.org) return loadingOrg('Members');
+  if (!id || page?.status === 'missing') return <OrgPageGate title={t('Members')} missing />;
+  if (!page?.org) return loadingOrg(t('Members'));
   const org = page.org;
   const owners = page.members?.filter((m) => m.role === 'owner').length ?? 0;
   return (
     <>
       <PageHeader
-        title="Members"
+        title={t('Members')}
         description={
           <>
-            of {org.name} · your role: <strong id="org-role">{org.role}</strong>
+            {t('of {name} · your role:', { name: org.name })} <strong id="org-role">{org.role}</strong>
           </>
         }
         back={<BackToOrg org={org} />}
       />
       <Stack>
-        <Card title="Members" id="members-card">
+        <Card title={t('Members')} id="members-card">
           <Table
             id="members"
-            caption={`Members of ${org.name}`}
-            headers={['Member', 'Role', '']}
+            caption={t('Members of {name}', { name: org.name })}
+            headers={[t('Member'), t('Role'), '']}
             rows={page.members}
-            loadingText="Loading members…"
-            empty="No members."
+            loadingText={t('Loading members…')}
+            empty={t('No members.')}
             render={(m) => <MemberRow key={m['account-id']} member={m} me={state.account?.id} myRole={org.role} owners={owners} />}
           />
         </Card>

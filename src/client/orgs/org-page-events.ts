@@ -7,6 +7,7 @@
 import type { EventCore } from '../core.js';
 import type { AppState, ImageLinks } from '../shell/state.js';
 import { CURRENT_ORG_KEY, type Failure, type Organization, type OrgRole, resetForm } from './events.js';
+import { t } from '../i18n/words.js';
 
 export interface Member {
   'account-id': string;
@@ -97,7 +98,7 @@ export function registerOrgPage(core: EventCore<AppState>): void {
     .regEvent('org/invited', ({ state }, [, id, invitation]) => ({
       db: resetForm(state, 'invite'),
       dispatchN: [
-        ['toast/info', { message: `Invitation sent to ${(invitation as PendingInvitation).email}` }],
+        ['toast/info', { message: t('Invitation sent to {email}', { email: (invitation as PendingInvitation).email }) }],
         ['org/load-invitations', id],
       ],
     }))
@@ -117,7 +118,7 @@ export function registerOrgPage(core: EventCore<AppState>): void {
         method: 'patch',
         body: { role },
         onSuccessN: [
-          ['toast/info', { message: `Role changed to ${role}` }],
+          ['toast/info', { message: t('Role changed to {role}', { role: String(role) }) }],
           ['org/load-members', state.orgPage?.id],
         ],
         // the select shows the role the server has again
@@ -138,7 +139,7 @@ export function registerOrgPage(core: EventCore<AppState>): void {
     })
     .regEvent('org/left', ({ state }) => ({
       db: { ...state, busy: false, orgs: state.orgs?.filter((o) => o.id !== state.orgPage?.id), currentOrg: undefined, orgPage: undefined },
-      dispatchN: [['toast/info', { message: 'You left the organization' }], ['orgs/load'], ['router/navigate', { route: 'orgs' }]],
+      dispatchN: [['toast/info', { message: t('You left the organization') }], ['orgs/load'], ['router/navigate', { route: 'orgs' }]],
     }))
     // the logo: uploaded by the overview's upload control (shell/uploads.ts), removed here; either way the
     // organization is asked for again (new signed links), and the switcher's list too
@@ -147,7 +148,7 @@ export function registerOrgPage(core: EventCore<AppState>): void {
       'http/auth-api': {
         url: `orgs/${state.orgPage?.id}/logo`,
         method: 'delete',
-        onSuccessN: [['app/idle'], ['org/logo-changed', state.orgPage?.id], ['toast/info', { message: 'Logo removed' }]],
+        onSuccessN: [['app/idle'], ['org/logo-changed', state.orgPage?.id], ['toast/info', { message: t('Logo removed') }]],
         onFailureN: [['request/failed'], ['app/idle'], ['org/logo-changed', state.orgPage?.id]],
       },
     }))

@@ -7,6 +7,7 @@ import { Link } from '../ui/app.js';
 import { Alert } from '../ui/feedback.js';
 import { PageHeader } from '../ui/page-header.js';
 import { orgPath } from './events.js';
+import { t } from '../i18n/words.js';
 
 /** The page before its organization is there: `missing` (no such organization, or not a member), else loading. */
 export function OrgPageGate({ title, missing }: { title: string; missing?: boolean }) {
@@ -15,11 +16,11 @@ export function OrgPageGate({ title, missing }: { title: string; missing?: boole
       <PageHeader title={title} />
       {missing ? (
         <Alert id="org-missing" tone="error">
-          This organization does not exist, or you are not a member. <Link to="orgs">Your organizations</Link>
+          {t('This organization does not exist, or you are not a member.')} <Link to="orgs">{t('Your organizations')}</Link>
         </Alert>
       ) : (
         <p class="text-sm text-muted" role="status">
-          Loading…
+          {t('Loading…')}
         </p>
       )}
     </>

@@ -17,26 +17,34 @@ import { membersPath, type Organization } from './events.js';
 import { OrgPageGate } from './org-page.js';
 import { loadingOrg, useOrgPage } from './path-org.js';
 import { rank } from './roles.js';
+import { t } from '../i18n/words.js';
 
 /** The logo (admins): the current one (or the initials), a new one uploaded at once, removal. */
 function LogoCard({ org }: { org: Organization }) {
   const { state, dispatch } = useApp();
   const going = ['starting', 'sending', 'completing'].includes(state.uploads?.['logo-upload']?.phase ?? '');
   return (
-    <Card title="Logo" id="org-logo-card" description="Shown to every member, in the organization switcher.">
+    <Card title={t('Logo')} id="org-logo-card" description={t('Shown to every member, in the organization switcher.')}>
       <div class="flex flex-wrap items-start gap-4">
-        <Avatar id="logo-current" image={org.logo} name={org.name} size="lg" square alt={org.logo ? `The logo of ${org.name}` : 'No logo yet: the initials'} />
+        <Avatar
+          id="logo-current"
+          image={org.logo}
+          name={org.name}
+          size="lg"
+          square
+          alt={org.logo ? t('The logo of {name}', { name: org.name }) : t('No logo yet: the initials')}
+        />
         <div class="min-w-0 flex-1 space-y-3">
           <FileUpload
             id="logo-upload"
-            label={org.logo ? 'Upload a new logo' : 'Upload a logo'}
+            label={org.logo ? t('Upload a new logo') : t('Upload a logo')}
             accept={IMAGE_TYPES}
-            hint="PNG, JPEG or WebP. It is cropped to a square."
+            hint={t('PNG, JPEG or WebP. It is cropped to a square.')}
             request={{ purpose: 'organization-logo', organizationId: org.id, onDone: ['org/logo-changed', org.id] }}
           />
           {org.logo && (
             <Button id="remove-logo" variant="secondary" disabled={state.busy || going} onClick={() => dispatch(['org/remove-logo'])}>
-              Remove logo
+              {t('Remove logo')}
             </Button>
           )}
         </div>
@@ -49,8 +57,8 @@ function LogoCard({ org }: { org: Organization }) {
 export function OrgPage() {
   const { state, dispatch } = useApp();
   const { id, page } = useOrgPage();
-  if (!id || page?.status === 'missing') return <OrgPageGate title="Organization" missing />;
-  if (!page?.org) return loadingOrg('Organization');
+  if (!id || page?.status === 'missing') return <OrgPageGate title={t('Organization')} missing />;
+  if (!page?.org) return loadingOrg(t('Organization'));
   const org = page.org;
   const admin = rank(org.role) >= rank('admin');
   const s = org.subscription;
@@ -66,78 +74,79 @@ export function OrgPage() {
         data-role={org.role}
         description={
           <>
-            {org.personal ? 'Your personal organization. ' : ''}Your role: <strong id="org-role">{org.role}</strong>
+            {org.personal ? t('Your personal organization. ') : ''}
+            {t('Your role:')} <strong id="org-role">{org.role}</strong>
           </>
         }
       />
       <Stack>
         <Stack columns={2}>
-          <Card title="Plan" id="org-plan-card">
+          <Card title={t('Plan')} id="org-plan-card">
             <p id="org-plan">
-              Plan: <strong>{s?.plan ?? 'none'}</strong>
+              {t('Plan:')} <strong>{s?.plan ?? 'none'}</strong>
               {s && s.status !== 'none' ? ` (${s.status})` : ''}
             </p>
             <Actions>
               <ButtonLink to="org-billing" path={billingPath(org.id)} id="org-billing" variant="secondary">
-                Billing
+                {t('Billing')}
               </ButtonLink>
             </Actions>
           </Card>
-          <Card title="Members" id="org-members-card">
-            <p>{page.members ? `${page.members.length} member${page.members.length === 1 ? '' : 's'}` : 'Loading members…'}</p>
+          <Card title={t('Members')} id="org-members-card">
+            <p>{page.members ? t('{count, plural, one {# member} other {# members}}', { count: page.members.length }) : t('Loading members…')}</p>
             <Actions>
               <ButtonLink to="org-members" path={membersPath(org.id)} id="org-members-link" variant="secondary">
-                {admin ? 'Members and invitations' : 'Members'}
+                {admin ? t('Members and invitations') : t('Members')}
               </ButtonLink>
             </Actions>
           </Card>
         </Stack>
         {admin && <LogoCard org={org} />}
         {admin && (
-          <Card title="Administration" id="org-admin-card">
+          <Card title={t('Administration')} id="org-admin-card">
             <Actions>
               <ButtonLink to="org-api-keys" path={apiKeysPath(org.id)} id="org-api-keys-link" variant="secondary">
-                API keys
+                {t('API keys')}
               </ButtonLink>
               <ButtonLink to="org-webhooks" path={webhooksPath(org.id)} id="org-webhooks-link" variant="secondary">
-                Webhooks
+                {t('Webhooks')}
               </ButtonLink>
               <ButtonLink to="org-audit" path={auditPath(org.id)} id="audit-log-link" variant="secondary">
-                Audit log
+                {t('Audit log')}
               </ButtonLink>
             </Actions>
           </Card>
         )}
         {!org.personal && (
-          <Card title={org.role === 'owner' ? 'Leave or delete' : 'Leave'} tone="danger" id="org-danger-card">
+          <Card title={org.role === 'owner' ? t('Leave or delete') : t('Leave')} tone="danger" id="org-danger-card">
             <Actions>
               {me && (
                 <ConfirmButton
                   id="leave-org"
                   variant="secondary"
                   disabled={state.busy || lastOwner}
-                  title={`Leave ${org.name}?`}
-                  message={lastOwner ? 'Make another member owner first.' : 'You lose access to it until someone invites you again.'}
-                  confirmLabel="Leave"
+                  title={t('Leave {name}?', { name: org.name })}
+                  message={lastOwner ? t('Make another member owner first.') : t('You lose access to it until someone invites you again.')}
+                  confirmLabel={t('Leave')}
                   onConfirm={() => dispatch(['org/remove', me['account-id']])}
                 >
-                  Leave
+                  {t('Leave')}
                 </ConfirmButton>
               )}
               {org.role === 'owner' && (
                 <ConfirmButton
                   id="delete-org"
                   disabled={state.busy}
-                  title={`Delete ${org.name}?`}
-                  message="It is deleted for every member, with its API keys and audit log. This cannot be undone."
-                  confirmLabel="Delete organization"
+                  title={t('Delete {name}?', { name: org.name })}
+                  message={t('It is deleted for every member, with its API keys and audit log. This cannot be undone.')}
+                  confirmLabel={t('Delete organization')}
                   onConfirm={() => dispatch(['org/delete'])}
                 >
-                  Delete organization
+                  {t('Delete organization')}
                 </ConfirmButton>
               )}
             </Actions>
-            {lastOwner && <p class="text-muted">You are its only owner: make another member owner before you leave.</p>}
+            {lastOwner && <p class="text-muted">{t('You are its only owner: make another member owner before you leave.')}</p>}
           </Card>
         )}
       </Stack>

@@ -13,6 +13,7 @@ import { Field, Form, SelectField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { currentOrgIdOf } from './current-org.js';
 import { orgPath } from './events.js';
+import { t } from '../i18n/words.js';
 
 /**
  * The organization switcher: the current organization (the page's, else the one kept across
@@ -30,10 +31,10 @@ export function OrgSwitcher() {
       <div class="min-w-0 flex-1">
         <SelectField
           id="org-switcher"
-          label="Organization"
+          label={t('Organization')}
           srOnlyLabel
           value={current}
-          options={state.orgs.map((o) => ({ value: o.id, label: `${o.name}${o.personal ? ' (personal)' : ''}` }))}
+          options={state.orgs.map((o) => ({ value: o.id, label: o.personal ? t('{name} (personal)', { name: o.name }) : o.name }))}
           onChange={(id) => dispatch(['orgs/select', id])}
         />
       </div>
@@ -45,12 +46,12 @@ export function OrgsPage() {
   const { state, dispatch } = useApp();
   return (
     <>
-      <PageHeader title="Organizations" description="Each organization has its own members, API keys, audit log and billing." />
+      <PageHeader title={t('Organizations')} description={t('Each organization has its own members, API keys, audit log and billing.')} />
       <Stack>
-        <Card title="Your organizations" id="org-list-card">
+        <Card title={t('Your organizations')} id="org-list-card">
           {!state.orgs ? (
             <p class="text-muted" role="status">
-              Loading organizations…
+              {t('Loading organizations…')}
             </p>
           ) : (
             <ul id="org-list" class="divide-y divide-line">
@@ -69,7 +70,7 @@ export function OrgsPage() {
                     {o.name}
                   </a>
                   <span class="ml-auto text-muted">
-                    {o.personal ? 'personal · ' : ''}
+                    {o.personal ? t('personal · ') : ''}
                     {o.role}
                   </span>
                 </li>
@@ -77,10 +78,10 @@ export function OrgsPage() {
             </ul>
           )}
         </Card>
-        <Card title="Create an organization" id="create-org-card">
+        <Card title={t('Create an organization')} id="create-org-card">
           <Form id="create-org" resetKey={state.orgFormResets?.['create-org'] ?? 0} onSubmit={(f) => dispatch(['orgs/create', f])}>
-            <Field form="create-org" name="name" label="Name" required maxLength={100} />
-            <Submit>Create organization</Submit>
+            <Field form="create-org" name="name" label={t('Name')} required maxLength={100} />
+            <Submit>{t('Create organization')}</Submit>
           </Form>
         </Card>
       </Stack>
@@ -95,28 +96,28 @@ export function AcceptInvitationPage() {
   const bad = status === 'failed' || status === 'mismatch';
   return (
     <Narrow>
-      <PageHeader title="Invitation" />
+      <PageHeader title={t('Invitation')} />
       <Alert id="invitation-status" data-status={status} tone={bad ? 'error' : status === 'unverified' ? 'warning' : 'info'}>
         {status === 'needs-session'
-          ? 'You were invited to an organization. Log in, or sign up with the address the invitation was sent to, to accept it.'
+          ? t('You were invited to an organization. Log in, or sign up with the address the invitation was sent to, to accept it.')
           : status === 'accepting'
-            ? 'Accepting the invitation…'
+            ? t('Accepting the invitation…')
             : page?.message}
       </Alert>
       {status === 'needs-session' && (
         <Actions>
           <ButtonLink to="log-in" id="invitation-log-in" variant="secondary">
-            Log in
+            {t('Log in')}
           </ButtonLink>
           <ButtonLink to="sign-up" id="invitation-sign-up">
-            Sign up
+            {t('Sign up')}
           </ButtonLink>
         </Actions>
       )}
       {status === 'unverified' && (
         <Actions>
           <Button id="invitation-retry" disabled={state.busy} onClick={() => dispatch(['invitation/accept'])}>
-            Try again
+            {t('Try again')}
           </Button>
         </Actions>
       )}
@@ -124,7 +125,7 @@ export function AcceptInvitationPage() {
       {status === 'mismatch' && (
         <Actions>
           <Button id="invitation-log-out" variant="secondary" disabled={state.busy} onClick={() => dispatch(['log-out'])}>
-            Log out to accept with the invited address
+            {t('Log out to accept with the invited address')}
           </Button>
         </Actions>
       )}

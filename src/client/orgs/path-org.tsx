@@ -6,6 +6,7 @@ import { useEffect } from 'preact/hooks';
 import { useApp } from '../ui/app.js';
 import { PageHeader } from '../ui/page-header.js';
 import { orgIdInPath } from './events.js';
+import { t } from '../i18n/words.js';
 
 /** The organization of the page's path, loaded once per organization (the overview and the members page share it). */
 export function useOrgPage() {
@@ -25,7 +26,7 @@ export function loadingOrg(title: string) {
     <>
       <PageHeader title={title} />
       <p class="text-sm text-muted" role="status">
-        Loading organization…
+        {t('Loading organization…')}
       </p>
     </>
   );

@@ -11,6 +11,7 @@ import type { AppState } from '../shell/state.js';
 import type { FieldSpecs, FieldValue } from '../../shared/resource-fields.js';
 import { bodyOf } from './form-values.js';
 import { registerUploads, stillSending, type UploadPage } from './uploads.js';
+import { t } from '../i18n/words.js';
 
 export type OrgRole = 'owner' | 'admin' | 'member';
 
@@ -128,7 +129,7 @@ export function registerResource(core: EventCore<AppState>, config: ResourceConf
           method: id ? 'patch' : 'post',
           body,
           onSuccessN: [
-            ['toast/info', { message: `${config.title.one} ${id ? 'saved' : 'created'}` }],
+            ['toast/info', { message: id ? t('{one} saved', { one: t(config.title.one) }) : t('{one} created', { one: t(config.title.one) }) }],
             [`${plural}/saved`, page.orgId],
           ],
           onFailure: [`${plural}/save-failed`, page.orgId],
@@ -157,7 +158,7 @@ export function registerResource(core: EventCore<AppState>, config: ResourceConf
           url: `orgs/${page.orgId}/${plural}/${id}`,
           method: 'delete',
           onSuccessN: [
-            ['toast/info', { message: `${config.title.one} deleted` }],
+            ['toast/info', { message: t('{one} deleted', { one: config.title.one }) }],
             [`${plural}/load`, page.orgId],
           ],
           onFailureN: [['request/failed'], ['app/idle']],

@@ -9,6 +9,7 @@ import { Button } from '../ui/button.js';
 import { useApp } from '../ui/app.js';
 import { humanize, type FieldSpec, type FieldValue, type FileValue } from '../../shared/resource-fields.js';
 import type { FieldUpload } from './uploads.js';
+import { t } from '../i18n/words.js';
 
 const IMAGE_TYPES = 'image/png,image/jpeg,image/webp';
 
@@ -74,19 +75,19 @@ export function FileInput({ plural, form, name, spec, value }: { plural: string;
       />
       <input type="hidden" name={name} value={held?.id ?? ''} />
       <div class="mt-1 flex flex-wrap items-center gap-3 text-sm">
-        {sending && <progress max={sending.total || 1} value={sending.sent} aria-label={`Uploading ${sending.name}`} class="w-40" />}
+        {sending && <progress max={sending.total || 1} value={sending.sent} aria-label={t('Uploading {name}', { name: sending.name ?? '' })} class="w-40" />}
         <span id={`${id}-status`} aria-live="polite" data-upload-status={upload?.status ?? 'none'}>
-          {sending ? `Uploading ${sending.name}…` : held ? <FileLink file={held} /> : 'No file'}
+          {sending ? t('Uploading {name}…', { name: sending.name ?? '' }) : held ? <FileLink file={held} /> : t('No file')}
           {!sending && held && <span class="text-muted"> ({sizeText(held.size)})</span>}
         </span>
         {spec.optional && held && !sending && (
           <Button
             variant="secondary"
             class="remove-file"
-            aria-label={`Remove the ${label.toLowerCase()}`}
+            aria-label={t('Remove the {label}', { label: label.toLowerCase() })}
             onClick={() => dispatch([`${plural}/upload-remove`, name])}
           >
-            Remove
+            {t('Remove')}
           </Button>
         )}
       </div>

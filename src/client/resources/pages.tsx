@@ -17,12 +17,14 @@ import { formIdOf, mayWrite, resourceOrgIdOf, type ResourceConfig, type Resource
 import { FileCell, FileInput } from './file-input.js';
 import { inputTextOf } from './form-values.js';
 import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
+import { currentLocale, t } from '../i18n/words.js';
+import { dateOnly, dateTime } from '../ui/dates.js';
 
 /** A value as a table cell shows it (a file: file-input.tsx). */
 function shown(spec: FieldSpec, value: FieldValue): string {
   if (value === null || value === undefined || typeof value === 'object') return '—';
-  if (spec.type === 'boolean') return value ? 'Yes' : 'No';
-  if (spec.type === 'datetime') return new Date(value as string).toLocaleString();
+  if (spec.type === 'boolean') return value ? t('Yes') : t('No');
+  if (spec.type === 'datetime') return dateTime(value as string);
   if (spec.type === 'text') return String(value).length > 80 ? `${String(value).slice(0, 80)}…` : String(value);
   return String(value);
 }
@@ -48,13 +50,13 @@ function Input({ plural, form, name, spec, value }: { plural: string; form: stri
           name={name}
           label={label}
           defaultValue={text ?? ''}
-          options={[...(spec.optional ? [{ value: '', label: 'None' }] : []), ...(spec.values ?? []).map((v) => ({ value: v, label: humanize(v) }))]}
+          options={[...(spec.optional ? [{ value: '', label: t('None') }] : []), ...(spec.values ?? []).map((v) => ({ value: v, label: humanize(v) }))]}
         />
       );
     case 'integer':
       return <Field form={form} name={name} label={label} type="number" step="1" required={required} defaultValue={text} />;
     case 'decimal':
-      return <Field form={form} name={name} label={label} type="text" required={required} defaultValue={text} hint="A decimal number, e.g. 1234.50" />;
+      return <Field form={form} name={name} label={label} type="text" required={required} defaultValue={text} hint={t('A decimal number, e.g. 1234.50')} />;
     case 'date':
       return <Field form={form} name={name} label={label} type="date" required={required} defaultValue={text} />;
     case 'datetime':
@@ -64,10 +66,13 @@ function Input({ plural, form, name, spec, value }: { plural: string; form: stri
   }
 }
 
+/** A resource's name inside a sentence: lower case, but in German, whose nouns keep their capital. */
+const inSentence = (name: string) => (currentLocale() === 'de' ? name : name.toLocaleLowerCase(currentLocale()));
+
 function ItemForm({ config, item }: { config: ResourceConfig; item: ResourceItem | undefined }) {
   const { dispatch } = useApp();
   const form = formIdOf(config);
-  const title = item ? `Edit ${config.title.one.toLowerCase()}` : `New ${config.title.one.toLowerCase()}`;
+  const title = item ? t('Edit {one}', { one: inSentence(t(config.title.one)) }) : t('New {one}', { one: inSentence(t(config.title.one)) });
   return (
     <Card title={title} id={`${form}-card`}>
       <Form id={form} onSubmit={(fields) => dispatch([`${config.plural}/save`, fields])}>
@@ -75,9 +80,9 @@ function ItemForm({ config, item }: { config: ResourceConfig; item: ResourceItem
           <Input key={`${item?.id ?? 'new'}-${name}`} plural={config.plural} form={form} name={name} spec={spec} value={item?.[name]} />
         ))}
         <Actions>
-          <Submit>{item ? 'Save' : `Create ${config.title.one.toLowerCase()}`}</Submit>
+          <Submit>{item ? t('Save') : t('Create {one}', { one: inSentence(t(config.title.one)) })}</Submit>
           <Button variant="secondary" onClick={() => dispatch([`${config.plural}/edit`, undefined])}>
-            Cancel
+            {t('Cancel')}
           </Button>
         </Actions>
       </Form>
@@ -98,22 +103,22 @@ function Row({ config, item, writable }: { config: ResourceConfig; item: Resourc
           {spec.type === 'file' || spec.type === 'image' ? <FileCell value={item[name]} /> : shown(spec, item[name])}
         </td>
       ))}
-      <td>{new Date(item['created-at']).toLocaleDateString()}</td>
+      <td>{dateOnly(item['created-at'])}</td>
       {writable && (
         <td class="whitespace-nowrap">
-          <Button variant="secondary" class="edit-item" aria-label={`Edit ${label}`} onClick={() => dispatch([`${config.plural}/edit`, item.id])}>
-            Edit
+          <Button variant="secondary" class="edit-item" aria-label={t('Edit {label}', { label })} onClick={() => dispatch([`${config.plural}/edit`, item.id])}>
+            {t('Edit')}
           </Button>{' '}
           <ConfirmButton
             variant="secondary"
             class="delete-item"
             disabled={state.busy}
-            title={`Delete ${label}?`}
-            message={`The ${config.title.one.toLowerCase()} is deleted for everyone in the organization.`}
-            confirmLabel="Delete"
+            title={t('Delete {label}?', { label })}
+            message={t('The {one} is deleted for everyone in the organization.', { one: inSentence(t(config.title.one)) })}
+            confirmLabel={t('Delete')}
             onConfirm={() => dispatch([`${config.plural}/delete`, item.id])}
           >
-            Delete
+            {t('Delete')}
           </ConfirmButton>
         </td>
       )}
@@ -128,8 +133,8 @@ export function ResourcePage({ config }: { config: ResourceConfig }) {
   useEffect(() => {
     if (id) dispatch([`${config.plural}/open`, id]);
   }, [id]);
-  if (!id || page?.status === 'missing') return <OrgPageGate title={config.title.many} missing />;
-  if (!page?.org) return <OrgPageGate title={config.title.many} />;
+  if (!id || page?.status === 'missing') return <OrgPageGate title={t(config.title.many)} missing />;
+  if (!page?.org) return <OrgPageGate title={t(config.title.many)} />;
   const org = page.org;
   const writable = mayWrite(org.role as 'owner' | 'admin' | 'member', config.writeRole);
   const editing = page.editing;
@@ -137,33 +142,33 @@ export function ResourcePage({ config }: { config: ResourceConfig }) {
   return (
     <>
       <PageHeader
-        title={`${config.title.many} of ${org.name}`}
+        title={t('{many} of {name}', { many: t(config.title.many), name: org.name })}
         id={`${config.plural}-title`}
         back={<BackToOrg org={org} />}
         actions={
           writable && !editing ? (
             <Button id={`new-${config.name}`} onClick={() => dispatch([`${config.plural}/edit`, null])}>
-              New {config.title.one.toLowerCase()}
+              {t('New {one}', { one: inSentence(t(config.title.one)) })}
             </Button>
           ) : undefined
         }
       />
       <Stack>
         {editing && <ItemForm config={config} item={editing.id ? page.items?.find((i) => i.id === editing.id) : undefined} />}
-        <Card title={config.title.many} id={`${config.plural}-card`}>
+        <Card title={t(config.title.many)} id={`${config.plural}-card`}>
           <Table
             id={config.plural}
-            caption={`${config.title.many} of ${org.name}`}
-            headers={[...fields, 'Created', ...(writable ? [''] : [])]}
+            caption={t('{many} of {name}', { many: t(config.title.many), name: org.name })}
+            headers={[...fields, t('Created'), ...(writable ? [''] : [])]}
             rows={page.items}
-            empty={`No ${config.title.many.toLowerCase()} yet.`}
+            empty={t('No {many} yet.', { many: inSentence(t(config.title.many)) })}
             emptyId={`no-${config.plural}`}
             render={(item) => <Row key={item.id} config={config} item={item} writable={writable} />}
           />
           {page.nextCursor && (
             <Actions>
               <Button id={`more-${config.plural}`} variant="secondary" onClick={() => dispatch([`${config.plural}/load`, page.orgId, page.nextCursor])}>
-                Show more
+                {t('Show more')}
               </Button>
             </Actions>
           )}

@@ -11,6 +11,7 @@ import type { EventCore, EventVector } from '../core.js';
 import type { FailureBody } from '../shell/form-errors.js';
 import type { AppState } from '../shell/state.js';
 import type { FileValue } from '../../shared/resource-fields.js';
+import { t } from '../i18n/words.js';
 
 /** A file field's upload in the form, by field: what the form saves instead of the item's file. */
 export interface FieldUpload {
@@ -58,9 +59,11 @@ export function sendFile(send: SendFile, core: EventCore<AppState>): void {
     if (e.lengthComputable) core.dispatch([...send.onProgress, e.loaded]);
   });
   xhr.addEventListener('load', () =>
-    core.dispatch(xhr.status < 300 ? send.onSuccess : [...send.onFailure, { message: `The file store refused the file (HTTP ${xhr.status})` }]),
+    core.dispatch(
+      xhr.status < 300 ? send.onSuccess : [...send.onFailure, { message: t('The file store refused the file (HTTP {status})', { status: xhr.status }) }],
+    ),
   );
-  xhr.addEventListener('error', () => core.dispatch([...send.onFailure, { message: 'The file could not be sent; check the connection and try again' }]));
+  xhr.addEventListener('error', () => core.dispatch([...send.onFailure, { message: t('The file could not be sent; check the connection and try again') }]));
   if (send.target.method === 'PUT') {
     xhr.setRequestHeader('content-type', send.contentType);
     xhr.send(send.file);
@@ -77,8 +80,8 @@ export function sendFile(send: SendFile, core: EventCore<AppState>): void {
 export function refusalOf(failure: unknown): string {
   const body = failure as FailureBody | undefined;
   const first = body?.type === 'request-coercion' ? body.errors?.[0] : undefined;
-  if (first) return `The file's ${first.path.replace(/^\//, '')} ${first.message}`;
-  return body?.message ?? 'The file could not be uploaded';
+  if (first) return t("The file's {field} {reason}", { field: first.path.replace(/^\//, ''), reason: first.message });
+  return body?.message ?? t('The file could not be uploaded');
 }
 
 /** What the upload events read and write of a resource's page state (events.ts). */

@@ -10,6 +10,7 @@ import { errorsByField, type FailureBody, withFormErrors } from './form-errors.j
 import type { UploadSender } from '../upload.js';
 import type { Account, AppState, Route } from './state.js';
 import { registerUploads, unfinishedUploads } from './uploads.js';
+import { t } from '../i18n/words.js';
 
 interface LogInResponse {
   'access-token': string;
@@ -168,8 +169,18 @@ export function registerShell(core: EventCore<AppState>, http: ShellHttp, naviga
     }))
     .regEvent('request/failed', (_ctx, [, failure]) => {
       const f = failure as Partial<HttpFailure> & { type?: string; errors?: Array<{ path: string; message: string }> };
-      const detail = f.errors?.length ? `: ${f.errors.map((e) => `${e.path.replace(/^\//, '')} ${e.message}`).join(', ')}` : '';
-      return { dispatch: ['toast/error', { message: `${f.message ?? 'Request failed'}${detail}` }] };
+      // the request layer says what went wrong in English; the reader reads it in their language
+      const said =
+        f.kind === 'network'
+          ? t('The server could not be reached: check the connection and try again.')
+          : f.kind === 'timeout'
+            ? t('The request took too long; try again.')
+            : f.kind === 'aborted'
+              ? t('The request was cancelled.')
+              : (f.message ?? t('Request failed'));
+      // the server's field reasons are in the reader's language already
+      const fields = f.errors?.map((e) => `${e.path.replace(/^\//, '')} ${e.message}`).join(', ');
+      return { dispatch: ['toast/error', { message: fields ? t('{message}: {fields}', { message: said, fields }) : said }] };
     })
     .regEvent('toast/error', ({ state }, [, arg]) => addToast(state, (arg as { message: string }).message, 'error'))
     .regEvent('toast/info', ({ state }, [, arg]) => addToast(state, (arg as { message: string }).message, 'info'))

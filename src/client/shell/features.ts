@@ -7,6 +7,7 @@
 import type { IconNode } from 'lucide';
 import type { ComponentType } from 'preact';
 import type { EventCore, EventVector } from '../core.js';
+import type { Locale } from '../../shared/locales.js';
 import type { AppState, Route } from './state.js';
 
 /** Who may open a route. */
@@ -64,6 +65,10 @@ export interface BrowserIo {
   copy(text: string): Promise<void>;
   /** a hidden field the server wrote into the page (`<input type=hidden id=…>`): configuration read without a request */
   pageField(id: string): string | undefined;
+  /** fetches a locale's words and puts them in use (the document's `lang` and `dir` follow) */
+  loadLocale(locale: Locale): Promise<void>;
+  /** keeps the visitor's language in the `locale` cookie, or forgets it (null) */
+  rememberLocale(locale: Locale | null): void;
   /** the WebAuthn ceremonies: JSON options in, the credential's JSON out */
   webauthn: { register(options: unknown): Promise<unknown>; authenticate(options: unknown): Promise<unknown> };
 }
@@ -84,6 +89,8 @@ export interface Feature {
   header?: ComponentType;
   /** a control the feature adds beside the theme toggle and the account menu (the notifications bell) */
   headerTools?: ComponentType;
+  /** a control the feature adds to the public pages' header, beside the theme toggle (the language menu) */
+  publicTools?: ComponentType;
   /** a banner above every page of a session, rendering nothing when it has nothing to say (an impersonation's) */
   banner?: ComponentType;
   /** state fields (of the feature's slice) a log-out forgets */

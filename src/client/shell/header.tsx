@@ -11,6 +11,7 @@ import { Button } from '../ui/button.js';
 import { useDisclosure } from '../ui/disclosure.js';
 import { Icon } from '../ui/icon.js';
 import { chooseTheme, currentTheme } from './theme.js';
+import { t } from '../i18n/words.js';
 
 /** Light or dark, remembered; the label says what a press does. */
 export function ThemeToggle() {
@@ -20,7 +21,7 @@ export function ThemeToggle() {
     <Button
       variant="ghost"
       id="theme-toggle"
-      aria-label={`Switch to ${next} theme`}
+      aria-label={t('Switch to {next} theme', { next })}
       onClick={() => {
         chooseTheme(next);
         setTheme(next);
@@ -52,7 +53,7 @@ export function AccountMenu() {
     <div class="relative" ref={box} onKeyDown={onKeyDown}>
       <Button variant="ghost" id="account-menu-button" aria-expanded={open} aria-controls="account-menu" onClick={() => setOpen(!open)}>
         <Avatar image={state.account?.avatar} name={state.account?.name || email || '?'} />
-        <span class="sr-only">Account menu</span>
+        <span class="sr-only">{t('Account menu')}</span>
       </Button>
       {/* biome-ignore lint/a11y/noStaticElementInteractions lint/a11y/useKeyWithClickEvents: following a link inside closes the menu; the link itself is the keyboard's target (Enter clicks it) */}
       <div
@@ -67,17 +68,17 @@ export function AccountMenu() {
         <ul class="space-y-1 text-sm">
           <li>
             <Link to="settings" class="block rounded-lg px-3 py-2 text-fg no-underline hover:bg-raised">
-              Profile
+              {t('Profile')}
             </Link>
           </li>
           <li>
             <Link to="security" class="block rounded-lg px-3 py-2 text-fg no-underline hover:bg-raised">
-              Security
+              {t('Security')}
             </Link>
           </li>
           <li>
             <Link to="sessions" class="block rounded-lg px-3 py-2 text-fg no-underline hover:bg-raised">
-              Sessions
+              {t('Sessions')}
             </Link>
           </li>
           <li>
@@ -88,7 +89,7 @@ export function AccountMenu() {
               onClick={() => dispatch(['log-out'])}
               class="flex w-full items-center gap-2 rounded-lg px-3 py-2 text-left text-fg hover:bg-raised"
             >
-              <Icon icon={LogOut} size={16} /> Log out
+              <Icon icon={LogOut} size={16} /> {t('Log out')}
             </button>
           </li>
         </ul>

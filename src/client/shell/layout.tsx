@@ -13,6 +13,7 @@ import { Icon } from '../ui/icon.js';
 import type { Feature } from './features.js';
 import { AccountMenu, Brand, ThemeToggle } from './header.js';
 import { SideNav } from './nav.js';
+import { t } from '../i18n/words.js';
 
 /** The features' banners (an impersonation's), above every page of a session. */
 function Banners({ features }: { features: readonly Feature[] }) {
@@ -26,9 +27,9 @@ function VerifyBanner() {
   return (
     <div id="verify-banner" class="mb-6">
       <Alert tone="warning">
-        Please verify your email address: we sent a link to {state.account.email}.{' '}
+        {t('Please verify your email address: we sent a link to {email}.', { email: state.account.email })}{' '}
         <Button id="resend-verification" variant="link" disabled={state.busy} onClick={() => dispatch(['verification/resend'])}>
-          Resend
+          {t('Resend')}
         </Button>
       </Alert>
     </div>
@@ -50,14 +51,14 @@ export function AppShell({ features, children }: { features: readonly Feature[];
       }}
     >
       <a href="#main" class="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-surface focus:p-2">
-        Skip to content
+        {t('Skip to content')}
       </a>
       <Banners features={features} />
       <header class="sticky top-0 z-30 border-b border-line bg-surface">
         <div class="flex flex-wrap items-center gap-2 px-3 py-2 sm:px-4">
           <Button variant="ghost" id="menu-button" class="md:hidden" aria-expanded={menu} aria-controls="side-nav-panel" onClick={() => setMenu(!menu)}>
             <Icon icon={menu ? X : Menu} />
-            <span class="sr-only">Menu</span>
+            <span class="sr-only">{t('Menu')}</span>
           </Button>
           <Brand />
           <div class="order-last flex w-full min-w-0 gap-2 md:order-none md:ml-4 md:w-auto">{features.map((f) => f.header && <f.header key={f.id} />)}</div>
@@ -92,30 +93,31 @@ export function PublicShell({ features, children }: { features: readonly Feature
   return (
     <div class="flex min-h-screen flex-col">
       <a href="#main" class="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-surface focus:p-2">
-        Skip to content
+        {t('Skip to content')}
       </a>
       {state.token && <Banners features={features} />}
       <header class="border-b border-line bg-surface">
         <div class="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3">
           <Brand />
-          <nav aria-label="Site" class="ml-auto flex flex-wrap items-center gap-1 text-sm">
+          <nav aria-label={t('Site')} class="ml-auto flex flex-wrap items-center gap-1 text-sm">
             <Link to="pricing" id="nav-pricing" class="rounded-lg px-3 py-2 text-fg no-underline hover:bg-raised">
-              Pricing
+              {t('Pricing')}
             </Link>
             {state.token ? (
               <ButtonLink to="account" id="nav-dashboard">
-                Dashboard
+                {t('Dashboard')}
               </ButtonLink>
             ) : (
               <>
                 <Link to="log-in" id="nav-log-in" class="rounded-lg px-3 py-2 text-fg no-underline hover:bg-raised">
-                  Log in
+                  {t('Log in')}
                 </Link>
                 <ButtonLink to="sign-up" id="nav-sign-up">
-                  Sign up
+                  {t('Sign up')}
                 </ButtonLink>
               </>
             )}
+            {features.map((f) => f.publicTools && <f.publicTools key={f.id} />)}
             <ThemeToggle />
           </nav>
         </div>
@@ -124,7 +126,7 @@ export function PublicShell({ features, children }: { features: readonly Feature
         {children}
       </main>
       <footer class="border-t border-line px-4 py-6 text-center text-sm text-muted">
-        {state.product?.name ?? 'SaaS'} · <Link to="pricing">Pricing</Link> · <a href="/openapi">API</a>
+        {state.product?.name ?? 'SaaS'} · <Link to="pricing">{t('Pricing')}</Link> · <a href="/openapi">{t('API')}</a>
       </footer>
     </div>
   );

@@ -5,12 +5,13 @@
 import { plainClick, useApp } from '../ui/app.js';
 import { Icon } from '../ui/icon.js';
 import type { Feature, NavItem } from './features.js';
+import { t, msg } from '../i18n/words.js';
 
 const SECTIONS: Array<{ id: NavItem['section']; label: string }> = [
-  { id: 'main', label: 'Home' },
-  { id: 'org', label: 'Organization' },
-  { id: 'settings', label: 'Account' },
-  { id: 'admin', label: 'Platform' },
+  { id: 'main', label: msg('Home') },
+  { id: 'org', label: msg('Organization') },
+  { id: 'settings', label: msg('Account') },
+  { id: 'admin', label: msg('Platform') },
 ];
 
 /** The side navigation: the features' links by section, each shown when its path exists for the state and the location. */
@@ -19,7 +20,7 @@ export function SideNav({ features, onNavigate }: { features: readonly Feature[]
   const items = features.flatMap((f) => f.nav ?? []).sort((a, b) => a.order - b.order);
   const current = typeof location === 'undefined' ? '' : location.pathname;
   return (
-    <nav id="side-nav" aria-label="Main" class="space-y-6 text-sm">
+    <nav id="side-nav" aria-label={t('Main')} class="space-y-6 text-sm">
       {SECTIONS.map((section) => {
         const links = items
           .filter((i) => i.section === section.id)
@@ -28,7 +29,7 @@ export function SideNav({ features, onNavigate }: { features: readonly Feature[]
         if (links.length === 0) return null;
         return (
           <div key={section.id}>
-            <h2 class="mb-2 px-3 text-xs font-semibold uppercase tracking-wide text-muted">{section.label}</h2>
+            <h2 class="mb-2 px-3 text-xs font-semibold uppercase tracking-wide text-muted">{t(section.label)}</h2>
             <ul class="space-y-1">
               {links.map(({ item, path }) => {
                 const active = state.route === item.route && (!path || current === path);
@@ -74,7 +75,7 @@ function NavLink({
       }}
     >
       {item.icon && <Icon icon={item.icon} />}
-      {item.label}
+      {t(item.label)}
     </a>
   );
 }

@@ -1,6 +1,7 @@
 /** The re-authentication dialog, which the root shows over any page when a change needs it. */
 import { useApp } from '../ui/app.js';
 import { FormDialog } from '../ui/dialog.js';
+import { t } from '../i18n/words.js';
 
 /**
  * Re-authentication before a sensitive change (the server answered `reauthentication-required`):
@@ -14,9 +15,9 @@ export function ReauthDialog() {
     return (
       <FormDialog
         id="reauth-dialog"
-        title="Sign in again to continue"
-        submitLabel="Sign in again"
-        message="This change needs a sign-in within the last 10 minutes. Sign in again, then make the change."
+        title={t('Sign in again to continue')}
+        submitLabel={t('Sign in again')}
+        message={t('This change needs a sign-in within the last 10 minutes. Sign in again, then make the change.')}
         onSubmit={() => dispatch(['reauth/sign-in-again'])}
         onCancel={() => dispatch(['reauth/cancel'])}
       />
@@ -25,14 +26,14 @@ export function ReauthDialog() {
   return (
     <FormDialog
       id="reauth-dialog"
-      title="Confirm with your password"
-      submitLabel="Confirm"
-      message="This change needs your password, so that no one else using this session can make it."
+      title={t('Confirm with your password')}
+      submitLabel={t('Confirm')}
+      message={t('This change needs your password, so that no one else using this session can make it.')}
       onSubmit={(fields) => dispatch(['reauth/submit', fields['reauth-password'] ?? ''])}
       onCancel={() => dispatch(['reauth/cancel'])}
     >
       <label class="block text-sm font-medium" for="reauth-password">
-        Password
+        {t('Password')}
         <input
           id="reauth-password"
           name="reauth-password"

@@ -13,6 +13,7 @@
 /** A route's name (`log-in`, `org-audit`, ...): the features' route tables name them. */
 export type Route = string;
 
+import type { Locale } from '../../shared/locales.js';
 import type { HttpOptions } from '../http.js';
 
 /** An image's signed links (valid 5 minutes from the answer): the original and its 64 and 256 px WebP renditions. */
@@ -38,6 +39,8 @@ export interface Account {
   'impersonated-by'?: { id: string; email: string };
   /** the account's picture; absent from servers without files */
   avatar?: ImageLinks | null;
+  /** the account's language; null follows the browser (absent from servers without languages) */
+  locale?: Locale | null;
 }
 
 /** The product as the server's configuration names it (PRODUCT_NAME, PRODUCT_PITCH), written into the page. */
@@ -79,6 +82,8 @@ export interface ShellState {
   busy: boolean;
   /** false until the start-up session check answered */
   ready: boolean;
+  /** the language whose words are in use (docs/i18n.md) */
+  locale: Locale;
   /** per form, per field: the message to show beside the field (the server's, or a client check's) */
   fieldErrors?: Record<string, Record<string, string>>;
   /**

@@ -11,6 +11,7 @@ import type { EventCore, EventVector } from '../core.js';
 import type { HttpFailure } from '../http.js';
 import { installUploads, refusalOf, type SentAnswer, type UploadSender, type UploadTarget } from '../upload.js';
 import type { AppState, UploadState } from './state.js';
+import { t } from '../i18n/words.js';
 
 /** What a control uploads for. */
 export interface UploadRequest {
@@ -34,9 +35,9 @@ const failed = (state: AppState, control: string, message: string) => ({ db: wit
 /** What a refused API step says beside the control. */
 export function uploadRefusal(failure: unknown): string {
   const f = (failure ?? {}) as Partial<HttpFailure> & { type?: string; message?: string };
-  if (f.kind === 'network' || f.kind === 'timeout') return 'The upload could not reach the server. Try again.';
+  if (f.kind === 'network' || f.kind === 'timeout') return t('The upload could not reach the server. Try again.');
   // file-rejected (a type, a size, bytes that are not what they claim), usage-limit (the plan's room): the server's own words
-  return f.message || 'The upload failed.';
+  return f.message || t('The upload failed.');
 }
 
 /** A declared type the server's pattern takes (lower-case `type/subtype`); none: the server refuses it by name. */

@@ -11,6 +11,7 @@ import type { Feature, Router } from './features.js';
 import { AppShell, PublicShell } from './layout.js';
 import { ReauthDialog } from './reauth-dialog.js';
 import type { AppState } from './state.js';
+import { t } from '../i18n/words.js';
 
 /** The root: renders the core's state, enters pages, keeps visitors without a session off signed-in pages, moves the focus. */
 export function Root({ core, router, features, logIn }: { core: EventCore<AppState>; router: Router; features: readonly Feature[]; logIn: string }) {
@@ -43,7 +44,7 @@ export function Root({ core, router, features, logIn }: { core: EventCore<AppSta
     for (const f of features) if (f.enter) dispatch([f.enter, state.route, location.search]);
   }, [state.route, path, state.ready, allowed]);
   useEffect(() => {
-    document.title = def ? `${def.title} · ${state.product?.name ?? 'SaaS'}` : (state.product?.name ?? 'SaaS');
+    document.title = def ? `${t(def.title)} · ${state.product?.name ?? 'SaaS'}` : (state.product?.name ?? 'SaaS');
     if (!pendingFocus.current) return;
     const title = document.querySelector<HTMLElement>('[data-page-title]');
     if (title) {
@@ -58,7 +59,7 @@ export function Root({ core, router, features, logIn }: { core: EventCore<AppSta
       <Page />
     ) : (
       <p class="text-sm text-muted" role="status">
-        Loading…
+        {t('Loading…')}
       </p>
     );
   return (

@@ -11,14 +11,15 @@ import { ButtonLink } from '../ui/button.js';
 import { Actions } from '../ui/card.js';
 import { Icon } from '../ui/icon.js';
 import { PageHeader } from '../ui/page-header.js';
+import { msg, t } from '../i18n/words.js';
 
 const FEATURES: Array<{ icon: IconNode; title: string; text: string }> = [
-  { icon: ShieldCheck, title: 'Accounts done right', text: 'Email verification, password reset, sessions you can end, and an export of your data.' },
-  { icon: Fingerprint, title: 'Every way to sign in', text: 'Passwords, two-factor codes, passkeys and your identity provider.' },
-  { icon: Building2, title: 'Teams', text: 'Organizations with owners, admins and members, invited by email.' },
-  { icon: KeyRound, title: 'API keys', text: 'Keys per organization with a role, shown once and revoked at once.' },
-  { icon: ScrollText, title: 'Audit log', text: 'Who did what, from where and when: every security-relevant change.' },
-  { icon: CreditCard, title: 'Billing', text: 'Plans through Stripe Checkout, changes and invoices in the customer portal.' },
+  { icon: ShieldCheck, title: msg('Accounts done right'), text: msg('Email verification, password reset, sessions you can end, and an export of your data.') },
+  { icon: Fingerprint, title: msg('Every way to sign in'), text: msg('Passwords, two-factor codes, passkeys and your identity provider.') },
+  { icon: Building2, title: msg('Teams'), text: msg('Organizations with owners, admins and members, invited by email.') },
+  { icon: KeyRound, title: msg('API keys'), text: msg('Keys per organization with a role, shown once and revoked at once.') },
+  { icon: ScrollText, title: msg('Audit log'), text: msg('Who did what, from where and when: every security-relevant change.') },
+  { icon: CreditCard, title: msg('Billing'), text: msg('Plans through Stripe Checkout, changes and invoices in the customer portal.') },
 ];
 
 /** The call to action: sign up and log in, or the dashboard when signed in. */
@@ -28,17 +29,17 @@ function CallToAction({ where }: { where: string }) {
     return (
       <Actions>
         <ButtonLink to="account" id={`${where}-dashboard`}>
-          Go to your dashboard
+          {t('Go to your dashboard')}
         </ButtonLink>
       </Actions>
     );
   return (
     <Actions>
       <ButtonLink to="sign-up" id={`${where}-sign-up`}>
-        Get started free
+        {t('Get started free')}
       </ButtonLink>
       <ButtonLink to="log-in" id={`${where}-log-in`} variant="secondary">
-        Log in
+        {t('Log in')}
       </ButtonLink>
     </Actions>
   );
@@ -62,7 +63,7 @@ export function LandingPage() {
       </section>
       <section aria-labelledby="features-title" class="space-y-6">
         <h2 id="features-title" class="text-center text-2xl font-semibold">
-          What you get
+          {t('What you get')}
         </h2>
         <ul class="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
           {FEATURES.map((f) => (
@@ -70,8 +71,8 @@ export function LandingPage() {
               <span class="mb-3 inline-grid size-10 place-items-center rounded-lg bg-primary-soft text-primary">
                 <Icon icon={f.icon} />
               </span>
-              <h3 class="font-semibold">{f.title}</h3>
-              <p class="mt-1 text-sm text-muted">{f.text}</p>
+              <h3 class="font-semibold">{t(f.title)}</h3>
+              <p class="mt-1 text-sm text-muted">{t(f.text)}</p>
             </li>
           ))}
         </ul>
@@ -79,19 +80,19 @@ export function LandingPage() {
       <section aria-labelledby="pricing-title" class="space-y-6">
         <div class="text-center">
           <h2 id="pricing-title" class="text-2xl font-semibold">
-            Pricing
+            {t('Pricing')}
           </h2>
           <p class="mt-1 text-sm text-muted">
-            Per organization. <Link to="pricing">All about pricing</Link>
+            {t('Per organization.')} <Link to="pricing">{t('All about pricing')}</Link>
           </p>
         </div>
         <PricingPlans />
       </section>
       <section aria-labelledby="start-title" class="space-y-4 rounded-2xl border border-line bg-surface p-8 text-center">
         <h2 id="start-title" class="text-2xl font-semibold">
-          Ready when you are
+          {t('Ready when you are')}
         </h2>
-        <p class="text-muted">Create an account, invite your team, and pick a plan when you need one.</p>
+        <p class="text-muted">{t('Create an account, invite your team, and pick a plan when you need one.')}</p>
         <div class="flex justify-center">
           <CallToAction where="footer" />
         </div>
@@ -104,19 +105,19 @@ export function NotFoundPage() {
   const { state } = useApp();
   return (
     <div class="mx-auto max-w-md space-y-6 py-8 text-center">
-      <PageHeader title="Page not found" description="There is nothing at this address. It may have moved, or the link may be wrong." />
+      <PageHeader title={t('Page not found')} description={t('There is nothing at this address. It may have moved, or the link may be wrong.')} />
       <p id="not-found" class="text-sm text-muted">
-        Error 404
+        {t('Error 404')}
       </p>
       <div class="flex justify-center">
         <Actions>
           {state.token ? (
             <ButtonLink to="account" id="not-found-home">
-              Back to your dashboard
+              {t('Back to your dashboard')}
             </ButtonLink>
           ) : (
             <ButtonLink to="home" id="not-found-home">
-              Back to the home page
+              {t('Back to the home page')}
             </ButtonLink>
           )}
         </Actions>

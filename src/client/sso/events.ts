@@ -8,6 +8,7 @@ import type { Organization } from '../orgs/events.js';
 import type { FailureBody } from '../shell/form-errors.js';
 import type { AppState } from '../shell/state.js';
 import { failed, withErrors } from './form-failures.js';
+import { t } from '../i18n/words.js';
 
 export interface OrgDomain {
   id: string;
@@ -230,7 +231,7 @@ export function registerSso(core: EventCore<AppState>): void {
       return {
         db: withPage(state, { ...page, newToken: { name: c.name, token: c.token }, resets: page.resets + 1 }, { busy: false }),
         dispatchN: [
-          ['toast/info', { message: 'Token made: copy it into the directory now, it is not shown again' }],
+          ['toast/info', { message: t('Token made: copy it into the directory now, it is not shown again') }],
           ['sso/load-tokens', orgId],
         ],
       };

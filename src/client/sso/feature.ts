@@ -5,15 +5,16 @@ import type { Feature } from '../shell/features.js';
 import { registerSso, ssoPath } from './events.js';
 import { SsoPage } from './pages.js';
 import { registerSsoSignIn } from './sign-in-events.js';
+import { msg } from '../i18n/words.js';
 
 export const sso: Feature = {
   id: 'sso',
-  routes: [{ name: 'org-sso', path: '/orgs/:id/sso', page: SsoPage, access: 'signed-in', title: 'Single sign-on' }],
+  routes: [{ name: 'org-sso', path: '/orgs/:id/sso', page: SsoPage, access: 'signed-in', title: msg('Single sign-on') }],
   nav: [
     {
       section: 'org',
       route: 'org-sso',
-      label: 'Single sign-on',
+      label: msg('Single sign-on'),
       id: 'nav-org-sso',
       icon: KeyRound,
       order: 2.6,

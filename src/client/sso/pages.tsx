@@ -17,6 +17,7 @@ import { SSO_SIGN_IN_FORM } from './sign-in-events.js';
 import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
 import { GRANTED_ROLES, roleOptions } from '../orgs/roles.js';
 import { dateOnly } from '../ui/dates.js';
+import { t } from '../i18n/words.js';
 
 const ROLE_OPTIONS = roleOptions(GRANTED_ROLES);
 const origin = () => location.origin;
@@ -27,30 +28,30 @@ function DomainItem({ domain }: { domain: OrgDomain }) {
     <li data-domain={domain.domain} data-verified={String(domain.verified)} class="space-y-2 rounded-lg border border-line p-3">
       <p class="flex flex-wrap items-center gap-2">
         <strong class="break-all">{domain.domain}</strong>
-        {domain.verified ? <Badge tone="success">verified</Badge> : <Badge tone="warning">not verified</Badge>}
+        {domain.verified ? <Badge tone="success">{t('verified')}</Badge> : <Badge tone="warning">{t('not verified')}</Badge>}
       </p>
       {!domain.verified && (
         <>
-          <p class="text-sm">Create a TXT record, then verify:</p>
-          <CopyField id={`txt-name-${domain.id}`} label={`TXT record name for ${domain.domain}`} value={domain['txt-name']} />
-          <CopyField id={`txt-value-${domain.id}`} label={`TXT record value for ${domain.domain}`} value={domain['txt-value']} />
+          <p class="text-sm">{t('Create a TXT record, then verify:')}</p>
+          <CopyField id={`txt-name-${domain.id}`} label={t('TXT record name for {domain}', { domain: domain.domain })} value={domain['txt-name']} />
+          <CopyField id={`txt-value-${domain.id}`} label={t('TXT record value for {domain}', { domain: domain.domain })} value={domain['txt-value']} />
         </>
       )}
       <Actions>
         {!domain.verified && (
           <Button class="verify-domain" disabled={state.busy} onClick={() => dispatch(['sso/verify-domain', domain.id])}>
-            Verify
+            {t('Verify')}
           </Button>
         )}
         <ConfirmButton
           class="delete-domain"
           disabled={state.busy}
-          title={`Remove ${domain.domain}?`}
-          message="Single sign-on and enforcement stop applying to its addresses."
-          confirmLabel="Remove domain"
+          title={t('Remove {domain}?', { domain: domain.domain })}
+          message={t('Single sign-on and enforcement stop applying to its addresses.')}
+          confirmLabel={t('Remove domain')}
           onConfirm={() => dispatch(['sso/delete-domain', domain.id])}
         >
-          Remove
+          {t('Remove')}
         </ConfirmButton>
       </Actions>
     </li>
@@ -62,23 +63,23 @@ function Domains() {
   const page = state.ssoPage!;
   const domains = page.domains;
   return (
-    <Card title="Domains" id="sso-domains" description="Addresses of a verified domain sign in through this organization's identity provider.">
+    <Card title={t('Domains')} id="sso-domains" description={t("Addresses of a verified domain sign in through this organization's identity provider.")}>
       {!domains ? (
         <p class="text-sm text-muted" role="status">
-          Loading domains…
+          {t('Loading domains…')}
         </p>
       ) : domains.length === 0 ? (
-        <Muted id="no-domains">No domains yet.</Muted>
+        <Muted id="no-domains">{t('No domains yet.')}</Muted>
       ) : (
-        <ul id="domains" aria-label="Domains" class="space-y-3">
+        <ul id="domains" aria-label={t('Domains')} class="space-y-3">
           {domains.map((d) => (
             <DomainItem key={d.id} domain={d} />
           ))}
         </ul>
       )}
       <Form id={DOMAIN_FORM} resetKey={page.resets} onSubmit={(f) => dispatch(['sso/add-domain', f])}>
-        <Field form={DOMAIN_FORM} name="domain" label="Domain" required maxLength={253} placeholder="example.com" spellcheck={false} />
-        <Submit>Add domain</Submit>
+        <Field form={DOMAIN_FORM} name="domain" label={t('Domain')} required maxLength={253} placeholder="example.com" spellcheck={false} />
+        <Submit>{t('Add domain')}</Submit>
       </Form>
     </Card>
   );
@@ -92,53 +93,53 @@ function Connection() {
   const soon = c ? Date.parse(c['certificate-expires-at']) - Date.now() < 30 * 86400_000 : false;
   return (
     <Card
-      title="SAML connection"
+      title={t('SAML connection')}
       id="sso-saml"
-      description="Enter these values in the identity provider (Okta, Microsoft Entra ID, Google Workspace), then paste its metadata."
+      description={t('Enter these values in the identity provider (Okta, Microsoft Entra ID, Google Workspace), then paste its metadata.')}
     >
       <DataList
         id="sp-values"
         items={[
           ['ACS URL', <code class="break-all">{c?.['acs-url'] ?? `${origin()}/api/sso/saml/${id}/acs`}</code>],
-          ['Entity ID (audience)', <code class="break-all">{c?.['sp-entity-id'] ?? `${origin()}/api/sso/saml/${id}`}</code>],
-          ['SP metadata URL', <code class="break-all">{c?.['sp-metadata-url'] ?? `${origin()}/api/sso/saml/${id}/metadata`}</code>],
-          ['Name ID', 'the email address'],
+          [t('Entity ID (audience)'), <code class="break-all">{c?.['sp-entity-id'] ?? `${origin()}/api/sso/saml/${id}`}</code>],
+          [t('SP metadata URL'), <code class="break-all">{c?.['sp-metadata-url'] ?? `${origin()}/api/sso/saml/${id}/metadata`}</code>],
+          [t('Name ID'), t('the email address')],
         ]}
       />
       {c === undefined ? (
         <p class="text-sm text-muted" role="status">
-          Loading…
+          {t('Loading…')}
         </p>
       ) : c === null ? (
-        <Muted id="no-connection">No identity provider connected yet.</Muted>
+        <Muted id="no-connection">{t('No identity provider connected yet.')}</Muted>
       ) : (
         <>
           <DataList
             id="saml-connection"
             data-status={c.enforced ? 'enforced' : 'optional'}
             items={[
-              ['Identity provider', <span class="break-all">{c['idp-entity-id']}</span>],
-              ['Sign-on URL', <span class="break-all">{c['idp-sso-url']}</span>],
+              [t('Identity provider'), <span class="break-all">{c['idp-entity-id']}</span>],
+              [t('Sign-on URL'), <span class="break-all">{c['idp-sso-url']}</span>],
               [
-                'Certificate expires',
+                t('Certificate expires'),
                 <>
-                  {dateOnly(c['certificate-expires-at'])} {soon && <Badge tone="warning">soon</Badge>}
+                  {dateOnly(c['certificate-expires-at'])} {soon && <Badge tone="warning">{t('soon')}</Badge>}
                 </>,
               ],
-              ['Role of new members', c['default-role']],
-              ['Enforced', c.enforced ? 'yes: members of these domains sign in only with SSO (owners keep their methods)' : 'no'],
+              [t('Role of new members'), c['default-role']],
+              [t('Enforced'), c.enforced ? t('yes: members of these domains sign in only with SSO (owners keep their methods)') : 'no'],
             ]}
           />
           <Actions>
             <ConfirmButton
               class="delete-connection"
               disabled={state.busy}
-              title="Remove the SAML connection?"
-              message="Nobody can sign in through the identity provider any more."
-              confirmLabel="Remove connection"
+              title={t('Remove the SAML connection?')}
+              message={t('Nobody can sign in through the identity provider any more.')}
+              confirmLabel={t('Remove connection')}
               onConfirm={() => dispatch(['sso/delete-connection'])}
             >
-              Remove connection
+              {t('Remove connection')}
             </ConfirmButton>
           </Actions>
         </>
@@ -153,21 +154,28 @@ function Connection() {
         <TextAreaField
           form={SAML_FORM}
           name="metadata-xml"
-          label="Identity provider metadata (XML)"
+          label={t('Identity provider metadata (XML)')}
           required
           maxLength={200000}
           rows={5}
-          hint="Paste the whole metadata document; it is never fetched from a URL."
+          hint={t('Paste the whole metadata document; it is never fetched from a URL.')}
         />
-        <SelectField form={SAML_FORM} id="saml-role" name="role" label="Role of new members" options={ROLE_OPTIONS} value={c?.['default-role'] ?? 'member'} />
+        <SelectField
+          form={SAML_FORM}
+          id="saml-role"
+          name="role"
+          label={t('Role of new members')}
+          options={ROLE_OPTIONS}
+          value={c?.['default-role'] ?? 'member'}
+        />
         <CheckboxGroup
           form={SAML_FORM}
           id="saml-enforced"
           name="enforced"
-          legend="Enforcement"
-          options={[{ value: 'true', label: 'Require SSO for these domains (password, email link and providers refused; owners keep theirs)' }]}
+          legend={t('Enforcement')}
+          options={[{ value: 'true', label: t('Require SSO for these domains (password, email link and providers refused; owners keep theirs)') }]}
         />
-        <Submit>{c ? 'Replace connection' : 'Save connection'}</Submit>
+        <Submit>{c ? t('Replace connection') : t('Save connection')}</Submit>
       </Form>
     </Card>
   );
@@ -178,48 +186,49 @@ function ScimTokens() {
   const page = state.ssoPage!;
   const tokens = page.tokens;
   return (
-    <Card title="Directory sync (SCIM)" id="sso-scim" description="A directory creates, deactivates and removes members with a token.">
-      <DataList items={[['SCIM base URL', <code class="break-all" id="scim-base-url">{`${origin()}/scim/v2`}</code>]]} />
+    <Card title={t('Directory sync (SCIM)')} id="sso-scim" description={t('A directory creates, deactivates and removes members with a token.')}>
+      <DataList items={[[t('SCIM base URL'), <code class="break-all" id="scim-base-url">{`${origin()}/scim/v2`}</code>]]} />
       {page.newToken && (
         <Alert id="new-scim-token" tone="success">
-          <p>Token {page.newToken.name}: copy it now, it is not shown again.</p>
-          <CopyField id="scim-token-value" label={`SCIM token ${page.newToken.name}`} value={page.newToken.token} />
+          <p>{t('Token {name}: copy it now, it is not shown again.', { name: page.newToken.name })}</p>
+          <CopyField id="scim-token-value" label={t('SCIM token {name}', { name: page.newToken.name })} value={page.newToken.token} />
         </Alert>
       )}
       {!tokens ? (
         <p class="text-sm text-muted" role="status">
-          Loading tokens…
+          {t('Loading tokens…')}
         </p>
       ) : tokens.length === 0 ? (
-        <Muted id="no-scim-tokens">No tokens yet.</Muted>
+        <Muted id="no-scim-tokens">{t('No tokens yet.')}</Muted>
       ) : (
-        <ul id="scim-tokens" aria-label="SCIM tokens" class="space-y-2">
-          {tokens.map((t) => (
-            <li key={t.id} data-token={t.id} class="flex flex-wrap items-center justify-between gap-2">
+        <ul id="scim-tokens" aria-label={t('SCIM tokens')} class="space-y-2">
+          {tokens.map((token) => (
+            <li key={token.id} data-token={token.id} class="flex flex-wrap items-center justify-between gap-2">
               <span>
-                <strong>{t.name}</strong>{' '}
+                <strong>{token.name}</strong>{' '}
                 <span class="text-sm text-muted">
-                  ({t['default-role']}; {t['last-used-at'] ? `last used ${dateOnly(t['last-used-at'])}` : 'never used'})
+                  ({token['default-role']};{' '}
+                  {token['last-used-at'] ? t('last used {lastUsedAt}', { lastUsedAt: dateOnly(token['last-used-at']) }) : t('never used')})
                 </span>
               </span>
               <ConfirmButton
                 class="revoke-scim-token"
                 disabled={state.busy}
-                title={`Revoke ${t.name}?`}
-                message="The directory can no longer sync with it."
-                confirmLabel="Revoke token"
-                onConfirm={() => dispatch(['sso/revoke-token', t.id])}
+                title={t('Revoke {name}?', { name: token.name })}
+                message={t('The directory can no longer sync with it.')}
+                confirmLabel={t('Revoke token')}
+                onConfirm={() => dispatch(['sso/revoke-token', token.id])}
               >
-                Revoke
+                {t('Revoke')}
               </ConfirmButton>
             </li>
           ))}
         </ul>
       )}
       <Form id={TOKEN_FORM} resetKey={page.resets} onSubmit={(f) => dispatch(['sso/create-token', f])}>
-        <Field form={TOKEN_FORM} name="name" label="Token name" required maxLength={100} placeholder="Okta" />
-        <SelectField form={TOKEN_FORM} id="scim-role" name="role" label="Role of provisioned members" options={ROLE_OPTIONS} value="member" />
-        <Submit>Create token</Submit>
+        <Field form={TOKEN_FORM} name="name" label={t('Token name')} required maxLength={100} placeholder={t('Okta')} />
+        <SelectField form={TOKEN_FORM} id="scim-role" name="role" label={t('Role of provisioned members')} options={ROLE_OPTIONS} value="member" />
+        <Submit>{t('Create token')}</Submit>
       </Form>
     </Card>
   );
@@ -232,16 +241,16 @@ export function SsoPage() {
   useEffect(() => {
     if (id) dispatch(['sso/open', id]);
   }, [id]);
-  if (!id || page?.status === 'missing') return <OrgPageGate title="Single sign-on" missing />;
-  if (!page?.org) return <OrgPageGate title="Single sign-on" />;
+  if (!id || page?.status === 'missing') return <OrgPageGate title={t('Single sign-on')} missing />;
+  if (!page?.org) return <OrgPageGate title={t('Single sign-on')} />;
   const org = page.org;
   const back = <BackToOrg org={org} />;
   if (org.role === 'member') {
     return (
       <>
-        <PageHeader title="Single sign-on" back={back} />
+        <PageHeader title={t('Single sign-on')} back={back} />
         <Alert id="sso-forbidden" tone="error">
-          Only admins and owners manage single sign-on of {org.name}.
+          {t('Only admins and owners manage single sign-on of {name}.', { name: org.name })}
         </Alert>
       </>
     );
@@ -249,10 +258,10 @@ export function SsoPage() {
   return (
     <>
       <PageHeader
-        title={`Single sign-on of ${org.name}`}
+        title={t('Single sign-on of {name}', { name: org.name })}
         id="sso-title"
         back={back}
-        description="Verified domains, the SAML identity provider and directory sync (SCIM)."
+        description={t('Verified domains, the SAML identity provider and directory sync (SCIM).')}
       />
       <Stack>
         <Domains />
@@ -262,7 +271,7 @@ export function SsoPage() {
             <ScimTokens />
           </>
         ) : (
-          <Muted id="sso-owner-only">Owners manage the SAML connection and SCIM tokens.</Muted>
+          <Muted id="sso-owner-only">{t('Owners manage the SAML connection and SCIM tokens.')}</Muted>
         )}
       </Stack>
     </>
@@ -274,11 +283,11 @@ export function SsoSignIn() {
   const { dispatch } = useApp();
   return (
     <details id="sso-sign-in-details" class="text-sm">
-      <summary class="cursor-pointer">Sign in with SSO</summary>
+      <summary class="cursor-pointer">{t('Sign in with SSO')}</summary>
       <div class="mt-3">
         <Form id={SSO_SIGN_IN_FORM} onSubmit={(f) => dispatch(['sso/start', f])}>
-          <Field form={SSO_SIGN_IN_FORM} name="email" label="Work email" type="email" required autoComplete="username" />
-          <Submit>Continue with SSO</Submit>
+          <Field form={SSO_SIGN_IN_FORM} name="email" label={t('Work email')} type="email" required autoComplete="username" />
+          <Submit>{t('Continue with SSO')}</Submit>
         </Form>
       </div>
     </details>

@@ -6,6 +6,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { formFields } from './app.js';
 import { Button, type Variant } from './button.js';
+import { t } from '../i18n/words.js';
 
 let dialogIds = 0;
 
@@ -55,7 +56,7 @@ export function ConfirmButton({
           </div>
           <div class="flex flex-wrap justify-end gap-2">
             <Button type="submit" variant="secondary" class="confirm-cancel">
-              Cancel
+              {t('Cancel')}
             </Button>
             <button
               type="submit"
@@ -128,7 +129,7 @@ export function FormDialog({
         {children}
         <div class="flex flex-wrap justify-end gap-2">
           <Button variant="secondary" class="dialog-cancel" onClick={() => dialog.current?.close()}>
-            Cancel
+            {t('Cancel')}
           </Button>
           <Button type="submit" class="dialog-ok">
             {submitLabel}

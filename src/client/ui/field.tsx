@@ -4,6 +4,7 @@
  * Inputs are uncontrolled, so typed text survives re-renders.
  */
 import type { ComponentChildren, InputHTMLAttributes } from 'preact';
+import { t } from '../i18n/words.js';
 import { formFields, useApp } from './app.js';
 
 /**
@@ -211,7 +212,7 @@ export function SelectField({
         {/* a select has no default value of its own: the option says it is the chosen one */}
         {options.map((o) => (
           <option key={o.value} value={o.value} selected={value === undefined && defaultValue !== undefined ? o.value === defaultValue : undefined}>
-            {o.label}
+            {t(o.label)}
           </option>
         ))}
       </select>
@@ -276,7 +277,7 @@ export function CheckboxGroup({
         {options.map((o, i) => (
           <label key={o.value} for={`${id}-${i}`} class="flex items-start gap-2 text-sm">
             <input id={`${id}-${i}`} type="checkbox" name={name} value={o.value} defaultChecked={o.checked} class="mt-0.5 h-4 w-4 shrink-0 accent-primary" />
-            <span class="min-w-0 break-words">{o.label}</span>
+            <span class="min-w-0 break-words">{typeof o.label === 'string' ? t(o.label) : o.label}</span>
           </label>
         ))}
       </div>

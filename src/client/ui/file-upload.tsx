@@ -8,6 +8,7 @@ import type { UploadRequest } from '../shell/uploads.js';
 import { useApp } from './app.js';
 import { Alert } from './feedback.js';
 import { describedByOf, FieldHint, LABEL } from './field.js';
+import { t } from '../i18n/words.js';
 
 /** The types an image (an avatar, a logo) may be, for `accept` (docs/files.md); the server checks the bytes anyway. */
 export const IMAGE_TYPES = 'image/png,image/jpeg,image/webp';
@@ -16,10 +17,10 @@ const FILE_INPUT =
   'mt-1 block w-full text-sm text-muted file:mr-3 file:min-h-10 file:cursor-pointer file:rounded-lg file:border file:border-solid file:border-line file:bg-surface file:px-4 file:py-2 file:text-sm file:font-medium file:text-fg hover:file:bg-raised disabled:cursor-progress disabled:opacity-60';
 
 const STATUS: Record<string, (name: string) => string> = {
-  starting: (name) => `Preparing ${name}…`,
-  sending: (name) => `Uploading ${name}…`,
-  completing: (name) => `Checking ${name}…`,
-  done: (name) => `${name} is uploaded.`,
+  starting: (name) => t('Preparing {name}…', { name }),
+  sending: (name) => t('Uploading {name}…', { name }),
+  completing: (name) => t('Checking {name}…', { name }),
+  done: (name) => t('{name} is uploaded.', { name }),
 };
 
 export function FileUpload({
@@ -74,7 +75,7 @@ export function FileUpload({
             class="h-2 min-w-0 flex-1 appearance-none overflow-hidden rounded-full bg-raised [&::-moz-progress-bar]:bg-primary [&::-webkit-progress-bar]:bg-raised [&::-webkit-progress-value]:bg-primary"
             max={upload.total || 1}
             value={upload.loaded}
-            aria-label={`Upload of ${upload.name}`}
+            aria-label={t('Upload of {name}', { name: upload.name })}
           />
           <span aria-hidden="true" class="w-10 text-right text-sm tabular-nums text-muted">
             {percent}%

@@ -3,6 +3,7 @@
  * `empty`. On a narrow screen the table scrolls inside its own box, never the page.
  */
 import type { ComponentChildren } from 'preact';
+import { t } from '../i18n/words.js';
 
 export function Table<T>({
   id,
@@ -47,7 +48,7 @@ export function Table<T>({
           <tr class="border-b border-line text-muted">
             {headers.map((h, i) => (
               <th key={i} scope="col" class="px-4 py-2 font-medium sm:px-3">
-                {h || <span class="sr-only">Actions</span>}
+                {h || <span class="sr-only">{t('Actions')}</span>}
               </th>
             ))}
           </tr>

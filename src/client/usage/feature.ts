@@ -4,15 +4,16 @@ import { currentOrgNavPath } from '../orgs/current-org.js';
 import type { Feature } from '../shell/features.js';
 import { registerUsage, usagePath } from './events.js';
 import { UsagePage } from './pages.js';
+import { msg } from '../i18n/words.js';
 
 export const usage: Feature = {
   id: 'usage',
-  routes: [{ name: 'org-usage', path: '/orgs/:id/usage', page: UsagePage, access: 'signed-in', title: 'Usage' }],
+  routes: [{ name: 'org-usage', path: '/orgs/:id/usage', page: UsagePage, access: 'signed-in', title: msg('Usage') }],
   nav: [
     {
       section: 'org',
       route: 'org-usage',
-      label: 'Usage',
+      label: msg('Usage'),
       id: 'nav-org-usage',
       icon: Gauge,
       order: 5,

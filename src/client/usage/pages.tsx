@@ -12,9 +12,10 @@ import { Card, DataList, Muted, Stack } from '../ui/card.js';
 import { Alert, Badge } from '../ui/feedback.js';
 import { PageHeader } from '../ui/page-header.js';
 import { type MeterUsage, usageOrgIdOf } from './events.js';
-import { dateOnly } from '../ui/dates.js';
+import { t } from '../i18n/words.js';
+import { dateOnly, numberText } from '../ui/dates.js';
 
-const count = (n: number | null) => (n === null ? 'none' : n.toLocaleString());
+const count = (n: number | null) => (n === null ? t('none') : numberText(n));
 
 /** Bars of each day's use; the hard limit's daily share is not meaningful, so the chart shows the days alone. */
 function DailyChart({ meter }: { meter: MeterUsage }) {
@@ -26,8 +27,15 @@ function DailyChart({ meter }: { meter: MeterUsage }) {
   const total = days.reduce((n, d) => n + d.used, 0);
   const busiest = days.reduce((best, d) => (d.used > best.used ? d : best), days[0] ?? { date: '', used: 0 });
   const label =
-    `${meter.name} per day, ${days.length} days: ${total.toLocaleString()} in all` +
-    (busiest && busiest.used > 0 ? `, most on ${busiest.date} (${busiest.used.toLocaleString()})` : '');
+    busiest && busiest.used > 0
+      ? t('{meter} per day, {days, plural, one {# day} other {# days}}: {total, number} in all, most on {date} ({most, number})', {
+          meter: meter.name,
+          days: days.length,
+          total,
+          date: busiest.date,
+          most: busiest.used,
+        })
+      : t('{meter} per day, {days, plural, one {# day} other {# days}}: {total, number} in all', { meter: meter.name, days: days.length, total });
   return (
     <svg viewBox={`0 0 ${width} ${height}`} class="h-32 w-full" role="img" aria-label={label} data-chart={meter.meter} preserveAspectRatio="none">
       <line x1="0" y1={height - 0.5} x2={width} y2={height - 0.5} class="stroke-line" stroke-width="1" />
@@ -35,7 +43,7 @@ function DailyChart({ meter }: { meter: MeterUsage }) {
         const h = (d.used / top) * (height - 4);
         return (
           <rect key={d.date} x={i * bar + bar * 0.1} y={height - h} width={bar * 0.8} height={h} class="fill-primary" data-date={d.date} data-used={d.used}>
-            <title>{`${d.date}: ${d.used.toLocaleString()}`}</title>
+            <title>{`${dateOnly(d.date, '', 'UTC')}: ${numberText(d.used)}`}</title>
           </rect>
         );
       })}
@@ -50,17 +58,22 @@ function MeterCard({ meter }: { meter: MeterUsage }) {
     <Card
       id={`usage-meter-${meter.meter}`}
       title={meter.name}
-      actions={over ? <Badge tone="error">Limit reached</Badge> : warned ? <Badge tone="warning">Near the limit</Badge> : undefined}
+      actions={over ? <Badge tone="error">{t('Limit reached')}</Badge> : warned ? <Badge tone="warning">{t('Near the limit')}</Badge> : undefined}
     >
       <DataList
         items={[
-          ['Used this period', count(meter.used), 'used'],
-          ['Warning at', count(meter.soft), 'soft'],
-          ['Limit', count(meter.hard), 'hard'],
+          [t('Used this period'), count(meter.used), 'used'],
+          [t('Warning at'), count(meter.soft), 'soft'],
+          [t('Limit'), count(meter.hard), 'hard'],
         ]}
       />
       {meter.hard !== null && (
-        <progress class="w-full" max={meter.hard} value={Math.min(meter.used, meter.hard)} aria-label={`${meter.name}: ${meter.used} of ${meter.hard}`} />
+        <progress
+          class="w-full"
+          max={meter.hard}
+          value={Math.min(meter.used, meter.hard)}
+          aria-label={t('{name}: {used} of {hard}', { name: meter.name, used: meter.used, hard: meter.hard })}
+        />
       )}
       <DailyChart meter={meter} />
     </Card>
@@ -77,18 +90,26 @@ export function UsagePage() {
   const org = state.orgs?.find((o) => o.id === id);
   const back = id && (
     <Link to="org" path={orgPath(id)} id="usage-back">
-      {org?.name ? `← ${org.name}` : '← Back to the organization'}
+      {org?.name ? `← ${org.name}` : t('← Back to the organization')}
     </Link>
   );
   const usage = page?.status === 'ready' ? page.usage : undefined;
   const header = (
     <PageHeader
-      title={<>Usage{org ? <> · {org.name}</> : null}</>}
+      title={
+        <>
+          {t('Usage')}
+          {org ? <> · {org.name}</> : null}
+        </>
+      }
       id="usage-title"
       back={back}
       description={
         usage
-          ? `Billing period ${dateOnly(usage.period.start, '—', 'UTC')} – ${dateOnly(new Date(Date.parse(usage.period.end) - 1).toISOString(), '—', 'UTC')}.`
+          ? t('Billing period {start} – {end}.', {
+              start: dateOnly(usage.period.start, '—', 'UTC'),
+              end: dateOnly(new Date(Date.parse(usage.period.end) - 1).toISOString(), '—', 'UTC'),
+            })
           : undefined
       }
     />
@@ -98,7 +119,7 @@ export function UsagePage() {
       <>
         {header}
         <Alert id="usage-missing" tone="error">
-          This organization does not exist, or you are not a member. <Link to="orgs">Your organizations</Link>
+          {t('This organization does not exist, or you are not a member.')} <Link to="orgs">{t('Your organizations')}</Link>
         </Alert>
       </>
     );
@@ -107,7 +128,7 @@ export function UsagePage() {
     return (
       <>
         {header}
-        <Alert tone="error">The usage could not be loaded.</Alert>
+        <Alert tone="error">{t('The usage could not be loaded.')}</Alert>
       </>
     );
   }
@@ -115,7 +136,7 @@ export function UsagePage() {
     return (
       <>
         {header}
-        <Muted id="usage-loading">Loading the usage…</Muted>
+        <Muted id="usage-loading">{t('Loading the usage…')}</Muted>
       </>
     );
   }
@@ -124,19 +145,19 @@ export function UsagePage() {
     <>
       {header}
       <Stack columns={2}>
-        <Card id="usage-seats" title="Seats" actions={seatsFull ? <Badge tone="warning">All seats taken</Badge> : undefined}>
+        <Card id="usage-seats" title={t('Seats')} actions={seatsFull ? <Badge tone="warning">{t('All seats taken')}</Badge> : undefined}>
           <DataList
             items={[
-              ['Plan', usage.plan ?? 'none', 'plan'],
-              ['Used', usage.seats.used.toLocaleString(), 'seats-used'],
-              ['Included', usage.seats.included.toLocaleString(), 'seats-included'],
-              ['At most', count(usage.seats.max), 'seats-max'],
+              [t('Plan'), usage.plan ?? 'none', 'plan'],
+              [t('Used'), numberText(usage.seats.used), 'seats-used'],
+              [t('Included'), numberText(usage.seats.included), 'seats-included'],
+              [t('At most'), count(usage.seats.max), 'seats-max'],
             ]}
           />
-          <Muted>Members and pending invitations take a seat each.</Muted>
+          <Muted>{t('Members and pending invitations take a seat each.')}</Muted>
           {seatsFull && id && (
             <Link to="org-billing" path={billingPath(id)} id="usage-upgrade">
-              Upgrade for more seats
+              {t('Upgrade for more seats')}
             </Link>
           )}
         </Card>

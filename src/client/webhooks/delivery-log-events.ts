@@ -6,6 +6,7 @@
 import type { EventCore } from '../core.js';
 import type { AppState } from '../shell/state.js';
 import { type DeliveryFilter, pageOf, type WebhookDelivery, withPage } from './events.js';
+import { t } from '../i18n/words.js';
 
 export function registerDeliveryLog(core: EventCore<AppState>): void {
   core
@@ -59,7 +60,7 @@ export function registerDeliveryLog(core: EventCore<AppState>): void {
         'http/auth-api': {
           url: `orgs/${page.orgId}/webhooks/${log.webhookId}/deliveries/${deliveryId}/retry`,
           method: 'post',
-          onSuccessN: [['app/idle'], ['toast/info', { message: 'Retry sent' }], ['webhooks/show-log', log.webhookId, log.filter]],
+          onSuccessN: [['app/idle'], ['toast/info', { message: t('Retry sent') }], ['webhooks/show-log', log.webhookId, log.filter]],
           onFailureN: [['request/failed'], ['app/idle']],
         },
       };

@@ -9,6 +9,7 @@ import type { EventCore } from '../core.js';
 import type { Organization } from '../orgs/events.js';
 import { errorsByField, type FailureBody, withFormErrors } from '../shell/form-errors.js';
 import type { AppState } from '../shell/state.js';
+import { t } from '../i18n/words.js';
 
 export interface Webhook {
   id: string;
@@ -166,7 +167,7 @@ export function registerWebhooks(core: EventCore<AppState>): void {
       return {
         db: withPage(state, { ...page, secrets: { ...page.secrets, [c.id]: c.secret }, formResets: page.formResets + 1 }),
         dispatchN: [
-          ['toast/info', { message: 'Endpoint added: copy its secret into the receiver' }],
+          ['toast/info', { message: t('Endpoint added: copy its secret into the receiver') }],
           ['webhooks/load', orgId],
         ],
       };
@@ -206,7 +207,7 @@ export function registerWebhooks(core: EventCore<AppState>): void {
           successPath: ['secret'],
           onSuccessN: [
             ['webhooks/secret', page.orgId, webhookId],
-            ['toast/info', { message: 'New secret made; the previous one signs too for 24 hours' }],
+            ['toast/info', { message: t('New secret made; the previous one signs too for 24 hours') }],
           ],
           onFailureN: [['request/failed'], ['app/idle']],
         },
@@ -239,7 +240,7 @@ export function registerWebhooks(core: EventCore<AppState>): void {
           url: `orgs/${page.orgId}/webhooks/${webhookId}`,
           method: 'delete',
           onSuccessN: [
-            ['toast/info', { message: 'Endpoint deleted' }],
+            ['toast/info', { message: t('Endpoint deleted') }],
             ['webhooks/load', page.orgId],
           ],
           onFailureN: [['request/failed'], ['app/idle']],
@@ -255,7 +256,7 @@ export function registerWebhooks(core: EventCore<AppState>): void {
         'http/auth-api': {
           url: `orgs/${page.orgId}/webhooks/${webhookId}/test`,
           method: 'post',
-          onSuccessN: [['app/idle'], ['toast/info', { message: 'Test event sent' }], ['webhooks/show-log', webhookId, filter]],
+          onSuccessN: [['app/idle'], ['toast/info', { message: t('Test event sent') }], ['webhooks/show-log', webhookId, filter]],
           onFailureN: [['request/failed'], ['app/idle']],
         },
       };

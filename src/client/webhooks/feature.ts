@@ -4,16 +4,20 @@ import { currentOrgNavPath } from '../orgs/current-org.js';
 import type { Feature } from '../shell/features.js';
 import { registerDeliveryLog } from './delivery-log-events.js';
 import { registerWebhooks, webhooksPath } from './events.js';
-import { WebhooksPage } from './pages.js';
+import { lazyPage } from '../shell/lazy-page.js';
+import { msg } from '../i18n/words.js';
+
+// an admin's settings page, fetched when first opened
+const WebhooksPage = lazyPage(() => import('./pages.js').then((m) => m.WebhooksPage));
 
 export const webhooks: Feature = {
   id: 'webhooks',
-  routes: [{ name: 'org-webhooks', path: '/orgs/:id/webhooks', page: WebhooksPage, access: 'signed-in', title: 'Webhooks' }],
+  routes: [{ name: 'org-webhooks', path: '/orgs/:id/webhooks', page: WebhooksPage, access: 'signed-in', title: msg('Webhooks') }],
   nav: [
     {
       section: 'org',
       route: 'org-webhooks',
-      label: 'Webhooks',
+      label: msg('Webhooks'),
       id: 'nav-org-webhooks',
       icon: Webhook,
       order: 2.5,

@@ -18,19 +18,25 @@ import { Table } from '../ui/table.js';
 import { ALL_EVENTS, CREATE_FORM, webhooksOrgIdOf, type DeliveryFilter, type Webhook, type WebhookDelivery } from './events.js';
 import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
 import { dateTime } from '../ui/dates.js';
+import { msg, t } from '../i18n/words.js';
+import { rich } from '../i18n/rich.js';
 
 const STATUS_TONES: Record<WebhookDelivery['status'], Tone> = { pending: 'warning', succeeded: 'success', failed: 'error' };
 
 const FILTERS: Array<{ value: DeliveryFilter; label: string }> = [
-  { value: '', label: 'All deliveries' },
-  { value: 'pending', label: 'Pending' },
-  { value: 'succeeded', label: 'Succeeded' },
-  { value: 'failed', label: 'Failed' },
+  { value: '', label: msg('All deliveries') },
+  { value: 'pending', label: msg('Pending') },
+  { value: 'succeeded', label: msg('Succeeded') },
+  { value: 'failed', label: msg('Failed') },
 ];
 
 function EndpointState({ webhook }: { webhook: Webhook }) {
-  if (webhook.enabled) return <Badge tone="success">enabled</Badge>;
-  return webhook['disabled-reason'] === 'failing' ? <Badge tone="error">disabled after failing deliveries</Badge> : <Badge tone="warning">disabled</Badge>;
+  if (webhook.enabled) return <Badge tone="success">{t('enabled')}</Badge>;
+  return webhook['disabled-reason'] === 'failing' ? (
+    <Badge tone="error">{t('disabled after failing deliveries')}</Badge>
+  ) : (
+    <Badge tone="warning">{t('disabled')}</Badge>
+  );
 }
 
 function Secret({ webhook, secret }: { webhook: Webhook; secret: string | undefined }) {
@@ -39,41 +45,43 @@ function Secret({ webhook, secret }: { webhook: Webhook; secret: string | undefi
     <div class="flex flex-wrap gap-2 sm:flex-nowrap">
       {secret ? (
         <>
-          <CopyField id={`webhook-secret-${webhook.id}`} label={`Signing secret of ${webhook.url}`} value={secret} />
+          <CopyField id={`webhook-secret-${webhook.id}`} label={t('Signing secret of {url}', { url: webhook.url })} value={secret} />
           <Button variant="secondary" class="hide-secret" onClick={() => dispatch(['webhooks/hide', webhook.id])}>
-            Hide
+            {t('Hide')}
           </Button>
         </>
       ) : (
         <Button variant="secondary" class="reveal-secret" disabled={state.busy} onClick={() => dispatch(['webhooks/reveal', webhook.id])}>
-          Reveal secret
+          {t('Reveal secret')}
         </Button>
       )}
       <ConfirmButton
         variant="secondary"
         class="rotate-secret"
         disabled={state.busy}
-        title="Make a new secret?"
-        message="The current one keeps signing for 24 hours: move the receiver to the new one before then."
-        confirmLabel="Rotate"
+        title={t('Make a new secret?')}
+        message={t('The current one keeps signing for 24 hours: move the receiver to the new one before then.')}
+        confirmLabel={t('Rotate')}
         onConfirm={() => dispatch(['webhooks/rotate', webhook.id])}
       >
-        Rotate
+        {t('Rotate')}
       </ConfirmButton>
     </div>
   );
 }
 
 function Attempts({ delivery }: { delivery: WebhookDelivery }) {
-  if (delivery.attempts.length === 0) return <span class="text-muted">no attempt yet</span>;
+  if (delivery.attempts.length === 0) return <span class="text-muted">{t('no attempt yet')}</span>;
   return (
     <ol class="space-y-1">
       {delivery.attempts.map((a) => (
         <li key={a.at} data-status-code={a['status-code'] ?? ''}>
-          {dateTime(a.at)}: <strong>{a['status-code'] ?? 'no response'}</strong> in {a['duration-ms']} ms{a.error ? ` (${a.error})` : ''}
+          {dateTime(a.at)}
+          {rich(': <0/> in {durationMs} ms', [<strong>{a['status-code'] ?? 'no response'}</strong>], { durationMs: a['duration-ms'] })}
+          {a.error ? ` (${a.error})` : ''}
           {a.response && (
             <details>
-              <summary>Response</summary>
+              <summary>{t('Response')}</summary>
               <pre class="whitespace-pre-wrap break-all">{a.response}</pre>
             </details>
           )}
@@ -99,7 +107,9 @@ function DeliveryRow({ delivery }: { delivery: WebhookDelivery }) {
         {delivery['next-attempt-at'] && (
           <>
             <br />
-            <span class="text-muted">next: {dateTime(delivery['next-attempt-at'])}</span>
+            <span class="text-muted">
+              {t('next:')} {dateTime(delivery['next-attempt-at'])}
+            </span>
           </>
         )}
       </td>
@@ -109,7 +119,7 @@ function DeliveryRow({ delivery }: { delivery: WebhookDelivery }) {
       <td>
         {delivery.status !== 'pending' && (
           <Button variant="secondary" class="retry-delivery" disabled={state.busy} onClick={() => dispatch(['webhooks/retry', delivery.id])}>
-            Retry
+            {t('Retry')}
           </Button>
         )}
       </td>
@@ -124,25 +134,25 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
     <div id={`deliveries-${webhook.id}`} class="space-y-4">
       <SelectField
         id="delivery-filter"
-        label="Show"
+        label={t('Show')}
         value={log.filter}
         options={FILTERS}
         onChange={(value) => dispatch(['webhooks/show-log', log.webhookId, value as DeliveryFilter])}
       />
       <Table
         id="delivery-log"
-        caption={`Deliveries to ${webhook.url}`}
-        headers={['Event', 'Status', 'Attempts', '']}
+        caption={t('Deliveries to {url}', { url: webhook.url })}
+        headers={[t('Event'), t('Status'), t('Attempts'), '']}
         rows={log.items}
-        loadingText="Loading deliveries…"
-        empty="No deliveries in the last 30 days."
+        loadingText={t('Loading deliveries…')}
+        empty={t('No deliveries in the last 30 days.')}
         emptyId="no-deliveries"
         render={(d) => <DeliveryRow key={d.id} delivery={d} />}
       />
       {log.nextCursor && (
         <Actions>
           <Button variant="secondary" class="more-deliveries" onClick={() => dispatch(['webhooks/more'])}>
-            Load more
+            {t('Load more')}
           </Button>
         </Actions>
       )}
@@ -164,15 +174,15 @@ function Endpoint({ webhook }: { webhook: Webhook }) {
       >
         <DataList
           items={[
-            ['Events', webhook.events.includes(ALL_EVENTS) ? 'Every event type' : webhook.events.join(', '), 'events'],
-            ['State', <EndpointState webhook={webhook} />, 'state'],
-            ['Created', dateTime(webhook['created-at']), 'created-at'],
+            [t('Events'), webhook.events.includes(ALL_EVENTS) ? t('Every event type') : webhook.events.join(', '), 'events'],
+            [t('State'), <EndpointState webhook={webhook} />, 'state'],
+            [t('Created'), dateTime(webhook['created-at']), 'created-at'],
           ]}
         />
         <Secret webhook={webhook} secret={page.secrets[webhook.id]} />
         <Actions>
           <Button variant="secondary" class="send-test" disabled={state.busy || !webhook.enabled} onClick={() => dispatch(['webhooks/test', webhook.id])}>
-            Send test
+            {t('Send test')}
           </Button>
           <Button
             variant="secondary"
@@ -181,7 +191,7 @@ function Endpoint({ webhook }: { webhook: Webhook }) {
             aria-controls={showing ? `deliveries-${webhook.id}` : undefined}
             onClick={() => dispatch(showing ? ['webhooks/hide-log'] : ['webhooks/show-log', webhook.id, ''])}
           >
-            {showing ? 'Hide deliveries' : 'Deliveries'}
+            {showing ? t('Hide deliveries') : t('Deliveries')}
           </Button>
           <Button
             variant="secondary"
@@ -189,17 +199,17 @@ function Endpoint({ webhook }: { webhook: Webhook }) {
             disabled={state.busy}
             onClick={() => dispatch(['webhooks/set-enabled', webhook.id, !webhook.enabled])}
           >
-            {webhook.enabled ? 'Disable' : 'Enable'}
+            {webhook.enabled ? t('Disable') : t('Enable')}
           </Button>
           <ConfirmButton
             class="delete-webhook"
             disabled={state.busy}
-            title={`Delete the endpoint ${webhook.url}?`}
-            message="Nothing more is sent to it, and its delivery log goes with it."
-            confirmLabel="Delete endpoint"
+            title={t('Delete the endpoint {url}?', { url: webhook.url })}
+            message={t('Nothing more is sent to it, and its delivery log goes with it.')}
+            confirmLabel={t('Delete endpoint')}
             onConfirm={() => dispatch(['webhooks/delete', webhook.id])}
           >
-            Delete
+            {t('Delete')}
           </ConfirmButton>
         </Actions>
         {showing && <Deliveries webhook={webhook} />}
@@ -213,7 +223,7 @@ function CreateForm() {
   const page = state.webhooksPage!;
   const types = (page.eventTypes ?? []).filter((t) => t !== 'webhook.test');
   return (
-    <Card title="Add an endpoint" id="create-webhook-card">
+    <Card title={t('Add an endpoint')} id="create-webhook-card">
       <Form
         id={CREATE_FORM}
         resetKey={page.formResets}
@@ -225,16 +235,35 @@ function CreateForm() {
           ]);
         }}
       >
-        <Field form={CREATE_FORM} id="webhook-url" name="url" type="url" label="URL" required maxLength={2000} placeholder="https://example.com/webhooks" />
-        <Field form={CREATE_FORM} id="webhook-description" name="description" label="Description" maxLength={500} hint="What it is for, e.g. CRM sync" />
+        <Field
+          form={CREATE_FORM}
+          id="webhook-url"
+          name="url"
+          type="url"
+          label={t('URL')}
+          required
+          maxLength={2000}
+          placeholder="https://example.com/webhooks"
+        />
+        <Field
+          form={CREATE_FORM}
+          id="webhook-description"
+          name="description"
+          label={t('Description')}
+          maxLength={500}
+          hint={t('What it is for, e.g. CRM sync')}
+        />
         <CheckboxGroup
           form={CREATE_FORM}
           id="webhook-events"
           name="events"
-          legend="Events"
-          options={[{ value: ALL_EVENTS, label: 'All event types, those added later included' }, ...types.map((t) => ({ value: t, label: <code>{t}</code> }))]}
+          legend={t('Events')}
+          options={[
+            { value: ALL_EVENTS, label: t('All event types, those added later included') },
+            ...types.map((t) => ({ value: t, label: <code>{t}</code> })),
+          ]}
         />
-        <Submit>Add endpoint</Submit>
+        <Submit>{t('Add endpoint')}</Submit>
       </Form>
     </Card>
   );
@@ -248,16 +277,16 @@ export function WebhooksPage() {
   useEffect(() => {
     if (id) dispatch(['webhooks/open', id]);
   }, [id]);
-  if (!id || page?.status === 'missing') return <OrgPageGate title="Webhooks" missing />;
-  if (!page?.org) return <OrgPageGate title="Webhooks" />;
+  if (!id || page?.status === 'missing') return <OrgPageGate title={t('Webhooks')} missing />;
+  if (!page?.org) return <OrgPageGate title={t('Webhooks')} />;
   const org = page.org;
   const back = <BackToOrg org={org} />;
   if (org.role === 'member') {
     return (
       <>
-        <PageHeader title="Webhooks" back={back} />
+        <PageHeader title={t('Webhooks')} back={back} />
         <Alert id="webhooks-forbidden" tone="error">
-          Only admins and owners manage the webhooks of {org.name}.
+          {t('Only admins and owners manage the webhooks of {name}.', { name: org.name })}
         </Alert>
       </>
     );
@@ -265,22 +294,22 @@ export function WebhooksPage() {
   return (
     <>
       <PageHeader
-        title={`Webhooks of ${org.name}`}
+        title={t('Webhooks of {name}', { name: org.name })}
         id="webhooks-title"
         back={back}
-        description="Events of this organization are POSTed to each endpoint, signed per the Standard Webhooks specification with the endpoint's secret."
+        description={t("Events of this organization are POSTed to each endpoint, signed per the Standard Webhooks specification with the endpoint's secret.")}
       />
       <Stack>
         {!page.webhooks ? (
           <p class="text-sm text-muted" role="status">
-            Loading endpoints…
+            {t('Loading endpoints…')}
           </p>
         ) : page.webhooks.length === 0 ? (
-          <Card title="Endpoints" id="webhooks-card">
-            <Muted id="no-webhooks">No endpoints yet.</Muted>
+          <Card title={t('Endpoints')} id="webhooks-card">
+            <Muted id="no-webhooks">{t('No endpoints yet.')}</Muted>
           </Card>
         ) : (
-          <ul id="webhooks" aria-label="Endpoints" class="grid min-w-0 gap-4 sm:gap-6">
+          <ul id="webhooks" aria-label={t('Endpoints')} class="grid min-w-0 gap-4 sm:gap-6">
             {page.webhooks.map((w) => (
               <Endpoint key={w.id} webhook={w} />
             ))}
