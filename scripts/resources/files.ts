@@ -7,7 +7,9 @@
  */
 import { existsSync, globSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { columnOf, isFileType, type FieldSpec } from '../../src/shared/resource-fields.js';
+import { LOCALES } from '../../src/shared/locales.js';
+import { columnOf, humanize, isFileType, type FieldSpec } from '../../src/shared/resource-fields.js';
+import { messagesOf } from '../i18n/client-messages.js';
 import { article, names, SpecError, type Names, type ResourceSpec } from './spec.js';
 
 export const TEMPLATE_DIR = 'templates/resource';
@@ -61,6 +63,30 @@ function withFields(text: string, spec: ResourceSpec, where: string): string {
   if (start < 0 || end < 0) throw new Error(`${where}: the template has no fields object`);
   const head = text.slice(0, start + '_FIELDS = {\n'.length);
   return head + spec.fields.map((f) => `${fieldLine(f.name, f.spec)}\n`).join('') + text.slice(end);
+}
+
+/** The client's `labels` of the resource's fields and enum values, as message ids. */
+function withLabels(text: string, spec: ResourceSpec, where: string): string {
+  const block = /^ {2}labels: \{\n[\s\S]*?^ {2}\},\n/m;
+  if (!block.test(text)) throw new Error(`${where}: the template has no labels`);
+  const quoted = (key: string) => (/^[a-z][a-z0-9]*$/.test(key) ? key : `'${key}'`);
+  const words = (text: string) => `msg('${text.replaceAll("'", "\\'")}')`;
+  const lines = spec.fields.flatMap((f) => [
+    `    ${quoted(f.name)}: ${words(humanize(f.name))},`,
+    ...(f.spec.values ?? []).map((v) => `    ${quoted(`${f.name}.${v}`)}: ${words(humanize(v))},`),
+  ]);
+  return text.replace(block, `  labels: {\n${lines.join('\n')}\n  },\n`);
+}
+
+/**
+ * The client feature's catalogs (`src/client/<plural>/messages/<locale>.json`): every id its
+ * files use, each with its English text until someone translates it (`npm run i18n:status` lists them).
+ */
+function clientCatalogs(spec: ResourceSpec, changes: FileChange[]): FileChange[] {
+  const folder = `src/client/${spec.plural.kebab}/`;
+  const ids = new Set(changes.filter((c) => c.path.startsWith(folder)).flatMap((c) => messagesOf(c.path, c.content, spec.plural.kebab).uses.map((u) => u.id)));
+  const catalog = `${JSON.stringify(Object.fromEntries([...ids].sort().map((id) => [id, id])), null, 2)}\n`;
+  return LOCALES.filter((l) => l !== 'en').map((locale) => ({ path: `${folder}messages/${locale}.json`, content: catalog, changed: false }));
 }
 
 const COLUMN_TYPES: Record<FieldSpec['type'], string> = {
@@ -236,6 +262,7 @@ export function planResource(root: string, spec: ResourceSpec): FileChange[] {
     const path = respell(file, spec).replace(`0000_${spec.plural.snake}`, migrationId);
     let content = read(root, join(TEMPLATE_DIR, file));
     if (file.endsWith('/fields.ts')) content = withFields(content, spec, file);
+    if (file.startsWith('src/client/') && file.endsWith('/fields.ts')) content = withLabels(content, spec, file);
     if (file.includes('/migrations/')) content = withColumns(content, spec);
     content = content.replace(FILE_FIELDS_PASSAGE, (_passage, kept: string) => (hasFiles ? kept : ''));
     content = respell(content, spec);
@@ -252,6 +279,7 @@ export function planResource(root: string, spec: ResourceSpec): FileChange[] {
     if (existsSync(join(root, path))) throw new SpecError(`${path} exists: nothing was written`);
     changes.push({ path, content, changed: false });
   }
+  changes.push(...clientCatalogs(spec, changes));
   const module = `${spec.plural.camel}Module`;
   let system = read(root, 'src/system.ts');
   system = insertAfterLast(system, 'import ', `import { ${module} } from './${spec.plural.kebab}/module.js';`, 'src/system.ts');

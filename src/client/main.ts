@@ -70,6 +70,7 @@ const io: BrowserIo = {
   },
   copy: (text) => navigator.clipboard.writeText(text),
   loadLocale: (l) => loadLocale(l, textDirection(l)),
+  browserLocale: () => lookupLocale(navigator.languages) ?? 'en',
   rememberLocale: (l) => {
     const secure = location.protocol === 'https:' ? '; secure' : '';
     // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is not in every browser the app supports

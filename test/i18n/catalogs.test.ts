@@ -9,9 +9,25 @@ import { describe, it } from 'node:test';
 import { MESSAGES_KEY, type Catalogs } from '../../src/i18n/messages.js';
 import { HTTP_MESSAGES } from '../../src/http/messages/index.js';
 import { MODULES } from '../../src/system.js';
-import { argumentsOf, catalogReports, TRANSLATED_LOCALES } from '../../scripts/i18n/catalogs.js';
+import { argumentsOf, catalogReports, clientCatalogReports, type FeatureReport, TRANSLATED_LOCALES } from '../../scripts/i18n/catalogs.js';
+import { messagesOf } from '../../scripts/i18n/client-messages.js';
+import { SCOPE_MESSAGE_IDS } from '../../src/client/oauth/scope-words.js';
+import { SCOPE_WORDS } from '../../src/shared/oauth-scopes.js';
 
 const reports = catalogReports(process.cwd());
+const clientReports = clientCatalogReports(process.cwd());
+
+/** what a locale's catalogs lack, hold unused or hold broken, feature by feature */
+const wrongIn = (all: FeatureReport[], locale: (typeof TRANSLATED_LOCALES)[number]) =>
+  all.flatMap((r) => {
+    if (r.used.length > 0 && !r.hasCatalogs) return [`${r.feature}: no catalogs`];
+    const s = r.locales[locale];
+    return [
+      ...s.missing.map((id) => `${r.feature}: missing ${JSON.stringify(id)}`),
+      ...s.unused.map((id) => `${r.feature}: unused ${JSON.stringify(id)}`),
+      ...s.broken.map((id) => `${r.feature}: broken ${JSON.stringify(id)}`),
+    ];
+  });
 
 describe("the server's catalogs", () => {
   it('finds the messages of the code (the check reads what it should)', () => {
@@ -31,16 +47,7 @@ describe("the server's catalogs", () => {
 
   for (const locale of TRANSLATED_LOCALES) {
     it(`has every message in ${locale}, none unused, each parsing with its id's arguments`, () => {
-      const wrong = reports.flatMap((r) => {
-        if (r.used.length > 0 && !r.hasCatalogs) return [`${r.feature}: no catalogs`];
-        const s = r.locales[locale];
-        return [
-          ...s.missing.map((id) => `${r.feature}: missing ${JSON.stringify(id)}`),
-          ...s.unused.map((id) => `${r.feature}: unused ${JSON.stringify(id)}`),
-          ...s.broken.map((id) => `${r.feature}: broken ${JSON.stringify(id)}`),
-        ];
-      });
-      assert.deepEqual(wrong, []);
+      assert.deepEqual(wrongIn(reports, locale), []);
     });
   }
 
@@ -50,4 +57,44 @@ describe("the server's catalogs", () => {
     const missing = reports.filter((r) => r.hasCatalogs && r.used.some((id) => !loaded.has(id))).map((r) => r.feature);
     assert.deepEqual(missing, []);
   });
+});
+
+describe("the browser client's catalogs", () => {
+  it('finds the messages of the code: t(), msg() and rich() with a literal; a message built at run time or translated at module load is a problem', () => {
+    const shell = clientReports.find((r) => r.feature === 'shell')!;
+    for (const id of ['Skip to content', 'Log in']) assert.ok(shell.used.includes(id), id);
+    const { uses, problems } = messagesOf(
+      'x.tsx',
+      [
+        "const A = msg('Kept in a table');",
+        "const B = t('Too early');",
+        "function C(n: number) { return [t('{count, plural, one {# key} other {# keys}}', { count: n }), rich('See <0>this</0>', []), t(`Built ${n}`)]; }",
+      ].join('\n'),
+      'x',
+    );
+    assert.deepEqual(
+      uses.map((u) => u.id),
+      ['Kept in a table', 'Too early', '{count, plural, one {# key} other {# keys}}', 'See <0>this</0>'],
+    );
+    assert.equal(problems.length, 2);
+    assert.match(problems[0].text, /x\.tsx:2: t\(\) runs when the module loads/);
+    assert.match(problems[1].text, /x\.tsx:3: a message built at run time/);
+  });
+
+  it("words the consent screen's scopes as the shared SCOPE_WORDS do (its ids are a copy the catalogs read)", () => {
+    assert.deepEqual(SCOPE_MESSAGE_IDS, SCOPE_WORDS);
+  });
+
+  it('has no message built at run time, and none translated when its module loads', () => {
+    assert.deepEqual(
+      clientReports.flatMap((r) => r.problems),
+      [],
+    );
+  });
+
+  for (const locale of TRANSLATED_LOCALES) {
+    it(`has every message in ${locale}, none unused, each parsing with its id's arguments`, () => {
+      assert.deepEqual(wrongIn(clientReports, locale), []);
+    });
+  }
 });

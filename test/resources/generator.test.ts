@@ -169,6 +169,12 @@ describe('the resource generator', () => {
     must(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.scripts.json']);
     must('npm', ['run', '-s', 'lint:modules']);
     must('npm', ['run', '-s', 'lint']);
+    // its words in every catalog (English until translated): the catalogs hold every id its client uses
+    must('npm', ['run', '-s', 'i18n:status']);
+    for (const locale of ['de', 'es', 'ar']) {
+      const catalog = JSON.parse(readFileSync(join(dir, `src/client/time-entries/messages/${locale}.json`), 'utf8')) as Record<string, string>;
+      for (const id of ['Time entries', 'Time entry', 'Starts at', 'Approved']) assert.equal(catalog[id], id, `${locale}: ${id}`);
+    }
     const tests = must(process.execPath, ['scripts/run-tests.mjs', 'test/time-entries/*.test.ts', 'test/tasks/*.test.ts']);
     assert.match(tests, /fail 0/);
     assert.match(tests, /7 files/, 'both resources ran their tests');

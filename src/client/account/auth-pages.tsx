@@ -15,6 +15,7 @@ import { MfaStep, PasskeySignIn } from './security-pages.js';
 import { EmailSignInCard } from './email-sign-in-pages.js';
 import { dateOnly } from '../ui/dates.js';
 import { t } from '../i18n/words.js';
+import { roleName } from '../orgs/roles.js';
 
 export function LogInPage() {
   const { state, dispatch } = useApp();
@@ -22,7 +23,7 @@ export function LogInPage() {
   if (state.mfa) return <MfaStep />;
   return (
     <Narrow>
-      <PageHeader title={t('Log in')} description={t('Welcome back to {name}.', { name: state.product?.name ?? 'your account' })} />
+      <PageHeader title={t('Log in')} description={state.product?.name ? t('Welcome back to {name}.', { name: state.product.name }) : t('Welcome back.')} />
       <OauthNotice route="log-in" />
       <Card>
         <Form id="log-in" onSubmit={(f) => dispatch(['log-in/submit', f])}>
@@ -32,7 +33,7 @@ export function LogInPage() {
         </Form>
         <PasskeySignIn />
         <EmailSignInCard />
-        <ProviderButtons verb={t('Log in')} />
+        <ProviderButtons action="log-in" />
         <SsoSignIn />
       </Card>
       <p class="text-sm">
@@ -69,7 +70,7 @@ export function SignUpPage() {
           <Field form="sign-up" name="confirm-password" label={t('Confirm password')} type="password" required autoComplete="new-password" />
           <Submit>{t('Create account')}</Submit>
         </Form>
-        <ProviderButtons verb={t('Sign up')} />
+        <ProviderButtons action="sign-up" />
       </Card>
       <p class="text-sm">
         {t('Have an account?')} <Link to="log-in">{t('Log in')}</Link>
@@ -167,7 +168,7 @@ export function AccountPage() {
                   </Link>
                   <span class="text-muted">
                     {o.personal ? t('personal · ') : ''}
-                    {o.role}
+                    {roleName(o.role)}
                   </span>
                 </li>
               ))}

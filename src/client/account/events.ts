@@ -169,6 +169,23 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
       db: { ...formDone(state, 'settings-name'), account: account as Account },
       dispatch: ['toast/info', { message: t('Name saved') }],
     }))
+    .regEvent('settings/save-locale', ({ state }, [, form]) => ({
+      db: submitting(state, 'settings-locale'),
+      'http/auth-api': {
+        url: 'account/me',
+        method: 'patch',
+        // empty: follow the browser
+        body: { locale: (form as { locale?: string }).locale || null },
+        onSuccess: ['settings/locale-saved'],
+        onFailure: ['form/failed', 'settings-locale'],
+      },
+    }))
+    .regEvent('settings/locale-saved', ({ state }, [, account]) => ({
+      db: { ...formDone(state, 'settings-locale'), account: account as Account },
+      dispatchN: [['locale/account-changed'], ['toast/info', { message: t('Language saved') }]],
+      // a new access token carries the new language, which the API's answers follow
+      'http/api': { url: 'account/refresh', method: 'post', body: {}, onSuccess: ['auth/logged-in', { quiet: true }], onFailure: ['app/idle'] },
+    }))
     .regEvent('settings/change-email', ({ state }, [, form]) => {
       const f = form as { password?: string; 'new-email'?: string };
       return {

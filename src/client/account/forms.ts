@@ -12,6 +12,7 @@ export type FormId =
   | 'forgot-password'
   | 'reset-password'
   | 'settings-name'
+  | 'settings-locale'
   | 'change-email'
   | 'change-password'
   | 'delete-account'

@@ -9,7 +9,8 @@ import { Button, ButtonLink, Submit } from '../ui/button.js';
 import { Actions, Card, Narrow, Stack } from '../ui/card.js';
 import { Avatar } from '../ui/avatar.js';
 import { Alert } from '../ui/feedback.js';
-import { Field, Form } from '../ui/field.js';
+import { Field, Form, SelectField } from '../ui/field.js';
+import { LOCALE_NAMES, LOCALES } from '../../shared/locales.js';
 import { FileUpload, IMAGE_TYPES } from '../ui/file-upload.js';
 import { PageHeader } from '../ui/page-header.js';
 import { SignInMethods } from '../oidc/pages.js';
@@ -162,6 +163,19 @@ export function SettingsPage() {
           <Form id="settings-name" onSubmit={(f) => dispatch(['settings/save-name', f])}>
             <Field form="settings-name" name="name" label={t('Name')} required maxLength={100} autoComplete="name" defaultValue={a.name ?? ''} />
             <Submit>{t('Save name')}</Submit>
+          </Form>
+        </Card>
+        <Card title={t('Language')} id="settings-locale-card" titleId="settings-locale-title">
+          <Form id="settings-locale" onSubmit={(f) => dispatch(['settings/save-locale', f])}>
+            <SelectField
+              form="settings-locale"
+              id="settings-locale-select"
+              name="locale"
+              label={t('Language of the pages and emails')}
+              defaultValue={a.locale ?? ''}
+              options={[{ value: '', label: t('Follow the browser') }, ...LOCALES.map((l) => ({ value: l, label: LOCALE_NAMES[l] }))]}
+            />
+            <Submit>{t('Save language')}</Submit>
           </Form>
         </Card>
         <Card

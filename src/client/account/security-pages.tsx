@@ -212,8 +212,8 @@ function PasskeyRow({ passkey }: { passkey: Passkey }) {
   return (
     <tr data-passkey={passkey.id}>
       <td data-field="name">{passkey.name}</td>
-      <td data-field="created-at">{dateTime(passkey['created-at'], 'never')}</td>
-      <td data-field="last-used-at">{dateTime(passkey['last-used-at'], 'never')}</td>
+      <td data-field="created-at">{dateTime(passkey['created-at'], t('never'))}</td>
+      <td data-field="last-used-at">{dateTime(passkey['last-used-at'], t('never'))}</td>
       <td>
         <Actions>
           <Button variant="secondary" class="rename-passkey" disabled={state.busy} aria-haspopup="dialog" onClick={() => setRenaming(true)}>

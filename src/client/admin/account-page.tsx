@@ -15,6 +15,7 @@ import { adminAccountIdOf, type AdminAccountDetail } from './events.js';
 import { NotFound, OrgNameCell, subscriptionText } from './pages.js';
 import { dateTime } from '../ui/dates.js';
 import { t } from '../i18n/words.js';
+import { roleName } from '../orgs/roles.js';
 
 /** A form with one required reason, its submit and what it is for. */
 function ReasonForm({
@@ -159,7 +160,7 @@ export function AdminAccountPage() {
             render={(o) => (
               <tr key={o.id} data-org={o.id}>
                 <OrgNameCell org={o} />
-                <td>{o.role}</td>
+                <td>{roleName(o.role)}</td>
                 <td>{subscriptionText(o.subscription)}</td>
               </tr>
             )}

@@ -15,6 +15,7 @@ import { Table } from '../ui/table.js';
 import { apiKeysOrgIdOf, type ApiKey, type CreatedApiKey } from './events.js';
 import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
 import { dateOnly, dateTime } from '../ui/dates.js';
+import { roleName, roleOptions } from '../orgs/roles.js';
 import { t } from '../i18n/words.js';
 import { rich } from '../i18n/rich.js';
 
@@ -56,9 +57,9 @@ function KeyRow({ apiKey }: { apiKey: ApiKey }) {
         <br />
         <code class="text-muted">sk_{apiKey.prefix}_…</code>
       </td>
-      <td>{apiKey.role}</td>
+      <td>{roleName(apiKey.role)}</td>
       <td>{dateOnly(apiKey['created-at'])}</td>
-      <td data-field="last-used-at">{dateTime(apiKey['last-used-at'], 'never')}</td>
+      <td data-field="last-used-at">{dateTime(apiKey['last-used-at'], t('never'))}</td>
       <td>
         <ConfirmButton
           variant="secondary"
@@ -123,16 +124,7 @@ export function ApiKeysPage() {
         <Card title={t('Create a key')} id="create-api-key-card">
           <Form id="create-api-key" resetKey={page.formResets} onSubmit={(f) => dispatch(['api-keys/create', f])}>
             <Field form="create-api-key" id="api-key-name" name="name" label={t('Name')} required maxLength={100} hint={t('What it is for, e.g. CI deploys')} />
-            <SelectField
-              id="api-key-role"
-              name="role"
-              form="create-api-key"
-              label={t('Role')}
-              options={[
-                { value: 'member', label: t('member') },
-                { value: 'admin', label: t('admin') },
-              ]}
-            />
+            <SelectField id="api-key-role" name="role" form="create-api-key" label={t('Role')} options={roleOptions(['member', 'admin'])} />
             <Submit>{t('Create key')}</Submit>
           </Form>
         </Card>

@@ -159,12 +159,13 @@ export function AssistantsPage() {
                 <td>
                   <ScopeList scopes={app.scopes} id={`assistant-scopes-${app.id}`} />
                 </td>
-                <td data-field="last-used-at">{dateTime(app['last-used-at'], 'never')}</td>
+                <td data-field="last-used-at">{dateTime(app['last-used-at'], t('never'))}</td>
                 <td>
                   <RevokeAppButton
                     app={app}
                     class="revoke-assistant"
                     verb={t('Revoke')}
+                    title={t('Revoke {name}?', { name: app.name })}
                     message={t('Its access ends at once: its next call is refused, and it must ask you again to come back.')}
                   />
                 </td>

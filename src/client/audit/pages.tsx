@@ -129,7 +129,7 @@ export function AuditLogPage() {
   const org = state.orgs?.find((o) => o.id === id);
   const back = id && (
     <Link to="org" path={orgPath(id)} id="audit-back">
-      {org?.name ? `← ${org.name}` : t('← Back to the organization')}
+      {org?.name ? t('← {name}', { name: org.name }) : t('← Back to the organization')}
     </Link>
   );
   const header = (

@@ -74,7 +74,7 @@ function Stream({ stream: s }: { stream: AuditStream }) {
               'status',
             ],
             [t('Waiting'), `${s.lag} ${s.lag === 1 ? 'entry' : 'entries'}`, 'lag'],
-            [t('Last delivered'), dateTime(s['last-delivered-at'], 'never'), 'last-delivered-at'],
+            [t('Last delivered'), dateTime(s['last-delivered-at'], t('never')), 'last-delivered-at'],
             !!s['last-error'] && [
               t('Last error'),
               s['failing-since'] ? t('{error}, failing since {since}', { error: s['last-error'] ?? '', since: dateTime(s['failing-since']) }) : s['last-error'],

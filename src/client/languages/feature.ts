@@ -24,6 +24,11 @@ export function registerLanguages(core: EventCore<AppState>, io: BrowserIo): voi
     .regEvent('locale/choose', (_cx, [, locale]) => (isLocale(locale) ? { 'locale/remember': locale, 'locale/load': locale } : {}))
     .regEvent('locale/loaded', ({ state }, [, locale]) => ({ db: { ...state, locale: locale as Locale } }))
     // after each page entry: a session's account with a language of its own speaks it
+    // the account's language changed: it, or the browser's when it follows the browser
+    .regEvent('locale/account-changed', ({ state }) => {
+      const wanted = state.account?.locale;
+      return wanted ? { 'locale/remember': wanted, 'locale/load': wanted } : { 'locale/remember': null, 'locale/load': io.browserLocale() };
+    })
     .regEvent('locale/follow-account', ({ state }) => {
       const wanted = state.account?.locale;
       if (!wanted || wanted === state.locale) return {};

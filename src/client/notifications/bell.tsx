@@ -77,7 +77,7 @@ export function NotificationBell() {
           <span
             id="notifications-badge"
             aria-hidden="true"
-            class="absolute right-0.5 top-0.5 min-w-5 rounded-full bg-danger px-1 text-center text-xs font-semibold leading-5 text-danger-fg"
+            class="absolute end-0.5 top-0.5 min-w-5 rounded-full bg-danger px-1 text-center text-xs font-semibold leading-5 text-danger-fg"
           >
             {unread > 99 ? '99+' : unread}
           </span>
@@ -92,7 +92,7 @@ export function NotificationBell() {
         id="notifications-panel"
         hidden={!open}
         aria-labelledby="notifications-panel-title"
-        class="fixed inset-x-2 top-14 z-40 rounded-xl border border-line bg-surface shadow-lg sm:absolute sm:inset-x-auto sm:right-0 sm:top-full sm:mt-2 sm:w-96"
+        class="fixed inset-x-2 top-14 z-40 rounded-xl border border-line bg-surface shadow-lg sm:absolute sm:inset-x-auto sm:end-0 sm:top-full sm:mt-2 sm:w-96"
         onClick={onPanelClick}
       >
         <div class="flex items-center justify-between gap-2 border-b border-line px-3 py-2">

@@ -54,7 +54,7 @@ function Item({ n }: { n: Notification }) {
           <NotificationTime n={n} />
         </div>
       </div>
-      <div class="flex shrink-0 gap-2 pl-4 sm:pl-0">
+      <div class="flex shrink-0 gap-2 ps-4 sm:ps-0">
         {unread && (
           <Button
             variant="secondary"

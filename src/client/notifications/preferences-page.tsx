@@ -35,7 +35,7 @@ function Row({ c }: { c: CategoryPreference }) {
   const fixed = c.critical ? `pref-fixed-${c.category}` : undefined;
   return (
     <tr data-category={c.category} data-critical={c.critical ? 'true' : 'false'} class="border-b border-line">
-      <th scope="row" class="py-3 pr-2 text-left align-middle font-medium">
+      <th scope="row" class="py-3 pe-2 text-start align-middle font-medium">
         {c.name}
         {fixed && (
           <small id={fixed} class="block text-xs font-normal text-muted">
@@ -53,7 +53,7 @@ function Row({ c }: { c: CategoryPreference }) {
           describedBy={fixed}
         />
       </td>
-      <td class="py-3 pl-2 align-middle">
+      <td class="py-3 ps-2 align-middle">
         {/* wide enough for "Daily digest" on a phone: the category's name wraps first */}
         <div class="min-w-38">
           <SelectField
@@ -74,17 +74,17 @@ function Row({ c }: { c: CategoryPreference }) {
 /** Categories × channels: three narrow columns, so it fits a phone without scrolling (the shared Table is for wider ones). */
 function Grid({ categories, caption }: { categories: CategoryPreference[]; caption: string }) {
   return (
-    <table id="preference-grid" class="w-full border-collapse text-left text-sm">
+    <table id="preference-grid" class="w-full border-collapse text-start text-sm">
       <caption class="sr-only">{caption}</caption>
       <thead>
         <tr class="border-b border-line text-muted">
-          <th scope="col" class="py-2 pr-2 font-medium">
+          <th scope="col" class="py-2 pe-2 font-medium">
             {t('Category')}
           </th>
           <th scope="col" class="px-2 py-2 font-medium">
             {t('In the app')}
           </th>
-          <th scope="col" class="py-2 pl-2 font-medium">
+          <th scope="col" class="py-2 ps-2 font-medium">
             {t('Email')}
           </th>
         </tr>

@@ -4,7 +4,8 @@
  * (after registration or rotation), and deletion with a confirmation.
  */
 import { useEffect } from 'preact/hooks';
-import { ALL_SCOPES, SCOPE_WORDS } from '../../shared/oauth-scopes.js';
+import { ALL_SCOPES } from '../../shared/oauth-scopes.js';
+import { scopeWords } from './scope-words.js';
 import { useApp } from '../ui/app.js';
 import { Button, Submit } from '../ui/button.js';
 import { Actions, Card, Stack } from '../ui/card.js';
@@ -90,7 +91,6 @@ function AppRow({ app }: { app: OAuthApp }) {
 
 function CreateApp({ resetKey }: { resetKey: number }) {
   const { state, dispatch } = useApp();
-  const words: Readonly<Record<string, string>> = { ...SCOPE_WORDS, ...state.declaredScopes };
   return (
     <Card title={t('Register an app')} id="create-oauth-app-card">
       <Form id="create-oauth-app" resetKey={resetKey} onSubmit={(f, data) => dispatch(['oauth-apps/create', f, data])}>
@@ -125,7 +125,7 @@ function CreateApp({ resetKey }: { resetKey: number }) {
             value: s,
             label: (
               <>
-                <code>{s}</code>: {words[s]}
+                <code>{s}</code>: {scopeWords(s, state.declaredScopes)}
               </>
             ),
           }))}

@@ -6,7 +6,7 @@
  * (`/settings/connected-apps`: what was granted, revoke).
  */
 import { useEffect } from 'preact/hooks';
-import { SCOPE_WORDS } from '../../shared/oauth-scopes.js';
+import { scopeWords } from './scope-words.js';
 import { LogInPage } from '../account/auth-pages.js';
 import { useApp } from '../ui/app.js';
 import { Button } from '../ui/button.js';
@@ -23,10 +23,10 @@ import { t } from '../i18n/words.js';
 export function ScopeList({ scopes, id }: { scopes: string[]; id: string }) {
   const { state } = useApp();
   return (
-    <ul id={id} class="list-disc space-y-1 pl-5 text-sm">
+    <ul id={id} class="list-disc space-y-1 ps-5 text-sm">
       {scopes.map((s) => (
         <li key={s} data-scope={s}>
-          {SCOPE_WORDS[s] ?? state.declaredScopes?.[s] ?? s}
+          {scopeWords(s, state.declaredScopes)}
         </li>
       ))}
     </ul>
@@ -55,14 +55,14 @@ export function ConnectedAppName({ app }: { app: ConnectedApp }) {
 }
 
 /** Ends a grant after asking: the connected apps' and the AI assistants' pages. */
-export function RevokeAppButton({ app, verb, message, ...props }: { app: ConnectedApp; verb: string; message: string; class: string }) {
+export function RevokeAppButton({ app, verb, title, message, ...props }: { app: ConnectedApp; verb: string; title: string; message: string; class: string }) {
   const { state, dispatch } = useApp();
   return (
     <ConfirmButton
       variant="secondary"
       class={props.class}
       disabled={state.busy}
-      title={`${verb} ${app.name}?`}
+      title={title}
       message={message}
       confirmLabel={verb}
       onConfirm={() => dispatch(['connected-apps/revoke', app.id])}
@@ -181,12 +181,13 @@ export function ConnectedAppsPage() {
                   <ScopeList scopes={app.scopes} id={`scopes-${app.id}`} />
                 </td>
                 <td>{dateOnly(app['created-at'])}</td>
-                <td>{dateTime(app['last-used-at'], 'never')}</td>
+                <td>{dateTime(app['last-used-at'], t('never'))}</td>
                 <td>
                   <RevokeAppButton
                     app={app}
                     class="revoke-connected-app"
                     verb={t('Disconnect')}
+                    title={t('Disconnect {name}?', { name: app.name })}
                     message={t('Its access ends at once; it must ask you again to come back.')}
                   />
                 </td>

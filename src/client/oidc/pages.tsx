@@ -16,7 +16,7 @@ import { t } from '../i18n/words.js';
 import { rich } from '../i18n/rich.js';
 
 /** One link per configured provider; nothing while none is configured. */
-export function ProviderButtons({ verb }: { verb: string }) {
+export function ProviderButtons({ action }: { action: 'log-in' | 'sign-up' }) {
   const { state } = useApp();
   const providers = state.providers ?? [];
   if (providers.length === 0) return null;
@@ -25,7 +25,7 @@ export function ProviderButtons({ verb }: { verb: string }) {
       <p class="text-center text-sm text-muted">{t('or')}</p>
       {providers.map((p) => (
         <a key={p.id} class={buttonClass('secondary', 'provider w-full')} data-provider={p.id} href={startPath(p.id)}>
-          {verb} {t('with')} {p.name}
+          {action === 'log-in' ? t('Log in with {provider}', { provider: p.name }) : t('Sign up with {provider}', { provider: p.name })}
         </a>
       ))}
     </div>

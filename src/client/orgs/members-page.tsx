@@ -16,7 +16,7 @@ import type { Organization, OrgRole } from './events.js';
 import type { Member } from './org-page-events.js';
 import { BackToOrg, OrgPageGate } from './org-page.js';
 import { loadingOrg, useOrgPage } from './path-org.js';
-import { ROLES, rank, roleOptions } from './roles.js';
+import { ROLES, rank, roleName, roleOptions } from './roles.js';
 import { t } from '../i18n/words.js';
 import { dateOnly } from '../ui/dates.js';
 
@@ -59,7 +59,7 @@ function MemberRow({ member, me, myRole, owners }: { member: Member; me: string 
             />
           </div>
         ) : (
-          <span data-field="role">{member.role}</span>
+          <span data-field="role">{roleName(member.role)}</span>
         )}
       </td>
       <td>
@@ -115,7 +115,7 @@ function Invitations({ org }: { org: Organization }) {
           render={(i) => (
             <tr key={i.id} data-invitation={i.id} data-email={i.email}>
               <td>{i.email}</td>
-              <td>{i.role}</td>
+              <td>{roleName(i.role)}</td>
               <td>{dateOnly(i['expires-at'])}</td>
               <td>
                 <ConfirmButton
@@ -152,7 +152,7 @@ export function OrgMembersPage() {
         title={t('Members')}
         description={
           <>
-            {t('of {name} · your role:', { name: org.name })} <strong id="org-role">{org.role}</strong>
+            {t('of {name} · your role:', { name: org.name })} <strong id="org-role">{roleName(org.role)}</strong>
           </>
         }
         back={<BackToOrg org={org} />}

@@ -31,7 +31,7 @@ export function OrgPageGate({ title, missing }: { title: string; missing?: boole
 export function BackToOrg({ org }: { org: { id: string; name: string } }) {
   return (
     <Link to="org" path={orgPath(org.id)} id="back-to-org">
-      ← {org.name}
+      {t('← {name}', { name: org.name })}
     </Link>
   );
 }

@@ -16,8 +16,8 @@ import { webhooksPath } from '../webhooks/events.js';
 import { membersPath, type Organization } from './events.js';
 import { OrgPageGate } from './org-page.js';
 import { loadingOrg, useOrgPage } from './path-org.js';
-import { rank } from './roles.js';
 import { t } from '../i18n/words.js';
+import { rank, roleName } from './roles.js';
 
 /** The logo (admins): the current one (or the initials), a new one uploaded at once, removal. */
 function LogoCard({ org }: { org: Organization }) {
@@ -75,7 +75,7 @@ export function OrgPage() {
         description={
           <>
             {org.personal ? t('Your personal organization. ') : ''}
-            {t('Your role:')} <strong id="org-role">{org.role}</strong>
+            {t('Your role:')} <strong id="org-role">{roleName(org.role)}</strong>
           </>
         }
       />

@@ -69,7 +69,7 @@ export function OrgsPage() {
                   >
                     {o.name}
                   </a>
-                  <span class="ml-auto text-muted">
+                  <span class="ms-auto text-muted">
                     {o.personal ? t('personal · ') : ''}
                     {o.role}
                   </span>

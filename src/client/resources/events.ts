@@ -24,6 +24,11 @@ export interface ResourceConfig {
   /** `Time entry`, `Time entries` */
   title: { one: string; many: string };
   fields: FieldSpecs;
+  /**
+   * what the pages call each field (by its name) and each enum value (`<field>.<value>`), as
+   * message ids (`msg('Starts at')`) the feature's catalogs translate; absent: the name, humanized
+   */
+  labels?: Readonly<Record<string, string>>;
   /** the role that creates, changes and deletes */
   writeRole: OrgRole;
 }

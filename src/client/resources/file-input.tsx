@@ -48,10 +48,23 @@ function heldFile(upload: FieldUpload | undefined, value: FieldValue | undefined
 }
 
 /** A file field's control in a resource's form; its value (the held file's id) is the hidden input named `name`. */
-export function FileInput({ plural, form, name, spec, value }: { plural: string; form: string; name: string; spec: FieldSpec; value: FieldValue | undefined }) {
+export function FileInput({
+  plural,
+  form,
+  name,
+  label,
+  spec,
+  value,
+}: {
+  plural: string;
+  form: string;
+  name: string;
+  label: string;
+  spec: FieldSpec;
+  value: FieldValue | undefined;
+}) {
   const { state, dispatch } = useApp();
   const id = `${form}-${name}`;
-  const label = humanize(name);
   const upload = state.resourcePages?.[plural]?.uploads?.[name];
   const error = state.fieldErrors?.[form]?.[name];
   const held = heldFile(upload, value);

@@ -29,15 +29,22 @@ function shown(spec: FieldSpec, value: FieldValue): string {
   return String(value);
 }
 
+/** A field's or an enum value's name on the pages: its label's words in the reader's language, else humanized. */
+const labelOf = (config: ResourceConfig, key: string, name: string) => {
+  const id = config.labels?.[key];
+  return id ? t(id) : humanize(name);
+};
+
 /** The input of one field, holding `value` when editing (the text bodyOf compares with: form-values.ts). */
-function Input({ plural, form, name, spec, value }: { plural: string; form: string; name: string; spec: FieldSpec; value: FieldValue | undefined }) {
-  const label = humanize(name);
+function Input({ config, form, name, spec, value }: { config: ResourceConfig; form: string; name: string; spec: FieldSpec; value: FieldValue | undefined }) {
+  const label = labelOf(config, name, name);
+  const plural = config.plural;
   const text = inputTextOf(spec, value) || undefined;
   const required = !spec.optional;
   switch (spec.type) {
     case 'file':
     case 'image':
-      return <FileInput plural={plural} form={form} name={name} spec={spec} value={value} />;
+      return <FileInput plural={plural} form={form} name={name} label={label} spec={spec} value={value} />;
     case 'text':
       return <TextAreaField form={form} name={name} label={label} rows={4} maxLength={TEXT_MAX} defaultValue={text} mono={false} />;
     case 'boolean':
@@ -50,7 +57,10 @@ function Input({ plural, form, name, spec, value }: { plural: string; form: stri
           name={name}
           label={label}
           defaultValue={text ?? ''}
-          options={[...(spec.optional ? [{ value: '', label: t('None') }] : []), ...(spec.values ?? []).map((v) => ({ value: v, label: humanize(v) }))]}
+          options={[
+            ...(spec.optional ? [{ value: '', label: t('None') }] : []),
+            ...(spec.values ?? []).map((v) => ({ value: v, label: labelOf(config, `${name}.${v}`, v) })),
+          ]}
         />
       );
     case 'integer':
@@ -77,7 +87,7 @@ function ItemForm({ config, item }: { config: ResourceConfig; item: ResourceItem
     <Card title={title} id={`${form}-card`}>
       <Form id={form} onSubmit={(fields) => dispatch([`${config.plural}/save`, fields])}>
         {Object.entries(config.fields).map(([name, spec]) => (
-          <Input key={`${item?.id ?? 'new'}-${name}`} plural={config.plural} form={form} name={name} spec={spec} value={item?.[name]} />
+          <Input key={`${item?.id ?? 'new'}-${name}`} config={config} form={form} name={name} spec={spec} value={item?.[name]} />
         ))}
         <Actions>
           <Submit>{item ? t('Save') : t('Create {one}', { one: inSentence(t(config.title.one)) })}</Submit>
@@ -138,7 +148,7 @@ export function ResourcePage({ config }: { config: ResourceConfig }) {
   const org = page.org;
   const writable = mayWrite(org.role as 'owner' | 'admin' | 'member', config.writeRole);
   const editing = page.editing;
-  const fields = Object.keys(config.fields).map(humanize);
+  const fields = Object.keys(config.fields).map((name) => labelOf(config, name, name));
   return (
     <>
       <PageHeader

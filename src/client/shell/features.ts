@@ -67,6 +67,8 @@ export interface BrowserIo {
   pageField(id: string): string | undefined;
   /** fetches a locale's words and puts them in use (the document's `lang` and `dir` follow) */
   loadLocale(locale: Locale): Promise<void>;
+  /** the browser's preferred language among the product's (navigator.languages), else English */
+  browserLocale(): Locale;
   /** keeps the visitor's language in the `locale` cookie, or forgets it (null) */
   rememberLocale(locale: Locale | null): void;
   /** the WebAuthn ceremonies: JSON options in, the credential's JSON out */

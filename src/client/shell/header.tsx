@@ -56,12 +56,7 @@ export function AccountMenu() {
         <span class="sr-only">{t('Account menu')}</span>
       </Button>
       {/* biome-ignore lint/a11y/noStaticElementInteractions lint/a11y/useKeyWithClickEvents: following a link inside closes the menu; the link itself is the keyboard's target (Enter clicks it) */}
-      <div
-        id="account-menu"
-        hidden={!open}
-        class="absolute right-0 z-40 mt-2 w-64 rounded-xl border border-line bg-surface p-2 shadow-lg"
-        onClick={onPanelClick}
-      >
+      <div id="account-menu" hidden={!open} class="absolute end-0 z-40 mt-2 w-64 rounded-xl border border-line bg-surface p-2 shadow-lg" onClick={onPanelClick}>
         <p class="truncate px-3 py-2 text-sm text-muted" title={email}>
           {email}
         </p>
@@ -87,7 +82,7 @@ export function AccountMenu() {
               type="button"
               disabled={state.busy}
               onClick={() => dispatch(['log-out'])}
-              class="flex w-full items-center gap-2 rounded-lg px-3 py-2 text-left text-fg hover:bg-raised"
+              class="flex w-full items-center gap-2 rounded-lg px-3 py-2 text-start text-fg hover:bg-raised"
             >
               <Icon icon={LogOut} size={16} /> {t('Log out')}
             </button>

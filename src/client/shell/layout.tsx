@@ -50,7 +50,7 @@ export function AppShell({ features, children }: { features: readonly Feature[];
         }
       }}
     >
-      <a href="#main" class="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-surface focus:p-2">
+      <a href="#main" class="sr-only focus:not-sr-only focus:absolute focus:start-2 focus:top-2 focus:z-50 focus:rounded focus:bg-surface focus:p-2">
         {t('Skip to content')}
       </a>
       <Banners features={features} />
@@ -61,8 +61,8 @@ export function AppShell({ features, children }: { features: readonly Feature[];
             <span class="sr-only">{t('Menu')}</span>
           </Button>
           <Brand />
-          <div class="order-last flex w-full min-w-0 gap-2 md:order-none md:ml-4 md:w-auto">{features.map((f) => f.header && <f.header key={f.id} />)}</div>
-          <div class="ml-auto flex items-center gap-1">
+          <div class="order-last flex w-full min-w-0 gap-2 md:order-none md:ms-4 md:w-auto">{features.map((f) => f.header && <f.header key={f.id} />)}</div>
+          <div class="ms-auto flex items-center gap-1">
             {features.map((f) => f.headerTools && <f.headerTools key={f.id} />)}
             <ThemeToggle />
             <AccountMenu />
@@ -72,7 +72,7 @@ export function AppShell({ features, children }: { features: readonly Feature[];
       <div class="mx-auto flex max-w-7xl flex-col md:flex-row">
         <div
           id="side-nav-panel"
-          class={`${menu ? 'block' : 'hidden'} border-b border-line bg-surface p-4 md:sticky md:top-14 md:block md:h-[calc(100vh-3.5rem)] md:w-60 md:shrink-0 md:overflow-y-auto md:border-b-0 md:border-r`}
+          class={`${menu ? 'block' : 'hidden'} border-b border-line bg-surface p-4 md:sticky md:top-14 md:block md:h-[calc(100vh-3.5rem)] md:w-60 md:shrink-0 md:overflow-y-auto md:border-b-0 md:border-e`}
         >
           <SideNav features={features} onNavigate={() => setMenu(false)} />
         </div>
@@ -92,14 +92,14 @@ export function PublicShell({ features, children }: { features: readonly Feature
   const { state } = useApp();
   return (
     <div class="flex min-h-screen flex-col">
-      <a href="#main" class="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-surface focus:p-2">
+      <a href="#main" class="sr-only focus:not-sr-only focus:absolute focus:start-2 focus:top-2 focus:z-50 focus:rounded focus:bg-surface focus:p-2">
         {t('Skip to content')}
       </a>
       {state.token && <Banners features={features} />}
       <header class="border-b border-line bg-surface">
         <div class="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3">
           <Brand />
-          <nav aria-label={t('Site')} class="ml-auto flex flex-wrap items-center gap-1 text-sm">
+          <nav aria-label={t('Site')} class="ms-auto flex flex-wrap items-center gap-1 text-sm">
             <Link to="pricing" id="nav-pricing" class="rounded-lg px-3 py-2 text-fg no-underline hover:bg-raised">
               {t('Pricing')}
             </Link>

@@ -33,7 +33,7 @@ export function Alert({
       data-status={status}
       data-notice={notice}
       data-code={code}
-      class={`rounded-lg border-l-4 border px-4 py-3 text-sm ${TONES[tone]}`}
+      class={`rounded-lg border-s-4 border px-4 py-3 text-sm ${TONES[tone]}`}
     >
       {children}
     </div>

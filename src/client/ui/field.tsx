@@ -204,7 +204,7 @@ export function SelectField({
         name={name}
         value={value}
         disabled={disabled}
-        class={`${INPUT} ${srOnlyLabel ? 'mt-0' : ''} pr-8`}
+        class={`${INPUT} ${srOnlyLabel ? 'mt-0' : ''} pe-8`}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `${id}-error` : undefined}
         onChange={onChange && ((e) => onChange(e.currentTarget.value))}

@@ -14,7 +14,7 @@ import { t } from '../i18n/words.js';
 export const IMAGE_TYPES = 'image/png,image/jpeg,image/webp';
 
 const FILE_INPUT =
-  'mt-1 block w-full text-sm text-muted file:mr-3 file:min-h-10 file:cursor-pointer file:rounded-lg file:border file:border-solid file:border-line file:bg-surface file:px-4 file:py-2 file:text-sm file:font-medium file:text-fg hover:file:bg-raised disabled:cursor-progress disabled:opacity-60';
+  'mt-1 block w-full text-sm text-muted file:me-3 file:min-h-10 file:cursor-pointer file:rounded-lg file:border file:border-solid file:border-line file:bg-surface file:px-4 file:py-2 file:text-sm file:font-medium file:text-fg hover:file:bg-raised disabled:cursor-progress disabled:opacity-60';
 
 const STATUS: Record<string, (name: string) => string> = {
   starting: (name) => t('Preparing {name}…', { name }),
@@ -77,7 +77,7 @@ export function FileUpload({
             value={upload.loaded}
             aria-label={t('Upload of {name}', { name: upload.name })}
           />
-          <span aria-hidden="true" class="w-10 text-right text-sm tabular-nums text-muted">
+          <span aria-hidden="true" class="w-10 text-end text-sm tabular-nums text-muted">
             {percent}%
           </span>
         </div>

@@ -35,9 +35,9 @@ export function Switch({
       <span class="sr-only">{label}</span>
       <span
         aria-hidden="true"
-        class="relative h-6 w-11 shrink-0 rounded-full border border-line bg-raised transition-colors peer-checked:border-primary peer-checked:bg-primary peer-focus-visible:outline-2 peer-focus-visible:outline-offset-2 peer-focus-visible:outline-focus peer-disabled:opacity-60 [&>span]:bg-muted peer-checked:[&>span]:translate-x-5 peer-checked:[&>span]:bg-primary-fg"
+        class="relative h-6 w-11 shrink-0 rounded-full border border-line bg-raised transition-colors peer-checked:border-primary peer-checked:bg-primary peer-focus-visible:outline-2 peer-focus-visible:outline-offset-2 peer-focus-visible:outline-focus peer-disabled:opacity-60 [&>span]:bg-muted peer-checked:[&>span]:translate-x-5 rtl:peer-checked:[&>span]:-translate-x-5 peer-checked:[&>span]:bg-primary-fg"
       >
-        <span class="absolute left-0.5 top-0.5 size-4.5 rounded-full shadow transition-transform" />
+        <span class="absolute start-0.5 top-0.5 size-4.5 rounded-full shadow transition-transform" />
       </span>
     </label>
   );

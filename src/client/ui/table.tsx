@@ -42,7 +42,7 @@ export function Table<T>({
     // a table wider than a narrow screen scrolls in its box, which the keyboard can reach and scroll too (axe: scrollable-region-focusable)
     // biome-ignore lint/a11y/noNoninteractiveTabindex: the scrolling box must take focus for keyboard scrolling
     <section class="relative -mx-4 overflow-x-auto sm:mx-0" tabIndex={0} aria-label={caption}>
-      <table id={id} class="w-full min-w-[32rem] border-collapse text-left text-sm">
+      <table id={id} class="w-full min-w-[32rem] border-collapse text-start text-sm">
         <caption class="sr-only">{caption}</caption>
         <thead>
           <tr class="border-b border-line text-muted">

@@ -5,7 +5,7 @@ import { t } from '../i18n/words.js';
 export function Toasts() {
   const { state, dispatch } = useApp();
   return (
-    <div class="pointer-events-none fixed inset-x-4 bottom-4 z-50 flex flex-col items-end gap-2 sm:left-auto">
+    <div class="pointer-events-none fixed inset-x-4 bottom-4 z-50 flex flex-col items-end gap-2 sm:start-auto">
       {state.toasts.map((toast) => (
         <div
           key={toast.id}

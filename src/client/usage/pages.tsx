@@ -90,7 +90,7 @@ export function UsagePage() {
   const org = state.orgs?.find((o) => o.id === id);
   const back = id && (
     <Link to="org" path={orgPath(id)} id="usage-back">
-      {org?.name ? `← ${org.name}` : t('← Back to the organization')}
+      {org?.name ? t('← {name}', { name: org.name }) : t('← Back to the organization')}
     </Link>
   );
   const usage = page?.status === 'ready' ? page.usage : undefined;

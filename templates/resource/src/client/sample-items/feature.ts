@@ -2,6 +2,7 @@
 import { List } from 'lucide';
 import { registerResource } from '../resources/events.js';
 import { ResourcePage } from '../resources/pages.js';
+import { msg } from '../i18n/words.js';
 import type { Feature } from '../shell/features.js';
 import { SAMPLE_ITEM_SCOPES, SAMPLE_ITEMS } from './fields.js';
 
@@ -9,12 +10,12 @@ const SampleItemsPage = () => ResourcePage({ config: SAMPLE_ITEMS });
 
 export const sampleItems: Feature = {
   id: 'sample-items',
-  routes: [{ name: 'org-sample-items', path: '/orgs/:id/sample-items', page: SampleItemsPage, access: 'signed-in', title: 'Sample items' }],
+  routes: [{ name: 'org-sample-items', path: '/orgs/:id/sample-items', page: SampleItemsPage, access: 'signed-in', title: msg('Sample items') }],
   nav: [
     {
       section: 'org',
       route: 'org-sample-items',
-      label: 'Sample items',
+      label: msg('Sample items'),
       id: 'nav-org-sample-items',
       icon: List,
       order: 1.5,
