@@ -113,7 +113,7 @@ describe('billing in the browser', { skip: browser.skip }, () => {
     assert.equal(await page.locator('[data-field=plan]').textContent(), 'pro');
     assert.match((await page.locator('#checkout-notice').textContent()) ?? '', /your subscription is in place/);
     await page.locator('#usage [data-field=members]').waitFor();
-    assert.match((await page.locator('#usage [data-field=members]').textContent()) ?? '', /^1 \(1 owners/);
+    assert.match((await page.locator('#usage [data-field=members]').textContent()) ?? '', /^1 \(1 owner, 0 admins, 0 members\)/);
     assert.equal(await page.locator('#plans').count(), 0, 'no second checkout while the subscription runs');
   });
 

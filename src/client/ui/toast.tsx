@@ -1,6 +1,6 @@
 /** Toasts: the results of async actions, announced politely (`role="status"`), errors assertively; a click dismisses one. */
 import { useApp } from './app.js';
-import { t } from '../i18n/words.js';
+import { rich } from '../i18n/rich.js';
 
 export function Toasts() {
   const { state, dispatch } = useApp();
@@ -15,8 +15,8 @@ export function Toasts() {
         >
           <span class="min-w-0 flex-1 break-words">{toast.message}</span>
           <button type="button" class="shrink-0 rounded px-1 font-semibold underline" onClick={() => dispatch(['toast/dismiss', toast.id])}>
-            {t('Dismiss')}
-            <span class="sr-only"> {t('the message')}</span>
+            {/* seen: "Dismiss"; heard: "Dismiss message" */}
+            {rich('Dismiss<0> message</0>', [(text) => <span class="sr-only">{text}</span>])}
           </button>
         </div>
       ))}
