@@ -60,10 +60,25 @@ export interface StaticOptions {
   localeOf?: (request: FastifyRequest) => Locale;
 }
 
-/** The page in `locale`: `<html lang dir>` and the field the client reads. */
-function inLocale(html: string, locale: Locale): string {
+/** The build's chunk of each locale's words (`/assets/words-de-<hash>.js`), by locale. */
+function wordsChunks(files: Set<string>): Map<string, string> {
+  const chunks = new Map<string, string>();
+  for (const file of files) {
+    const locale = /^\/assets\/words-([a-z]+)-[^/]+\.js$/.exec(file)?.[1];
+    if (locale) chunks.set(locale, file);
+  }
+  return chunks;
+}
+
+/**
+ * The page in `locale`: `<html lang dir>`, the field the client reads, and a preload of the
+ * locale's words, fetched beside the entry rather than after it.
+ */
+function inLocale(html: string, locale: Locale, words: string | undefined): string {
+  const preload = words ? `<link rel="modulepreload" crossorigin href="${escapeAttr(words)}">\n</head>` : '</head>';
   return html
     .replace(/<html[^>]*>/i, `<html lang="${locale}" dir="${textDirection(locale)}">`)
+    .replace(/<\/head>/i, preload)
     .replace(/<body([^>]*)>/i, `<body$1>\n<input type="hidden" id="${PAGE_LOCALE_FIELD}" value="${locale}">`);
 }
 
@@ -123,6 +138,7 @@ export async function registerStatic(app: FastifyInstance, options: StaticOption
   const pageFields = options.pageFields ?? {};
   const readPage = async () => pageTemplate(await readFile(indexPath, 'utf8').catch(() => FALLBACK_INDEX), pageFields);
   let files = await listFiles(root);
+  let words = wordsChunks(files);
   let page = await readPage();
 
   let watcher: FSWatcher | undefined;
@@ -133,6 +149,7 @@ export async function registerStatic(app: FastifyInstance, options: StaticOption
       timer = setTimeout(() => {
         void Promise.all([listFiles(root), readPage()]).then(([f, p]) => {
           files = f;
+          words = wordsChunks(f);
           page = p;
         });
       }, 100);
@@ -149,7 +166,8 @@ export async function registerStatic(app: FastifyInstance, options: StaticOption
   async function sendIndex(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const sessionId = ensureSession(request, reply, options.secureCookies);
     const token = page(options.csrf.tokenFor(sessionId));
-    const html = options.localeOf ? inLocale(token, options.localeOf(request)) : token;
+    const locale = options.localeOf?.(request);
+    const html = locale ? inLocale(token, locale, words.get(locale)) : token;
     // the page embeds a per-session token: never cache it
     return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
   }

@@ -51,9 +51,19 @@ describe("the client in the reader's language", { skip: browser.skip }, () => {
 
   browser.step('Accept-Language: de and no account setting: German pages, from the server on', async () => {
     const served = await fetch(`${t.url}/log-in`, { headers: { accept: 'text/html', 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' } });
-    assert.match(await served.text(), /<html lang="de" dir="ltr">/);
+    const page0 = await served.text();
+    assert.match(page0, /<html lang="de" dir="ltr">/);
+    assert.match(page0, /<input type="hidden" id="__locale" value="de">/);
+    // the German words are preloaded beside the entry, the other locales' never fetched
+    assert.match(page0, /<link rel="modulepreload" crossorigin href="\/assets\/words-de-[\w-]+\.js">/);
+    assert.doesNotMatch(page0, /words-(en|es|ar)-/);
 
-    const page = await browser.openPage('german', { context: { locale: 'de-DE' }, warnings: true });
+    const fetched: string[] = [];
+    const page = await browser.openPage('german', {
+      context: { locale: 'de-DE' },
+      warnings: true,
+      onRequest: (r) => void fetched.push(new URL(r.url()).pathname),
+    });
     await page.goto(`${t.url}/log-in`);
     await page.locator('form#log-in').waitFor();
     assert.deepEqual(await html(page), { lang: 'de', dir: 'ltr' });
@@ -62,6 +72,9 @@ describe("the client in the reader's language", { skip: browser.skip }, () => {
     assert.equal((await text(page, 'label[for=log-in-password]')).trim(), de.Password);
     assert.equal(await page.title(), `${de['Log in']} · SaaS`);
     assert.equal(await page.locator('#language-menu').inputValue(), 'de');
+    const words = fetched.filter((p) => p.startsWith('/assets/words-'));
+    assert.equal(words.length, 1, `one locale's words: ${words.join(', ')}`);
+    assert.match(words[0], /^\/assets\/words-de-/);
   });
 
   browser.step('the language menu: Spanish, kept in the locale cookie across a reload', async () => {

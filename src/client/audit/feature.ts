@@ -5,13 +5,15 @@
 import { ScrollText } from 'lucide';
 import { currentOrgNavPath } from '../orgs/current-org.js';
 import type { Feature } from '../shell/features.js';
+import { lazyPage } from '../shell/lazy-page.js';
 import { auditPath, registerAudit } from './events.js';
 import { registerAuditExport } from './export.js';
-import { AuditLogPage } from './pages.js';
 import { registerAuditStreams } from './streams-events.js';
-import { AuditStreamsPage } from './streams-page.js';
 import { msg } from '../i18n/words.js';
 
+// an admin's pages, fetched when first opened (docs/i18n.md, "The client's budget")
+const AuditLogPage = lazyPage(() => import('./pages.js').then((m) => m.AuditLogPage));
+const AuditStreamsPage = lazyPage(() => import('./streams-page.js').then((m) => m.AuditStreamsPage));
 export const audit: Feature = {
   id: 'audit',
   routes: [

@@ -86,7 +86,7 @@ export function PlanCards({
               {p.seats && (
                 <li data-field="seats">
                   {p.seats.max === null ? t('Any number of seats') : t('{max, plural, one {Up to # seat} other {Up to # seats}}', { max: p.seats.max })}
-                  {p.seats.included > 0 ? t(', {included} included', { included: p.seats.included }) : ''}
+                  {p.seats.included > 0 ? t(', {included, number} included', { included: p.seats.included }) : ''}
                 </li>
               )}
               {Object.entries(p.limits ?? {}).map(([meter, l]) =>

@@ -72,7 +72,7 @@ function MeterCard({ meter }: { meter: MeterUsage }) {
           class="w-full"
           max={meter.hard}
           value={Math.min(meter.used, meter.hard)}
-          aria-label={t('{name}: {used} of {hard}', { name: meter.name, used: meter.used, hard: meter.hard })}
+          aria-label={t('{name}: {used, number} of {hard, number}', { name: meter.name, used: meter.used, hard: meter.hard })}
         />
       )}
       <DailyChart meter={meter} />

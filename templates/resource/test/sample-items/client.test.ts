@@ -30,7 +30,7 @@ const [firstField] = Object.keys(SAMPLE_ITEMS.fields);
 
 function setup(answers: { create?: TransportResponse } = {}) {
   const requests: TransportRequest[] = [];
-  const core = new EventCore<AppState>({ route: 'org-sample-items', toasts: [], busy: false, ready: true, token: 'access-1', account: ACCOUNT });
+  const core = new EventCore<AppState>({ route: 'org-sample-items', toasts: [], busy: false, ready: true, locale: 'en', token: 'access-1', account: ACCOUNT });
   registerApp(
     core,
     {

@@ -1,12 +1,19 @@
 /** The sample items feature: an organization's sample items page (`/orgs/<id>/sample-items`), for every member; the write role writes. */
 import { List } from 'lucide';
 import { registerResource } from '../resources/events.js';
-import { ResourcePage } from '../resources/pages.js';
 import { msg } from '../i18n/words.js';
 import type { Feature } from '../shell/features.js';
+import { lazyPage } from '../shell/lazy-page.js';
 import { SAMPLE_ITEM_SCOPES, SAMPLE_ITEMS } from './fields.js';
 
-const SampleItemsPage = () => ResourcePage({ config: SAMPLE_ITEMS });
+// the page's code (the resources' shared page) is fetched when first opened: the first load stays within the budget (docs/i18n.md)
+const SampleItemsPage = lazyPage(() =>
+  import('../resources/pages.js').then(
+    ({ ResourcePage }) =>
+      () =>
+        ResourcePage({ config: SAMPLE_ITEMS }),
+  ),
+);
 
 export const sampleItems: Feature = {
   id: 'sample-items',
