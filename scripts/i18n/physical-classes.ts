@@ -55,7 +55,7 @@ export function physicalClasses(root: string): PhysicalClass[] {
     };
     const visit = (node: ts.Node) => {
       if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) check(node.text, node);
-      else if (ts.isTemplateExpression(node)) [node.head, ...node.templateSpans.map((s) => s.literal)].forEach((part) => check(part.text, part));
+      else if (ts.isTemplateExpression(node)) for (const part of [node.head, ...node.templateSpans.map((s) => s.literal)]) check(part.text, part);
       ts.forEachChild(node, visit);
     };
     visit(source);

@@ -15,11 +15,12 @@ import { fastifyLogger } from '../logging/third-party.js';
 import type { LogBackend } from '../logging/logger.js';
 import type { Redactor } from '../logging/redact.js';
 import type { RequestWrapper, ResponseObserver } from '../observability/http.js';
-import { ErrorBody, expectedError } from './errors.js';
+import { ErrorBody, expectedError, type Words } from './errors.js';
+import { requestLocale } from '../i18n/negotiate.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, type PageOrigins, securityHeaderOptions } from './security-headers.js';
 import { clientErrorHandler, frameworkErrorHandler, markErrorBody } from './error-answers.js';
-import { localeOf } from './error-language.js';
+import { localeOf, localeSources } from './error-language.js';
 import { phrase, Translator } from '../i18n/messages.js';
 import { HTTP_MESSAGES } from './messages/index.js';
 import { documentHeadersFirst, isApiOrDocsTarget, installPipeline } from './pipeline.js';
@@ -97,10 +98,15 @@ export interface Mount {
   urls: string[];
   /**
    * `clientAddress`: the request's client address (TRUST_PROXY applied), for its rate limits;
-   * `app`: the application, for a mount that runs its routes in-process (the MCP server's tools)
+   * `app`: the application, for a mount that runs its routes in-process (the MCP server's tools);
+   * `say`: a text of its answers in the request's language (docs/i18n.md), `account` the locale
+   * of the account a token it verified names
    */
-  handle(request: IncomingMessage, response: ServerResponse, clientAddress: string, app: FastifyInstance): void;
+  handle(request: IncomingMessage, response: ServerResponse, clientAddress: string, app: FastifyInstance, say: Say): void;
 }
+
+/** A message in a mounted application's request's language. */
+export type Say = (words: Words, account?: string | null) => string;
 
 export interface AppObservability {
   /** each finished request (metrics; the request span's name) */
@@ -252,7 +258,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         // handed over before the body is read: the mounted application reads it
         onRequest: (request, reply, _done) => {
           reply.hijack();
-          mount.handle(request.raw, reply.raw, request.ip, app);
+          const sources = localeSources(request);
+          mount.handle(request.raw, reply.raw, request.ip, app, (words, account) =>
+            language.translator.text(requestLocale({ ...sources, account: account ?? sources.account }, language.defaultLocale), words),
+          );
         },
         handler: () => undefined,
       });

@@ -96,7 +96,7 @@ export const notificationsModule = defineModule({
       schemas: NOTIFICATION_SCHEMAS,
       routeGroups: [notificationRoutes(notifications, preferences, membershipResolver(db))],
       mounts: [
-        { urls: [STREAM_PATH], handle: (req, res) => streams.handle(req, res) },
+        { urls: [STREAM_PATH], handle: (req, res, _address, _app, say) => streams.handle(req, res, say) },
         { urls: [UNSUBSCRIBE_PATH], handle: (req, res) => unsubscribe.handle(req, res) },
       ],
       async stop() {

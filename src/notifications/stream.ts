@@ -12,7 +12,8 @@
  * and when the process starts draining, so a shutdown never waits for it. At most
  * NOTIFICATION_STREAMS_PER_ACCOUNT at once across instances (leased rows), the next 429.
  */
-import { phrase, english } from '../i18n/messages.js';
+import type { Say } from '../http/app.js';
+import { phrase } from '../i18n/messages.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeJwt } from 'jose';
@@ -79,27 +80,29 @@ export class NotificationStreams {
     res.end(JSON.stringify(body));
   }
 
-  handle(req: IncomingMessage, res: ServerResponse): void {
-    this.open(req, res).catch((err: Error) => {
+  /** `say`: its refusals in the request's language (the account's, once its token is read) */
+  handle(req: IncomingMessage, res: ServerResponse, say: Say): void {
+    this.open(req, res, say).catch((err: Error) => {
       this.deps.log.warn('notifications/stream-failed', `A notification stream could not open: ${err.message}`);
       if (!res.headersSent)
-        this.refuse(res, 503, { type: 'service-unavailable', message: 'Notifications are unavailable; try again shortly' }, { 'retry-after': '5' });
+        this.refuse(res, 503, { type: 'service-unavailable', message: say('Notifications are unavailable; try again shortly') }, { 'retry-after': '5' });
       else res.destroy();
     });
   }
 
-  private async open(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.method !== 'GET') return this.refuse(res, 405, { type: 'method-not-allowed', message: 'The stream is read with GET' }, { allow: 'GET' });
+  private async open(req: IncomingMessage, res: ServerResponse, say: Say): Promise<void> {
+    if (req.method !== 'GET') return this.refuse(res, 405, { type: 'method-not-allowed', message: say('The stream is read with GET') }, { allow: 'GET' });
     const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     const challenge = { 'www-authenticate': 'Bearer' };
-    if (!m) return this.refuse(res, 401, { type: 'unauthorized', message: 'Authentication required' }, challenge);
+    if (!m) return this.refuse(res, 401, { type: 'unauthorized', message: say('Authentication required') }, challenge);
     const verified = await this.deps.tokens.verify(m[1]!);
-    if (!verified.ok) return this.refuse(res, 401, { type: 'unauthorized', message: verified.reason }, { 'www-authenticate': 'Bearer error="invalid_token"' });
+    if (!verified.ok)
+      return this.refuse(res, 401, { type: 'unauthorized', message: say(verified.reason) }, { 'www-authenticate': 'Bearer error="invalid_token"' });
     const { user } = verified;
     if (user.oauth && (user.oauth.resource !== this.deps.apiResource || !user.oauth.scopes.includes(STREAM_SCOPE)))
       return this.refuse(res, 403, {
         type: 'insufficient-scope',
-        message: english(phrase('The stream needs the scope {scope}', { scope: STREAM_SCOPE })),
+        message: say(phrase('The stream needs the scope {scope}', { scope: STREAM_SCOPE }), user.locale),
         scopes: [STREAM_SCOPE],
       });
     const expiresAt = (decodeJwt(m[1]!).exp ?? 0) * 1000;
@@ -124,7 +127,7 @@ export class NotificationStreams {
       return this.refuse(
         res,
         429,
-        { type: 'too-many-requests', message: english(phrase('At most {max} notification streams at once', { max: this.deps.perAccount })) },
+        { type: 'too-many-requests', message: say(phrase('At most {max} notification streams at once', { max: this.deps.perAccount }), user.locale) },
         { 'retry-after': '30' },
       );
     const lastEventId = String(req.headers['last-event-id'] ?? '');

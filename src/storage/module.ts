@@ -130,7 +130,7 @@ export const storageModule = defineModule({
       },
       schemas: STORAGE_SCHEMAS,
       routeGroups: [storageRoutes(files, memberships)],
-      mounts: [{ urls: [`${UPLOADS_PATH}/*`, `${LINKS_PATH}/*`], handle: (req, res) => mount.handle(req, res) }],
+      mounts: [{ urls: [`${UPLOADS_PATH}/*`, `${LINKS_PATH}/*`], handle: (req, res, _address, _app, say) => mount.handle(req, res, say) }],
       async stop() {
         await deletions?.stop(config.shutdownTimeoutMs);
         s3?.destroy();

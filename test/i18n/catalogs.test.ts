@@ -68,7 +68,7 @@ describe("the browser client's catalogs", () => {
       [
         "const A = msg('Kept in a table');",
         "const B = t('Too early');",
-        "function C(n: number) { return [t('{count, plural, one {# key} other {# keys}}', { count: n }), rich('See <0>this</0>', []), t(`Built ${n}`)]; }",
+        "function C(n: number) { return [t('{count, plural, one {# key} other {# keys}}', { count: n }), rich('See <0>this</0>', []), t(`Built $" + '{n}`)]; }',
       ].join('\n'),
       'x',
     );

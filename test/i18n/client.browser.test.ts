@@ -47,7 +47,7 @@ describe("the client in the reader's language", { skip: browser.skip }, () => {
   });
 
   const html = (page: Page) => page.evaluate(() => ({ lang: document.documentElement.lang, dir: document.documentElement.dir }));
-  const text = (page: Page, selector: string) => page.locator(selector).first().innerText();
+  const text = async (page: Page, selector: string) => (await page.locator(selector).first().textContent()) ?? '';
 
   browser.step('Accept-Language: de and no account setting: German pages, from the server on', async () => {
     const served = await fetch(`${t.url}/log-in`, { headers: { accept: 'text/html', 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' } });

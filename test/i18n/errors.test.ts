@@ -118,5 +118,20 @@ for (const database of testDatabases()) {
       });
       assert.equal(followsBrowser.body.message, 'No existe esa sesión');
     });
+
+    it("answers in the reader's language around the error step too: the file store's and the notification stream's refusals", async () => {
+      const upload = await t.client('PUT', '/api/storage/uploads/not-a-token', {
+        headers: { 'accept-language': 'de', 'content-type': 'application/octet-stream' },
+        body: 'x',
+      });
+      assert.equal(upload.status, 403);
+      assert.equal(upload.body.type, 'forbidden');
+      assert.equal(upload.body.message, 'Die Upload-URL ist ungültig oder abgelaufen');
+      const stream = await t.client('GET', '/api/notifications/stream', { headers: { 'accept-language': 'es', cookie: 'locale=es' } });
+      assert.equal(stream.status, 401);
+      assert.equal(stream.body.message, 'Se requiere autenticación');
+      const english = await t.client('GET', '/api/notifications/stream');
+      assert.equal(english.body.message, 'Authentication required');
+    });
   });
 }

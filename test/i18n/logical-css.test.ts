@@ -26,7 +26,8 @@ describe("the client's classes", () => {
         join(root, 'src/client/x/page.tsx'),
         [
           'export const A = () => <div class="ms-4 md:ml-2 text-start">Turn left, then right</div>;',
-          'export const B = (on: boolean) => `pe-2 ${on ? "pr-8" : ""} hover:text-right rounded-tl-lg border-r -left-1`;',
+          // a template literal in the source under test (its `$` and braces spelled apart here)
+          `export const B = (on: boolean) => \`pe-2 $\{on ? "pr-8" : ""} hover:text-right rounded-tl-lg border-r -left-1\`;`,
         ].join('\n'),
       );
       assert.deepEqual(

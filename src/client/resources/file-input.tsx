@@ -7,7 +7,7 @@
  */
 import { Button } from '../ui/button.js';
 import { useApp } from '../ui/app.js';
-import { humanize, type FieldSpec, type FieldValue, type FileValue } from '../../shared/resource-fields.js';
+import type { FieldSpec, FieldValue, FileValue } from '../../shared/resource-fields.js';
 import type { FieldUpload } from './uploads.js';
 import { t } from '../i18n/words.js';
 
