@@ -13,7 +13,7 @@
  * A file's output is printed whole when it fails (or with TEST_VERBOSE=1), otherwise one line.
  */
 import { spawn } from 'node:child_process';
-import { globSync, readFileSync } from 'node:fs';
+import { globSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 
 const patterns = process.argv.slice(2);
@@ -27,12 +27,15 @@ const verbose = process.env.TEST_VERBOSE === '1';
 // a file that hangs is killed rather than holding CI until its own limit
 const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS) || 10 * 60_000;
 
-// each file read once: whether it runs alone, and its size (longest first packs the pool best;
-// a file's size is a fair stand-in for its length)
+// each file read once: whether it runs alone, and how long it takes. Longest first packs the pool
+// best: a file's seconds in the last measured run (scripts/test-durations.json, refreshed with
+// TEST_DURATIONS_OUT=<file>), else its size as a stand-in (a byte is about a millisecond)
 const sources = new Map(files.map((file) => [file, readFileSync(file, 'utf8')]));
 const alone = (file) => /^\/\/ test-run: alone\b/m.test(sources.get(file).slice(0, 2000));
+const measured = JSON.parse(readFileSync(new URL('./test-durations.json', import.meta.url), 'utf8'));
+const expected = (file) => measured[file] ?? sources.get(file).length / 1000;
 const serialFiles = files.filter(alone);
-const pooledFiles = files.filter((f) => !alone(f)).sort((a, b) => sources.get(b).length - sources.get(a).length);
+const pooledFiles = files.filter((f) => !alone(f)).sort((a, b) => expected(b) - expected(a));
 
 const totals = { tests: 0, pass: 0, fail: 0, skipped: 0, cancelled: 0, todo: 0 };
 const timings = [];
@@ -99,6 +102,10 @@ console.log(`${files.length} test files: ${pooledFiles.length} ${concurrency} at
 await runPool(pooledFiles, concurrency);
 await runPool(serialFiles, 1);
 
+if (process.env.TEST_DURATIONS_OUT) {
+  const rounded = Object.fromEntries([...timings].sort((a, b) => a.file.localeCompare(b.file)).map((t) => [t.file, Math.round(t.seconds)]));
+  writeFileSync(process.env.TEST_DURATIONS_OUT, `${JSON.stringify(rounded, null, 2)}\n`);
+}
 const slowest = [...timings].sort((a, b) => b.seconds - a.seconds).slice(0, 8);
 console.log(`\nslowest files: ${slowest.map((t) => `${t.file} ${t.seconds.toFixed(0)} s`).join(', ')}`);
 console.log(

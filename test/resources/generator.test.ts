@@ -8,7 +8,7 @@
  * for the migrations.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,6 +76,25 @@ describe('the resource generator', () => {
     return result.stdout;
   };
 
+  /** `must`, without blocking: several checks run side by side */
+  const mustAsync = (command: string, args: string[]) =>
+    new Promise<string>((resolve, reject) => {
+      const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+      const child = spawn(command, args, { cwd: dir, env: { ...env, FORCE_COLOR: '0', TEST_TEMPLATE_PREFIX: 't_gen' } });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (err += d));
+      child.on('error', reject);
+      child.on('close', (status) => {
+        if (status === 0) resolve(out);
+        else
+          reject(
+            new assert.AssertionError({ message: `${command} ${args.join(' ')}:\n${out.slice(-4000)}\n${err.slice(-4000)}`, actual: status, expected: 0 }),
+          );
+      });
+    });
+
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'saas-generator-'));
     // the repository as a clone has it: tracked files and new ones not ignored
@@ -136,7 +155,7 @@ describe('the resource generator', () => {
     assert.deepEqual(changedPaths(original, tree(dir)), []);
   });
 
-  it('writes a resource of every field type, and one without a decimal, that pass type-check, module rules, lint and their own tests on PGlite and PostgreSQL', () => {
+  it('writes a resource of every field type, and one without a decimal, that pass type-check, module rules, lint and their own tests on PGlite and PostgreSQL', async () => {
     const narrow = npm('new:resource', NARROW);
     assert.equal(narrow.status, 0, narrow.stderr);
     const run = npm('new:resource', SPEC);
@@ -165,12 +184,15 @@ describe('the resource generator', () => {
     for (const tool of ['list-time-entries', 'get-time-entry', 'create-time-entry', 'update-time-entry', 'delete-time-entry'])
       assert.equal(routes.split(`name: '${tool}',`).length - 1, 1, tool);
     // the client's and the scripts' configurations: the latter holds the server's sources and the tests
-    must(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.client.json']);
-    must(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.scripts.json']);
-    must('npm', ['run', '-s', 'lint:modules']);
-    must('npm', ['run', '-s', 'lint']);
-    // its words in every catalog (English until translated): the catalogs hold every id its client uses
-    must('npm', ['run', '-s', 'i18n:status']);
+    // at once: each check is one process that waits on nothing of the others'
+    // (its words in every catalog, English until translated: i18n:status)
+    await Promise.all([
+      mustAsync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.client.json']),
+      mustAsync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.scripts.json']),
+      mustAsync('npm', ['run', '-s', 'lint:modules']),
+      mustAsync('npm', ['run', '-s', 'lint']),
+      mustAsync('npm', ['run', '-s', 'i18n:status']),
+    ]);
     for (const locale of ['de', 'es', 'ar']) {
       const catalog = JSON.parse(readFileSync(join(dir, `src/client/time-entries/messages/${locale}.json`), 'utf8')) as Record<string, string>;
       for (const id of ['Time entries', 'Time entry', 'Starts at', 'Approved']) assert.equal(catalog[id], id, `${locale}: ${id}`);
