@@ -107,8 +107,9 @@ export function TwoFactorSection() {
         <div id="backup-codes">
           <Alert tone="warning">
             <p>
-              <strong>{t('Save these backup codes')}</strong>{' '}
-              {t('somewhere safe. Each signs you in once if you lose your authenticator app; they are not shown again.')}
+              {rich('<0>Save these backup codes</0> somewhere safe. Each signs you in once if you lose your authenticator app; they are not shown again.', [
+                (text) => <strong>{text}</strong>,
+              ])}
             </p>
             <ul class="my-3 grid grid-cols-2 gap-1 font-mono">
               {state.backupCodes.map((c) => (

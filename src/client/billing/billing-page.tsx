@@ -15,6 +15,8 @@ import type { BillingPageState } from './events.js';
 import { PlanCards } from './plan-cards.js';
 import { planName } from './prices.js';
 import { currentLocale, msg, t } from '../i18n/words.js';
+import { rich } from '../i18n/rich.js';
+import { listText } from '../ui/dates.js';
 
 const date = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString(currentLocale(), { dateStyle: 'long' }) : '');
 
@@ -59,7 +61,9 @@ function Usage({ page }: { page: BillingPageState }) {
   if (usage.status === 'locked') {
     return (
       <p id="usage-locked" class="text-muted">
-        {t('The usage report comes with the')} {usage.plans?.length ? usage.plans.join(' or ') : 'paid'} {t('plan.')}
+        {usage.plans?.length
+          ? t('The usage report comes with the {plans} plan.', { plans: listText(usage.plans, 'disjunction') })
+          : t('The usage report comes with a paid plan.')}
       </p>
     );
   }
@@ -124,10 +128,11 @@ export function BillingPage() {
         title={t('Billing')}
         description={
           <>
-            {t('for')}{' '}
-            <Link to="org" path={orgPath(org.id)} id="billing-org">
-              {org.name}
-            </Link>
+            {rich('for <0/>', [
+              <Link key="org" to="org" path={orgPath(org.id)} id="billing-org">
+                {org.name}
+              </Link>,
+            ])}
           </>
         }
         actions={
@@ -190,7 +195,7 @@ export function BillingPage() {
                         disabled={state.busy || !page.checkoutEnabled}
                         onClick={() => dispatch(['billing/checkout', p.id])}
                       >
-                        {t('Subscribe to')} {planName(p)}
+                        {t('Subscribe to {plan}', { plan: planName(p) })}
                       </Button>
                     )
                   }

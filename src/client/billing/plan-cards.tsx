@@ -104,11 +104,7 @@ export function PlanCards({
                     {f.replace(/-/g, ' ')}
                   </li>
                 ))}
-              {trialDays ? (
-                <li>
-                  {trialDays} {t('days free')}
-                </li>
-              ) : null}
+              {trialDays ? <li>{t('{days, plural, one {# day free} other {# days free}}', { days: trialDays })}</li> : null}
             </ul>
             <div class="mt-auto pt-2">{action(p)}</div>
           </li>

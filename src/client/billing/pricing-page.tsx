@@ -39,7 +39,7 @@ export function PricingPlans() {
           </ButtonLink>
         ) : (
           <ButtonLink to="sign-up" class="w-full">
-            {t('Start with')} {planName(p)}
+            {t('Start with {plan}', { plan: planName(p) })}
           </ButtonLink>
         )
       }

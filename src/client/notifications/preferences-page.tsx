@@ -14,6 +14,7 @@ import { Form, SelectField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { Switch } from '../ui/switch.js';
 import { msg, t } from '../i18n/words.js';
+import { listText } from '../ui/dates.js';
 import {
   ACCOUNT_OWNER,
   type CategoryPreference,
@@ -120,8 +121,10 @@ function PreferencesGrid({ prefs, caption }: { prefs: Prefs; caption: string }) 
         )}
         {critical.length > 0 && (
           <p id="critical-note" class="text-sm text-muted">
-            {critical.join(', ')} {critical.length === 1 ? 'is' : 'are'} {t('critical: always shown and emailed immediately, so')}{' '}
-            {critical.length === 1 ? 'it' : 'they'} {t('cannot be turned off.')}
+            {t(
+              '{count, plural, one {{kinds} is critical: always shown and emailed immediately, so it cannot be turned off.} other {{kinds} are critical: always shown and emailed immediately, so they cannot be turned off.}}',
+              { count: critical.length, kinds: listText(critical, 'conjunction') },
+            )}
           </p>
         )}
         {prefs.categories && (

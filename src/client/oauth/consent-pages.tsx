@@ -18,6 +18,7 @@ import { Table } from '../ui/table.js';
 import { authorizeUidOf, type ConnectedApp, type Interaction } from './events.js';
 import { dateOnly, dateTime } from '../ui/dates.js';
 import { t } from '../i18n/words.js';
+import { rich } from '../i18n/rich.js';
 
 /** The scopes in the consent screen's words (a feature's declared scope in its own; an unknown one as it is). */
 export function ScopeList({ scopes, id }: { scopes: string[]; id: string }) {
@@ -91,17 +92,18 @@ function Consent({ interaction }: { interaction: Interaction }) {
         </p>
         {!client.reviewed && (
           <Alert id="consent-unreviewed" tone="warning">
-            <strong>
-              {product} {t('has not reviewed this app:')}
-            </strong>{' '}
-            {t('anyone can publish an app under any name. Allow it only if you trust it and you started this connection yourself.')}
+            {rich(
+              '<0>{product} has not reviewed this app:</0> anyone can publish an app under any name. Allow it only if you trust it and you started this connection yourself.',
+              [(text) => <strong>{text}</strong>],
+              { product },
+            )}
           </Alert>
         )}
         <p class="text-sm">{t('It asks to:')}</p>
         <ScopeList scopes={interaction.scopes} id="consent-scopes" />
         {interaction['login-required'] && (
           <p class="text-sm" id="consent-login-required">
-            {client.name} {t('asks you to confirm that it is you: Allow asks for your password again.')}
+            {t('{name} asks you to confirm that it is you: Allow asks for your password again.', { name: client.name })}
           </p>
         )}
         <p class="text-sm text-muted">{t('You can disconnect it at any time from Settings, Connected apps.')}</p>

@@ -77,7 +77,7 @@ export function SignInMethods() {
           <p id="password-method" data-has-password={String(methods.hasPassword)}>
             {t('Password:')}{' '}
             {methods.hasPassword
-              ? 'set'
+              ? t('set')
               : rich('none yet. To set one, use <0>Forgot password</0>: we email you a link.', [
                   (text) => (
                     <Link to="forgot-password" id="set-password-link">

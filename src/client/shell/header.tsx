@@ -21,7 +21,7 @@ export function ThemeToggle() {
     <Button
       variant="ghost"
       id="theme-toggle"
-      aria-label={t('Switch to {next} theme', { next })}
+      aria-label={next === 'dark' ? t('Switch to dark theme') : t('Switch to light theme')}
       onClick={() => {
         chooseTheme(next);
         setTheme(next);

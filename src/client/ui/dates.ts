@@ -8,5 +8,8 @@ export const dateTime = (iso: string | null | undefined, none = '—'): string =
 export const dateOnly = (iso: string | null | undefined, none = '—', timeZone?: string): string =>
   iso ? new Date(iso).toLocaleDateString(currentLocale(), timeZone ? { timeZone } : undefined) : none;
 
+/** Items joined as the reader's language joins a choice ("a or b") or a list ("a and b"). */
+export const listText = (items: string[], type: 'disjunction' | 'conjunction'): string => new Intl.ListFormat(currentLocale(), { type }).format(items);
+
 /** A count, grouped as the reader's language groups digits. */
 export const numberText = (n: number): string => n.toLocaleString(currentLocale());

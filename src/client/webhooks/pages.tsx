@@ -77,7 +77,7 @@ function Attempts({ delivery }: { delivery: WebhookDelivery }) {
       {delivery.attempts.map((a) => (
         <li key={a.at} data-status-code={a['status-code'] ?? ''}>
           {dateTime(a.at)}
-          {rich(': <0/> in {durationMs} ms', [<strong>{a['status-code'] ?? 'no response'}</strong>], { durationMs: a['duration-ms'] })}
+          {rich(': <0/> in {durationMs} ms', [<strong key="status">{a['status-code'] ?? t('no response')}</strong>], { durationMs: a['duration-ms'] })}
           {a.error ? ` (${a.error})` : ''}
           {a.response && (
             <details>
