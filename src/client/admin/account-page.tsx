@@ -143,7 +143,7 @@ export function AdminAccountPage() {
               ],
               [t('Created'), dateTime(a['created-at']), 'created-at'],
               [t('Last seen'), dateTime(a['last-seen-at']), 'last-seen-at'],
-              ['Two-factor', a['two-factor-enabled'] ? t('On') : t('Off'), 'two-factor'],
+              [t('Two-factor authentication'), a['two-factor-enabled'] ? t('On') : t('Off'), 'two-factor'],
               [t('Live sessions'), a['session-count'], 'session-count'],
               [t('Subscription'), a.subscription.status === 'none' ? t('None') : `${a.subscription.plan ?? ''} (${a.subscription.status})`, 'subscription'],
               a['platform-admin'] && [t('Platform admin'), t('Yes'), 'platform-admin'],

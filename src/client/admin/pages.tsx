@@ -246,7 +246,7 @@ export function AdminAuditPage() {
           <Table<AdminAuditEntry>
             id="admin-audit"
             caption={t('Admin audit log entries')}
-            headers={[t('When'), t('Action'), t('By'), t('As'), t('On')]}
+            headers={[t('When'), t('Action'), t('By'), t('As'), t('Target')]}
             rows={page && page.status !== 'loading' ? page.items : undefined}
             empty={t('Nothing recorded yet.')}
             emptyId="admin-audit-empty"

@@ -195,7 +195,7 @@ export function AuditLogPage() {
             <Table
               id="audit-log"
               caption={t('Audit log entries')}
-              headers={[t('When'), t('Action'), t('By'), t('On'), t('From')]}
+              headers={[t('When'), t('Action'), t('By'), t('Target'), t('From')]}
               rows={loading ? undefined : page.entries}
               loadingText={t('Loading the audit log…')}
               empty={page?.query ? t('No entry matches the filters.') : t('Nothing recorded yet.')}

@@ -73,7 +73,7 @@ function Stream({ stream: s }: { stream: AuditStream }) {
               <Badge tone={paused ? (failing ? 'error' : 'warning') : 'success'}>{failing ? t('paused after failing') : s.status}</Badge>,
               'status',
             ],
-            [t('Waiting'), `${s.lag} ${s.lag === 1 ? 'entry' : 'entries'}`, 'lag'],
+            [t('Waiting'), t('{count, plural, one {# entry} other {# entries}}', { count: s.lag }), 'lag'],
             [t('Last delivered'), dateTime(s['last-delivered-at'], t('never')), 'last-delivered-at'],
             !!s['last-error'] && [
               t('Last error'),

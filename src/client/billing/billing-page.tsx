@@ -126,15 +126,11 @@ export function BillingPage() {
     <>
       <PageHeader
         title={t('Billing')}
-        description={
-          <>
-            {rich('for <0/>', [
-              <Link key="org" to="org" path={orgPath(org.id)} id="billing-org">
-                {org.name}
-              </Link>,
-            ])}
-          </>
-        }
+        description={rich('for <0/>', [
+          <Link key="org" to="org" path={orgPath(org.id)} id="billing-org">
+            {org.name}
+          </Link>,
+        ])}
         actions={
           manager &&
           s['has-customer'] && (

@@ -195,7 +195,7 @@ export function registerNotifications(core: EventCore<AppState>): void {
             latest: [n, ...(bell.latest ?? [])].slice(0, BELL_SIZE),
             // the stream's unread-count follows and is the truth; counted here so the badge never lags it
             unread: n['read-at'] === null ? (bell.unread ?? 0) + 1 : bell.unread,
-            announcement: { text: `New notification: ${n.title}`, n: (bell.announcement?.n ?? 0) + 1 },
+            announcement: { text: t('New notification: {title}', { title: n.title }), n: (bell.announcement?.n ?? 0) + 1 },
           },
         },
       };

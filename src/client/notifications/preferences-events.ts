@@ -9,6 +9,7 @@ import type { EventCore } from '../core.js';
 import type { Organization } from '../orgs/events.js';
 import type { FailureBody } from '../shell/form-errors.js';
 import type { AppState } from '../shell/state.js';
+import { t } from '../i18n/words.js';
 
 export type EmailChoice = 'immediately' | 'daily' | 'off';
 
@@ -122,7 +123,7 @@ export function registerNotificationPreferences(core: EventCore<AppState>): void
       const prefs = prefsOf(state, owner);
       if (!prefs?.categories) return;
       const changes = changesOf(prefs.categories, fields as Record<string, string>);
-      if (changes.length === 0) return { db: withPrefs(state, { ...prefs, notice: { tone: 'info', text: 'Nothing changed.' } }) };
+      if (changes.length === 0) return { db: withPrefs(state, { ...prefs, notice: { tone: 'info', text: t('Nothing changed.') } }) };
       return { db: withPrefs({ ...state, busy: true }, { ...prefs, notice: undefined }), dispatch: ['notification-preferences/put', owner, changes, 'Saved.'] };
     })
     // every category that can change back to its default (the organization's, then shown and emailed immediately)

@@ -106,7 +106,7 @@ function Consent({ interaction }: { interaction: Interaction }) {
             {t('{name} asks you to confirm that it is you: Allow asks for your password again.', { name: client.name })}
           </p>
         )}
-        <p class="text-sm text-muted">{t('You can disconnect it at any time from Settings, Connected apps.')}</p>
+        <p class="text-sm text-muted">{t('You can disconnect it at any time from Account, Connected apps.')}</p>
         <Actions>
           <Button id="consent-deny" variant="secondary" disabled={state.busy} onClick={() => dispatch(['authorize/answer', false])}>
             {t('Deny')}

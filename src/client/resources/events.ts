@@ -163,7 +163,7 @@ export function registerResource(core: EventCore<AppState>, config: ResourceConf
           url: `orgs/${page.orgId}/${plural}/${id}`,
           method: 'delete',
           onSuccessN: [
-            ['toast/info', { message: t('{one} deleted', { one: config.title.one }) }],
+            ['toast/info', { message: t('{one} deleted', { one: t(config.title.one) }) }],
             [`${plural}/load`, page.orgId],
           ],
           onFailureN: [['request/failed'], ['app/idle']],
