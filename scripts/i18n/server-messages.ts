@@ -50,6 +50,42 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/** The ids of one server source file of `feature`, and its problems (`label`: the file as reports name it). */
+export function messagesOfServerSource(file: string, text: string, feature: string, label = file): ServerMessages {
+  const uses: MessageUse[] = [];
+  const problems: string[] = [];
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
+  const where = (node: ts.Node) => `${label}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+  const take = (node: ts.Expression | undefined) => {
+    if (!node) return;
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) uses.push({ id: node.text, feature, at: where(node) });
+    else if (ts.isConditionalExpression(node)) {
+      take(node.whenTrue);
+      take(node.whenFalse);
+    } else if (ts.isParenthesizedExpression(node)) take(node.expression);
+    else if (ts.isTemplateExpression(node) || (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken))
+      problems.push(`${where(node)}: a message built at run time; write it as phrase('… {name} …', { name })`);
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression)) {
+      const name = node.expression.text;
+      if (MARKERS.has(name)) take(node.arguments[0]);
+      const index = HELPER_MESSAGE_ARGUMENT[name];
+      if (index !== undefined) take(node.arguments[index]);
+    }
+    if (ts.isObjectLiteralExpression(node)) {
+      const props = new Map<string, ts.Expression>();
+      for (const p of node.properties)
+        if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name))) props.set(p.name.text, p.initializer);
+      if (props.has('message') && (props.has('type') || props.has('path'))) take(props.get('message'));
+    }
+    if (ts.isParameter(node) && ts.isIdentifier(node.name) && node.name.text === 'message') take(node.initializer);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return { uses, problems };
+}
+
 /** The server's message ids under `root/src` (the client's are its own). */
 export function serverMessages(root: string): ServerMessages {
   const uses: MessageUse[] = [];
@@ -58,35 +94,9 @@ export function serverMessages(root: string): ServerMessages {
     const rel = relative(join(root, 'src'), file);
     const feature = rel.includes('/') ? rel.slice(0, rel.indexOf('/')) : rel.replace(/\.ts$/, '');
     if (feature === 'shared') continue;
-    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
-    const where = (node: ts.Node) => `${relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
-    const take = (node: ts.Expression | undefined) => {
-      if (!node) return;
-      if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) uses.push({ id: node.text, feature, at: where(node) });
-      else if (ts.isConditionalExpression(node)) {
-        take(node.whenTrue);
-        take(node.whenFalse);
-      } else if (ts.isParenthesizedExpression(node)) take(node.expression);
-      else if (ts.isTemplateExpression(node) || (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken))
-        problems.push(`${where(node)}: a message built at run time; write it as phrase('… {name} …', { name })`);
-    };
-    const visit = (node: ts.Node) => {
-      if (ts.isCallExpression(node) && ts.isIdentifier(node.expression)) {
-        const name = node.expression.text;
-        if (MARKERS.has(name)) take(node.arguments[0]);
-        const index = HELPER_MESSAGE_ARGUMENT[name];
-        if (index !== undefined) take(node.arguments[index]);
-      }
-      if (ts.isObjectLiteralExpression(node)) {
-        const props = new Map<string, ts.Expression>();
-        for (const p of node.properties)
-          if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name))) props.set(p.name.text, p.initializer);
-        if (props.has('message') && (props.has('type') || props.has('path'))) take(props.get('message'));
-      }
-      if (ts.isParameter(node) && ts.isIdentifier(node.name) && node.name.text === 'message') take(node.initializer);
-      ts.forEachChild(node, visit);
-    };
-    visit(source);
+    const found = messagesOfServerSource(file, readFileSync(file, 'utf8'), feature, relative(root, file));
+    uses.push(...found.uses);
+    problems.push(...found.problems);
   }
   return { uses, problems };
 }

@@ -10,6 +10,7 @@ import { join, relative } from 'node:path';
 import { LOCALES } from '../../src/shared/locales.js';
 import { columnOf, humanize, isFileType, type FieldSpec } from '../../src/shared/resource-fields.js';
 import { messagesOf } from '../i18n/client-messages.js';
+import { messagesOfServerSource } from '../i18n/server-messages.js';
 import { article, names, SpecError, type Names, type ResourceSpec } from './spec.js';
 
 export const TEMPLATE_DIR = 'templates/resource';
@@ -84,7 +85,16 @@ function withLabels(text: string, spec: ResourceSpec, where: string): string {
  */
 function clientCatalogs(spec: ResourceSpec, changes: FileChange[]): FileChange[] {
   const folder = `src/client/${spec.plural.kebab}/`;
-  const ids = new Set(changes.filter((c) => c.path.startsWith(folder)).flatMap((c) => messagesOf(c.path, c.content, spec.plural.kebab).uses.map((u) => u.id)));
+  return catalogFiles(folder, changes, (c) => messagesOf(c.path, c.content, spec.plural.kebab).uses);
+}
+
+/** The server feature's catalogs (`src/<plural>/messages/<locale>.json`, declared by its messages/index.ts), as the client's. */
+function serverCatalogs(spec: ResourceSpec, changes: FileChange[]): FileChange[] {
+  return catalogFiles(`src/${spec.plural.kebab}/`, changes, (c) => messagesOfServerSource(c.path, c.content, spec.plural.kebab).uses);
+}
+
+function catalogFiles(folder: string, changes: FileChange[], usesOf: (change: FileChange) => Array<{ id: string }>): FileChange[] {
+  const ids = new Set(changes.filter((c) => c.path.startsWith(folder) && /\.tsx?$/.test(c.path)).flatMap((c) => usesOf(c).map((u) => u.id)));
   const catalog = `${JSON.stringify(Object.fromEntries([...ids].sort().map((id) => [id, id])), null, 2)}\n`;
   return LOCALES.filter((l) => l !== 'en').map((locale) => ({ path: `${folder}messages/${locale}.json`, content: catalog, changed: false }));
 }
@@ -279,7 +289,7 @@ export function planResource(root: string, spec: ResourceSpec): FileChange[] {
     if (existsSync(join(root, path))) throw new SpecError(`${path} exists: nothing was written`);
     changes.push({ path, content, changed: false });
   }
-  changes.push(...clientCatalogs(spec, changes));
+  changes.push(...clientCatalogs(spec, changes), ...serverCatalogs(spec, changes));
   const module = `${spec.plural.camel}Module`;
   let system = read(root, 'src/system.ts');
   system = insertAfterLast(system, 'import ', `import { ${module} } from './${spec.plural.kebab}/module.js';`, 'src/system.ts');

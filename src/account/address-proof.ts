@@ -20,6 +20,10 @@
  * no email.
  */
 import { sql, type Kysely } from 'kysely';
+import { english, msg, type Phrase } from '../i18n/messages.js';
+import { REMOVED_WORDS } from '../mail/templates.js';
+import { mailWords } from '../mail/words.js';
+import type { Locale } from '../shared/locales.js';
 import { appendAccountAudit, appendAudit, type RequestOrigin } from '../audit/log.js';
 import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { DatabaseSchema } from '../db/schema.js';
@@ -57,9 +61,13 @@ export interface AddressProofOutcome {
   passwordResetToken?: string;
 }
 
-const NOTHING: AddressProofOutcome = { firstProof: false, removed: [], endedSessions: [], revokedApiKeys: [] };
+/** `a, b and c`, as `locale` writes a list, its first letter up: a notification's sentence */
+function listIn(locale: Locale, items: string[]): string {
+  const text = new Intl.ListFormat(locale, { type: 'conjunction' }).format(items);
+  return `${text.charAt(0).toLocaleUpperCase(locale)}${text.slice(1)}.`;
+}
 
-const plural = (n: number, one: string, many: string) => (n === 1 ? `1 ${one}` : `${n} ${many}`);
+const NOTHING: AddressProofOutcome = { firstProof: false, removed: [], endedSessions: [], revokedApiKeys: [] };
 
 /**
  * Marks the account's address verified in `trx` (its row locked) and, when it was not verified
@@ -83,9 +91,9 @@ export async function addressFirstProven(trx: Kysely<DatabaseSchema>, deps: Addr
     .where('id', '=', accountId)
     .execute();
 
-  const removed: string[] = [];
+  const removed: Phrase[] = [];
   let passwordResetToken: string | undefined;
-  if (removePassword) removed.push('the password');
+  if (removePassword) removed.push(REMOVED_WORDS.password());
   if (removePassword && input.resetToken !== false) {
     const { token, hash } = newActionToken();
     await storeActionToken(trx, { purpose: 'reset-password', hash, accountId, email: account.email });
@@ -93,16 +101,16 @@ export async function addressFirstProven(trx: Kysely<DatabaseSchema>, deps: Addr
   }
   const passkeys = await trx.deleteFrom('passkey').where('account_id', '=', accountId).returning('id').execute();
   await trx.deleteFrom('webauthn_challenge').where('account_id', '=', accountId).execute();
-  if (passkeys.length > 0) removed.push(plural(passkeys.length, 'passkey', 'passkeys'));
+  if (passkeys.length > 0) removed.push(REMOVED_WORDS.passkeys(passkeys.length));
 
   const identities = await trx.deleteFrom('account_identity').where('account_id', '=', accountId).returning('provider').execute();
-  if (identities.length > 0) removed.push(`sign-in through ${[...new Set(identities.map((i) => i.provider))].join(', ')}`);
+  if (identities.length > 0) removed.push(REMOVED_WORDS.identities([...new Set(identities.map((i) => i.provider))].join(', ')));
 
   const totp = await trx.deleteFrom('totp_credential').where('account_id', '=', accountId).returning('enabled_at').execute();
   await trx.deleteFrom('backup_code').where('account_id', '=', accountId).execute();
   await trx.deleteFrom('mfa_login').where('account_id', '=', accountId).execute();
-  if (totp.some((t) => t.enabled_at !== null)) removed.push('two-factor authentication (its authenticator app and backup codes)');
-  else if (totp.length > 0) removed.push('a two-factor set-up that was not finished');
+  if (totp.some((t) => t.enabled_at !== null)) removed.push(REMOVED_WORDS.twoFactor());
+  else if (totp.length > 0) removed.push(REMOVED_WORDS.unfinishedTwoFactor());
 
   const keys = await trx
     .updateTable('api_key')
@@ -122,7 +130,7 @@ export async function addressFirstProven(trx: Kysely<DatabaseSchema>, deps: Addr
       origin: input.origin,
     });
   }
-  if (keys.length > 0) removed.push(plural(keys.length, 'API key', 'API keys'));
+  if (keys.length > 0) removed.push(REMOVED_WORDS.apiKeys(keys.length));
 
   const emailChanges = await trx
     .updateTable('action_token')
@@ -133,17 +141,10 @@ export async function addressFirstProven(trx: Kysely<DatabaseSchema>, deps: Addr
     .where('expires_at', '>', sql<Date>`now()`)
     .returning('email')
     .execute();
-  if (emailChanges.length > 0) removed.push(`a pending change of the account's address to ${emailChanges[emailChanges.length - 1].email}`);
+  if (emailChanges.length > 0) removed.push(REMOVED_WORDS.emailChange(emailChanges[emailChanges.length - 1].email));
 
   const endedSessions = await deps.refreshTokens.revokeAllForAccountIn(trx, accountId, input.keepSessionId);
-  if (endedSessions.length > 0)
-    removed.push(
-      plural(
-        endedSessions.length,
-        input.keepSessionId ? 'other signed-in session' : 'signed-in session',
-        input.keepSessionId ? 'other signed-in sessions' : 'signed-in sessions',
-      ),
-    );
+  if (endedSessions.length > 0) removed.push(REMOVED_WORDS.sessions(endedSessions.length, Boolean(input.keepSessionId)));
 
   if (removed.length > 0) {
     await appendAccountAudit(trx, {
@@ -164,11 +165,21 @@ export async function addressFirstProven(trx: Kysely<DatabaseSchema>, deps: Addr
     await deps.notifications.notify(trx, {
       kind: 'credentials-removed',
       to: { accounts: [input.accountId] },
-      title: 'Sign-in methods added before your address was proven were removed',
-      body: removed.join(' '),
+      title: msg('Sign-in methods added before your address was proven were removed'),
+      body: (locale) =>
+        listIn(
+          locale,
+          removed.map((line) => mailWords(locale).t(line)),
+        ),
       url: '/settings/security',
       email: () => ({ kind: 'credentials-removed-notice', to: account.email, data: { name: account.name, via: input.via, removed } }),
     });
   }
-  return { firstProof: true, removed, endedSessions, revokedApiKeys: keys.map((k) => k.id), ...(passwordResetToken ? { passwordResetToken } : {}) };
+  return {
+    firstProof: true,
+    removed: removed.map(english),
+    endedSessions,
+    revokedApiKeys: keys.map((k) => k.id),
+    ...(passwordResetToken ? { passwordResetToken } : {}),
+  };
 }

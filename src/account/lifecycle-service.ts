@@ -9,7 +9,7 @@ import type { RefreshTokens } from '../auth/refresh-tokens.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { AuthUser } from '../http/routes.js';
 import { conflict, invalidToken, requestCoercion, unauthorized } from '../http/errors.js';
-import { phrase } from '../i18n/messages.js';
+import { msg, phrase } from '../i18n/messages.js';
 import { LOCALES, type Locale, supportedLocale } from '../shared/locales.js';
 import type { Mail } from '../mail/index.js';
 import type { NotificationService } from '../notifications/service.js';
@@ -201,8 +201,8 @@ export class AccountLifecycle {
       await this.deps.notifications.notify(trx, {
         kind: 'password-changed',
         to: { accounts: [account.id] },
-        title: 'Your password was changed',
-        body: 'If it was not you, reset your password now: every session and connected app was signed out.',
+        title: msg('Your password was changed'),
+        body: msg('If it was not you, reset your password now: every session and connected app was signed out.'),
         url: '/settings/security',
         email: () => ({ kind: 'password-changed-notice', to: account.email, data: { name: account.name } }),
       });
@@ -234,8 +234,8 @@ export class AccountLifecycle {
       await this.deps.notifications.notify(trx, {
         kind: 'email-change-requested',
         to: { accounts: [account.id] },
-        title: 'A change of your email address was asked for',
-        body: `The new address is ${newEmail}; it changes once that address confirms it.`,
+        title: msg('A change of your email address was asked for'),
+        body: phrase('The new address is {email}; it changes once that address confirms it.', { email: newEmail }),
         url: '/settings/profile',
         email: () => ({ kind: 'email-changed-notice', to: account.email, data: { name: account.name, newEmail } }),
       });

@@ -13,6 +13,7 @@ import type { SecurityEvent } from '../mail/kinds.js';
 import { SECURITY_EVENT_WORDS } from '../mail/templates.js';
 import type { NotificationKind } from '../notifications/kinds.js';
 import type { NotificationService } from '../notifications/service.js';
+import type { Locale } from '../shared/locales.js';
 
 export type { SecurityEvent };
 
@@ -51,19 +52,21 @@ export const ACCOUNT_NOTIFICATION_KINDS: NotificationKind[] = [
   { kind: 'credentials-removed', category: 'security', description: 'what was added before the address was proven was removed' },
 ];
 
-const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+const sentence = (text: string, locale: Locale) => text.charAt(0).toLocaleUpperCase(locale) + text.slice(1);
 
 export function securityNotices(notifications: Pick<NotificationService, 'notify'>, product: string): SecurityNotices {
+  const ownAccount = new RegExp(` (for|to|from) your ${product.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} account$`);
   return async (trx, accountId, event, origin, detail) => {
-    // the in-app words are in English: only the account's id is at hand here (the email, rendered
-    // by the outbox, is in the account's own language)
-    const words = SECURITY_EVENT_WORDS[event](detail, product, 'en');
+    // the in-app words in the recipient's language, as the email's (rendered by the outbox)
+    const words = (locale: Locale) => SECURITY_EVENT_WORDS[event](detail, product, locale);
     const browser = describeBrowser(origin.userAgent);
+    const from = browser || origin.ip ? ` (${[browser, origin.ip].filter(Boolean).join(', ')})` : '';
     await notifications.notify(trx, {
       kind: 'security-notice',
       to: { accounts: [accountId] },
-      title: words.subject.replace(new RegExp(` (for|to|from) your ${product.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} account$`), ''),
-      body: `${sentence(words.text)}${browser || origin.ip ? ` (${[browser, origin.ip].filter(Boolean).join(', ')})` : ''}`,
+      // English titles drop the subject's "… your Acme account": the app is that account
+      title: (locale) => (locale === 'en' ? words(locale).subject.replace(ownAccount, '') : words(locale).subject),
+      body: (locale) => `${sentence(words(locale).text, locale)}${from}`,
       url: '/settings/security',
       email: (account) => ({
         kind: 'security-notice',

@@ -29,6 +29,7 @@ import { JobWorker, scheduledDelayMs } from '../runtime/jobs.js';
 import type { StreamCredentials, StreamSettings } from './destinations.js';
 import type { SendResult, StreamSender } from './sending.js';
 import type { AuditStreamSettings } from './settings.js';
+import { phrase } from '../i18n/messages.js';
 
 /** The channel that wakes the workers; its notification comes at the commit that owed a stream an entry. */
 export const AUDIT_STREAM_DUE_CHANNEL = 'audit_stream_due';
@@ -235,8 +236,14 @@ export class AuditStreamWorker extends JobWorker<ClaimedStream> {
     await this.options.notifications.notify(trx, {
       kind: 'audit-stream-paused',
       to: { organization: stream.organization_id, roles: ['owner', 'admin'] },
-      title: `An audit log stream of ${org.name} was paused`,
-      body: `Every batch sent to its ${stream.kind} destination failed for ${hours === 1 ? '1 hour' : `${hours} hours`}; fix it, then resume the stream: nothing is skipped.`,
+      title: phrase('An audit log stream of {organization} was paused', { organization: org.name }),
+      body: phrase(
+        'Every batch sent to its {kind} destination failed for {hours, plural, one {# hour} other {# hours}}; fix it, then resume the stream: nothing is skipped.',
+        {
+          kind: stream.kind,
+          hours,
+        },
+      ),
       url: `/orgs/${stream.organization_id}/audit-log/streams`,
       email: (account) => ({
         kind: 'audit-stream-paused',

@@ -182,8 +182,11 @@ export class UsageService implements UsageGate {
     await this.deps.notifications.notify(trx, {
       kind: 'usage-threshold',
       to: { organization: row.id, roles: ['owner', 'admin'] },
-      title: `${org.name} reached its plan's warning level of ${name}`,
-      body: `${used} ${name} used this billing period; the plan warns at ${soft}${hard === null ? '' : ` and stops at ${hard}`}.`,
+      title: phrase("{organization} reached its plan's warning level of {meter}", { organization: org.name, meter: name }),
+      body:
+        hard === null
+          ? phrase('{used} {meter} used this billing period; the plan warns at {soft}.', { used, meter: name, soft })
+          : phrase('{used} {meter} used this billing period; the plan warns at {soft} and stops at {hard}.', { used, meter: name, soft, hard }),
       url: `/orgs/${row.id}/usage`,
       email: (account) => ({
         kind: 'usage-threshold',
@@ -208,8 +211,8 @@ export class UsageService implements UsageGate {
     await this.deps.notifications.notify(trx, {
       kind: 'usage-limit-reached',
       to: { organization: organizationId, roles: ['owner', 'admin'] },
-      title: `${org.name} reached its plan's limit of ${name}`,
-      body: `It used ${hard} ${name} this billing period: what counts toward it is refused until the next period or an upgrade.`,
+      title: phrase("{organization} reached its plan's limit of {meter}", { organization: org.name, meter: name }),
+      body: phrase('It used {hard} {meter} this billing period: what counts toward it is refused until the next period or an upgrade.', { hard, meter: name }),
       url: `/orgs/${organizationId}/usage`,
     });
   }

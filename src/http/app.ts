@@ -17,6 +17,7 @@ import type { Redactor } from '../logging/redact.js';
 import type { RequestWrapper, ResponseObserver } from '../observability/http.js';
 import { ErrorBody, expectedError, type Words } from './errors.js';
 import { requestLocale } from '../i18n/negotiate.js';
+import type { Locale } from '../shared/locales.js';
 import { registerOpenApi, registerOpenApiRoutes } from './openapi.js';
 import { apiSecurityHeaders, computeSecurityHeaders, type PageOrigins, securityHeaderOptions } from './security-headers.js';
 import { clientErrorHandler, frameworkErrorHandler, markErrorBody } from './error-answers.js';
@@ -105,8 +106,11 @@ export interface Mount {
   handle(request: IncomingMessage, response: ServerResponse, clientAddress: string, app: FastifyInstance, say: Say): void;
 }
 
-/** A message in a mounted application's request's language. */
-export type Say = (words: Words, account?: string | null) => string;
+/** A message in a mounted application's request's language; `locale`: that language (a page's `lang`). */
+export interface Say {
+  (words: Words, account?: string | null): string;
+  locale(account?: string | null): Locale;
+}
 
 export interface AppObservability {
   /** each finished request (metrics; the request span's name) */
@@ -259,9 +263,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         onRequest: (request, reply, _done) => {
           reply.hijack();
           const sources = localeSources(request);
-          mount.handle(request.raw, reply.raw, request.ip, app, (words, account) =>
-            language.translator.text(requestLocale({ ...sources, account: account ?? sources.account }, language.defaultLocale), words),
-          );
+          const locale = (account?: string | null) => requestLocale({ ...sources, account: account ?? sources.account }, language.defaultLocale);
+          const say: Say = Object.assign((words: Words, account?: string | null) => language.translator.text(locale(account), words), { locale });
+          mount.handle(request.raw, reply.raw, request.ip, app, say);
         },
         handler: () => undefined,
       });

@@ -3,6 +3,7 @@
  * the links they carry. Services and routes need only this; what each message says is in
  * templates.ts, which the compiler holds to one function per kind listed here.
  */
+import type { Phrase } from '../i18n/messages.js';
 
 /** What a security notice tells of (src/account/notices.ts). */
 export type SecurityEvent =
@@ -28,7 +29,11 @@ export interface MailTemplates {
    * after the address was proven for the first time (src/account/address-proof.ts): what was
    * removed because it was added before the proof
    */
-  'credentials-removed-notice': { name: string | null; via: 'verification' | 'password-reset' | 'email-sign-in' | 'single-sign-on'; removed: string[] };
+  'credentials-removed-notice': {
+    name: string | null;
+    via: 'verification' | 'password-reset' | 'email-sign-in' | 'single-sign-on';
+    removed: Array<string | Phrase>;
+  };
   /** a provider identity was linked to the account (src/oidc/identities.ts) */
   'identity-linked-notice': { name: string | null; provider: string; providerEmail: string | null; at: Date };
   /** a change to how the account signs in, or a sign-in from a new browser (src/account/notices.ts) */

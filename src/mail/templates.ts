@@ -53,6 +53,24 @@ const PROOF_WORDS: Record<MailTemplates['credentials-removed-notice']['via'], st
   'single-sign-on': msg("by your organization's single sign-on"),
 };
 
+/**
+ * What proving an address removed (account/address-proof.ts), one phrase each: the notice email
+ * and the in-app notification word them in the recipient's language, the API answers in English.
+ */
+export const REMOVED_WORDS = {
+  password: (): Phrase => phrase('the password'),
+  passkeys: (count: number): Phrase => phrase('{count, plural, one {# passkey} other {# passkeys}}', { count }),
+  identities: (providers: string): Phrase => phrase('sign-in through {providers}', { providers }),
+  twoFactor: (): Phrase => phrase('two-factor authentication (its authenticator app and backup codes)'),
+  unfinishedTwoFactor: (): Phrase => phrase('a two-factor set-up that was not finished'),
+  apiKeys: (count: number): Phrase => phrase('{count, plural, one {# API key} other {# API keys}}', { count }),
+  emailChange: (email: string): Phrase => phrase("a pending change of the account's address to {email}", { email }),
+  sessions: (count: number, others: boolean): Phrase =>
+    others
+      ? phrase('{count, plural, one {# other signed-in session} other {# other signed-in sessions}}', { count })
+      : phrase('{count, plural, one {# signed-in session} other {# signed-in sessions}}', { count }),
+};
+
 type EventWords = (detail: string | undefined, product: string, locale?: Locale) => { subject: string; text: string };
 
 /** One event's words: its subject and sentence as phrases, formatted in `locale` (English by default). */
@@ -228,7 +246,7 @@ export const TEMPLATES: Templates = {
             ),
           ),
         },
-        ...d.removed.map((line) => ({ text: `• ${line}` })),
+        ...d.removed.map((line) => ({ text: `• ${w.t(line)}` })),
         {
           text: w.t(
             msg(

@@ -22,7 +22,7 @@ import { NotificationService } from './service.js';
 import { NotificationStreams, STREAM_PATH, STREAM_SCOPE } from './stream.js';
 import { UNSUBSCRIBE_PATH, UnsubscribePage } from './unsubscribe-page.js';
 import { UnsubscribeTokens } from './unsubscribe.js';
-import { MESSAGES_KEY } from '../i18n/messages.js';
+import { type Catalogs, MESSAGES_KEY, Translator } from '../i18n/messages.js';
 import { NOTIFICATIONS_MESSAGES } from './messages/index.js';
 
 const PURGE_EVERY_MS = 3_600_000;
@@ -64,7 +64,17 @@ export const notificationsModule = defineModule({
     }
     const tokens = new UnsubscribeTokens(config.encryptionKey);
     const preferences = new Preferences(db, categories);
-    const notifications = new NotificationService({ db, mail, preferences, categories, kinds, unsubscribe: tokens, appUrl: config.appUrl });
+    const notifications = new NotificationService({
+      db,
+      mail,
+      preferences,
+      categories,
+      kinds,
+      unsubscribe: tokens,
+      appUrl: config.appUrl,
+      translator: new Translator(ctx.declared<Catalogs>(MESSAGES_KEY)),
+      defaultLocale: config.defaultLocale,
+    });
     const headers = apiSecurityHeaders(config.secureCookies);
     const streams = new NotificationStreams({
       db,
@@ -85,7 +95,15 @@ export const notificationsModule = defineModule({
     });
     const digest = new Digest({ db, mail, notifications, log, atMinute: settings.digestAtMinute });
     digest.start();
-    const unsubscribe = new UnsubscribePage({ tokens, preferences, categories, product: ctx.use(productModule).name, headers, log });
+    const unsubscribe = new UnsubscribePage({
+      tokens,
+      preferences,
+      categories,
+      product: ctx.use(productModule).name,
+      headers,
+      log,
+      localeOf: async (accountId) => (await db.selectFrom('account').select('locale').where('id', '=', accountId).executeTakeFirst())?.locale ?? null,
+    });
     const purge = setInterval(
       () => void notifications.purge().catch((err: Error) => log.warn('notifications/purge-failed', `Purging old notifications failed: ${err.message}`)),
       PURGE_EVERY_MS,
@@ -97,7 +115,7 @@ export const notificationsModule = defineModule({
       routeGroups: [notificationRoutes(notifications, preferences, membershipResolver(db))],
       mounts: [
         { urls: [STREAM_PATH], handle: (req, res, _address, _app, say) => streams.handle(req, res, say) },
-        { urls: [UNSUBSCRIBE_PATH], handle: (req, res) => unsubscribe.handle(req, res) },
+        { urls: [UNSUBSCRIBE_PATH], handle: (req, res, _address, _app, say) => unsubscribe.handle(req, res, say) },
       ],
       async stop() {
         clearInterval(purge);

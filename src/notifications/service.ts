@@ -9,7 +9,9 @@ import { sql } from 'kysely';
 import type { DB } from '../db/database.js';
 import { notFound } from '../http/errors.js';
 import type { OrgRole } from '../http/routes.js';
+import type { Phrase, Translator } from '../i18n/messages.js';
 import type { Mail, MailMessage } from '../mail/index.js';
+import { isLocale, type Locale } from '../shared/locales.js';
 import type { NotificationCategory, NotificationKind } from './kinds.js';
 import type { Preferences } from './preferences.js';
 import type { MarkRead, Notification, NotificationList } from './schemas.js';
@@ -18,13 +20,20 @@ import type { UnsubscribeTokens } from './unsubscribe.js';
 /** Who a notification reaches: accounts by id, or an organization's members of some roles (`except` the one who caused it). */
 export type Audience = { accounts: readonly string[] } | { organization: string; roles: readonly OrgRole[]; except?: string };
 
+/**
+ * A notification's title or body, written in each recipient's language (the account's locale,
+ * else the default): an English message id (`'Your password was changed'`), a phrase with values,
+ * or a function of the locale for words another module renders (a security notice's).
+ */
+export type NotificationText = string | Phrase | ((locale: Locale) => string);
+
 export interface NotifyInput {
   kind: string;
   to: Audience;
   /** the organization it is about (its default preferences apply), or none */
   organizationId?: string | null;
-  title: string;
-  body: string;
+  title: NotificationText;
+  body: NotificationText;
   /** a path in the app */
   url?: string | null;
   /** the kind's own email for one account; without, the generic `notification` message */
@@ -39,6 +48,9 @@ export interface NotificationServiceDeps {
   kinds: ReadonlyMap<string, NotificationKind>;
   unsubscribe: UnsubscribeTokens;
   appUrl: string;
+  /** every module's catalogs: a notification is stored in its recipient's words */
+  translator: Pick<Translator, 'text'>;
+  defaultLocale: Locale;
 }
 
 type Row = {
@@ -83,7 +95,7 @@ export class NotificationService {
   }
 
   private async accountsOf(trx: DB, to: Audience) {
-    const query = trx.selectFrom('account').select(['account.id', 'account.email', 'account.name']);
+    const query = trx.selectFrom('account').select(['account.id', 'account.email', 'account.name', 'account.locale']);
     if ('accounts' in to) return to.accounts.length === 0 ? [] : query.where('account.id', 'in', [...to.accounts]).execute();
     let members = query
       .innerJoin('membership as m', 'm.account_id', 'account.id')
@@ -108,6 +120,7 @@ export class NotificationService {
       category.id,
       organizationId,
     );
+    const words = new Map(accounts.map((account) => [account.id, this.wordsFor(isLocale(account.locale) ? account.locale : this.deps.defaultLocale, input)]));
     await trx
       .insertInto('notification')
       .values(
@@ -116,8 +129,7 @@ export class NotificationService {
           organization_id: organizationId,
           kind: kind.kind,
           category: category.id,
-          title: input.title,
-          body: input.body,
+          ...words.get(account.id)!,
           url: input.url ?? null,
           in_app: channels.get(account.id)!.inApp,
           digest: channels.get(account.id)!.email === 'daily',
@@ -129,10 +141,15 @@ export class NotificationService {
       const unsubscribeUrl = category.critical ? null : this.unsubscribeUrl(account.id, category.id);
       const message: MailMessage | undefined = input.email
         ? input.email(account, unsubscribeUrl)
-        : { kind: 'notification', to: account.email, data: { title: input.title, body: input.body, url: input.url ?? null, unsubscribeUrl } };
+        : { kind: 'notification', to: account.email, data: { ...words.get(account.id)!, url: input.url ?? null, unsubscribeUrl } };
       if (!message) continue;
       await this.deps.mail.enqueue(trx, category.critical ? message : { ...message, headers: this.unsubscribeHeaders(account.id, category.id) });
     }
+  }
+
+  private wordsFor(locale: Locale, input: NotifyInput): { title: string; body: string } {
+    const say = (text: NotificationText) => (typeof text === 'function' ? text(locale) : this.deps.translator.text(locale, text));
+    return { title: say(input.title), body: say(input.body) };
   }
 
   async unreadCount(accountId: string): Promise<number> {

@@ -26,6 +26,7 @@ import type { Grants } from './grants.js';
 import type { OAuthProvider } from './provider.js';
 import type { OAuthConsentResult, OAuthInteraction } from './schemas.js';
 import { SIGNED_IN_SESSION } from './session-binding.js';
+import { phrase } from '../i18n/messages.js';
 
 const epoch = () => Math.floor(Date.now() / 1000);
 
@@ -213,8 +214,8 @@ export class Interactions {
       await this.deps.notifications.notify(trx, {
         kind: 'app-connected',
         to: { accounts: [user.id] },
-        title: `${app}${host ? ` (${host})` : ''} was connected to your account`,
-        body: `It may now: ${scopes.join(', ')}. Disconnect it in your connected apps if it was not you.`,
+        title: phrase('{app} was connected to your account', { app: host ? `${app} (${host})` : app }),
+        body: phrase('It may now: {scopes}. Disconnect it in your connected apps if it was not you.', { scopes: scopes.join(', ') }),
         url: '/settings/connected-apps',
         email: (account) => ({ kind: 'app-connected-notice', to: account.email, data: { name: account.name, app, scopes, at: new Date(), ip: origin.ip } }),
       });

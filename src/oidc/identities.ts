@@ -25,6 +25,7 @@ import { assertAnotherWayToSignIn, signInMethods } from '../account/sign-in-meth
 import { insertAccount } from '../account/service.js';
 import type { ProviderProfile } from './providers.js';
 import type { Identities, Identity } from './schemas.js';
+import { phrase } from '../i18n/messages.js';
 
 /** Why a provider sign-in or link was refused: the code the client shows a message for. */
 export type RefusalCode = 'email-not-verified' | 'email-in-use' | 'identity-in-use' | 'session-ended' | 'rate-limited' | 'account-not-verified';
@@ -216,8 +217,15 @@ export class IdentityService {
       await this.deps.notifications.notify(trx, {
         kind: 'identity-linked',
         to: { accounts: [accountId] },
-        title: `${provider} can now sign in to your account`,
-        body: `A ${provider} identity${email ? ` (${email})` : ''} was linked: it signs in to the account from now on. Unlink it in your security settings if it was not you.`,
+        title: phrase('{provider} can now sign in to your account', { provider }),
+        body: email
+          ? phrase(
+              'A {provider} identity ({email}) was linked: it signs in to the account from now on. Unlink it in your security settings if it was not you.',
+              { provider, email },
+            )
+          : phrase('A {provider} identity was linked: it signs in to the account from now on. Unlink it in your security settings if it was not you.', {
+              provider,
+            }),
         url: '/settings/security',
         email: (owner) => ({ kind: 'identity-linked-notice', to: owner.email, data: { name: owner.name, provider, providerEmail: email, at: new Date() } }),
       });

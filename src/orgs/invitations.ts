@@ -20,6 +20,7 @@ import { emitWebhookEvent } from '../webhooks/outbox.js';
 import { ORGANIZATION_COLUMNS, roleNeededToInvite, toOrganization } from './data.js';
 import type { OrganizationShaping } from './organization-shaping.js';
 import type { CreateInvitation, Invitation, Organization, PendingInvitation } from './schemas.js';
+import { phrase } from '../i18n/messages.js';
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 const personalOrganization = () => conflict('A personal organization has only its owner: invite people to a shared organization', { reason: 'personal' });
@@ -135,8 +136,11 @@ export class InvitationService {
             kind: 'invitation-received',
             to: { accounts: [invitee.id] },
             organizationId: caller.organizationId,
-            title: `${context.inviterName ?? context.inviterEmail} invited you to ${context.organization}`,
-            body: `As ${role}: the invitation email has the link to accept it.`,
+            title: phrase('{inviter} invited you to {organization}', {
+              inviter: context.inviterName ?? context.inviterEmail,
+              organization: context.organization,
+            }),
+            body: phrase('As {role}: the invitation email has the link to accept it.', { role }),
             url: null,
             email: () => undefined,
           });
@@ -297,8 +301,8 @@ export class InvitationService {
         await this.deps.notifications.notify(trx, {
           kind: 'member-joined',
           to: { organization: invitation.organization_id, roles: ['owner', 'admin'], except: user.id },
-          title: `${account.name ?? account.email} joined ${orgName.name}`,
-          body: `${account.email} accepted the invitation and joined as ${joined.role}.`,
+          title: phrase('{name} joined {organization}', { name: account.name ?? account.email, organization: orgName.name }),
+          body: phrase('{email} accepted the invitation and joined as {role}.', { email: account.email, role: joined.role }),
           url: `/orgs/${invitation.organization_id}/members`,
         });
         await emitWebhookEvent(trx, invitation.organization_id, 'member.added', {

@@ -19,6 +19,7 @@ import { orgEntry } from './audit-entry.js';
 import { invitationRolesBeyond, isOwnerRuleViolation, MEMBER_COLUMNS, revokeInvitationsSentBy, toMember, webhookMember } from './data.js';
 import type { OrganizationShaping } from './organization-shaping.js';
 import type { Member, Members } from './schemas.js';
+import { phrase, type Phrase } from '../i18n/messages.js';
 
 type Trx = Transaction<DatabaseSchema>;
 
@@ -38,8 +39,8 @@ export class MemberService {
     organizationId: string,
     actorId: string,
     kind: 'member-left' | 'member-role-changed',
-    title: string,
-    body: string,
+    title: Phrase,
+    body: Phrase,
   ): Promise<void> {
     await this.notifications.notify(trx, {
       kind,
@@ -95,8 +96,8 @@ export class MemberService {
             caller.organizationId,
             caller.accountId,
             'member-role-changed',
-            `${member.name ?? member.email} is now ${role}`,
-            `${member.email} was ${state.target.role}.`,
+            phrase('{name} is now {role}', { name: member.name ?? member.email, role }),
+            phrase('{email} was {role}.', { email: member.email, role: state.target.role }),
           );
         if (state.target.role !== role) await emitWebhookEvent(trx, caller.organizationId, 'member.updated', { member: webhookMember(member) });
         this.log.info('orgs/role-changed', 'Member role changed', {
@@ -169,8 +170,8 @@ export class MemberService {
             caller.organizationId,
             caller.accountId,
             'member-left',
-            leaving ? `${member.name ?? member.email} left` : `${member.name ?? member.email} was removed`,
-            `${member.email} is no longer a member (was ${state.target.role}).`,
+            leaving ? phrase('{name} left', { name: member.name ?? member.email }) : phrase('{name} was removed', { name: member.name ?? member.email }),
+            phrase('{email} is no longer a member (was {role}).', { email: member.email, role: state.target.role }),
           );
         }
         await appendAudit(

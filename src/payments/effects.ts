@@ -28,6 +28,7 @@ import type { Logger } from '../logging/logger.js';
 import type { NotificationService } from '../notifications/service.js';
 import type { PaymentEffect, PaymentEvent, PaymentProvider } from './provider.js';
 import { auditBilling, BILLING_COLUMNS, type BillingRow, sendTrialEndingNotice, writeSubscriptionChange } from './subscription-change.js';
+import { msg, phrase } from '../i18n/messages.js';
 
 type Trx = Transaction<DatabaseSchema>;
 type SubscriptionEffect = Extract<PaymentEffect, { kind: 'subscription' }>;
@@ -261,8 +262,8 @@ export class BillingEffects {
       await this.deps.notifications.notify(trx, {
         kind: 'payment-failed',
         to: { organization: org.id, roles: ['owner', 'admin'] },
-        title: `A payment of ${org.name} failed`,
-        body: 'The subscription is past due: update the payment method on the Billing page before Stripe gives up retrying.',
+        title: phrase('A payment of {organization} failed', { organization: org.name }),
+        body: msg('The subscription is past due: update the payment method on the Billing page before Stripe gives up retrying.'),
         url: `/orgs/${org.id}/billing`,
       });
     await writeSubscriptionChange(trx, this.deps.log, org, event, {

@@ -11,6 +11,7 @@ import type { Logger } from '../logging/logger.js';
 import type { NotificationService } from '../notifications/service.js';
 import { emitWebhookEvent } from '../webhooks/outbox.js';
 import type { PaymentEvent } from './provider.js';
+import { msg, phrase } from '../i18n/messages.js';
 
 type Trx = Transaction<DatabaseSchema>;
 
@@ -116,8 +117,8 @@ export async function sendTrialEndingNotice(
   await notifications.notify(trx, {
     kind: 'trial-ending',
     to: { organization: org.id, roles: ['owner'] },
-    title: `The trial of ${org.name} ends on ${endsAt.toISOString().slice(0, 10)}`,
-    body: `Add a payment method to keep ${plan ?? 'the plan'} after the trial.`,
+    title: phrase('The trial of {organization} ends on {date}', { organization: org.name, date: endsAt.toISOString().slice(0, 10) }),
+    body: plan ? phrase('Add a payment method to keep {plan} after the trial.', { plan }) : msg('Add a payment method to keep the plan after the trial.'),
     url: `/orgs/${org.id}/billing`,
     email: (account) => ({ kind: 'trial-will-end', to: account.email, data: { organization: org.name, organizationId: org.id, plan, trialEndsAt: endsAt } }),
   });

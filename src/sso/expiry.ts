@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import type { DB } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
 import type { NotificationService } from '../notifications/service.js';
+import { msg, phrase } from '../i18n/messages.js';
 
 export const WARN_BEFORE_DAYS = 30;
 
@@ -60,8 +61,11 @@ export class CertificateExpiryCheck {
         await notifications.notify(trx, {
           kind: 'sso-certificate-expiring',
           to: { organization: connection.organization_id, roles: ['owner'] },
-          title: `The single sign-on certificate of ${org.name} expires on ${expiresAt.toISOString().slice(0, 10)}`,
-          body: 'Nobody can sign in through it once it expires: paste the identity provider’s new metadata on the Single sign-on page.',
+          title: phrase('The single sign-on certificate of {organization} expires on {date}', {
+            organization: org.name,
+            date: expiresAt.toISOString().slice(0, 10),
+          }),
+          body: msg('Nobody can sign in through it once it expires: paste the identity provider’s new metadata on the Single sign-on page.'),
           url: `/orgs/${connection.organization_id}/sso`,
           email: (account) => ({
             kind: 'sso-certificate-expiring',

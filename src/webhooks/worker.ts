@@ -28,6 +28,7 @@ import type { NotificationService } from '../notifications/service.js';
 import { JobWorker, scheduledDelayMs } from '../runtime/jobs.js';
 import type { AttemptResult, WebhookSender } from './sender.js';
 import type { WebhookSettings } from './settings.js';
+import { phrase } from '../i18n/messages.js';
 
 /** Messages (with their deliveries and attempts) are deleted this long after they were written. */
 export const DELIVERY_RETENTION_DAYS = 30;
@@ -236,8 +237,11 @@ export class WebhookWorker extends JobWorker<ClaimedDelivery> {
     await this.options.notifications.notify(trx, {
       kind: 'webhook-disabled',
       to: { organization: delivery.organization_id, roles: ['owner', 'admin'] },
-      title: `A webhook endpoint of ${org.name} was disabled`,
-      body: `Every delivery to ${endpoint} failed for ${days === 1 ? '1 day' : `${days} days`}; fix the receiver, then turn it on again.`,
+      title: phrase('A webhook endpoint of {organization} was disabled', { organization: org.name }),
+      body: phrase('Every delivery to {endpoint} failed for {days, plural, one {# day} other {# days}}; fix the receiver, then turn it on again.', {
+        endpoint,
+        days,
+      }),
       url: `/orgs/${delivery.organization_id}/webhooks`,
       email: (account) => ({
         kind: 'webhook-disabled',

@@ -13,6 +13,8 @@ import { argumentsOf, catalogReports, clientCatalogReports, type FeatureReport, 
 import { messagesOf } from '../../scripts/i18n/client-messages.js';
 import { SCOPE_MESSAGE_IDS } from '../../src/client/oauth/scope-words.js';
 import { SCOPE_WORDS } from '../../src/shared/oauth-scopes.js';
+import { CATEGORY_MESSAGE_IDS } from '../../src/client/notifications/category-words.js';
+import { BUILT_IN_CATEGORIES } from '../../src/notifications/kinds.js';
 
 const reports = catalogReports(process.cwd());
 const clientReports = clientCatalogReports(process.cwd());
@@ -83,6 +85,10 @@ describe("the browser client's catalogs", () => {
 
   it("words the consent screen's scopes as the shared SCOPE_WORDS do (its ids are a copy the catalogs read)", () => {
     assert.deepEqual(SCOPE_MESSAGE_IDS, SCOPE_WORDS);
+  });
+
+  it('names the built-in notification categories as the server declares them (its ids are a copy the catalogs read)', () => {
+    assert.deepEqual(CATEGORY_MESSAGE_IDS, Object.fromEntries(BUILT_IN_CATEGORIES.map((c) => [c.id, c.name])));
   });
 
   it('has no message built at run time, and none translated when its module loads', () => {

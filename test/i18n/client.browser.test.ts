@@ -84,13 +84,13 @@ describe("the client in the reader's language", { skip: browser.skip }, () => {
     assert.equal((await html(page)).lang, 'en');
     await page.locator('#language-menu').selectOption('es');
     await page.waitForFunction(() => document.documentElement.lang === 'es');
-    assert.equal((await text(page, 'form#sign-up button[type=submit]')).trim(), es['Sign up']);
+    assert.equal((await text(page, 'form#sign-up button[type=submit]')).trim(), es['Create account']);
     const cookies = await browser.contextOf('visitor').cookies();
     assert.equal(cookies.find((c) => c.name === 'locale')?.value, 'es');
     await page.reload();
     await page.locator('form#sign-up').waitFor();
     assert.deepEqual(await html(page), { lang: 'es', dir: 'ltr' });
-    assert.equal((await text(page, 'form#sign-up button[type=submit]')).trim(), es['Sign up']);
+    assert.equal((await text(page, 'form#sign-up button[type=submit]')).trim(), es['Create account']);
   });
 
   const arabic = { email: uniqueEmail('arabic'), password: PASSWORD };

@@ -59,6 +59,53 @@ describe('Notifications (pglite)', () => {
     );
   });
 
+  it("is written in each recipient's language: the account's locale, else the default", async () => {
+    const german = await account(t);
+    const arabic = await account(t);
+    for (const [who, locale] of [
+      [german, 'de'],
+      [arabic, 'ar'],
+    ] as const)
+      assert.equal((await as(t, who, 'PATCH', '/api/account/me', { locale })).status, 200);
+    const orgId = await createOrg(t, german, 'Polyglot');
+    await addMember(t, orgId, german, arabic, 'admin');
+    const plain = await account(t);
+    await addMember(t, orgId, german, plain, 'admin');
+    const joiner = await account(t);
+    await addMember(t, orgId, german, joiner, 'member');
+    const joinedOf = async (who: TestAccount) =>
+      (await list(who)).body.notifications.find((n: { kind: string; body: string }) => n.kind === 'member-joined' && n.body.includes(joiner.email));
+    const inGerman = await joinedOf(german);
+    assert.equal(inGerman?.title, 'Test User ist Polyglot beigetreten');
+    assert.equal(inGerman?.body, `${joiner.email} hat die Einladung angenommen und ist als member beigetreten.`);
+    assert.equal((await joinedOf(arabic))?.title, 'انضم Test User إلى Polyglot');
+    const email = (await mails(german.email)).find((m) => m.kind === 'notification' && m.text?.includes(joiner.email));
+    assert.equal(email?.subject, 'Test User ist Polyglot beigetreten', 'the generic email carries the same words');
+    assert.match(email?.text ?? '', /^Guten Tag,/);
+    // its unsubscribe page speaks the account's language, whatever the browser asks for
+    const link = /^<(.+)>$/.exec(email?.headers['List-Unsubscribe'] ?? '')![1]!;
+    const page = await (await fetch(link, { headers: { 'accept-language': 'es' } })).text();
+    assert.match(page, /<html lang="de" dir="ltr">/);
+    assert.match(page, /Keine E-Mails zu Organisationen mehr von .+ erhalten\?/);
+    assert.match(page, /<button type="submit">Abmelden<\/button>/);
+    const done = await fetch(link, {
+      method: 'POST',
+      headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
+    assert.match(await done.text(), /Sie erhalten keine E-Mails zu Organisationen mehr von /);
+    // a link that is not valid: the request's language (nobody is known)
+    const bad = await fetch(`${link.slice(0, -2)}xx`, { headers: { 'accept-language': 'ar' } });
+    assert.equal(bad.status, 400);
+    assert.match(await bad.text(), /<html lang="ar" dir="rtl">.*رابط إلغاء الاشتراك هذا غير صالح/s);
+    // a security notice, worded by the mail feature, in the recipient's language too
+    await as(t, arabic, 'POST', '/api/account/change-password', { 'current-password': PASSWORD, password: 'another password 789' });
+    const [changed] = (await list(arabic)).body.notifications.filter((n: { kind: string }) => n.kind === 'password-changed');
+    assert.equal(changed?.title, 'تم تغيير كلمة مرورك');
+    // without a locale of its own: the default (English)
+    assert.equal((await joinedOf(plain))?.title, 'Test User joined Polyglot');
+  });
+
   it('reads, reads all, pages by cursor and deletes', async () => {
     const who = await account(t);
     const orgId = await createOrg(t, who, 'Pages');

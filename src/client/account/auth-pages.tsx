@@ -10,7 +10,7 @@ import { Badge } from '../ui/feedback.js';
 import { Field, Form } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { OauthNotice, ProviderButtons } from '../oidc/pages.js';
-import { SsoSignIn } from '../sso/pages.js';
+import { SsoSignIn } from '../sso/sign-in.js';
 import { MfaStep, PasskeySignIn } from './security-pages.js';
 import { EmailSignInCard } from './email-sign-in-pages.js';
 import { dateOnly } from '../ui/dates.js';

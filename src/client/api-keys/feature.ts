@@ -2,9 +2,12 @@
 import { KeyRound } from 'lucide';
 import { currentOrgNavPath } from '../orgs/current-org.js';
 import type { Feature } from '../shell/features.js';
+import { lazyPage } from '../shell/lazy-page.js';
 import { apiKeysPath, registerApiKeys } from './events.js';
-import { ApiKeysPage } from './pages.js';
 import { msg } from '../i18n/words.js';
+
+// an admin's settings page, fetched when first opened
+const ApiKeysPage = lazyPage(() => import('./pages.js').then((m) => m.ApiKeysPage));
 
 export const apiKeys: Feature = {
   id: 'api-keys',

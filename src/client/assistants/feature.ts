@@ -1,9 +1,12 @@
 /** The AI assistants feature: the account's page for connecting assistants to the MCP server, and those connected. */
 import { Bot } from 'lucide';
 import type { Feature } from '../shell/features.js';
+import { lazyPage } from '../shell/lazy-page.js';
 import { registerAssistants } from './events.js';
-import { AssistantsPage } from './page.js';
 import { msg } from '../i18n/words.js';
+
+// a settings page, fetched when first opened
+const AssistantsPage = lazyPage(() => import('./page.js').then((m) => m.AssistantsPage));
 
 export const assistants: Feature = {
   id: 'assistants',

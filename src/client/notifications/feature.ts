@@ -6,13 +6,17 @@
 import { Bell, BellRing, Settings2 } from 'lucide';
 import { currentOrgNavPath } from '../orgs/current-org.js';
 import type { Feature } from '../shell/features.js';
+import { lazyPage } from '../shell/lazy-page.js';
 import { NotificationBell } from './bell.js';
 import { registerNotifications } from './events.js';
 import { NotificationsPage } from './page.js';
 import { registerNotificationPreferences, orgNotificationsPath } from './preferences-events.js';
-import { NotificationPreferencesPage, OrgNotificationDefaultsPage } from './preferences-page.js';
 import { registerNotificationStream } from './stream.js';
 import { msg } from '../i18n/words.js';
+
+// settings pages, fetched when first opened
+const NotificationPreferencesPage = lazyPage(() => import('./preferences-page.js').then((m) => m.NotificationPreferencesPage));
+const OrgNotificationDefaultsPage = lazyPage(() => import('./preferences-page.js').then((m) => m.OrgNotificationDefaultsPage));
 
 export const notifications: Feature = {
   id: 'notifications',

@@ -15,6 +15,7 @@ import { PageHeader } from '../ui/page-header.js';
 import { Switch } from '../ui/switch.js';
 import { msg, t } from '../i18n/words.js';
 import { listText } from '../ui/dates.js';
+import { categoryName } from './category-words.js';
 import {
   ACCOUNT_OWNER,
   type CategoryPreference,
@@ -37,7 +38,7 @@ function Row({ c }: { c: CategoryPreference }) {
   return (
     <tr data-category={c.category} data-critical={c.critical ? 'true' : 'false'} class="border-b border-line">
       <th scope="row" class="py-3 pe-2 text-start align-middle font-medium">
-        {c.name}
+        {categoryName(c)}
         {fixed && (
           <small id={fixed} class="block text-xs font-normal text-muted">
             {t('Always shown and emailed immediately')}
@@ -48,7 +49,7 @@ function Row({ c }: { c: CategoryPreference }) {
         <Switch
           id={`pref-in-app-${c.category}`}
           name={inAppField(c.category)}
-          label={t('{name} in the app', { name: c.name })}
+          label={t('{name} in the app', { name: categoryName(c) })}
           defaultChecked={c['in-app']}
           disabled={c.critical}
           describedBy={fixed}
@@ -60,7 +61,7 @@ function Row({ c }: { c: CategoryPreference }) {
           <SelectField
             id={`pref-email-${c.category}`}
             name={emailField(c.category)}
-            label={t('{name} by email', { name: c.name })}
+            label={t('{name} by email', { name: categoryName(c) })}
             srOnlyLabel
             options={EMAIL_CHOICES}
             defaultValue={c.email}
@@ -102,7 +103,7 @@ function Grid({ categories, caption }: { categories: CategoryPreference[]; capti
 /** The grid as a form: Save sends what changed; "Use the defaults" sends every category back to its default. */
 function PreferencesGrid({ prefs, caption }: { prefs: Prefs; caption: string }) {
   const { state, dispatch } = useApp();
-  const critical = (prefs.categories ?? []).filter((c) => c.critical).map((c) => c.name);
+  const critical = (prefs.categories ?? []).filter((c) => c.critical).map(categoryName);
   return (
     <>
       {/* outside the form, which a save re-keys: the outcome stays the same element */}

@@ -2,10 +2,13 @@
 import { AppWindow, PlugZap } from 'lucide';
 import { currentOrgNavPath } from '../orgs/current-org.js';
 import type { Feature } from '../shell/features.js';
+import { lazyPage } from '../shell/lazy-page.js';
 import { AuthorizePage, ConnectedAppsPage } from './consent-pages.js';
-import { OAuthAppsPage } from './apps-page.js';
 import { oauthAppsPath, registerOAuth } from './events.js';
 import { msg } from '../i18n/words.js';
+
+// a developer's settings page, fetched when first opened
+const OAuthAppsPage = lazyPage(() => import('./apps-page.js').then((m) => m.OAuthAppsPage));
 
 export const oauth: Feature = {
   id: 'oauth',

@@ -2,10 +2,13 @@
 import { KeyRound } from 'lucide';
 import { currentOrgNavPath } from '../orgs/current-org.js';
 import type { Feature } from '../shell/features.js';
+import { lazyPage } from '../shell/lazy-page.js';
 import { registerSso, ssoPath } from './events.js';
-import { SsoPage } from './pages.js';
 import { registerSsoSignIn } from './sign-in-events.js';
 import { msg } from '../i18n/words.js';
+
+// an admin's settings page, fetched when first opened
+const SsoPage = lazyPage(() => import('./pages.js').then((m) => m.SsoPage));
 
 export const sso: Feature = {
   id: 'sso',

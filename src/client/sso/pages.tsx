@@ -13,7 +13,6 @@ import { Alert, Badge } from '../ui/feedback.js';
 import { CheckboxGroup, CopyField, Field, Form, SelectField, TextAreaField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { DOMAIN_FORM, SAML_FORM, ssoOrgIdOf, TOKEN_FORM, type OrgDomain } from './events.js';
-import { SSO_SIGN_IN_FORM } from './sign-in-events.js';
 import { BackToOrg, OrgPageGate } from '../orgs/org-page.js';
 import { GRANTED_ROLES, roleOptions } from '../orgs/roles.js';
 import { dateOnly } from '../ui/dates.js';
@@ -275,21 +274,5 @@ export function SsoPage() {
         )}
       </Stack>
     </>
-  );
-}
-
-/** The log-in page's "Sign in with SSO": the email picks the organization's identity provider. */
-export function SsoSignIn() {
-  const { dispatch } = useApp();
-  return (
-    <details id="sso-sign-in-details" class="text-sm">
-      <summary class="cursor-pointer">{t('Sign in with SSO')}</summary>
-      <div class="mt-3">
-        <Form id={SSO_SIGN_IN_FORM} onSubmit={(f) => dispatch(['sso/start', f])}>
-          <Field form={SSO_SIGN_IN_FORM} name="email" label={t('Work email')} type="email" required autoComplete="username" />
-          <Submit>{t('Continue with SSO')}</Submit>
-        </Form>
-      </div>
-    </details>
   );
 }

@@ -2,9 +2,12 @@
 import { Gauge } from 'lucide';
 import { currentOrgNavPath } from '../orgs/current-org.js';
 import type { Feature } from '../shell/features.js';
+import { lazyPage } from '../shell/lazy-page.js';
 import { registerUsage, usagePath } from './events.js';
-import { UsagePage } from './pages.js';
 import { msg } from '../i18n/words.js';
+
+// a report, fetched when first opened
+const UsagePage = lazyPage(() => import('./pages.js').then((m) => m.UsagePage));
 
 export const usage: Feature = {
   id: 'usage',

@@ -5,6 +5,7 @@
  * apps reach them with the scopes `sample-items:read` and `sample-items:write`. Its `file` and
  * `image` fields, if it has any, are storage purposes `sample-items.<field>` (docs/files.md).
  */
+import { MESSAGES_KEY } from '../i18n/messages.js';
 import { orgsModule } from '../orgs/module.js';
 import { resourceFilePurposes } from '../resources/files.js';
 import { defineModule } from '../runtime/module.js';
@@ -13,6 +14,7 @@ import { storageModule } from '../storage/module.js';
 import { STORAGE_PURPOSES_KEY } from '../storage/purposes.js';
 import { WEBHOOK_EVENT_TYPES_KEY, type DeclaredWebhookEventType } from '../webhooks/module.js';
 import { SAMPLE_ITEM_FIELDS } from './fields.js';
+import { SAMPLE_ITEMS_MESSAGES } from './messages/index.js';
 import { sampleItemQueries } from './queries.js';
 import { SAMPLE_ITEM_WRITE_ROLE, sampleItemRoutes } from './routes.js';
 import { SAMPLE_ITEM_SCHEMAS } from './schemas.js';
@@ -29,6 +31,7 @@ const WEBHOOK_EVENTS: DeclaredWebhookEventType[] = ['created', 'updated', 'delet
 export const sampleItemsModule = defineModule({
   name: 'sample-items',
   declares: {
+    [MESSAGES_KEY]: [SAMPLE_ITEMS_MESSAGES],
     [WEBHOOK_EVENT_TYPES_KEY]: WEBHOOK_EVENTS,
     [OAUTH_SCOPES_KEY]: SCOPES,
     // a file field's uploads: the organization's, by the write role
