@@ -9,7 +9,8 @@
  * Every URL goes through the webhooks' address guard when it is given and again at each send.
  */
 import type { AuditStreamKind } from '../db/schema.js';
-import { requestCoercion } from '../http/errors.js';
+import { requestCoercion, type Words } from '../http/errors.js';
+import { msg, phrase } from '../i18n/messages.js';
 import { checkEndpointUrl, type EndpointUrlRules } from '../webhooks/endpoint-url.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
 
@@ -76,7 +77,7 @@ const PREFIX = /^[A-Za-z0-9!_.*'()/-]{0,512}$/;
 /** printable ASCII without spaces: no header can be split by a credential */
 const CREDENTIAL = /^[\x21-\x7e]{1,512}$/;
 
-const refuse = (field: string, message: string) => requestCoercion('body', [{ path: `/${field}`, message }]);
+const refuse = (field: string, message: Words) => requestCoercion('body', [{ path: `/${field}`, message }]);
 
 /** The intake URL of a Datadog `site`. */
 export function datadogIntake(site: string): string {
@@ -112,16 +113,16 @@ export async function checkStream(
   const allowed = new Set<Field>([...FIELDS[kind].required, ...FIELDS[kind].optional]);
   for (const key of Object.keys(input) as Field[]) {
     if (key === 'kind') continue;
-    if (!allowed.has(key)) throw refuse(key, `is not a setting of a ${kind} stream (it takes ${[...allowed].join(', ')})`);
+    if (!allowed.has(key)) throw refuse(key, phrase('is not a setting of a {kind} stream (it takes {settings})', { kind, settings: [...allowed].join(', ') }));
   }
   if (!current) {
-    for (const key of FIELDS[kind].required) if (input[key] === undefined) throw refuse(key, `is required for a ${kind} stream`);
+    for (const key of FIELDS[kind].required) if (input[key] === undefined) throw refuse(key, phrase('is required for a {kind} stream', { kind }));
   }
   const settings: StreamSettings = { ...current?.settings };
   const credentials: StreamCredentials = { ...current?.credentials };
   const credential = (field: Field, value: string | undefined): string | undefined => {
     if (value === undefined) return undefined;
-    if (!CREDENTIAL.test(value)) throw refuse(field, 'must be 1..512 printable characters without spaces');
+    if (!CREDENTIAL.test(value)) throw refuse(field, msg('must be 1..512 printable characters without spaces'));
     return value;
   };
   if (input.url !== undefined) settings.url = await checkEndpointUrl(input.url, rules, '/url');
@@ -135,11 +136,11 @@ export async function checkStream(
     settings.site = DATADOG_SITES.includes(site) ? site : await checkEndpointUrl(input.site, rules, '/site');
   }
   if (input.bucket !== undefined) {
-    if (!BUCKET.test(input.bucket)) throw refuse('bucket', 'must be an S3 bucket name (3..63 lower-case letters, digits, dots and hyphens)');
+    if (!BUCKET.test(input.bucket)) throw refuse('bucket', msg('must be an S3 bucket name (3..63 lower-case letters, digits, dots and hyphens)'));
     settings.bucket = input.bucket;
   }
   if (input.region !== undefined) {
-    if (!REGION.test(input.region)) throw refuse('region', 'must be a region such as us-east-1');
+    if (!REGION.test(input.region)) throw refuse('region', msg('must be a region such as us-east-1'));
     settings.region = input.region;
   }
   if (input.endpoint !== undefined) {
@@ -148,7 +149,7 @@ export async function checkStream(
   }
   if (input['force-path-style'] !== undefined) settings['force-path-style'] = input['force-path-style'];
   if (input.prefix !== undefined) {
-    if (!PREFIX.test(input.prefix)) throw refuse('prefix', "must be at most 512 letters, digits and !_.*'()/- characters");
+    if (!PREFIX.test(input.prefix)) throw refuse('prefix', msg("must be at most 512 letters, digits and !_.*'()/- characters"));
     settings.prefix = cleanPrefix(input.prefix);
   }
   if (kind === 'https' && !credentials.secret) credentials.secret = newWebhookSecret();

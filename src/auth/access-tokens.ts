@@ -189,7 +189,9 @@ export class AccessTokens {
       // one audience, one of ours (jwtVerify checked it is among them): the resource the token is for
       const resource = typeof payload.aud === 'string' ? payload.aud : undefined;
       if (!resource) return undefined;
-      return { id: payload.sub, email: '', sessionId: payload.sid, oauth: { clientId: payload.client_id, scopes, resource } };
+      const user: AuthUser = { id: payload.sub, email: '', sessionId: payload.sid, oauth: { clientId: payload.client_id, scopes, resource } };
+      if (typeof payload.locale === 'string') user.locale = payload.locale;
+      return user;
     }
     if (typeof payload.email !== 'string') return undefined;
     const act = payload.act as { sub?: unknown } | undefined;

@@ -7,7 +7,8 @@
  */
 import type { AccessTokens } from '../auth/access-tokens.js';
 import { API_KEY_MARK, type ApiKeyCheck } from '../auth/authenticator.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError, type Words } from '../http/errors.js';
+import { msg, phrase } from '../i18n/messages.js';
 import { hasRole, type ApiKeyCaller, type AuthUser, type OrgRole } from '../http/routes.js';
 
 export type McpCaller =
@@ -15,7 +16,7 @@ export type McpCaller =
   | { kind: 'api-key'; key: ApiKeyCaller; credential: string };
 
 /** The caller, or why there is none: `presented` when a credential came (then `error="invalid_token"`), or another answer (429). */
-export type Authentication = { caller: McpCaller } | { failure: string; presented: boolean } | { refuse: HttpError };
+export type Authentication = { caller: McpCaller } | { failure: Words; presented: boolean } | { refuse: HttpError };
 
 export interface CallerDeps {
   tokens: AccessTokens;
@@ -26,9 +27,9 @@ export interface CallerDeps {
 }
 
 export async function authenticate(deps: CallerDeps, header: string | undefined, address: string): Promise<Authentication> {
-  if (!header) return { failure: 'Authentication required', presented: false };
+  if (!header) return { failure: msg('Authentication required'), presented: false };
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!m) return { failure: 'Unsupported Authorization header; use "Bearer <token>"', presented: true };
+  if (!m) return { failure: msg('Unsupported Authorization header; use "Bearer <token>"'), presented: true };
   const credential = m[1]!;
   const keys = deps.keys();
   if (credential.startsWith(API_KEY_MARK) && keys) {
@@ -39,8 +40,9 @@ export async function authenticate(deps: CallerDeps, header: string | undefined,
   const verified = await deps.tokens.verify(credential);
   if (!verified.ok) return { failure: verified.reason, presented: true };
   const { user } = verified;
-  if (!user.oauth) return { failure: "The MCP server takes OAuth tokens issued for it and API keys, not the product's session tokens", presented: true };
-  if (user.oauth.resource !== deps.resource) return { failure: `Access token is for another resource; ask one for ${deps.resource}`, presented: true };
+  if (!user.oauth) return { failure: msg("The MCP server takes OAuth tokens issued for it and API keys, not the product's session tokens"), presented: true };
+  if (user.oauth.resource !== deps.resource)
+    return { failure: phrase('Access token is for another resource; ask one for {resource}', { resource: deps.resource }), presented: true };
   return { caller: { kind: 'account', user: { ...user, oauth: user.oauth } } };
 }
 
@@ -65,4 +67,8 @@ export function callerOf(caller: McpCaller): Record<string, string> {
 export interface CallClient {
   address: string;
   userAgent: string | undefined;
+  /** the MCP request's, handed to the call's route (a key's errors are in the request's language) */
+  acceptLanguage: string | undefined;
+  /** a refusal's words in the caller's language: the account's, else the request's */
+  say(words: Words): string;
 }

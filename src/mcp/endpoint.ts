@@ -13,6 +13,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance } from 'fastify';
+import type { Say } from '../http/app.js';
+import { msg, phrase } from '../i18n/messages.js';
 import type { Logger } from '../logging/logger.js';
 import { authenticate, callerOf, type CallerDeps } from './caller.js';
 import type { RequestOutcome, ToolRunner } from './server.js';
@@ -98,15 +100,15 @@ function negotiated(message: unknown): unknown {
 export class McpEndpoint {
   constructor(private readonly deps: EndpointDeps) {}
 
-  handle(req: IncomingMessage, res: ServerResponse, address: string, app: FastifyInstance): void {
+  handle(req: IncomingMessage, res: ServerResponse, address: string, app: FastifyInstance, say: Say): void {
     const started = Date.now();
     const outcome: RequestOutcome = { called: [] };
     let logged: Record<string, unknown> = {};
-    this.answer(req, address, app, outcome, (data) => (logged = { ...logged, ...data })).then(
+    this.answer(req, address, app, outcome, say, (data) => (logged = { ...logged, ...data })).then(
       (answer) => this.send(res, answer, req.headers.origin),
       (err: Error) => {
         this.deps.log.error('mcp/failed', `The MCP request failed: ${err.message}`, { stack: err.stack });
-        this.send(res, rpcError(500, -32603, 'Internal error'), req.headers.origin);
+        this.send(res, rpcError(500, -32603, say(msg('Internal error'))), req.headers.origin);
       },
     );
     res.on('finish', () => {
@@ -131,32 +133,56 @@ export class McpEndpoint {
     return `Bearer ${error ? `error="${error}", ` : ''}resource_metadata="${this.deps.metadataUrl}"`;
   }
 
-  private async answer(req: IncomingMessage, address: string, app: FastifyInstance, outcome: RequestOutcome, log: (data: Record<string, unknown>) => void) {
+  private async answer(
+    req: IncomingMessage,
+    address: string,
+    app: FastifyInstance,
+    outcome: RequestOutcome,
+    say: Say,
+    log: (data: Record<string, unknown>) => void,
+  ) {
     const origin = req.headers.origin;
-    if (origin !== undefined && !this.deps.origins.has(origin)) return rpcError(403, -32000, 'Forbidden: this Origin may not call the MCP server');
+    if (origin !== undefined && !this.deps.origins.has(origin)) return rpcError(403, -32000, say(msg('Forbidden: this Origin may not call the MCP server')));
     // a browser's preflight carries no credential: an allowed origin is told what it may send
     if (req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'])
       return { status: 204, headers: { ...corsHeaders(origin), ...PREFLIGHT_HEADERS }, body: '' };
     const auth = await authenticate(this.deps.caller, req.headers.authorization, address);
     if ('refuse' in auth)
-      return { status: auth.refuse.status, headers: { 'content-type': 'application/json', ...auth.refuse.headers }, body: JSON.stringify(auth.refuse.body) };
-    if ('failure' in auth) return rpcError(401, -32001, auth.failure, { 'www-authenticate': this.challenge(auth.presented ? 'invalid_token' : undefined) });
+      return {
+        status: auth.refuse.status,
+        headers: { 'content-type': 'application/json', ...auth.refuse.headers },
+        body: JSON.stringify({ ...auth.refuse.body, message: say(auth.refuse.body.message) }),
+      };
+    if ('failure' in auth)
+      return rpcError(401, -32001, say(auth.failure), { 'www-authenticate': this.challenge(auth.presented ? 'invalid_token' : undefined) });
     log({ caller: callerOf(auth.caller) });
+    // from here the account's own language, when the caller is a person's grant
+    const locale = auth.caller.kind === 'account' ? auth.caller.user.locale : undefined;
+    const words = (w: Parameters<Say>[0]) => say(w, locale);
     // stateless: no stream to open (GET), no session to end (DELETE)
-    if (req.method !== 'POST') return rpcError(405, -32000, 'Method not allowed: the MCP server takes POST only (stateless)', { allow: 'POST' });
+    if (req.method !== 'POST') return rpcError(405, -32000, words(msg('Method not allowed: the MCP server takes POST only (stateless)')), { allow: 'POST' });
     const version = req.headers['mcp-protocol-version'];
     if (version !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(String(version)))
-      return rpcError(400, -32000, `Bad Request: Unsupported protocol version: ${String(version)} (supported versions: ${PROTOCOL_VERSIONS.join(', ')})`);
+      return rpcError(
+        400,
+        -32000,
+        words(
+          phrase('Bad Request: Unsupported protocol version: {version} (supported versions: {supported})', {
+            version: String(version),
+            supported: PROTOCOL_VERSIONS.join(', '),
+          }),
+        ),
+      );
     let message: unknown;
     try {
       message = JSON.parse(await readBody(req, this.deps.bodyLimit));
     } catch (err) {
       return err instanceof TooLarge
-        ? rpcError(413, -32000, `Payload too large: at most ${this.deps.bodyLimit} bytes`)
-        : rpcError(400, -32700, 'Parse error: Invalid JSON');
+        ? rpcError(413, -32000, words(phrase('Payload too large: at most {limit} bytes', { limit: this.deps.bodyLimit })))
+        : rpcError(400, -32700, words(msg('Parse error: Invalid JSON')));
     }
     log({ methods: methodsOf(message) });
-    return this.run(req, Array.isArray(message) ? message.map(negotiated) : negotiated(message), auth.caller, app, address, outcome);
+    return this.run(req, Array.isArray(message) ? message.map(negotiated) : negotiated(message), auth.caller, app, address, outcome, words);
   }
 
   private async run(
@@ -166,13 +192,23 @@ export class McpEndpoint {
     app: FastifyInstance,
     address: string,
     outcome: RequestOutcome,
+    words: (w: Parameters<Say>[0]) => string,
   ) {
     // a batch's calls are counted all at once, before any runs: past the limit nothing runs
     const wait = await this.deps.runner.admit(caller, toolCallsOf(message));
     if (wait !== undefined)
-      return rpcError(429, -32000, `Too many tool calls: at most MCP_LIMIT a minute per grant or key; try again in ${wait} s`, { 'retry-after': String(wait) });
+      return rpcError(429, -32000, words(phrase('Too many tool calls: at most MCP_LIMIT a minute per grant or key; try again in {wait} s', { wait })), {
+        'retry-after': String(wait),
+      });
     const userAgent = req.headers['user-agent'];
-    const server = this.deps.runner.serverFor(caller, app, { address, userAgent: typeof userAgent === 'string' ? userAgent : undefined }, outcome);
+    const acceptLanguage = req.headers['accept-language'];
+    const client = {
+      address,
+      userAgent: typeof userAgent === 'string' ? userAgent : undefined,
+      acceptLanguage: typeof acceptLanguage === 'string' ? acceptLanguage : undefined,
+      say: words,
+    };
+    const server = this.deps.runner.serverFor(caller, app, client, outcome);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
@@ -185,7 +221,7 @@ export class McpEndpoint {
       const body = await response.text();
       if (outcome.missingScope && caller.kind === 'account') {
         const scopes = [...new Set([...caller.user.oauth.scopes, outcome.missingScope])].join(' ');
-        const text = `This tool needs the scope ${outcome.missingScope}: ask the person to allow it`;
+        const text = words(phrase('This tool needs the scope {scope}: ask the person to allow it', { scope: outcome.missingScope }));
         return rpcError(403, -32003, text, {
           'www-authenticate': `Bearer error="insufficient_scope", scope="${scopes}", resource_metadata="${this.deps.metadataUrl}"`,
         });

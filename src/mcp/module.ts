@@ -60,7 +60,7 @@ export const mcpModule = defineModule({
     });
     return {
       services: { tools: () => tools },
-      mounts: [{ urls: ['/mcp'], handle: (req, res, address, app) => endpoint.handle(req, res, address, app) }],
+      mounts: [{ urls: ['/mcp'], handle: (req, res, address, app, say) => endpoint.handle(req, res, address, app, say) }],
       // every module's routes are known now: a tool's schemas that do not fit fail the start
       ready(app) {
         tools = toolsOf(app.routeGroups, app.schemas);

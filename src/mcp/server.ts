@@ -6,7 +6,8 @@
  * scopes: src/auth/in-process-callers.ts), so every gate of the route runs once, in the order it
  * runs over HTTP, and its audit entries, webhook events and log entry are the route's own.
  */
-import { phrase, english } from '../i18n/messages.js';
+import type { Words } from '../http/errors.js';
+import { msg, phrase } from '../i18n/messages.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -57,6 +58,14 @@ function parsed(text: string): unknown {
 }
 
 /** A 400 about path parameters names them as the tool's arguments (`organization-id`, not `id`). */
+/** A refusal built here (a tool's arguments), its message and field reasons in the caller's words. */
+function inWords(body: ErrorBody, say: (words: Words) => string): ErrorBody {
+  const errors = Array.isArray(body.errors)
+    ? (body.errors as Array<{ path: string; message: string }>).map((e) => ({ ...e, message: say(e.message) }))
+    : undefined;
+  return { ...body, message: say(body.message), ...(errors ? { errors } : {}) };
+}
+
 function asArguments(tool: Tool, body: ErrorBody): ErrorBody {
   if (body.type !== 'request-coercion' || body.in !== 'path' || !Array.isArray(body.errors)) return body;
   const renamed = (path: string) => tool.pathParams.reduce((p, { param, argument }) => (p === `/${param}` ? `/${argument}` : p), path);
@@ -108,7 +117,7 @@ export class ToolRunner {
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const tool = deps.tools().get(request.params.name);
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, client.say(phrase('Unknown tool: {name}', { name: request.params.name })));
       outcome.called.push(tool.listing.name);
       const args = request.params.arguments ?? {};
       const started = performance.now();
@@ -129,7 +138,7 @@ export class ToolRunner {
     outcome: RequestOutcome,
   ): Promise<{ result: CallToolResult; ended: CallOutcome }> {
     const built = toRequest(tool, args);
-    if ('refused' in built) return { result: errorResult(built.refused), ended: built.refused.type };
+    if ('refused' in built) return { result: errorResult(inWords(built.refused, client.say)), ended: built.refused.type };
     const { method, url, body } = built;
     // the callback form dispatches at once, inside the call's own log context (the promise form
     // would dispatch when awaited, in the MCP request's)
@@ -145,6 +154,7 @@ export class ToolRunner {
                 authorization,
                 accept: 'application/json',
                 ...(client.userAgent ? { 'user-agent': client.userAgent } : {}),
+                ...(client.acceptLanguage ? { 'accept-language': client.acceptLanguage } : {}),
                 ...(body ? { 'content-type': 'application/json' } : {}),
               },
               ...(body ? { payload: JSON.stringify(body) } : {}),
@@ -166,14 +176,14 @@ export class ToolRunner {
           ended: 'ok',
         };
       }
-      const error = (answer ?? { type: 'error', message: english(phrase('The route answered {status}', { status: res.statusCode })) }) as ErrorBody;
+      const error = (answer ?? { type: 'error', message: client.say(phrase('The route answered {status}', { status: res.statusCode })) }) as ErrorBody;
       if (res.statusCode === 403 && error.type === 'insufficient-scope' && caller.kind === 'account')
         outcome.missingScope = (error.scopes as string[] | undefined)?.[0] ?? tool.scopes[0];
       return { result: errorResult(asArguments(tool, error)), ended: typeof error.type === 'string' ? error.type : 'error' };
     } catch (err) {
       // the route's own failures are its answers (a 500 in the API's shape); this is the call itself failing
       this.deps.log.error('mcp/call-failed', `The tool ${tool.listing.name} could not run: ${(err as Error).message}`, { tool: tool.listing.name });
-      return { result: errorResult({ type: 'internal-error', message: 'The tool could not run' }), ended: 'internal-error' };
+      return { result: errorResult({ type: 'internal-error', message: client.say(msg('The tool could not run')) }), ended: 'internal-error' };
     }
   }
 }

@@ -176,6 +176,14 @@ function configuration(deps: ProviderDeps, oidc: OidcProvider): Configuration {
         claims: async () => ({ sub: account.id, email: account.email, email_verified: account.email_verified, name: account.name ?? undefined }),
       };
     },
+    // the account's language, as a session token carries it: the MCP server's refusals and the
+    // routes its tools run answer in it (docs/i18n.md), as the app would
+    async extraTokenClaims(_ctx, token) {
+      const accountId = (token as { accountId?: string }).accountId;
+      if (token.kind !== 'AccessToken' || !accountId) return undefined;
+      const account = await db.selectFrom('account').select('locale').where('id', '=', accountId).executeTakeFirst();
+      return account?.locale ? { locale: account.locale } : undefined;
+    },
     formats: {
       customizers: {
         // the grant is the token's session: revoking it refuses the token like an ended session's

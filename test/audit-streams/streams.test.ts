@@ -122,6 +122,12 @@ for (const db of testDatabases()) {
         '/endpoint',
         /link-local/,
       );
+      // a reason of the destinations' own, in the request's language
+      const german = await t.client('POST', at(''), {
+        headers: { authorization: `Bearer ${admin.token}`, 'accept-language': 'de' },
+        body: { kind: 'https', url: `${receiver.url}/x`, token: 'abc' },
+      });
+      assert.match(german.body.errors.find((e: { path: string }) => e.path === '/token')?.message ?? german.text, /^ist keine Einstellung eines https-Streams/);
       const kind = await post({ kind: 'syslog', url: receiver.url });
       assert.equal(kind.status, 400, kind.text);
       assert.equal((await post({ kind: 'https', url: `${receiver.url}/x` }, member)).status, 403);

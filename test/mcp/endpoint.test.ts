@@ -12,6 +12,7 @@ import { Type } from 'typebox';
 import { registerRouteGroup, route, type RouteGroup } from '../../src/http/routes.js';
 import { account, createOrg, type TestAccount } from '../orgs/support.js';
 import { authorize, newBrowser } from '../oauth/support.js';
+import { logIn } from '../support/auth.js';
 import { freePort } from '../support/net.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';
 import { INITIALIZE, mcpApp, mcpToken, post, rpc } from './support.js';
@@ -110,6 +111,25 @@ describe('MCP endpoint on pglite', () => {
     }
     const old = await post(t.url, rpc('initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'old', version: '1' } }), auth);
     assert.equal(old.body.result.protocolVersion, '2025-11-25');
+  });
+
+  it("refuses in the caller's language: the request's before authentication, then the account's", async () => {
+    const anonymous = await post(t.url, INITIALIZE, { 'accept-language': 'de' });
+    assert.equal(anonymous.status, 401);
+    assert.equal(anonymous.body.error.message, 'Authentifizierung erforderlich');
+    const spanish = await account(t);
+    assert.equal((await t.client('PATCH', '/api/account/me', { headers: { authorization: `Bearer ${spanish.token}` }, body: { locale: 'es' } })).status, 200);
+    const session = (await logIn(t.client, spanish.email)).body['access-token'];
+    const orgId = await createOrg(t, spanish);
+    const config = await mcpApp(t, session, orgId, ['account:read']);
+    const theirs = await mcpToken(t, config, session, 'account:read');
+    // the account's language wins over the request's
+    const auth = { authorization: `Bearer ${theirs}`, 'accept-language': 'de' };
+    const get = await post(t.url, undefined, auth, 'GET');
+    assert.equal(get.status, 405);
+    assert.equal(get.body.error.message, 'Método no permitido: el servidor MCP solo acepta POST (sin estado)');
+    const unknown = await post(t.url, rpc('tools/call', { name: 'no-such-tool', arguments: {} }), auth);
+    assert.match(JSON.stringify(unknown.body), /Herramienta desconocida: no-such-tool/);
   });
 
   it('answers with the API’s security headers', async () => {
