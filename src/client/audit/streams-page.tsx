@@ -70,7 +70,9 @@ function Stream({ stream: s }: { stream: AuditStream }) {
           items={[
             [
               t('Status'),
-              <Badge tone={paused ? (failing ? 'error' : 'warning') : 'success'}>{failing ? t('paused after failing') : s.status}</Badge>,
+              <Badge tone={paused ? (failing ? 'error' : 'warning') : 'success'}>
+                {failing ? t('paused after failing') : paused ? t('paused') : t('active')}
+              </Badge>,
               'status',
             ],
             [t('Waiting'), t('{count, plural, one {# entry} other {# entries}}', { count: s.lag }), 'lag'],

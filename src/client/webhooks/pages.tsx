@@ -22,6 +22,7 @@ import { msg, t } from '../i18n/words.js';
 import { rich } from '../i18n/rich.js';
 
 const STATUS_TONES: Record<WebhookDelivery['status'], Tone> = { pending: 'warning', succeeded: 'success', failed: 'error' };
+const STATUS_WORDS: Record<WebhookDelivery['status'], string> = { pending: msg('Pending'), succeeded: msg('Succeeded'), failed: msg('Failed') };
 
 const FILTERS: Array<{ value: DeliveryFilter; label: string }> = [
   { value: '', label: msg('All deliveries') },
@@ -103,7 +104,7 @@ function DeliveryRow({ delivery }: { delivery: WebhookDelivery }) {
         <span class="text-muted">{dateTime(delivery['created-at'])}</span>
       </td>
       <td>
-        <Badge tone={STATUS_TONES[delivery.status]}>{delivery.status}</Badge>
+        <Badge tone={STATUS_TONES[delivery.status]}>{t(STATUS_WORDS[delivery.status])}</Badge>
         {delivery['next-attempt-at'] && (
           <>
             <br />
