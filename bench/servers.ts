@@ -108,6 +108,8 @@ function projectEnv(dir: string, databaseUrl: string, extra: Record<string, stri
     LOG_CONSOLE: 'off',
     LOGIN_LIMIT_EMAIL: '0',
     LOGIN_LIMIT_ADDRESS: '0',
+    // the MCP scenario loads one grant far past a person's pace: its per-grant limit would answer 429s
+    MCP_LIMIT: '0',
     PUBLIC_DIR: join(dir, 'public'),
     ...extra,
   };

@@ -59,7 +59,7 @@ export function english(message: string | Phrase): string {
 
 /** Every locale's messages, from the catalogs of the features; English is the ids themselves. */
 export class Translator {
-  private readonly instances = new Map<Locale, { i18n: I18n; ids: ReadonlySet<string> }>();
+  private readonly instances = new Map<Locale, { i18n: I18n; ids: ReadonlySet<string>; plain: ReadonlyMap<string, string> }>();
 
   constructor(catalogs: readonly Catalogs[]) {
     for (const locale of LOCALES) {
@@ -67,7 +67,9 @@ export class Translator {
       const merged: Record<string, string> = {};
       for (const c of catalogs) Object.assign(merged, c[locale]);
       const compiled = Object.fromEntries(Object.entries(merged).map(([id, message]) => [id, compileMessage(message)]));
-      this.instances.set(locale, { i18n: setupI18n({ locale, messages: { [locale]: compiled } }), ids: new Set(Object.keys(merged)) });
+      // a message with nothing to format (most field reasons) is its text: no runtime call for it
+      const plain = new Map(Object.entries(compiled).flatMap(([id, c]) => (typeof c === 'string' ? [[id, c] as const] : [])));
+      this.instances.set(locale, { i18n: setupI18n({ locale, messages: { [locale]: compiled } }), ids: new Set(Object.keys(merged)), plain });
     }
   }
 
@@ -77,6 +79,10 @@ export class Translator {
     const values = typeof message === 'string' ? undefined : message.values;
     const target = this.instances.get(locale);
     if (!target?.ids.has(id)) return english(message);
+    if (!values) {
+      const text = target.plain.get(id);
+      if (text !== undefined) return text;
+    }
     return formatWith(target.i18n, id, values);
   }
 }

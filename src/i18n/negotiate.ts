@@ -17,12 +17,21 @@ export interface LocaleSources {
   acceptLanguage?: string;
 }
 
-/** The locales `Accept-Language` names, best first (q=0 ones left out); undefined for none. */
+// the headers browsers send are few: each one's answer is kept (a bounded map, the oldest out first)
+const ACCEPTED = new Map<string, Locale | null>();
+const ACCEPTED_MAX = 500;
+
+/** The locale `Accept-Language` names best (q=0 ones left out); undefined for none. */
 export function acceptedLocale(header: string | undefined): Locale | undefined {
   if (!header) return undefined;
   // a header far longer than any browser's is not read (the parser's work grows with it)
   if (header.length > 1024) return undefined;
-  return lookupLocale(new Negotiator({ headers: { 'accept-language': header } }).languages());
+  const known = ACCEPTED.get(header);
+  if (known !== undefined) return known ?? undefined;
+  const locale = lookupLocale(new Negotiator({ headers: { 'accept-language': header } }).languages());
+  if (ACCEPTED.size >= ACCEPTED_MAX) ACCEPTED.delete(ACCEPTED.keys().next().value!);
+  ACCEPTED.set(header, locale ?? null);
+  return locale;
 }
 
 /** The locale the sources name, if any names a supported one. */
