@@ -45,9 +45,10 @@ export class UnsubscribePage {
         this.page(res, 400, say, null, msg('This unsubscribe link is not valid or has expired. Choose what you get in your account’s notification settings.'));
       return;
     }
+    // the database away: the request's language (the page needs nothing else of it; a POST then answers 503)
     this.deps.localeOf(found.accountId).then(
       (locale) => this.answer(req, res, say, found, token, locale),
-      () => this.unavailable(res, say),
+      () => this.answer(req, res, say, found, token, null),
     );
   }
 
