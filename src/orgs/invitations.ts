@@ -140,7 +140,7 @@ export class InvitationService {
               inviter: context.inviterName ?? context.inviterEmail,
               organization: context.organization,
             }),
-            body: phrase('As {role}: the invitation email has the link to accept it.', { role }),
+            body: phrase('As {role, select, owner {owner} admin {admin} other {member}}: the invitation email has the link to accept it.', { role }),
             url: null,
             email: () => undefined,
           });
@@ -302,7 +302,10 @@ export class InvitationService {
           kind: 'member-joined',
           to: { organization: invitation.organization_id, roles: ['owner', 'admin'], except: user.id },
           title: phrase('{name} joined {organization}', { name: account.name ?? account.email, organization: orgName.name }),
-          body: phrase('{email} accepted the invitation and joined as {role}.', { email: account.email, role: joined.role }),
+          body: phrase('{email} accepted the invitation and joined as {role, select, owner {owner} admin {admin} other {member}}.', {
+            email: account.email,
+            role: joined.role,
+          }),
           url: `/orgs/${invitation.organization_id}/members`,
         });
         await emitWebhookEvent(trx, invitation.organization_id, 'member.added', {

@@ -96,8 +96,8 @@ export class MemberService {
             caller.organizationId,
             caller.accountId,
             'member-role-changed',
-            phrase('{name} is now {role}', { name: member.name ?? member.email, role }),
-            phrase('{email} was {role}.', { email: member.email, role: state.target.role }),
+            phrase('{name} is now {role, select, owner {owner} admin {admin} other {member}}', { name: member.name ?? member.email, role }),
+            phrase('{email} was {role, select, owner {owner} admin {admin} other {member}}.', { email: member.email, role: state.target.role }),
           );
         if (state.target.role !== role) await emitWebhookEvent(trx, caller.organizationId, 'member.updated', { member: webhookMember(member) });
         this.log.info('orgs/role-changed', 'Member role changed', {
@@ -171,7 +171,10 @@ export class MemberService {
             caller.accountId,
             'member-left',
             leaving ? phrase('{name} left', { name: member.name ?? member.email }) : phrase('{name} was removed', { name: member.name ?? member.email }),
-            phrase('{email} is no longer a member (was {role}).', { email: member.email, role: state.target.role }),
+            phrase('{email} is no longer a member (was {role, select, owner {owner} admin {admin} other {member}}).', {
+              email: member.email,
+              role: state.target.role,
+            }),
           );
         }
         await appendAudit(

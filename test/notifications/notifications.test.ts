@@ -77,7 +77,7 @@ describe('Notifications (pglite)', () => {
       (await list(who)).body.notifications.find((n: { kind: string; body: string }) => n.kind === 'member-joined' && n.body.includes(joiner.email));
     const inGerman = await joinedOf(german);
     assert.equal(inGerman?.title, 'Test User ist Polyglot beigetreten');
-    assert.equal(inGerman?.body, `${joiner.email} hat die Einladung angenommen und ist als member beigetreten.`);
+    assert.equal(inGerman?.body, `${joiner.email} hat die Einladung angenommen und ist als Mitglied beigetreten.`);
     assert.equal((await joinedOf(arabic))?.title, 'انضم Test User إلى Polyglot');
     const email = (await mails(german.email)).find((m) => m.kind === 'notification' && m.text?.includes(joiner.email));
     assert.equal(email?.subject, 'Test User ist Polyglot beigetreten', 'the generic email carries the same words');
