@@ -145,7 +145,7 @@ export function AdminAccountPage() {
               [t('Last seen'), dateTime(a['last-seen-at']), 'last-seen-at'],
               [t('Two-factor authentication'), a['two-factor-enabled'] ? t('On') : t('Off'), 'two-factor'],
               [t('Live sessions'), a['session-count'], 'session-count'],
-              [t('Subscription'), a.subscription.status === 'none' ? t('None') : `${a.subscription.plan ?? ''} (${a.subscription.status})`, 'subscription'],
+              [t('Subscription'), a.subscription.status === 'none' ? t('None') : subscriptionText(a.subscription), 'subscription'],
               a['platform-admin'] && [t('Platform admin'), t('Yes'), 'platform-admin'],
             ]}
           />

@@ -17,9 +17,11 @@ import { Table } from '../ui/table.js';
 import { adminAccountPath, type AdminAccountRow, type AdminAuditEntry, type AdminList, type AdminOrgRow, type PagedList } from './events.js';
 import { dateTime } from '../ui/dates.js';
 import { t } from '../i18n/words.js';
+import { subscriptionStatusText } from '../billing/status-words.js';
 
 /** An organization's plan and status, or a dash without a subscription. */
-export const subscriptionText = (s: { status: string; plan: string | null }) => (s.status === 'none' ? '—' : `${s.plan ?? ''} (${s.status})`);
+export const subscriptionText = (s: { status: string; plan: string | null }) =>
+  s.status === 'none' ? '—' : t('{status} ({plan})', { status: subscriptionStatusText(s.status), plan: s.plan ?? '' });
 
 /** An organization's name cell, marked when it is an account's personal one. */
 export function OrgNameCell({ org }: { org: { name: string; personal: boolean } }) {

@@ -14,19 +14,12 @@ import { orgPath } from '../orgs/events.js';
 import type { BillingPageState } from './events.js';
 import { PlanCards } from './plan-cards.js';
 import { planName } from './prices.js';
-import { currentLocale, msg, t } from '../i18n/words.js';
+import { currentLocale, t } from '../i18n/words.js';
 import { rich } from '../i18n/rich.js';
 import { listText } from '../ui/dates.js';
+import { subscriptionStatusText } from './status-words.js';
 
 const date = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString(currentLocale(), { dateStyle: 'long' }) : '');
-
-const STATUS_TEXT: Record<string, string> = {
-  none: msg('No subscription'),
-  trialing: msg('Trial'),
-  active: msg('Active'),
-  'past-due': msg('Payment due'),
-  canceled: msg('Canceled'),
-};
 
 function Notice({ page }: { page: BillingPageState }) {
   const { dispatch } = useApp();
@@ -148,7 +141,7 @@ export function BillingPage() {
             data-status={s.status}
             items={[
               [t('Plan'), s.plan ?? '—', 'plan'],
-              [t('Status'), t(STATUS_TEXT[s.status] ?? s.status), 'status'],
+              [t('Status'), subscriptionStatusText(s.status), 'status'],
               Boolean(s['current-period-end']) && [
                 s['cancel-at-period-end'] || s.status === 'canceled' ? t('Ends') : s.status === 'trialing' ? t('Trial ends') : t('Renews'),
                 s['cancel-at-period-end'] ? t('{date} (canceled, no renewal)', { date: date(s['current-period-end']) }) : date(s['current-period-end']),
