@@ -79,7 +79,7 @@ describe('browser client', { skip: browser.skip }, () => {
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.waitForURL(`${t.url}/account`);
     assert.equal(await page.locator('[data-field=email]').textContent(), email);
-    assert.equal(await page.locator('[data-field=subscription]').textContent(), 'none');
+    assert.equal(await page.locator('[data-field=subscription]').textContent(), 'No subscription');
   });
 
   step('refreshes an expired access token transparently', async () => {

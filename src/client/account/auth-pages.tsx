@@ -16,6 +16,7 @@ import { EmailSignInCard } from './email-sign-in-pages.js';
 import { dateOnly } from '../ui/dates.js';
 import { t } from '../i18n/words.js';
 import { roleName } from '../orgs/roles.js';
+import { subscriptionStatusText } from '../billing/status-words.js';
 
 export function LogInPage() {
   const { state, dispatch } = useApp();
@@ -118,16 +119,20 @@ export function AccountPage() {
               id="account"
               items={[
                 [t('Email'), a.email, 'email'],
-                a['email-verified'] !== undefined && [t('Verified'), a['email-verified'] ? 'yes' : 'no', 'email-verified'],
+                a['email-verified'] !== undefined && [t('Verified'), a['email-verified'] ? t('yes') : t('no'), 'email-verified'],
                 [t('Name'), a.name ?? '—', 'name'],
                 [t('Member since'), dateOnly(a['created-at'], '')],
                 [
                   t('Subscription'),
                   s['current-period-end']
-                    ? t('{status} ({plan}), renews {date}', { status: s.status, plan: s.plan ?? '—', date: dateOnly(s['current-period-end'], '') })
+                    ? t('{status} ({plan}), renews {date}', {
+                        status: subscriptionStatusText(s.status),
+                        plan: s.plan ?? '—',
+                        date: dateOnly(s['current-period-end'], ''),
+                      })
                     : s.plan
-                      ? t('{status} ({plan})', { status: s.status, plan: s.plan })
-                      : s.status,
+                      ? t('{status} ({plan})', { status: subscriptionStatusText(s.status), plan: s.plan })
+                      : subscriptionStatusText(s.status),
                   'subscription',
                 ],
               ]}
@@ -143,7 +148,8 @@ export function AccountPage() {
             }
           >
             <p>
-              {t('Two-factor authentication:')} <Badge tone={a['two-factor-enabled'] ? 'success' : 'warning'}>{a['two-factor-enabled'] ? 'on' : 'off'}</Badge>
+              {t('Two-factor authentication:')}{' '}
+              <Badge tone={a['two-factor-enabled'] ? 'success' : 'warning'}>{a['two-factor-enabled'] ? t('on') : t('off')}</Badge>
             </p>
             <p class="text-muted">{t('Passwords, two-factor, passkeys and the providers you sign in with.')}</p>
           </Card>

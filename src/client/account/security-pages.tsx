@@ -99,7 +99,7 @@ export function TwoFactorSection() {
       data-enabled={enabled ? 'true' : 'false'}
       title={
         <>
-          {t('Two-factor authentication')} <Badge tone={enabled ? 'success' : 'warning'}>{enabled ? 'on' : 'off'}</Badge>
+          {t('Two-factor authentication')} <Badge tone={enabled ? 'success' : 'warning'}>{enabled ? t('on') : t('off')}</Badge>
         </>
       }
     >

@@ -83,7 +83,7 @@ export function OrgPage() {
         <Stack columns={2}>
           <Card title={t('Plan')} id="org-plan-card">
             <p id="org-plan">
-              {t('Plan:')} <strong>{s?.plan ?? 'none'}</strong>
+              {t('Plan:')} <strong>{s?.plan ?? t('none')}</strong>
               {s && s.status !== 'none' ? ` (${s.status})` : ''}
             </p>
             <Actions>

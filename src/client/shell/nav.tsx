@@ -75,7 +75,7 @@ function NavLink({
       }}
     >
       {item.icon && <Icon icon={item.icon} />}
-      {t(item.label)}
+      <span class="min-w-0 break-words">{t(item.label)}</span>
     </a>
   );
 }

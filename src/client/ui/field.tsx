@@ -98,6 +98,8 @@ export function Field({
     id,
     name,
     type: 'text',
+    // an address or a URL reads left to right in every language (its field too, in Arabic)
+    ...(input.type === 'email' || input.type === 'url' ? { dir: 'ltr' } : {}),
     ...input,
     class: INPUT,
     'aria-invalid': error ? true : undefined,

@@ -16,7 +16,7 @@ export function Icon({ icon, size = 18, class: className }: { icon: IconNode; si
       stroke-linejoin="round"
       aria-hidden="true"
       focusable="false"
-      class={className}
+      class={className ? `shrink-0 ${className}` : 'shrink-0'}
     >
       {icon.map(([tag, attrs], i) => {
         const Tag = tag as 'path';
