@@ -21,7 +21,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { english, msg, type Phrase } from '../i18n/messages.js';
-import { REMOVED_WORDS } from '../mail/templates.js';
+import { REMOVED_WORDS } from '../mail/security-words.js';
 import { mailWords } from '../mail/words.js';
 import type { Locale } from '../shared/locales.js';
 import { appendAccountAudit, appendAudit, type RequestOrigin } from '../audit/log.js';

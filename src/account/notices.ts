@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { RequestOrigin } from '../audit/log.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import type { SecurityEvent } from '../mail/kinds.js';
-import { SECURITY_EVENT_WORDS } from '../mail/templates.js';
+import { SECURITY_EVENT_WORDS } from '../mail/security-words.js';
 import type { NotificationKind } from '../notifications/kinds.js';
 import type { NotificationService } from '../notifications/service.js';
 import type { Locale } from '../shared/locales.js';
