@@ -56,6 +56,11 @@ export class HttpError extends Error {
     this.body = answered;
     this.phrases = phrases.size > 0 ? phrases : undefined;
   }
+
+  /** The words behind one of the body's English texts: its phrase when it had values, else the text. */
+  words(text: string): Words {
+    return this.phrases?.get(text) ?? text;
+  }
 }
 
 /** An error body as the code writes it: messages as {@link Words}. */

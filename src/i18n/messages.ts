@@ -13,11 +13,12 @@
 import { type I18n, setupI18n } from '@lingui/core';
 import { compileMessage } from '@lingui/message-utils/compileMessage';
 import { LOCALES, type Locale } from '../shared/locales.js';
+import { formatWithValues, type MessageValues } from '../shared/message-values.js';
+
+export type { MessageValues };
 
 /** What a module declares its catalogs under (`declares: { [MESSAGES_KEY]: [catalogs] }`). */
 export const MESSAGES_KEY = 'i18n/messages';
-
-export type MessageValues = Readonly<Record<string, string | number>>;
 
 /** A message with values: its id is the English ICU template. */
 export interface Phrase {
@@ -43,7 +44,8 @@ const englishI18n = setupI18n({ locale: 'en', messages: { en: {} } });
 const englishCompiled = new Set<string>();
 
 function formatWith(i18n: I18n, id: string, values: MessageValues | undefined): string {
-  return values ? i18n._(id, values) : i18n._(id);
+  // a value goes in as it is (Lingui would decode a `\u0000` typed in a name: message-values.ts)
+  return values ? formatWithValues(values, (v) => i18n._(id, v)) : i18n._(id);
 }
 
 /** A message in English: its id formatted with its values (compiled the first time it is used). */

@@ -35,7 +35,7 @@ export async function authenticate(deps: CallerDeps, header: string | undefined,
   if (credential.startsWith(API_KEY_MARK) && keys) {
     const result = await keys.verify(credential, address);
     if (!(result instanceof HttpError)) return { caller: { kind: 'api-key', key: result, credential } };
-    return result.status === 401 ? { failure: result.body.message, presented: true } : { refuse: result };
+    return result.status === 401 ? { failure: result.words(result.body.message), presented: true } : { refuse: result };
   }
   const verified = await deps.tokens.verify(credential);
   if (!verified.ok) return { failure: verified.reason, presented: true };

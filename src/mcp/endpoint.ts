@@ -151,7 +151,7 @@ export class McpEndpoint {
       return {
         status: auth.refuse.status,
         headers: { 'content-type': 'application/json', ...auth.refuse.headers },
-        body: JSON.stringify({ ...auth.refuse.body, message: say(auth.refuse.body.message) }),
+        body: JSON.stringify({ ...auth.refuse.body, message: say(auth.refuse.words(auth.refuse.body.message)) }),
       };
     if ('failure' in auth)
       return rpcError(401, -32001, say(auth.failure), { 'www-authenticate': this.challenge(auth.presented ? 'invalid_token' : undefined) });

@@ -12,10 +12,11 @@
  */
 import { setupI18n } from '@lingui/core';
 import { isLocale, textDirection, type Locale } from '../../shared/locales.js';
+import { formatWithValues, type MessageValues } from '../../shared/message-values.js';
 
 /** A message's id: its English text (a number once the build has replaced it). */
 export type MessageId = string;
-export type MessageValues = Readonly<Record<string, string | number>>;
+export type { MessageValues };
 /** A compiled ICU message: a plain text, or Lingui's tokens. */
 type Compiled = string | unknown[];
 /** A locale's messages: by index (built) or by English id (unbuilt). */
@@ -52,7 +53,15 @@ export function msg<T extends MessageId>(id: T): T {
 }
 
 function message(id: MessageId | number): Compiled {
-  const found = table[id];
+  // built, the table is an array indexed by the numbers the build put in; a text that reaches t()
+  // at run time (`length`, `constructor`, `1`) is never read as one of its entries
+  const found = Array.isArray(table)
+    ? typeof id === 'number'
+      ? (table[id] as Compiled | undefined)
+      : undefined
+    : Object.hasOwn(table, id)
+      ? table[id]
+      : undefined;
   if (found !== undefined) return found;
   // unbuilt, or a locale without this message: the English id, compiled once
   const text = String(id);
@@ -69,5 +78,6 @@ export function t(id: MessageId, values?: MessageValues): string {
   const key = String(id);
   // Lingui formats tokens it holds under an id: hand it the ones found here if it lacks them
   if (!(key in lingui.messages)) lingui.load(current, { [key]: compiled as never });
-  return lingui._(key, values);
+  // a value goes in as it is (Lingui would decode a `\u202e` typed in a name: message-values.ts)
+  return values ? formatWithValues(values, (v) => lingui._(key, v)) : lingui._(key);
 }
