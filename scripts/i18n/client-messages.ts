@@ -22,7 +22,7 @@ export interface Problem {
   text: string;
 }
 
-function clientFiles(dir: string): string[] {
+export function clientFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return name === 'public' ? [] : clientFiles(path);

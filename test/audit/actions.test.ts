@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
-import { AUDIT_ACTION_LABELS } from '../../src/shared/audit-actions.js';
+import { AUDIT_ACTION_LABELS } from '../../src/client/audit/action-labels.js';
 import { logIn, PASSWORD, uniqueEmail } from '../support/auth.js';
 import { mailedLink } from '../support/mailbox.js';
 import { startSystem, testDatabases, type TestSystem } from '../support/system.js';

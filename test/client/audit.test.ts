@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { auditActionLabel } from '../../src/shared/audit-actions.js';
+import { auditActionLabel } from '../../src/client/audit/action-labels.js';
 import { routeOf } from '../../src/client/app.js';
 import { auditOrgIdOf, auditPath, registerAudit, type AuditEntry } from '../../src/client/audit/events.js';
 import type { TransportRequest, TransportResponse } from '../../src/client/http.js';

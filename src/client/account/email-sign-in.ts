@@ -75,9 +75,9 @@ export function registerEmailSignIn(core: EventCore<AppState>): void {
     })
     .regEvent('email-sign-in/failed', ({ state }, [, failure]) => {
       const f = failure as { type?: string; message?: string };
-      if (f.type === 'invalid-code') return { db: { ...state, busy: false }, dispatch: ['toast/error', { message: f.message ?? 'The code is wrong' }] };
+      if (f.type === 'invalid-code') return { db: { ...state, busy: false }, dispatch: ['toast/error', { message: f.message ?? t('The code is wrong') }] };
       const message =
-        f.type === 'invalid-token' ? 'This sign-in link is invalid, already used or expired. Ask for a new one.' : (f.message ?? 'The sign-in failed.');
+        f.type === 'invalid-token' ? t('This sign-in link is invalid, already used or expired. Ask for a new one.') : (f.message ?? t('The sign-in failed.'));
       return { db: { ...state, busy: false, emailSignIn: { step: 'failed', message } } };
     });
 }

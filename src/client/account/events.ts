@@ -109,7 +109,7 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
     })
     .regEvent('token-page/failed', ({ state }, [, route, failure]) => {
       const f = failure as FailureBody;
-      const message = f.type === 'invalid-token' ? 'This link is invalid, already used or expired.' : (f.message ?? 'The link could not be checked.');
+      const message = f.type === 'invalid-token' ? t('This link is invalid, already used or expired.') : (f.message ?? t('The link could not be checked.'));
       return { db: { ...state, tokenPage: { route: route as TokenRoute, status: 'failed', message } } };
     })
 
@@ -133,7 +133,8 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
     })
     .regEvent('reset-password/submit', ({ state }, [, form]) => {
       const f = form as { password?: string; 'confirm-password'?: string };
-      if (f.password !== f['confirm-password']) return { db: withFieldErrors(state, 'reset-password', { 'confirm-password': 'The passwords do not match' }) };
+      if (f.password !== f['confirm-password'])
+        return { db: withFieldErrors(state, 'reset-password', { 'confirm-password': t('The passwords do not match') }) };
       return {
         db: submitting(state, 'reset-password'),
         'http/api': {
@@ -182,10 +183,12 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
     }))
     .regEvent('settings/locale-saved', ({ state }, [, account]) => ({
       db: { ...formDone(state, 'settings-locale'), account: account as Account },
-      dispatchN: [['locale/account-changed'], ['toast/info', { message: t('Language saved') }]],
+      // the toast once the new words are in, so that it is said in the language just chosen
+      dispatch: ['locale/account-changed', ['settings/locale-said']],
       // a new access token carries the new language, which the API's answers follow
       'http/api': { url: 'account/refresh', method: 'post', body: {}, onSuccess: ['auth/logged-in', { quiet: true }], onFailure: ['app/idle'] },
     }))
+    .regEvent('settings/locale-said', () => ({ dispatch: ['toast/info', { message: t('Language saved') }] }))
     .regEvent('settings/change-email', ({ state }, [, form]) => {
       const f = form as { password?: string; 'new-email'?: string };
       return {
@@ -205,7 +208,8 @@ export function registerAccount(core: EventCore<AppState>, io: AccountIo): void 
     }))
     .regEvent('settings/change-password', ({ state }, [, form]) => {
       const f = form as { 'current-password'?: string; password?: string; 'confirm-password'?: string };
-      if (f.password !== f['confirm-password']) return { db: withFieldErrors(state, 'change-password', { 'confirm-password': 'The passwords do not match' }) };
+      if (f.password !== f['confirm-password'])
+        return { db: withFieldErrors(state, 'change-password', { 'confirm-password': t('The passwords do not match') }) };
       return {
         db: submitting(state, 'change-password'),
         'http/auth-api': {

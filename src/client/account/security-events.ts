@@ -94,7 +94,7 @@ export function registerSecurity(core: EventCore<AppState>, webauthn: WebAuthnIo
       const restart = f.errors?.some((e) => e.path === '/mfa-token');
       return {
         db: { ...state, busy: false, mfa: restart ? undefined : state.mfa },
-        dispatch: ['toast/error', { message: restart ? 'That took too long or too many tries; log in again' : (f.message ?? 'The code is wrong') }],
+        dispatch: ['toast/error', { message: restart ? t('That took too long or too many tries; log in again') : (f.message ?? t('The code is wrong')) }],
       };
     })
 

@@ -6,6 +6,7 @@
  */
 import type { EventCore } from '../core.js';
 import type { AppState } from '../shell/state.js';
+import { t } from '../i18n/words.js';
 
 export interface AdminAccountRow {
   id: string;
@@ -203,7 +204,7 @@ export function registerAdmin(core: EventCore<AppState>): void {
     .regEvent('admin/account-changed', ({ state }, [, id, action, account]) => ({
       db: { ...state, busy: false, formResets: { ...state.formResets, [`admin-${action}`]: (state.formResets?.[`admin-${action}`] ?? 0) + 1 } },
       dispatch: ['admin/account-loaded', id, account],
-      dispatchN: [['toast/info', { message: action === 'lock' ? 'Account locked: its sessions have ended' : 'Account unlocked' }]],
+      dispatchN: [['toast/info', { message: action === 'lock' ? t('Account locked: its sessions have ended') : t('Account unlocked') }]],
     }))
     // the answer is a session of the account: the browser switches to it (the admin's own stays in its cookie)
     .regEvent('admin/impersonate', ({ state }, [, form]) => {

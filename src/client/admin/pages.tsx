@@ -6,7 +6,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
-import { auditActionLabel } from '../../shared/audit-actions.js';
+import { auditActionLabel } from '../audit/action-labels.js';
 import { Link, useApp } from '../ui/app.js';
 import { Button, Submit } from '../ui/button.js';
 import { Actions, Card, DataList, Stack } from '../ui/card.js';

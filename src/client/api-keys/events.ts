@@ -137,7 +137,7 @@ export function registerApiKeys(core: EventCore<AppState>, io: ApiKeysIo): void 
     .regEvent('api-keys/revoke', ({ state }, [, keyId]) => {
       const page = state.apiKeysPage;
       if (!page) return;
-      const name = page.keys?.find((k) => k.id === keyId)?.name ?? 'The key';
+      const name = page.keys?.find((k) => k.id === keyId)?.name ?? t('The key');
       return {
         db: { ...state, busy: true },
         'http/auth-api': {

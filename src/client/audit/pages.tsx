@@ -4,10 +4,10 @@
  * the page's query string, so a reload or a shared link keeps them; a filter the server refuses
  * has its message beside its field. The selection exports as CSV or NDJSON (export.ts); the
  * streams page is linked from the header. Actions get readable names
- * (src/shared/audit-actions.ts); one without a name is shown as it is.
+ * (src/client/audit/action-labels.ts); one without a name is shown as it is.
  */
 import { useEffect } from 'preact/hooks';
-import { AUDIT_ACTION_LABELS, auditActionLabel } from '../../shared/audit-actions.js';
+import { AUDIT_ACTION_LABELS, auditActionLabel } from './action-labels.js';
 import { orgPath } from '../orgs/events.js';
 import { Link, useApp } from '../ui/app.js';
 import { Button, ButtonLink, Submit } from '../ui/button.js';
@@ -208,15 +208,18 @@ export function AuditLogPage() {
                     {Object.keys(e.details).length > 0 && (
                       <>
                         <br />
-                        <span class="text-muted">{detailsOf(e)}</span>
+                        {/* the details are the API's names and values: left to right in every language */}
+                        <bdi dir="ltr" class="text-muted">
+                          {detailsOf(e)}
+                        </bdi>
                       </>
                     )}
                   </td>
                   <td data-field="actor" class="min-w-40 break-all">
-                    {actorOf(e)}
+                    <bdi>{actorOf(e)}</bdi>
                   </td>
                   <td data-field="target" class="min-w-40 break-all">
-                    {targetOf(e)}
+                    <bdi>{targetOf(e)}</bdi>
                   </td>
                   <td data-field="ip" title={e['user-agent'] ?? undefined}>
                     {e.ip ?? '—'}

@@ -4,7 +4,7 @@
  * own language, put in use when a session starts and kept in the cookie so that the next page
  * load starts in it. The words of a locale are fetched when it is chosen (i18n/load.ts).
  */
-import type { EventCore } from '../core.js';
+import type { EventCore, EventVector } from '../core.js';
 import { isLocale, type Locale } from '../../shared/locales.js';
 import type { BrowserIo, Feature } from '../shell/features.js';
 import type { AppState } from '../shell/state.js';
@@ -12,9 +12,14 @@ import { t } from '../i18n/words.js';
 import { LanguageMenu } from './menu.js';
 
 export function registerLanguages(core: EventCore<AppState>, io: BrowserIo): void {
-  core.regFx('locale/load', (locale: Locale) => {
+  // `afterwards`: an event to dispatch once the words are in (a toast said in the new language)
+  core.regFx('locale/load', (wanted: Locale | { locale: Locale; afterwards: EventVector }) => {
+    const { locale, afterwards } = typeof wanted === 'string' ? { locale: wanted, afterwards: undefined } : wanted;
     void io.loadLocale(locale).then(
-      () => core.dispatch(['locale/loaded', locale]),
+      () => {
+        core.dispatch(['locale/loaded', locale]);
+        if (afterwards) core.dispatch(afterwards);
+      },
       () => core.dispatch(['toast/error', { message: t('The words of this language could not be loaded; try again.') }]),
     );
   });
@@ -25,9 +30,10 @@ export function registerLanguages(core: EventCore<AppState>, io: BrowserIo): voi
     .regEvent('locale/loaded', ({ state }, [, locale]) => ({ db: { ...state, locale: locale as Locale } }))
     // after each page entry: a session's account with a language of its own speaks it
     // the account's language changed: it, or the browser's when it follows the browser
-    .regEvent('locale/account-changed', ({ state }) => {
+    .regEvent('locale/account-changed', ({ state }, [, then]) => {
       const wanted = state.account?.locale;
-      return wanted ? { 'locale/remember': wanted, 'locale/load': wanted } : { 'locale/remember': null, 'locale/load': io.browserLocale() };
+      const load = (locale: Locale) => (then ? { locale, afterwards: then as EventVector } : locale);
+      return wanted ? { 'locale/remember': wanted, 'locale/load': load(wanted) } : { 'locale/remember': null, 'locale/load': load(io.browserLocale()) };
     })
     .regEvent('locale/follow-account', ({ state }) => {
       const wanted = state.account?.locale;

@@ -44,8 +44,13 @@ function Latest({ bell }: { bell: BellState | undefined }) {
           <NotificationLink n={n} fallback={all} class="flex items-start gap-2 px-3 py-2 text-sm text-fg no-underline hover:bg-raised hover:no-underline">
             <UnreadMark n={n} />
             <span class="min-w-0 flex-1">
-              <span class={`block break-words ${n['read-at'] ? '' : 'font-semibold'}`}>{n.title}</span>
-              <span class="line-clamp-2 block break-words text-muted">{n.body}</span>
+              {/* a notification keeps the language it was written in: its words pick their own direction */}
+              <span dir="auto" class={`block break-words ${n['read-at'] ? '' : 'font-semibold'}`}>
+                {n.title}
+              </span>
+              <span dir="auto" class="line-clamp-2 block break-words text-muted">
+                {n.body}
+              </span>
               <NotificationTime n={n} />
             </span>
           </NotificationLink>

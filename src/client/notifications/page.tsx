@@ -48,9 +48,11 @@ function Item({ n }: { n: Notification }) {
         <UnreadMark n={n} />
         <div class="min-w-0 flex-1 space-y-1">
           <NotificationLink n={n} class={`block break-words ${unread ? 'font-semibold' : ''}`}>
-            {n.title}
+            <bdi>{n.title}</bdi>
           </NotificationLink>
-          <p class="break-words text-muted">{n.body}</p>
+          <p dir="auto" class="break-words text-muted">
+            {n.body}
+          </p>
           <NotificationTime n={n} />
         </div>
       </div>

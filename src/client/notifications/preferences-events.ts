@@ -73,7 +73,7 @@ export function changesOf(categories: readonly CategoryPreference[], fields: Rec
 /** A refusal in words: the message and what it names (`security is critical: …`). */
 export function refusalText(failure: FailureBody): string {
   const details = failure.errors?.map((e) => e.message).filter(Boolean) ?? [];
-  return [failure.message ?? 'The preferences could not be saved', ...details].join(': ');
+  return [failure.message ?? t('The preferences could not be saved'), ...details].join(': ');
 }
 
 type Prefs = NonNullable<NotificationPreferencesState['notificationPreferences']>;
@@ -131,7 +131,7 @@ export function registerNotificationPreferences(core: EventCore<AppState>): void
       const prefs = prefsOf(state, owner);
       if (!prefs?.categories) return;
       const changes = prefs.categories.filter((c) => !c.critical).map((c) => ({ category: c.category, 'in-app': null, email: null }));
-      const text = owner === ACCOUNT_OWNER ? 'Back to the defaults.' : 'Back to the product’s defaults.';
+      const text = owner === ACCOUNT_OWNER ? t('Back to the defaults.') : t('Back to the product’s defaults.');
       return { db: withPrefs({ ...state, busy: true }, { ...prefs, notice: undefined }), dispatch: ['notification-preferences/put', owner, changes, text] };
     })
     .regEvent('notification-preferences/put', (_ctx, [, owner, changes, text]) => ({

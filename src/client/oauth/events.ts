@@ -177,7 +177,7 @@ function registerAppsPage(core: EventCore<AppState>): void {
     .regEvent('oauth-apps/delete', ({ state }, [, appId]) => {
       const page = state.oauthAppsPage;
       if (!page) return;
-      const name = page.apps?.find((a) => a.id === appId)?.name ?? 'The app';
+      const name = page.apps?.find((a) => a.id === appId)?.name ?? t('The app');
       return {
         db: { ...state, busy: true },
         'http/auth-api': {
@@ -235,7 +235,7 @@ function registerConnectedApps(core: EventCore<AppState>): void {
     }))
     .regEvent('connected-apps/loaded', ({ state }, [, apps]) => ({ db: { ...state, busy: false, connectedApps: apps as ConnectedApp[] } }))
     .regEvent('connected-apps/revoke', ({ state }, [, id]) => {
-      const name = state.connectedApps?.find((a) => a.id === id)?.name ?? 'The app';
+      const name = state.connectedApps?.find((a) => a.id === id)?.name ?? t('The app');
       return {
         db: { ...state, busy: true },
         'http/auth-api': {

@@ -83,7 +83,7 @@ export function OrgPage() {
         <Stack columns={2}>
           <Card title={t('Plan')} id="org-plan-card">
             <p id="org-plan">
-              {t('Plan:')} <strong>{s?.plan ?? t('none')}</strong>
+              {t('Plan:')} <strong>{t('{plan, select, none {none} other {{plan}}}', { plan: s?.plan ?? 'none' })}</strong>
               {s && s.status !== 'none' ? ` (${s.status})` : ''}
             </p>
             <Actions>

@@ -13,6 +13,7 @@ import { Field, Form, SelectField } from '../ui/field.js';
 import { PageHeader } from '../ui/page-header.js';
 import { currentOrgIdOf } from './current-org.js';
 import { orgPath } from './events.js';
+import { roleName } from './roles.js';
 import { t } from '../i18n/words.js';
 
 /**
@@ -71,7 +72,7 @@ export function OrgsPage() {
                   </a>
                   <span class="ms-auto text-muted">
                     {o.personal ? t('personal · ') : ''}
-                    {o.role}
+                    {roleName(o.role)}
                   </span>
                 </li>
               ))}

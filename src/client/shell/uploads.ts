@@ -51,7 +51,7 @@ export function registerUploads(core: EventCore<AppState>, send?: UploadSender):
       const f = file as File;
       const r = request as UploadRequest;
       const db: AppState = { ...state, uploads: { ...state.uploads, [id]: { phase: 'starting', name: f.name, loaded: 0, total: f.size } } };
-      if (f.size === 0) return failed(db, id, 'The file is empty.');
+      if (f.size === 0) return failed(db, id, t('The file is empty.'));
       return {
         db,
         'http/auth-api': {

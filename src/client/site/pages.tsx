@@ -55,7 +55,8 @@ export function LandingPage() {
           {name}
         </h1>
         <p id="product-pitch" class="mx-auto max-w-2xl text-lg text-muted">
-          {state.product?.pitch}
+          {/* without PRODUCT_PITCH the server sends none: the default, in the reader's language */}
+          {state.product?.pitch || t('Accounts, teams, API keys, an audit log and billing: everything a SaaS needs on its first day, accessible to everyone.')}
         </p>
         <div class="flex justify-center">
           <CallToAction where="hero" />

@@ -136,7 +136,7 @@ export function registerSso(core: EventCore<AppState>): void {
           method: 'post',
           body: { domain: ((form as { domain?: string }).domain ?? '').trim() },
           onSuccessN: [
-            ['sso/done', page.orgId, 'Domain added: create its TXT record, then verify'],
+            ['sso/done', page.orgId, t('Domain added: create its TXT record, then verify')],
             ['sso/load-domains', page.orgId],
           ],
           onFailure: ['sso/failed', DOMAIN_FORM, 'domain'],
@@ -152,7 +152,7 @@ export function registerSso(core: EventCore<AppState>): void {
           url: `orgs/${page.orgId}/domains/${domainId}/verify`,
           method: 'post',
           onSuccessN: [
-            ['sso/done', page.orgId, 'Domain verified'],
+            ['sso/done', page.orgId, t('Domain verified')],
             ['sso/load-domains', page.orgId],
           ],
           onFailure: ['sso/failed', DOMAIN_FORM, 'domain'],
@@ -168,7 +168,7 @@ export function registerSso(core: EventCore<AppState>): void {
           url: `orgs/${page.orgId}/domains/${domainId}`,
           method: 'delete',
           onSuccessN: [
-            ['sso/done', page.orgId, 'Domain removed'],
+            ['sso/done', page.orgId, t('Domain removed')],
             ['sso/load-domains', page.orgId],
           ],
           onFailureN: [['request/failed'], ['app/idle']],
@@ -187,7 +187,7 @@ export function registerSso(core: EventCore<AppState>): void {
           body: { 'metadata-xml': f.metadata ?? '', 'default-role': f.role === 'admin' ? 'admin' : 'member', enforced: f.enforced === true },
           onSuccessN: [
             ['sso/loaded', page.orgId, 'connection'],
-            ['sso/done', page.orgId, 'SAML connection saved'],
+            ['sso/done', page.orgId, t('SAML connection saved')],
           ],
           onFailure: ['sso/failed', SAML_FORM, 'metadata-xml'],
         },
@@ -203,7 +203,7 @@ export function registerSso(core: EventCore<AppState>): void {
           method: 'delete',
           onSuccessN: [
             ['sso/loaded', page.orgId, 'connection', null],
-            ['sso/done', page.orgId, 'SAML connection removed'],
+            ['sso/done', page.orgId, t('SAML connection removed')],
           ],
           onFailureN: [['request/failed'], ['app/idle']],
         },
@@ -245,7 +245,7 @@ export function registerSso(core: EventCore<AppState>): void {
           url: `orgs/${page.orgId}/scim-tokens/${tokenId}`,
           method: 'delete',
           onSuccessN: [
-            ['sso/done', page.orgId, 'Token revoked'],
+            ['sso/done', page.orgId, t('Token revoked')],
             ['sso/load-tokens', page.orgId],
           ],
           onFailureN: [['request/failed'], ['app/idle']],

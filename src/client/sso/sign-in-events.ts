@@ -6,6 +6,7 @@ import type { EventCore } from '../core.js';
 import type { FailureBody } from '../shell/form-errors.js';
 import type { AppState } from '../shell/state.js';
 import { failed, withErrors } from './form-failures.js';
+import { t } from '../i18n/words.js';
 
 export const SSO_SIGN_IN_FORM = 'sso-sign-in';
 
@@ -26,7 +27,7 @@ export function registerSsoSignIn(core: EventCore<AppState>): void {
     .regEvent('sso/start-failed', ({ state }, [, failure]) => {
       const f = failure as FailureBody;
       if (f.type === 'sso-not-configured')
-        return { db: withErrors(state, SSO_SIGN_IN_FORM, { email: 'Single sign-on is not set up for this address: log in another way.' }) };
+        return { db: withErrors(state, SSO_SIGN_IN_FORM, { email: t('Single sign-on is not set up for this address: log in another way.') }) };
       return failed(state, SSO_SIGN_IN_FORM, failure, 'email');
     });
 }

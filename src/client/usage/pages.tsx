@@ -148,7 +148,7 @@ export function UsagePage() {
         <Card id="usage-seats" title={t('Seats')} actions={seatsFull ? <Badge tone="warning">{t('All seats taken')}</Badge> : undefined}>
           <DataList
             items={[
-              [t('Plan'), usage.plan ?? t('none'), 'plan'],
+              [t('Plan'), t('{plan, select, none {none} other {{plan}}}', { plan: usage.plan ?? 'none' }), 'plan'],
               [t('Used'), numberText(usage.seats.used), 'seats-used'],
               [t('Included'), numberText(usage.seats.included), 'seats-included'],
               [t('At most'), count(usage.seats.max), 'seats-max'],

@@ -140,7 +140,7 @@ export function registerWebhooks(core: EventCore<AppState>): void {
       if (!page) return;
       const f = form as { url?: string; description?: string; events?: string[] };
       const events = f.events ?? [];
-      if (events.length === 0) return { db: withFormErrors(state, CREATE_FORM, { events: 'Pick at least one event type, or all of them' }) };
+      if (events.length === 0) return { db: withFormErrors(state, CREATE_FORM, { events: t('Pick at least one event type, or all of them') }) };
       return {
         db: { ...withFormErrors(state, CREATE_FORM, undefined), busy: true },
         'http/auth-api': {
@@ -223,7 +223,7 @@ export function registerWebhooks(core: EventCore<AppState>): void {
           method: 'patch',
           body: { enabled: Boolean(enabled) },
           onSuccessN: [
-            ['toast/info', { message: enabled ? 'Endpoint enabled' : 'Endpoint disabled' }],
+            ['toast/info', { message: enabled ? t('Endpoint enabled') : t('Endpoint disabled') }],
             ['webhooks/load', page.orgId],
           ],
           onFailureN: [['request/failed'], ['app/idle']],
