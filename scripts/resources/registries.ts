@@ -30,7 +30,7 @@ export async function readRegistries(): Promise<Registries> {
     import('../system-snapshot.js'),
     import('../../src/query/module.js'),
     import('../../src/mcp/module.js'),
-    import('../../src/shared/audit-actions.js'),
+    import('../../src/client/audit/action-labels.js'),
   ]);
   let system: Awaited<ReturnType<typeof buildSnapshotSystem>>;
   try {
