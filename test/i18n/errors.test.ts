@@ -122,6 +122,21 @@ for (const database of testDatabases()) {
       assert.ok(arabic.body.errors.every((e: { message: string }) => e.message === e.message.trim()));
     });
 
+    it("a 202's message in the request's language: forgot-password, email sign-in", async () => {
+      const english = await t.client('POST', '/api/account/forgot-password', { body: { email: uniqueEmail() } });
+      assert.equal(english.status, 202);
+      assert.equal(english.body.message, 'If an account uses this address, a link to reset its password is on its way. It expires in 1 hour.');
+      const spanish = await t.client('POST', '/api/account/forgot-password', { headers: { 'accept-language': 'es' }, body: { email: uniqueEmail() } });
+      assert.equal(spanish.status, 202);
+      assert.equal(spanish.body.message, 'Si alguna cuenta usa esta dirección, un enlace para restablecer su contraseña va de camino. Caduca en 1 hora.');
+      const german = await t.client('POST', '/api/auth/email/start', { headers: { cookie: 'locale=de' }, body: { email: uniqueEmail() } });
+      assert.equal(german.status, 202);
+      assert.equal(
+        german.body.message,
+        'Falls Sie sich mit dieser Adresse anmelden können, sind ein Link und ein Code unterwegs. Sie gelten einmal, für 15 Minuten.',
+      );
+    });
+
     it("sets the account's locale at sign-up from the browser's language, if the product has it", async () => {
       const spanish = await t.client('POST', '/api/account/sign-up', {
         headers: { 'accept-language': 'es-419,es;q=0.8' },
