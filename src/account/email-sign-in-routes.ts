@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { originOf } from '../audit/log.js';
 import { signInClient } from './devices.js';
 import { ErrorBody } from '../http/errors.js';
+import { msg } from '../i18n/messages.js';
 import { ref, route, type RouteGroup } from '../http/routes.js';
 import { Accepted } from './lifecycle-schemas.js';
 import { ACCOUNT_GROUP, setSessionCookies, type AccountRouteOptions } from './routes.js';
@@ -11,7 +12,7 @@ import { Email, LogInResponse, MfaRequired } from './schemas.js';
 import { emailSignInProof, type EmailSignIn } from './email-sign-in.js';
 
 /** The one answer of a request for an email sign-in, whatever the address. */
-export const EMAIL_SIGN_IN_ANSWER = 'If you can sign in with this address, a link and a code are on their way. They work once, for 15 minutes.';
+export const EMAIL_SIGN_IN_ANSWER = msg('If you can sign in with this address, a link and a code are on their way. They work once, for 15 minutes.');
 
 export const StartEmailSignIn = Type.Object({ email: Email }, { $id: 'start-email-sign-in', additionalProperties: false });
 export const VerifyEmailSignIn = Type.Object(
@@ -41,11 +42,11 @@ export function emailSignInRoutes(emailSignIn: EmailSignIn, options: AccountRout
           'EMAIL_SIGN_UP on, when none does), a message with a link (`APP_URL/auth/email?token=…`) and a 6-digit code goes to it; both work ' +
           'once, for 15 minutes. Rate-limited per email and per client address (429).',
         schemas: { body: ref(StartEmailSignIn), response: { 202: ref(Accepted), 429: error } },
-        async handler({ parameters, request, reply }) {
+        async handler({ parameters, request, reply, say }) {
           // the work starts once the answer is out (finished or the connection closed)
           const answered = finished(reply.raw).catch(() => undefined);
           await emailSignIn.start(parameters.body.email, originOf(request), answered);
-          return { message: EMAIL_SIGN_IN_ANSWER };
+          return { message: say(EMAIL_SIGN_IN_ANSWER) };
         },
       }),
       route({

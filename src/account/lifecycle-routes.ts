@@ -5,6 +5,7 @@
 import { finished } from 'node:stream/promises';
 import { originOf } from '../audit/log.js';
 import { ErrorBody } from '../http/errors.js';
+import { msg } from '../i18n/messages.js';
 import { ref, route, type RouteGroup, requireUser } from '../http/routes.js';
 import type { AccountLifecycle } from './lifecycle-service.js';
 import {
@@ -23,7 +24,7 @@ import { ACCOUNT_GROUP, REFRESH_COOKIE } from './routes.js';
 
 const error = ref(ErrorBody);
 /** The one answer of forgot-password, whatever the address. */
-export const FORGOT_PASSWORD_ANSWER = 'If an account uses this address, a link to reset its password is on its way. It expires in 1 hour.';
+export const FORGOT_PASSWORD_ANSWER = msg('If an account uses this address, a link to reset its password is on its way. It expires in 1 hour.');
 
 export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
   return {
@@ -52,9 +53,9 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
           'Rate-limited per account and per client address (429).',
         auth: 'required',
         schemas: { body: ref(NoBody), response: { 202: ref(Accepted), 429: error } },
-        async handler({ user, request }) {
+        async handler({ user, request, say }) {
           await lifecycle.resendVerification(requireUser(user), request.ip);
-          return { message: 'A verification link is on its way, unless the address is verified already.' };
+          return { message: say('A verification link is on its way, unless the address is verified already.') };
         },
       }),
       route({
@@ -65,11 +66,11 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
           'Always 202 with the same body, in the same time, whether an account uses the email or not; ' +
           'when one does, a reset link (1 h, single use) is emailed. Rate-limited per email and per client address (429).',
         schemas: { body: ref(ForgotPassword), response: { 202: ref(Accepted), 429: error } },
-        async handler({ parameters, request, reply }) {
+        async handler({ parameters, request, reply, say }) {
           // the work starts once the answer is out (finished or the connection closed)
           const answered = finished(reply.raw).catch(() => undefined);
           await lifecycle.forgotPassword(parameters.body.email, originOf(request), answered);
-          return { message: FORGOT_PASSWORD_ANSWER };
+          return { message: say(FORGOT_PASSWORD_ANSWER) };
         },
       }),
       route({
@@ -114,9 +115,9 @@ export function lifecycleRoutes(lifecycle: AccountLifecycle): RouteGroup {
         auth: 'required',
         reauth: true,
         schemas: { body: ref(ChangeEmail), response: { 202: ref(Accepted), 403: error, 409: error, 429: error } },
-        async handler({ parameters, user, request }) {
+        async handler({ parameters, user, request, say }) {
           await lifecycle.changeEmail(requireUser(user), parameters.body, originOf(request));
-          return { message: 'A confirmation link is on its way to the new address; the address changes when it is opened.' };
+          return { message: say('A confirmation link is on its way to the new address; the address changes when it is opened.') };
         },
       }),
       route({

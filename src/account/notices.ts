@@ -10,7 +10,8 @@ import type { Kysely } from 'kysely';
 import type { RequestOrigin } from '../audit/log.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import type { SecurityEvent } from '../mail/kinds.js';
-import { SECURITY_EVENT_WORDS } from '../mail/security-words.js';
+import type { Phrase } from '../i18n/messages.js';
+import { browserOnSystem, browserWords, SECURITY_EVENT_WORDS } from '../mail/security-words.js';
 import type { NotificationKind } from '../notifications/kinds.js';
 import type { NotificationService } from '../notifications/service.js';
 import type { Locale } from '../shared/locales.js';
@@ -20,8 +21,11 @@ export type { SecurityEvent };
 /** Queues the notice of `event` to the account's address in `trx`; `detail`: e.g. the passkey's or the provider's name. */
 export type SecurityNotices = (trx: Kysely<DatabaseSchema>, accountId: string, event: SecurityEvent, origin: RequestOrigin, detail?: string) => Promise<void>;
 
-/** A short, readable name of a browser from its User-Agent ("Firefox on Linux"); null when there is none. */
-export function describeBrowser(userAgent: string | null | undefined): string | null {
+/**
+ * A short, readable name of a browser from its User-Agent ("Firefox on Linux": a phrase, worded in
+ * each recipient's language; a browser or a system alone, or the agent itself, as it is); null when there is none.
+ */
+export function describeBrowser(userAgent: string | null | undefined): string | Phrase | null {
   if (!userAgent) return null;
   const browsers: Array<[RegExp, string]> = [
     [/Edg(e|A|iOS)?\//, 'Edge'],
@@ -40,7 +44,7 @@ export function describeBrowser(userAgent: string | null | undefined): string | 
   ];
   const browser = browsers.find(([re]) => re.test(userAgent))?.[1];
   const system = systems.find(([re]) => re.test(userAgent))?.[1];
-  if (browser && system) return `${browser} on ${system}`;
+  if (browser && system) return browserOnSystem(browser, system);
   return browser ?? system ?? userAgent.slice(0, 80);
 }
 
@@ -60,13 +64,13 @@ export function securityNotices(notifications: Pick<NotificationService, 'notify
     // the in-app words in the recipient's language, as the email's (rendered by the outbox)
     const words = (locale: Locale) => SECURITY_EVENT_WORDS[event](detail, product, locale);
     const browser = describeBrowser(origin.userAgent);
-    const from = browser || origin.ip ? ` (${[browser, origin.ip].filter(Boolean).join(', ')})` : '';
+    const from = (locale: Locale) => (browser || origin.ip ? ` (${[browser && browserWords(browser, locale), origin.ip].filter(Boolean).join(', ')})` : '');
     await notifications.notify(trx, {
       kind: 'security-notice',
       to: { accounts: [accountId] },
       // English titles drop the subject's "… your Acme account": the app is that account
       title: (locale) => (locale === 'en' ? words(locale).subject.replace(ownAccount, '') : words(locale).subject),
-      body: (locale) => `${sentence(words(locale).text, locale)}${from}`,
+      body: (locale) => `${sentence(words(locale).text, locale)}${from(locale)}`,
       url: '/settings/security',
       email: (account) => ({
         kind: 'security-notice',

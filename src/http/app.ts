@@ -249,7 +249,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   // --- routes ---
-  for (const group of deps.routeGroups) registerRouteGroup(app, group, deps.accountGuard, deps.usageGate);
+  for (const group of deps.routeGroups) registerRouteGroup(app, group, deps.accountGuard, deps.usageGate, language);
   for (const mount of deps.mounts ?? []) {
     for (const url of mount.urls) {
       app.route({

@@ -5,6 +5,7 @@
 import { parse as parseQueryString } from 'node:querystring';
 import type { FastifyInstance } from 'fastify';
 import { forbiddenKey, MAY_HOLD_NUL, nulPath } from '../shared/codecs.js';
+import { msg } from '../i18n/messages.js';
 import { FORBIDDEN_KEYS } from '../shared/forbidden-keys.js';
 import { requestCoercion } from './errors.js';
 import { DecodeError, FORM_MIME, FORMATS, json, markFormBody } from './formats.js';
@@ -54,7 +55,7 @@ export function installBodyDecoders(app: FastifyInstance): void {
         const at = (mime === FORM_MIME ? FORM_MAY_HOLD_NUL : MAY_HOLD_NUL).test(text) ? nulPath(value) : undefined;
         if (at !== undefined) return done(nulRefused('body', at), undefined);
       } catch (err) {
-        return done(err instanceof TypeError ? new DecodeError('Body is not valid UTF-8') : (err as Error), undefined);
+        return done(err instanceof TypeError ? new DecodeError(msg('Body is not valid UTF-8')) : (err as Error), undefined);
       }
       done(null, value);
     });

@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/database.js';
-import { msg } from '../i18n/messages.js';
+import { msg, type Phrase, phrase } from '../i18n/messages.js';
 import type { Logger } from '../logging/logger.js';
 import { redactApiKeys } from '../logging/redact-links.js';
 import { UNMATCHED_ROUTE, type ResponseObserver } from '../observability/http.js';
@@ -23,6 +23,7 @@ import {
   unsupportedMediaType,
   type CoercionPlace,
   type ErrorBody,
+  type Words,
 } from './errors.js';
 import { DecodeError, FORM_MIME, FORMATS, negotiateResponseFormat } from './formats.js';
 import { contextOf, elapsedMs, pathOf } from './request-context.js';
@@ -47,6 +48,65 @@ export interface ErrorResponse {
   status: number;
   body: ErrorBody;
   headers: Record<string, string>;
+  /** the phrases behind the body's English texts (an {@link HttpError}'s), for translating them (error-language.ts) */
+  phrases?: ReadonlyMap<string, Phrase>;
+}
+
+/** An HttpError's answer, the phrases behind its texts with it: an id with values is its phrase's, not the English text. */
+const answerOf = (err: HttpError): ErrorResponse => ({ status: err.status, body: err.body, headers: err.headers, phrases: err.phrases });
+
+/**
+ * The reasons of a malformed body that the codecs write themselves (src/shared/codecs.ts, edn.ts,
+ * transit.ts), each a message; another reason (V8's JSON parser's words) stays as it was written.
+ */
+const DECODE_REASONS: ReadonlySet<string> = new Set([
+  msg('unexpected end of input'),
+  msg('unexpected character'),
+  msg('unterminated string'),
+  msg('bad unicode escape'),
+  msg('bad escape'),
+  msg('unclosed map'),
+  msg('unclosed list'),
+  msg('unclosed vector'),
+  msg('unclosed set'),
+  msg('unexpected closing bracket'),
+  msg('map with an odd number of forms'),
+  msg('map keys must be keywords, strings or numbers'),
+  msg('bad keyword'),
+  msg('bad number'),
+  msg('no value'),
+  msg('bad character'),
+  msg('bad symbolic value'),
+  msg('bad tag'),
+  msg('bad #inst'),
+  msg('bad #uuid'),
+  msg('more than one top-level value'),
+  msg('bad special number'),
+  msg('unknown cache code'),
+  msg('map with an odd number of entries'),
+  msg('cmap needs an array'),
+  msg('UUIDs as two longs are not supported'),
+  msg('a tag without a value'),
+]);
+const FORBIDDEN_KEY_REASON = /^forbidden key "(.{1,20})"$/;
+
+/** A decoding's reason as words: the codecs' own a message, a parser's as it is (data). */
+function decodeReason(reason: string): Words {
+  const key = FORBIDDEN_KEY_REASON.exec(reason)?.[1];
+  if (key !== undefined) return phrase('forbidden key "{key}"', { key });
+  return DECODE_REASONS.has(reason) ? phrase(reason) : reason;
+}
+
+/** The 400 `malformed-body` of a body that did not decode, its words from the codec's data (the English text as the codec wrote it). */
+function malformedAnswer(err: DecodeError): ErrorResponse {
+  const { format, line, column, reason, key } = err.problem;
+  let words: Words = err.message;
+  if (key !== undefined) words = phrase('Forbidden key "{key}"', { key });
+  else if (format !== undefined && reason !== undefined && line !== undefined && column !== undefined)
+    words = phrase('Malformed {format} at line {line}, column {column}: {reason}', { format, line, column, reason: decodeReason(reason) });
+  else if (format !== undefined && reason !== undefined) words = phrase('Malformed {format}: {reason}', { format, reason: decodeReason(reason) });
+  else if (format !== undefined) words = phrase('Malformed {format}', { format });
+  return answerOf(malformedBody(words));
 }
 
 export const CLIENT_ERROR_MESSAGES: Record<number, string> = {
@@ -62,8 +122,8 @@ export const CLIENT_ERROR_MESSAGES: Record<number, string> = {
 
 /** Maps anything thrown during a request to the one error body shape. */
 export function toErrorResponse(err: unknown): ErrorResponse {
-  if (err instanceof HttpError) return { status: err.status, body: err.body, headers: err.headers };
-  if (err instanceof DecodeError) return { status: 400, body: { type: 'malformed-body', message: err.message }, headers: {} };
+  if (err instanceof HttpError) return answerOf(err);
+  if (err instanceof DecodeError) return malformedAnswer(err);
   if (err instanceof ResponseCoercionError) {
     return { status: 500, body: { type: 'response-coercion', message: 'The response did not match its schema' }, headers: {} };
   }
@@ -74,7 +134,7 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   }
   switch (fe?.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, body: unsupportedMediaType(SUPPORTED_REQUEST_TYPES).body, headers: {} };
+      return { ...answerOf(unsupportedMediaType(SUPPORTED_REQUEST_TYPES)), headers: {} };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, body: { type: 'payload-too-large', message: 'The request body is larger than allowed' }, headers: {} };
     // Fastify's own messages are replaced: ours never quote the request

@@ -11,7 +11,7 @@ import type { Translator } from '../i18n/messages.js';
 import { LOCALE_COOKIE, type LocaleSources, requestLocale } from '../i18n/negotiate.js';
 import type { Locale } from '../shared/locales.js';
 import type { ErrorResponse } from './error-answers.js';
-import { ajvErrors, type CoercionPlace, type FieldError, HttpError, INVALID_REQUEST, requestCoercionBody, type Words } from './errors.js';
+import { ajvErrors, type CoercionPlace, type FieldError, INVALID_REQUEST, requestCoercionBody, type Words } from './errors.js';
 
 /** `ajv-i18n`'s translators by language (its types call the CommonJS export a default one; it is the module itself) */
 const LOCALIZE_AJV = localizeAjv as unknown as Record<Exclude<Locale, 'en'>, (errors: ErrorObject[]) => void>;
@@ -35,14 +35,21 @@ export function localeOf(request: FastifyRequest, defaultLocale: Locale): Locale
 export function validationBody(errors: readonly ErrorObject[], where: CoercionPlace, locale: Locale, translator: Translator) {
   const say = (words: Words) => translator.text(locale, words);
   const copies = errors.map((e) => ({ ...e }));
-  if (locale !== 'en') LOCALIZE_AJV[locale](copies);
+  if (locale !== 'en') {
+    LOCALIZE_AJV[locale](copies);
+    // some of ajv-i18n's messages come with a space around them (its Arabic ones lead with one)
+    for (const e of copies) if (e.message !== undefined) e.message = e.message.trim();
+  }
   return requestCoercionBody(where, ajvErrors(copies, say), say(INVALID_REQUEST[where]));
 }
 
-/** The answer `toErrorResponse` made, its words in `locale`. */
-export function translatedAnswer(answer: ErrorResponse, err: unknown, locale: Locale, translator: Translator): ErrorResponse {
+/**
+ * The answer `toErrorResponse` made, its words in `locale`: a text with values through the
+ * phrase behind it (`answer.phrases`, whether the HttpError was thrown or made for the answer).
+ */
+export function translatedAnswer(answer: ErrorResponse, locale: Locale, translator: Translator): ErrorResponse {
   if (locale === 'en') return answer;
-  const phrases = err instanceof HttpError ? err.phrases : undefined;
+  const phrases = answer.phrases;
   const say = (text: string) => translator.text(locale, phrases?.get(text) ?? text);
   const body: ErrorResponse['body'] = { ...answer.body, message: say(answer.body.message) };
   if (Array.isArray(answer.body.errors)) body.errors = (answer.body.errors as FieldError[]).map((e) => ({ ...e, message: say(e.message) }));

@@ -322,5 +322,5 @@ function inReadersLanguage(request: FastifyRequest, err: unknown, answer: ErrorR
   if (locale === 'en') return answer;
   const fe = err as { validation?: ErrorObject[]; validationContext?: string };
   if (Array.isArray(fe.validation)) return { ...answer, body: validationBody(fe.validation, coercionPlace(fe.validationContext), locale, language.translator) };
-  return translatedAnswer(answer, err, locale, language.translator);
+  return translatedAnswer(answer, locale, language.translator);
 }

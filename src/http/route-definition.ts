@@ -6,7 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
-import { unauthorized } from './errors.js';
+import { unauthorized, type Words } from './errors.js';
 import type { Actor, ApiKeyCaller, AuthUser, Membership, MembershipResolver, OrgRole } from './org-access.js';
 import type { FeatureResolver, Requirement, SubscriptionResolver } from './plan-gate.js';
 import type { ImpersonationRule, PlatformAdminResolver } from './route-gates.js';
@@ -55,6 +55,11 @@ export interface HandlerContext<S extends RouteSchemas> {
   membership: Membership | undefined;
   /** who acts, for audit entries: `{accountId}` or `{apiKeyId}`; undefined for an anonymous request */
   actor: Actor | undefined;
+  /**
+   * A message in the request's language, as its error answers are (docs/i18n.md): for a success
+   * body's words (a 202's `message`). English where the app has no translator (a bare app in tests).
+   */
+  say(words: Words): string;
 }
 
 export interface RouteDefinition<S extends RouteSchemas> {

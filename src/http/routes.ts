@@ -8,7 +8,9 @@
 import type { FastifyInstance, FastifyRequest, HTTPMethods, RouteGenericInterface } from 'fastify';
 import type { TSchema } from 'typebox';
 import { compressApiBody } from './compression.js';
-import { unauthorized } from './errors.js';
+import { english } from '../i18n/messages.js';
+import { type ErrorLanguage, localeOf } from './error-language.js';
+import { unauthorized, type Words } from './errors.js';
 import { actorOf, authorizeOrg, type Membership, type MembershipResolver, type OrgRole } from './org-access.js';
 import { featureCheck, planCheck, type Requirement, validateRequires } from './plan-gate.js';
 import { limitOf, usageCheck, type UsageGate } from './usage-gate.js';
@@ -219,9 +221,13 @@ function orgRoleCheck(resolve: MembershipResolver, required: OrgRole, param: str
 /**
  * Registers a group's routes on the app. Fails at start-up when a route's data is
  * incomplete. Standard error responses (400 for input, 401 for auth, 500) are added to the
- * documented responses of every route that can produce them.
+ * documented responses of every route that can produce them. `language`: the app's translator,
+ * for the handlers' `say` (English without it).
  */
-export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guard?: AccountGuard, usage?: UsageGate): void {
+export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guard?: AccountGuard, usage?: UsageGate, language?: ErrorLanguage): void {
+  // the request's locale is found only when a handler says something
+  const sayFor = (request: FastifyRequest) => (words: Words) =>
+    language ? language.translator.text(localeOf(request, language.defaultLocale), words) : english(words);
   for (const r of group.routes) {
     validateDefinition(group, r);
     if ((r.reauth || r.verifiedEmail) && !guard)
@@ -299,6 +305,7 @@ export function registerRouteGroup(app: FastifyInstance, group: RouteGroup, guar
           apiKey: request.apiKey,
           membership: (request as WithMembership)[MEMBERSHIP],
           actor: actorOf(request),
+          say: sayFor(request),
         });
         return result instanceof Promise ? result.then(finish) : finish(result);
       },

@@ -23,11 +23,17 @@ export const MESSAGES_KEY = 'i18n/messages';
 /** A message with values: its id is the English ICU template. */
 export interface Phrase {
   readonly id: string;
-  readonly values?: MessageValues;
+  readonly values?: PhraseValues;
 }
 
+/**
+ * A phrase's values: texts and numbers go in as they are; a value that is itself a
+ * {@link Phrase} (a parser's reason, "{browser} on {system}") is said in the same locale first.
+ */
+export type PhraseValues = Readonly<Record<string, string | number | Phrase>>;
+
 /** Marks a message with values for translation; `english(p)` is its English text. */
-export function phrase(id: string, values?: MessageValues): Phrase {
+export function phrase(id: string, values?: PhraseValues): Phrase {
   return values ? { id, values } : { id };
 }
 
@@ -43,6 +49,17 @@ export type Catalogs = Readonly<Partial<Record<Exclude<Locale, 'en'>, Catalog>>>
 const englishI18n = setupI18n({ locale: 'en', messages: { en: {} } });
 const englishCompiled = new Set<string>();
 
+/** `values` with each phrase among them said by `say` (most have none: then `values` itself). */
+function saidValues(values: PhraseValues, say: (message: Phrase) => string): MessageValues {
+  let said: Record<string, string | number> | undefined;
+  for (const [name, value] of Object.entries(values)) {
+    if (typeof value !== 'object') continue;
+    said ??= { ...(values as Record<string, string | number>) };
+    said[name] = say(value);
+  }
+  return said ?? (values as MessageValues);
+}
+
 function formatWith(i18n: I18n, id: string, values: MessageValues | undefined): string {
   // a value goes in as it is (Lingui would decode a `\u0000` typed in a name: message-values.ts)
   return values ? formatWithValues(values, (v) => i18n._(id, v)) : i18n._(id);
@@ -56,7 +73,7 @@ export function english(message: string | Phrase): string {
     englishI18n.load('en', { [message.id]: compileMessage(message.id) });
     englishCompiled.add(message.id);
   }
-  return formatWith(englishI18n, message.id, message.values);
+  return formatWith(englishI18n, message.id, saidValues(message.values, english));
 }
 
 /** Every locale's messages, from the catalogs of the features; English is the ids themselves. */
@@ -85,6 +102,6 @@ export class Translator {
       const text = target.plain.get(id);
       if (text !== undefined) return text;
     }
-    return formatWith(target.i18n, id, values);
+    return formatWith(target.i18n, id, values && saidValues(values, (p) => this.text(locale, p)));
   }
 }

@@ -37,7 +37,15 @@ export interface MailTemplates {
   /** a provider identity was linked to the account (src/oidc/identities.ts) */
   'identity-linked-notice': { name: string | null; provider: string; providerEmail: string | null; at: Date };
   /** a change to how the account signs in, or a sign-in from a new browser (src/account/notices.ts) */
-  'security-notice': { name: string | null; event: SecurityEvent; at: Date; browser: string | null; ip: string | null; detail?: string };
+  'security-notice': {
+    name: string | null;
+    event: SecurityEvent;
+    at: Date;
+    /** which browser: a name as it is, or its words ("{browser} on {system}": security-words.ts) said in the recipient's language */
+    browser: string | Phrase | null;
+    ip: string | null;
+    detail?: string;
+  };
   /** the link and code of an email sign-in (src/account/email-sign-in.ts) */
   'email-sign-in': { name: string | null; token: string; code: string };
   /** to each owner of the organization (src/payments/subscription-change.ts, on Stripe's `customer.subscription.trial_will_end`) */

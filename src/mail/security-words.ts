@@ -26,6 +26,12 @@ export const REMOVED_WORDS = {
       : phrase('{count, plural, one {# signed-in session} other {# signed-in sessions}}', { count }),
 };
 
+/** A browser on a system ("Chrome on Linux"): the names stay as they are, the words around them are the recipient's. */
+export const browserOnSystem = (browser: string, system: string): Phrase => phrase('{browser} on {system}', { browser, system });
+
+/** Which browser, in `locale`: a name alone as it is, a browser on a system ({@link browserOnSystem}) in the locale's words. */
+export const browserWords = (browser: string | Phrase, locale: Locale): string => (typeof browser === 'string' ? browser : mailWords(locale).t(browser));
+
 type EventWords = (detail: string | undefined, product: string, locale?: Locale) => { subject: string; text: string };
 
 /** One event's words: its subject and sentence as phrases, formatted in `locale` (English by default). */

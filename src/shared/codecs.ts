@@ -16,17 +16,42 @@ export interface Format {
   decode(text: string): unknown;
 }
 
+/**
+ * What a {@link DecodeError} says, as data, so that the server can word it in the reader's
+ * language (src/http/error-answers.ts): never the input itself.
+ */
+export interface DecodeProblem {
+  /** the format as it is written: `JSON`, `EDN`, `Transit` */
+  format?: string;
+  /** where it failed, 1-based */
+  line?: number;
+  column?: number;
+  /** what was wrong, in English: the codec's own words or the parser's */
+  reason?: string;
+  /** the forbidden key a body held (one of three fixed names) */
+  key?: string;
+}
+
 export class DecodeError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly problem: DecodeProblem = {},
+  ) {
     super(message);
     this.name = 'DecodeError';
   }
 }
 
+/** A malformed body of `format`: `Malformed EDN at line 1, column 8: unclosed map` (the place and the reason when known). */
+function malformed(format: string, reason?: string, place?: { line: number; column: number }): DecodeError {
+  const at = place ? ` at line ${place.line}, column ${place.column}` : '';
+  return new DecodeError(`Malformed ${format}${at}${reason === undefined ? '' : `: ${reason}`}`, { format, reason, ...place });
+}
+
 export { FORBIDDEN_KEYS };
 
 export function forbiddenKey(key: string): DecodeError {
-  return new DecodeError(`Forbidden key "${key}"`); // one of three fixed names, never other input
+  return new DecodeError(`Forbidden key "${key}"`, { key }); // one of three fixed names, never other input
 }
 
 // ---- the NUL character ---------------------------------------------------------------
@@ -66,15 +91,15 @@ export function nulPath(root: unknown): string | undefined {
 // Messages say where input failed, never what it was: V8's JSON messages quote the body
 // (`Unexpected token 'p', "password=…" is not valid JSON`), and a body may hold a password.
 
-/** `line L, column C` (1-based) of a 0-based position in `text`. */
-export function lineColumn(text: string, position: number): string {
+/** The line and column (1-based) of a 0-based position in `text`. */
+export function lineColumn(text: string, position: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;
   for (let i = text.indexOf('\n'); i >= 0 && i < position; i = text.indexOf('\n', i + 1)) {
     line++;
     lineStart = i + 1;
   }
-  return `line ${line}, column ${position - lineStart + 1}`;
+  return { line, column: position - lineStart + 1 };
 }
 
 /**
@@ -157,13 +182,13 @@ function unexpectedTokenPosition(text: string): number {
 /** A DecodeError for a JSON.parse failure: the kind of error and where, no input. */
 function jsonSyntaxError(label: string, text: string, err: Error): DecodeError {
   const message = err.message;
-  if (/^Unexpected end of JSON input/.test(message)) return new DecodeError(`Malformed ${label}: unexpected end of input`);
+  if (/^Unexpected end of JSON input/.test(message)) return malformed(label, 'unexpected end of input');
   // V8's other messages are fixed text plus a position; anything unrecognised becomes "invalid syntax"
   const known = /^([A-Za-z ,:'{}[\]-]+?) in JSON at position (\d+)/.exec(message);
   const unexpected = /^Unexpected token/.test(message);
   const position = known && !unexpected ? Number(known[2]) : unexpectedTokenPosition(text);
   const kind = known && !unexpected ? known[1].charAt(0).toLowerCase() + known[1].slice(1) : 'unexpected character';
-  return new DecodeError(`Malformed ${label} at ${lineColumn(text, position)}: ${kind}`);
+  return malformed(label, kind, lineColumn(text, position));
 }
 
 // ---- JSON -----------------------------------------------------------------------------
@@ -217,10 +242,10 @@ function strictFormat(name: Format['name'], mime: string, label: string, write: 
       try {
         return read(text);
       } catch (err) {
-        if (err instanceof EdnSyntaxError) throw new DecodeError(`Malformed ${label} at ${lineColumn(text, err.position)}: ${err.reason}`);
-        if (err instanceof TransitShapeError) throw new DecodeError(`Malformed ${label}: ${err.message}`);
+        if (err instanceof EdnSyntaxError) throw malformed(label, err.reason, lineColumn(text, err.position));
+        if (err instanceof TransitShapeError) throw malformed(label, err.message);
         if (err instanceof SyntaxError) throw jsonSyntaxError(label, text, err); // Transit's JSON layer
-        throw new DecodeError(`Malformed ${label}`); // e.g. nested too deep: nothing more to say safely
+        throw malformed(label); // e.g. nested too deep: nothing more to say safely
       }
     },
   };

@@ -59,6 +59,31 @@ for (const db of testDatabases()) {
       assert.equal((await notices(account.email)).length, 2, 'a tampered cookie is a new browser');
     });
 
+    it("names the browser in the recipient's language, in the email and the notification; English as it was", async () => {
+      const bodies = async (token: string) =>
+        ((await t.client('GET', '/api/notifications', { headers: { authorization: `Bearer ${token}` } })).body.notifications as Array<{ body: string }>).map(
+          (n) => n.body,
+        );
+      const english = await signUp(t.client);
+      assert.equal((await logInFrom(english.email)).status, 200);
+      const englishAgain = await logInFrom(english.email);
+      assert.match((await bodies(englishAgain.body['access-token'])).join('\n'), /\(Firefox on Linux, 127\.0\.0\.1\)/);
+
+      const email = `de-${english.email}`;
+      const signedUp = await t.client('POST', '/api/account/sign-up', { headers: { 'accept-language': 'de' }, body: { email, password: PASSWORD } });
+      assert.equal(signedUp.body.account.locale, 'de', signedUp.text);
+      assert.equal((await logInFrom(email)).status, 200);
+      const again = await logInFrom(email);
+      assert.equal(again.status, 200);
+      const [mail] = await t.system.mail.mailbox.list({ to: email, kind: 'security-notice', limit: 5 });
+      assert.ok(mail, 'the notice went out');
+      assert.match(mail.text ?? '', /über Firefox unter Linux von der Adresse 127\.0\.0\.1/);
+      assert.doesNotMatch(mail.text ?? '', /Firefox on Linux/);
+      const notes = (await bodies(again.body['access-token'])).join('\n');
+      assert.match(notes, /\(Firefox unter Linux, 127\.0\.0\.1\)/);
+      assert.doesNotMatch(notes, /Firefox on Linux/);
+    });
+
     it('every first factor counts: an email sign-in from a new browser is told', async () => {
       const account = await signUp(t.client);
       assert.equal((await logInFrom(account.email)).status, 200);

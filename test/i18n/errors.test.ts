@@ -66,6 +66,77 @@ for (const database of testDatabases()) {
       assert.equal(unknownCookie.body.message, 'DELETE no está permitido aquí; usa POST', 'an unknown cookie value names nothing');
     });
 
+    it("a 415 in the reader's language, its type and supported types as in English", async () => {
+      const post = (headers: Record<string, string>) =>
+        t.client('POST', '/api/account/forgot-password', { headers: { 'content-type': 'text/csv', ...headers }, body: 'a,b' });
+      const english = await post({});
+      const german = await post({ 'accept-language': 'de' });
+      const spanish = await post({ 'accept-language': 'es' });
+      assert.equal(english.status, 415);
+      assert.match(english.body.message, /^The request's Content-Type is not supported; use one of application\/json, /);
+      for (const res of [german, spanish]) {
+        assert.equal(res.status, 415);
+        assert.equal(res.body.type, english.body.type);
+        assert.deepEqual(res.body.supported, english.body.supported);
+      }
+      const supported = english.body.supported.join(', ');
+      assert.equal(german.body.message, `Der Content-Type der Anfrage wird nicht unterstützt; verwenden Sie einen von ${supported}`);
+      assert.equal(spanish.body.message, `El Content-Type de la solicitud no es compatible; usa uno de ${supported}`);
+    });
+
+    it("a malformed body in the reader's language: the format, the place and the reasons the codecs write", async () => {
+      const post = (body: string, contentType: string, language?: string) =>
+        t.client('POST', '/api/account/forgot-password', {
+          headers: { 'content-type': contentType, ...(language ? { 'accept-language': language } : {}) },
+          body,
+        });
+      const english = await post('{', 'application/json');
+      const spanish = await post('{', 'application/json', 'es');
+      assert.equal(english.status, 400);
+      assert.equal(english.body.message, "Malformed JSON at line 1, column 2: expected property name or '}'", 'English as before');
+      assert.equal(spanish.status, 400);
+      assert.equal(spanish.body.type, english.body.type);
+      assert.equal(spanish.body.type, 'malformed-body');
+      assert.equal(spanish.body.in, english.body.in);
+      // V8's reason stays as V8 wrote it: data, not a message
+      assert.equal(spanish.body.message, "JSON mal formado en la línea 1, columna 2: expected property name or '}'");
+      assert.equal((await post('{"email":', 'application/json')).body.message, 'Malformed JSON: unexpected end of input');
+      assert.equal((await post('{"email":', 'application/json', 'de')).body.message, 'Fehlerhaftes JSON: unerwartetes Ende der Eingabe');
+      assert.equal((await post('{:email ', 'application/edn')).body.message, 'Malformed EDN at line 1, column 9: unclosed map');
+      assert.equal((await post('{:email ', 'application/edn', 'de')).body.message, 'Fehlerhaftes EDN in Zeile 1, Spalte 9: nicht geschlossene Map');
+      assert.equal((await post('{:email ', 'application/edn', 'ar')).body.message, 'EDN غير سليم في السطر 1، العمود 9: خريطة (map) غير مغلقة');
+      assert.equal((await post('["^ ","~:email"]', 'application/transit+json')).body.message, 'Malformed Transit: map with an odd number of entries');
+      assert.equal(
+        (await post('["^ ","~:email"]', 'application/transit+json', 'es')).body.message,
+        'Transit mal formado: mapa con un número impar de entradas',
+      );
+      assert.equal((await post('{"__proto__":{}}', 'application/json', 'de')).body.message, 'Verbotener Schlüssel „__proto__“');
+      assert.equal((await post('__proto__=1', 'application/x-www-form-urlencoded', 'es')).body.message, 'Clave prohibida «__proto__»');
+    });
+
+    it("ajv-i18n's reasons come without the spaces around some of them (Arabic's)", async () => {
+      const arabic = await badSignUp({ 'accept-language': 'ar' });
+      const reason = arabic.body.errors.find((e: { path: string }) => e.path === '/password')?.message as string;
+      assert.match(reason, /8/);
+      assert.equal(reason, reason.trim());
+      assert.ok(arabic.body.errors.every((e: { message: string }) => e.message === e.message.trim()));
+    });
+
+    it("a 202's message in the request's language: forgot-password, email sign-in", async () => {
+      const english = await t.client('POST', '/api/account/forgot-password', { body: { email: uniqueEmail() } });
+      assert.equal(english.status, 202);
+      assert.equal(english.body.message, 'If an account uses this address, a link to reset its password is on its way. It expires in 1 hour.');
+      const spanish = await t.client('POST', '/api/account/forgot-password', { headers: { 'accept-language': 'es' }, body: { email: uniqueEmail() } });
+      assert.equal(spanish.status, 202);
+      assert.equal(spanish.body.message, 'Si alguna cuenta usa esta dirección, un enlace para restablecer su contraseña va de camino. Caduca en 1 hora.');
+      const german = await t.client('POST', '/api/auth/email/start', { headers: { cookie: 'locale=de' }, body: { email: uniqueEmail() } });
+      assert.equal(german.status, 202);
+      assert.equal(
+        german.body.message,
+        'Falls Sie sich mit dieser Adresse anmelden können, sind ein Link und ein Code unterwegs. Sie gelten einmal, für 15 Minuten.',
+      );
+    });
+
     it("sets the account's locale at sign-up from the browser's language, if the product has it", async () => {
       const spanish = await t.client('POST', '/api/account/sign-up', {
         headers: { 'accept-language': 'es-419,es;q=0.8' },
