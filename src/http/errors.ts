@@ -226,6 +226,17 @@ export function requestCoercion(where: CoercionPlace, errors: FieldInput[], mess
   return new HttpError(400, { type: 'request-coercion', message, in: where, errors });
 }
 
+/** A {@link requestCoercion} from Ajv's errors, kept so that the answer step says their reasons in the reader's language. */
+export class SchemaRefusal extends HttpError {
+  constructor(
+    readonly where: CoercionPlace,
+    readonly validation: readonly ErrorObject[],
+    message: Words = INVALID_REQUEST[where],
+  ) {
+    super(400, { type: 'request-coercion', message, in: where, errors: ajvErrors(validation) });
+  }
+}
+
 /** Thrown by response validation: the body is logged, never sent. */
 export class ResponseCoercionError extends Error {
   constructor(

@@ -23,7 +23,7 @@ import type { ResponseObserver } from '../observability/http.js';
 import { FORBIDDEN_KEYS } from '../shared/forbidden-keys.js';
 import { coercionPlace, isErrorBody, markErrorBody, toErrorResponse, type ErrorResponse } from './error-answers.js';
 import { type ErrorLanguage, localeOf, translatedAnswer, validationBody } from './error-language.js';
-import { ajvErrors, HttpError, methodNotAllowed, requestCoercion, ResponseCoercionError } from './errors.js';
+import { ajvErrors, HttpError, methodNotAllowed, requestCoercion, ResponseCoercionError, SchemaRefusal } from './errors.js';
 import { phrase } from '../i18n/messages.js';
 import { FORMATS, isFormBody, json, negotiateResponseFormat, type Format } from './formats.js';
 import { installBodyDecoders, nulRefused } from './body-decoding.js';
@@ -321,6 +321,10 @@ function inReadersLanguage(request: FastifyRequest, err: unknown, answer: ErrorR
   const locale = localeOf(request, language.defaultLocale);
   if (locale === 'en') return answer;
   const fe = err as { validation?: ErrorObject[]; validationContext?: string };
+  if (err instanceof SchemaRefusal) {
+    const body = validationBody(err.validation, err.where, locale, language.translator);
+    return { ...answer, body: { ...body, message: language.translator.text(locale, err.words(err.body.message)) } };
+  }
   if (Array.isArray(fe.validation)) return { ...answer, body: validationBody(fe.validation, coercionPlace(fe.validationContext), locale, language.translator) };
   return translatedAnswer(answer, locale, language.translator);
 }

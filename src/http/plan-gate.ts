@@ -4,7 +4,7 @@
  * or `trialing` on one of the plans, else 402 `payment-required`. routes.ts wires it in.
  */
 import type { FastifyRequest } from 'fastify';
-import { phrase } from '../i18n/messages.js';
+import { list, phrase } from '../i18n/messages.js';
 import { notFound, paymentRequired } from './errors.js';
 
 /** The subscription of an organization as the plan gate reads it: `plan` is the plan's name (BILLING_PLANS). */
@@ -67,9 +67,9 @@ export function featureCheck(resolve: FeatureResolver, feature: string, param: s
 
 /**
  * Plans as a phrase's values, for `{count, plural, =0 {…} one {{last}} other {{others} or {last}}}`: the
- * last two are joined by the message's own word (a list of three or more joins the others with " or ").
+ * last two are joined by the message's own word, the others by the reader's "or" (`Intl.ListFormat`).
  */
-const planValues = (plans: readonly string[]) => ({ count: plans.length, others: plans.slice(0, -1).join(' or '), last: plans.at(-1) ?? '' });
+const planValues = (plans: readonly string[]) => ({ count: plans.length, others: list(plans.slice(0, -1), 'disjunction'), last: plans.at(-1) ?? '' });
 
 export const planList = (plans: readonly string[]) => plans.map((p) => `\`${p}\``).join(' or ');
 

@@ -10,7 +10,7 @@ import type { ValidateFunction } from 'ajv';
 import { Type, type Static, type TObject, type TSchema } from 'typebox';
 import { isFormBody } from './formats.js';
 import { validatorsFor } from './validators.js';
-import { ajvErrors, badRequest, requestCoercion, ResponseCoercionError, unauthorized } from './errors.js';
+import { ajvErrors, badRequest, ResponseCoercionError, SchemaRefusal, unauthorized } from './errors.js';
 import { msg, phrase } from '../i18n/messages.js';
 import { actorOf, authorizeOrg, type Actor, type Caller } from './org-access.js';
 import { insufficientScope } from './route-gates.js';
@@ -132,7 +132,7 @@ export class QueryRegistry {
     const { 'query/kind': _kind, ...params } = body;
     const validate = isFormBody(body) ? entry.formParams : entry.params;
     if (!validate(params)) {
-      throw requestCoercion('body', ajvErrors(validate.errors), phrase('Invalid parameters for {kind}', { kind: def.kind }));
+      throw new SchemaRefusal('body', validate.errors ?? [], phrase('Invalid parameters for {kind}', { kind: def.kind }));
     }
     const membership = def.orgRole
       ? await authorizeOrg(caller, String(params[def.orgParam ?? 'org-id']), def.orgRole, this.memberships!, caller.failure)

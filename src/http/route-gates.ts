@@ -21,7 +21,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './errors.js';
-import { phrase } from '../i18n/messages.js';
+import { list, phrase } from '../i18n/messages.js';
 import type { AuthUser } from './org-access.js';
 import { routeDataOf } from './route-data.js';
 import { ANSWERED, type RequestStep, type StepResult } from './request-steps.js';
@@ -45,7 +45,7 @@ export function insufficientScope(scopes: readonly string[]): HttpError {
     {
       type: 'insufficient-scope',
       message: scopes.length
-        ? phrase('This route needs an OAuth token with the scope {scopes}', { scopes: scopes.join(' or ') })
+        ? phrase('This route needs an OAuth token with the scope {scopes}', { scopes: list(scopes, 'disjunction') })
         : "This route does not take OAuth tokens; use the account's own session",
       scopes: [...scopes],
     },

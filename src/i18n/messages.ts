@@ -26,11 +26,31 @@ export interface Phrase {
   readonly values?: PhraseValues;
 }
 
+/** Names joined in the reader's words (`a, b or c`, `a, b oder c`): see {@link list}. */
+export interface ListValue {
+  readonly list: readonly string[];
+  readonly type: 'conjunction' | 'disjunction';
+}
+
 /**
  * A phrase's values: texts and numbers go in as they are; a value that is itself a
- * {@link Phrase} (a parser's reason, "{browser} on {system}") is said in the same locale first.
+ * {@link Phrase} (a parser's reason, "{browser} on {system}") is said in the same locale first,
+ * a {@link ListValue} joined by `Intl.ListFormat` in it.
  */
-export type PhraseValues = Readonly<Record<string, string | number | Phrase>>;
+export type PhraseValues = Readonly<Record<string, string | number | Phrase | ListValue>>;
+
+/** Names as one value, joined with "and" (`conjunction`) or "or" (`disjunction`) in the reader's language. */
+export function list(items: readonly string[], type: ListValue['type'] = 'conjunction'): ListValue {
+  return { list: items, type };
+}
+
+const listFormats = new Map<string, Intl.ListFormat>();
+function joined(value: ListValue, locale: Locale): string {
+  const key = `${locale} ${value.type}`;
+  let format = listFormats.get(key);
+  if (!format) listFormats.set(key, (format = new Intl.ListFormat(locale, { type: value.type })));
+  return format.format(value.list);
+}
 
 /** Marks a message with values for translation; `english(p)` is its English text. */
 export function phrase(id: string, values?: PhraseValues): Phrase {
@@ -49,13 +69,13 @@ export type Catalogs = Readonly<Partial<Record<Exclude<Locale, 'en'>, Catalog>>>
 const englishI18n = setupI18n({ locale: 'en', messages: { en: {} } });
 const englishCompiled = new Set<string>();
 
-/** `values` with each phrase among them said by `say` (most have none: then `values` itself). */
-function saidValues(values: PhraseValues, say: (message: Phrase) => string): MessageValues {
+/** `values` with each phrase among them said by `say`, each list joined in `locale` (most have neither: then `values` itself). */
+function saidValues(values: PhraseValues, locale: Locale, say: (message: Phrase) => string): MessageValues {
   let said: Record<string, string | number> | undefined;
   for (const [name, value] of Object.entries(values)) {
     if (typeof value !== 'object') continue;
     said ??= { ...(values as Record<string, string | number>) };
-    said[name] = say(value);
+    said[name] = 'list' in value ? joined(value, locale) : say(value);
   }
   return said ?? (values as MessageValues);
 }
@@ -73,7 +93,7 @@ export function english(message: string | Phrase): string {
     englishI18n.load('en', { [message.id]: compileMessage(message.id) });
     englishCompiled.add(message.id);
   }
-  return formatWith(englishI18n, message.id, saidValues(message.values, english));
+  return formatWith(englishI18n, message.id, saidValues(message.values, 'en', english));
 }
 
 /** Every locale's messages, from the catalogs of the features; English is the ids themselves. */
@@ -102,6 +122,6 @@ export class Translator {
       const text = target.plain.get(id);
       if (text !== undefined) return text;
     }
-    return formatWith(target.i18n, id, values && saidValues(values, (p) => this.text(locale, p)));
+    return formatWith(target.i18n, id, values && saidValues(values, locale, (p) => this.text(locale, p)));
   }
 }

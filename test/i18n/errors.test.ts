@@ -122,6 +122,27 @@ for (const database of testDatabases()) {
       assert.ok(arabic.body.errors.every((e: { message: string }) => e.message === e.message.trim()));
     });
 
+    it("a query's parameters refused in the reader's language, their paths as in English", async () => {
+      const email = uniqueEmail('query-i18n');
+      assert.equal((await t.client('POST', '/api/account/sign-up', { body: { email, password: PASSWORD } })).status, 201);
+      const token = (await logIn(t.client, email)).body['access-token'] as string;
+      const body = { 'query/kind': 'payments/events', limit: 0, surprise: true };
+      const english = await t.client('POST', '/api/cqrs/query', { headers: bearer(token), body });
+      const spanish = await t.client('POST', '/api/cqrs/query', { headers: { ...bearer(token), 'accept-language': 'es' }, body });
+      assert.equal(english.status, 400, english.text);
+      assert.equal(spanish.status, 400, spanish.text);
+      assert.equal(english.body.message, 'Invalid parameters for payments/events');
+      assert.equal(spanish.body.message, 'Parámetros no válidos para payments/events');
+      assert.equal(spanish.body.type, 'request-coercion');
+      assert.equal(spanish.body.in, english.body.in);
+      const paths = (res: typeof english) => (res.body.errors as Array<{ path: string }>).map((e) => e.path).sort();
+      assert.deepEqual(paths(spanish), paths(english));
+      const reasons = (res: typeof english) => (res.body.errors as Array<{ message: string }>).map((e) => e.message).join(' | ');
+      assert.match(reasons(english), /must be >= 1/);
+      assert.match(reasons(spanish), /debe ser >= 1/);
+      assert.doesNotMatch(reasons(spanish), /must/);
+    });
+
     it("a 202's message in the request's language: forgot-password, email sign-in", async () => {
       const english = await t.client('POST', '/api/account/forgot-password', { body: { email: uniqueEmail() } });
       assert.equal(english.status, 202);

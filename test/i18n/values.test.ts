@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { t as clientT, useLocaleWords } from '../../src/client/i18n/words.js';
-import { english, phrase, Translator } from '../../src/i18n/messages.js';
+import { english, list, phrase, Translator } from '../../src/i18n/messages.js';
 import { renderMail } from '../../src/mail/templates.js';
 import { logIn, PASSWORD, uniqueEmail } from '../support/auth.js';
 import { mailedLink } from '../support/mailbox.js';
@@ -52,6 +52,14 @@ describe("a message's values as they are typed", () => {
   it('a select still chooses by its value, and plain values are untouched', () => {
     const message = phrase('{role, select, owner {an owner} other {a member}} named {name}', { role: 'owner', name: 'Zoë 100%' });
     assert.equal(english(message), 'an owner named Zoë 100%');
+  });
+
+  it("a list is joined in the reader's words, its names as typed", () => {
+    const plans = phrase('needs {plans}', { plans: list(['pro', 'team\\u0000', 'enterprise'], 'disjunction') });
+    const german = new Translator([{ de: { 'needs {plans}': 'braucht {plans}' } }]);
+    assert.equal(english(plans), 'needs pro, team\\u0000, or enterprise');
+    assert.equal(german.text('de', plans), 'braucht pro, team\\u0000 oder enterprise');
+    assert.equal(english(phrase('needs {plans}', { plans: list(['a', 'b']) })), 'needs a and b');
   });
 
   it("the client's t() keeps them too", () => {
