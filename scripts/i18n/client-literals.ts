@@ -7,10 +7,9 @@
  * not words for people, object keys, imports, what a thrown `Error` or `console` says (for the
  * developer), and code shown as code (`<code>`, `<kbd>`, `<pre>`).
  */
-import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
-import { clientFiles } from './client-messages.js';
+import { clientFiles, parseClientFile } from './client-messages.js';
 
 const MARKERS = new Set(['t', 'msg', 'rich']);
 /** attributes whose values are for the browser or the code, not the reader */
@@ -65,13 +64,7 @@ export function englishOutsideMessages(root: string): string[] {
   for (const file of clientFiles(join(root, 'src/client'))) {
     if (file.includes('/messages/')) continue;
     const label = relative(root, file);
-    const source = ts.createSourceFile(
-      file,
-      readFileSync(file, 'utf8'),
-      ts.ScriptTarget.ES2022,
-      true,
-      file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
-    );
+    const source = parseClientFile(file);
     const visit = (node: ts.Node): void => {
       if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && MARKERS.has(node.expression.text)) {
         for (const arg of node.arguments.slice(1)) visit(arg);

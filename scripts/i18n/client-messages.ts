@@ -30,6 +30,11 @@ export function clientFiles(dir: string): string[] {
   });
 }
 
+/** A client source file read by the TypeScript parser (a `.tsx` one as TSX). */
+export function parseClientFile(file: string, text = readFileSync(file, 'utf8')): ts.SourceFile {
+  return ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true, file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+}
+
 /** A client file's feature folder (`account`, `ui`); the files beside app.ts count as the shell's. */
 export function clientFeature(root: string, file: string): string {
   const rel = relative(join(root, 'src/client'), file);
@@ -46,7 +51,7 @@ function atModuleLoad(node: ts.Node): boolean {
 export function messagesOf(file: string, text: string, feature: string, label = file): { uses: ClientMessageUse[]; problems: Problem[] } {
   const uses: ClientMessageUse[] = [];
   const problems: Problem[] = [];
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true, file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const source = parseClientFile(file, text);
   const where = (node: ts.Node) => `${label}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
   const visit = (node: ts.Node) => {
     if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && MARKERS.has(node.expression.text)) {

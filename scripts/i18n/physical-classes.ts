@@ -4,9 +4,9 @@
  * the Tailwind classes in the client's sources that name a physical side, so `npm test` refuses
  * them (test/i18n/logical-css.test.ts): every string and template text is read as a class list.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
+import { clientFiles, parseClientFile } from './client-messages.js';
 
 /** A class (its variants, `md:hover:`, taken off) that names a physical side, and its logical twin. */
 const PHYSICAL: Array<[RegExp, string]> = [
@@ -26,25 +26,11 @@ export interface PhysicalClass {
   instead: string;
 }
 
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return name === 'public' ? [] : files(path);
-    return /\.tsx?$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
-  });
-}
-
 /** The physical classes in the client's sources under `root/src/client`. */
 export function physicalClasses(root: string): PhysicalClass[] {
   const found: PhysicalClass[] = [];
-  for (const file of files(join(root, 'src/client'))) {
-    const source = ts.createSourceFile(
-      file,
-      readFileSync(file, 'utf8'),
-      ts.ScriptTarget.ES2022,
-      true,
-      file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
-    );
+  for (const file of clientFiles(join(root, 'src/client'))) {
+    const source = parseClientFile(file);
     const check = (text: string, node: ts.Node) => {
       for (const token of text.split(/\s+/)) {
         const className = token.slice(token.lastIndexOf(':') + 1).replace(/^!/, '');
