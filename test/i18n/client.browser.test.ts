@@ -27,9 +27,12 @@ const de = words('de');
 const es = words('es');
 const ar = words('ar');
 
+// both themes at both widths
 const MODES = [
   { name: 'light', viewport: { width: 1280, height: 800 }, colorScheme: 'light' as const },
   { name: 'dark', viewport: { width: 390, height: 844 }, colorScheme: 'dark' as const },
+  { name: 'dark-wide', viewport: { width: 1280, height: 800 }, colorScheme: 'dark' as const },
+  { name: 'light-narrow', viewport: { width: 390, height: 844 }, colorScheme: 'light' as const },
 ];
 
 const browser = browserHarness('i18n');
@@ -146,6 +149,8 @@ describe("the client in the reader's language", { skip: browser.skip }, () => {
     await page.locator('form#settings-locale button[type=submit]').click();
     await page.waitForFunction(() => document.documentElement.lang === 'de' && document.documentElement.dir === 'ltr');
     assert.equal((await text(page, '[data-page-title]')).trim(), de.Profile);
+    // the toast says it in the language just chosen, once its words are in
+    await page.locator('[data-toast]', { hasText: de['Language saved'] }).waitFor();
     const me = await t.client('GET', '/api/account/me', {
       headers: { authorization: `Bearer ${(await logIn(t.client, arabic.email)).body['access-token']}` },
     });

@@ -89,7 +89,7 @@ for (const database of testDatabases()) {
       assert.equal((await invite(stranger, 'admin')).status, 201);
       const arabic = await newest(t, stranger, 'invitation');
       assert.equal(arabic.subject, 'دعاك Test User إلى Acme Labs على SaaS');
-      assert.match(arabic.text ?? '', /دعاك Test User إلى الانضمام إلى المؤسسة Acme Labs على SaaS بصفة مسؤول\./);
+      assert.match(arabic.text ?? '', /دعاك Test User إلى الانضمام إلى المؤسسة Acme Labs على SaaS بصفة مشرف\./);
       assert.match(arabic.text ?? '', /تنتهي صلاحية الدعوة خلال 7 أيام\./);
       assert.match(arabic.html ?? '', /<html lang="ar" dir="rtl">/);
 
