@@ -3,7 +3,7 @@
  * `t`, `msg` and `rich`, so an English sentence written straight into a page or a toast would
  * show in English in every language. This reads the client's sources with the TypeScript parser
  * and lists each string or JSX text that reads as words (a letter first, then a space and a
- * lowercase word) outside those calls. Not counted: class lists and other attributes that are
+ * lowercase word), or a component's default text (`loadingText = 'Loading…'`), outside those calls. Not counted: class lists and other attributes that are
  * not words for people, object keys, imports, what a thrown `Error` or `console` says (for the
  * developer), and code shown as code (`<code>`, `<kbd>`, `<pre>`).
  */
@@ -83,7 +83,10 @@ export function englishOutsideMessages(root: string): string[] {
         text = node.text;
       else if (ts.isJsxText(node)) text = node.text.trim();
       const isKey = node.parent !== undefined && ts.isPropertyAssignment(node.parent) && node.parent.name === node;
-      if (text && READS_AS_WORDS.test(text) && !CLASS_LIST.test(text) && !isKey && !forTheDeveloper(node)) {
+      // a component's default text (`label = 'Close'`) is a word for the reader even when it is one
+      const isDefault = node.parent !== undefined && (ts.isParameter(node.parent) || ts.isBindingElement(node.parent)) && node.parent.initializer === node;
+      const words = text !== undefined && (READS_AS_WORDS.test(text) || (isDefault && /^[A-Z][a-z]/.test(text)));
+      if (text && words && !CLASS_LIST.test(text) && !isKey && !forTheDeveloper(node)) {
         const said = `${label}: ${JSON.stringify(text)}`;
         if (!ALLOWED.has(said)) found.push(`${label}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${JSON.stringify(text)}`);
       }

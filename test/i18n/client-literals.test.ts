@@ -29,10 +29,11 @@ describe("the client's words", () => {
           "if (!fine) throw new Error('No route for this page');",
           "console.warn('No handler for event');",
           "const id = 'webhook-secret'; const cls = 'flex flex-wrap gap-2';",
+          "function Table({ loadingText = 'Loading…', kind = 'plain' }) { return loadingText + kind; }",
         ].join('\n'),
       );
       const found = englishOutsideMessages(root).map((f) => f.replace(/^[^:]+:\d+: /, ''));
-      assert.deepEqual(found, ['"Endpoint enabled"', '"Pick at least one event type"', '"The passwords do not match"']);
+      assert.deepEqual(found, ['"Endpoint enabled"', '"Pick at least one event type"', '"The passwords do not match"', '"Loading…"']);
     } finally {
       await rm(root, { recursive: true, force: true });
     }

@@ -13,7 +13,7 @@ export function Table<T>({
   render,
   empty,
   emptyId,
-  loadingText = 'Loading…',
+  loadingText,
 }: {
   id: string;
   /** names the table for assistive technology (visually hidden) */
@@ -29,7 +29,7 @@ export function Table<T>({
   if (!rows)
     return (
       <p class="text-sm text-muted" role="status" aria-live="polite">
-        {loadingText}
+        {loadingText ?? t('Loading…')}
       </p>
     );
   if (rows.length === 0)
