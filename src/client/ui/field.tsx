@@ -264,7 +264,7 @@ export function CheckboxGroup({
   legend: string;
   id?: string;
   hint?: string;
-  /** `checked`: ticked at first (a form showing what was chosen before) */
+  /** `label`: in the reader's words already (the callers say it); `checked`: ticked at first (a form showing what was chosen before) */
   options: Array<{ value: string; label: ComponentChildren; checked?: boolean }>;
 }) {
   const { state } = useApp();
@@ -279,7 +279,7 @@ export function CheckboxGroup({
         {options.map((o, i) => (
           <label key={o.value} for={`${id}-${i}`} class="flex items-start gap-2 text-sm">
             <input id={`${id}-${i}`} type="checkbox" name={name} value={o.value} defaultChecked={o.checked} class="mt-0.5 h-4 w-4 shrink-0 accent-primary" />
-            <span class="min-w-0 break-words">{typeof o.label === 'string' ? t(o.label) : o.label}</span>
+            <span class="min-w-0 break-words">{o.label}</span>
           </label>
         ))}
       </div>
